@@ -1,0 +1,61 @@
+import type * as v from "valibot";
+
+type AnySchema = v.GenericSchema & { entries?: Record<string, AnySchema>; wrapped?: AnySchema };
+
+/**
+ * Dotted paths of keys in `data` that `schema` does not declare (spec 2.1: unknown keys warn, never fail).
+ * Record-typed entries (like `alert`) are open: their keys are checked by their owners.
+ */
+export function unknownKeys(schema: v.GenericSchema, data: unknown, prefix = ""): string[] {
+  const entries = objectEntries(schema as AnySchema);
+  if (!entries || !isRecord(data)) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const child = entries[key];
+    if (!child) out.push(path);
+    else out.push(...unknownKeys(child, value, path));
+  }
+  return out;
+}
+
+/** The declared key closest to an unknown dotted key (edit distance at most 2 on its last segment), if any. */
+export function suggestKey(schema: v.GenericSchema, dotted: string): string | undefined {
+  const parts = dotted.split(".");
+  let entries = objectEntries(schema as AnySchema);
+  for (const part of parts.slice(0, -1)) entries = entries?.[part] ? objectEntries(entries[part]) : undefined;
+  const last = parts[parts.length - 1] ?? "";
+  let best: { name: string; distance: number } | undefined;
+  for (const name of Object.keys(entries ?? {})) {
+    const distance = editDistance(last.toLowerCase(), name.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance between two short strings. */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+// --- internal ---
+
+function objectEntries(schema: AnySchema): Record<string, AnySchema> | undefined {
+  let current: AnySchema | undefined = schema;
+  while (current && current.type === "optional") current = current.wrapped;
+  return current?.type === "object" ? current.entries : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

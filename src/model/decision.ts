@@ -1,0 +1,13 @@
+import type { Incident } from "./incident.ts";
+
+/** The lifecycle actions of spec 3.1, plus the combined message for an incident that opened and resolved before its announcement went out. */
+export type Action = "announce" | "update" | "resolve" | "opened_resolved";
+
+/** One lifecycle decision (spec 3.1); `news` lists what became true since the last message (updates only). */
+export interface Decision {
+  readonly action: Action;
+  readonly incident: Incident;
+  readonly news: readonly string[];
+  /** Epoch ms of the decision. */
+  readonly at: number;
+}

@@ -1,0 +1,33 @@
+import type { ObjectRef } from "./object-ref.ts";
+import type { Tier } from "./severity.ts";
+
+/** One labelled piece of evidence, in the order an engineer reads it (container, exit code, message, ...). */
+export interface Evidence {
+  readonly label: string;
+  readonly value: string;
+}
+
+/**
+ * One observed failure (spec 2.6). Produced by `detect/`, pure data.
+ * `key` identifies the failure across passes: `reason/Kind/namespace/name[/container]`
+ * (failure-catalogue 0.3), so the same failure seen again is not news.
+ */
+export interface Finding {
+  readonly key: string;
+  readonly reason: string;
+  readonly object: ObjectRef;
+  readonly container?: string;
+  /** Built-in tier of the reason (catalogue), before page rules. */
+  readonly tier: Tier;
+  /** True when a page rule of spec 3.2 matches this finding now. */
+  readonly pageRule?: string;
+  /** One line: what is wrong, in the engineer's words. */
+  readonly summary: string;
+  readonly evidence: readonly Evidence[];
+  /** Node the object runs on (pods) or is (nodes); used by correlation. */
+  readonly nodeName?: string;
+  /** Epoch ms when the condition started, from the object's own timestamps when it has them. */
+  readonly since: number;
+  /** Epoch ms at which this finding should be looked at again even without a cluster change (a page hold). */
+  readonly recheckAt?: number;
+}

@@ -1,0 +1,37 @@
+import type { Finding } from "./finding.ts";
+import type { ObjectRef } from "./object-ref.ts";
+import type { DeliveryMode, Tier } from "./severity.ts";
+
+/** What correlation hands to the lifecycle: a root and the findings it explains (spec 1.3). */
+export interface IncidentDraft {
+  readonly root: ObjectRef;
+  /** The finding on the root itself, when the root is failing on its own (a lost node); absent for workload roots. */
+  readonly rootReason: string;
+  readonly findings: readonly Finding[];
+}
+
+/** Lifecycle phase of an incident conversation (spec 3.1). */
+export type IncidentPhase = "open" | "resolved";
+
+/**
+ * An incident as the lifecycle keeps it (spec 2.6): a root, its findings, a tier, and what has been told.
+ * `id` is derived from the root, so the same root failing again within the repage window reuses it.
+ */
+export interface Incident {
+  readonly id: string;
+  readonly root: ObjectRef;
+  readonly rootReason: string;
+  readonly tier: Tier;
+  readonly mode: DeliveryMode;
+  readonly pageRule?: string;
+  readonly findings: readonly Finding[];
+  readonly openedAt: number;
+  readonly phase: IncidentPhase;
+  readonly resolvedAt?: number;
+  /** Facts already told to the user; an update is sent only when a new fact appears. */
+  readonly told: readonly string[];
+  /** Paging dedup key `mon-<cluster>-<root>-<mode>` (spec 2.6). */
+  readonly dedupKey: string;
+  /** Sequence number of the last decision on this incident. */
+  readonly revision: number;
+}

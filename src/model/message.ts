@@ -1,0 +1,40 @@
+import type { Action } from "./decision.ts";
+import type { ObjectRef } from "./object-ref.ts";
+import type { Evidence } from "./finding.ts";
+import type { DeliveryMode, StatusMark, Tier } from "./severity.ts";
+
+/** One finding as a message carries it (enough for rich renderers and the webhook body). */
+export interface MessageFinding {
+  readonly reason: string;
+  readonly object: ObjectRef;
+  readonly container?: string;
+  readonly tier: Tier;
+  readonly summary: string;
+  readonly evidence: readonly Evidence[];
+}
+
+/**
+ * A rendered, provider-neutral message (notify/ output). `text` is plain text, `markdown` uses
+ * CommonMark-ish bold and code; providers with a rich format build it from the structured fields.
+ */
+export interface Message {
+  /** Unique per message: `<incidentId>#<revision>`. */
+  readonly id: string;
+  readonly incidentId: string;
+  readonly action: Action;
+  readonly mark: StatusMark;
+  /** The status emoji the message starts with (spec 3.2). */
+  readonly emoji: string;
+  readonly tier: Tier;
+  readonly mode: DeliveryMode;
+  readonly title: string;
+  readonly text: string;
+  readonly markdown: string;
+  readonly root: ObjectRef;
+  readonly reason: string;
+  readonly findings: readonly MessageFinding[];
+  readonly news: readonly string[];
+  readonly dedupKey: string;
+  /** Epoch ms of the decision that produced it. */
+  readonly at: number;
+}

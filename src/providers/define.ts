@@ -1,0 +1,69 @@
+import * as v from "valibot";
+import type { Logger } from "../runtime/logger.ts";
+import type { Outcome } from "../model/job.ts";
+import type { Message } from "../model/message.ts";
+import type { HttpClient } from "./http.ts";
+
+/** Provider kinds (spec 2.4): who receives what is decided by `route/` from this. */
+export type ProviderKind = "chat" | "paging" | "tracker" | "info";
+
+/** How a provider keeps one incident in one conversation (ARCHITECTURE.md "Providers"). */
+export type Threading = "none" | "thread" | "edit" | "comment" | "dedup_key";
+
+/** What `send` receives besides the message. */
+export interface SendContext {
+  /** The vendor's conversation id from the announcement (thread ts, issue number), when there was one. */
+  readonly conversation?: string;
+  readonly signal: AbortSignal;
+  /** Epoch ms, for Retry-After dates. */
+  readonly now: number;
+}
+
+/** What `create` receives: validated options with credentials already read from their files. */
+export interface ProviderDeps {
+  readonly http: HttpClient;
+  readonly logger: Logger;
+  readonly clusterName: string;
+  /** Where the `stdout` provider writes; the process's standard output outside tests. */
+  readonly stdout: (text: string) => void;
+}
+
+/** A constructed provider: builds a request, sends it once, classifies the response. Never retries (STYLE.md 3). */
+export interface Provider {
+  readonly name: string;
+  readonly kind: ProviderKind;
+  send(message: Message, context: SendContext): Promise<Outcome>;
+  /** Tests credentials without side effects (`mon lint --check`), where the vendor allows it. */
+  check?(signal: AbortSignal): Promise<Outcome>;
+}
+
+/**
+ * A provider definition (one file per provider, STYLE.md convention 1).
+ * - `options`: valibot schema of `alert.<name>`; it owns validation, types and docs.
+ * - `credentials`: option keys that accept only `${file:/absolute/path}` (spec 2.4); read before `create`.
+ * - `create`: builds the provider; throws Error with a message naming the key when options are inconsistent.
+ */
+export interface ProviderDefinition<S extends v.GenericSchema = v.GenericSchema> {
+  readonly name: string;
+  readonly kind: ProviderKind;
+  readonly title: string;
+  readonly threading: Threading;
+  readonly options: S;
+  readonly credentials: readonly string[];
+  /** Credential keys that may also be given inline (a generic webhook URL is not always secret). */
+  readonly credentialsMayBeInline?: readonly string[];
+  create(options: v.InferOutput<S>, deps: ProviderDeps): Provider;
+}
+
+/**
+ * Declares a provider. Checks the declaration (a credential key must exist in the option schema),
+ * and freezes it so the registry cannot change after start. Throws Error on an invalid declaration.
+ */
+export function defineProvider<S extends v.GenericSchema>(definition: ProviderDefinition<S>): Readonly<ProviderDefinition<S>> {
+  if (!/^[a-z][A-Za-z0-9]*$/.test(definition.name)) throw new Error(`provider name ${definition.name} must be lowerCamelCase`);
+  const entries = (definition.options as unknown as { entries?: Record<string, unknown> }).entries ?? {};
+  for (const key of definition.credentials) {
+    if (!(key in entries)) throw new Error(`provider ${definition.name}: credential ${key} is not an option`);
+  }
+  return Object.freeze({ ...definition, credentials: Object.freeze([...definition.credentials]) });
+}

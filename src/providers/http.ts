@@ -1,0 +1,95 @@
+import { FetchError, ofetch } from "ofetch";
+import type { Outcome } from "../model/job.ts";
+
+/** A sent request's answer, body read as text (bounded by the caller's provider). */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+}
+
+/** One HTTP request as providers build it. `timeoutMs` defaults to 10 s. */
+export interface HttpRequest {
+  readonly method?: "GET" | "POST" | "PUT" | "PATCH";
+  readonly url: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
+/** The outbound HTTP client every provider uses: one attempt, explicit timeout, no retry (STYLE.md 3). */
+export interface HttpClient {
+  /** Sends once. Resolves with any HTTP status; rejects only on network failure, timeout or abort. */
+  request(request: HttpRequest): Promise<HttpAnswer>;
+}
+
+/** Creates the shared outbound client on ofetch with `retry: 0`. */
+export function createHttpClient(options: { userAgent?: string } = {}): HttpClient {
+  return {
+    async request(request) {
+      const response = await ofetch.raw(request.url, {
+        method: request.method ?? "POST",
+        headers: { "user-agent": options.userAgent ?? "mon", ...request.headers },
+        body: request.body,
+        signal: request.signal,
+        timeout: request.timeoutMs ?? 10_000,
+        retry: 0,
+        ignoreResponseError: true,
+        responseType: "text",
+      });
+      return { status: response.status, headers: response.headers, body: String(response._data ?? "") };
+    },
+  };
+}
+
+/**
+ * Classifies an HTTP answer (providers.md 1.4): 2xx ok; 429 rate limited and 503 retryable, both honouring
+ * Retry-After (seconds or HTTP date); other 5xx and 408 retryable; every other 4xx permanent.
+ */
+export function classifyStatus(answer: HttpAnswer, now: number): Outcome {
+  const { status } = answer;
+  if (status >= 200 && status < 300) return { kind: "ok" };
+  const afterMs = retryAfterMs(answer.headers.get("retry-after"), now);
+  if (status === 429) return afterMs === undefined ? { kind: "rateLimited" } : { kind: "rateLimited", afterMs };
+  if (status >= 500 || status === 408) {
+    const reason = `http_${status}`;
+    return afterMs === undefined ? { kind: "retry", reason } : { kind: "retry", reason, afterMs };
+  }
+  return { kind: "permanent", reason: `http_${status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}` };
+}
+
+/** Turns a thrown request error into an outcome: network failures and timeouts are retryable. */
+export function classifyError(error: unknown): Outcome {
+  if (error instanceof FetchError && error.response) {
+    return { kind: "retry", reason: `http_${error.response.status}` };
+  }
+  const name = (error as { name?: string })?.name;
+  if (name === "AbortError" || name === "TimeoutError") return { kind: "retry", reason: "timeout" };
+  return { kind: "retry", reason: "network" };
+}
+
+/** Parses Retry-After (delta seconds or HTTP date) into milliseconds from `now`; undefined when absent or invalid. */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Sends and classifies in one step; the common case for providers whose API speaks plain HTTP status codes. */
+export async function sendAndClassify(http: HttpClient, request: HttpRequest, now: number): Promise<{ outcome: Outcome; answer?: HttpAnswer }> {
+  try {
+    const answer = await http.request(request);
+    return { outcome: classifyStatus(answer, now), answer };
+  } catch (error) {
+    return { outcome: classifyError(error) };
+  }
+}
+
+/** Cuts text to `max` characters, marking the cut visibly (providers.md 1.4: never send an invalid payload). */
+export function truncate(text: string, max: number, marker = "… (truncated)"): string {
+  if (text.length <= max) return text;
+  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+}

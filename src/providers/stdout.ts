@@ -1,0 +1,26 @@
+import * as v from "valibot";
+import { defineProvider } from "./define.ts";
+
+const Options = v.object({
+  hourlyBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
+});
+
+/** Writes each message as human-readable text to standard output; what `mon demo` shows. Never fails. */
+export default defineProvider({
+  name: "stdout",
+  kind: "chat",
+  title: "Standard output",
+  threading: "none",
+  options: Options,
+  credentials: [],
+  create(_options, deps) {
+    return {
+      name: "stdout",
+      kind: "chat",
+      async send(message) {
+        deps.stdout(`${message.text}\n`);
+        return { kind: "ok" };
+      },
+    };
+  },
+});

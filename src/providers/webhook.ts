@@ -1,0 +1,113 @@
+import * as v from "valibot";
+import type { Message } from "../model/message.ts";
+import { defineProvider } from "./define.ts";
+import { sendAndClassify, truncate } from "./http.ts";
+
+/** Version of the JSON body documented in docs/providers/webhook.md. */
+export const WEBHOOK_BODY_VERSION = "1";
+
+const Options = v.object({
+  url: v.pipe(v.string(), v.url("must be an absolute URL"), v.description("Receiver URL; a ${file:/path} reference when it embeds a token.")),
+  method: v.optional(v.pipe(v.picklist(["POST", "PUT"]), v.description("HTTP method.")), "POST"),
+  headers: v.optional(v.pipe(v.record(v.string(), v.string()), v.description("Extra headers; values are credentials (${file:/path}).")), {}),
+  signingSecret: v.optional(v.pipe(v.string(), v.description("Standard Webhooks signing secret (whsec_…; a credential)."))),
+  timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(60)), 10),
+  maxBodyBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(4096)), 262_144),
+  hourlyBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 60),
+});
+
+/** The JSON body mon posts (docs/providers/webhook.md). */
+export interface WebhookBody {
+  version: string;
+  action: Message["action"];
+  incidentId: string;
+  messageId: string;
+  dedupKey: string;
+  cluster: string;
+  root: { kind: string; namespace?: string; name: string };
+  tier: Message["tier"];
+  mode: Message["mode"];
+  reason: string;
+  title: string;
+  text: string;
+  news: readonly string[];
+  findings: { reason: string; object: { kind: string; namespace?: string; name: string }; container?: string; tier: string; summary: string; evidence: Record<string, string> }[];
+  at: string;
+}
+
+/**
+ * Generic webhook (providers.md `webhook`): one JSON POST per message, body documented in
+ * docs/providers/webhook.md; signed with Standard Webhooks headers when `signingSecret` is set.
+ */
+export default defineProvider({
+  name: "webhook",
+  kind: "info",
+  title: "Generic webhook",
+  threading: "dedup_key",
+  options: Options,
+  credentials: ["url", "signingSecret"],
+  credentialsMayBeInline: ["url"],
+  create(options, deps) {
+    return {
+      name: "webhook",
+      kind: "info",
+      async send(message, context) {
+        const body = encodeBody(webhookBody(message, deps.clusterName), options.maxBodyBytes);
+        const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
+        const id = `msg_${message.id}`;
+        headers["webhook-id"] = id;
+        if (options.signingSecret) Object.assign(headers, await sign(options.signingSecret, id, context.now, body));
+        const request = { method: options.method, url: options.url, headers, body, signal: context.signal, timeoutMs: options.timeoutSeconds * 1000 };
+        return (await sendAndClassify(deps.http, request, context.now)).outcome;
+      },
+    };
+  },
+});
+
+/** Builds the documented body for a message. */
+export function webhookBody(message: Message, cluster: string): WebhookBody {
+  return {
+    version: WEBHOOK_BODY_VERSION,
+    action: message.action,
+    incidentId: message.incidentId,
+    messageId: message.id,
+    dedupKey: message.dedupKey,
+    cluster,
+    root: { ...message.root },
+    tier: message.tier,
+    mode: message.mode,
+    reason: message.reason,
+    title: message.title,
+    text: message.text,
+    news: message.news,
+    findings: message.findings.map((f) => ({
+      reason: f.reason,
+      object: { kind: f.object.kind, ...(f.object.namespace ? { namespace: f.object.namespace } : {}), name: f.object.name },
+      ...(f.container ? { container: f.container } : {}),
+      tier: f.tier,
+      summary: f.summary,
+      evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
+    })),
+    at: new Date(message.at).toISOString(),
+  };
+}
+
+// --- internal ---
+
+function encodeBody(body: WebhookBody, maxBytes: number): string {
+  let json = JSON.stringify(body);
+  if (new TextEncoder().encode(json).length <= maxBytes) return json;
+  // Evidence goes first, the header stays: a receiver must still learn which incident changed.
+  const slim = { ...body, findings: body.findings.map((f) => ({ ...f, evidence: {} })), text: truncate(body.text, Math.floor(maxBytes / 4)) };
+  json = JSON.stringify(slim);
+  return json;
+}
+
+async function sign(secret: string, id: string, now: number, body: string): Promise<Record<string, string>> {
+  const keyBytes = secret.startsWith("whsec_") ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0)) : new TextEncoder().encode(secret);
+  const timestamp = String(Math.floor(now / 1000));
+  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  const signature = btoa(String.fromCharCode(...new Uint8Array(mac)));
+  return { "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
+}

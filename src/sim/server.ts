@@ -1,0 +1,354 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import type { TLSSocket } from "node:tls";
+import { apiResourceList, apiGroup, apiGroupList, apiVersions, VERSION_INFO } from "./discovery.ts";
+import type { SimPki } from "./pki.ts";
+import { openApiDocument, openApiIndex } from "./openapi.ts";
+import { findType, type ResourceType } from "./resources.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import { ApiError, badRequest, expired, failure } from "./status.ts";
+import { timestamp, type KubeObject, type ObjectStore, type WatchEvent } from "./store.ts";
+import { toTable } from "./table.ts";
+
+/** Options of the simulated API server. */
+export interface SimServerOptions {
+  readonly store: ObjectStore;
+  readonly pki: SimPki;
+  /** Accepted bearer tokens. A client certificate signed by the simulator's CA is accepted too. */
+  readonly tokens: readonly string[];
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  /** Interval between watch BOOKMARK events in ms (kube-apiserver: about 60 s). */
+  readonly bookmarkIntervalMs?: number;
+  readonly now?: () => number;
+}
+
+/** A running simulated API server. */
+export interface SimServer {
+  readonly url: string;
+  readonly port: number;
+  /** Open watch streams right now. */
+  watchCount(): number;
+  /** Ends every open watch stream (as an apiserver restart would), keeping the server up. */
+  dropWatches(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the Kubernetes REST API simulator over HTTPS on loopback (ARCHITECTURE.md "simulator"):
+ * discovery, list (limit/continue, selectors, Table), watch (history replay, bookmarks, initial events,
+ * 410 Expired), create/get/update/patch/delete, the status subresource, and `Status` error bodies.
+ */
+export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
+  const now = options.now ?? (() => Date.now());
+  const streams = new Set<ServerResponse>();
+  const server = createServer(
+    { cert: options.pki.serverCert, key: options.pki.serverKey, ca: options.pki.caCert, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      handle(req, res, { ...options, now, streams }).catch((error: unknown) => {
+        const api = error instanceof ApiError ? error : failure(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
+        if (!res.headersSent) sendJson(res, api.code, api.body);
+        else res.end();
+      });
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `https://${options.host ?? "127.0.0.1"}:${port}`,
+    port,
+    watchCount: () => streams.size,
+    dropWatches() {
+      for (const stream of streams) stream.destroy();
+      streams.clear();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const stream of streams) stream.destroy();
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
+
+// --- internal ---
+
+interface Context extends SimServerOptions {
+  now: () => number;
+  streams: Set<ServerResponse>;
+}
+
+const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version"]);
+
+async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): Promise<void> {
+  const url = new URL(req.url ?? "/", "https://sim");
+  const path = url.pathname.replace(/\/+$/, "") || "/";
+  const auth = authenticate(req, ctx);
+  if (auth === "invalid") return sendJson(res, 401, failure(401, "Unauthorized", "Unauthorized").body);
+  if (auth === "anonymous" && !PUBLIC_PATHS.has(path)) {
+    return sendJson(res, 403, failure(403, "Forbidden", `forbidden: User "system:anonymous" cannot get path "${path}"`, {}).body);
+  }
+  if (path === "/healthz" || path === "/livez" || path === "/readyz") return sendText(res, 200, "ok");
+  if (path === "/version") return sendJson(res, 200, VERSION_INFO);
+  if (path === "/api") return sendJson(res, 200, apiVersions(req.headers.host ?? ""));
+  if (path === "/apis") return sendJson(res, 200, apiGroupList());
+  if (path === "/openapi/v3") return sendJson(res, 200, openApiIndex());
+  if (path.startsWith("/openapi/v3/")) {
+    const gv = path.slice("/openapi/v3/".length).split("/");
+    const doc = gv[0] === "api" ? openApiDocument("", gv[1] ?? "") : openApiDocument(gv[1] ?? "", gv[2] ?? "");
+    return doc ? sendJson(res, 200, doc) : sendText(res, 404, "404 page not found\n");
+  }
+  const parts = path.split("/").filter(Boolean);
+  const isCore = parts[0] === "api";
+  if (!isCore && parts[0] !== "apis") return sendText(res, 404, "404 page not found\n");
+  const group = isCore ? "" : (parts[1] ?? "");
+  const version = isCore ? (parts[1] ?? "") : (parts[2] ?? "");
+  const rest = parts.slice(isCore ? 2 : 3);
+  if (!isCore && parts.length === 2) {
+    const found = apiGroup(group);
+    return found ? sendJson(res, 200, found) : sendText(res, 404, "404 page not found\n");
+  }
+  if (rest.length === 0) {
+    const list = apiResourceList(group, version);
+    return list ? sendJson(res, 200, list) : sendText(res, 404, "404 page not found\n");
+  }
+  const target = parseResourcePath(rest);
+  const type = findType(group, version, target.resource);
+  if (!type) return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
+  if (target.subresource && !(target.subresource === "status" && type.status)) {
+    return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
+  }
+  const namespace = type.namespaced ? target.namespace : undefined;
+  await serveResource(req, res, ctx, url, type, namespace, target.name, target.subresource as "status" | undefined);
+}
+
+function authenticate(req: IncomingMessage, ctx: Context): "ok" | "invalid" | "anonymous" {
+  const socket = req.socket as TLSSocket;
+  if (socket.authorized) return "ok";
+  const header = req.headers.authorization;
+  if (!header) return "anonymous";
+  const token = /^Bearer\s+(.+)$/i.exec(header)?.[1];
+  return token && ctx.tokens.includes(token.trim()) ? "ok" : "invalid";
+}
+
+function parseResourcePath(rest: string[]): { namespace?: string; resource: string; name?: string; subresource?: string } {
+  if (rest[0] === "namespaces" && rest.length >= 3) {
+    return { namespace: rest[1], resource: rest[2] ?? "", name: rest[3], subresource: rest[4] };
+  }
+  return { resource: rest[0] ?? "", name: rest[1], subresource: rest[2] };
+}
+
+async function serveResource(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  url: URL,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string | undefined,
+  subresource: "status" | undefined,
+): Promise<void> {
+  const q = url.searchParams;
+  const method = req.method ?? "GET";
+  const store = ctx.store;
+  if (method === "GET" && !name) {
+    const filter = selectorOf(q, type);
+    if (q.get("watch") === "true" || q.get("watch") === "1") return serveWatch(req, res, ctx, type, namespace, q, filter);
+    return serveList(req, res, ctx, type, namespace, q, filter);
+  }
+  if (method === "GET" && name) return sendObject(req, res, ctx, 200, store.get(type, namespace, name));
+  if (method === "POST" && !name) {
+    const created = store.create(type, namespace, await readJson(req, type), { dryRun: q.get("dryRun") === "All" });
+    return sendObject(req, res, ctx, 201, created);
+  }
+  if (method === "PUT" && name) return sendObject(req, res, ctx, 200, store.update(type, namespace, name, await readJson(req, type), subresource));
+  if (method === "PATCH" && name) {
+    const contentType = (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+    return sendObject(req, res, ctx, 200, store.patch(type, namespace, name, contentType, await readJson(req, type), subresource));
+  }
+  if (method === "DELETE" && name) {
+    const body = await readOptionalJson(req);
+    const grace = q.get("gracePeriodSeconds") ?? body?.gracePeriodSeconds;
+    return sendJson(res, 200, store.delete(type, namespace, name, grace === undefined || grace === null ? {} : { gracePeriodSeconds: Number(grace) }));
+  }
+  if (method === "DELETE" && !name) {
+    const items = store.list(type, namespace, selectorOf(q, type));
+    for (const item of items) store.delete(type, item.metadata.namespace, item.metadata.name, { gracePeriodSeconds: 0 });
+    return sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata: { resourceVersion: String(store.resourceVersion()) }, items });
+  }
+  return sendJson(res, 405, failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}).body);
+}
+
+function selectorOf(q: URLSearchParams, type: ResourceType) {
+  const labels = parseLabelSelector(q.get("labelSelector"));
+  const fields = parseFieldSelector(q.get("fieldSelector"), type.kind);
+  return (o: KubeObject) => labels(o) && fields(o);
+}
+
+function serveList(req: IncomingMessage, res: ServerResponse, ctx: Context, type: ResourceType, namespace: string | undefined, q: URLSearchParams, filter: (o: KubeObject) => boolean): void {
+  const rv = q.get("resourceVersion");
+  const match = q.get("resourceVersionMatch");
+  if (match && !rv) {
+    throw failure(422, "Invalid", `resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, { causes: [{ reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", field: "resourceVersionMatch" }] });
+  }
+  if (rv && rv !== "0" && Number(rv) > ctx.store.resourceVersion()) {
+    throw failure(504, "Timeout", `Too large resource version: ${rv}, current: ${ctx.store.resourceVersion()}`, { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], });
+  }
+  if (match === "Exact" && rv && Number(rv) < ctx.store.compactedResourceVersion()) {
+    throw failure(410, "Expired", `The resourceVersion for the provided list is too old.`);
+  }
+  let items = ctx.store.list(type, namespace, filter);
+  const metadata: Record<string, unknown> = { resourceVersion: String(ctx.store.resourceVersion()) };
+  const limit = Number(q.get("limit") ?? 0);
+  const token = q.get("continue");
+  if (token) {
+    const decoded = decodeContinue(token);
+    if (decoded.rv < ctx.store.compactedResourceVersion()) {
+      throw failure(410, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
+    }
+    metadata.resourceVersion = String(decoded.rv);
+    items = items.filter((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}` > decoded.start);
+  }
+  if (limit > 0 && rv !== "0" && items.length > limit) {
+    const last = items[limit - 1]!;
+    metadata.continue = encodeContinue(Number(metadata.resourceVersion), `${last.metadata.namespace ?? ""}/${last.metadata.name}`);
+    metadata.remainingItemCount = items.length - limit;
+    items = items.slice(0, limit);
+  }
+  if (wantsTable(req)) {
+    return sendJson(res, 200, toTable(type.kind, items, String(metadata.resourceVersion), ctx.now(), { includeObject: q.get("includeObject") ?? undefined }));
+  }
+  const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata, items: stripped });
+}
+
+function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Context, type: ResourceType, namespace: string | undefined, q: URLSearchParams, filter: (o: KubeObject) => boolean): void {
+  const rv = q.get("resourceVersion");
+  const bookmarks = q.get("allowWatchBookmarks") === "true";
+  const sendInitial = q.get("sendInitialEvents");
+  if (sendInitial === "true" && q.get("resourceVersionMatch") !== "NotOlderThan") {
+    throw failure(422, "Invalid", "Invalid value: \"\": sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled", {});
+  }
+  const table = wantsTable(req);
+  res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Audit-Id": crypto.randomUUID() });
+  ctx.streams.add(res);
+  let first = true;
+  const write = (event: WatchEvent) => {
+    if (res.destroyed || res.writableEnded) return;
+    let object = event.object;
+    if (table && event.type !== "BOOKMARK" && event.type !== "ERROR") {
+      object = toTable(type.kind, [object], object.metadata.resourceVersion, ctx.now(), { withColumns: first, includeObject: q.get("includeObject") ?? undefined });
+      first = false;
+    }
+    res.write(`${JSON.stringify({ type: event.type, object })}\n`);
+  };
+  const initial = !rv || rv === "0" || sendInitial === "true";
+  let from = Number(rv ?? 0);
+  if (initial) {
+    for (const object of ctx.store.list(type, namespace, filter)) write({ type: "ADDED", object });
+    from = ctx.store.resourceVersion();
+    if (bookmarks) write({ type: "BOOKMARK", object: bookmark(type, from, true) });
+  }
+  const stop = ctx.store.watch(type, namespace, from, filter, write);
+  if (!stop) {
+    write({ type: "ERROR", object: expired(rv ?? "0", ctx.store.compactedResourceVersion()) as unknown as KubeObject });
+    ctx.streams.delete(res);
+    res.end();
+    return;
+  }
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  if (bookmarks) {
+    const every = ctx.bookmarkIntervalMs ?? 60_000;
+    const interval = setInterval(() => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) }), every);
+    timers.push(interval);
+  }
+  const timeout = Number(q.get("timeoutSeconds") ?? 0);
+  if (timeout > 0) timers.push(setTimeout(() => res.end(), timeout * 1000));
+  const cleanup = () => {
+    stop();
+    for (const t of timers) clearTimeout(t);
+    ctx.streams.delete(res);
+  };
+  res.on("close", cleanup);
+  res.on("finish", cleanup);
+}
+
+function bookmark(type: ResourceType, rv: number, initialEnd: boolean): KubeObject {
+  const metadata: Record<string, unknown> = { resourceVersion: String(rv), creationTimestamp: null };
+  if (initialEnd) {
+    const blueprint = `${JSON.stringify({ kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata: {}, items: null })}\n`;
+    metadata.annotations = { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": Buffer.from(blueprint).toString("base64") };
+  }
+  const object: KubeObject = { kind: type.kind, apiVersion: apiVersion(type), metadata };
+  if (type.kind === "Pod") Object.assign(object, { spec: { containers: null }, status: {} });
+  return object;
+}
+
+function apiVersion(type: ResourceType): string {
+  return type.group ? `${type.group}/${type.version}` : type.version;
+}
+
+function wantsTable(req: IncomingMessage): boolean {
+  return /as=Table/.test(req.headers.accept ?? "");
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv, start: `${start}\u0000` })).toString("base64url");
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { rv: number; start: string };
+    return { rv: Number(parsed.rv), start: String(parsed.start).replace(/\u0000$/, "") };
+  } catch {
+    throw badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  }
+}
+
+function sendObject(req: IncomingMessage, res: ServerResponse, ctx: Context, code: number, object: KubeObject): void {
+  if (wantsTable(req)) return sendJson(res, code, toTable(object.kind, [object], object.metadata.resourceVersion ?? "", ctx.now()));
+  sendJson(res, code, object);
+}
+
+function sendJson(res: ServerResponse, code: number, body: unknown): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(code, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Audit-Id": crypto.randomUUID(), "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-cache, private", "X-Content-Type-Options": "nosniff" });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+async function readJson(req: IncomingMessage, type: ResourceType): Promise<KubeObject> {
+  const text = await readBody(req);
+  try {
+    return JSON.parse(text) as KubeObject;
+  } catch (error) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${(error as Error).message}`);
+  }
+}
+
+async function readOptionalJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const text = await readBody(req);
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Exposed for the conformance tests: the timestamp format of the store. */
+export { timestamp };

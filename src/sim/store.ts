@@ -1,0 +1,310 @@
+import { applyCreateDefaults } from "./defaults.ts";
+import { jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
+import { apiVersionOf, findType, typeKey, type ResourceType } from "./resources.ts";
+import type { Selector } from "./selectors.ts";
+import { alreadyExists, badRequest, conflict, deleted, failure, invalid, notFound, type StatusBody } from "./status.ts";
+
+/** A stored object: JSON as the apiserver serves it. */
+export type KubeObject = Record<string, any>;
+
+/** One watch event as it goes on the wire. */
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+  object: KubeObject;
+}
+
+/** Patch media types kube-apiserver accepts (others answer 415). */
+export type PatchType = "application/merge-patch+json" | "application/json-patch+json" | "application/strategic-merge-patch+json";
+
+interface Change {
+  rv: number;
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  key: string;
+  object: KubeObject;
+  previous?: KubeObject;
+}
+
+interface Watcher {
+  key: string;
+  namespace?: string;
+  filter: Selector;
+  send: (event: WatchEvent) => void;
+}
+
+const GENERATION_KINDS = new Set(["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob"]);
+const RANDOM_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+
+/**
+ * The simulator's object store: every served object, a global resourceVersion counter, a bounded change
+ * history for watches from an older resourceVersion, and live watchers (ARCHITECTURE.md "simulator").
+ * Time comes from `now()` (epoch ms) so scenarios and tests control timestamps.
+ */
+export class ObjectStore {
+  private rv = 100;
+  private compactedRv = 0;
+  private readonly objects = new Map<string, Map<string, KubeObject>>();
+  private readonly history: Change[] = [];
+  private readonly watchers = new Set<Watcher>();
+
+  constructor(
+    private readonly now: () => number = () => Date.now(),
+    private readonly historyLimit = 10_000,
+  ) {}
+
+  /** Current resourceVersion of the whole store. */
+  resourceVersion(): number {
+    return this.rv;
+  }
+
+  /** Drops the change history; watches from an older resourceVersion then get 410 Expired (like etcd compaction). */
+  compact(): void {
+    this.compactedRv = this.rv;
+    this.history.length = 0;
+  }
+
+  /** Lists objects of a type, optionally in one namespace and filtered; sorted by namespace/name. */
+  list(type: ResourceType, namespace: string | undefined, filter: Selector = () => true): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (const object of this.collection(type).values()) {
+      if (namespace && object.metadata.namespace !== namespace) continue;
+      if (filter(object)) out.push(object);
+    }
+    return out.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  }
+
+  /** Gets one object; throws ApiError 404. */
+  get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const found = this.collection(type).get(objectKey(namespace, name));
+    if (!found) throw notFound(type, name);
+    return found;
+  }
+
+  /**
+   * Creates an object (POST). Fills uid, resourceVersion, creationTimestamp, generation and the create
+   * defaults; `generateName` gets 5 random characters. Throws ApiError 400/404/409/422 as the apiserver does.
+   */
+  create(type: ResourceType, namespace: string | undefined, body: KubeObject, options: { dryRun?: boolean } = {}): KubeObject {
+    if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${type.kind})`);
+    const object: KubeObject = structuredClone(body);
+    const meta = (object.metadata ??= {});
+    if (type.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      meta.namespace = namespace;
+      if (!this.collection(findType("", "v1", "namespaces")!).has(objectKey(undefined, namespace ?? ""))) {
+        throw failure(404, "NotFound", `namespaces "${namespace}" not found`, { name: namespace, kind: "namespaces" });
+      }
+    } else delete meta.namespace;
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.randomSuffix()}`;
+    validateName(type, meta.name);
+    if (this.collection(type).has(objectKey(meta.namespace, meta.name))) throw alreadyExists(type, meta.name);
+    object.kind = type.kind;
+    object.apiVersion = apiVersionOf(type);
+    meta.uid = crypto.randomUUID();
+    meta.creationTimestamp = timestamp(this.now());
+    if (GENERATION_KINDS.has(type.kind)) meta.generation = 1;
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    applyCreateDefaults(type.kind, object, () => this.randomSuffix());
+    if (options.dryRun) return ordered(object);
+    return this.commit(type, "ADDED", ordered(object));
+  }
+
+  /**
+   * Replaces an object (PUT), or only its status with `subresource: "status"`. A stale
+   * `metadata.resourceVersion` answers 409 Conflict; an unchanged object keeps its resourceVersion.
+   */
+  update(type: ResourceType, namespace: string | undefined, name: string, body: KubeObject, subresource?: "status"): KubeObject {
+    const current = this.get(type, namespace, name);
+    if (body?.metadata?.name && body.metadata.name !== name) throw badRequest("the name of the object does not match the name on the URL");
+    const wanted = body?.metadata?.resourceVersion;
+    if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(type, name);
+    return this.replace(type, current, body, subresource);
+  }
+
+  /** Patches an object (PATCH) with a merge, JSON or strategic merge patch; see `update` for conflicts. */
+  patch(type: ResourceType, namespace: string | undefined, name: string, patchType: string, patch: unknown, subresource?: "status"): KubeObject {
+    const current = this.get(type, namespace, name);
+    let next: unknown;
+    if (patchType === "application/merge-patch+json") next = mergePatch(current, patch);
+    else if (patchType === "application/strategic-merge-patch+json") next = strategicMergePatch(current, patch);
+    else if (patchType === "application/json-patch+json") next = jsonPatch(current, patch);
+    else throw failure(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
+    const patchedRv = (next as KubeObject)?.metadata?.resourceVersion;
+    if (patchedRv && patchedRv !== current.metadata.resourceVersion) throw conflict(type, name);
+    return this.replace(type, current, next as KubeObject, subresource);
+  }
+
+  /**
+   * Deletes an object. A pod bound to a node is only marked (deletionTimestamp = now + grace, default 30 s)
+   * unless `gracePeriodSeconds` is 0; an unbound or force-deleted pod gets MODIFIED then DELETED.
+   * Returns the object for pods and a Success Status for other kinds, as the apiserver does.
+   */
+  delete(type: ResourceType, namespace: string | undefined, name: string, options: { gracePeriodSeconds?: number } = {}): KubeObject | StatusBody {
+    const current = this.get(type, namespace, name);
+    if (type.kind === "Pod") {
+      const grace = options.gracePeriodSeconds ?? current.spec?.terminationGracePeriodSeconds ?? 30;
+      if (current.spec?.nodeName && grace > 0) {
+        if (current.metadata.deletionTimestamp) return current;
+        const marked = structuredClone(current);
+        marked.metadata.deletionTimestamp = timestamp(this.now() + grace * 1000);
+        marked.metadata.deletionGracePeriodSeconds = grace;
+        return this.commit(type, "MODIFIED", ordered(marked), current);
+      }
+      const marked = structuredClone(current);
+      marked.metadata.deletionTimestamp ??= timestamp(this.now());
+      marked.metadata.deletionGracePeriodSeconds = 0;
+      const last = this.commit(type, "MODIFIED", ordered(marked), current);
+      this.commit(type, "DELETED", last, last);
+      return last;
+    }
+    if (type.kind === "Namespace") {
+      for (const other of this.allTypes()) {
+        if (!other.namespaced) continue;
+        for (const object of this.list(other, name)) this.commit(other, "DELETED", object, object);
+      }
+    }
+    this.commit(type, "DELETED", current, current);
+    return deleted(type, name, current.metadata.uid);
+  }
+
+  /**
+   * Watches a type from `fromRv`: replays retained changes after it, then streams live ones. An object that
+   * starts matching the filter arrives as ADDED, one that stops matching as DELETED (with its new state).
+   * Returns undefined and sends nothing when `fromRv` is older than the retained history: the caller answers 410.
+   */
+  watch(type: ResourceType, namespace: string | undefined, fromRv: number, filter: Selector, send: (event: WatchEvent) => void): (() => void) | undefined {
+    if (fromRv < this.compactedRv) return undefined;
+    const watcher: Watcher = { key: typeKey(type), namespace, filter, send };
+    for (const change of this.history) if (change.rv > fromRv && change.key === watcher.key) deliver(watcher, change);
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /** The resourceVersion below which history is gone (the number in "too old resource version: X (Y)"). */
+  compactedResourceVersion(): number {
+    return this.compactedRv;
+  }
+
+  // --- internal ---
+
+  private replace(type: ResourceType, current: KubeObject, body: KubeObject, subresource?: "status"): KubeObject {
+    let next: KubeObject;
+    if (subresource === "status") {
+      next = structuredClone(current);
+      next.status = structuredClone(body.status);
+    } else {
+      next = structuredClone(body);
+      next.kind = type.kind;
+      next.apiVersion = apiVersionOf(type);
+      const keep = ["uid", "creationTimestamp", "namespace", "name", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"];
+      next.metadata = { ...(next.metadata ?? {}) };
+      for (const field of keep) {
+        if (current.metadata[field] === undefined) delete next.metadata[field];
+        else next.metadata[field] = current.metadata[field];
+      }
+      if (type.status) next.status = structuredClone(current.status);
+      if (GENERATION_KINDS.has(type.kind) && JSON.stringify(next.spec) !== JSON.stringify(current.spec)) next.metadata.generation = (current.metadata.generation ?? 1) + 1;
+    }
+    next.metadata.resourceVersion = current.metadata.resourceVersion;
+    next = ordered(next);
+    if (JSON.stringify(next) === JSON.stringify(current)) return current;
+    if (type.kind === "Pod" && JSON.stringify(next.spec?.nodeName) !== JSON.stringify(current.spec?.nodeName) && current.spec?.nodeName) {
+      throw invalid(type, current.metadata.name, [{ field: "spec", message: "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)", reason: "FieldValueForbidden" }]);
+    }
+    return this.commit(type, "MODIFIED", next, current);
+  }
+
+  private commit(type: ResourceType, kind: Change["type"], object: KubeObject, previous?: KubeObject): KubeObject {
+    this.rv += 1;
+    const stored = kind === "DELETED" ? structuredClone(object) : object;
+    stored.metadata.resourceVersion = String(this.rv);
+    const collection = this.collection(type);
+    const key = objectKey(stored.metadata.namespace, stored.metadata.name);
+    if (kind === "DELETED") collection.delete(key);
+    else collection.set(key, stored);
+    const change: Change = { rv: this.rv, type: kind, key: typeKey(type), object: stored, previous };
+    this.history.push(change);
+    if (this.history.length > this.historyLimit) {
+      const dropped = this.history.splice(0, this.history.length - this.historyLimit);
+      this.compactedRv = dropped[dropped.length - 1]?.rv ?? this.compactedRv;
+    }
+    for (const watcher of this.watchers) if (watcher.key === change.key) deliver(watcher, change);
+    return stored;
+  }
+
+  private collection(type: ResourceType): Map<string, KubeObject> {
+    const key = typeKey(type);
+    let found = this.objects.get(key);
+    if (!found) {
+      found = new Map();
+      this.objects.set(key, found);
+    }
+    return found;
+  }
+
+  private allTypes(): ResourceType[] {
+    return [...this.objects.keys()].map((k) => {
+      const [group = "", version = "", name = ""] = k.split("/");
+      return findType(group, version, name);
+    }).filter((t): t is ResourceType => Boolean(t));
+  }
+
+  private randomSuffix(): string {
+    let out = "";
+    for (let i = 0; i < 5; i++) out += RANDOM_CHARS[Math.floor(Math.random() * RANDOM_CHARS.length)];
+    return out;
+  }
+}
+
+/** RFC 3339 timestamp with second precision, as metadata timestamps are written. */
+export function timestamp(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+// --- internal ---
+
+function deliver(watcher: Watcher, change: Change): void {
+  const object = change.object;
+  if (watcher.namespace && object.metadata.namespace !== watcher.namespace) return;
+  const now = watcher.filter(object);
+  const before = change.previous ? watcher.filter(change.previous) : false;
+  if (change.type === "DELETED") {
+    if (now) watcher.send({ type: "DELETED", object });
+  } else if (change.type === "ADDED") {
+    if (now) watcher.send({ type: "ADDED", object });
+  } else if (now && before) watcher.send({ type: "MODIFIED", object });
+  else if (now && !before) watcher.send({ type: "ADDED", object });
+  else if (!now && before) watcher.send({ type: "DELETED", object });
+}
+
+function objectKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ""}/${name}`;
+}
+
+function keyOf(object: KubeObject): string {
+  return objectKey(object.metadata?.namespace, object.metadata?.name);
+}
+
+const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function validateName(type: ResourceType, name: unknown): void {
+  if (typeof name !== "string" || name === "") {
+    throw invalid(type, "", [{ field: "metadata.name", message: "Required value: name or generateName is required", reason: "FieldValueRequired" }]);
+  }
+  if (name.length > 253 || !NAME.test(name)) {
+    throw invalid(type, name, [{
+      field: "metadata.name",
+      message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+    }]);
+  }
+}
+
+/** Puts `kind`, `apiVersion`, `metadata`, `spec`, `status` first, as built-in types are serialised. */
+function ordered(object: KubeObject): KubeObject {
+  const { kind, apiVersion, metadata, spec, status, ...rest } = object;
+  const out: KubeObject = { kind, apiVersion, metadata };
+  if (spec !== undefined) out.spec = spec;
+  Object.assign(out, rest);
+  if (status !== undefined) out.status = status;
+  return out;
+}
