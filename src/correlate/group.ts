@@ -1,0 +1,68 @@
+import type { Finding } from "../model/finding.ts";
+import type { IncidentDraft } from "../model/incident.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import { refKey, type ObjectRef } from "../model/object-ref.ts";
+import { TIERS } from "../model/severity.ts";
+
+/**
+ * Root-cause grouping (spec 1.3; failure-catalogue 2.2 rules R1 "node down" and R8 "workload ← pods").
+ * Node findings are roots; every pod finding on a failing node joins that node's incident; other pod
+ * findings join the incident of their top controller (Pod → ReplicaSet → Deployment, Pod → StatefulSet,
+ * Pod → Job), or stand alone when the pod has no controller in the cache. Pure and deterministic:
+ * drafts come out sorted by root key, findings by key.
+ */
+export function groupFindings(findings: readonly Finding[], inventory: InventoryView): IncidentDraft[] {
+  const groups = new Map<string, { root: ObjectRef; rootReason?: string; findings: Finding[] }>();
+  const failingNodes = new Map<string, Finding>();
+  for (const f of findings) if (f.object.kind === "Node") failingNodes.set(f.object.name, f);
+
+  const add = (root: ObjectRef, finding: Finding, rootReason?: string) => {
+    const key = refKey(root);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { root, findings: [] }));
+    group.findings.push(finding);
+    if (rootReason) group.rootReason = rootReason;
+  };
+
+  for (const f of findings) {
+    if (f.object.kind === "Node") {
+      add({ kind: "Node", name: f.object.name, uid: f.object.uid }, f, f.reason);
+      continue;
+    }
+    const node = f.nodeName ? failingNodes.get(f.nodeName) : undefined;
+    if (node) {
+      add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f);
+      continue;
+    }
+    add(workloadRoot(f, inventory), f);
+  }
+
+  return [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([, g]) => {
+      const sorted = [...g.findings].sort((a, b) => a.key.localeCompare(b.key));
+      return { root: g.root, rootReason: g.rootReason ?? dominantReason(sorted), findings: sorted };
+    });
+}
+
+// --- internal ---
+
+function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
+  const { object } = finding;
+  if (object.kind !== "Pod") return object;
+  const pod = inventory.get("Pod", object.namespace, object.name);
+  const chain = pod ? inventory.ownerChain(pod) : [];
+  const top = chain[chain.length - 1];
+  if (!top) return { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid };
+  return { kind: String(top.kind), namespace: top.metadata?.namespace, name: String(top.metadata?.name), uid: top.metadata?.uid };
+}
+
+/** The reason of the loudest tier, ties broken by how many findings carry it, then by name. */
+function dominantReason(findings: readonly Finding[]): string {
+  const score = new Map<string, { tier: number; count: number }>();
+  for (const f of findings) {
+    const s = score.get(f.reason) ?? { tier: TIERS.length, count: 0 };
+    score.set(f.reason, { tier: Math.min(s.tier, TIERS.indexOf(f.tier)), count: s.count + 1 });
+  }
+  return [...score.entries()].sort(([ra, a], [rb, b]) => a.tier - b.tier || b.count - a.count || ra.localeCompare(rb))[0]?.[0] ?? "";
+}

@@ -1,0 +1,31 @@
+import type { Finding } from "../model/finding.ts";
+import type { DeliveryMode } from "../model/severity.ts";
+
+/**
+ * The facts of an incident the user is told about (spec 3.1 "something new is true"): each distinct reason,
+ * paging, and the number of affected objects in steps (1, 2, 3, 5, 10, 20, 50, 100...). Restart counts,
+ * timestamps and replaced pod names are not facts: they change without anything new being true.
+ * Each fact is a stable string; its human sentence comes from `describeFact`.
+ */
+export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode): string[] {
+  const facts = new Set<string>();
+  for (const f of findings) facts.add(`reason:${f.reason}`);
+  if (mode === "page") facts.add("paging");
+  const affected = new Set(findings.filter((f) => f.object.kind !== "Node").map((f) => `${f.object.namespace}/${f.object.name}`)).size;
+  for (const step of STEPS) if (affected >= step) facts.add(`affected:${step}`);
+  return [...facts].sort();
+}
+
+/** A one-line sentence for a fact, used in update messages. */
+export function describeFact(fact: string, findings: readonly Finding[]): string {
+  const [kind, value = ""] = fact.split(":");
+  if (kind === "reason") {
+    const example = findings.find((f) => f.reason === value);
+    return example ? `new: ${value} — ${example.summary}` : `new: ${value}`;
+  }
+  if (kind === "paging") return "now paging: the failure has lasted long enough to match a page rule";
+  if (kind === "affected") return `now affects at least ${value} object${value === "1" ? "" : "s"}`;
+  return fact;
+}
+
+const STEPS = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000];

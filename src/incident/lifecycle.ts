@@ -1,0 +1,90 @@
+import type { Decision } from "../model/decision.ts";
+import type { Incident, IncidentDraft } from "../model/incident.ts";
+import { refKey } from "../model/object-ref.ts";
+import { describeFact, incidentFacts } from "./facts.ts";
+import { dedupKey, incidentTier } from "./tiers.ts";
+
+/** Lifecycle state between passes: open incidents by id, plus those held for the digest (never announced). */
+export interface LifecycleState {
+  readonly incidents: ReadonlyMap<string, Incident & { readonly announced: boolean }>;
+}
+
+/** An empty lifecycle state (a fresh start). */
+export function emptyLifecycle(): LifecycleState {
+  return { incidents: new Map() };
+}
+
+/**
+ * One lifecycle step (spec 3.1): compares this pass's drafts with the open incidents and decides.
+ * - a new root with an in-scope finding → `announce` (a digest-only incident is held, not announced);
+ * - an announced incident where a new fact is true → `update` with the news; otherwise nothing is sent;
+ * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
+ * - an open incident with no draft → `resolve` (a held one resolves silently).
+ * Pure: `now` is epoch ms; returns the decisions and the next state.
+ */
+export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDraft[], now: number, cluster: string): { decisions: Decision[]; state: LifecycleState } {
+  const next = new Map(state.incidents);
+  const decisions: Decision[] = [];
+  const seen = new Set<string>();
+
+  for (const draft of drafts) {
+    const id = refKey(draft.root);
+    seen.add(id);
+    const { tier, mode, pageRule } = incidentTier(draft.findings);
+    const facts = incidentFacts(draft.findings, mode);
+    const previous = next.get(id);
+    const base = {
+      id,
+      root: draft.root,
+      rootReason: draft.rootReason,
+      tier,
+      mode,
+      ...(pageRule ? { pageRule } : {}),
+      findings: draft.findings,
+      phase: "open" as const,
+      dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
+    };
+    if (!previous || !previous.announced) {
+      if (mode === "digest") {
+        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false });
+        continue;
+      }
+      const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true };
+      next.set(id, incident);
+      decisions.push({ action: "announce", incident, news: [], at: now });
+      continue;
+    }
+    const news = facts.filter((f) => !previous.told.includes(f));
+    if (news.length === 0) {
+      next.set(id, { ...previous, ...base, dedupKey: previous.dedupKey, told: previous.told, revision: previous.revision, openedAt: previous.openedAt, announced: true });
+      continue;
+    }
+    const incident = {
+      ...base,
+      // The conversation keeps the key it was announced with, so a pager resolves what it was sent.
+      dedupKey: previous.mode === "page" || mode !== "page" ? previous.dedupKey : base.dedupKey,
+      openedAt: previous.openedAt,
+      told: [...new Set([...previous.told, ...news])].sort(),
+      revision: previous.revision + 1,
+      announced: true,
+    };
+    next.set(id, incident);
+    decisions.push({ action: "update", incident, news: news.map((f) => describeFact(f, draft.findings)), at: now });
+  }
+
+  for (const [id, incident] of state.incidents) {
+    if (seen.has(id)) continue;
+    next.delete(id);
+    if (!incident.announced) continue;
+    const resolved = { ...incident, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
+    decisions.push({ action: "resolve", incident: resolved, news: [], at: now });
+  }
+  return { decisions, state: { incidents: next } };
+}
+
+/** Number of open incidents that were announced (the `mon_incidents_open` gauge). */
+export function openCount(state: LifecycleState): number {
+  let n = 0;
+  for (const incident of state.incidents.values()) if (incident.announced) n++;
+  return n;
+}

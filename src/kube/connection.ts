@@ -1,0 +1,98 @@
+import { KubeConfig } from "@kubernetes/client-node";
+import { createTlsFetch, type TlsFetch } from "../runtime/tls-fetch.ts";
+import { classifyFetchError, classifyStatus, KubeError } from "./errors.ts";
+
+/** A connection to one API server: its URL and a request function carrying the kubeconfig's TLS and auth. */
+export interface KubeConnection {
+  readonly server: string;
+  /** Where the credentials came from: `kubeconfig <path>`, `in-cluster`, or `default kubeconfig`. */
+  readonly source: string;
+  /** Sends one request to `path` (with query); throws KubeError for network/TLS failures, never for HTTP statuses. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** GET `path` and parse JSON; throws KubeError on any non-2xx answer. */
+  getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
+}
+
+/**
+ * Connects as `mon run` does (issue "main job" / spec 5): `kubeconfigPath` (flag or KUBECONFIG) first, else the
+ * in-cluster ServiceAccount (token and ca.crt, when KUBERNETES_SERVICE_HOST is set), else ~/.kube/config.
+ * @kubernetes/client-node reads the kubeconfig (CA, client certificate and key, token, exec and auth
+ * providers, insecure-skip-tls-verify); the TLS material goes to the runtime's fetch through
+ * runtime/tls-fetch.ts, because client-node's own undici transport loses it under Bun.
+ * Throws KubeError "tls" / "network" with a clear message when the kubeconfig cannot be used.
+ */
+export async function connectKube(options: { kubeconfigPath?: string; env?: Readonly<Record<string, string | undefined>> } = {}): Promise<KubeConnection> {
+  const env = options.env ?? process.env;
+  const kc = new KubeConfig();
+  let source: string;
+  const path = options.kubeconfigPath ?? env.KUBECONFIG;
+  if (path) {
+    kc.loadFromFile(path);
+    source = `kubeconfig ${path}`;
+  } else if (env.KUBERNETES_SERVICE_HOST) {
+    kc.loadFromCluster();
+    source = "in-cluster";
+  } else {
+    kc.loadFromDefault();
+    source = "default kubeconfig";
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new KubeError("network", `no current cluster in ${source}`);
+  const server = cluster.server.replace(/\/+$/, "");
+  const base = await httpsOptions(kc);
+  const tlsFetch: TlsFetch = createTlsFetch({
+    ca: pem(base.ca),
+    cert: pem(base.cert),
+    key: pem(base.key),
+    insecureSkipVerify: base.rejectUnauthorized === false,
+    serverName: cluster.tlsServerName,
+  });
+
+  const request = async (target: string, init: RequestInit = {}): Promise<Response> => {
+    const auth = await httpsOptions(kc);
+    const headers = new Headers(init.headers);
+    for (const [name, value] of Object.entries(auth.headers ?? {})) if (value !== undefined) headers.set(name, String(value));
+    if (auth.auth && !headers.has("authorization")) headers.set("authorization", `Basic ${btoa(String(auth.auth))}`);
+    if (!headers.has("accept")) headers.set("accept", "application/json");
+    headers.set("user-agent", "mon");
+    try {
+      return await tlsFetch(`${server}${target}`, { ...init, headers });
+    } catch (error) {
+      throw classifyFetchError(error, server);
+    }
+  };
+
+  return {
+    server,
+    source,
+    request,
+    async getJson<T>(target: string, signal?: AbortSignal): Promise<T> {
+      const response = await request(target, { signal });
+      const text = await response.text();
+      if (!response.ok) throw classifyStatus(response.status, text, `GET ${target}`);
+      return JSON.parse(text) as T;
+    },
+  };
+}
+
+// --- internal ---
+
+interface HttpsOptions {
+  ca?: unknown;
+  cert?: unknown;
+  key?: unknown;
+  rejectUnauthorized?: boolean;
+  headers?: Record<string, unknown>;
+  auth?: unknown;
+}
+
+async function httpsOptions(kc: KubeConfig): Promise<HttpsOptions> {
+  const opts: HttpsOptions = {};
+  await kc.applyToHTTPSOptions(opts as never);
+  return opts;
+}
+
+function pem(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  return Buffer.isBuffer(value) ? value.toString("utf8") : String(value);
+}

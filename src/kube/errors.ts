@@ -1,0 +1,44 @@
+/** Why a request to the Kubernetes API failed; a closed list used in health reasons and logs. */
+export type KubeFailure = "tls" | "unauthorized" | "forbidden" | "not_found" | "gone" | "network" | "timeout" | "http";
+
+/** A failed Kubernetes API request with a message an engineer can act on. */
+export class KubeError extends Error {
+  override readonly name = "KubeError";
+  constructor(
+    readonly failure: KubeFailure,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+const TLS_CODES = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER|ERR_TLS|DEPTH_ZERO|HOSTNAME|ALTNAME|SSL|TLS/i;
+
+/** Classifies a thrown fetch error for `server`; TLS errors name the kubeconfig setting to check. */
+export function classifyFetchError(error: unknown, server: string): KubeError {
+  if (error instanceof KubeError) return error;
+  const e = error as { code?: string; name?: string; message?: string };
+  const code = e.code ?? "";
+  if (e.name === "AbortError" || e.name === "TimeoutError") return new KubeError("timeout", `request to ${server} timed out`);
+  if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(e.message ?? "")) {
+    return new KubeError(
+      "tls",
+      `TLS verification of ${server} failed (${code || e.message}): the server's certificate is not trusted by the CA of the kubeconfig (certificate-authority / certificate-authority-data) or names another host`,
+    );
+  }
+  return new KubeError("network", `cannot reach ${server} (${code || e.message || "network error"})`);
+}
+
+/** Classifies a non-2xx answer of the API server, using its `Status` message when it sent one. */
+export function classifyStatus(status: number, body: string, what: string): KubeError {
+  let message = body.slice(0, 300);
+  try {
+    const parsed = JSON.parse(body) as { message?: string };
+    if (parsed.message) message = parsed.message;
+  } catch {
+    // a plain-text body is used as is
+  }
+  const failure: KubeFailure = status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : status === 410 ? "gone" : "http";
+  return new KubeError(failure, `${what}: ${status} ${message}`.trim(), status);
+}

@@ -1,0 +1,187 @@
+import type { KubeObject } from "../model/inventory.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { KubeConnection } from "./connection.ts";
+import { classifyStatus, KubeError } from "./errors.ts";
+import type { WatchedKind } from "./kinds.ts";
+import { trimManagedFields } from "./trim.ts";
+
+/** State of one informer as health reports it (spec 7.3 reasons). */
+export type InformerState =
+  | { readonly state: "syncing"; readonly reason: "cache_sync_pending" }
+  | { readonly state: "synced" }
+  | { readonly state: "failing"; readonly reason: "permission_denied" | "api_unavailable" | "watcher_failed"; readonly message: string; readonly attempts: number };
+
+/** Options of one informer. Backoff after a failure: `initialBackoffMs` doubling to `maxBackoffMs`, with jitter. */
+export interface InformerOptions {
+  readonly connection: KubeConnection;
+  readonly kind: WatchedKind;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly onEvent: (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) => void;
+  readonly onState: (state: InformerState) => void;
+  /** Relist interval in ms (spec 2.1 resyncSeconds); 0 disables. */
+  readonly resyncMs?: number;
+  readonly initialBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+  /** Server-side watch timeout in seconds; the watch is re-opened from the last resourceVersion after it. */
+  readonly watchTimeoutSeconds?: number;
+}
+
+/** A running informer. */
+export interface Informer {
+  start(): void;
+  stop(): void;
+  /** True once the first list has been applied. */
+  synced(): boolean;
+}
+
+/**
+ * A list+watch informer over a KubeConnection (STYLE.md: "a typed informer wrapper is the only code that
+ * talks to the API"). Lists, then watches from the list's resourceVersion with bookmarks. A watch that
+ * ends is re-opened from the last resourceVersion; 410 Gone relists and emits only the differences, so no
+ * change is lost or counted twice; any other failure (refused, reset, 401, 403, TLS) is reported and
+ * retried with backoff. It never stops on its own.
+ */
+export function createInformer(options: InformerOptions): Informer {
+  const { connection, kind, clock, logger } = options;
+  const known = new Map<string, string>(); // namespace/name -> resourceVersion
+  let stopped = false;
+  let synced = false;
+  let current: AbortController | undefined;
+  let cancelResync: (() => void) | undefined;
+  let needList = true;
+  let resourceVersion = "";
+  let failures = 0;
+
+  const emit = (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) => {
+    const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
+    if (type === "DELETED") known.delete(key);
+    else known.set(key, String(object.metadata?.resourceVersion ?? ""));
+    try {
+      options.onEvent(type, trimManagedFields(object));
+    } catch (error) {
+      logger.error(`informer ${kind.kind}: handler failed on ${key}: ${(error as Error).message}`);
+    }
+  };
+
+  const list = async (signal: AbortSignal) => {
+    const body = await connection.getJson<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(kind.path, signal);
+    const seen = new Set<string>();
+    const apiVersion = kind.path.startsWith("/api/") ? "v1" : kind.path.split("/").slice(2, 4).join("/");
+    for (const item of body.items) {
+      item.kind ??= kind.kind;
+      item.apiVersion ??= apiVersion;
+      const key = `${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
+      seen.add(key);
+      const before = known.get(key);
+      if (before === undefined) emit("ADDED", item);
+      else if (before !== item.metadata?.resourceVersion) emit("MODIFIED", item);
+    }
+    for (const key of [...known.keys()]) {
+      if (!seen.has(key)) {
+        const [namespace, name] = key.split("/");
+        emit("DELETED", { kind: kind.kind, apiVersion, metadata: { namespace: namespace || undefined, name } });
+      }
+    }
+    resourceVersion = body.metadata.resourceVersion;
+  };
+
+  const watch = async (signal: AbortSignal) => {
+    const timeout = options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+    const query = `watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}&timeoutSeconds=${timeout}`;
+    const response = await connection.request(`${kind.path}?${query}`, { signal });
+    if (!response.ok) throw classifyStatus(response.status, await response.text(), `watch ${kind.path}`);
+    if (!response.body) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += value;
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline).trim();
+        buffered = buffered.slice(newline + 1);
+        if (line) handleLine(line);
+        newline = buffered.indexOf("\n");
+      }
+      if (failures > 0) {
+        failures = 0;
+        options.onState({ state: "synced" });
+      }
+    }
+  };
+
+  const handleLine = (line: string) => {
+    const event = JSON.parse(line) as { type: string; object: KubeObject };
+    if (event.type === "ERROR") {
+      const status = event.object as { code?: number; message?: string };
+      if (status.code === 410) throw new KubeError("gone", status.message ?? "resource version too old", 410);
+      throw new KubeError("http", `watch ${kind.path}: ${status.message ?? "error event"}`, status.code);
+    }
+    const rv = event.object?.metadata?.resourceVersion;
+    if (rv) resourceVersion = String(rv);
+    if (event.type === "BOOKMARK") return;
+    if (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED") emit(event.type, event.object);
+  };
+
+  const scheduleResync = () => {
+    if (!options.resyncMs) return;
+    cancelResync = clock.setTimer(() => {
+      needList = true;
+      current?.abort(new DOMException("resync", "AbortError"));
+      scheduleResync();
+    }, options.resyncMs);
+  };
+
+  const run = async () => {
+    options.onState({ state: "syncing", reason: "cache_sync_pending" });
+    while (!stopped) {
+      current = new AbortController();
+      try {
+        if (needList) {
+          await list(current.signal);
+          needList = false;
+          if (!synced || failures > 0) options.onState({ state: "synced" });
+          synced = true;
+          failures = 0;
+        }
+        await watch(current.signal);
+      } catch (error) {
+        if (stopped) break;
+        if (current.signal.aborted) continue; // a resync asked for a relist
+        if (error instanceof KubeError && error.failure === "gone") {
+          logger.debug(`informer ${kind.kind}: ${error.message}; relisting`);
+          needList = true;
+          continue;
+        }
+        failures += 1;
+        const reason = error instanceof KubeError && (error.failure === "forbidden" || error.failure === "unauthorized") ? "permission_denied" : "watcher_failed";
+        const message = (error as Error).message;
+        options.onState({ state: "failing", reason, message, attempts: failures });
+        if (failures === 1 || failures % 10 === 0) logger.warn(`informer ${kind.kind}: ${message} (attempt ${failures}; retrying with backoff)`);
+        const base = Math.min(options.maxBackoffMs ?? 30_000, (options.initialBackoffMs ?? 1_000) * 2 ** Math.min(failures - 1, 16));
+        try {
+          await clock.sleep(base * (0.8 + Math.random() * 0.4), current.signal);
+        } catch {
+          // stopped or resync during the backoff
+        }
+        if (!(error instanceof KubeError) || error.failure !== "http") needList = needList || !synced;
+      }
+    }
+  };
+
+  return {
+    start() {
+      scheduleResync();
+      void run();
+    },
+    stop() {
+      stopped = true;
+      cancelResync?.();
+      current?.abort(new DOMException("stopped", "AbortError"));
+    },
+    synced: () => synced,
+  };
+}

@@ -1,0 +1,116 @@
+import type { Decision } from "../model/decision.ts";
+import type { Finding } from "../model/finding.ts";
+import type { Incident } from "../model/incident.ts";
+import type { Message, MessageFinding } from "../model/message.ts";
+import { refLabel } from "../model/object-ref.ts";
+import type { StatusMark } from "../model/severity.ts";
+import { redact } from "./redact.ts";
+
+/** The four status emoji (spec 3.2): red only for incidents that page. */
+export const STATUS_EMOJI: Readonly<Record<StatusMark, string>> = { page: "🔴", notify: "🟠", low: "🔵", resolved: "✅" };
+
+/** Most findings listed in one message; the rest are counted. */
+export const MAX_LISTED_FINDINGS = 10;
+
+/**
+ * Renders a lifecycle decision into a provider-neutral Message (notify/): plain text and Markdown, each
+ * starting with exactly one status emoji; evidence redacted. A `resolve` also carries, in
+ * `openedResolved`, the one combined message deliver/ sends instead when the announcement never went out
+ * (spec 3.1). `cluster` is shown in the headline when set. Pure. Returns the count of redacted values too.
+ */
+export function renderDecision(decision: Decision, cluster: string): { message: Message; openedResolved?: Message; redacted: number } {
+  const counter = { n: 0 };
+  const message = render(decision, decision.action, cluster, counter);
+  const openedResolved = decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter) : undefined;
+  return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n };
+}
+
+// --- internal ---
+
+function render(decision: Decision, action: Message["action"], cluster: string, counter: { n: number }): Message {
+  const incident = decision.incident;
+  const mark: StatusMark = action === "resolve" || action === "opened_resolved" ? "resolved" : incident.mode === "page" ? "page" : incident.mode === "digest" ? "low" : "notify";
+  const emoji = STATUS_EMOJI[mark];
+  const clean = (text: string) => {
+    const r = redact(text);
+    counter.n += r.count;
+    return r.text;
+  };
+  const findings: MessageFinding[] = incident.findings.map((f) => ({
+    reason: f.reason,
+    object: f.object,
+    ...(f.container ? { container: f.container } : {}),
+    tier: f.tier,
+    summary: clean(f.summary),
+    evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })),
+  }));
+  const title = headline(incident, action);
+  const where = cluster ? ` [${cluster}]` : "";
+  const lines: { text: string; md: string }[] = [{ text: `${emoji} ${title}${where}`, md: `${emoji} **${title}**${where}` }];
+  const meta = `${incident.tier} · ${incident.rootReason}${incident.pageRule ? ` · page rule ${incident.pageRule}` : ""} · ${incident.findings.length} finding${incident.findings.length === 1 ? "" : "s"}`;
+  if (action === "update") {
+    for (const n of decision.news) lines.push({ text: `• ${clean(n)}`, md: `• ${clean(n)}` });
+  }
+  if (action === "resolve" || action === "opened_resolved") {
+    const minutes = Math.max(0, Math.round(((incident.resolvedAt ?? decision.at) - incident.openedAt) / 60_000));
+    const blame = `Was blamed on ${refLabel(incident.root)} (${incident.rootReason}); open ${minutes} min.`;
+    lines.push({ text: blame, md: blame });
+  } else {
+    lines.push({ text: meta, md: `_${meta}_` });
+  }
+  if (action !== "resolve") {
+    for (const f of findings.slice(0, MAX_LISTED_FINDINGS)) {
+      lines.push({ text: `• ${f.summary}`, md: `• ${f.summary}` });
+      const details = f.evidence.filter((e) => e.label !== "container").map((e) => `${e.label}: ${e.value}`).join(" · ");
+      if (details && action !== "opened_resolved") lines.push({ text: `    ${details}`, md: `    \`${details.replace(/`/g, "'")}\`` });
+    }
+    if (findings.length > MAX_LISTED_FINDINGS) {
+      const more = `… and ${findings.length - MAX_LISTED_FINDINGS} more`;
+      lines.push({ text: more, md: more });
+    }
+  }
+  return {
+    id: `${incident.id}#${incident.revision}${action === "opened_resolved" ? "+" : ""}`,
+    incidentId: incident.id,
+    action,
+    mark,
+    emoji,
+    tier: incident.tier,
+    mode: incident.mode,
+    title,
+    text: lines.map((l) => l.text).join("\n"),
+    markdown: lines.map((l) => l.md).join("\n"),
+    root: incident.root,
+    reason: incident.rootReason,
+    findings,
+    news: decision.news.map(clean),
+    dedupKey: incident.dedupKey,
+    at: decision.at,
+  };
+}
+
+function headline(incident: Incident, action: Message["action"]): string {
+  const root = refLabel(incident.root);
+  const subject = describe(incident);
+  switch (action) {
+    case "announce":
+      return `${root}: ${subject}`;
+    case "update":
+      return `Update: ${root}: ${subject}`;
+    case "resolve":
+      return `Resolved: ${root}`;
+    case "opened_resolved":
+      return `Opened and resolved: ${root}: ${subject}`;
+  }
+}
+
+function describe(incident: Incident): string {
+  const root = incident.findings.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name);
+  const symptoms = incident.findings.filter((f) => f !== root);
+  if (root) {
+    const state = root.reason === "NodeLost" ? "unreachable" : "NotReady";
+    return symptoms.length ? `${state}, ${symptoms.length} pod${symptoms.length === 1 ? "" : "s"} on it down` : state;
+  }
+  const pods = new Set(incident.findings.map((f: Finding) => f.object.name)).size;
+  return `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}`;
+}

@@ -1,0 +1,40 @@
+/** TLS material for one HTTPS peer (PEM text). */
+export interface TlsMaterial {
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  /** Skip server certificate verification (kubeconfig `insecure-skip-tls-verify`). */
+  readonly insecureSkipVerify?: boolean;
+  /** Server name to verify instead of the URL's host (kubeconfig `tls-server-name`). */
+  readonly serverName?: string;
+}
+
+/** A fetch bound to one TLS configuration. */
+export type TlsFetch = (url: string, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The one place that hands TLS material to the runtime's fetch (the Bun adapter of the stack card).
+ * Bun: the `tls` option of fetch. Deno: `Deno.createHttpClient`. Any other runtime gets the global
+ * fetch and only works with publicly trusted certificates (Node is not a supported runtime for `mon run`).
+ */
+export function createTlsFetch(tls: TlsMaterial): TlsFetch {
+  const runtime = globalThis as unknown as { Bun?: unknown; Deno?: { createHttpClient(o: Record<string, unknown>): unknown } };
+  if (runtime.Bun) {
+    const options = {
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      ...(tls.cert ? { cert: tls.cert } : {}),
+      ...(tls.key ? { key: tls.key } : {}),
+      ...(tls.serverName ? { serverName: tls.serverName } : {}),
+      rejectUnauthorized: !tls.insecureSkipVerify,
+    };
+    return (url, init) => fetch(url, { ...init, tls: options } as RequestInit);
+  }
+  if (runtime.Deno) {
+    const client = runtime.Deno.createHttpClient({
+      ...(tls.ca ? { caCerts: [tls.ca] } : {}),
+      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+    });
+    return (url, init) => fetch(url, { ...init, client } as RequestInit);
+  }
+  return (url, init) => fetch(url, init);
+}
