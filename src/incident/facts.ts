@@ -24,7 +24,7 @@ export function describeFact(fact: string, findings: readonly Finding[]): string
     return example ? `new: ${value} — ${example.summary}` : `new: ${value}`;
   }
   if (kind === "paging") return "now paging: the failure has lasted long enough to match a page rule";
-  if (kind === "affected") return `now affects at least ${value} object${value === "1" ? "" : "s"}`;
+  if (kind === "affected") return `now affects ${value} or more pods`;
   return fact;
 }
 

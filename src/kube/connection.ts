@@ -21,12 +21,15 @@ export interface KubeConnection {
  * runtime/tls-fetch.ts, because client-node's own undici transport loses it under Bun.
  * Throws KubeError "tls" / "network" with a clear message when the kubeconfig cannot be used.
  */
-export async function connectKube(options: { kubeconfigPath?: string; env?: Readonly<Record<string, string | undefined>> } = {}): Promise<KubeConnection> {
+export async function connectKube(options: { kubeconfigPath?: string; kubeconfigText?: string; env?: Readonly<Record<string, string | undefined>> } = {}): Promise<KubeConnection> {
   const env = options.env ?? process.env;
   const kc = new KubeConfig();
   let source: string;
   const path = options.kubeconfigPath ?? env.KUBECONFIG;
-  if (path) {
+  if (options.kubeconfigText) {
+    kc.loadFromString(options.kubeconfigText);
+    source = "built-in simulator";
+  } else if (path) {
     kc.loadFromFile(path);
     source = `kubeconfig ${path}`;
   } else if (env.KUBERNETES_SERVICE_HOST) {

@@ -143,9 +143,10 @@ export function createInformer(options: InformerOptions): Informer {
         if (needList) {
           await list(current.signal);
           needList = false;
-          if (!synced || failures > 0) options.onState({ state: "synced" });
+          const report = !synced || failures > 0;
           synced = true;
           failures = 0;
+          if (report) options.onState({ state: "synced" });
         }
         await watch(current.signal);
       } catch (error) {

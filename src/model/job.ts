@@ -12,6 +12,8 @@ export interface Job {
   readonly priority: Priority;
   /** Epoch ms when the job was queued; retries stop 24 h after it (spec 8). */
   readonly createdAt: number;
+  /** For a resolve: the combined 'opened and resolved' message to send instead when the announcement never went out (spec 3.1). */
+  readonly openedResolved?: Message;
 }
 
 /** How a provider classified one delivery attempt (STYLE.md convention 3). `conversation` is the vendor's thread id, when it gave one. */

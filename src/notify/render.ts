@@ -52,8 +52,7 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
     for (const n of decision.news) lines.push({ text: `• ${clean(n)}`, md: `• ${clean(n)}` });
   }
   if (action === "resolve" || action === "opened_resolved") {
-    const minutes = Math.max(0, Math.round(((incident.resolvedAt ?? decision.at) - incident.openedAt) / 60_000));
-    const blame = `Was blamed on ${refLabel(incident.root)} (${incident.rootReason}); open ${minutes} min.`;
+    const blame = `Was blamed on ${refLabel(incident.root)} (${incident.rootReason}); open ${duration((incident.resolvedAt ?? decision.at) - incident.openedAt)}.`;
     lines.push({ text: blame, md: blame });
   } else {
     lines.push({ text: meta, md: `_${meta}_` });
@@ -61,7 +60,8 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
   if (action !== "resolve") {
     for (const f of findings.slice(0, MAX_LISTED_FINDINGS)) {
       lines.push({ text: `• ${f.summary}`, md: `• ${f.summary}` });
-      const details = f.evidence.filter((e) => e.label !== "container").map((e) => `${e.label}: ${e.value}`).join(" · ");
+      // Evidence already quoted in the summary is not repeated.
+      const details = f.evidence.filter((e) => e.label !== "container" && !f.summary.includes(e.value)).map((e) => `${e.label}: ${e.value}`).join(" · ");
       if (details && action !== "opened_resolved") lines.push({ text: `    ${details}`, md: `    \`${details.replace(/`/g, "'")}\`` });
     }
     if (findings.length > MAX_LISTED_FINDINGS) {
@@ -87,6 +87,17 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
     dedupKey: incident.dedupKey,
     at: decision.at,
   };
+}
+
+/** A duration for people: `42 s`, `7 min`, `3 h 5 min`, `2 d 4 h`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ""}`;
+  return `${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ""}`;
 }
 
 function headline(incident: Incident, action: Message["action"]): string {

@@ -15,7 +15,7 @@ export function createLogger(options: { format?: LogFormat; level?: number; tag?
   const format = options.format ?? "text";
   const logger = createConsola({
     level: options.level ?? 3,
-    reporters: format === "json" ? [{ log: writeJson }] : undefined,
+    ...(format === "json" ? { reporters: [{ log: writeJson }] } : {}),
     formatOptions: { date: true, colors: false, compact: true },
     stderr: process.stderr,
     stdout: process.stderr,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { renderKubeconfig } from "./kubeconfig.ts";
 import { createSimPki, type SimPki } from "./pki.ts";
-import { findType, type ResourceType } from "./resources.ts";
+import { findType, findTypeByKind, type ResourceType } from "./resources.ts";
 import { startSimServer, type SimServer } from "./server.ts";
 import { ObjectStore, type KubeObject } from "./store.ts";
 
@@ -19,6 +19,8 @@ export interface Simulator {
   patchStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: Record<string, unknown>): KubeObject;
   /** Deletes an object; pods are force-deleted (grace period 0). Missing objects are ignored. */
   remove(apiVersion: string, kind: string, namespace: string | undefined, name: string): void;
+  /** The served resource type for a group, version and plural name; throws when not served. */
+  typeOf(group: string, version: string, plural: string): ResourceType;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,11 @@ export async function startSimulator(options: { port?: number; bookmarkIntervalM
         // already gone: the scenario's intent holds
       }
     },
+    typeOf(group, version, plural) {
+      const found = findType(group, version, plural);
+      if (!found) throw new Error(`the simulator does not serve ${group}/${version} ${plural}`);
+      return found;
+    },
     stop: () => server.close(),
   };
 }
@@ -81,14 +88,7 @@ export async function startSimulator(options: { port?: number; bookmarkIntervalM
 // --- internal ---
 
 function typeOf(apiVersion: string, kind: string): ResourceType {
-  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-  const found = [findType(group ?? "", version ?? "", `${kind.toLowerCase()}s`), findType(group ?? "", version ?? "", kind.toLowerCase())].find(Boolean)
-    ?? findTypeByKindLoose(apiVersion, kind);
+  const found = findTypeByKind(apiVersion, kind);
   if (!found) throw new Error(`the simulator does not serve ${apiVersion} ${kind}`);
   return found;
-}
-
-function findTypeByKindLoose(apiVersion: string, kind: string): ResourceType | undefined {
-  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
-  return findType(group ?? "", version ?? "", kind === "Endpoints" ? "endpoints" : kind.toLowerCase() + "es");
 }

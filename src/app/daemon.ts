@@ -1,0 +1,223 @@
+import type { LoadedConfig } from "../config/load.ts";
+import { formatWarning } from "../config/errors.ts";
+import { createDelivery, type Delivery } from "../deliver/delivery.ts";
+import { HealthRegistry } from "../health/registry.ts";
+import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import { createInformer, type Informer } from "../kube/informer.ts";
+import { Inventory } from "../kube/inventory.ts";
+import { WATCHED_KINDS } from "../kube/kinds.ts";
+import { createMetrics, type Metrics } from "../metrics.ts";
+import { buildProviders } from "../providers/build.ts";
+import { createHttpClient } from "../providers/http.ts";
+import { createRouter, type Router } from "../route/router.ts";
+import type { Cancel, Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { startHealthServer, type HealthServer } from "../server/health-server.ts";
+import { VERSION } from "../version.ts";
+import { runPass } from "./pipeline.ts";
+
+/** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
+export interface DaemonOptions {
+  readonly config: LoadedConfig;
+  readonly connection: KubeConnection;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly stdout?: (text: string) => void;
+  /** Overrides `healthCheck.port` (0 picks a free port). */
+  readonly healthPort?: number;
+  /** Batching delay of a pass after a change, ms (ARCHITECTURE.md: at most every 250 ms). */
+  readonly passDelayMs?: number;
+  /** Informer backoff after a failure, ms (default 1000, doubling to 30 s). */
+  readonly informerBackoffMs?: number;
+}
+
+/** A running daemon (`mon run`). */
+export interface Daemon {
+  readonly metrics: Metrics;
+  readonly health: HealthRegistry;
+  readonly delivery: Delivery;
+  readonly inventory: Inventory;
+  readonly router: Router;
+  /** Health server URL, when serving. */
+  healthUrl(): string | undefined;
+  /** Resolves true once every required informer has synced, false after `timeoutMs`. */
+  waitForSync(timeoutMs: number): Promise<boolean>;
+  /** Runs a pass now (tests and the demo use it to avoid waiting for the batch delay). */
+  passNow(): void;
+  /** Stops informers, flushes delivery for up to `drainMs`, closes the health server. */
+  stop(drainMs?: number): Promise<void>;
+}
+
+/**
+ * Starts mon: builds providers (startup fails with ConfigError if one cannot be constructed), the health
+ * server, one informer per watched kind feeding the Inventory, and the pass loop. The composition root:
+ * the only module that wires the stages together (ARCHITECTURE.md).
+ */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config: loaded, clock, logger } = options;
+  const config = loaded.config;
+  const cluster = config.app.clusterName;
+  for (const w of loaded.warnings) logger.warn(formatWarning(w));
+
+  const metrics = createMetrics();
+  const health = new HealthRegistry(() => clock.now());
+  const http = createHttpClient({ userAgent: `mon/${VERSION}` });
+  const built = buildProviders(config.alert, { http, logger, clusterName: cluster, stdout: options.stdout ?? ((t) => process.stdout.write(t)) }, { file: loaded.file, lineOf: loaded.lineOf });
+  for (const w of built.warnings) logger.warn(formatWarning(w));
+  const router = createRouter({ providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })), communityProvider: config.app.communityProvider });
+  if (router.warning) logger.warn(router.warning);
+  if (router.active.length === 0) logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
+  else logger.info(`delivering to ${router.active.join(", ")}${router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : ""}`);
+
+  const senders = new Map(built.providers.filter((p) => router.active.includes(p.definition.name)).map((p) => [p.definition.name, p.provider] as const));
+  for (const name of senders.keys()) health.set(`provider-${name}`, "ok");
+  const delivery = createDelivery({
+    senders,
+    clock,
+    logger,
+    hooks: {
+      attempted: () => metrics.deliveryNotifications.inc(),
+      retried: () => metrics.deliveryRetries.inc(),
+      dropped: (job) => {
+        metrics.deliveryDropped.inc();
+        metrics.deliveryTerminalErrors.inc();
+        if (job.message.action === "resolve") metrics.deliveryResolvesLost.inc();
+      },
+      deadLettered: (_letter, job) => {
+        metrics.deliveryDeadLetters.inc();
+        metrics.deliveryTerminalErrors.inc();
+        if (job.message.action === "resolve") metrics.deliveryResolvesLost.inc();
+      },
+      queueDepth: (provider, depth) => metrics.deliveryQueueDepth.set({ provider }, depth),
+      providerState: (provider, state) => {
+        if (state === "ok") health.set(`provider-${provider}`, "ok");
+        else health.set(`provider-${provider}`, "degraded", { reason: state === "rejected" ? "provider_rejected" : state === "rate_limited" ? "provider_rate_limited" : "provider_unavailable" });
+      },
+    },
+  });
+
+  let server: HealthServer | undefined;
+  if (config.healthCheck.enabled) {
+    server = await startHealthServer({ port: options.healthPort ?? config.healthCheck.port, health, metrics: metrics.registry });
+    logger.info(`health server on ${server.url}`);
+  }
+
+  const inventory = new Inventory();
+  let lifecycle: LifecycleState = emptyLifecycle();
+  let scheduled: Cancel | undefined;
+  let recheck: Cancel | undefined;
+  let firstDirtyAt: number | undefined;
+  let stopped = false;
+  const informers: Informer[] = [];
+  const syncWaiters = new Set<() => void>();
+  const allSynced = () => informers.every((i, n) => !WATCHED_KINDS[n]?.required || i.synced());
+
+  const pass = () => {
+    scheduled = undefined;
+    if (stopped || !allSynced()) return;
+    const now = clock.now();
+    const result = runPass(inventory, lifecycle, now, cluster);
+    for (const name of result.failedDetectors) {
+      metrics.panicsRecovered.inc({ stage: "detector" });
+      logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
+    }
+    lifecycle = result.state;
+    metrics.redactedValues.inc(result.redacted);
+    for (const d of result.decisions) metrics.incidentsTotal.inc({ action: d.action });
+    metrics.incidentsOpen.set(result.open);
+    for (const { message, openedResolved } of result.messages) {
+      logger.info(`${message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
+      for (const job of router.route(message, now, openedResolved)) delivery.enqueue(job);
+    }
+    if (firstDirtyAt !== undefined) metrics.decisionLag.observe(Math.max(0, now - firstDirtyAt) / 1000);
+    firstDirtyAt = undefined;
+    recheck?.();
+    recheck = result.nextCheckAt !== undefined ? clock.setTimer(schedule, result.nextCheckAt - now) : undefined;
+  };
+  const schedule = () => {
+    firstDirtyAt ??= clock.now();
+    if (!scheduled && !stopped) scheduled = clock.setTimer(pass, options.passDelayMs ?? 250);
+  };
+
+  const resyncMs = config.resyncSeconds * 1000;
+  for (const kind of WATCHED_KINDS) {
+    const component = `informer-${kind.kind}`;
+    health.set(component, "pending", { reason: "cache_sync_pending", required: kind.required });
+    const informer = createInformer({
+      connection: options.connection,
+      kind,
+      clock,
+      logger,
+      resyncMs,
+      initialBackoffMs: options.informerBackoffMs,
+      onEvent: (type, object) => {
+        try {
+          inventory.apply(kind.kind, type, object);
+        } catch (error) {
+          metrics.informerHandlerPanics.inc();
+          logger.error(`informer ${kind.kind}: cannot apply ${type} of ${object?.metadata?.name}: ${(error as Error).message}`);
+          return;
+        }
+        schedule();
+      },
+      onState: (state) => {
+        if (state.state === "synced") health.set(component, "ok");
+        else if (state.state === "syncing") health.set(component, "pending", { reason: state.reason });
+        else {
+          if (state.attempts === 1 && kind.required) metrics.sourceUnavailable.inc();
+          health.set(component, kind.required ? "failed" : "degraded", { reason: state.reason });
+        }
+        if (allSynced()) {
+          for (const w of syncWaiters) w();
+          schedule();
+        }
+      },
+    });
+    informers.push(informer);
+  }
+  logger.info(`mon ${VERSION} watching ${options.connection.server} (${options.connection.source})`);
+  for (const informer of informers) informer.start();
+
+  return {
+    metrics,
+    health,
+    delivery,
+    inventory,
+    router,
+    healthUrl: () => server?.url,
+    waitForSync(timeoutMs) {
+      if (allSynced()) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const done = () => {
+          syncWaiters.delete(done);
+          cancel();
+          resolve(true);
+        };
+        const cancel = clock.setTimer(() => {
+          syncWaiters.delete(done);
+          resolve(false);
+        }, timeoutMs);
+        syncWaiters.add(done);
+      });
+    },
+    passNow: () => {
+      scheduled?.();
+      pass();
+    },
+    async stop(drainMs = 5_000) {
+      stopped = true;
+      scheduled?.();
+      recheck?.();
+      for (const informer of informers) informer.stop();
+      const drained = await delivery.drain(drainMs);
+      if (!drained) {
+        const left = [...senders.keys()].reduce((n, name) => n + delivery.depth(name), 0);
+        metrics.deliveryDeferred.inc(left);
+        logger.warn(`shutdown: ${left} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`);
+      }
+      delivery.stop();
+      await server?.close();
+    },
+  };
+}

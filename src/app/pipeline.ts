@@ -1,0 +1,66 @@
+import { groupFindings } from "../correlate/group.ts";
+import { detectNodes } from "../detect/nodes.ts";
+import { detectPods } from "../detect/pods.ts";
+import { openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
+import type { Decision } from "../model/decision.ts";
+import type { Finding } from "../model/finding.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { Message } from "../model/message.ts";
+import { renderDecision } from "../notify/render.ts";
+
+/** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
+export interface PassResult {
+  readonly decisions: readonly Decision[];
+  readonly messages: readonly { message: Message; openedResolved?: Message }[];
+  readonly state: LifecycleState;
+  readonly open: number;
+  readonly findings: number;
+  readonly redacted: number;
+  readonly nextCheckAt?: number;
+  /** Detector families that threw; their findings are missing from this pass. */
+  readonly failedDetectors: readonly string[];
+}
+
+const DETECTORS: readonly [string, (inventory: InventoryView, now: number) => Finding[]][] = [
+  ["nodes", detectNodes],
+  ["pods", detectPods],
+];
+
+/**
+ * One pass of the pure core (ARCHITECTURE.md "The pass"): detect → correlate → lifecycle → render. No I/O,
+ * no clock: `now` is epoch ms. A detector that throws is skipped for this pass and named in
+ * `failedDetectors`; its open incidents are kept as they were rather than resolved on missing evidence.
+ */
+export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string): PassResult {
+  const findings: Finding[] = [];
+  const failedDetectors: string[] = [];
+  for (const [name, detect] of DETECTORS) {
+    try {
+      findings.push(...detect(inventory, now));
+    } catch {
+      failedDetectors.push(name);
+    }
+  }
+  if (failedDetectors.length > 0) {
+    return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors };
+  }
+  const drafts = groupFindings(findings, inventory);
+  const step = stepLifecycle(state, drafts, now, cluster);
+  let redacted = 0;
+  const messages = step.decisions.map((d) => {
+    const rendered = renderDecision(d, cluster);
+    redacted += rendered.redacted;
+    return { message: rendered.message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) };
+  });
+  const rechecks = findings.map((f) => f.recheckAt).filter((t): t is number => t !== undefined && t > now);
+  return {
+    decisions: step.decisions,
+    messages,
+    state: step.state,
+    open: openCount(step.state),
+    findings: findings.length,
+    redacted,
+    failedDetectors,
+    ...(rechecks.length ? { nextCheckAt: Math.min(...rechecks) } : {}),
+  };
+}

@@ -1,0 +1,38 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * Every `mon_*` metric this release exports (spec 4.2), declared once on a registry of its own (no global
+ * default registry), plus the standard runtime and process collectors.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  return {
+    registry,
+    incidentsTotal: counter("mon_incidents_total", "Incident lifecycle decisions by action (announce, update, resolve).", ["action"]),
+    incidentsOpen: gauge("mon_incidents_open", "Unresolved incidents that were announced."),
+    deliveryNotifications: counter("mon_delivery_notifications_total", "Notification attempts (every provider call)."),
+    deliveryRetries: counter("mon_delivery_retries_total", "Retry attempts after a transient failure or rate limit."),
+    deliveryDropped: counter("mon_delivery_dropped_total", "Notifications no provider accepted (retries exhausted). Alert on this to tell 'no incidents' from 'no deliveries'."),
+    deliveryTerminalErrors: counter("mon_delivery_terminal_errors_total", "Notifications failed with no fallback left."),
+    deliveryDeadLetters: counter("mon_delivery_dead_letters_total", "Notifications rejected permanently and dead-lettered."),
+    deliveryResolvesLost: counter("mon_delivery_resolves_lost_total", "Resolve messages given up."),
+    deliveryDeferred: counter("mon_delivery_deferred_total", "Jobs still queued at shutdown."),
+    deliveryQueueDepth: gauge("mon_delivery_queue_depth", "Jobs waiting per provider.", ["provider"]),
+    decisionLag: new Histogram({
+      name: "mon_pipeline_decision_lag_seconds",
+      help: "Seconds from a batch of cluster changes being submitted to its decisions being applied.",
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    informerHandlerPanics: counter("mon_informer_handler_panics_total", "Recovered informer handler failures."),
+    panicsRecovered: counter("mon_panics_recovered_total", "Contained failures in a pipeline stage.", ["stage"]),
+    redactedValues: counter("mon_redacted_values_total", "Sensitive values redacted before rendering."),
+    sourceUnavailable: counter("mon_source_unavailable_total", "Required sources (informers) that became unavailable."),
+  };
+}
+
+/** The metric set of one daemon. */
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,59 @@
+import type { Job } from "../model/job.ts";
+import type { Message } from "../model/message.ts";
+
+/** What routing needs to know of a configured provider. */
+export interface RoutedProvider {
+  readonly name: string;
+  readonly kind: "chat" | "paging" | "tracker" | "info";
+}
+
+/** Who hears what, and which configured providers are inactive (spec 1.10, 2.1 app.communityProvider). */
+export interface Router {
+  /** Providers that receive messages. */
+  readonly active: readonly string[];
+  /** Configured providers that receive nothing in this edition. */
+  readonly inactive: readonly string[];
+  /** A warning to log once at startup, when `app.communityProvider` names no configured provider. */
+  readonly warning?: string;
+  /** Jobs for one message. Updates and resolves go to exactly the providers that got the announcement. */
+  route(message: Message, now: number, openedResolved?: Message): Job[];
+}
+
+/**
+ * Creates the Community router (spec 1.10): one provider only, `communityProvider` when it is configured,
+ * else the first by name. A conversation stays with the providers its announcement went to (spec 6 item 4),
+ * even across later configuration of the root; after a restart with no record, the current choice applies.
+ */
+export function createRouter(options: { providers: readonly RoutedProvider[]; communityProvider?: string }): Router {
+  const names = options.providers.map((p) => p.name).sort();
+  const wanted = options.communityProvider ?? "";
+  const kept = wanted && names.includes(wanted) ? wanted : names[0];
+  const warning = wanted && !names.includes(wanted) ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}` : undefined;
+  const active = kept ? [kept] : [];
+  const conversations = new Map<string, readonly string[]>();
+
+  return {
+    active,
+    inactive: names.filter((n) => n !== kept),
+    ...(warning ? { warning } : {}),
+    route(message, now, openedResolved) {
+      let targets: readonly string[];
+      if (message.action === "announce" || message.action === "opened_resolved") {
+        targets = active;
+        conversations.set(message.incidentId, targets);
+      } else {
+        targets = conversations.get(message.incidentId) ?? active;
+        if (message.action === "resolve") conversations.delete(message.incidentId);
+      }
+      const urgent = message.action === "resolve" || message.mode === "page";
+      return targets.map((provider) => ({
+        id: `${provider}:${message.id}`,
+        provider,
+        message,
+        priority: urgent ? "urgent" : "routine",
+        createdAt: now,
+        ...(openedResolved ? { openedResolved } : {}),
+      }));
+    },
+  };
+}

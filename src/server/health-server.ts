@@ -1,0 +1,36 @@
+import { H3, serve } from "h3";
+import type { HealthRegistry } from "../health/registry.ts";
+import type { Registry } from "prom-client";
+
+/** A running health server. */
+export interface HealthServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the health endpoints of spec 4.1 on `port` (0 picks a free one): `/healthz` (liveness, 200 while the
+ * process runs), `/readyz` (200 once required caches synced, else 503), `/health` (JSON report; 200 unless
+ * failed, then 503) and `/metrics` (Prometheus text exposition). Bound to `hostname` (default all interfaces).
+ */
+export async function startHealthServer(options: { port: number; hostname?: string; health: HealthRegistry; metrics: Registry }): Promise<HealthServer> {
+  const app = new H3()
+    .get("/healthz", () => text(200, "ok\n"))
+    .get("/readyz", () => (options.health.ready() ? text(200, "ok\n") : text(503, "not ready: required caches not synced\n")))
+    .get("/health", () => {
+      const report = options.health.report();
+      return new Response(`${JSON.stringify(report)}\n`, { status: report.status === "failed" ? 503 : 200, headers: { "content-type": "application/json" } });
+    })
+    .get("/metrics", async () => new Response(await options.metrics.metrics(), { status: 200, headers: { "content-type": options.metrics.contentType } }));
+  const server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
+  await server.ready();
+  // Show an address a person can open; the server itself listens on `hostname` (all interfaces by default).
+  const port = server.url ? new URL(server.url).port : String(options.port);
+  return { url: `http://${options.hostname ?? "localhost"}:${port}`, close: () => server.close(true) };
+}
+
+// --- internal ---
+
+function text(status: number, body: string): Response {
+  return new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+}
