@@ -1,0 +1,31 @@
+/**
+ * Compiles src/main.ts into the single executable dist/mon (daemon and CLI), with the flags of
+ * STYLE.md "Binary facts": no .env or bunfig.toml autoload from the working directory, ESM bytecode.
+ * Usage: bun scripts/build.ts [--target bun-linux-x64] [--outfile dist/mon]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const root = join(import.meta.dirname, "..");
+const arg = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const outfile = arg("--outfile") ?? join(root, "dist", "mon");
+mkdirSync(join(root, "dist"), { recursive: true });
+const flags = [
+  "build",
+  "--compile",
+  "--no-compile-autoload-dotenv",
+  "--no-compile-autoload-bunfig",
+  "--format=esm",
+  "--bytecode",
+  "--minify-syntax",
+  ...(arg("--target") ? [`--target=${arg("--target")}`] : []),
+  join(root, "src", "main.ts"),
+  "--outfile",
+  outfile,
+];
+const result = spawnSync(process.execPath, flags, { stdio: "inherit", cwd: root });
+process.exit(result.status ?? 1);

@@ -1,0 +1,94 @@
+import { connectKube } from "../kube/connection.ts";
+import { parseConfig } from "../config/load.ts";
+import { startDaemon, type Daemon } from "../app/daemon.ts";
+import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { deployment, readyNode, runningPod } from "../sim/scenarios/builders.ts";
+import { stringify } from "yaml";
+import type { KubeObject } from "../model/inventory.ts";
+import { waitUntil } from "./capture-server.ts";
+
+/** A daemon running against a simulator, with a fake clock for its timers (passes, retries, backoff). */
+export interface TestCluster {
+  readonly sim: Simulator;
+  readonly daemon: Daemon;
+  readonly clock: FakeClock;
+  /** Waits until the daemon's Inventory has seen the simulator's latest change, then runs a pass. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a simulator and the real daemon against it over HTTPS, configured with `alert` providers.
+ * Passes run only when the test calls `settle()`; the fake clock moves only when the test advances it.
+ */
+export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string } = {}): Promise<TestCluster> {
+  const sim = await startSimulator();
+  const clock = createFakeClock(Date.now());
+  const config = parseConfig(stringify({ app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", {});
+  const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
+  const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {} });
+  await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
+  return {
+    sim,
+    daemon,
+    clock,
+    async settle() {
+      await waitUntil(() => consistent(sim, daemon), "the daemon's Inventory to match the simulator");
+      daemon.passNow();
+    },
+    async stop() {
+      await daemon.stop(0);
+      await sim.stop();
+    },
+  };
+}
+
+/** Seeds a small shop: three Ready nodes, Deployment `shop/api` with 2 pods (n1, n2) and `shop/web` with 1 pod on n3. */
+export function seedShop(sim: Simulator, now: number): { api: KubeObject; web: KubeObject } {
+  for (const node of ["n1", "n2", "n3"]) sim.apply(readyNode(node, now - 86_400_000));
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+  const make = (name: string, nodes: string[]) => {
+    const { deployment: d, replicaSet } = deployment("shop", name, nodes.length, `ghcr.io/shop/${name}:1.0`, "abc12");
+    const dep = sim.apply(d);
+    const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }] } });
+    nodes.forEach((node, i) => sim.apply(runningPod(rs, `p${i}`, node, now - 3_600_000)));
+    return dep;
+  };
+  return { api: make("api", ["n1", "n2"]), web: make("web", ["n3"]) };
+}
+
+/** Puts a pod's only container into CrashLoopBackOff with `restarts` restarts and exit code 1. */
+export function crashPod(sim: Simulator, namespace: string, name: string, restarts: number, now: number): void {
+  const pod = sim.store.get(sim.typeOf("", "v1", "pods"), namespace, name);
+  const c = pod.spec.containers[0];
+  sim.patchStatus("v1", "Pod", namespace, name, {
+    phase: "Running",
+    containerStatuses: [{
+      name: c.name, image: c.image, imageID: "", ready: false, started: false, restartCount: restarts,
+      state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container" } },
+      lastState: { terminated: { exitCode: 1, reason: "Error", message: "panic: cannot connect to db", finishedAt: new Date(now).toISOString() } },
+    }],
+  });
+}
+
+// --- internal ---
+
+const CHECKED: readonly [string, string, string][] = [
+  ["Pod", "", "pods"],
+  ["Node", "", "nodes"],
+  ["Deployment", "apps", "deployments"],
+  ["ReplicaSet", "apps", "replicasets"],
+];
+
+function consistent(sim: Simulator, daemon: Daemon): boolean {
+  for (const [kind, group, plural] of CHECKED) {
+    const want = sim.store.list(sim.typeOf(group, "v1", plural), undefined);
+    const have = daemon.inventory.list(kind);
+    if (want.length !== have.length) return false;
+    const versions = new Map(have.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
+    for (const o of want) if (versions.get(`${o.metadata.namespace}/${o.metadata.name}`) !== o.metadata.resourceVersion) return false;
+  }
+  return true;
+}
