@@ -20,6 +20,14 @@ export interface DeadLetter {
   readonly at: number;
 }
 
+interface InFlight {
+  readonly job: Job;
+  /** Set while the job waits out a backoff; aborting it ends the wait. */
+  waiting?: AbortController;
+  /** Replaced by a combined 'opened and resolved' message before it reached anyone. */
+  superseded: boolean;
+}
+
 /** What delivery reports to metrics and health; each callback is optional. */
 export interface DeliveryHooks {
   attempted?(provider: string): void;
@@ -57,7 +65,7 @@ export interface Delivery {
 export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
-  const queues = new Map<string, { jobs: Job[]; inFlight?: Job; running: boolean }>();
+  const queues = new Map<string, { jobs: Job[]; inFlight?: InFlight; running: boolean }>();
   const conversations = new Map<string, string>();
   const letters: DeadLetter[] = [];
   const stopper = new AbortController();
@@ -68,7 +76,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     if (!q) queues.set(provider, (q = { jobs: [], running: false }));
     return q;
   };
-  const depthOf = (provider: string) => {
+  const depthOf = (provider: string): number => {
     const q = queues.get(provider);
     return q ? q.jobs.length + (q.inFlight ? 1 : 0) : 0;
   };
@@ -93,9 +101,10 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     if (job.message.action === "resolve" || job.message.action === "opened_resolved") conversations.delete(`${provider}\u0000${job.message.incidentId}`);
   };
 
-  const deliverOne = async (provider: string, sender: Sender, job: Job) => {
+  const deliverOne = async (provider: string, sender: Sender, flight: InFlight) => {
+    const job = flight.job;
     const key = `${provider}\u0000${job.message.incidentId}`;
-    for (let attempt = 1; !stopper.signal.aborted; attempt++) {
+    for (let attempt = 1; !stopper.signal.aborted && !flight.superseded; attempt++) {
       hooks.attempted?.(provider);
       let outcome: Outcome;
       try {
@@ -128,10 +137,13 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
       hooks.providerState?.(provider, outcome.kind === "rateLimited" ? "rate_limited" : "unavailable", why);
       if (attempt === 1 || attempt % 10 === 0) logger.warn(`delivery to ${provider} failed (${why}); retry ${attempt} in ${Math.round(wait / 1000)} s`);
       hooks.retried?.(provider);
+      flight.waiting = new AbortController();
       try {
-        await clock.sleep(wait, stopper.signal);
+        await clock.sleep(wait, AbortSignal.any([stopper.signal, flight.waiting.signal]));
       } catch {
         return;
+      } finally {
+        flight.waiting = undefined;
       }
     }
   };
@@ -144,12 +156,16 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     try {
       while (q.jobs.length > 0 && !stopper.signal.aborted) {
         const job = q.jobs.splice(pickNext(q.jobs), 1)[0]!;
-        q.inFlight = job;
+        const flight: InFlight = { job, superseded: false };
+        q.inFlight = flight;
         if (!sender) {
           logger.error(`delivery: no provider named ${provider}; message ${job.message.id} dropped`);
           hooks.dropped?.(job, "unknown_provider");
-        } else await deliverOne(provider, sender, job);
-        finish(provider, job);
+        } else await deliverOne(provider, sender, flight);
+        if (flight.superseded) {
+          q.inFlight = undefined;
+          report(provider);
+        } else finish(provider, job);
       }
     } finally {
       q.running = false;
@@ -162,10 +178,21 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
       const q = queueOf(job.provider);
       let queued = job;
       if (job.message.action === "resolve") {
-        const pendingAnnounce = q.jobs.findIndex((j) => j.message.incidentId === job.message.incidentId && j.message.action === "announce");
+        const incident = job.message.incidentId;
+        let unannounced = q.jobs.some((j) => j.message.incidentId === incident && j.message.action === "announce");
+        // An announcement waiting out a retry has not reached anyone yet: it is merged too.
+        const flight = q.inFlight;
+        if (flight && flight.job.message.incidentId === incident && flight.job.message.action === "announce" && flight.waiting) {
+          flight.superseded = true;
+          flight.waiting.abort();
+          unannounced = true;
+        }
         // Updates still waiting are superseded by the resolve, which states the final outcome.
-        q.jobs = q.jobs.filter((j) => j.message.incidentId !== job.message.incidentId);
-        if (pendingAnnounce >= 0 && job.openedResolved) queued = { ...job, id: `${job.provider}:${job.openedResolved.id}`, message: job.openedResolved };
+        q.jobs = q.jobs.filter((j) => j.message.incidentId !== incident);
+        if (unannounced && job.openedResolved) {
+          queued = { ...job, id: `${job.provider}:${job.openedResolved.id}`, message: job.openedResolved };
+          logger.debug(`delivery to ${job.provider}: ${incident} resolved before its announcement went out; sending one combined message`);
+        }
       }
       q.jobs.push(queued);
       report(job.provider);

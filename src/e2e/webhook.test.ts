@@ -1,0 +1,91 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { runningStatus } from "../sim/scenarios/builders.ts";
+import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+
+const secrets = mkdtempSync(join(tmpdir(), "mon-webhook-"));
+const SECRET = "whsec_" + Buffer.from("a-signing-secret-of-32-bytes....").toString("base64");
+writeFileSync(join(secrets, "signing"), `${SECRET}\n`);
+
+let cluster: TestCluster | undefined;
+let hook: CaptureServer | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  await hook?.close();
+  cluster = hook = undefined;
+});
+
+describe("webhook: the daemon against the simulator", () => {
+  test("announce and resolve carry the documented body, signed with Standard Webhooks headers", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon`, signingSecret: `\${file:${join(secrets, "signing")}}` } }, { cluster: "prod-eu1" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    const [request] = await hook.waitFor(1);
+    const body = request!.json();
+    expect(request!.method).toBe("POST");
+    expect(request!.path).toBe("/mon");
+    expect(body).toMatchObject({
+      version: "1",
+      action: "announce",
+      incidentId: "Deployment/shop/api",
+      dedupKey: "mon-prod-eu1-deployment-shop-api-notify",
+      cluster: "prod-eu1",
+      root: { kind: "Deployment", namespace: "shop", name: "api" },
+      tier: "medium",
+      mode: "notify",
+      reason: "CrashLoopBackOff",
+      news: [],
+    });
+    expect(body.text).toStartWith("🟠 deployment shop/api: CrashLoopBackOff in 1 pod [prod-eu1]");
+    expect(body.findings).toEqual([
+      expect.objectContaining({
+        reason: "CrashLoopBackOff",
+        object: { kind: "Pod", namespace: "shop", name: "api-abc12-p0" },
+        container: "api",
+        tier: "medium",
+        evidence: expect.objectContaining({ container: "api", restarts: "4", "exit code": "1 (Error)", "last output": "panic: cannot connect to db", image: "ghcr.io/shop/api:1.0" }),
+      }),
+    ]);
+    // Standard Webhooks: HMAC-SHA256 over "<id>.<timestamp>.<body>" with the base64-decoded secret.
+    const id = String(request!.headers["webhook-id"]);
+    const timestamp = String(request!.headers["webhook-timestamp"]);
+    const expected = createHmac("sha256", Buffer.from(SECRET.slice(6), "base64")).update(`${id}.${timestamp}.${request!.body}`).digest("base64");
+    expect(request!.headers["webhook-signature"]).toBe(`v1,${expected}`);
+    expect(Number(timestamp)).toBe(Math.floor(clock.now() / 1000));
+
+    sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 5));
+    await cluster.settle();
+    const resolved = (await hook.waitFor(2))[1]!.json();
+    expect(resolved).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/api", dedupKey: body.dedupKey });
+    expect(resolved.text).toStartWith("✅ Resolved: deployment shop/api [prod-eu1]\nWas blamed on deployment shop/api (CrashLoopBackOff)");
+    expect(resolved.messageId).not.toBe(body.messageId);
+  });
+
+  test("an incident that opens and resolves while its announcement waits for a retry is told once, as one combined message", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    hook.queue({ status: 502, body: "bad gateway" });
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 1, "the announcement to wait for its retry");
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    await cluster.settle();
+    await clock.advance(1_200);
+    await hook.waitFor(2);
+    await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 0, "the queue to empty");
+    expect(hook.requests.map((r) => r.json().action)).toEqual(["announce", "opened_resolved"]);
+    expect(hook.requests[1]!.json().text).toStartWith("✅ Opened and resolved: deployment shop/web: CrashLoopBackOff in 1 pod");
+  });
+});
