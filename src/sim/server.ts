@@ -235,6 +235,8 @@ function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Context, typ
   }
   const table = wantsTable(req);
   res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Audit-Id": crypto.randomUUID() });
+  // kube-apiserver sends the headers at once; a client must not wait for the first event to learn the watch is open.
+  res.flushHeaders();
   ctx.streams.add(res);
   let first = true;
   const write = (event: WatchEvent) => {

@@ -19,6 +19,8 @@ export interface Simulator {
   patchStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: Record<string, unknown>): KubeObject;
   /** Deletes an object; pods are force-deleted (grace period 0). Missing objects are ignored. */
   remove(apiVersion: string, kind: string, namespace: string | undefined, name: string): void;
+  /** Replaces the accepted bearer tokens (token rotation and revocation in tests). */
+  setTokens(tokens: readonly string[]): void;
   /** The served resource type for a group, version and plural name; throws when not served. */
   typeOf(group: string, version: string, plural: string): ResourceType;
   stop(): Promise<void>;
@@ -33,7 +35,8 @@ export async function startSimulator(options: { port?: number; bookmarkIntervalM
   const pki = createSimPki();
   const store = new ObjectStore(now);
   const token = randomBytes(24).toString("hex");
-  const server = await startSimServer({ store, pki, tokens: [token], port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
+  const tokens = [token];
+  const server = await startSimServer({ store, pki, tokens, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
   const namespaces = typeOf("v1", "Namespace");
   for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
 
@@ -75,6 +78,9 @@ export async function startSimulator(options: { port?: number; bookmarkIntervalM
       } catch {
         // already gone: the scenario's intent holds
       }
+    },
+    setTokens(next) {
+      tokens.splice(0, tokens.length, ...next);
     },
     typeOf(group, version, plural) {
       const found = findType(group, version, plural);
