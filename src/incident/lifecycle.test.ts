@@ -1,0 +1,76 @@
+import { describe, expect, test } from "bun:test";
+import type { Finding } from "../model/finding.ts";
+import type { IncidentDraft } from "../model/incident.ts";
+import type { Tier } from "../model/severity.ts";
+import { emptyLifecycle, openCount, stepLifecycle, type LifecycleState } from "./lifecycle.ts";
+import { dedupKey } from "./tiers.ts";
+
+const root = { kind: "Deployment", namespace: "shop", name: "api" };
+function finding(pod: string, reason = "CrashLoopBackOff", tier: Tier = "medium", extra: Partial<Finding> = {}): Finding {
+  return { key: `${reason}/Pod/shop/${pod}/app`, reason, object: { kind: "Pod", namespace: "shop", name: pod }, tier, summary: `${pod} ${reason}`, evidence: [], since: 0, ...extra };
+}
+const draft = (...findings: Finding[]): IncidentDraft => ({ root, rootReason: findings[0]?.reason ?? "", findings });
+
+function run(steps: (IncidentDraft[])[]): { actions: string[][]; state: LifecycleState; news: string[][] } {
+  let state = emptyLifecycle();
+  const actions: string[][] = [];
+  const news: string[][] = [];
+  steps.forEach((drafts, i) => {
+    const out = stepLifecycle(state, drafts, 1_000 * (i + 1), "prod");
+    actions.push(out.decisions.map((d) => d.action));
+    news.push(out.decisions.flatMap((d) => [...d.news]));
+    state = out.state;
+  });
+  return { actions, state, news };
+}
+
+describe("stepLifecycle (spec 3.1)", () => {
+  test("announce once, stay quiet while nothing new is true, update on news, resolve when all findings are gone", () => {
+    const one = draft(finding("p1"));
+    const sameButMoreRestarts = draft({ ...finding("p1"), summary: "p1 crashed again, 9 restarts" });
+    const two = draft(finding("p1"), finding("p2"));
+    const { actions, news, state } = run([[one], [sameButMoreRestarts], [two], [two], []]);
+    expect(actions).toEqual([["announce"], [], ["update"], [], ["resolve"]]);
+    expect(news[2]).toEqual(["now affects 2 or more pods"]);
+    expect(openCount(state)).toBe(0);
+  });
+
+  test("a new reason is news; a finding leaving is not", () => {
+    const { actions, news } = run([[draft(finding("p1"), finding("p2"))], [draft(finding("p1"))], [draft(finding("p1"), finding("p1", "OOMKilled"))]]);
+    expect(actions).toEqual([["announce"], [], ["update"]]);
+    expect(news[2]![0]).toStartWith("new: OOMKilled");
+  });
+
+  test("an incident made only of normal-tier findings is held, and announced at once when it gets worse", () => {
+    const low = draft(finding("p1", "PodNodeLost", "normal"));
+    const worse = draft(finding("p1", "PodNodeLost", "normal"), finding("p2"));
+    const { actions } = run([[low], [low], [worse], []]);
+    expect(actions).toEqual([[], [], ["announce"], ["resolve"]]);
+  });
+
+  test("a held incident that goes away resolves silently", () => {
+    const { actions, state } = run([[draft(finding("p1", "PodNodeLost", "normal"))], []]);
+    expect(actions).toEqual([[], []]);
+    expect(state.incidents.size).toBe(0);
+  });
+
+  test("a page rule makes the incident critical and paging: news when it starts paging", () => {
+    const nodeRoot = { kind: "Node", name: "n1" };
+    const lost = (pageRule?: string): Finding => ({ key: "NodeLost/Node//n1", reason: "NodeLost", object: nodeRoot, tier: "high", summary: "n1 lost", evidence: [], since: 0, ...(pageRule ? { pageRule } : {}) });
+    let state = emptyLifecycle();
+    const first = stepLifecycle(state, [{ root: nodeRoot, rootReason: "NodeLost", findings: [lost()] }], 0, "prod");
+    expect(first.decisions[0]!.incident).toMatchObject({ tier: "high", mode: "notify" });
+    state = first.state;
+    const paged = stepLifecycle(state, [{ root: nodeRoot, rootReason: "NodeLost", findings: [lost("ClusterCriticalDown")] }], 300_000, "prod");
+    expect(paged.decisions.map((d) => d.action)).toEqual(["update"]);
+    expect(paged.decisions[0]!.incident).toMatchObject({ tier: "critical", mode: "page", pageRule: "ClusterCriticalDown" });
+  });
+
+  test("the dedup key is derived from cluster and root only, so it survives a state reset", () => {
+    expect(dedupKey("prod-eu1", root, "page")).toBe("mon-prod-eu1-deployment-shop-api-page");
+    const a = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod").decisions[0]!.incident.dedupKey;
+    const b = stepLifecycle(emptyLifecycle(), [draft(finding("p9"))], 99, "prod").decisions[0]!.incident.dedupKey;
+    expect(a).toBe(b);
+    expect(dedupKey("A Cluster/é", { kind: "Node", name: "x".repeat(300) }, "page").length).toBeLessThanOrEqual(255);
+  });
+});

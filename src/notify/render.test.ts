@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import type { Action, Decision } from "../model/decision.ts";
+import type { Incident } from "../model/incident.ts";
+import { duration, renderDecision, STATUS_EMOJI } from "./render.ts";
+
+const EMOJI = Object.values(STATUS_EMOJI);
+function decision(action: Action, mode: Incident["mode"], extra: Partial<Incident> = {}): Decision {
+  const incident: Incident = {
+    id: "Deployment/shop/api",
+    root: { kind: "Deployment", namespace: "shop", name: "api" },
+    rootReason: "CrashLoopBackOff",
+    tier: mode === "page" ? "critical" : mode === "digest" ? "normal" : "medium",
+    mode,
+    findings: [{ key: "k", reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: "api-1" }, tier: "medium", summary: 'exit 1; last output: "postgres://app:hunter2@db:5432/x refused"', evidence: [{ label: "token", value: "Authorization: Bearer abcdefghijklmnop" }], since: 0 }],
+    openedAt: 0,
+    phase: action === "resolve" ? "resolved" : "open",
+    resolvedAt: action === "resolve" ? 754_000 : undefined,
+    told: [],
+    dedupKey: "mon-prod-deployment-shop-api-notify",
+    revision: 1,
+    ...extra,
+  };
+  return { action, incident, news: action === "update" ? ["now affects 2 or more pods"] : [], at: 754_000 };
+}
+
+describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
+  const cases: [Action, Incident["mode"], string][] = [
+    ["announce", "page", "🔴"],
+    ["announce", "notify", "🟠"],
+    ["update", "notify", "🟠"],
+    ["announce", "digest", "🔵"],
+    ["resolve", "page", "✅"],
+    ["resolve", "notify", "✅"],
+  ];
+  for (const [action, mode, emoji] of cases) {
+    test(`${action} of a ${mode} incident starts with ${emoji} and contains no other status emoji`, () => {
+      const { message, openedResolved } = renderDecision(decision(action, mode), "prod");
+      for (const text of [message.text, message.markdown, ...(openedResolved ? [openedResolved.text] : [])]) {
+        const first = Array.from(text)[0];
+        expect(EMOJI).toContain(first);
+        expect(EMOJI.filter((e) => text.includes(e))).toEqual([first!]);
+      }
+      expect(message.text.startsWith(emoji)).toBe(true);
+    });
+  }
+
+  test("red is reserved for paging incidents", () => {
+    for (const mode of ["notify", "digest"] as const) expect(renderDecision(decision("announce", mode), "").message.text).not.toContain("🔴");
+  });
+
+  test("credentials in what a pod wrote are redacted and counted", () => {
+    const { message, redacted } = renderDecision(decision("announce", "notify"), "prod");
+    expect(message.text).toContain("postgres://app:[redacted]@db:5432/x");
+    expect(message.text).not.toContain("hunter2");
+    expect(message.text).not.toContain("abcdefghijklmnop");
+    expect(redacted).toBe(2);
+  });
+
+  test("a resolve names what the incident was blamed on and how long it was open; it carries the combined variant", () => {
+    const { message, openedResolved } = renderDecision(decision("resolve", "notify"), "prod");
+    expect(message.text).toBe("✅ Resolved: deployment shop/api [prod]\nWas blamed on deployment shop/api (CrashLoopBackOff); open 12 min.");
+    expect(openedResolved?.action).toBe("opened_resolved");
+    expect(openedResolved?.text).toStartWith("✅ Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod [prod]");
+  });
+
+  test("durations read naturally", () => {
+    expect([duration(42_000), duration(7 * 60_000), duration(185 * 60_000), duration(52 * 3_600_000)]).toEqual(["42 s", "7 min", "3 h 5 min", "2 d 4 h"]);
+  });
+});
