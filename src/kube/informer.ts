@@ -53,6 +53,7 @@ export function createInformer(options: InformerOptions): Informer {
   let needList = true;
   let resourceVersion = "";
   let failures = 0;
+  let brokenStreams = 0;
 
   const emit = (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) => {
     const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
@@ -96,8 +97,22 @@ export function createInformer(options: InformerOptions): Informer {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = "";
     for (;;) {
-      const { value, done } = await reader.read();
+      let chunk: ReadableStreamReadResult<string>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        // An accepted watch that breaks (an API server restarting) is reopened at once from the last
+        // resourceVersion; three breaks in a row without any data count as a failure and back off.
+        if (!signal.aborted && brokenStreams < 3) {
+          brokenStreams += 1;
+          logger.debug(`informer ${kind.kind}: watch stream ended (${(error as Error).message}); reopening`);
+          return;
+        }
+        throw error;
+      }
+      const { value, done } = chunk;
       if (done) break;
+      brokenStreams = 0;
       buffered += value;
       let newline = buffered.indexOf("\n");
       while (newline >= 0) {

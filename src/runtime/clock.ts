@@ -89,6 +89,7 @@ function sleepWith(setTimer: (fn: () => void, ms: number) => Cancel, delayMs: nu
   });
 }
 
+/** Lets every pending promise chain run (one real macrotask turn), so code awaiting I/O-free work schedules its next timer. */
 async function flushMicrotasks(): Promise<void> {
-  for (let i = 0; i < 10; i++) await Promise.resolve();
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
 }

@@ -1,0 +1,146 @@
+import { describe, expect, test } from "bun:test";
+import type { Job, Outcome } from "../model/job.ts";
+import type { Message } from "../model/message.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { message } from "../testing/messages.ts";
+import { backoffMs, RETRY_WINDOW_MS } from "./backoff.ts";
+import { createDelivery, type Sender } from "./delivery.ts";
+
+/** A provider stand-in answering from a script and recording what it was sent and when. */
+function scripted(outcomes: Outcome[], clock: { now(): number }) {
+  const sent: { id: string; at: number; conversation?: string }[] = [];
+  const sender: Sender = {
+    async send(m, ctx) {
+      sent.push({ id: m.id, at: clock.now(), conversation: ctx.conversation });
+      return outcomes.shift() ?? { kind: "ok" };
+    },
+  };
+  return { sender, sent };
+}
+
+function job(m: Message, createdAt = 0, priority: Job["priority"] = "routine", openedResolved?: Message): Job {
+  return { id: `p:${m.id}`, provider: "p", message: m, priority, createdAt, ...(openedResolved ? { openedResolved } : {}) };
+}
+
+const noJitter = () => 0.5;
+
+describe("delivery", () => {
+  test("Retry-After on a 429 is honoured exactly", async () => {
+    const clock = createFakeClock(0);
+    const { sender, sent } = scripted([{ kind: "rateLimited", afterMs: 7_000 }], clock);
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), random: noJitter });
+    delivery.enqueue(job(message("a", "announce")));
+    await clock.advance(6_999);
+    expect(sent).toHaveLength(1);
+    await clock.advance(1);
+    expect(sent.map((s) => s.at)).toEqual([0, 7_000]);
+  });
+
+  test("a 429 without Retry-After backs off from 5 s doubling, capped at 5 min", () => {
+    expect([1, 2, 3, 6, 7, 20].map((n) => backoffMs("rateLimited", n, undefined, noJitter))).toEqual([5_000, 10_000, 20_000, 160_000, 300_000, 300_000]);
+    const jittered = [0, 1].map((r) => backoffMs("rateLimited", 1, undefined, () => r));
+    expect(jittered).toEqual([4_000, 6_000]);
+  });
+
+  test("transient failures are retried for 24 hours, then dropped and reported", async () => {
+    const clock = createFakeClock(0);
+    const { sender, sent } = scripted(Array(1_000).fill({ kind: "retry", reason: "http_503" }), clock);
+    const dropped: string[] = [];
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), random: noJitter, hooks: { dropped: (j, why) => dropped.push(`${j.message.id}: ${why}`) } });
+    delivery.enqueue(job(message("a", "announce")));
+    await clock.advance(RETRY_WINDOW_MS + 60_000);
+    expect(dropped).toEqual(["a#announce: http_503"]);
+    expect(sent.length).toBeGreaterThan(280); // 1 s doubling to 5 min over 24 h
+    expect(sent[sent.length - 1]!.at).toBeLessThanOrEqual(RETRY_WINDOW_MS);
+    expect(delivery.depth("p")).toBe(0);
+  });
+
+  test("resolves and pages go ahead of routine jobs, but never ahead of an earlier job of their own incident", async () => {
+    const clock = createFakeClock(0);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const order: string[] = [];
+    const sender: Sender = {
+      async send(m) {
+        order.push(m.id);
+        if (order.length === 1) await gate;
+        return { kind: "ok" };
+      },
+    };
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    delivery.enqueue(job(message("first", "announce")));
+    delivery.enqueue(job(message("b", "announce")));
+    delivery.enqueue(job(message("c", "update")));
+    delivery.enqueue(job(message("a", "resolve"), 0, "urgent"));
+    delivery.enqueue(job(message("b", "update", { id: "b#page" }), 0, "urgent"));
+    release();
+    expect(await delivery.drain(1_000)).toBe(true);
+    expect(order).toEqual(["first#announce", "a#resolve", "b#announce", "b#page", "c#update"]);
+  });
+
+  test("a permanent rejection is dead-lettered at once, never retried", async () => {
+    const clock = createFakeClock(0);
+    const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403" }], clock);
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    delivery.enqueue(job(message("a", "announce")));
+    await clock.advance(3_600_000);
+    expect(sent).toHaveLength(1);
+    expect(delivery.deadLetters()).toEqual([{ provider: "p", messageId: "a#announce", incidentId: "a", action: "announce", reason: "http_403", at: 0 }]);
+  });
+
+  test("the conversation id of an announcement is given to its updates and resolve, then forgotten", async () => {
+    const clock = createFakeClock(0);
+    const { sender, sent } = scripted([{ kind: "ok", conversation: "1700.01" }], clock);
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    for (const action of ["announce", "update", "resolve"] as const) {
+      delivery.enqueue(job(message("a", action)));
+      await delivery.drain(1_000);
+    }
+    expect(sent.map((s) => s.conversation)).toEqual([undefined, "1700.01", "1700.01"]);
+    expect(delivery.conversation("p", "a")).toBeUndefined();
+  });
+
+  test("a resolve supersedes updates still waiting in the queue", async () => {
+    const clock = createFakeClock(0);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ids: string[] = [];
+    const sender: Sender = {
+      async send(m) {
+        ids.push(m.id);
+        if (ids.length === 1) await gate;
+        return { kind: "ok" };
+      },
+    };
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    delivery.enqueue(job(message("a", "announce")));
+    delivery.enqueue(job(message("a", "update")));
+    delivery.enqueue(job(message("a", "resolve"), 0, "urgent", message("a", "opened_resolved")));
+    release();
+    await delivery.drain(1_000);
+    expect(ids).toEqual(["a#announce", "a#resolve"]);
+  });
+
+  test("a resolve while the announcement still waits in the queue becomes one 'opened and resolved' message", async () => {
+    const clock = createFakeClock(0);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ids: string[] = [];
+    const sender: Sender = {
+      async send(m) {
+        ids.push(m.id);
+        if (ids.length === 1) await gate;
+        return { kind: "ok" };
+      },
+    };
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    delivery.enqueue(job(message("busy", "announce")));
+    delivery.enqueue(job(message("a", "announce")));
+    delivery.enqueue(job(message("a", "update")));
+    delivery.enqueue(job(message("a", "resolve"), 0, "urgent", message("a", "opened_resolved")));
+    release();
+    await delivery.drain(1_000);
+    expect(ids).toEqual(["busy#announce", "a#opened_resolved"]);
+  });
+});

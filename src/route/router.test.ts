@@ -1,0 +1,32 @@
+import { describe, expect, test } from "bun:test";
+import { message } from "../testing/messages.ts";
+import { createRouter } from "./router.ts";
+
+const providers = [{ name: "webhook", kind: "info" as const }, { name: "slack", kind: "chat" as const }];
+
+describe("router (Community, spec 1.10)", () => {
+  test("one provider only: app.communityProvider when configured", () => {
+    const router = createRouter({ providers, communityProvider: "webhook" });
+    expect(router.active).toEqual(["webhook"]);
+    expect(router.inactive).toEqual(["slack"]);
+    expect(router.route(message("a", "announce"), 0).map((j) => j.provider)).toEqual(["webhook"]);
+  });
+
+  test("empty or unknown communityProvider keeps the first by name, with a warning for an unknown one", () => {
+    expect(createRouter({ providers }).active).toEqual(["slack"]);
+    const router = createRouter({ providers, communityProvider: "pagerDuty" });
+    expect(router.active).toEqual(["slack"]);
+    expect(router.warning).toBe("app.communityProvider pagerDuty is not configured; keeping slack");
+  });
+
+  test("resolves and pages are urgent; routine otherwise", () => {
+    const router = createRouter({ providers });
+    expect(router.route(message("a", "announce"), 0)[0]!.priority).toBe("routine");
+    expect(router.route(message("b", "announce", { mode: "page" }), 0)[0]!.priority).toBe("urgent");
+    expect(router.route(message("a", "resolve"), 0)[0]!.priority).toBe("urgent");
+  });
+
+  test("no provider configured: nothing to send", () => {
+    expect(createRouter({ providers: [] }).route(message("a", "announce"), 0)).toEqual([]);
+  });
+});
