@@ -36,7 +36,7 @@ export function parseConfig(text: string, file: string | undefined, env: Readonl
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const syntax = doc.errors[0];
   if (syntax) {
-    const line = syntax.linePos?.[0]?.line;
+    const line = syntax.linePos?.[0]?.line ?? lines.linePos(syntax.pos[0]).line;
     throw new ConfigError("yaml_syntax", "", syntax.message.split("\n")[0] ?? "invalid YAML", shown, line);
   }
   const keyLines = new Map<string, number>();

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { ConfigError } from "../config/errors.ts";
 import { isFileReference, readCredential } from "../config/expand.ts";
-import { suggestKey, unknownKeys } from "../config/unknown-keys.ts";
+import { editDistance, suggestKey, unknownKeys } from "../config/unknown-keys.ts";
 import type { ConfigWarning } from "../config/errors.ts";
 import { PROVIDERS } from "./_registry.gen.ts";
 import type { Provider, ProviderDefinition, ProviderDeps } from "./define.ts";
@@ -75,5 +75,10 @@ export function buildProviders(
 
 function closestProvider(name: string): string | undefined {
   const lower = name.toLowerCase();
-  return Object.keys(PROVIDERS).find((known) => known.toLowerCase() === lower || known.toLowerCase().startsWith(lower.slice(0, 4)));
+  let best: { name: string; distance: number } | undefined;
+  for (const known of Object.keys(PROVIDERS)) {
+    const distance = editDistance(lower, known.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: known, distance };
+  }
+  return best?.name;
 }

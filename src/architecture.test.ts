@@ -1,0 +1,66 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+/**
+ * The dependency rule of ARCHITECTURE.md, read from the import lines of every source file: no stage
+ * imports another stage; the pure core does no I/O and reads no wall clock; only app/ wires stages, only
+ * cli/ imports app/; `Bun.*` only in runtime/.
+ */
+const SRC = import.meta.dirname;
+const STAGES = ["kube", "detect", "correlate", "incident", "notify", "route", "deliver", "providers"];
+const PURE = ["detect", "correlate", "incident", "notify"];
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return files(full);
+    return name.endsWith(".ts") && !name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
+const sources = files(SRC).map((path) => {
+  const text = readFileSync(path, "utf8");
+  const imports = [...text.matchAll(/^(?:import|export)[^"']*from\s+["']([^"']+)["']/gm)].map((m) => m[1]!);
+  return { path: relative(SRC, path), layer: relative(SRC, path).split("/")[0]!, text, imports };
+});
+
+function importedLayers(source: (typeof sources)[number]): string[] {
+  return source.imports.filter((i) => i.startsWith(".")).map((i) => relative(SRC, join(SRC, source.path, "..", i)).split("/")[0]!);
+}
+
+describe("architecture", () => {
+  test("no stage imports another stage", () => {
+    const offences = sources.filter((s) => STAGES.includes(s.layer)).flatMap((s) => importedLayers(s).filter((l) => STAGES.includes(l) && l !== s.layer).map((l) => `${s.path} imports ${l}/`));
+    expect(offences).toEqual([]);
+  });
+
+  test("the pure core does no I/O and never reads the wall clock", () => {
+    const offences = sources
+      .filter((s) => PURE.includes(s.layer))
+      .flatMap((s) => [
+        ...s.imports.filter((i) => /^(node:)?(fs|net|http|https|child_process|dns|tls)$/.test(i) || ["ofetch", "@kubernetes/client-node"].includes(i)).map((i) => `${s.path} imports ${i}`),
+        ...(/Date\.now\(\)|new Date\(\)|setTimeout\(|fetch\(/.test(s.text) ? [`${s.path} reads the clock or does I/O`] : []),
+      ]);
+    expect(offences).toEqual([]);
+  });
+
+  test("only app/ wires stages and only cli/ imports app/; model/ imports nothing of ours but model/", () => {
+    // testing/ holds helpers imported only by tests, which run the whole daemon.
+    const appImporters = sources.filter((s) => importedLayers(s).includes("app") && !["app", "cli", "testing"].includes(s.layer)).map((s) => s.path);
+    expect(appImporters).toEqual([]);
+    const modelOffences = sources.filter((s) => s.layer === "model").flatMap((s) => importedLayers(s).filter((l) => l !== "model").map((l) => `${s.path} imports ${l}/`));
+    expect(modelOffences).toEqual([]);
+    const crossCutting = ["config", "health", "runtime", "server", "metrics.ts", "state"];
+    const upward = sources.filter((s) => crossCutting.includes(s.layer)).flatMap((s) => importedLayers(s).filter((l) => STAGES.includes(l) || l === "app" || l === "cli").map((l) => `${s.path} imports ${l}/`));
+    expect(upward).toEqual([]);
+  });
+
+  test("Bun.* is used only behind the runtime adapter", () => {
+    expect(sources.filter((s) => s.layer !== "runtime" && /\bBun\.[a-z]/.test(s.text)).map((s) => s.path)).toEqual([]);
+  });
+
+  test("no computed imports (they fail inside the compiled binary)", () => {
+    expect(sources.filter((s) => /import\(\s*`/.test(s.text)).map((s) => s.path)).toEqual([]);
+  });
+});

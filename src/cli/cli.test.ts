@@ -1,0 +1,88 @@
+import { describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+
+const MAIN = join(import.meta.dirname, "..", "main.ts");
+const dir = mkdtempSync(join(tmpdir(), "mon-cli-"));
+
+function mon(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("mon CLI", () => {
+  test("--version prints the package version", async () => {
+    expect(await mon(["--version"])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  test("--help lists run, lint, demo and sim", async () => {
+    const { code, stdout } = await mon(["--help"]);
+    expect(code).toBe(0);
+    for (const command of ["run", "lint", "demo", "sim"]) expect(stdout).toContain(command);
+  });
+
+  test("lint accepts a valid file and warns about unknown keys; --strict rejects them", async () => {
+    const path = file("ok.yaml", "app:\n  clusterNmae: x\nalert:\n  stdout: {}\n");
+    const ok = await mon(["lint"], { CONFIG_FILE: path });
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toContain("ok.yaml:2: unknown key app.clusterNmae (did you mean clusterName?)");
+    expect(ok.stderr).toContain("valid (stdout)");
+    const strict = await mon(["lint", "--strict", "--config", path]);
+    expect(strict.code).toBe(1);
+  });
+
+  test("lint warns when no provider is configured", async () => {
+    const { code, stderr } = await mon(["lint", "--config", file("empty.yaml", "app:\n  clusterName: x\n")]);
+    expect(code).toBe(0);
+    expect(stderr).toContain("no alert provider is configured");
+  });
+
+  test("lint fails with one clear line for a startup failure", async () => {
+    const { code, stderr } = await mon(["lint", "--config", file("bad.yaml", "app:\n  logFormatter: xml\n")]);
+    expect(code).toBe(1);
+    expect(stderr).toContain("configuration: bad.yaml:2: app.logFormatter: must be text or json");
+  });
+
+  test("run refuses to start when CONFIG_FILE names a missing file", async () => {
+    const { code, stderr } = await mon(["run"], { CONFIG_FILE: join(dir, "missing.yaml") });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`CONFIG_FILE: configuration file ${join(dir, "missing.yaml")} does not exist`);
+  });
+
+  test("run with a kubeconfig whose CA is wrong logs a clear TLS error and keeps retrying (reported, never silent)", async () => {
+    const { startSimulator } = await import("../sim/simulator.ts");
+    const { createSimPki } = await import("../sim/pki.ts");
+    const { renderKubeconfig } = await import("../sim/kubeconfig.ts");
+    const sim = await startSimulator();
+    try {
+      const path = file("wrong-ca.kubeconfig", renderKubeconfig({ server: sim.server.url, caCert: createSimPki("other").caCert, token: sim.token }));
+      const child = spawn(process.execPath, [MAIN, "run", "--kubeconfig", path], { env: { PATH: process.env.PATH ?? "", HOME: dir, CONFIG_FILE: file("hc.yaml", "healthCheck:\n  enabled: false\n") }, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      const { waitUntil } = await import("../testing/capture-server.ts");
+      await waitUntil(() => stderr.includes("TLS verification of"), "the TLS error in the log", 10_000);
+      expect(child.exitCode).toBeNull();
+      child.kill("SIGTERM");
+      await new Promise((r) => child.on("close", r));
+      expect(stderr).toContain(`TLS verification of ${sim.server.url} failed`);
+      expect(stderr).toContain("retrying with backoff");
+    } finally {
+      await sim.stop();
+    }
+  });
+});

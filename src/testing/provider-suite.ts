@@ -1,0 +1,88 @@
+import { expect, test } from "bun:test";
+import * as v from "valibot";
+import type { Outcome } from "../model/job.ts";
+import type { Message } from "../model/message.ts";
+import type { ProviderDefinition } from "../providers/define.ts";
+import { createHttpClient } from "../providers/http.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { startCaptureServer, type CaptureServer, type ScriptedAnswer } from "./capture-server.ts";
+import { message } from "./messages.ts";
+
+/** How a provider under test is pointed at a capture server. */
+export interface ProviderCase {
+  readonly definition: ProviderDefinition;
+  /** Valid options for the provider, with credentials already read, given the capture server's base URL. */
+  options(baseUrl: string): Record<string, unknown>;
+  /** Options the schema must reject, each with why. */
+  readonly invalid: readonly [Record<string, unknown>, string][];
+  /** A secret value the options carry; it must never appear in an outcome's reason. */
+  readonly secret?: string;
+  /** The answer the vendor gives to a successful call. */
+  readonly okAnswer?: ScriptedAnswer;
+}
+
+/**
+ * The provider conformance kit (STYLE.md convention 5): schema accepts and rejects, the status-code →
+ * outcome table of providers.md 1.4, unicode and over-limit text producing a valid request, and secrets
+ * never in outcomes. Each provider's test calls it, then adds its own cases.
+ */
+export function providerSuite(c: ProviderCase): void {
+  const send = async (server: CaptureServer, m: Message = message("a", "announce")): Promise<Outcome> => {
+    const provider = c.definition.create(v.parse(c.definition.options, c.options(server.url)) as never, { http: createHttpClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
+    return provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z") });
+  };
+
+  test(`${c.definition.name}: the option schema accepts valid options and rejects invalid ones`, () => {
+    expect(v.safeParse(c.definition.options, c.options("http://127.0.0.1:1")).success).toBe(true);
+    for (const [options, why] of c.invalid) expect(v.safeParse(c.definition.options, options).success, why).toBe(false);
+  });
+
+  const table: [ScriptedAnswer, Outcome["kind"], number | undefined][] = [
+    [c.okAnswer ?? { status: 200, body: "ok" }, "ok", undefined],
+    [{ status: 400, body: "invalid_payload" }, "permanent", undefined],
+    [{ status: 401, body: "unauthorized" }, "permanent", undefined],
+    [{ status: 404, body: "no_service" }, "permanent", undefined],
+    [{ status: 429, headers: { "retry-after": "7" } }, "rateLimited", 7_000],
+    [{ status: 429 }, "rateLimited", undefined],
+    [{ status: 500 }, "retry", undefined],
+    [{ status: 503, headers: { "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" } }, "retry", 30_000],
+  ];
+  for (const [answer, kind, afterMs] of table) {
+    test(`${c.definition.name}: HTTP ${answer.status}${answer.headers ? " with Retry-After" : ""} → ${kind}`, async () => {
+      const server = await startCaptureServer();
+      try {
+        server.queue(answer);
+        const outcome = await send(server);
+        expect(outcome.kind).toBe(kind);
+        if (afterMs !== undefined) expect((outcome as { afterMs?: number }).afterMs).toBe(afterMs);
+        if (c.secret && outcome.kind === "permanent") expect(outcome.reason).not.toContain(c.secret);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  test(`${c.definition.name}: a network failure is retryable`, async () => {
+    const server = await startCaptureServer();
+    const url = server.url;
+    await server.close();
+    const provider = c.definition.create(v.parse(c.definition.options, c.options(url)) as never, { http: createHttpClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
+    const outcome = await provider.send(message("a", "announce"), { signal: AbortSignal.timeout(5_000), now: 0 });
+    expect(outcome).toMatchObject({ kind: "retry", reason: "network" });
+  });
+
+  test(`${c.definition.name}: unicode and 100 kB of text still make one valid request`, async () => {
+    const server = await startCaptureServer();
+    try {
+      if (c.okAnswer) server.setDefault(c.okAnswer);
+      const huge = `ünïcødé ✅ 中文 🟠 ${"x".repeat(100_000)}`;
+      const outcome = await send(server, message("a", "announce", { text: huge, markdown: huge }));
+      expect(outcome.kind).toBe("ok");
+      const request = server.requests[0]!;
+      expect(() => JSON.parse(request.body)).not.toThrow();
+      expect(request.body).toContain("ünïcødé ✅ 中文");
+    } finally {
+      await server.close();
+    }
+  });
+}
