@@ -97,7 +97,7 @@ export function createInformer(options: InformerOptions): Informer {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = "";
     for (;;) {
-      let chunk: ReadableStreamReadResult<string>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await reader.read();
       } catch (error) {

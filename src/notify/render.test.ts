@@ -36,9 +36,9 @@ describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
     test(`${action} of a ${mode} incident starts with ${emoji} and contains no other status emoji`, () => {
       const { message, openedResolved } = renderDecision(decision(action, mode), "prod");
       for (const text of [message.text, message.markdown, ...(openedResolved ? [openedResolved.text] : [])]) {
-        const first = Array.from(text)[0];
+        const first = Array.from(text)[0] ?? "";
         expect(EMOJI).toContain(first);
-        expect(EMOJI.filter((e) => text.includes(e))).toEqual([first!]);
+        expect(EMOJI.filter((e) => text.includes(e))).toEqual([first]);
       }
       expect(message.text.startsWith(emoji)).toBe(true);
     });

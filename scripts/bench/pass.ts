@@ -1,0 +1,98 @@
+/**
+ * Benchmark: one pass of the pure core (detect → correlate → lifecycle → render) over clusters of
+ * increasing size, and the informers' first list+sync of the same clusters from the simulator over HTTPS.
+ * Writes docs/bench/pass.json and the table in docs/performance.md. Run: npm run bench
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runPass } from "../../src/app/pipeline.ts";
+import { emptyLifecycle } from "../../src/incident/lifecycle.ts";
+import { connectKube } from "../../src/kube/connection.ts";
+import { createInformer } from "../../src/kube/informer.ts";
+import { Inventory } from "../../src/kube/inventory.ts";
+import { createSystemClock } from "../../src/runtime/clock.ts";
+import { createSilentLogger } from "../../src/runtime/logger.ts";
+import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/builders.ts";
+import { startSimulator, type Simulator } from "../../src/sim/simulator.ts";
+
+const SIZES = [1_000, 5_000, 20_000];
+const FAILING = 0.05; // 5 % of pods crash-looping, one node in 50 lost
+const ROUNDS = 20;
+
+function seed(sim: Simulator, pods: number, now: number): void {
+  const nodes = Math.max(3, Math.round(pods / 50));
+  for (let n = 0; n < nodes; n++) sim.apply(readyNode(`node-${n}`, now - 86_400_000));
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "bench" } });
+  const perDeployment = 10;
+  for (let d = 0; d * perDeployment < pods; d++) {
+    const { deployment: dep, replicaSet } = deployment("bench", `app-${d}`, perDeployment, `registry.example/app-${d}:1.0`, `h${d}`);
+    const storedDep = sim.apply(dep);
+    const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: dep.metadata.name, uid: storedDep.metadata.uid, controller: true }] } });
+    for (let i = 0; i < perDeployment && d * perDeployment + i < pods; i++) {
+      const index = d * perDeployment + i;
+      const pod = runningPod(rs, `p${i}`, `node-${index % nodes}`, now - 3_600_000);
+      if (index % Math.round(1 / FAILING) === 7) {
+        pod.status.containerStatuses[0] = { ...pod.status.containerStatuses[0], ready: false, restartCount: 5, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1, reason: "Error", message: "boom" } } };
+      }
+      sim.apply(pod);
+    }
+  }
+  for (let n = 0; n < nodes; n += 50) sim.patchStatus("v1", "Node", undefined, `node-${n}`, { conditions: [{ type: "Ready", status: "Unknown", reason: "NodeStatusUnknown", lastTransitionTime: new Date(now).toISOString() }] });
+}
+
+async function measure(pods: number) {
+  const sim = await startSimulator();
+  const now = Date.now();
+  seed(sim, pods, now);
+  const inventory = new Inventory();
+  const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
+  const started = performance.now();
+  const kinds = [
+    { kind: "Node", path: "/api/v1/nodes", required: true },
+    { kind: "Pod", path: "/api/v1/pods", required: true },
+    { kind: "Deployment", path: "/apis/apps/v1/deployments", required: true },
+    { kind: "ReplicaSet", path: "/apis/apps/v1/replicasets", required: true },
+  ];
+  const informers = kinds.map((kind) => createInformer({ connection, kind, clock: createSystemClock(), logger: createSilentLogger(), onEvent: (type, o) => inventory.apply(kind.kind, type, o), onState: () => {} }));
+  informers.forEach((i) => i.start());
+  while (!informers.every((i) => i.synced())) await new Promise((r) => setTimeout(r, 5));
+  const syncMs = performance.now() - started;
+  informers.forEach((i) => i.stop());
+
+  let state = emptyLifecycle();
+  const first = runPass(inventory, state, now, "bench");
+  state = first.state;
+  const times: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    runPass(inventory, state, now + r, "bench");
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  await sim.stop();
+  return {
+    pods,
+    findings: first.findings,
+    incidents: first.decisions.length,
+    syncMs: Math.round(syncMs),
+    passMedianMs: Number(times[Math.floor(times.length / 2)]!.toFixed(2)),
+    passP95Ms: Number(times[Math.floor(times.length * 0.95)]!.toFixed(2)),
+    heapMiB: Math.round(process.memoryUsage().heapUsed / 1_048_576),
+  };
+}
+
+const results = [];
+for (const size of SIZES) results.push(await measure(size));
+const root = join(import.meta.dirname, "..", "..");
+mkdirSync(join(root, "docs", "bench"), { recursive: true });
+const runtime = typeof (globalThis as { Bun?: { version: string } }).Bun !== "undefined" ? `bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}` : "unknown";
+writeFileSync(join(root, "docs", "bench", "pass.json"), `${JSON.stringify({ runtime, rounds: ROUNDS, failingShare: FAILING, results }, null, 2)}\n`);
+const table = [
+  "| pods | findings | incidents | informer list+sync (ms) | pass median (ms) | pass p95 (ms) | heap after (MiB) |",
+  "|---:|---:|---:|---:|---:|---:|---:|",
+  ...results.map((r) => `| ${r.pods} | ${r.findings} | ${r.incidents} | ${r.syncMs} | ${r.passMedianMs} | ${r.passP95Ms} | ${r.heapMiB} |`),
+].join("\n");
+const doc = join(root, "docs", "performance.md");
+const text = readFileSync(doc, "utf8");
+writeFileSync(doc, text.replace(/<!-- pass:begin -->[\s\S]*<!-- pass:end -->/, `<!-- pass:begin -->\n${table}\n<!-- pass:end -->`));
+console.log(table);
