@@ -64,14 +64,14 @@ describe("mon CLI", () => {
     expect(stderr).toContain(`CONFIG_FILE: configuration file ${join(dir, "missing.yaml")} does not exist`);
   });
 
-  test("run with a kubeconfig whose CA is wrong logs a clear TLS error and keeps retrying (reported, never silent)", async () => {
+  test("run with a kubeconfig whose CA is wrong logs a clear TLS error as JSON lines and keeps retrying (reported, never silent)", async () => {
     const { startSimulator } = await import("../sim/simulator.ts");
     const { createSimPki } = await import("../sim/pki.ts");
     const { renderKubeconfig } = await import("../sim/kubeconfig.ts");
     const sim = await startSimulator();
     try {
       const path = file("wrong-ca.kubeconfig", renderKubeconfig({ server: sim.server.url, caCert: createSimPki("other").caCert, token: sim.token }));
-      const child = spawn(process.execPath, [MAIN, "run", "--kubeconfig", path], { env: { PATH: process.env.PATH ?? "", HOME: dir, CONFIG_FILE: file("hc.yaml", "healthCheck:\n  enabled: false\n") }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [MAIN, "run", "--kubeconfig", path], { env: { PATH: process.env.PATH ?? "", HOME: dir, CONFIG_FILE: file("hc.yaml", "healthCheck:\n  enabled: false\napp:\n  logFormatter: json\n") }, stdio: ["ignore", "pipe", "pipe"] });
       let stderr = "";
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
       const { waitUntil } = await import("../testing/capture-server.ts");
@@ -81,6 +81,10 @@ describe("mon CLI", () => {
       await new Promise((r) => child.on("close", r));
       expect(stderr).toContain(`TLS verification of ${sim.server.url} failed`);
       expect(stderr).toContain("retrying with backoff");
+      // app.logFormatter json: one JSON object per line.
+      const lines = stderr.trim().split("\n").map((l) => JSON.parse(l) as { level: string; msg: string; time: string });
+      expect(lines.find((l) => l.msg.includes("TLS verification of"))).toMatchObject({ level: "warn" });
+      expect(lines.every((l) => typeof l.time === "string")).toBe(true);
     } finally {
       await sim.stop();
     }

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { stringify } from "yaml";
+import { startDaemon, type Daemon } from "../app/daemon.ts";
+import { parseConfig } from "../config/load.ts";
+import { connectKube } from "../kube/connection.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { createSimPki } from "../sim/pki.ts";
+import { renderKubeconfig } from "../sim/kubeconfig.ts";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { waitUntil } from "../testing/capture-server.ts";
+
+let sim: Simulator | undefined;
+let daemon: Daemon | undefined;
+afterEach(async () => {
+  await daemon?.stop(0);
+  await sim?.stop();
+  sim = daemon = undefined;
+});
+
+async function start(kubeconfig: (s: Simulator) => string): Promise<string> {
+  sim = await startSimulator();
+  const config = parseConfig(stringify({ healthCheck: { port: 0 }, alert: { stdout: {} } }), "test.yaml", {});
+  const connection = await connectKube({ kubeconfigText: kubeconfig(sim) });
+  daemon = await startDaemon({ config, connection, clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {}, healthPort: 0 });
+  return daemon.healthUrl()!;
+}
+
+describe("health server (spec 4.1, 4.2)", () => {
+  test("a synced daemon is live and ready; /health names every component; /metrics has mon_* and process metrics", async () => {
+    const url = await start((s) => s.kubeconfig());
+    await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, "readiness");
+    expect(await (await fetch(`${url}/healthz`)).text()).toBe("ok\n");
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health).toMatchObject({ status: "ok", ready: true, stateLock: "not_used", reasons: [], coverage: { kinds: [], reasons: {} } });
+    expect(health.components["informer-Pod"]).toEqual({ state: "ok", required: true });
+    expect(health.components["informer-Event"]).toEqual({ state: "ok", required: false });
+    expect(health.components["provider-stdout"]).toEqual({ state: "ok", required: false });
+    const metrics = await fetch(`${url}/metrics`);
+    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    const text = await metrics.text();
+    for (const name of ["mon_incidents_open 0", "# TYPE mon_incidents_total counter", "mon_delivery_notifications_total 0", "mon_delivery_retries_total 0", "mon_delivery_dropped_total 0", "process_cpu_seconds_total", "process_resident_memory_bytes"]) {
+      expect(text).toContain(name);
+    }
+  });
+
+  test("an API server mon cannot trust: not ready, /health failed with watcher_failed, still live", async () => {
+    const url = await start((s) => renderKubeconfig({ server: s.server.url, caCert: createSimPki("other").caCert, token: s.token }));
+    await waitUntil(async () => {
+      const h = await (await fetch(`${url}/health`)).json();
+      return Object.entries(h.components).every(([name, c]) => !name.startsWith("informer-") || (c as { state: string }).state !== "pending");
+    }, "every informer to report its failure");
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health.components["informer-Pod"]).toEqual({ state: "failed", reason: "watcher_failed", required: true });
+    expect(health.components["informer-Event"]).toEqual({ state: "degraded", reason: "watcher_failed", required: false });
+    expect(health.reasons).toEqual(["watcher_failed"]);
+    expect((await fetch(`${url}/health`)).status).toBe(503);
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain("mon_source_unavailable_total 8");
+  });
+});
