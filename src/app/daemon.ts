@@ -13,6 +13,7 @@ import { createHttpClient } from "../providers/http.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { createWaiters } from "../runtime/waiters.ts";
 import { startHealthServer, type HealthServer } from "../server/health-server.ts";
 import { VERSION } from "../version.ts";
 import { runPass } from "./pipeline.ts";
@@ -110,7 +111,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let firstDirtyAt: number | undefined;
   let stopped = false;
   const informers: Informer[] = [];
-  const syncWaiters = new Set<() => void>();
+  const synced = createWaiters(clock);
   const allSynced = () => informers.every((i, n) => !WATCHED_KINDS[n]?.required || i.synced());
 
   const pass = () => {
@@ -169,7 +170,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           health.set(component, kind.required ? "failed" : "degraded", { reason: state.reason });
         }
         if (allSynced()) {
-          for (const w of syncWaiters) w();
+          synced.release();
           schedule();
         }
       },
@@ -186,21 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     inventory,
     router,
     healthUrl: () => server?.url,
-    waitForSync(timeoutMs) {
-      if (allSynced()) return Promise.resolve(true);
-      return new Promise((resolve) => {
-        const done = () => {
-          syncWaiters.delete(done);
-          cancel();
-          resolve(true);
-        };
-        const cancel = clock.setTimer(() => {
-          syncWaiters.delete(done);
-          resolve(false);
-        }, timeoutMs);
-        syncWaiters.add(done);
-      });
-    },
+    waitForSync: (timeoutMs) => (allSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     passNow: () => {
       scheduled?.();
       pass();

@@ -23,6 +23,21 @@ function job(m: Message, createdAt = 0, priority: Job["priority"] = "routine", o
   return { id: `p:${m.id}`, provider: "p", message: m, priority, createdAt, ...(openedResolved ? { openedResolved } : {}) };
 }
 
+/** A sender whose first call waits until `release()`, so later jobs pile up in the queue; records message ids in order. */
+function gatedSender() {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const ids: string[] = [];
+  const sender: Sender = {
+    async send(m) {
+      ids.push(m.id);
+      if (ids.length === 1) await gate;
+      return { kind: "ok" };
+    },
+  };
+  return { sender, ids, release: () => release() };
+}
+
 const noJitter = () => 0.5;
 
 describe("delivery", () => {
@@ -58,16 +73,7 @@ describe("delivery", () => {
 
   test("resolves and pages go ahead of routine jobs, but never ahead of an earlier job of their own incident", async () => {
     const clock = createFakeClock(0);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const order: string[] = [];
-    const sender: Sender = {
-      async send(m) {
-        order.push(m.id);
-        if (order.length === 1) await gate;
-        return { kind: "ok" };
-      },
-    };
+    const { sender, ids: order, release } = gatedSender();
     const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("first", "announce")));
     delivery.enqueue(job(message("b", "announce")));
@@ -103,16 +109,7 @@ describe("delivery", () => {
 
   test("a resolve supersedes updates still waiting in the queue", async () => {
     const clock = createFakeClock(0);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const ids: string[] = [];
-    const sender: Sender = {
-      async send(m) {
-        ids.push(m.id);
-        if (ids.length === 1) await gate;
-        return { kind: "ok" };
-      },
-    };
+    const { sender, ids, release } = gatedSender();
     const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("a", "announce")));
     delivery.enqueue(job(message("a", "update")));
@@ -124,16 +121,7 @@ describe("delivery", () => {
 
   test("a resolve while the announcement still waits in the queue becomes one 'opened and resolved' message", async () => {
     const clock = createFakeClock(0);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const ids: string[] = [];
-    const sender: Sender = {
-      async send(m) {
-        ids.push(m.id);
-        if (ids.length === 1) await gate;
-        return { kind: "ok" };
-      },
-    };
+    const { sender, ids, release } = gatedSender();
     const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("busy", "announce")));
     delivery.enqueue(job(message("a", "announce")));

@@ -2,6 +2,7 @@ import type { Job, Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { createWaiters } from "../runtime/waiters.ts";
 import { backoffMs, RETRY_WINDOW_MS } from "./backoff.ts";
 
 /** The part of a provider delivery uses: send one message, classify the result. */
@@ -69,7 +70,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
   const conversations = new Map<string, string>();
   const letters: DeadLetter[] = [];
   const stopper = new AbortController();
-  const idleWaiters = new Set<() => void>();
+  const idle = createWaiters(clock);
 
   const queueOf = (provider: string) => {
     let q = queues.get(provider);
@@ -82,7 +83,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
   };
   const report = (provider: string) => hooks.queueDepth?.(provider, depthOf(provider));
   const notifyIdle = () => {
-    if ([...queues.values()].every((q) => q.jobs.length === 0 && !q.inFlight)) for (const w of idleWaiters) w();
+    if ([...queues.values()].every((q) => q.jobs.length === 0 && !q.inFlight)) idle.release();
   };
 
   const pickNext = (jobs: Job[]): number => {
@@ -201,18 +202,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     depth: depthOf,
     async drain(timeoutMs) {
       if ([...queues.values()].every((q) => q.jobs.length === 0 && !q.inFlight)) return true;
-      return new Promise<boolean>((resolve) => {
-        const done = () => {
-          idleWaiters.delete(done);
-          cancel();
-          resolve(true);
-        };
-        const cancel = clock.setTimer(() => {
-          idleWaiters.delete(done);
-          resolve(false);
-        }, timeoutMs);
-        idleWaiters.add(done);
-      });
+      return idle.wait(timeoutMs);
     },
     deadLetters: () => [...letters],
     conversation: (provider, incidentId) => conversations.get(`${provider}\u0000${incidentId}`),
