@@ -27,6 +27,8 @@ export interface DaemonOptions {
   readonly stdout?: (text: string) => void;
   /** Overrides `healthCheck.port` (0 picks a free port). */
   readonly healthPort?: number;
+  /** Address the health server binds; all interfaces by default (the kubelet probes it from outside the pod). */
+  readonly healthHost?: string;
   /** Batching delay of a pass after a change, ms (ARCHITECTURE.md: at most every 250 ms). */
   readonly passDelayMs?: number;
   /** Informer backoff after a failure, ms (default 1000, doubling to 30 s). */
@@ -100,7 +102,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let server: HealthServer | undefined;
   if (config.healthCheck.enabled) {
-    server = await startHealthServer({ port: options.healthPort ?? config.healthCheck.port, health, metrics: metrics.registry });
+    server = await startHealthServer({ port: options.healthPort ?? config.healthCheck.port, hostname: options.healthHost, health, metrics: metrics.registry });
     logger.info(`health server on ${server.url}`);
   }
 

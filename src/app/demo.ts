@@ -46,7 +46,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const alert = options.alert ?? { stdout: {} };
     const config = parseConfig(stringify({ app: { clusterName: "demo" }, healthCheck: { port: options.healthPort ?? 0 }, alert }), "demo configuration", process.env);
     const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
-    const daemon = await startDaemon({ config, connection, clock, logger: options.logger, stdout: options.stdout, healthPort: options.healthPort ?? 0 });
+    const daemon = await startDaemon({ config, connection, clock, logger: options.logger, stdout: options.stdout, healthPort: options.healthPort ?? 0, healthHost: "127.0.0.1" });
     try {
       if (!(await daemon.waitForSync(15_000))) throw new Error("the simulator's caches did not sync within 15 s");
       options.onStarted?.(daemon);

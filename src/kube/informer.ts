@@ -183,7 +183,6 @@ export function createInformer(options: InformerOptions): Informer {
         } catch {
           // stopped or resync during the backoff
         }
-        if (!(error instanceof KubeError) || error.failure !== "http") needList = needList || !synced;
       }
     }
   };
