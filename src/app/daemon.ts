@@ -8,8 +8,7 @@ import { createInformer, type Informer } from "../kube/informer.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { WATCHED_KINDS } from "../kube/kinds.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
-import { buildProviders } from "../providers/build.ts";
-import { createHttpClient } from "../providers/http.ts";
+import { prepareStartup, type Prepared } from "./prepare.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -33,6 +32,8 @@ export interface DaemonOptions {
   readonly passDelayMs?: number;
   /** Informer backoff after a failure, ms (default 1000, doubling to 30 s). */
   readonly informerBackoffMs?: number;
+  /** Providers and outbound client built before connecting (`mon run`); built here when absent. */
+  readonly prepared?: Prepared;
 }
 
 /** A running daemon (`mon run`). */
@@ -65,11 +66,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const metrics = createMetrics();
   const health = new HealthRegistry(() => clock.now());
-  const http = createHttpClient({ userAgent: `mon/${VERSION}` });
-  const built = buildProviders(config.alert, { http, logger, clusterName: cluster, stdout: options.stdout ?? ((t) => process.stdout.write(t)) }, { file: loaded.file, lineOf: loaded.lineOf });
+  if (config.app.insecureSkipTLSVerify) logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
+  if (config.kubelet.insecureSkipVerify) logger.warn("kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified");
+  const built = options.prepared ?? prepareStartup(loaded, { logger, ...(options.stdout ? { stdout: options.stdout } : {}) });
   for (const w of built.warnings) logger.warn(formatWarning(w));
   const router = createRouter({ providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })), communityProvider: config.app.communityProvider });
   if (router.warning) logger.warn(router.warning);
+  health.setProviders(router.active, router.inactive);
   if (router.active.length === 0) logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
   else logger.info(`delivering to ${router.active.join(", ")}${router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : ""}`);
 

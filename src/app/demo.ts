@@ -44,7 +44,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     scenario.setup(sim, clock.now());
     const alert = options.alert ?? { stdout: {} };
-    const config = parseConfig(stringify({ app: { clusterName: "demo" }, healthCheck: { port: options.healthPort ?? 0 }, alert }), "demo configuration", process.env);
+    const config = parseConfig(stringify({ app: { clusterName: "demo" }, alert }), "demo configuration", process.env);
     const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
     const daemon = await startDaemon({ config, connection, clock, logger: options.logger, stdout: options.stdout, healthPort: options.healthPort ?? 0, healthHost: "127.0.0.1" });
     try {

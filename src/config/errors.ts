@@ -1,47 +1,63 @@
-/** Rules a configuration can break (spec 7.2); closed list, used in messages and tests. */
+/** Rules a configuration can break (spec 2.1, 7.2); closed list, used in messages, lint output and tests. */
 export type ConfigRule =
   | "file_missing"
+  | "file_unreadable"
   | "yaml_syntax"
   | "invalid_value"
   | "unset_variable"
   | "credential_not_file_ref"
   | "credential_unreadable"
+  | "ca_bundle_invalid"
+  | "invalid_env"
   | "provider_invalid"
-  | "provider_unknown";
+  | "provider_unknown"
+  | "provider_check_failed"
+  | "unknown_key"
+  | "removed_key"
+  | "deprecated_key"
+  | "pro_only"
+  | "no_provider";
 
-/**
- * A configuration problem that refuses startup (spec 7.2). `key` is the full dotted key path,
- * `line` the 1-based line in `file` when known. The message never contains a secret value.
- */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-  constructor(
-    readonly rule: ConfigRule,
-    readonly key: string,
-    readonly detail: string,
-    readonly file?: string,
-    readonly line?: number,
-  ) {
-    super(`${where(file, line)}${key ? `${key}: ` : ""}${detail}`);
-  }
-}
-
-/** A non-fatal configuration finding (unknown key, removed option); logged once each. */
-export interface ConfigWarning {
+/** One problem found in the configuration or environment: an error refuses startup, a warning is logged once. */
+export interface ConfigProblem {
+  readonly level: "error" | "warning";
+  readonly rule: ConfigRule;
+  /** Full dotted key path (`alert.slack.webhook`) or environment variable name. */
   readonly key: string;
+  /** The message without location; never contains a secret value. */
   readonly message: string;
   readonly file?: string;
+  /** 1-based line in `file`. */
   readonly line?: number;
 }
 
-/** Formats a warning as one log line: `config.yaml:14: unknown key alert.slack.webhok (did you mean webhook?)`. */
-export function formatWarning(w: ConfigWarning): string {
-  return `${where(w.file, w.line)}${w.message}`;
+/** Kept for readers of warnings: a warning is a ConfigProblem of level `warning`. */
+export type ConfigWarning = ConfigProblem;
+
+/**
+ * A configuration problem that refuses startup (spec 7.2), thrown by `loadConfig`. Its message is one line:
+ * `file:line: message` naming the key, the value (never a secret) and the rule.
+ */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  readonly rule: ConfigRule;
+  readonly key: string;
+  readonly file?: string;
+  readonly line?: number;
+  constructor(readonly problem: ConfigProblem) {
+    super(formatProblem(problem));
+    this.rule = problem.rule;
+    this.key = problem.key;
+    this.file = problem.file;
+    this.line = problem.line;
+  }
 }
 
-// --- internal ---
-
-function where(file?: string, line?: number): string {
-  if (!file) return "";
-  return line ? `${file}:${line}: ` : `${file}: `;
+/** Formats a problem as one log line: `config.yaml:14: unknown key alert.slack.webhok (did you mean webhook?)`. */
+export function formatProblem(p: ConfigProblem): string {
+  const where = p.file ? (p.line ? `${p.file}:${p.line}: ` : `${p.file}: `) : "";
+  return `${where}${p.message}`;
 }
+
+/** Same as formatProblem (warnings are problems). */
+export const formatWarning = formatProblem;

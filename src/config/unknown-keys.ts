@@ -1,20 +1,24 @@
 import type * as v from "valibot";
-
-type AnySchema = v.GenericSchema & { entries?: Record<string, AnySchema>; wrapped?: AnySchema };
+import { listItem, objectEntries } from "./describe.ts";
 
 /**
  * Dotted paths of keys in `data` that `schema` does not declare (spec 2.1: unknown keys warn, never fail).
- * Record-typed entries (like `alert`) are open: their keys are checked by their owners.
+ * Lists of objects are checked item by item (`silences.0.reson`). Map-typed entries (like `alert`) are open:
+ * their keys are checked by their owners.
  */
 export function unknownKeys(schema: v.GenericSchema, data: unknown, prefix = ""): string[] {
-  const entries = objectEntries(schema as AnySchema);
+  const entries = objectEntries(schema);
   if (!entries || !isRecord(data)) return [];
   const out: string[] = [];
   for (const [key, value] of Object.entries(data)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const child = entries[key];
     if (!child) out.push(path);
-    else out.push(...unknownKeys(child, value, path));
+    else if (objectEntries(child)) out.push(...unknownKeys(child, value, path));
+    else {
+      const item = listItem(child);
+      if (item && objectEntries(item) && Array.isArray(value)) value.forEach((element, i) => out.push(...unknownKeys(item, element, `${path}.${i}`)));
+    }
   }
   return out;
 }
@@ -22,8 +26,13 @@ export function unknownKeys(schema: v.GenericSchema, data: unknown, prefix = "")
 /** The declared key closest to an unknown dotted key (edit distance at most 2 on its last segment), if any. */
 export function suggestKey(schema: v.GenericSchema, dotted: string): string | undefined {
   const parts = dotted.split(".");
-  let entries = objectEntries(schema as AnySchema);
-  for (const part of parts.slice(0, -1)) entries = entries?.[part] ? objectEntries(entries[part]) : undefined;
+  let current: v.GenericSchema | undefined = schema;
+  for (const part of parts.slice(0, -1)) {
+    if (!current) break;
+    if (/^\d+$/.test(part)) current = listItem(current);
+    else current = objectEntries(current)?.[part];
+  }
+  const entries = current ? objectEntries(current) : undefined;
   const last = parts[parts.length - 1] ?? "";
   let best: { name: string; distance: number } | undefined;
   for (const name of Object.keys(entries ?? {})) {
@@ -49,12 +58,6 @@ export function editDistance(a: string, b: string): number {
 }
 
 // --- internal ---
-
-function objectEntries(schema: AnySchema): Record<string, AnySchema> | undefined {
-  let current: AnySchema | undefined = schema;
-  while (current && current.type === "optional") current = current.wrapped;
-  return current?.type === "object" ? current.entries : undefined;
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -20,7 +20,7 @@ afterEach(async () => {
 
 async function start(kubeconfig: (s: Simulator) => string): Promise<string> {
   sim = await startSimulator();
-  const config = parseConfig(stringify({ healthCheck: { port: 0 }, alert: { stdout: {} } }), "test.yaml", {});
+  const config = parseConfig(stringify({ alert: { stdout: {} } }), "test.yaml", {});
   const connection = await connectKube({ kubeconfigText: kubeconfig(sim) });
   daemon = await startDaemon({ config, connection, clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {}, healthPort: 0 });
   return daemon.healthUrl()!;
@@ -32,7 +32,7 @@ describe("health server (spec 4.1, 4.2)", () => {
     await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, "readiness");
     expect(await (await fetch(`${url}/healthz`)).text()).toBe("ok\n");
     const health = await (await fetch(`${url}/health`)).json();
-    expect(health).toMatchObject({ status: "ok", ready: true, stateLock: "not_used", reasons: [], coverage: { kinds: [], reasons: {} } });
+    expect(health).toMatchObject({ status: "ok", ready: true, stateLock: "not_used", reasons: [], coverage: { kinds: [], reasons: {} }, providers: { kept: ["stdout"], inactive: [] } });
     expect(health.components["informer-Pod"]).toEqual({ state: "ok", required: true });
     expect(health.components["informer-Event"]).toEqual({ state: "ok", required: false });
     expect(health.components["provider-stdout"]).toEqual({ state: "ok", required: false });

@@ -31,11 +31,14 @@ export interface HealthReport {
   components: Record<string, { state: ComponentState; reason?: HealthReason; required: boolean }>;
   reasons: HealthReason[];
   coverage: { kinds: { kind: string; reason: string }[]; reasons: Record<string, number> };
+  /** The providers that receive messages and those configured but inactive in this edition (spec 2.1 app.communityProvider). */
+  providers: { kept: string[]; inactive: string[] };
 }
 
 /** The component registry (health/): each component reports `{state, reason}`; the server reads the summary. */
 export class HealthRegistry {
   private readonly components = new Map<string, ComponentHealth>();
+  private providers: { kept: string[]; inactive: string[] } = { kept: [], inactive: [] };
 
   constructor(private readonly now: () => number) {}
 
@@ -45,6 +48,11 @@ export class HealthRegistry {
     const required = options.required ?? previous?.required ?? false;
     if (previous && previous.state === state && previous.reason === options.reason && previous.required === required) return;
     this.components.set(name, { state, required, since: this.now(), ...(options.reason ? { reason: options.reason } : {}) });
+  }
+
+  /** Records which providers are kept and which are inactive. */
+  setProviders(kept: readonly string[], inactive: readonly string[]): void {
+    this.providers = { kept: [...kept], inactive: [...inactive] };
   }
 
   /** True when every required component is ok (readiness, spec 4.1). */
@@ -74,6 +82,6 @@ export class HealthRegistry {
     }
     const counts: Record<string, number> = {};
     for (const k of notWatched) counts[k.reason] = (counts[k.reason] ?? 0) + 1;
-    return { status: worst, stateLock: "not_used", ready: this.ready(), components, reasons: [...reasons].sort().slice(0, 20), coverage: { kinds: notWatched.slice(0, 50), reasons: counts } };
+    return { status: worst, stateLock: "not_used", ready: this.ready(), components, reasons: [...reasons].sort().slice(0, 20), coverage: { kinds: notWatched.slice(0, 50), reasons: counts }, providers: this.providers };
   }
 }

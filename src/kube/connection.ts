@@ -26,18 +26,23 @@ export async function connectKube(options: { kubeconfigPath?: string; kubeconfig
   const kc = new KubeConfig();
   let source: string;
   const path = options.kubeconfigPath ?? env.KUBECONFIG;
-  if (options.kubeconfigText) {
-    kc.loadFromString(options.kubeconfigText);
-    source = "built-in simulator";
-  } else if (path) {
-    kc.loadFromFile(path);
-    source = `kubeconfig ${path}`;
-  } else if (env.KUBERNETES_SERVICE_HOST) {
-    kc.loadFromCluster();
-    source = "in-cluster";
-  } else {
-    kc.loadFromDefault();
-    source = "default kubeconfig";
+  try {
+    if (options.kubeconfigText) {
+      kc.loadFromString(options.kubeconfigText);
+      source = "built-in simulator";
+    } else if (path) {
+      source = `kubeconfig ${path}`;
+      kc.loadFromFile(path);
+    } else if (env.KUBERNETES_SERVICE_HOST) {
+      source = "in-cluster";
+      kc.loadFromCluster();
+    } else {
+      source = "default kubeconfig";
+      kc.loadFromDefault();
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new KubeError("kubeconfig", `cannot load ${path ? `kubeconfig ${path}` : "the kubeconfig"}: ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeError("network", `no current cluster in ${source}`);

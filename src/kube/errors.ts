@@ -1,5 +1,5 @@
 /** Why a request to the Kubernetes API failed; a closed list used in health reasons and logs. */
-export type KubeFailure = "tls" | "unauthorized" | "forbidden" | "not_found" | "gone" | "network" | "timeout" | "http";
+export type KubeFailure = "kubeconfig" | "tls" | "unauthorized" | "forbidden" | "not_found" | "gone" | "network" | "timeout" | "http";
 
 /** A failed Kubernetes API request with a message an engineer can act on. */
 export class KubeError extends Error {

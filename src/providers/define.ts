@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Logger } from "../runtime/logger.ts";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import type { HttpClient } from "./http.ts";
+import type { HttpClient } from "../outbound/client.ts";
 
 /** Provider kinds (spec 2.4): who receives what is decided by `route/` from this. */
 export type ProviderKind = "chat" | "paging" | "tracker" | "info";

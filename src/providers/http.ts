@@ -1,47 +1,6 @@
-import { FetchError, ofetch } from "ofetch";
+import { FetchError } from "ofetch";
+import type { HttpAnswer, HttpClient, HttpRequest } from "../outbound/client.ts";
 import type { Outcome } from "../model/job.ts";
-
-/** A sent request's answer, body read as text (bounded by the caller's provider). */
-export interface HttpAnswer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: string;
-}
-
-/** One HTTP request as providers build it. `timeoutMs` defaults to 10 s. */
-export interface HttpRequest {
-  readonly method?: "GET" | "POST" | "PUT" | "PATCH";
-  readonly url: string;
-  readonly headers?: Record<string, string>;
-  readonly body?: string;
-  readonly signal?: AbortSignal;
-  readonly timeoutMs?: number;
-}
-
-/** The outbound HTTP client every provider uses: one attempt, explicit timeout, no retry (STYLE.md 3). */
-export interface HttpClient {
-  /** Sends once. Resolves with any HTTP status; rejects only on network failure, timeout or abort. */
-  request(request: HttpRequest): Promise<HttpAnswer>;
-}
-
-/** Creates the shared outbound client on ofetch with `retry: 0`. */
-export function createHttpClient(options: { userAgent?: string } = {}): HttpClient {
-  return {
-    async request(request) {
-      const response = await ofetch.raw(request.url, {
-        method: request.method ?? "POST",
-        headers: { "user-agent": options.userAgent ?? "mon", ...request.headers },
-        body: request.body,
-        signal: request.signal,
-        timeout: request.timeoutMs ?? 10_000,
-        retry: 0,
-        ignoreResponseError: true,
-        responseType: "text",
-      });
-      return { status: response.status, headers: response.headers, body: String(response._data ?? "") };
-    },
-  };
-}
 
 /**
  * Classifies an HTTP answer (providers.md 1.4): 2xx ok; 429 rate limited and 503 retryable, both honouring

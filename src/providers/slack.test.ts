@@ -4,7 +4,7 @@ import { createSilentLogger } from "../runtime/logger.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { message } from "../testing/messages.ts";
 import { providerSuite } from "../testing/provider-suite.ts";
-import { createHttpClient } from "./http.ts";
+import { createOutboundClient } from "../outbound/client.ts";
 import slack, { slackPayload } from "./slack.ts";
 
 describe("slack (incoming webhook)", () => {
@@ -15,7 +15,6 @@ describe("slack (incoming webhook)", () => {
       [{}, "neither webhook nor token"],
       [{ webhook: "https://h/x", token: "xoxb-1", channel: "C1" }, "both webhook and token"],
       [{ token: "xoxb-1" }, "token without channel"],
-      [{ webhook: "https://h/x", hourlyBudget: -1 }, "negative budget"],
     ],
     secret: "secretpart",
   });
@@ -34,7 +33,7 @@ describe("slack (incoming webhook)", () => {
 });
 
 describe("slack (bot token)", () => {
-  const create = (apiUrl: string) => slack.create(v.parse(slack.options, { token: "xoxb-secret", channel: "C123", apiUrl }), { http: createHttpClient(), logger: createSilentLogger(), clusterName: "t", stdout: () => {} });
+  const create = (apiUrl: string) => slack.create(v.parse(slack.options, { token: "xoxb-secret", channel: "C123", apiUrl }), { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "t", stdout: () => {} });
   const ctx = (conversation?: string) => ({ signal: AbortSignal.timeout(5_000), now: 0, ...(conversation ? { conversation } : {}) });
 
   test("announce posts to the channel and returns the message ts as the conversation", async () => {

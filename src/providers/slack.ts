@@ -2,7 +2,8 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider, type SendContext } from "./define.ts";
-import { classifyError, classifyStatus, retryAfterMs, sendAndClassify, truncate, type HttpClient } from "./http.ts";
+import type { HttpClient } from "../outbound/client.ts";
+import { classifyError, classifyStatus, retryAfterMs, sendAndClassify, truncate } from "./http.ts";
 
 const TEXT_MAX = 40_000;
 const SECTION_MAX = 3_000;
@@ -13,7 +14,6 @@ const Options = v.pipe(
     token: v.optional(v.pipe(v.string(), v.description("Bot token xoxb-… (a credential: ${file:/path}); with `channel`, threads updates."))),
     channel: v.optional(v.pipe(v.string(), v.minLength(1), v.description("Channel ID for the bot token."))),
     apiUrl: v.optional(v.pipe(v.string(), v.url(), v.description("Web API base URL.")), "https://slack.com/api"),
-    hourlyBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 60),
   }),
   v.check((o) => Boolean(o.webhook) !== Boolean(o.token), "set either webhook, or token with channel"),
   v.check((o) => !o.token || Boolean(o.channel), "token needs channel"),

@@ -1,9 +1,7 @@
 import * as v from "valibot";
 import { defineProvider } from "./define.ts";
 
-const Options = v.object({
-  hourlyBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 0),
-});
+const Options = v.object({});
 
 /** Writes each message as human-readable text to standard output; what `mon demo` shows. Never fails. */
 export default defineProvider({

@@ -13,7 +13,6 @@ const Options = v.object({
   signingSecret: v.optional(v.pipe(v.string(), v.description("Standard Webhooks signing secret (whsec_…; a credential)."))),
   timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(60)), 10),
   maxBodyBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(4096)), 262_144),
-  hourlyBudget: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 60),
 });
 
 /** The JSON body mon posts (docs/providers/webhook.md). */
@@ -45,7 +44,7 @@ export default defineProvider({
   title: "Generic webhook",
   threading: "dedup_key",
   options: Options,
-  credentials: ["url", "signingSecret"],
+  credentials: ["url", "signingSecret", "headers"],
   credentialsMayBeInline: ["url"],
   create(options, deps) {
     return {

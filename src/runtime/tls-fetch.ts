@@ -7,6 +7,8 @@ export interface TlsMaterial {
   readonly insecureSkipVerify?: boolean;
   /** Server name to verify instead of the URL's host (kubeconfig `tls-server-name`). */
   readonly serverName?: string;
+  /** HTTP(S) proxy URL for every request (outbound `app.proxyURL`). */
+  readonly proxy?: string;
 }
 
 /** A fetch bound to one TLS configuration. */
@@ -18,7 +20,7 @@ export type TlsFetch = (url: string, init?: RequestInit) => Promise<Response>;
  * fetch and only works with publicly trusted certificates (Node is not a supported runtime for `mon run`).
  */
 export function createTlsFetch(tls: TlsMaterial): TlsFetch {
-  const runtime = globalThis as unknown as { Bun?: unknown; Deno?: { createHttpClient(o: Record<string, unknown>): unknown } };
+  const runtime = globalThis as unknown as { Bun?: unknown; Deno?: { createOutboundClient(o: Record<string, unknown>): unknown } };
   if (runtime.Bun) {
     const options = {
       ...(tls.ca ? { ca: tls.ca } : {}),
@@ -27,12 +29,13 @@ export function createTlsFetch(tls: TlsMaterial): TlsFetch {
       ...(tls.serverName ? { serverName: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecureSkipVerify,
     };
-    return (url, init) => fetch(url, { ...init, tls: options } as RequestInit);
+    return (url, init) => fetch(url, { ...init, tls: options, ...(tls.proxy ? { proxy: tls.proxy } : {}) } as RequestInit);
   }
   if (runtime.Deno) {
-    const client = runtime.Deno.createHttpClient({
+    const client = runtime.Deno.createOutboundClient({
       ...(tls.ca ? { caCerts: [tls.ca] } : {}),
       ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+      ...(tls.proxy ? { proxy: { url: tls.proxy } } : {}),
     });
     return (url, init) => fetch(url, { ...init, client } as RequestInit);
   }

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { ProviderDefinition } from "../providers/define.ts";
-import { createHttpClient } from "../providers/http.ts";
+import { createOutboundClient } from "../outbound/client.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { startCaptureServer, type CaptureServer, type ScriptedAnswer } from "./capture-server.ts";
 import { message } from "./messages.ts";
@@ -28,7 +28,7 @@ export interface ProviderCase {
  */
 export function providerSuite(c: ProviderCase): void {
   const send = async (server: CaptureServer, m: Message = message("a", "announce")): Promise<Outcome> => {
-    const provider = c.definition.create(v.parse(c.definition.options, c.options(server.url)) as never, { http: createHttpClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
+    const provider = c.definition.create(v.parse(c.definition.options, c.options(server.url)) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
     return provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z") });
   };
 
@@ -66,7 +66,7 @@ export function providerSuite(c: ProviderCase): void {
     const server = await startCaptureServer();
     const url = server.url;
     await server.close();
-    const provider = c.definition.create(v.parse(c.definition.options, c.options(url)) as never, { http: createHttpClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
+    const provider = c.definition.create(v.parse(c.definition.options, c.options(url)) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
     const outcome = await provider.send(message("a", "announce"), { signal: AbortSignal.timeout(5_000), now: 0 });
     expect(outcome).toMatchObject({ kind: "retry", reason: "network" });
   });

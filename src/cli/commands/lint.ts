@@ -1,37 +1,28 @@
 import { defineCommand } from "citty";
-import { formatWarning } from "../../config/errors.ts";
-import { loadConfig } from "../../config/load.ts";
-import { buildProviders } from "../../providers/build.ts";
-import { createHttpClient } from "../../providers/http.ts";
-import { createLogger } from "../../runtime/logger.ts";
-import { failStartup } from "../exit.ts";
+import { formatLintReport, lint } from "../../app/lint.ts";
 
 /**
- * `mon lint` (spec 4.4): validates the configuration as startup would (schema, `${VAR}`, credentials as
- * `${file:}` references, providers constructible), prints warnings, and warns when no provider is configured.
- * `--strict` fails on unknown keys. Exit 0 when valid, 1 when startup would refuse.
+ * `mon lint [FILE]` (spec 4.4): validates the configuration as startup would; `--strict` rejects unknown keys;
+ * `--check` also tests provider credentials; `--format json` for CI systems. Exit 0 when valid (warnings
+ * allowed), 1 on errors, 2 when the file cannot be read. Writes the report on standard output.
  */
 export default defineCommand({
-  meta: { name: "lint", description: "Validate the configuration file (CONFIG_FILE or --config)." },
+  meta: { name: "lint", description: "Validate a configuration file (FILE, --config, or CONFIG_FILE)." },
   args: {
-    config: { type: "string", description: "Configuration file (default: CONFIG_FILE)" },
+    file: { type: "positional", required: false, description: "Configuration file (default: CONFIG_FILE)" },
+    config: { type: "string", description: "Configuration file (same as FILE)" },
     strict: { type: "boolean", description: "Reject unknown keys", default: false },
+    check: { type: "boolean", description: "Also test provider credentials (no messages are sent)", default: false },
+    format: { type: "string", description: "text or json", default: "text" },
   },
-  run({ args }) {
-    const logger = createLogger();
-    try {
-      const loaded = loadConfig({ env: process.env, path: args.config });
-      const built = buildProviders(loaded.config.alert, { http: createHttpClient(), logger, clusterName: loaded.config.app.clusterName, stdout: () => {} }, { file: loaded.file, lineOf: loaded.lineOf });
-      const warnings = [...loaded.warnings, ...built.warnings];
-      for (const w of warnings) logger.warn(formatWarning(w));
-      if (built.providers.length === 0) logger.warn("no alert provider is configured under alert:");
-      if (args.strict && warnings.some((w) => w.message.startsWith("unknown key"))) {
-        logger.error(`--strict: ${warnings.filter((w) => w.message.startsWith("unknown key")).length} unknown key(s)`);
-        process.exit(1);
-      }
-      logger.success(`${loaded.file ?? "built-in defaults"}: valid (${built.providers.map((p) => p.definition.name).join(", ") || "no providers"})`);
-    } catch (error) {
-      failStartup(logger, error);
+  async run({ args }) {
+    if (args.format !== "text" && args.format !== "json") {
+      process.stderr.write(`--format must be text or json, not ${args.format}\n`);
+      process.exit(2);
     }
+    const path = (args.file as string | undefined) || args.config || undefined;
+    const report = await lint({ env: process.env, ...(path ? { path } : {}), strict: args.strict, check: args.check });
+    process.stdout.write(args.format === "json" ? `${JSON.stringify(report, null, 2)}\n` : formatLintReport(report));
+    process.exit(report.exitCode);
   },
 });

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { startDaemon } from "../../app/daemon.ts";
+import { prepareStartup } from "../../app/prepare.ts";
 import { loadConfig } from "../../config/load.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { createSystemClock } from "../../runtime/clock.ts";
@@ -24,8 +25,9 @@ export default defineCommand({
     }
     const logger = createLogger({ format: config.config.app.logFormatter });
     try {
+      const prepared = prepareStartup(config, { logger });
       const connection = await connectKube({ kubeconfigPath: args.kubeconfig });
-      const daemon = await startDaemon({ config, connection, clock: createSystemClock(), logger });
+      const daemon = await startDaemon({ config, connection, clock: createSystemClock(), logger, prepared });
       onShutdownSignal(async (signal) => {
         logger.info(`${signal}: shutting down`);
         await daemon.stop(10_000);
