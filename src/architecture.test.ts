@@ -51,7 +51,7 @@ describe("architecture", () => {
     expect(appImporters).toEqual([]);
     const modelOffences = sources.filter((s) => s.layer === "model").flatMap((s) => importedLayers(s).filter((l) => l !== "model").map((l) => `${s.path} imports ${l}/`));
     expect(modelOffences).toEqual([]);
-    const crossCutting = ["config", "health", "runtime", "server", "metrics.ts", "state"];
+    const crossCutting = ["config", "health", "runtime", "server", "metrics.ts", "state", "outbound"];
     const upward = sources.filter((s) => crossCutting.includes(s.layer)).flatMap((s) => importedLayers(s).filter((l) => STAGES.includes(l) || l === "app" || l === "cli").map((l) => `${s.path} imports ${l}/`));
     expect(upward).toEqual([]);
   });

@@ -192,3 +192,11 @@ describe("loading (spec 2.1 general rules)", () => {
     expect(checkConfig("a: 1\na: 2\n", "c.yaml", {}).problems[0]).toMatchObject({ rule: "yaml_syntax" });
   });
 });
+
+describe("hostile YAML", () => {
+  test("an unresolved alias and an alias bomb are refused with a clear problem, never a crash", () => {
+    expect(checkConfig("*!", "c.yaml", {}).problems[0]).toMatchObject({ rule: "yaml_syntax", message: "Unresolved alias (the anchor must be set before the alias): !" });
+    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(", ")}]`)].join("\n");
+    expect(checkConfig(bomb, "c.yaml", {}).problems[0]).toMatchObject({ rule: "yaml_syntax" });
+  });
+});

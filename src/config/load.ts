@@ -105,7 +105,14 @@ export function checkConfig(text: string, file: string | undefined, env: Env): C
     return done();
   }
   collectLines(doc.contents as YamlNode | null, "", keyLines, lines);
-  const raw = (doc.toJS() ?? {}) as unknown;
+  let raw: unknown;
+  try {
+    // Resolves aliases; an unresolved alias or an alias bomb (yaml's maxAliasCount) throws here.
+    raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (error) {
+    add({ level: "error", rule: "yaml_syntax", key: "", message: (error as Error).message.split("\n")[0] ?? "invalid YAML" }, 1);
+    return done();
+  }
   if (!isRecord(raw)) {
     add({ level: "error", rule: "invalid_value", key: "", message: "the configuration must be a YAML mapping of keys to values" }, 1);
     return done();
