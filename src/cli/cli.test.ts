@@ -4,19 +4,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { CLI_MAIN as MAIN, runCli } from "../testing/cli.ts";
 
-const MAIN = join(import.meta.dirname, "..", "main.ts");
 const dir = mkdtempSync(join(tmpdir(), "mon-cli-"));
 
-function mon(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function mon(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { env, home: dir });
 }
 
 function file(name: string, text: string): string {

@@ -1,12 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSimPki } from "../sim/pki.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
+import { runCli } from "../testing/cli.ts";
 
-const MAIN = join(import.meta.dirname, "..", "main.ts");
 const dir = mkdtempSync(join(tmpdir(), "mon-lint-"));
 const file = (name: string, text: string) => {
   const path = join(dir, name);
@@ -15,15 +14,8 @@ const file = (name: string, text: string) => {
 };
 
 /** Runs the real CLI (`bun src/main.ts ...`) with a clean environment plus `env`. */
-function mon(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: dir, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function mon(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, { env, home: dir });
 }
 
 const hookFile = file("hook", "https://hooks.slack.com/services/T/B/x\n");
