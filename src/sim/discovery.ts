@@ -1,4 +1,4 @@
-import { apiVersionOf, RESOURCE_TYPES, servedGroups } from "./resources.ts";
+import { apiVersionOf, type TypeRegistry } from "./resources.ts";
 
 /** `/version` of the simulator: it speaks kube-apiserver v1.32. */
 export const VERSION_INFO = {
@@ -19,19 +19,19 @@ export function apiVersions(host: string) {
 }
 
 /** `GET /apis`: the APIGroupList of every named group served. */
-export function apiGroupList() {
-  return { kind: "APIGroupList", apiVersion: "v1", groups: servedGroups().filter((g) => g.group).map((g) => groupEntry(g.group, g.version)) };
+export function apiGroupList(registry: TypeRegistry) {
+  return { kind: "APIGroupList", apiVersion: "v1", groups: registry.groups().filter((g) => g.group).map((g) => groupEntry(g.group, g.version)) };
 }
 
 /** `GET /apis/<group>`: one APIGroup, or undefined when the group is not served. */
-export function apiGroup(group: string) {
-  const found = servedGroups().find((g) => g.group === group);
+export function apiGroup(registry: TypeRegistry, group: string) {
+  const found = registry.groups().find((g) => g.group === group);
   return found ? { kind: "APIGroup", apiVersion: "v1", ...groupEntry(found.group, found.version) } : undefined;
 }
 
 /** `GET /api/v1` or `/apis/<group>/<version>`: the APIResourceList with each resource and its `status` subresource. */
-export function apiResourceList(group: string, version: string) {
-  const types = RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
+export function apiResourceList(registry: TypeRegistry, group: string, version: string) {
+  const types = registry.all().filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   const resources: Record<string, unknown>[] = [];
   for (const t of [...types].sort((a, b) => a.name.localeCompare(b.name))) {

@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
-import { apiVersionOf, RESOURCE_TYPES, servedGroups, type ResourceType } from "./resources.ts";
+import { apiVersionOf, type ResourceType, type TypeRegistry } from "./resources.ts";
 
 /**
  * `GET /openapi/v3`: the index of per-group-version documents. kubectl reads it to learn that the server
  * validates fields itself (`fieldValidation` on PATCH), and then skips client-side schema validation.
  */
-export function openApiIndex(): { paths: Record<string, { serverRelativeURL: string }> } {
+export function openApiIndex(registry: TypeRegistry): { paths: Record<string, { serverRelativeURL: string }> } {
   const paths: Record<string, { serverRelativeURL: string }> = {};
-  for (const { group, version } of servedGroups()) {
+  for (const { group, version } of registry.groups()) {
     const key = group ? `apis/${group}/${version}` : `api/${version}`;
-    const hash = createHash("sha512").update(JSON.stringify(openApiDocument(group, version))).digest("hex").toUpperCase();
+    const hash = createHash("sha512").update(JSON.stringify(openApiDocument(registry, group, version))).digest("hex").toUpperCase();
     paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
   }
   return { paths };
@@ -20,8 +20,8 @@ export function openApiIndex(): { paths: Record<string, { serverRelativeURL: str
  * tagged with `x-kubernetes-group-version-kind` and the `fieldValidation` query parameter. Schemas are
  * not included (documented in docs/simulator.md); kubectl then computes patches from its built-in types.
  */
-export function openApiDocument(group: string, version: string): Record<string, unknown> | undefined {
-  const types = RESOURCE_TYPES.filter((t) => t.group === group && t.version === version);
+export function openApiDocument(registry: TypeRegistry, group: string, version: string): Record<string, unknown> | undefined {
+  const types = registry.all().filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   const paths: Record<string, unknown> = {};
   for (const t of types) {

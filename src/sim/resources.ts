@@ -21,11 +21,11 @@ function r(group: string, version: string, name: string, kind: string, namespace
 }
 
 /**
- * Every resource type the simulator serves (kube-apiserver v1.32 names, verbs and short names, from
+ * The built-in resource types the simulator serves (kube-apiserver v1.32 names, verbs and short names, from
  * shared/fixtures/kube-apiserver-v1.32/discovery). Events of core/v1 and events.k8s.io/v1 are kept apart here,
  * unlike a real server that stores them once (documented in docs/simulator.md).
  */
-export const RESOURCE_TYPES: readonly ResourceType[] = [
+export const BUILTIN_TYPES: readonly ResourceType[] = [
   r("", "v1", "pods", "Pod", true, true, { shortNames: ["po"], categories: ["all"] }),
   r("", "v1", "nodes", "Node", false, true, { shortNames: ["no"] }),
   r("", "v1", "namespaces", "Namespace", false, true, { shortNames: ["ns"], verbs: NO_COLLECTION }),
@@ -46,7 +46,72 @@ export const RESOURCE_TYPES: readonly ResourceType[] = [
   r("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, false),
   r("coordination.k8s.io", "v1", "leases", "Lease", true, false),
   r("events.k8s.io", "v1", "events", "Event", true, false, { shortNames: ["ev"] }),
+  r("networking.k8s.io", "v1", "ingresses", "Ingress", true, true, { shortNames: ["ing"] }),
+  r("networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true, false, { shortNames: ["netpol"] }),
+  r("storage.k8s.io", "v1", "storageclasses", "StorageClass", false, false, { shortNames: ["sc"] }),
+  r("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", false, true),
+  r("storage.k8s.io", "v1", "csidrivers", "CSIDriver", false, false),
+  r("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, true, { shortNames: ["pdb"] }),
+  r("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, true, { shortNames: ["hpa"], categories: ["all"] }),
+  r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, false, { verbs: ["create"] }),
 ];
+
+/** The metrics API (metrics.k8s.io/v1beta1), optional: served only when a simulator is started with it. */
+export const METRICS_TYPES: readonly ResourceType[] = [
+  r("metrics.k8s.io", "v1beta1", "nodes", "NodeMetrics", false, false, { singularName: "", verbs: ["get", "list"] }),
+  r("metrics.k8s.io", "v1beta1", "pods", "PodMetrics", true, false, { singularName: "", verbs: ["get", "list"] }),
+];
+
+/** Builds a custom resource type (a CRD's kind), served with the full verb set. */
+export function customResourceType(options: { group: string; version: string; plural: string; kind: string; namespaced: boolean; status?: boolean }): ResourceType {
+  return r(options.group, options.version, options.plural, options.kind, options.namespaced, options.status ?? false);
+}
+
+/**
+ * The resource types one simulator serves: the built-ins, minus any a test removed (an optional API that is
+ * not installed), plus custom resources and the metrics API when added.
+ */
+export class TypeRegistry {
+  private readonly types: ResourceType[];
+
+  constructor(types: readonly ResourceType[] = BUILTIN_TYPES) {
+    this.types = [...types];
+  }
+
+  /** Every served type. */
+  all(): readonly ResourceType[] {
+    return this.types;
+  }
+
+  /** Serves another type (a custom resource); replaces one with the same group, version and name. */
+  add(type: ResourceType): void {
+    this.remove(type.group, type.version, type.name);
+    this.types.push(type);
+  }
+
+  /** Stops serving a type (an API that is not installed). */
+  remove(group: string, version: string, name: string): void {
+    const at = this.types.findIndex((t) => t.group === group && t.version === version && t.name === name);
+    if (at >= 0) this.types.splice(at, 1);
+  }
+
+  /** A served type by group, version and plural name. */
+  find(group: string, version: string, name: string): ResourceType | undefined {
+    return this.types.find((t) => t.group === group && t.version === version && t.name === name);
+  }
+
+  /** A served type by `apiVersion` and `kind` (what a manifest names). */
+  findByKind(apiVersion: string, kind: string): ResourceType | undefined {
+    return this.types.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
+  }
+
+  /** The group/version pairs served, core first, in registration order. */
+  groups(): { group: string; version: string }[] {
+    const seen = new Map<string, { group: string; version: string }>();
+    for (const t of this.types) seen.set(`${t.group}/${t.version}`, { group: t.group, version: t.version });
+    return [...seen.values()];
+  }
+}
 
 /** `apiVersion` of a resource type: `v1` or `group/version`. */
 export function apiVersionOf(type: ResourceType): string {
@@ -56,21 +121,4 @@ export function apiVersionOf(type: ResourceType): string {
 /** Unique key of a resource type: `group/version/name`. */
 export function typeKey(type: ResourceType): string {
   return `${type.group}/${type.version}/${type.name}`;
-}
-
-/** Finds a served type by group, version and plural name. */
-export function findType(group: string, version: string, name: string): ResourceType | undefined {
-  return RESOURCE_TYPES.find((t) => t.group === group && t.version === version && t.name === name);
-}
-
-/** Finds a served type by `apiVersion` and `kind` (what a manifest names). */
-export function findTypeByKind(apiVersion: string, kind: string): ResourceType | undefined {
-  return RESOURCE_TYPES.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
-}
-
-/** The group/version pairs served, core first, in discovery order. */
-export function servedGroups(): { group: string; version: string }[] {
-  const seen = new Map<string, { group: string; version: string }>();
-  for (const t of RESOURCE_TYPES) seen.set(`${t.group}/${t.version}`, { group: t.group, version: t.version });
-  return [...seen.values()];
 }

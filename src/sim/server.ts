@@ -3,8 +3,9 @@ import { createServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { apiResourceList, apiGroup, apiGroupList, apiVersions, VERSION_INFO } from "./discovery.ts";
 import type { SimPki } from "./pki.ts";
+import { forbiddenMessage, type SimAuthorizer, type SimUser } from "./authz.ts";
 import { openApiDocument, openApiIndex } from "./openapi.ts";
-import { findType, type ResourceType } from "./resources.ts";
+import type { ResourceType, TypeRegistry } from "./resources.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import { ApiError, badRequest, expired, failure } from "./status.ts";
 import { timestamp, type KubeObject, type ObjectStore, type WatchEvent } from "./store.ts";
@@ -14,8 +15,9 @@ import { toTable } from "./table.ts";
 export interface SimServerOptions {
   readonly store: ObjectStore;
   readonly pki: SimPki;
-  /** Accepted bearer tokens. A client certificate signed by the simulator's CA is accepted too. */
-  readonly tokens: readonly string[];
+  readonly registry: TypeRegistry;
+  /** Bearer tokens and their users. A client certificate signed by the simulator's CA is the admin. */
+  readonly authorizer: SimAuthorizer;
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
@@ -92,14 +94,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   if (auth === "anonymous" && !PUBLIC_PATHS.has(path)) {
     return sendJson(res, 403, failure(403, "Forbidden", `forbidden: User "system:anonymous" cannot get path "${path}"`, {}).body);
   }
+  const user: SimUser = auth === "anonymous" ? { name: "system:anonymous", rules: [] } : auth;
   if (path === "/healthz" || path === "/livez" || path === "/readyz") return sendText(res, 200, "ok");
   if (path === "/version") return sendJson(res, 200, VERSION_INFO);
   if (path === "/api") return sendJson(res, 200, apiVersions(req.headers.host ?? ""));
-  if (path === "/apis") return sendJson(res, 200, apiGroupList());
-  if (path === "/openapi/v3") return sendJson(res, 200, openApiIndex());
+  if (path === "/apis") return sendJson(res, 200, apiGroupList(ctx.registry));
+  if (path === "/openapi/v3") return sendJson(res, 200, openApiIndex(ctx.registry));
   if (path.startsWith("/openapi/v3/")) {
     const gv = path.slice("/openapi/v3/".length).split("/");
-    const doc = gv[0] === "api" ? openApiDocument("", gv[1] ?? "") : openApiDocument(gv[1] ?? "", gv[2] ?? "");
+    const doc = gv[0] === "api" ? openApiDocument(ctx.registry, "", gv[1] ?? "") : openApiDocument(ctx.registry, gv[1] ?? "", gv[2] ?? "");
     return doc ? sendJson(res, 200, doc) : sendText(res, 404, "404 page not found\n");
   }
   const parts = path.split("/").filter(Boolean);
@@ -109,30 +112,63 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   const version = isCore ? (parts[1] ?? "") : (parts[2] ?? "");
   const rest = parts.slice(isCore ? 2 : 3);
   if (!isCore && parts.length === 2) {
-    const found = apiGroup(group);
+    const found = apiGroup(ctx.registry, group);
     return found ? sendJson(res, 200, found) : sendText(res, 404, "404 page not found\n");
   }
   if (rest.length === 0) {
-    const list = apiResourceList(group, version);
+    const list = apiResourceList(ctx.registry, group, version);
     return list ? sendJson(res, 200, list) : sendText(res, 404, "404 page not found\n");
   }
   const target = parseResourcePath(rest);
-  const type = findType(group, version, target.resource);
+  const type = ctx.registry.find(group, version, target.resource);
   if (!type) return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
+  if (type.name === "selfsubjectaccessreviews" && req.method === "POST") return serveAccessReview(req, res, ctx, user);
   if (target.subresource && !(target.subresource === "status" && type.status)) {
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   }
   const namespace = type.namespaced ? target.namespace : undefined;
+  const attributes = { verb: verbOf(req.method ?? "GET", Boolean(target.name), url.searchParams), group: type.group, resource: target.subresource ? `${type.name}/${target.subresource}` : type.name, ...(namespace ? { namespace } : {}) };
+  if (!ctx.authorizer.allowed(user, { ...attributes, resource: type.name })) {
+    return sendJson(res, 403, failure(403, "Forbidden", forbiddenMessage(user, { ...attributes, resource: type.name }), { kind: type.name }).body);
+  }
   await serveResource(req, res, ctx, url, type, namespace, target.name, target.subresource as "status" | undefined);
 }
 
-function authenticate(req: IncomingMessage, ctx: Context): "ok" | "invalid" | "anonymous" {
+function authenticate(req: IncomingMessage, ctx: Context): SimUser | "invalid" | "anonymous" {
   const socket = req.socket as TLSSocket;
-  if (socket.authorized) return "ok";
+  if (socket.authorized) return { name: "admin", rules: "all" };
   const header = req.headers.authorization;
   if (!header) return "anonymous";
   const token = /^Bearer\s+(.+)$/i.exec(header)?.[1];
-  return token && ctx.tokens.includes(token.trim()) ? "ok" : "invalid";
+  return (token && ctx.authorizer.user(token.trim())) || "invalid";
+}
+
+function verbOf(method: string, named: boolean, q: URLSearchParams): string {
+  if (method === "GET") return named ? "get" : q.get("watch") === "true" || q.get("watch") === "1" ? "watch" : "list";
+  if (method === "POST") return "create";
+  if (method === "PUT") return "update";
+  if (method === "PATCH") return "patch";
+  if (method === "DELETE") return named ? "delete" : "deletecollection";
+  return method.toLowerCase();
+}
+
+/** POST selfsubjectaccessreviews: answers whether the caller may do what `spec.resourceAttributes` says (201). */
+async function serveAccessReview(req: IncomingMessage, res: ServerResponse, ctx: Context, user: SimUser): Promise<void> {
+  const body = (await readOptionalJson(req)) as { spec?: { resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string> } } | undefined;
+  const spec = body?.spec ?? {};
+  if (!spec.resourceAttributes === !spec.nonResourceAttributes) {
+    const message = 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified';
+    return sendJson(res, 422, failure(422, "Invalid", `.authorization.k8s.io "" is invalid: spec.resourceAttributes: ${message}`, { group: "authorization.k8s.io", causes: [{ reason: "FieldValueInvalid", message, field: "spec.resourceAttributes" }] }).body);
+  }
+  const a = spec.resourceAttributes;
+  const allowed = a ? ctx.authorizer.allowed(user, { verb: a.verb ?? "", group: a.group ?? "", resource: a.resource ?? "", ...(a.namespace ? { namespace: a.namespace } : {}) }) : true;
+  sendJson(res, 201, {
+    kind: "SelfSubjectAccessReview",
+    apiVersion: "authorization.k8s.io/v1",
+    metadata: { creationTimestamp: null },
+    spec,
+    status: allowed ? { allowed: true, reason: `allowed for ${user.name}` } : { allowed: false },
+  });
 }
 
 function parseResourcePath(rest: string[]): { namespace?: string; resource: string; name?: string; subresource?: string } {

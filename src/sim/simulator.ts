@@ -1,9 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { renderKubeconfig } from "./kubeconfig.ts";
 import { createSimPki, type SimPki } from "./pki.ts";
-import { findType, findTypeByKind, type ResourceType } from "./resources.ts";
+import { SimAuthorizer, type SimRule } from "./authz.ts";
+import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
 import { startSimServer, type SimServer } from "./server.ts";
 import { ObjectStore, type KubeObject } from "./store.ts";
+
+/** Options of a simulator. `without` lists `group/version/plural` APIs that are not installed (optional APIs). */
+export interface SimulatorOptions {
+  readonly port?: number;
+  readonly bookmarkIntervalMs?: number;
+  readonly now?: () => number;
+  readonly without?: readonly string[];
+  /** Serve metrics.k8s.io/v1beta1 (as when metrics-server is installed). */
+  readonly metricsApi?: boolean;
+  /** Changes kept for watches from an older resourceVersion (default 10,000). */
+  readonly historyLimit?: number;
+}
 
 /** A running simulator: the API server, its store, and the credentials a client needs. */
 export interface Simulator {
@@ -19,8 +32,15 @@ export interface Simulator {
   patchStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: Record<string, unknown>): KubeObject;
   /** Deletes an object; pods are force-deleted (grace period 0). Missing objects are ignored. */
   remove(apiVersion: string, kind: string, namespace: string | undefined, name: string): void;
-  /** Replaces the accepted bearer tokens (token rotation and revocation in tests). */
+  readonly registry: TypeRegistry;
+  /** Replaces the accepted bearer tokens with `tokens` (all admin): token rotation and revocation in tests. */
   setTokens(tokens: readonly string[]): void;
+  /** Adds a user with RBAC-like rules; returns its bearer token. */
+  addUser(name: string, rules: readonly SimRule[]): string;
+  /** Kubeconfig text for a token of `addUser`. */
+  kubeconfigFor(token: string): string;
+  /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
+  addCustomResource(options: { group: string; version: string; plural: string; kind: string; namespaced: boolean; status?: boolean }): ResourceType;
   /** The served resource type for a group, version and plural name; throws when not served. */
   typeOf(group: string, version: string, plural: string): ResourceType;
   stop(): Promise<void>;
@@ -30,18 +50,25 @@ export interface Simulator {
  * Starts the simulator with its own CA, a random admin token and the namespaces every cluster has
  * (default, kube-system, kube-public, kube-node-lease). `port` 0 picks a free one.
  */
-export async function startSimulator(options: { port?: number; bookmarkIntervalMs?: number; now?: () => number } = {}): Promise<Simulator> {
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const now = options.now ?? (() => Date.now());
   const pki = createSimPki();
-  const store = new ObjectStore(now);
+  const registry = new TypeRegistry();
+  for (const missing of options.without ?? []) {
+    const [group = "", version = "", plural = ""] = missing.split("/");
+    registry.remove(group, version, plural);
+  }
+  if (options.metricsApi) for (const t of METRICS_TYPES) registry.add(t);
+  const store = new ObjectStore(now, options.historyLimit, registry);
   const token = randomBytes(24).toString("hex");
-  const tokens = [token];
-  const server = await startSimServer({ store, pki, tokens, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
-  const namespaces = typeOf("v1", "Namespace");
+  const authorizer = new SimAuthorizer();
+  authorizer.addUser(token, { name: "admin", rules: "all" });
+  const server = await startSimServer({ store, pki, registry, authorizer, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
+  const namespaces = typeOf(registry, "v1", "Namespace");
   for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
 
   const apply = (object: KubeObject): KubeObject => {
-    const type = typeOf(object.apiVersion, object.kind);
+    const type = typeOf(registry, object.apiVersion, object.kind);
     const namespace = type.namespaced ? (object.metadata?.namespace ?? "default") : undefined;
     let current: KubeObject | undefined;
     try {
@@ -70,20 +97,33 @@ export async function startSimulator(options: { port?: number; bookmarkIntervalM
       }),
     apply,
     patchStatus(apiVersion, kind, namespace, name, status) {
-      return store.patch(typeOf(apiVersion, kind), namespace, name, "application/merge-patch+json", { status }, "status");
+      return store.patch(typeOf(registry, apiVersion, kind), namespace, name, "application/merge-patch+json", { status }, "status");
     },
     remove(apiVersion, kind, namespace, name) {
       try {
-        store.delete(typeOf(apiVersion, kind), namespace, name, { gracePeriodSeconds: 0 });
+        store.delete(typeOf(registry, apiVersion, kind), namespace, name, { gracePeriodSeconds: 0 });
       } catch {
         // already gone: the scenario's intent holds
       }
     },
+    registry,
     setTokens(next) {
-      tokens.splice(0, tokens.length, ...next);
+      authorizer.keepOnly([]);
+      for (const t of next) authorizer.addUser(t, { name: "admin", rules: "all" });
+    },
+    addUser(name, rules) {
+      const userToken = randomBytes(16).toString("hex");
+      authorizer.addUser(userToken, { name, rules });
+      return userToken;
+    },
+    kubeconfigFor: (userToken) => renderKubeconfig({ server: server.url, caCert: pki.caCert, token: userToken }),
+    addCustomResource(crd) {
+      const type = customResourceType(crd);
+      registry.add(type);
+      return type;
     },
     typeOf(group, version, plural) {
-      const found = findType(group, version, plural);
+      const found = registry.find(group, version, plural);
       if (!found) throw new Error(`the simulator does not serve ${group}/${version} ${plural}`);
       return found;
     },
@@ -93,8 +133,8 @@ export async function startSimulator(options: { port?: number; bookmarkIntervalM
 
 // --- internal ---
 
-function typeOf(apiVersion: string, kind: string): ResourceType {
-  const found = findTypeByKind(apiVersion, kind);
+function typeOf(registry: TypeRegistry, apiVersion: string, kind: string): ResourceType {
+  const found = registry.findByKind(apiVersion, kind);
   if (!found) throw new Error(`the simulator does not serve ${apiVersion} ${kind}`);
   return found;
 }

@@ -1,6 +1,6 @@
 import { applyCreateDefaults } from "./defaults.ts";
 import { jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
-import { apiVersionOf, findType, typeKey, type ResourceType } from "./resources.ts";
+import { apiVersionOf, typeKey, TypeRegistry, type ResourceType } from "./resources.ts";
 import type { Selector } from "./selectors.ts";
 import { alreadyExists, badRequest, conflict, deleted, failure, invalid, notFound, type StatusBody } from "./status.ts";
 
@@ -49,6 +49,7 @@ export class ObjectStore {
   constructor(
     private readonly now: () => number = () => Date.now(),
     private readonly historyLimit = 10_000,
+    private readonly registry: TypeRegistry = new TypeRegistry(),
   ) {}
 
   /** Current resourceVersion of the whole store. */
@@ -90,7 +91,7 @@ export class ObjectStore {
     if (type.namespaced) {
       if (meta.namespace && meta.namespace !== namespace) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       meta.namespace = namespace;
-      if (!this.collection(findType("", "v1", "namespaces")!).has(objectKey(undefined, namespace ?? ""))) {
+      if (!this.collection(this.registry.find("", "v1", "namespaces")!).has(objectKey(undefined, namespace ?? ""))) {
         throw failure(404, "NotFound", `namespaces "${namespace}" not found`, { name: namespace, kind: "namespaces" });
       }
     } else delete meta.namespace;
@@ -245,7 +246,7 @@ export class ObjectStore {
   private allTypes(): ResourceType[] {
     return [...this.objects.keys()].map((k) => {
       const [group = "", version = "", name = ""] = k.split("/");
-      return findType(group, version, name);
+      return this.registry.find(group, version, name);
     }).filter((t): t is ResourceType => Boolean(t));
   }
 
