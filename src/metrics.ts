@@ -31,6 +31,12 @@ export function createMetrics() {
     panicsRecovered: counter("mon_panics_recovered_total", "Contained failures in a pipeline stage.", ["stage"]),
     redactedValues: counter("mon_redacted_values_total", "Sensitive values redacted before rendering."),
     sourceUnavailable: counter("mon_source_unavailable_total", "Required sources (informers) that became unavailable."),
+    optionalApiUnavailable: counter("mon_optional_api_unavailable_total", "Optional APIs missing at watcher setup."),
+    watcherSyncs: counter("mon_watcher_syncs_total", "Watcher cache syncs (first sync and every recovery)."),
+    watcherSyncFailures: counter("mon_watcher_sync_failures_total", "Watcher cache sync failures (failing or late)."),
+    componentDegradations: counter("mon_component_degradations_total", "Optional components that became degraded."),
+    componentStalls: counter("mon_component_stalls_total", "Required components that stopped reporting progress."),
+    componentUnexpectedStops: counter("mon_component_unexpected_stops_total", "Required components that stopped unexpectedly."),
   };
 }
 

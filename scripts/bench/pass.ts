@@ -48,10 +48,10 @@ async function measure(pods: number) {
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
   const started = performance.now();
   const kinds = [
-    { kind: "Node", path: "/api/v1/nodes", required: true },
-    { kind: "Pod", path: "/api/v1/pods", required: true },
-    { kind: "Deployment", path: "/apis/apps/v1/deployments", required: true },
-    { kind: "ReplicaSet", path: "/apis/apps/v1/replicasets", required: true },
+    { kind: "Node", path: "/api/v1/nodes" },
+    { kind: "Pod", path: "/api/v1/pods" },
+    { kind: "Deployment", path: "/apis/apps/v1/deployments" },
+    { kind: "ReplicaSet", path: "/apis/apps/v1/replicasets" },
   ];
   const informers = kinds.map((kind) => createInformer({ connection, kind, clock: createSystemClock(), logger: createSilentLogger(), onEvent: (type, o) => inventory.apply(kind.kind, type, o), onState: () => {} }));
   informers.forEach((i) => i.start());

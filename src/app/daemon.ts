@@ -4,9 +4,8 @@ import { createDelivery, type Delivery } from "../deliver/delivery.ts";
 import { HealthRegistry } from "../health/registry.ts";
 import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { KubeConnection } from "../kube/connection.ts";
-import { createInformer, type Informer } from "../kube/informer.ts";
 import { Inventory } from "../kube/inventory.ts";
-import { WATCHED_KINDS } from "../kube/kinds.ts";
+import { watchCluster } from "./cluster-watch.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { prepareStartup, type Prepared } from "./prepare.ts";
 import { createRouter, type Router } from "../route/router.ts";
@@ -65,7 +64,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   for (const w of loaded.warnings) logger.warn(formatWarning(w));
 
   const metrics = createMetrics();
-  const health = new HealthRegistry(() => clock.now());
+  const health = new HealthRegistry(
+    () => clock.now(),
+    (_name, next, previous) => {
+      if (next.state === previous?.state) return;
+      if (next.state === "degraded" && !next.required) metrics.componentDegradations.inc();
+      if (next.state === "failed" && next.required && next.reason === "component_stalled") metrics.componentStalls.inc();
+    },
+  );
   if (config.app.insecureSkipTLSVerify) logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
   if (config.kubelet.insecureSkipVerify) logger.warn("kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified");
   const built = options.prepared ?? prepareStartup(loaded, { logger, ...(options.stdout ? { stdout: options.stdout } : {}) });
@@ -115,9 +121,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let recheck: Cancel | undefined;
   let firstDirtyAt: number | undefined;
   let stopped = false;
-  const informers: Informer[] = [];
   const synced = createWaiters(clock);
-  const allSynced = () => informers.every((i, n) => !WATCHED_KINDS[n]?.required || i.synced());
+  let allSynced = () => false;
 
   const pass = () => {
     scheduled = undefined;
@@ -146,44 +151,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (!scheduled && !stopped) scheduled = clock.setTimer(pass, options.passDelayMs ?? 250);
   };
 
-  const resyncMs = config.resyncSeconds * 1000;
-  for (const kind of WATCHED_KINDS) {
-    const component = `informer-${kind.kind}`;
-    health.set(component, "pending", { reason: "cache_sync_pending", required: kind.required });
-    const informer = createInformer({
-      connection: options.connection,
-      kind,
-      clock,
-      logger,
-      resyncMs,
-      initialBackoffMs: options.informerBackoffMs,
-      onEvent: (type, object) => {
-        try {
-          inventory.apply(kind.kind, type, object);
-        } catch (error) {
-          metrics.informerHandlerPanics.inc();
-          logger.error(`informer ${kind.kind}: cannot apply ${type} of ${object?.metadata?.name}: ${(error as Error).message}`);
-          return;
-        }
-        schedule();
-      },
-      onState: (state) => {
-        if (state.state === "synced") health.set(component, "ok");
-        else if (state.state === "syncing") health.set(component, "pending", { reason: state.reason });
-        else {
-          if (state.attempts === 1 && kind.required) metrics.sourceUnavailable.inc();
-          health.set(component, kind.required ? "failed" : "degraded", { reason: state.reason });
-        }
-        if (allSynced()) {
-          synced.release();
-          schedule();
-        }
-      },
-    });
-    informers.push(informer);
-  }
+  const watcher = watchCluster({
+    config,
+    connection: options.connection,
+    clock,
+    logger,
+    inventory,
+    health,
+    metrics,
+    onChange: schedule,
+    onSynced: () => {
+      synced.release();
+      schedule();
+    },
+    ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+  });
+  allSynced = () => watcher.requiredSynced();
   logger.info(`mon ${VERSION} watching ${options.connection.server} (${options.connection.source})`);
-  for (const informer of informers) informer.start();
+  watcher.start();
 
   return {
     metrics,
@@ -201,7 +186,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       stopped = true;
       scheduled?.();
       recheck?.();
-      for (const informer of informers) informer.stop();
+      watcher.stop();
       const drained = await delivery.drain(drainMs);
       if (!drained) {
         const left = [...senders.keys()].reduce((n, name) => n + delivery.depth(name), 0);

@@ -32,9 +32,14 @@ describe("health server (spec 4.1, 4.2)", () => {
     await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, "readiness");
     expect(await (await fetch(`${url}/healthz`)).text()).toBe("ok\n");
     const health = await (await fetch(`${url}/health`)).json();
-    expect(health).toMatchObject({ status: "ok", ready: true, stateLock: "not_used", reasons: [], coverage: { kinds: [], reasons: {} }, providers: { kept: ["stdout"], inactive: [] } });
-    expect(health.components["informer-Pod"]).toEqual({ state: "ok", required: true });
-    expect(health.components["informer-Event"]).toEqual({ state: "ok", required: false });
+    expect(health).toMatchObject({ status: "degraded", ready: true, stateLock: "not_used", reasons: ["optional_api_unavailable"], providers: { kept: ["stdout"], inactive: [] } });
+    expect(health.coverage).toEqual({ kinds: [], reasons: {}, truncated: 0 });
+    expect(health.components.caches).toEqual({ state: "ok", required: true });
+    expect(health.components["informers-core"]).toEqual({ state: "ok", required: false });
+    expect(health.components["informers-apps"]).toEqual({ state: "ok", required: false });
+    expect(health.components.discovery).toEqual({ state: "ok", required: false });
+    // The simulator serves no Gateway API: an optional API, so only degraded.
+    expect(health.components["optional-apis"]).toEqual({ state: "degraded", reason: "optional_api_unavailable", required: false });
     expect(health.components["provider-stdout"]).toEqual({ state: "ok", required: false });
     const metrics = await fetch(`${url}/metrics`);
     expect(metrics.headers.get("content-type")).toContain("text/plain");
@@ -46,17 +51,14 @@ describe("health server (spec 4.1, 4.2)", () => {
 
   test("an API server mon cannot trust: not ready, /health failed with watcher_failed, still live", async () => {
     const url = await start((s) => renderKubeconfig({ server: s.server.url, caCert: createSimPki("other").caCert, token: s.token }));
-    await waitUntil(async () => {
-      const h = await (await fetch(`${url}/health`)).json();
-      return Object.entries(h.components).every(([name, c]) => !name.startsWith("informer-") || (c as { state: string }).state !== "pending");
-    }, "every informer to report its failure");
+    await waitUntil(async () => (await (await fetch(`${url}/health`)).json()).status === "failed", "the failure to show");
     const health = await (await fetch(`${url}/health`)).json();
-    expect(health.components["informer-Pod"]).toEqual({ state: "failed", reason: "watcher_failed", required: true });
-    expect(health.components["informer-Event"]).toEqual({ state: "degraded", reason: "watcher_failed", required: false });
-    expect(health.reasons).toEqual(["watcher_failed"]);
+    expect(health.components.discovery).toEqual({ state: "failed", reason: "discovery_failed", required: false });
+    expect(health.components.caches).toEqual({ state: "failed", reason: "watcher_failed", required: true });
+    expect(health.reasons).toEqual(["discovery_failed", "watcher_failed"]);
     expect((await fetch(`${url}/health`)).status).toBe(503);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${url}/metrics`)).text()).toContain("mon_source_unavailable_total 8");
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain("mon_source_unavailable_total 1");
   });
 });

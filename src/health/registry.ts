@@ -1,18 +1,22 @@
-/** Component state values (spec 3.5 leaves them open; these four are mon's). */
+/** Component state values (spec 3.5 leaves them open; these four are mon's, documented in docs/health.md). */
 export type ComponentState = "ok" | "pending" | "degraded" | "failed";
 
-/** Health reasons of spec 7.3 used by this release (a closed list; anything else is reported as component_failed). */
-export type HealthReason =
-  | "component_failed"
-  | "cache_sync_pending"
-  | "cache_sync_timeout"
-  | "permission_denied"
-  | "api_unavailable"
-  | "watcher_failed"
-  | "provider_unavailable"
-  | "provider_rejected"
-  | "provider_rate_limited"
-  | "shutdown";
+/** The fixed vocabulary of health reasons (spec 7.3). */
+export const HEALTH_REASONS = [
+  "component_failed", "component_stalled", "component_stopped", "timeout", "canceled",
+  "cache_sync_pending", "cache_sync_timeout", "cache_sync_failed", "source_not_configured",
+  "permission_denied", "optional_permission_denied", "api_unavailable", "optional_api_unavailable",
+  "watcher_failed", "persistence_restore_failed", "storage_reset", "storage_over_cap",
+  "provider_unavailable", "provider_rejected", "provider_rate_limited", "heartbeat_failed",
+  "kubelet_unreachable", "kubelet_partially_unreachable", "config_overlay_invalid", "leadership_lost", "shutdown",
+  "source_configuration_failed", "discovery_failed", "persistence_write_failed", "provider_shutdown_timeout", "rate_limited",
+] as const;
+
+/** A health reason of spec 7.3. */
+export type HealthReason = (typeof HEALTH_REASONS)[number];
+
+/** Coverage reasons for kinds not watched (spec 7.3). */
+export type CoverageReason = "permission_denied" | "api_unavailable" | "sync_timeout" | "budget_exceeded" | "object_cap_reached" | "disabled_by_config";
 
 /** One component's report. `required` components decide readiness; optional ones only degrade. */
 export interface ComponentHealth {
@@ -23,31 +27,52 @@ export interface ComponentHealth {
   readonly since: number;
 }
 
-/** The `/health` body (spec 2.6, 4.1): overall status, state lock, components, bounded degradation reasons, coverage. */
+/** The `/health` body (spec 2.6, 4.1; field names in docs/health.md). */
 export interface HealthReport {
-  status: "ok" | "degraded" | "failed" | "starting";
-  stateLock: "held" | "not_used";
+  status: "ok" | "starting" | "degraded" | "failed";
+  stateLock: "held" | "waiting" | "not_used";
   ready: boolean;
   components: Record<string, { state: ComponentState; reason?: HealthReason; required: boolean }>;
+  /** Reasons of every component not ok, sorted, at most 20 (bounded degradation reasons). */
   reasons: HealthReason[];
-  coverage: { kinds: { kind: string; reason: string }[]; reasons: Record<string, number> };
-  /** The providers that receive messages and those configured but inactive in this edition (spec 2.1 app.communityProvider). */
+  coverage: { kinds: { kind: string; reason: CoverageReason }[]; reasons: Partial<Record<CoverageReason, number>>; truncated: number };
   providers: { kept: string[]; inactive: string[] };
 }
 
-/** The component registry (health/): each component reports `{state, reason}`; the server reads the summary. */
+/** Most kinds listed in `coverage.kinds` (spec 2.6, 8). */
+export const COVERAGE_LIST_LIMIT = 50;
+
+const KNOWN = new Set<string>(HEALTH_REASONS);
+
+/**
+ * The component registry (health/): each component reports `{state, reason}` from the fixed vocabulary; a
+ * reason outside it is reported as `component_failed` (raw errors stay in logs). `onChange` sees every
+ * transition (the daemon counts degradations and failures from it).
+ */
 export class HealthRegistry {
   private readonly components = new Map<string, ComponentHealth>();
   private providers: { kept: string[]; inactive: string[] } = { kept: [], inactive: [] };
+  private coverageKinds: { kind: string; reason: CoverageReason }[] = [];
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly onChange?: (name: string, next: ComponentHealth, previous?: ComponentHealth) => void,
+  ) {}
 
-  /** Records a component's state; a change of state or reason resets `since`. */
-  set(name: string, state: ComponentState, options: { reason?: HealthReason; required?: boolean } = {}): void {
+  /** Records a component's state. A reason outside the vocabulary becomes `component_failed`. */
+  set(name: string, state: ComponentState, options: { reason?: string; required?: boolean } = {}): void {
     const previous = this.components.get(name);
     const required = options.required ?? previous?.required ?? false;
-    if (previous && previous.state === state && previous.reason === options.reason && previous.required === required) return;
-    this.components.set(name, { state, required, since: this.now(), ...(options.reason ? { reason: options.reason } : {}) });
+    const reason = state === "ok" ? undefined : options.reason === undefined ? undefined : KNOWN.has(options.reason) ? (options.reason as HealthReason) : "component_failed";
+    if (previous && previous.state === state && previous.reason === reason && previous.required === required) return;
+    const next: ComponentHealth = { state, required, since: this.now(), ...(reason ? { reason } : {}) };
+    this.components.set(name, next);
+    this.onChange?.(name, next, previous);
+  }
+
+  /** A component's current report. */
+  get(name: string): ComponentHealth | undefined {
+    return this.components.get(name);
   }
 
   /** Records which providers are kept and which are inactive. */
@@ -55,7 +80,12 @@ export class HealthRegistry {
     this.providers = { kept: [...kept], inactive: [...inactive] };
   }
 
-  /** True when every required component is ok (readiness, spec 4.1). */
+  /** Records the kinds not watched and why. */
+  setCoverage(kinds: readonly { kind: string; reason: CoverageReason }[]): void {
+    this.coverageKinds = [...kinds];
+  }
+
+  /** True when every required component is ok (readiness, spec 4.1); optional ones never fail it. */
   ready(): boolean {
     let any = false;
     for (const c of this.components.values()) {
@@ -66,22 +96,30 @@ export class HealthRegistry {
     return any;
   }
 
-  /** The `/health` body. Coverage lists kinds not watched, cut at 50 (spec 2.6). */
+  /** The `/health` body. */
   report(): HealthReport {
     const components: HealthReport["components"] = {};
     const reasons = new Set<HealthReason>();
-    let worst: HealthReport["status"] = "ok";
-    const notWatched: { kind: string; reason: string }[] = [];
+    let failed = false;
+    let starting = false;
+    let degraded = false;
     for (const [name, c] of [...this.components].sort(([a], [b]) => a.localeCompare(b))) {
       components[name] = { state: c.state, required: c.required, ...(c.reason ? { reason: c.reason } : {}) };
-      if (c.reason && c.state !== "ok") reasons.add(c.reason);
-      if (c.state === "failed" && c.required) worst = "failed";
-      else if (c.state === "pending" && worst === "ok") worst = "starting";
-      else if (c.state !== "ok" && worst !== "failed") worst = worst === "starting" ? "starting" : "degraded";
-      if (name.startsWith("informer-") && c.state === "failed" && c.reason === "permission_denied") notWatched.push({ kind: name.slice(9), reason: "permission_denied" });
+      if (c.state !== "ok" && c.reason) reasons.add(c.reason);
+      if (c.state === "failed" && c.required) failed = true;
+      else if (c.state === "pending" && c.required) starting = true;
+      else if (c.state !== "ok") degraded = true;
     }
-    const counts: Record<string, number> = {};
-    for (const k of notWatched) counts[k.reason] = (counts[k.reason] ?? 0) + 1;
-    return { status: worst, stateLock: "not_used", ready: this.ready(), components, reasons: [...reasons].sort().slice(0, 20), coverage: { kinds: notWatched.slice(0, 50), reasons: counts }, providers: this.providers };
+    const counts: Partial<Record<CoverageReason, number>> = {};
+    for (const k of this.coverageKinds) counts[k.reason] = (counts[k.reason] ?? 0) + 1;
+    return {
+      status: failed ? "failed" : starting ? "starting" : degraded ? "degraded" : "ok",
+      stateLock: "not_used",
+      ready: this.ready(),
+      components,
+      reasons: [...reasons].sort().slice(0, 20),
+      coverage: { kinds: this.coverageKinds.slice(0, COVERAGE_LIST_LIMIT), reasons: counts, truncated: Math.max(0, this.coverageKinds.length - COVERAGE_LIST_LIMIT) },
+      providers: this.providers,
+    };
   }
 }

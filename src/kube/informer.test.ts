@@ -24,7 +24,7 @@ async function watchNamespaces(s: Simulator, clock = createFakeClock(Date.now())
   const connection = await connectKube({ kubeconfigText: s.kubeconfig() });
   informer = createInformer({
     connection,
-    kind: { kind: "Namespace", path: "/api/v1/namespaces", required: true },
+    kind: { kind: "Namespace", path: "/api/v1/namespaces" },
     clock,
     logger: createSilentLogger(),
     onEvent(type, object) {

@@ -3,7 +3,11 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { KubeConnection } from "./connection.ts";
 import { classifyStatus, KubeError } from "./errors.ts";
-import type { WatchedKind } from "./kinds.ts";
+/** What an informer needs of a kind: its name (for logs) and collection path. */
+export interface InformerKind {
+  readonly kind: string;
+  readonly path: string;
+}
 import { trimManagedFields } from "./trim.ts";
 
 /** State of one informer as health reports it (spec 7.3 reasons). */
@@ -15,7 +19,7 @@ export type InformerState =
 /** Options of one informer. Backoff after a failure: `initialBackoffMs` doubling to `maxBackoffMs`, with jitter. */
 export interface InformerOptions {
   readonly connection: KubeConnection;
-  readonly kind: WatchedKind;
+  readonly kind: InformerKind;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly onEvent: (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) => void;

@@ -1,21 +1,73 @@
-/** One kind mon watches: its `kind`, API path of the collection across all namespaces, and whether it is required for readiness. */
-export interface WatchedKind {
+/**
+ * A kind mon knows (spec 1.1): detectors read it in full. `required` kinds decide readiness; `optional`
+ * APIs may be absent without degrading readiness (spec 1.5); `namespace` limits the watch to one namespace
+ * (Leases in kube-system); `sensitive` kinds have their values hashed before they are cached.
+ */
+export interface KnownKind {
+  readonly group: string;
+  readonly resource: string;
   readonly kind: string;
-  readonly path: string;
-  readonly required: boolean;
+  readonly required?: boolean;
+  readonly optional?: boolean;
+  readonly namespace?: string;
+  readonly sensitive?: boolean;
 }
 
-/** The kinds watched by this release (issue "main job"; the full list of spec 1.1 follows). */
-export const WATCHED_KINDS: readonly WatchedKind[] = [
-  { kind: "Namespace", path: "/api/v1/namespaces", required: true },
-  { kind: "Node", path: "/api/v1/nodes", required: true },
-  { kind: "Pod", path: "/api/v1/pods", required: true },
-  { kind: "Event", path: "/api/v1/events", required: false },
-  { kind: "Service", path: "/api/v1/services", required: false },
-  { kind: "EndpointSlice", path: "/apis/discovery.k8s.io/v1/endpointslices", required: false },
-  { kind: "Deployment", path: "/apis/apps/v1/deployments", required: true },
-  { kind: "ReplicaSet", path: "/apis/apps/v1/replicasets", required: true },
-  { kind: "StatefulSet", path: "/apis/apps/v1/statefulsets", required: true },
-  { kind: "DaemonSet", path: "/apis/apps/v1/daemonsets", required: true },
-  { kind: "Job", path: "/apis/batch/v1/jobs", required: true },
+/** The kinds of spec 1.1 that mon watches in full; every other served kind is watched for its metadata only. */
+export const KNOWN_KINDS: readonly KnownKind[] = [
+  { group: "", resource: "namespaces", kind: "Namespace", required: true },
+  { group: "", resource: "nodes", kind: "Node", required: true },
+  { group: "", resource: "pods", kind: "Pod", required: true },
+  { group: "", resource: "services", kind: "Service" },
+  { group: "", resource: "endpoints", kind: "Endpoints" },
+  { group: "", resource: "events", kind: "Event" },
+  { group: "", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim" },
+  { group: "", resource: "persistentvolumes", kind: "PersistentVolume" },
+  { group: "", resource: "configmaps", kind: "ConfigMap" },
+  { group: "", resource: "secrets", kind: "Secret", sensitive: true },
+  { group: "", resource: "serviceaccounts", kind: "ServiceAccount" },
+  { group: "apps", resource: "deployments", kind: "Deployment", required: true },
+  { group: "apps", resource: "replicasets", kind: "ReplicaSet", required: true },
+  { group: "apps", resource: "statefulsets", kind: "StatefulSet", required: true },
+  { group: "apps", resource: "daemonsets", kind: "DaemonSet", required: true },
+  { group: "batch", resource: "jobs", kind: "Job", required: true },
+  { group: "batch", resource: "cronjobs", kind: "CronJob" },
+  { group: "discovery.k8s.io", resource: "endpointslices", kind: "EndpointSlice" },
+  { group: "networking.k8s.io", resource: "ingresses", kind: "Ingress" },
+  { group: "networking.k8s.io", resource: "networkpolicies", kind: "NetworkPolicy" },
+  { group: "gateway.networking.k8s.io", resource: "httproutes", kind: "HTTPRoute", optional: true },
+  { group: "gateway.networking.k8s.io", resource: "grpcroutes", kind: "GRPCRoute", optional: true },
+  { group: "storage.k8s.io", resource: "storageclasses", kind: "StorageClass" },
+  { group: "storage.k8s.io", resource: "volumeattachments", kind: "VolumeAttachment", optional: true },
+  { group: "storage.k8s.io", resource: "csidrivers", kind: "CSIDriver" },
+  { group: "coordination.k8s.io", resource: "leases", kind: "Lease", namespace: "kube-system" },
+  { group: "policy", resource: "poddisruptionbudgets", kind: "PodDisruptionBudget" },
+  { group: "autoscaling", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler" },
 ];
+
+/** Served kinds mon never watches: the same objects under another name, or not objects at all. */
+export const NOT_WATCHED: ReadonlySet<string> = new Set([
+  "events.k8s.io/events", // the same Events as core/v1, watched there
+  "metrics.k8s.io/nodes", // read by the metrics reader, not watched
+  "metrics.k8s.io/pods",
+]);
+
+/** A kind an informer watches, as the watch plan decides. */
+export interface WatchTarget {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  /** Collection path: `/api/v1/pods`, `/apis/apps/v1/deployments`, `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases`. */
+  readonly path: string;
+  readonly required: boolean;
+  /** Cache only `apiVersion`, `kind` and `metadata` (kinds mon has no detector for). */
+  readonly metadataOnly: boolean;
+  readonly sensitive: boolean;
+  readonly namespace?: string;
+}
+
+/** `group/resource`, the key of a kind in coverage and health. */
+export function kindKey(target: { group: string; resource: string }): string {
+  return target.group ? `${target.group}/${target.resource}` : target.resource;
+}

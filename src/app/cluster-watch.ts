@@ -1,0 +1,107 @@
+import type { Config } from "../config/schema.ts";
+import type { HealthRegistry } from "../health/registry.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import type { Inventory } from "../kube/inventory.ts";
+import { KNOWN_KINDS, kindKey, type WatchTarget } from "../kube/kinds.ts";
+import { createClusterWatcher, type ClusterWatcher, type KindState } from "../kube/watcher.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+
+/**
+ * Watches the cluster into the Inventory and reports it in health (spec 2.6, 7.3):
+ * - `caches` (required): ok once every required kind is synced; pending while syncing; failed with the
+ *   reason when a required kind is denied, missing, failing or late. Readiness follows it alone.
+ * - `informers-<group>` (one per API group, optional): the worst state of its kinds.
+ * - `discovery`: failed (`discovery_failed`) while the API cannot be discovered.
+ * - `optional-apis`: degraded (`optional_api_unavailable`) when an optional API is not installed.
+ * - coverage: kinds not watched and why.
+ */
+export function watchCluster(options: {
+  config: Config;
+  connection: KubeConnection;
+  clock: Clock;
+  logger: Logger;
+  inventory: Inventory;
+  health: HealthRegistry;
+  metrics: Metrics;
+  onChange: () => void;
+  onSynced: () => void;
+  informerBackoffMs?: number;
+  syncTimeoutMs?: number;
+}): ClusterWatcher {
+  const { health, metrics } = options;
+  const kinds = new Map<string, { target: WatchTarget; state: KindState; reason?: string }>();
+  health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
+  health.set("discovery", "pending", { reason: "cache_sync_pending" });
+
+  const refresh = () => {
+    health.setCoverage(watcher.coverage());
+    const groups = new Map<string, { state: KindState; reason?: string; required: boolean }[]>();
+    for (const k of kinds.values()) {
+      const group = k.target.group || "core";
+      groups.set(group, [...(groups.get(group) ?? []), { state: k.state, ...(k.reason ? { reason: k.reason } : {}), required: k.target.required }]);
+    }
+    for (const [group, members] of groups) {
+      const bad = members.find((m) => m.state === "failing" || m.state === "sync_timeout");
+      if (bad) health.set(`informers-${group}`, "degraded", { reason: bad.state === "sync_timeout" ? "cache_sync_timeout" : bad.reason ?? "watcher_failed" });
+      else if (members.some((m) => m.state === "pending")) health.set(`informers-${group}`, "pending", { reason: "cache_sync_pending" });
+      else health.set(`informers-${group}`, "ok");
+    }
+    const required = [...kinds.values()].filter((k) => k.target.required);
+    const deniedOrMissing = watcher.coverage().find((c) => required.every((k) => kindKey(k.target) !== c.kind) && REQUIRED_KEYS.has(c.kind));
+    const failing = required.find((k) => k.state === "failing" || k.state === "sync_timeout");
+    if (watcher.requiredSynced()) health.set("caches", "ok", { required: true });
+    else if (deniedOrMissing) health.set("caches", "failed", { reason: deniedOrMissing.reason === "permission_denied" ? "permission_denied" : "api_unavailable", required: true });
+    else if (failing) health.set("caches", "failed", { reason: failing.state === "sync_timeout" ? "cache_sync_timeout" : failing.reason ?? "watcher_failed", required: true });
+    else health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
+  };
+
+  const watcher = createClusterWatcher({
+    connection: options.connection,
+    clock: options.clock,
+    logger: options.logger,
+    watchSecrets: options.config.watch.secrets,
+    resyncMs: options.config.resyncSeconds * 1000,
+    ...(options.syncTimeoutMs !== undefined ? { syncTimeoutMs: options.syncTimeoutMs } : {}),
+    ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+    hooks: {
+      onEvent: (kind, type, object) => {
+        options.inventory.apply(kind, type, object);
+        options.onChange();
+      },
+      onHandlerFailure: () => metrics.informerHandlerPanics.inc(),
+      onDiscoveryFailure: (group, _message, attempt) => {
+        if (group) health.set("discovery", "degraded", { reason: "discovery_failed" });
+        else {
+          health.set("discovery", "failed", { reason: "discovery_failed" });
+          health.set("caches", "failed", { reason: "watcher_failed", required: true });
+          if (attempt === 1) metrics.sourceUnavailable.inc();
+        }
+      },
+      onWatching: () => {
+        if (health.get("discovery")?.state !== "degraded") health.set("discovery", "ok");
+        const missing = watcher.optionalMissing();
+        if (missing.length) {
+          health.set("optional-apis", "degraded", { reason: "optional_api_unavailable" });
+          metrics.optionalApiUnavailable.inc(missing.length);
+        }
+        refresh();
+      },
+      onKindState: (target, state, failure) => {
+        const previous = kinds.get(kindKey(target))?.state;
+        kinds.set(kindKey(target), { target, state, ...(failure && failure.state === "failing" ? { reason: failure.reason } : {}) });
+        if (state === "synced") metrics.watcherSyncs.inc();
+        if ((state === "failing" || state === "sync_timeout") && previous !== state) {
+          metrics.watcherSyncFailures.inc();
+          if (target.required && failure?.state === "failing" && failure.attempts === 1) metrics.sourceUnavailable.inc();
+        }
+        refresh();
+        if (watcher.requiredSynced()) options.onSynced();
+      },
+    },
+  });
+  return watcher;
+}
+
+const REQUIRED_KEYS = new Set(KNOWN_KINDS.filter((k) => k.required).map(kindKey));

@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { stringify } from "yaml";
+import { startDaemon, type Daemon } from "../app/daemon.ts";
+import { parseConfig } from "../config/load.ts";
+import { connectKube } from "../kube/connection.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import type { SimRule } from "../sim/authz.ts";
+import { startSimulator, type Simulator, type SimulatorOptions } from "../sim/simulator.ts";
+import { waitUntil } from "../testing/capture-server.ts";
+
+let sim: Simulator | undefined;
+let daemon: Daemon | undefined;
+afterEach(async () => {
+  await daemon?.stop(0);
+  await sim?.stop();
+  sim = daemon = undefined;
+});
+
+async function start(options: { sim?: SimulatorOptions; config?: Record<string, unknown>; env?: Record<string, string>; rules?: readonly SimRule[]; before?: (s: Simulator) => void } = {}): Promise<Daemon> {
+  sim = await startSimulator(options.sim);
+  options.before?.(sim);
+  const kubeconfig = options.rules ? sim.kubeconfigFor(sim.addUser("system:serviceaccount:mon:mon", options.rules)) : sim.kubeconfig();
+  const config = parseConfig(stringify({ healthCheck: { enabled: false }, ...options.config }), "test.yaml", options.env ?? {});
+  daemon = await startDaemon({ config, connection: await connectKube({ kubeconfigText: kubeconfig }), clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {} });
+  await waitUntil(() => daemon!.health.report().components.discovery?.state !== "pending" && !Object.values(daemon!.health.report().components).some((c) => c.state === "pending"), "the watcher to settle", 10_000);
+  return daemon;
+}
+
+const READ = ["get", "list", "watch"];
+/** The least-privilege rule set: the explicit list of known kinds, nothing else (spec 5.5). */
+const LEAST_PRIVILEGE: SimRule[] = [
+  { groups: [""], resources: ["pods", "nodes", "namespaces", "services", "endpoints", "events", "persistentvolumeclaims", "persistentvolumes", "configmaps", "serviceaccounts"], verbs: READ },
+  { groups: ["apps"], resources: ["deployments", "replicasets", "statefulsets", "daemonsets"], verbs: READ },
+  { groups: ["batch"], resources: ["jobs", "cronjobs"], verbs: READ },
+  { groups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: READ },
+  { groups: ["coordination.k8s.io"], resources: ["leases"], verbs: READ, namespaces: ["kube-system"] },
+];
+
+describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
+  test("full mode: discovery finds a custom resource and it is watched, metadata only", async () => {
+    const d = await start({
+      before: (s) => {
+        const widgets = s.addCustomResource({ group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true });
+        s.store.create(widgets, "default", { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1", labels: { a: "b" } }, spec: { size: 3, secretSauce: "x" } });
+      },
+    });
+    await waitUntil(() => d.inventory.list("example.com/widgets").length === 1, "the custom resource in the Inventory");
+    expect(d.inventory.list("example.com/widgets")[0]).toEqual({ apiVersion: "example.com/v1", kind: "Widget", metadata: expect.objectContaining({ name: "w1", namespace: "default", labels: { a: "b" } }) });
+    expect(d.health.ready()).toBe(true);
+    expect(d.health.report().components["informers-example.com"]).toEqual({ state: "ok", required: false });
+  });
+
+  test("least privilege: forbidden kinds are permission_denied in coverage, and mon stays ready", async () => {
+    const d = await start({ rules: LEAST_PRIVILEGE });
+    const report = d.health.report();
+    expect(report.ready).toBe(true);
+    expect(report.components.caches).toEqual({ state: "ok", required: true });
+    const denied = report.coverage.kinds.filter((k) => k.reason === "permission_denied").map((k) => k.kind);
+    expect(denied).toEqual(expect.arrayContaining(["secrets", "networking.k8s.io/ingresses", "storage.k8s.io/storageclasses", "policy/poddisruptionbudgets", "autoscaling/horizontalpodautoscalers"]));
+    expect(report.coverage.reasons.permission_denied).toBe(denied.length);
+    expect(d.inventory.list("Pod")).toEqual([]);
+    expect(d.inventory.list("Namespace").length).toBe(4);
+  });
+
+  test("a required kind that is forbidden fails readiness with permission_denied", async () => {
+    const d = await start({ rules: LEAST_PRIVILEGE.filter((r) => !r.groups.includes("apps")) });
+    expect(d.health.ready()).toBe(false);
+    expect(d.health.report().components.caches).toEqual({ state: "failed", reason: "permission_denied", required: true });
+  });
+
+  test("watch.secrets=false (or MON_WATCH_SECRETS=false): no Secret watch, disabled_by_config, health not degraded by it", async () => {
+    const d = await start({ config: { watch: { secrets: true } }, env: { MON_WATCH_SECRETS: "false" } });
+    const report = d.health.report();
+    expect(report.coverage.kinds).toEqual([{ kind: "secrets", reason: "disabled_by_config" }]);
+    expect(report.components["informers-core"]).toEqual({ state: "ok", required: false });
+    expect(report.ready).toBe(true);
+    expect(d.inventory.list("Secret")).toEqual([]);
+  });
+
+  test("watched Secrets keep hashes of their values, never the values", async () => {
+    const d = await start({ before: (s) => s.apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "default" }, data: { password: btoa("hunter2") } }) });
+    await waitUntil(() => d.inventory.list("Secret").length === 1, "the Secret");
+    const secret = d.inventory.get("Secret", "default", "db")!;
+    expect(secret.data.password).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(JSON.stringify(secret)).not.toContain(btoa("hunter2"));
+  });
+
+  test("optional APIs missing (VolumeAttachment, Gateway API): optional_api_unavailable, readiness unaffected", async () => {
+    const d = await start({ sim: { without: ["storage.k8s.io/v1/volumeattachments"] } });
+    expect(d.health.ready()).toBe(true);
+    expect(d.health.report().components["optional-apis"]).toEqual({ state: "degraded", reason: "optional_api_unavailable", required: false });
+    expect(await d.metrics.registry.getSingleMetricAsString("mon_optional_api_unavailable_total")).toContain("mon_optional_api_unavailable_total 3");
+  });
+
+  test("a known kind the server does not serve is api_unavailable in coverage", async () => {
+    const d = await start({ sim: { without: ["policy/v1/poddisruptionbudgets"] } });
+    expect(d.health.report().coverage.kinds).toEqual([{ kind: "policy/poddisruptionbudgets", reason: "api_unavailable" }]);
+    expect(d.health.ready()).toBe(true);
+  });
+});
