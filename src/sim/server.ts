@@ -23,6 +23,8 @@ export interface SimServerOptions {
   readonly port?: number;
   /** Interval between watch BOOKMARK events in ms (kube-apiserver: about 60 s). */
   readonly bookmarkIntervalMs?: number;
+  /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → HTTP status answered to every request for it. */
+  readonly failures?: Map<string, number>;
   readonly now?: () => number;
 }
 
@@ -123,6 +125,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   const type = ctx.registry.find(group, version, target.resource);
   if (!type) return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   if (type.name === "selfsubjectaccessreviews" && req.method === "POST") return serveAccessReview(req, res, ctx, user);
+  const injected = ctx.failures?.get(type.group ? `${type.group}/${type.name}` : type.name);
+  if (injected) return sendJson(res, injected, failure(injected, injected === 503 ? "ServiceUnavailable" : "InternalError", `injected failure ${injected}`).body);
   if (target.subresource && !(target.subresource === "status" && type.status)) {
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   }

@@ -39,6 +39,8 @@ export interface Simulator {
   addUser(name: string, rules: readonly SimRule[]): string;
   /** Kubeconfig text for a token of `addUser`. */
   kubeconfigFor(token: string): string;
+  /** Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`; undefined heals it. */
+  failResource(resource: string, status: number | undefined): void;
   /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
   addCustomResource(options: { group: string; version: string; plural: string; kind: string; namespaced: boolean; status?: boolean }): ResourceType;
   /** The served resource type for a group, version and plural name; throws when not served. */
@@ -63,7 +65,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const token = randomBytes(24).toString("hex");
   const authorizer = new SimAuthorizer();
   authorizer.addUser(token, { name: "admin", rules: "all" });
-  const server = await startSimServer({ store, pki, registry, authorizer, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
+  const failures = new Map<string, number>();
+  const server = await startSimServer({ store, pki, registry, authorizer, failures, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
   const namespaces = typeOf(registry, "v1", "Namespace");
   for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
 
@@ -117,6 +120,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return userToken;
     },
     kubeconfigFor: (userToken) => renderKubeconfig({ server: server.url, caCert: pki.caCert, token: userToken }),
+    failResource(resource, status) {
+      if (status === undefined) failures.delete(resource);
+      else failures.set(resource, status);
+    },
     addCustomResource(crd) {
       const type = customResourceType(crd);
       registry.add(type);
