@@ -6,6 +6,7 @@ import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { watchCluster } from "./cluster-watch.ts";
+import { createUsageSources, type UsageSources } from "./usage-sources.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { prepareStartup, type Prepared } from "./prepare.ts";
 import { createRouter, type Router } from "../route/router.ts";
@@ -42,6 +43,8 @@ export interface Daemon {
   readonly delivery: Delivery;
   readonly inventory: Inventory;
   readonly router: Router;
+  /** Kubelet statistics and the metrics API. */
+  readonly usage: UsageSources;
   /** Health server URL, when serving. */
   healthUrl(): string | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
@@ -151,6 +154,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (!scheduled && !stopped) scheduled = clock.setTimer(pass, options.passDelayMs ?? 250);
   };
 
+  const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify });
+  let usageStarted = false;
   const watcher = watchCluster({
     config,
     connection: options.connection,
@@ -163,6 +168,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onSynced: () => {
       synced.release();
       schedule();
+      if (!usageStarted) {
+        usageStarted = true;
+        usage.start();
+      }
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
@@ -176,6 +185,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     delivery,
     inventory,
     router,
+    usage,
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (allSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     passNow: () => {
@@ -187,6 +197,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       scheduled?.();
       recheck?.();
       watcher.stop();
+      usage.stop();
       const drained = await delivery.drain(drainMs);
       if (!drained) {
         const left = [...senders.keys()].reduce((n, name) => n + delivery.depth(name), 0);

@@ -99,3 +99,56 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
     expect(d.health.ready()).toBe(true);
   });
 });
+
+describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
+  test("one kubelet of three unreachable: kubelet_partially_unreachable, one failure counted per round, stats kept for the others", async () => {
+    const d = await start({
+      sim: { metricsApi: true },
+      before: (s) => {
+        for (const n of ["n1", "n2", "n3"]) s.apply({ apiVersion: "v1", kind: "Node", metadata: { name: n }, status: { conditions: [{ type: "Ready", status: "True" }] } });
+      },
+    });
+    await Promise.all([sim!.startKubelet("n1"), sim!.startKubelet("n2")]);
+    sim!.breakKubelet("n3");
+    await waitUntil(() => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints), "the nodes' kubelet endpoints");
+    await d.usage.round();
+    const round = d.usage.latest().kubelet!;
+    expect([...round.summaries.keys()].sort()).toEqual(["n1", "n2"]);
+    expect([...round.failures.keys()]).toEqual(["n3"]);
+    expect(d.health.report().components["kubelet-stats"]).toEqual({ state: "degraded", reason: "kubelet_partially_unreachable", required: false });
+    expect(d.health.ready()).toBe(true);
+    expect(await d.metrics.registry.getSingleMetricAsString("mon_kubelet_stats_failures_total")).toMatch(/mon_kubelet_stats_failures_total [1-9]/);
+    expect(d.health.report().components["metrics-api"]).toEqual({ state: "ok", required: false });
+    expect(d.usage.latest().metrics).toEqual({ nodes: [], pods: [] });
+  });
+
+  test("every kubelet unreachable: kubelet_unreachable; without the metrics API: optional_api_unavailable", async () => {
+    const d = await start({ before: (s) => s.apply({ apiVersion: "v1", kind: "Node", metadata: { name: "n1" }, status: { conditions: [{ type: "Ready", status: "True" }] } }) });
+    sim!.breakKubelet("n1");
+    await waitUntil(() => Boolean(d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === 1), "the broken endpoint");
+    await d.usage.round();
+    expect(d.health.report().components["kubelet-stats"]).toEqual({ state: "degraded", reason: "kubelet_unreachable", required: false });
+    expect(d.health.report().components["metrics-api"]).toEqual({ state: "degraded", reason: "optional_api_unavailable", required: false });
+  });
+
+  test("a kubelet whose certificate the cluster CA does not sign is refused unless kubelet.insecureSkipVerify", async () => {
+    const { createSimPki } = await import("../sim/pki.ts");
+    const { startFakeKubelet, summaryFor } = await import("../sim/kubelet.ts");
+    const { SimAuthorizer } = await import("../sim/authz.ts");
+    const d = await start({ before: (s) => s.apply({ apiVersion: "v1", kind: "Node", metadata: { name: "n1" }, status: { conditions: [{ type: "Ready", status: "True" }] } }) });
+    const authorizer = new SimAuthorizer();
+    authorizer.addUser(sim!.token, { name: "admin", rules: "all" });
+    const foreign = await startFakeKubelet({ pki: createSimPki("self-signed-kubelet"), authorizer, summary: () => summaryFor("n1", Date.now()) });
+    try {
+      sim!.patchStatus("v1", "Node", undefined, "n1", { addresses: [{ type: "InternalIP", address: "127.0.0.1" }], daemonEndpoints: { kubeletEndpoint: { Port: foreign.port } } });
+      await waitUntil(() => d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === foreign.port, "the endpoint");
+      await d.usage.round();
+      expect(d.usage.latest().kubelet!.failures.get("n1")).toMatch(/VERIFY|CERT|SELF_SIGNED/);
+      const { readKubeletStats } = await import("../kube/kubelet-stats.ts");
+      const skipping = await readKubeletStats({ connection: await connectKube({ kubeconfigText: sim!.kubeconfig() }), nodes: d.inventory.list("Node"), insecureSkipVerify: true });
+      expect([...skipping.summaries.keys()]).toEqual(["n1"]);
+    } finally {
+      await foreign.close();
+    }
+  });
+});

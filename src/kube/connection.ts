@@ -11,6 +11,10 @@ export interface KubeConnection {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** GET `path` and parse JSON; throws KubeError on any non-2xx answer. */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
+  /** The Authorization header mon sends (the ServiceAccount token), for kubelet calls. */
+  authorization(): Promise<string | undefined>;
+  /** A fetch trusting the cluster CA (kubelet serving certificates), or verifying nothing when `insecureSkipVerify`. */
+  kubeletFetch(insecureSkipVerify: boolean): TlsFetch;
 }
 
 /**
@@ -74,6 +78,12 @@ export async function connectKube(options: { kubeconfigPath?: string; kubeconfig
     server,
     source,
     request,
+    async authorization() {
+      const auth = await httpsOptions(kc);
+      const header = auth.headers?.Authorization ?? auth.headers?.authorization;
+      return header === undefined ? undefined : String(header);
+    },
+    kubeletFetch: (insecureSkipVerify) => createTlsFetch({ ca: pem(base.ca), insecureSkipVerify }),
     async getJson<T>(target: string, signal?: AbortSignal): Promise<T> {
       const response = await request(target, { signal });
       const text = await response.text();

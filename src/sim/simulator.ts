@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { renderKubeconfig } from "./kubeconfig.ts";
 import { createSimPki, type SimPki } from "./pki.ts";
 import { SimAuthorizer, type SimRule } from "./authz.ts";
+import { startFakeKubelet, summaryFor, type FakeKubelet } from "./kubelet.ts";
 import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
 import { startSimServer, type SimServer } from "./server.ts";
 import { ObjectStore, type KubeObject } from "./store.ts";
@@ -39,6 +40,13 @@ export interface Simulator {
   addUser(name: string, rules: readonly SimRule[]): string;
   /** Kubeconfig text for a token of `addUser`. */
   kubeconfigFor(token: string): string;
+  /**
+   * Starts a fake kubelet for `node` on loopback and points the Node at it (InternalIP 127.0.0.1,
+   * daemonEndpoints.kubeletEndpoint.Port). `summary` overrides the Summary API document.
+   */
+  startKubelet(node: string, summary?: () => unknown): Promise<FakeKubelet>;
+  /** Points a Node at a loopback port where nothing listens: its kubelet is unreachable. */
+  breakKubelet(node: string): void;
   /** Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`; undefined heals it. */
   failResource(resource: string, status: number | undefined): void;
   /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
@@ -66,9 +74,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const authorizer = new SimAuthorizer();
   authorizer.addUser(token, { name: "admin", rules: "all" });
   const failures = new Map<string, number>();
+  const kubelets: FakeKubelet[] = [];
   const server = await startSimServer({ store, pki, registry, authorizer, failures, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
   const namespaces = typeOf(registry, "v1", "Namespace");
   for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
+
+  const pointNode = (node: string, port: number) => {
+    const nodes = typeOf(registry, "v1", "Node");
+    const current = store.get(nodes, undefined, node);
+    const addresses = [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: node }];
+    store.update(nodes, undefined, node, { status: { ...current.status, addresses, daemonEndpoints: { kubeletEndpoint: { Port: port } } } }, "status");
+  };
 
   const apply = (object: KubeObject): KubeObject => {
     const type = typeOf(registry, object.apiVersion, object.kind);
@@ -120,6 +136,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return userToken;
     },
     kubeconfigFor: (userToken) => renderKubeconfig({ server: server.url, caCert: pki.caCert, token: userToken }),
+    async startKubelet(node, summary) {
+      const kubelet = await startFakeKubelet({ pki, authorizer, summary: summary ?? (() => summaryFor(node, now())) });
+      kubelets.push(kubelet);
+      pointNode(node, kubelet.port);
+      return kubelet;
+    },
+    breakKubelet(node) {
+      pointNode(node, 1);
+    },
     failResource(resource, status) {
       if (status === undefined) failures.delete(resource);
       else failures.set(resource, status);
@@ -134,7 +159,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (!found) throw new Error(`the simulator does not serve ${group}/${version} ${plural}`);
       return found;
     },
-    stop: () => server.close(),
+    stop: async () => {
+      await Promise.all(kubelets.map((k) => k.close()));
+      await server.close();
+    },
   };
 }
 

@@ -10,7 +10,9 @@ export function readyNode(name: string, at: number): KubeObject {
     status: {
       conditions: [nodeReady("True", at)],
       nodeInfo: { kubeletVersion: "v1.32.13", containerRuntimeVersion: "containerd://2.0.5", osImage: "Ubuntu 24.04 LTS" },
-      addresses: [{ type: "InternalIP", address: `10.0.0.${10 + (name.charCodeAt(name.length - 1) % 50)}` }],
+      // Loopback, so that nothing ever dials outside this machine; the kubelet port comes from daemonEndpoints.
+      addresses: [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: name }],
+      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     },
   };
 }

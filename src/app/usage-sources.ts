@@ -1,0 +1,77 @@
+import type { HealthRegistry } from "../health/registry.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import type { Inventory } from "../kube/inventory.ts";
+import { readKubeletStats, roundHealth, type StatsRound } from "../kube/kubelet-stats.ts";
+import { readMetricsApi, type UsageSnapshot } from "../kube/metrics-api.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Cancel, Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+
+/** The usage sources: kubelet statistics and the metrics API, read in rounds. */
+export interface UsageSources {
+  /** Runs one round now (the daemon starts the first once caches are synced); resolves when it is done. */
+  round(): Promise<void>;
+  /** Starts the periodic rounds. */
+  start(): void;
+  stop(): void;
+  /** The last round's kubelet Summary documents by node, and the metrics API snapshot (undefined when not installed). */
+  latest(): { kubelet?: StatsRound; metrics?: UsageSnapshot };
+}
+
+/**
+ * Reads kubelet statistics for every node and the metrics API every `intervalMs` (default 60 s) and reports
+ * them in health: `kubelet-stats` is ok, or degraded with `kubelet_partially_unreachable` / `kubelet_unreachable`
+ * (only usage attributes are affected, so it never fails readiness); `metrics-api` is degraded with
+ * `optional_api_unavailable` when the API is not installed. Each failed node counts once per round in
+ * `mon_kubelet_stats_failures_total`.
+ */
+export function createUsageSources(options: { connection: KubeConnection; inventory: Inventory; clock: Clock; logger: Logger; health: HealthRegistry; metrics: Metrics; insecureSkipVerify: boolean; intervalMs?: number }): UsageSources {
+  const { health, metrics, logger } = options;
+  let kubelet: StatsRound | undefined;
+  let usage: UsageSnapshot | undefined;
+  let timer: Cancel | undefined;
+  let stopped = false;
+  let lastHealth = "";
+
+  const round = async () => {
+    const nodes = options.inventory.list("Node");
+    kubelet = await readKubeletStats({ connection: options.connection, nodes, insecureSkipVerify: options.insecureSkipVerify, logger });
+    metrics.kubeletStatsFailures.inc(kubelet.failures.size);
+    const state = roundHealth(kubelet);
+    if (state === "ok") health.set("kubelet-stats", "ok");
+    else health.set("kubelet-stats", "degraded", { reason: state });
+    const summary = state === "ok" ? "" : `${state}: ${[...kubelet.failures].slice(0, 5).map(([n, why]) => `${n} (${why})`).join(", ")}${kubelet.failures.size > 5 ? ", …" : ""}`;
+    if (summary !== lastHealth) {
+      if (summary) logger.warn(`kubelet stats: ${summary}`);
+      else if (lastHealth) logger.info("kubelet stats: every node answers again");
+      lastHealth = summary;
+    }
+    try {
+      const read = await readMetricsApi(options.connection);
+      usage = read === "unavailable" ? undefined : read;
+      if (read === "unavailable") health.set("metrics-api", "degraded", { reason: "optional_api_unavailable" });
+      else health.set("metrics-api", "ok");
+    } catch (error) {
+      health.set("metrics-api", "degraded", { reason: "component_failed" });
+      logger.warn(`metrics API: ${(error as Error).message}`);
+    }
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = options.clock.setTimer(() => void round().finally(schedule), options.intervalMs ?? 60_000);
+  };
+
+  return {
+    round,
+    start() {
+      health.set("kubelet-stats", "pending", { reason: "cache_sync_pending" });
+      void round().finally(schedule);
+    },
+    stop() {
+      stopped = true;
+      timer?.();
+    },
+    latest: () => ({ ...(kubelet ? { kubelet } : {}), ...(usage ? { metrics: usage } : {}) }),
+  };
+}
