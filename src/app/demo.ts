@@ -43,6 +43,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const sim = await startSimulator();
   try {
     scenario.setup(sim, clock.now());
+    // Every node gets a fake kubelet on loopback, so kubelet statistics are read as in a real cluster.
+    await Promise.all(sim.store.list(sim.typeOf("", "v1", "nodes"), undefined).map((node) => sim.startKubelet(node.metadata.name)));
     const alert = options.alert ?? { stdout: {} };
     const config = parseConfig(stringify({ app: { clusterName: "demo" }, alert }), "demo configuration", process.env);
     const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });

@@ -31,6 +31,7 @@ describe("health server (spec 4.1, 4.2)", () => {
     const url = await start((s) => s.kubeconfig());
     await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, "readiness");
     expect(await (await fetch(`${url}/healthz`)).text()).toBe("ok\n");
+    expect((await fetch(`${url}/availabilityz`)).status).toBe(200);
     const health = await (await fetch(`${url}/health`)).json();
     expect(health).toMatchObject({ status: "degraded", ready: true, stateLock: "not_used", reasons: ["optional_api_unavailable"], providers: { kept: ["stdout"], inactive: [] } });
     expect(health.coverage).toEqual({ kinds: [], reasons: {}, truncated: 0 });

@@ -118,12 +118,10 @@ export function createInformer(options: InformerOptions): Informer {
       if (done) break;
       brokenStreams = 0;
       buffered += value;
-      let newline = buffered.indexOf("\n");
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (line) handleLine(line);
-        newline = buffered.indexOf("\n");
+      if (buffered.includes("\n")) {
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) if (line.trim()) handleLine(line);
       }
       if (failures > 0) {
         failures = 0;

@@ -10,13 +10,16 @@ export interface HealthServer {
 
 /**
  * Serves the health endpoints of spec 4.1 on `port` (0 picks a free one): `/healthz` (liveness, 200 while the
- * process runs), `/readyz` (200 once required caches synced, else 503), `/health` (JSON report; 200 unless
- * failed, then 503) and `/metrics` (Prometheus text exposition). Bound to `hostname` (default all interfaces).
+ * process runs), `/readyz` (200 once required caches synced, else 503), `/availabilityz` (200 for a lock holder
+ * or a replica waiting for the lock), `/health` (JSON report; 200 unless failed, then 503) and `/metrics`
+ * (Prometheus text exposition). Bound to `hostname` (default all interfaces). Documented in docs/health.md.
  */
 export async function startHealthServer(options: { port: number; hostname?: string; health: HealthRegistry; metrics: Registry }): Promise<HealthServer> {
   const app = new H3()
     .get("/healthz", () => text(200, "ok\n"))
     .get("/readyz", () => (options.health.ready() ? text(200, "ok\n") : text(503, "not ready: required caches not synced\n")))
+    // Without leader election every replica is the lock holder; a standby waiting for the lock also passes (spec 4.1).
+    .get("/availabilityz", () => text(200, "ok\n"))
     .get("/health", () => {
       const report = options.health.report();
       return new Response(`${JSON.stringify(report)}\n`, { status: report.status === "failed" ? 503 : 200, headers: { "content-type": "application/json" } });
