@@ -36,7 +36,7 @@ export function createMetrics() {
     watcherSyncs: counter("mon_watcher_syncs_total", "Watcher cache syncs (first sync and every recovery)."),
     watcherSyncFailures: counter("mon_watcher_sync_failures_total", "Watcher cache sync failures (failing or late)."),
     componentDegradations: counter("mon_component_degradations_total", "Optional components that became degraded."),
-    componentStalls: counter("mon_component_stalls_total", "Required components that stopped reporting progress."),
+    componentStalls: counter("mon_component_stalls_total", "Required components that stopped reporting progress (watches with no data, not even a bookmark, reopened)."),
     componentUnexpectedStops: counter("mon_component_unexpected_stops_total", "Required components that stopped unexpectedly."),
   };
 }

@@ -71,6 +71,7 @@ export function watchCluster(options: {
         options.onChange();
       },
       onHandlerFailure: () => metrics.informerHandlerPanics.inc(),
+      onStall: () => metrics.componentStalls.inc(),
       onDiscoveryFailure: (group, _message, attempt) => {
         if (group) health.set("discovery", "degraded", { reason: "discovery_failed" });
         else {

@@ -72,7 +72,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     (_name, next, previous) => {
       if (next.state === previous?.state) return;
       if (next.state === "degraded" && !next.required) metrics.componentDegradations.inc();
-      if (next.state === "failed" && next.required && next.reason === "component_stalled") metrics.componentStalls.inc();
     },
   );
   if (config.app.insecureSkipTLSVerify) logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");

@@ -96,3 +96,31 @@ describe("informer", () => {
     expect(states[states.length - 1]).toEqual({ state: "synced" });
   });
 });
+
+describe("stalled watches", () => {
+  test("a watch with no data, not even a bookmark, for the idle timeout is reopened from its resourceVersion", async () => {
+    sim = await startSimulator({ bookmarkIntervalMs: 3_600_000 });
+    const clock = createFakeClock(Date.now());
+    const cache = new Set<string>();
+    let stalls = 0;
+    informer = createInformer({
+      connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
+      kind: { kind: "Namespace", path: "/api/v1/namespaces" },
+      clock,
+      logger: createSilentLogger(),
+      idleTimeoutMs: 180_000,
+      onStall: () => stalls++,
+      onEvent: (type, o) => (type === "DELETED" ? cache.delete(o.metadata.name) : cache.add(o.metadata.name)),
+      onState: () => {},
+    });
+    informer.start();
+    await waitUntil(() => informer!.synced() && sim!.server.watchCount() === 1, "the watch");
+    await clock.advance(179_000);
+    expect(stalls).toBe(0);
+    await clock.advance(1_000);
+    expect(stalls).toBe(1);
+    sim.apply(configMapLike("after-stall"));
+    await waitUntil(() => cache.has("after-stall"), "a change after the reopened watch");
+    await waitUntil(() => sim!.server.watchCount() === 1, "exactly one open watch");
+  });
+});

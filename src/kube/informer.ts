@@ -30,6 +30,13 @@ export interface InformerOptions {
   readonly maxBackoffMs?: number;
   /** Server-side watch timeout in seconds; the watch is re-opened from the last resourceVersion after it. */
   readonly watchTimeoutSeconds?: number;
+  /**
+   * A watch that receives nothing, not even a bookmark (sent about every 60 s), for this long is stalled
+   * (a half-open connection): it is reopened from the last resourceVersion. Default 180 s; 0 disables.
+   */
+  readonly idleTimeoutMs?: number;
+  /** Called when a stalled watch is reopened. */
+  readonly onStall?: () => void;
 }
 
 /** A running informer. */
@@ -100,6 +107,19 @@ export function createInformer(options: InformerOptions): Informer {
     if (!response.body) return;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = "";
+    const idleMs = options.idleTimeoutMs ?? 180_000;
+    let cancelIdle: (() => void) | undefined;
+    const armIdle = () => {
+      cancelIdle?.();
+      if (idleMs <= 0) return;
+      cancelIdle = clock.setTimer(() => {
+        logger.warn(`informer ${kind.kind}: watch stalled (no data for ${Math.round(idleMs / 1000)} s); reopening from resourceVersion ${resourceVersion}`);
+        options.onStall?.();
+        current?.abort(new DOMException("stalled", "AbortError"));
+      }, idleMs);
+    };
+    armIdle();
+    try {
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
@@ -117,6 +137,7 @@ export function createInformer(options: InformerOptions): Informer {
       const { value, done } = chunk;
       if (done) break;
       brokenStreams = 0;
+      armIdle();
       buffered += value;
       if (buffered.includes("\n")) {
         const lines = buffered.split("\n");
@@ -127,6 +148,9 @@ export function createInformer(options: InformerOptions): Informer {
         failures = 0;
         options.onState({ state: "synced" });
       }
+    }
+    } finally {
+      cancelIdle?.();
     }
   };
 
@@ -168,7 +192,7 @@ export function createInformer(options: InformerOptions): Informer {
         await watch(current.signal);
       } catch (error) {
         if (stopped) break;
-        if (current.signal.aborted) continue; // a resync asked for a relist
+        if (current.signal.aborted) continue; // a resync asked for a relist, or a stalled watch is reopened
         if (error instanceof KubeError && error.failure === "gone") {
           logger.debug(`informer ${kind.kind}: ${error.message}; relisting`);
           needList = true;

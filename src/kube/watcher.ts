@@ -21,6 +21,8 @@ export interface WatcherHooks {
   onHandlerFailure?(kind: string, error: unknown): void;
   /** A kind changed state (for health), with a reason when failing. */
   onKindState?(target: WatchTarget, state: KindState, failure?: InformerState): void;
+  /** A watch stalled (no data, not even a bookmark) and was reopened. */
+  onStall?(kind: string): void;
   /** Discovery failed: of one API group (`group` set), or of the core API (`group` empty; retried with backoff). */
   onDiscoveryFailure?(group: string, message: string, attempt: number): void;
   /** Discovery, the plan and the access checks are done; informers are starting. */
@@ -139,6 +141,7 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
             logger.error(`informer ${target.kind}: handler failed on ${object?.metadata?.namespace ?? ""}/${object?.metadata?.name ?? ""}: ${(error as Error).message}`);
           }
         },
+        onStall: () => hooks.onStall?.(target.kind),
         onState: (state) => {
           if (state.state === "synced") setState(target, "synced");
           else if (state.state === "failing") setState(target, "failing", state);
