@@ -1,29 +1,19 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { stringify } from "yaml";
-import { startDaemon, type Daemon } from "../app/daemon.ts";
-import { parseConfig } from "../config/load.ts";
-import { connectKube } from "../kube/connection.ts";
-import { createFakeClock } from "../runtime/clock.ts";
-import { createSilentLogger } from "../runtime/logger.ts";
 import { createSimPki } from "../sim/pki.ts";
 import { renderKubeconfig } from "../sim/kubeconfig.ts";
-import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import type { Simulator } from "../sim/simulator.ts";
 import { waitUntil } from "../testing/capture-server.ts";
+import { startSimulatedDaemon, type SimulatedDaemon } from "../testing/cluster.ts";
 
-let sim: Simulator | undefined;
-let daemon: Daemon | undefined;
+let running: SimulatedDaemon | undefined;
 afterEach(async () => {
-  await daemon?.stop(0);
-  await sim?.stop();
-  sim = daemon = undefined;
+  await running?.stop();
+  running = undefined;
 });
 
 async function start(kubeconfig: (s: Simulator) => string): Promise<string> {
-  sim = await startSimulator();
-  const config = parseConfig(stringify({ alert: { stdout: {} } }), "test.yaml", {});
-  const connection = await connectKube({ kubeconfigText: kubeconfig(sim) });
-  daemon = await startDaemon({ config, connection, clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {}, healthPort: 0 });
-  return daemon.healthUrl()!;
+  running = await startSimulatedDaemon({ kubeconfig, config: { alert: { stdout: {} } }, healthPort: 0 });
+  return running.daemon.healthUrl()!;
 }
 
 describe("health server (spec 4.1, 4.2)", () => {

@@ -1,29 +1,30 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { stringify } from "yaml";
-import { startDaemon, type Daemon } from "../app/daemon.ts";
-import { parseConfig } from "../config/load.ts";
+import type { Daemon } from "../app/daemon.ts";
 import { connectKube } from "../kube/connection.ts";
-import { createFakeClock } from "../runtime/clock.ts";
-import { createSilentLogger } from "../runtime/logger.ts";
 import type { SimRule } from "../sim/authz.ts";
-import { startSimulator, type Simulator, type SimulatorOptions } from "../sim/simulator.ts";
+import type { Simulator, SimulatorOptions } from "../sim/simulator.ts";
 import { waitUntil } from "../testing/capture-server.ts";
+import { startSimulatedDaemon, type SimulatedDaemon } from "../testing/cluster.ts";
 
+let running: SimulatedDaemon | undefined;
 let sim: Simulator | undefined;
-let daemon: Daemon | undefined;
 afterEach(async () => {
-  await daemon?.stop(0);
-  await sim?.stop();
-  sim = daemon = undefined;
+  await running?.stop();
+  running = sim = undefined;
 });
 
 async function start(options: { sim?: SimulatorOptions; config?: Record<string, unknown>; env?: Record<string, string>; rules?: readonly SimRule[]; before?: (s: Simulator) => void } = {}): Promise<Daemon> {
-  sim = await startSimulator(options.sim);
-  options.before?.(sim);
-  const kubeconfig = options.rules ? sim.kubeconfigFor(sim.addUser("system:serviceaccount:mon:mon", options.rules)) : sim.kubeconfig();
-  const config = parseConfig(stringify({ healthCheck: { enabled: false }, ...options.config }), "test.yaml", options.env ?? {});
-  daemon = await startDaemon({ config, connection: await connectKube({ kubeconfigText: kubeconfig }), clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {} });
-  await waitUntil(() => daemon!.health.report().components.discovery?.state !== "pending" && !Object.values(daemon!.health.report().components).some((c) => c.state === "pending"), "the watcher to settle", 10_000);
+  const rules = options.rules;
+  running = await startSimulatedDaemon({
+    ...(options.sim ? { simOptions: options.sim } : {}),
+    ...(options.before ? { before: options.before } : {}),
+    ...(rules ? { kubeconfig: (s: Simulator) => s.kubeconfigFor(s.addUser("system:serviceaccount:mon:mon", rules)) } : {}),
+    config: { healthCheck: { enabled: false }, ...options.config },
+    ...(options.env ? { env: options.env } : {}),
+  });
+  sim = running.sim;
+  const daemon = running.daemon;
+  await waitUntil(() => daemon.health.report().components.discovery?.state !== "pending" && !Object.values(daemon.health.report().components).some((c) => c.state === "pending"), "the watcher to settle", 10_000);
   return daemon;
 }
 

@@ -3,7 +3,7 @@ import { parseConfig } from "../config/load.ts";
 import { startDaemon, type Daemon } from "../app/daemon.ts";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
-import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { startSimulator, type Simulator, type SimulatorOptions } from "../sim/simulator.ts";
 import { deployment, readyNode, runningPod } from "../sim/scenarios/builders.ts";
 import { stringify } from "yaml";
 import type { KubeObject } from "../model/inventory.ts";
@@ -91,4 +91,39 @@ function consistent(sim: Simulator, daemon: Daemon): boolean {
     for (const o of want) if (versions.get(`${o.metadata.namespace}/${o.metadata.name}`) !== o.metadata.resourceVersion) return false;
   }
   return true;
+}
+
+/** A daemon against a simulator, started by `startSimulatedDaemon`; `stop()` stops both. */
+export interface SimulatedDaemon {
+  readonly sim: Simulator;
+  readonly daemon: Daemon;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a simulator (with `simOptions`), lets `before` shape it, and starts the real daemon against it with
+ * a fake clock. `kubeconfig` chooses the credentials (default: the admin token); `config` and `env` are the
+ * configuration file's content and the environment; `healthPort` 0 serves health on a free port.
+ */
+export async function startSimulatedDaemon(options: {
+  simOptions?: SimulatorOptions;
+  before?: (sim: Simulator) => void;
+  kubeconfig?: (sim: Simulator) => string;
+  config?: Record<string, unknown>;
+  env?: Record<string, string>;
+  healthPort?: number;
+} = {}): Promise<SimulatedDaemon> {
+  const sim = await startSimulator(options.simOptions);
+  options.before?.(sim);
+  const config = parseConfig(stringify(options.config ?? {}), "test.yaml", options.env ?? {});
+  const connection = await connectKube({ kubeconfigText: (options.kubeconfig ?? ((s: Simulator) => s.kubeconfig()))(sim) });
+  const daemon = await startDaemon({ config, connection, clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {}, ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}) });
+  return {
+    sim,
+    daemon,
+    async stop() {
+      await daemon.stop(0);
+      await sim.stop();
+    },
+  };
 }
