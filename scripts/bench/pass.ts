@@ -1,7 +1,7 @@
 /**
  * Benchmark: one pass of the pure core (detect → correlate → lifecycle → render) over clusters of
  * increasing size, and the informers' first list+sync of the same clusters from the simulator over HTTPS.
- * Writes docs/bench/pass.json and the table in docs/performance.md. Run: npm run bench
+ * Writes scripts/bench/results/pass.json and the table in docs/performance.md. Run: npm run bench
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -84,9 +84,9 @@ async function measure(pods: number) {
 const results = [];
 for (const size of SIZES) results.push(await measure(size));
 const root = join(import.meta.dirname, "..", "..");
-mkdirSync(join(root, "docs", "bench"), { recursive: true });
+mkdirSync(join(root, "scripts", "bench", "results"), { recursive: true });
 const runtime = typeof (globalThis as { Bun?: { version: string } }).Bun !== "undefined" ? `bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}` : "unknown";
-writeFileSync(join(root, "docs", "bench", "pass.json"), `${JSON.stringify({ runtime, rounds: ROUNDS, failingShare: FAILING, results }, null, 2)}\n`);
+writeFileSync(join(root, "scripts", "bench", "results", "pass.json"), `${JSON.stringify({ runtime, rounds: ROUNDS, failingShare: FAILING, results }, null, 2)}\n`);
 const table = [
   "| pods | findings | incidents | informer list+sync (ms) | pass median (ms) | pass p95 (ms) | heap after (MiB) |",
   "|---:|---:|---:|---:|---:|---:|---:|",
