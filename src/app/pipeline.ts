@@ -1,6 +1,7 @@
 import { groupFindings } from "../correlate/group.ts";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
+import { detectWorkloads } from "../detect/workloads.ts";
 import { openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
@@ -24,6 +25,7 @@ export interface PassResult {
 const DETECTORS: readonly [string, (inventory: InventoryView, now: number) => Finding[]][] = [
   ["nodes", detectNodes],
   ["pods", detectPods],
+  ["workloads", detectWorkloads],
 ];
 
 /**
@@ -44,7 +46,9 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   if (failedDetectors.length > 0) {
     return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors };
   }
-  const drafts = groupFindings(findings, inventory);
+  // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
+  const open = findings.filter((f) => f.opensAt === undefined || f.opensAt <= now);
+  const drafts = groupFindings(open, inventory);
   const step = stepLifecycle(state, drafts, now, cluster);
   let redacted = 0;
   const messages = step.decisions.map((d) => {
@@ -52,13 +56,13 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     redacted += rendered.redacted;
     return { message: rendered.message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) };
   });
-  const rechecks = findings.map((f) => f.recheckAt).filter((t): t is number => t !== undefined && t > now);
+  const rechecks = findings.flatMap((f) => [f.recheckAt, f.opensAt]).filter((t): t is number => t !== undefined && t > now);
   return {
     decisions: step.decisions,
     messages,
     state: step.state,
     open: openCount(step.state),
-    findings: findings.length,
+    findings: open.length,
     redacted,
     failedDetectors,
     ...(rechecks.length ? { nextCheckAt: Math.min(...rechecks) } : {}),

@@ -49,11 +49,10 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
 
 function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
   const { object } = finding;
-  if (object.kind !== "Pod") return object;
-  const pod = inventory.get("Pod", object.namespace, object.name);
-  const chain = pod ? inventory.ownerChain(pod) : [];
+  const found = inventory.get(object.kind, object.namespace, object.name);
+  const chain = found ? inventory.ownerChain(found) : [];
   const top = chain[chain.length - 1];
-  if (!top) return { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid };
+  if (!top) return object.kind === "Pod" ? { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid } : object;
   return { kind: String(top.kind), namespace: top.metadata?.namespace, name: String(top.metadata?.name), uid: top.metadata?.uid };
 }
 

@@ -1,32 +1,74 @@
 import type { Tier } from "../model/severity.ts";
 
-/** One reason mon can report: its kind, built-in tier (spec 3.2; failure-catalogue tiers) and a description. */
+/** Detector families, one file each under `detect/`. */
+export type Family = "pods" | "workloads" | "nodes" | "storage" | "network" | "config" | "events" | "controlPlane" | "probes";
+
+/** One reason mon reports: its kind, family, built-in tier (spec 3.2), hold, page rule and what it means. */
 export interface ReasonEntry {
   readonly reason: string;
-  readonly kind: "Pod" | "Node";
+  readonly kind: string;
+  readonly family: Family;
   readonly tier: Tier;
-  /** The page rule that can lift it to critical, when one applies. */
-  readonly pageRule?: "ClusterCriticalDown";
+  /** Seconds the condition must hold before the finding opens (failure-catalogue 0.3); 0 = at once. */
+  readonly holdSeconds: number;
+  /** The page rule that can lift it to critical (spec 3.2). */
+  readonly pageRule?: "ClusterCriticalDown" | "UserEntryLostBackends" | "LastReplicaDown";
+  /** What resolves it, in one line. */
+  readonly resolves: string;
   readonly description: string;
 }
 
+const e = (reason: string, kind: string, family: Family, tier: Tier, holdSeconds: number, description: string, resolves: string, pageRule?: ReasonEntry["pageRule"]): ReasonEntry =>
+  ({ reason, kind, family, tier, holdSeconds, description, resolves, ...(pageRule ? { pageRule } : {}) });
+
 /**
- * The reasons detected by this release, the source of truth for tiers (spec 1.12; failure-catalogue 1.A, 1.C).
- * Detectors take their tier from here; nothing else names a tier for a reason.
+ * Every reason of this release: the source of truth for tiers and holds (spec 1.12; failure-catalogue 1.A–1.D).
+ * docs/reasons.md is generated from it (scripts/gen-reasons.ts); detectors take tier and hold from here.
  */
-export const CATALOGUE = {
-  CrashLoopBackOff: { reason: "CrashLoopBackOff", kind: "Pod", tier: "medium", description: "A container keeps exiting and the kubelet backs off restarting it." },
-  OOMKilled: { reason: "OOMKilled", kind: "Pod", tier: "medium", description: "A container was killed for exceeding its memory limit (exit 137)." },
-  ImagePullBackOff: { reason: "ImagePullBackOff", kind: "Pod", tier: "medium", description: "The image cannot be pulled (ErrImagePull, then ImagePullBackOff): wrong name or tag, no access, or registry unreachable." },
-  CreateContainerConfigError: { reason: "CreateContainerConfigError", kind: "Pod", tier: "medium", description: "The container cannot be configured: a referenced Secret, ConfigMap or key is missing, or the security context is invalid." },
-  FailedScheduling: { reason: "FailedScheduling", kind: "Pod", tier: "medium", description: "The pod is Pending because the scheduler finds no node for it (the scheduler's message says why)." },
-  PodNodeLost: { reason: "PodNodeLost", kind: "Pod", tier: "normal", description: "The pod went down with its node; reported under the node's incident." },
-  NodeNotReady: { reason: "NodeNotReady", kind: "Node", tier: "high", pageRule: "ClusterCriticalDown", description: "The node's Ready condition is False: the kubelet reports it cannot run pods." },
-  NodeLost: { reason: "NodeLost", kind: "Node", tier: "high", pageRule: "ClusterCriticalDown", description: "The node's Ready condition is Unknown: the kubelet stopped posting status (node down or unreachable)." },
-} as const satisfies Record<string, ReasonEntry>;
+export const REASONS: readonly ReasonEntry[] = [
+  e("CrashLoopBackOff", "Pod", "pods", "medium", 0, "A container keeps exiting and the kubelet backs off restarting it; opens at once from 3 restarts, else after 3 minutes.", "the container runs again"),
+  e("OOMKilled", "Pod", "pods", "medium", 0, "A container was killed for exceeding its memory limit (exit 137).", "the container runs without a new OOM kill"),
+  e("ContainerExitedNonZero", "Pod", "pods", "warning", 0, "A container that will not be restarted (restartPolicy Never, Job pods) exited with a non-zero code; the exit class is named (1/2 app error, 126, 127, 137, 139, 143).", "the pod is replaced or its Job completes"),
+  e("RunContainerError", "Pod", "pods", "medium", 0, "The runtime could not start the container (RunContainerError, StartError, ContainerCannotRun; e.g. executable not found).", "the container runs"),
+  e("CreateContainerConfigError", "Pod", "pods", "medium", 60, "The container cannot be configured: a referenced Secret, ConfigMap or key is missing, or the security context is invalid.", "the waiting reason clears"),
+  e("CreateContainerError", "Pod", "pods", "medium", 120, "The runtime refused to create the container (name reservation, bad mount, runtime fault).", "the container runs"),
+  e("ImagePullBackOff", "Pod", "pods", "medium", 120, "The image cannot be pulled (ErrImagePull, then ImagePullBackOff: one finding): wrong name or tag, no access, or registry unreachable.", "the image is pulled"),
+  e("InvalidImageName", "Pod", "pods", "medium", 0, "The image reference cannot be parsed; it never heals without a spec change.", "the pod template changes and the pod is replaced"),
+  e("ImageUnavailable", "Pod", "pods", "medium", 0, "ErrImageNeverPull, ImageInspectError, RegistryUnavailable or SignatureValidationFailed: the node cannot use the image.", "the container runs"),
+  e("ContainerStatusUnknown", "Pod", "pods", "warning", 0, "The runtime lost the container (the node restarted or was lost).", "the pod is replaced or deleted"),
+  e("InitContainerFailed", "Pod", "pods", "medium", 120, "An init container keeps failing, so the pod never starts.", "the pod is initialized"),
+  e("PodEvicted", "Pod", "pods", "warning", 0, "The kubelet evicted the pod (node pressure or its own ephemeral-storage limits); the kubelet's message names the cause.", "the pod is deleted"),
+  e("PodPreempted", "Pod", "pods", "normal", 0, "The scheduler preempted the pod for a higher-priority one.", "quiet for an hour"),
+  e("PodAdmissionRejected", "Pod", "pods", "warning", 0, "The kubelet rejected the pod (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity, NodeShutdown).", "the pod is deleted"),
+  e("UnexpectedAdmissionError", "Pod", "pods", "medium", 0, "The pod could not be admitted on its node (device plugin or topology manager).", "a replacement pod runs"),
+  e("PodNodeLost", "Pod", "pods", "normal", 0, "The pod went down with its node; folded into the node's incident.", "the node is Ready or the pod is gone"),
+  e("FailedScheduling", "Pod", "pods", "medium", 180, "The pod is Pending because the scheduler finds no node for it; the scheduler's message says why.", "the pod is scheduled"),
+  e("PodStuckTerminating", "Pod", "pods", "warning", 0, "The pod has been terminating for 5 minutes past its grace period (finalizers or a kill that failed).", "the pod is gone"),
+  e("ReadinessProbeFailing", "Pod", "pods", "warning", 300, "The pod runs but has not been ready for 5 minutes while its owner expects it to serve.", "the pod is ready"),
+  e("WorkloadUnavailable", "Deployment", "workloads", "high", 120, "A Deployment or StatefulSet that wants replicas has had none available for 2 minutes (rollouts and scale-ups pass through 0).", "a replica is available"),
+  e("ProgressDeadlineExceeded", "Deployment", "workloads", "medium", 0, "A rollout has not progressed within its progress deadline.", "the rollout progresses"),
+  e("ReplicaCreateFailed", "ReplicaSet", "workloads", "high", 0, "A controller cannot create pods (ReplicaFailure FailedCreate: quota, admission webhook, missing ServiceAccount).", "the condition clears"),
+  e("JobFailed", "Job", "workloads", "warning", 0, "A Job failed (backoff limit, deadline, pod failure policy); the controller's message says which.", "the Job is deleted or a newer run of its CronJob succeeds"),
+  e("CronJobFailing", "CronJob", "workloads", "warning", 0, "The newest run of a CronJob failed and no later run succeeded.", "a run succeeds"),
+  e("NodeNotReady", "Node", "nodes", "high", 0, "The node's Ready condition is False: the kubelet reports it cannot run pods.", "the node is Ready", "ClusterCriticalDown"),
+  e("NodeLost", "Node", "nodes", "high", 0, "The node's Ready condition is Unknown: the kubelet stopped posting status (node down or unreachable).", "the node is Ready or removed", "ClusterCriticalDown"),
+  e("NodeMemoryPressure", "Node", "nodes", "warning", 120, "The kubelet reports MemoryPressure and may evict pods.", "the condition is False"),
+  e("NodeDiskPressure", "Node", "nodes", "warning", 120, "The kubelet reports DiskPressure and may evict pods.", "the condition is False"),
+  e("NodePIDPressure", "Node", "nodes", "warning", 120, "The kubelet reports PIDPressure.", "the condition is False"),
+  e("NodeNetworkUnavailable", "Node", "nodes", "high", 0, "The node's network is not configured (NetworkUnavailable is True).", "the condition is False"),
+];
 
 /** A reason name of the catalogue. */
-export type Reason = keyof typeof CATALOGUE;
+export type Reason = string;
+
+/** The catalogue entry of a reason; throws Error naming it when a detector uses a reason the catalogue lacks. */
+export function entry(reason: Reason): ReasonEntry {
+  const found = BY_REASON.get(reason);
+  if (!found) throw new Error(`reason ${reason} is not in the catalogue`);
+  return found;
+}
 
 /** Minutes a node must stay down before page rule P3 (cluster-critical component down) pages (failure-catalogue 0.2). */
 export const NODE_PAGE_HOLD_MS = 5 * 60_000;
+
+const BY_REASON = new Map(REASONS.map((r) => [r.reason, r]));

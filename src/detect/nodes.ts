@@ -1,49 +1,41 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
-import { CATALOGUE, NODE_PAGE_HOLD_MS } from "./catalogue.ts";
-import { evidence, parseTime } from "./evidence.ts";
+import { condition, finding } from "./build.ts";
+import { NODE_PAGE_HOLD_MS } from "./catalogue.ts";
+import { parseTime } from "./evidence.ts";
+
+const PRESSURES: readonly (readonly [string, string, string])[] = [
+  ["MemoryPressure", "NodeMemoryPressure", "memory"],
+  ["DiskPressure", "NodeDiskPressure", "disk"],
+  ["PIDPressure", "NodePIDPressure", "process IDs"],
+];
 
 /**
- * Node failures (spec 1.2; failure-catalogue C1 NodeNotReady, C2 NodeLost). Ready=False → NodeNotReady,
- * Ready=Unknown → NodeLost, tier high. Page rule P3 (cluster-critical component down) applies after the node
- * has been down 5 minutes, unless it is being retired on purpose (cordoned, deleting, or tainted
- * ToBeDeletedByClusterAutoscaler) or runs only DaemonSet pods. Pure: `now` is epoch ms.
+ * The node family (spec 1.2; failure-catalogue 1.C). Ready=False → NodeNotReady, Ready=Unknown → NodeLost
+ * (high); page rule P3 after 5 minutes down unless the node is being retired on purpose (cordoned, deleting,
+ * ToBeDeletedByClusterAutoscaler) or runs only DaemonSet pods. Memory/Disk/PID pressure (2-minute hold) and
+ * NetworkUnavailable. Pressure conditions of a lost node are stale and ignored; kubelet version skew is not
+ * a failure. Pure: `now` is epoch ms.
  */
 export function detectNodes(inventory: InventoryView, now: number): Finding[] {
-  const findings: Finding[] = [];
+  const out: Finding[] = [];
   for (const node of inventory.list("Node")) {
-    const ready = readyCondition(node);
-    if (!ready || ready.status === "True") continue;
-    const entry = ready.status === "Unknown" ? CATALOGUE.NodeLost : CATALOGUE.NodeNotReady;
     const name: string = node.metadata.name;
-    const since = parseTime(ready.lastTransitionTime, now);
-    const pods = inventory.podsOnNode(name).filter((p) => !isTerminal(p));
-    const workloadPods = pods.filter((p) => !ownedBy(p, "DaemonSet"));
-    const retiring = Boolean(node.spec?.unschedulable || node.metadata.deletionTimestamp || (node.spec?.taints ?? []).some((t: { key?: string }) => t.key === "ToBeDeletedByClusterAutoscaler"));
-    const pageable = !retiring && (workloadPods.length > 0 || isControlPlane(node));
-    const held = now - since >= NODE_PAGE_HOLD_MS;
-    const state = ready.status === "Unknown" ? "unreachable" : "NotReady";
-    findings.push({
-      key: `${entry.reason}/Node//${name}`,
-      reason: entry.reason,
-      object: { kind: "Node", name, uid: node.metadata.uid },
-      tier: entry.tier,
-      ...(pageable && held ? { pageRule: "ClusterCriticalDown" } : {}),
-      ...(pageable && !held ? { recheckAt: since + NODE_PAGE_HOLD_MS } : {}),
-      summary: `node ${name} is ${state}${ready.message ? `: ${ready.message}` : ""}`,
-      evidence: evidence([
-        ["condition", `Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ""}`],
-        ["message", ready.message],
-        ["since", ready.lastTransitionTime],
-        ["last heartbeat", ready.lastHeartbeatTime],
-        ["pods on node", pods.length],
-        ["cordoned", node.spec?.unschedulable ? "yes" : undefined],
-      ]),
-      nodeName: name,
-      since,
-    });
+    const ref = { kind: "Node", name, ...(node.metadata.uid ? { uid: node.metadata.uid } : {}) };
+    const ready = readyCondition(node);
+    if (ready && ready.status !== "True") out.push(notReady(inventory, node, ready, now));
+    if (ready?.status === "Unknown") continue;
+    for (const [type, reason, what] of PRESSURES) {
+      const c = condition(node, type);
+      if (c?.status !== "True") continue;
+      out.push(finding({ reason, object: ref, nodeName: name, summary: `node ${name} is under ${what} pressure${c.message ? `: ${c.message}` : ""}`, evidence: [["condition", `${type}=True${c.reason ? ` (${c.reason})` : ""}`], ["message", c.message], ["since", c.lastTransitionTime]], since: parseTime(c.lastTransitionTime, now), now }));
+    }
+    const network = condition(node, "NetworkUnavailable");
+    if (network?.status === "True") {
+      out.push(finding({ reason: "NodeNetworkUnavailable", object: ref, nodeName: name, summary: `node ${name} has no pod network${network.message ? `: ${network.message}` : ""}`, evidence: [["condition", `NetworkUnavailable=True${network.reason ? ` (${network.reason})` : ""}`], ["message", network.message], ["since", network.lastTransitionTime]], since: parseTime(network.lastTransitionTime, now), now }));
+    }
   }
-  return findings;
+  return out;
 }
 
 /** The Ready condition of a node, if it reported one. */
@@ -53,14 +45,31 @@ export function readyCondition(node: KubeObject): { status: string; reason?: str
 
 // --- internal ---
 
-function isTerminal(pod: KubeObject): boolean {
-  return pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
-}
-
-function ownedBy(pod: KubeObject, kind: string): boolean {
-  return (pod.metadata?.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === kind);
-}
-
-function isControlPlane(node: KubeObject): boolean {
-  return "node-role.kubernetes.io/control-plane" in (node.metadata?.labels ?? {});
+function notReady(inventory: InventoryView, node: KubeObject, ready: NonNullable<ReturnType<typeof readyCondition>>, now: number): Finding {
+  const name: string = node.metadata.name;
+  const lost = ready.status === "Unknown";
+  const since = parseTime(ready.lastTransitionTime, now);
+  const pods = inventory.podsOnNode(name).filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
+  const workloadPods = pods.filter((p) => !(p.metadata?.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === "DaemonSet"));
+  const retiring = Boolean(node.spec?.unschedulable || node.metadata.deletionTimestamp || (node.spec?.taints ?? []).some((t: { key?: string }) => t.key === "ToBeDeletedByClusterAutoscaler"));
+  const pageable = !retiring && (workloadPods.length > 0 || "node-role.kubernetes.io/control-plane" in (node.metadata?.labels ?? {}));
+  const held = now - since >= NODE_PAGE_HOLD_MS;
+  return finding({
+    reason: lost ? "NodeLost" : "NodeNotReady",
+    object: { kind: "Node", name, ...(node.metadata.uid ? { uid: node.metadata.uid } : {}) },
+    nodeName: name,
+    summary: `node ${name} is ${lost ? "unreachable" : "NotReady"}${ready.message ? `: ${ready.message}` : ""}`,
+    evidence: [
+      ["condition", `Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ""}`],
+      ["message", ready.message],
+      ["since", ready.lastTransitionTime],
+      ["last heartbeat", ready.lastHeartbeatTime],
+      ["pods on node", pods.length],
+      ["cordoned", node.spec?.unschedulable ? "yes" : undefined],
+    ],
+    since,
+    now,
+    ...(pageable && held ? { pageRule: "ClusterCriticalDown" } : {}),
+    ...(pageable && !held ? { recheckAt: since + NODE_PAGE_HOLD_MS } : {}),
+  });
 }

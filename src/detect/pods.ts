@@ -1,136 +1,208 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
-import { CATALOGUE, type Reason } from "./catalogue.ts";
-import { evidence, parseTime } from "./evidence.ts";
+import { condition, finding, refOf } from "./build.ts";
+import { parseTime } from "./evidence.ts";
+import { exitClass } from "./exit-codes.ts";
 import { readyCondition } from "./nodes.ts";
 
-const IMAGE_WAITING = new Set(["ImagePullBackOff", "ErrImagePull"]);
+const IMAGE_PULL = new Set(["ImagePullBackOff", "ErrImagePull"]);
+const IMAGE_UNAVAILABLE = new Set(["ErrImageNeverPull", "ImageInspectError", "RegistryUnavailable", "SignatureValidationFailed"]);
+const RUN_ERRORS = new Set(["StartError", "ContainerCannotRun"]);
+const OOM_MEMORY_MS = 60 * 60_000;
+const STUCK_TERMINATING_MS = 5 * 60_000;
 
 /**
- * Pod failures (spec 1.2; failure-catalogue A1, A2, A5, A9/A10, A21, A24), with the evidence an engineer
- * acts on: container, exit code, last termination reason and message, restart count, image, scheduler message.
- * A pod on a node that is not Ready yields only PodNodeLost (its container statuses are stale). Pure.
+ * The pod family (spec 1.2; failure-catalogue 1.A): every container waiting and terminated reason, init
+ * containers, evicted / preempted / rejected pods, unschedulable Pending pods, pods stuck terminating, pods
+ * that run but are not ready, and pods lost with their node. Each finding carries the evidence an engineer
+ * acts on; holds come from the catalogue and are measured from the object's own timestamps. Pure.
  */
 export function detectPods(inventory: InventoryView, now: number): Finding[] {
-  const findings: Finding[] = [];
+  const out: Finding[] = [];
   for (const pod of inventory.list("Pod")) {
-    const phase = pod.status?.phase;
-    if (phase === "Succeeded") continue;
+    if (pod.status?.phase === "Succeeded") continue;
     const nodeName: string | undefined = pod.spec?.nodeName || undefined;
     const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
     const nodeReady = node ? readyCondition(node) : undefined;
+    const ctx = { pod, now, ref: refOf({ ...pod, kind: "Pod" }), name: `${pod.metadata.namespace}/${pod.metadata.name}`, nodeName };
     if (node && nodeReady && nodeReady.status !== "True") {
-      findings.push(podNodeLost(pod, nodeName ?? "", nodeReady.lastTransitionTime, now));
+      out.push(finding({ reason: "PodNodeLost", object: ctx.ref, summary: `pod ${ctx.name} went down with node ${nodeName}`, evidence: [["node", nodeName], ["node not ready since", nodeReady.lastTransitionTime]], since: parseTime(nodeReady.lastTransitionTime, now), now, nodeName: nodeName ?? "" }));
       continue;
     }
-    if (pod.metadata?.deletionTimestamp) continue;
-    const unschedulable = unschedulableCondition(pod);
-    if (phase === "Pending" && unschedulable) {
-      findings.push(make(pod, "FailedScheduling", undefined, `pod ${podName(pod)} cannot be scheduled: ${unschedulable.message ?? "no node fits"}`, [["scheduler", unschedulable.message]], parseTime(unschedulable.lastTransitionTime, now)));
+    if (pod.metadata?.deletionTimestamp) {
+      const stuck = terminating(ctx);
+      if (stuck) out.push(stuck);
       continue;
     }
-    const statuses = [
-      ...((pod.status?.initContainerStatuses ?? []) as KubeObject[]).map((s) => ({ s, init: true })),
-      ...((pod.status?.containerStatuses ?? []) as KubeObject[]).map((s) => ({ s, init: false })),
-    ];
-    for (const { s, init } of statuses) {
-      const finding = containerFinding(pod, s, init, now);
-      if (finding) findings.push(finding);
+    const failedPod = podFailure(ctx);
+    if (failedPod) {
+      out.push(failedPod);
+      continue;
     }
+    const unscheduled = condition(pod, "PodScheduled");
+    if (pod.status?.phase === "Pending" && unscheduled?.status === "False" && unscheduled.reason === "Unschedulable") {
+      out.push(finding({ reason: "FailedScheduling", object: ctx.ref, summary: `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`, evidence: [["scheduler", unscheduled.message]], since: parseTime(unscheduled.lastTransitionTime, now), now }));
+      continue;
+    }
+    out.push(...initContainers(ctx), ...containers(ctx));
   }
-  return findings;
+  return out;
 }
 
 // --- internal ---
 
-function containerFinding(pod: KubeObject, status: KubeObject, init: boolean, now: number): Finding | undefined {
-  const waiting = status.state?.waiting;
-  const terminatedNow = status.state?.terminated;
-  const last = status.lastState?.terminated;
-  const container = `${status.name}${init ? " (init)" : ""}`;
-  const since = parseTime(last?.finishedAt ?? pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
-  const exit = (t: KubeObject | undefined) => (t ? `${t.exitCode}${t.reason ? ` (${t.reason})` : ""}` : undefined);
-  const common: [string, unknown][] = [
-    ["container", container],
-    ["restarts", status.restartCount],
-    ["image", status.image],
-  ];
-  if (terminatedNow?.reason === "OOMKilled" || (waiting?.reason === "CrashLoopBackOff" && last?.reason === "OOMKilled")) {
-    const limit = memoryLimit(pod, status.name);
-    return make(pod, "OOMKilled", status.name, `container ${container} of pod ${podName(pod)} was OOM-killed${limit ? ` (memory limit ${limit})` : ""}; ${status.restartCount ?? 0} restarts`, [
-      ...common,
-      ["exit code", exit(terminatedNow ?? last)],
-      ["memory limit", limit],
-      ["last termination", (terminatedNow ?? last)?.finishedAt],
-    ], since);
+interface PodContext {
+  readonly pod: KubeObject;
+  readonly now: number;
+  readonly ref: ReturnType<typeof refOf>;
+  readonly name: string;
+  readonly nodeName?: string;
+}
+
+function terminating(ctx: PodContext): Finding | undefined {
+  const { pod, now } = ctx;
+  const deadline = parseTime(pod.metadata.deletionTimestamp, now) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+  if (now < deadline + STUCK_TERMINATING_MS) return undefined;
+  const finalizers = (pod.metadata.finalizers ?? []).join(", ");
+  return finding({
+    reason: "PodStuckTerminating",
+    object: ctx.ref,
+    summary: `pod ${ctx.name} has been terminating since ${pod.metadata.deletionTimestamp}${finalizers ? `; finalizers: ${finalizers}` : ""}`,
+    evidence: [["deletion requested", pod.metadata.deletionTimestamp], ["finalizers", finalizers], ["node", ctx.nodeName]],
+    since: deadline,
+    now,
+    ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
+  });
+}
+
+function podFailure(ctx: PodContext): Finding | undefined {
+  const { pod, now } = ctx;
+  const reason: string = pod.status?.reason ?? "";
+  const message: string = pod.status?.message ?? "";
+  const preempted = condition(pod, "DisruptionTarget")?.reason === "PreemptionByScheduler" || reason === "Preempting";
+  if (pod.status?.phase !== "Failed" && !preempted) return undefined;
+  const since = parseTime(pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
+  const common = { object: ctx.ref, since, now, ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}) };
+  const evidence: [string, unknown][] = [["node", ctx.nodeName], ["reason", reason], ["message", message]];
+  if (reason === "Evicted") return finding({ ...common, reason: "PodEvicted", summary: `pod ${ctx.name} was evicted from ${ctx.nodeName ?? "its node"}: ${message || "no message"}`, evidence });
+  if (preempted) return finding({ ...common, reason: "PodPreempted", summary: `pod ${ctx.name} was preempted on ${ctx.nodeName ?? "its node"}`, evidence });
+  if (/^OutOf/.test(reason) || reason === "NodeAffinity" || reason === "NodeShutdown") return finding({ ...common, reason: "PodAdmissionRejected", summary: `pod ${ctx.name} was rejected by the kubelet on ${ctx.nodeName ?? "its node"}: ${reason} — ${message}`, evidence });
+  if (reason === "UnexpectedAdmissionError") return finding({ ...common, reason: "UnexpectedAdmissionError", summary: `pod ${ctx.name} could not be admitted on ${ctx.nodeName ?? "its node"}: ${message}`, evidence });
+  return undefined;
+}
+
+function initContainers(ctx: PodContext): Finding[] {
+  const { pod, now } = ctx;
+  if (condition(pod, "Initialized")?.status !== "False") return [];
+  const out: Finding[] = [];
+  for (const s of (pod.status?.initContainerStatuses ?? []) as KubeObject[]) {
+    const last = s.state?.terminated ?? s.lastState?.terminated;
+    const failing = s.state?.waiting?.reason === "CrashLoopBackOff" || (last && last.exitCode !== 0);
+    if (!failing) continue;
+    const output = last?.message ? `: "${lastLine(last.message)}"` : "";
+    out.push(finding({
+      reason: "InitContainerFailed",
+      object: ctx.ref,
+      part: s.name,
+      container: `${s.name} (init)`,
+      summary: `pod ${ctx.name} is stuck in init: ${s.name} exit ${last?.exitCode ?? "?"} after ${s.restartCount ?? 0} tries${output}`,
+      evidence: [["container", `${s.name} (init)`], ["exit code", last ? describeExit(last) : undefined], ["restarts", s.restartCount], ["last output", last?.message ? lastLine(last.message) : undefined], ["image", s.image]],
+      since: parseTime(pod.status?.startTime, now),
+      now,
+      ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
+    }));
+  }
+  return out;
+}
+
+function containers(ctx: PodContext): Finding[] {
+  const out: Finding[] = [];
+  for (const s of (ctx.pod.status?.containerStatuses ?? []) as KubeObject[]) {
+    const found = container(ctx, s);
+    if (found) out.push(found);
+  }
+  return out;
+}
+
+function container(ctx: PodContext, s: KubeObject): Finding | undefined {
+  const { pod, now } = ctx;
+  const waiting = s.state?.waiting;
+  const terminated = s.state?.terminated;
+  const last = s.lastState?.terminated;
+  const started = parseTime(pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
+  const base = { object: ctx.ref, part: s.name, container: s.name, now, ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}) };
+  const restarts = s.restartCount ?? 0;
+  const common: [string, unknown][] = [["container", s.name], ["restarts", restarts], ["image", s.image], ["node", ctx.nodeName]];
+  const limit = memoryLimit(pod, s.name);
+
+  const oom = terminated?.reason === "OOMKilled" ? terminated : last?.reason === "OOMKilled" && (waiting || now - parseTime(last.finishedAt, 0) < OOM_MEMORY_MS) ? last : undefined;
+  if (oom) {
+    // What it cost (spec 1.6): without a memory limit the node's memory ran out first.
+    const cost = limit ? `memory limit ${limit}` : "the container has no memory limit, so the node ran out of memory first";
+    return finding({ ...base, reason: "OOMKilled", summary: `container ${s.name} of pod ${ctx.name} was OOM-killed (${cost}); ${restarts} restarts`, evidence: [...common, ["exit code", describeExit(oom)], ["memory limit", limit ?? "none"], ["last termination", oom.finishedAt]], since: parseTime(oom.finishedAt, started) });
   }
   if (waiting?.reason === "CrashLoopBackOff") {
-    const output = last?.message ? `; last output: "${oneLine(last.message)}"` : "";
-    return make(pod, "CrashLoopBackOff", status.name, `container ${container} of pod ${podName(pod)} is crash-looping: exit ${exit(last) ?? "unknown"}, ${status.restartCount ?? 0} restarts${output}`, [
-      ...common,
-      ["exit code", exit(last)],
-      ["last output", last?.message ? oneLine(last.message) : undefined],
-      ["last termination", last?.finishedAt],
-      ["back-off", waiting.message],
-    ], since);
+    const output = last?.message ? `; last output: "${lastLine(last.message)}"` : "";
+    return finding({
+      ...base,
+      reason: "CrashLoopBackOff",
+      summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${last ? describeExit(last) : "unknown"}, ${restarts} restarts${output}`,
+      evidence: [...common, ["exit code", last ? describeExit(last) : undefined], ["exit class", last ? exitClass(last.exitCode) : undefined], ["last output", last?.message ? lastLine(last.message) : undefined], ["last termination", last?.finishedAt], ["back-off", waiting.message]],
+      since: started,
+      // Opens at once from 3 restarts; a first crash gets 3 minutes to recover (failure-catalogue A1).
+      holdMs: restarts >= 3 ? 0 : 180_000,
+    });
   }
-  if (waiting?.reason && IMAGE_WAITING.has(waiting.reason)) {
-    return make(pod, "ImagePullBackOff", status.name, `pod ${podName(pod)} cannot pull image ${status.image}: ${waiting.message ?? waiting.reason}`, [
-      ["container", container],
-      ["image", status.image],
-      ["state", waiting.reason],
-      ["message", waiting.message],
-    ], since);
+  if (waiting?.reason && IMAGE_PULL.has(waiting.reason)) {
+    return finding({ ...base, part: `${s.name}/${s.image}`, reason: "ImagePullBackOff", summary: `pod ${ctx.name} cannot pull image ${s.image}: ${waiting.message ?? waiting.reason}`, evidence: [["container", s.name], ["image", s.image], ["state", waiting.reason], ["message", waiting.message], ["pull secrets", (pod.spec?.imagePullSecrets ?? []).map((x: { name: string }) => x.name).join(", ") || "none"], ["node", ctx.nodeName]], since: started });
+  }
+  if (waiting?.reason === "InvalidImageName") {
+    return finding({ ...base, reason: "InvalidImageName", summary: `container ${s.name} of pod ${ctx.name}: image reference "${s.image}" cannot be parsed`, evidence: [["container", s.name], ["image", s.image], ["message", waiting.message]], since: started });
+  }
+  if (waiting?.reason && IMAGE_UNAVAILABLE.has(waiting.reason)) {
+    return finding({ ...base, reason: "ImageUnavailable", summary: `container ${s.name} of pod ${ctx.name}: ${waiting.reason} for ${s.image}${waiting.message ? `: ${waiting.message}` : ""}`, evidence: [["container", s.name], ["image", s.image], ["state", waiting.reason], ["message", waiting.message], ["node", ctx.nodeName]], since: started });
   }
   if (waiting?.reason === "CreateContainerConfigError") {
-    return make(pod, "CreateContainerConfigError", status.name, `container ${container} of pod ${podName(pod)} cannot be configured: ${waiting.message ?? "configuration error"}`, [
-      ["container", container],
-      ["message", waiting.message],
-      ["image", status.image],
-    ], since);
+    return finding({ ...base, reason: "CreateContainerConfigError", summary: `container ${s.name} of pod ${ctx.name} cannot be configured: ${waiting.message ?? "configuration error"}`, evidence: [["container", s.name], ["message", waiting.message], ["image", s.image]], since: started });
+  }
+  if (waiting?.reason === "CreateContainerError") {
+    return finding({ ...base, reason: "CreateContainerError", summary: `container ${s.name} of pod ${ctx.name}: the runtime on ${ctx.nodeName ?? "its node"} could not create it: ${waiting.message ?? ""}`, evidence: [["container", s.name], ["message", waiting.message], ["node", ctx.nodeName]], since: started });
+  }
+  const runError = waiting?.reason === "RunContainerError" ? last : terminated && RUN_ERRORS.has(terminated.reason) ? terminated : undefined;
+  if (waiting?.reason === "RunContainerError" || runError) {
+    const message = runError?.message ?? waiting?.message ?? "";
+    return finding({ ...base, reason: "RunContainerError", summary: `container ${s.name} of pod ${ctx.name} could not start: ${message}`, evidence: [...common, ["exit code", runError ? describeExit(runError) : undefined], ["message", message]], since: started });
+  }
+  if (terminated?.reason === "ContainerStatusUnknown") {
+    return finding({ ...base, reason: "ContainerStatusUnknown", summary: `container ${s.name} of pod ${ctx.name}: the runtime lost the container (node ${ctx.nodeName ?? "?"} restarted or was lost)`, evidence: [...common, ["message", terminated.message]], since: parseTime(terminated.finishedAt, started) });
+  }
+  if (terminated && terminated.exitCode !== 0 && willNotRestart(pod)) {
+    return finding({
+      ...base,
+      reason: "ContainerExitedNonZero",
+      summary: `container ${s.name} of pod ${ctx.name} exited ${describeExit(terminated)}, ${exitClass(terminated.exitCode)}${terminated.message ? `: "${lastLine(terminated.message)}"` : ""}`,
+      evidence: [...common, ["exit code", describeExit(terminated)], ["exit class", exitClass(terminated.exitCode)], ["last output", terminated.message ? lastLine(terminated.message) : undefined], ["finished", terminated.finishedAt]],
+      since: parseTime(terminated.finishedAt, started),
+    });
+  }
+  const ready = condition(pod, "Ready");
+  if (pod.status?.phase === "Running" && s.state?.running && s.started !== false && s.ready === false && servesTraffic(pod) && ready?.status === "False") {
+    return finding({ ...base, reason: "ReadinessProbeFailing", summary: `pod ${ctx.name} runs but container ${s.name} has not been ready since ${ready.lastTransitionTime ?? "it started"}`, evidence: [...common, ["not ready since", ready.lastTransitionTime], ["message", ready.message]], since: parseTime(ready.lastTransitionTime, started) });
   }
   return undefined;
 }
 
-function podNodeLost(pod: KubeObject, node: string, lastReady: string | undefined, now: number): Finding {
-  const entry = CATALOGUE.PodNodeLost;
-  return {
-    key: `${entry.reason}/Pod/${pod.metadata.namespace}/${pod.metadata.name}`,
-    reason: entry.reason,
-    object: ref(pod),
-    tier: entry.tier,
-    summary: `pod ${podName(pod)} went down with node ${node}`,
-    evidence: evidence([["node", node], ["node not ready since", lastReady]]),
-    nodeName: node,
-    since: parseTime(lastReady, now),
-  };
+function willNotRestart(pod: KubeObject): boolean {
+  return pod.spec?.restartPolicy === "Never" || (pod.spec?.restartPolicy === "OnFailure" && pod.status?.phase === "Failed");
 }
 
-function make(pod: KubeObject, reason: Reason, container: string | undefined, summary: string, pairs: readonly (readonly [string, unknown])[], since: number): Finding {
-  const entry = CATALOGUE[reason];
-  return {
-    key: `${reason}/Pod/${pod.metadata.namespace}/${pod.metadata.name}${container ? `/${container}` : ""}`,
-    reason,
-    object: ref(pod),
-    ...(container ? { container } : {}),
-    tier: entry.tier,
-    summary,
-    evidence: evidence(pairs),
-    ...(pod.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
-    since,
-  };
+/** Pods a workload expects to serve: owned by a ReplicaSet or StatefulSet (not Jobs, whose pods are not probed for traffic). */
+function servesTraffic(pod: KubeObject): boolean {
+  return (pod.metadata?.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === "ReplicaSet" || r.kind === "StatefulSet");
 }
 
-function ref(pod: KubeObject) {
-  return { kind: "Pod", namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid };
-}
-
-function podName(pod: KubeObject): string {
-  return `${pod.metadata.namespace}/${pod.metadata.name}`;
-}
-
-function unschedulableCondition(pod: KubeObject): { message?: string; lastTransitionTime?: string } | undefined {
-  return (pod.status?.conditions ?? []).find((c: KubeObject) => c.type === "PodScheduled" && c.status === "False" && c.reason === "Unschedulable");
+function describeExit(t: KubeObject): string {
+  return `${t.exitCode}${t.reason ? ` (${t.reason})` : ""}`;
 }
 
 function memoryLimit(pod: KubeObject, container: string): string | undefined {
@@ -138,7 +210,7 @@ function memoryLimit(pod: KubeObject, container: string): string | undefined {
   return spec?.resources?.limits?.memory;
 }
 
-function oneLine(text: string): string {
+function lastLine(text: string): string {
   const lines = String(text).trim().split("\n");
   return (lines[lines.length - 1] ?? "").trim();
 }

@@ -30,4 +30,9 @@ export interface Finding {
   readonly since: number;
   /** Epoch ms at which this finding should be looked at again even without a cluster change (a page hold). */
   readonly recheckAt?: number;
+  /**
+   * Epoch ms when the condition will have held long enough to open (the reason's hold, failure-catalogue
+   * 0.3). A finding with `opensAt` later than now is not yet open: the pass skips it and wakes up then.
+   */
+  readonly opensAt?: number;
 }

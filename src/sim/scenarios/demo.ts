@@ -55,9 +55,11 @@ export const demoScenario: Scenario = {
         const bad = { ...rs, metadata: { namespace: NS, name: "cart-64f5b8d7c9", labels: { app: "cart", "pod-template-hash": "64f5b8d7c9" }, ownerReferences: rs.metadata.ownerReferences } };
         const stored = sim.apply(bad);
         const pod = runningPod(stored, "x2kq9", "worker-2", now, "ghcr.io/shop/cart:1.4.O");
+        // The story compresses time: the kubelet accepted the pod two and a half minutes ago, past the image-pull hold.
         pod.status = {
           phase: "Pending",
-          conditions: [{ type: "PodScheduled", status: "True", lastTransitionTime: iso(now) }],
+          startTime: iso(now - 150_000),
+          conditions: [{ type: "PodScheduled", status: "True", lastTransitionTime: iso(now - 150_000) }],
           containerStatuses: [{
             name: "cart", image: "ghcr.io/shop/cart:1.4.O", imageID: "", ready: false, started: false, restartCount: 0,
             state: { waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "ghcr.io/shop/cart:1.4.O": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/shop/cart:1.4.O": not found' } },

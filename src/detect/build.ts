@@ -1,0 +1,55 @@
+import type { Evidence, Finding } from "../model/finding.ts";
+import type { KubeObject } from "../model/inventory.ts";
+import type { ObjectRef } from "../model/object-ref.ts";
+import { entry, type Reason } from "./catalogue.ts";
+import { evidence } from "./evidence.ts";
+
+/**
+ * Builds a finding for `reason` from the catalogue: tier, hold (`opensAt` = `since` + hold when the hold has
+ * not passed yet at `now`), key `reason/Kind/namespace/name[/part]` (failure-catalogue 0.3). Pure.
+ */
+export function finding(options: {
+  reason: Reason;
+  object: ObjectRef;
+  summary: string;
+  evidence: readonly (readonly [string, unknown])[];
+  since: number;
+  now: number;
+  /** Part of the key after the object: container name, volume, image. */
+  part?: string;
+  container?: string;
+  nodeName?: string;
+  /** Overrides the catalogue hold (ms), e.g. CrashLoopBackOff opening at once from 3 restarts. */
+  holdMs?: number;
+  pageRule?: string;
+  recheckAt?: number;
+}): Finding {
+  const e = entry(options.reason);
+  const hold = options.holdMs ?? e.holdSeconds * 1000;
+  const opensAt = options.since + hold;
+  const o = options.object;
+  return {
+    key: `${options.reason}/${o.kind}/${o.namespace ?? ""}/${o.name}${options.part ? `/${options.part}` : ""}`,
+    reason: options.reason,
+    object: o,
+    ...(options.container ? { container: options.container } : {}),
+    tier: e.tier,
+    ...(options.pageRule ? { pageRule: options.pageRule } : {}),
+    summary: options.summary,
+    evidence: evidence(options.evidence) as Evidence[],
+    ...(options.nodeName ? { nodeName: options.nodeName } : {}),
+    since: options.since,
+    ...(hold > 0 && opensAt > options.now ? { opensAt } : {}),
+    ...(options.recheckAt !== undefined ? { recheckAt: options.recheckAt } : {}),
+  };
+}
+
+/** The reference of an object as findings carry it. */
+export function refOf(object: KubeObject): ObjectRef {
+  return { kind: String(object.kind), ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}), name: String(object.metadata?.name ?? ""), ...(object.metadata?.uid ? { uid: object.metadata.uid } : {}) };
+}
+
+/** A condition of an object's status by type. */
+export function condition(object: KubeObject, type: string): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
+  return (object.status?.conditions ?? []).find((c: { type?: string }) => c.type === type);
+}

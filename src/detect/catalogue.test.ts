@@ -1,0 +1,26 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { reasonsDoc } from "../../scripts/gen-reasons.ts";
+import { REASONS } from "./catalogue.ts";
+
+describe("the detection catalogue", () => {
+  test("docs/reasons.md is generated from it and current (run bun scripts/gen-reasons.ts)", () => {
+    expect(readFileSync(join(import.meta.dirname, "..", "..", "docs", "reasons.md"), "utf8")).toBe(reasonsDoc());
+  });
+
+  test("reasons are unique, described, and critical only through a page rule", () => {
+    expect(new Set(REASONS.map((r) => r.reason)).size).toBe(REASONS.length);
+    for (const r of REASONS) {
+      expect(r.description.length, r.reason).toBeGreaterThan(20);
+      expect(r.tier, r.reason).not.toBe("critical");
+    }
+  });
+
+  test("every reason a detector emits is in the catalogue (detectors throw otherwise)", async () => {
+    const sources = ["pods.ts", "workloads.ts", "nodes.ts"].map((f) => readFileSync(join(import.meta.dirname, f), "utf8")).join("\n");
+    const emitted = new Set([...sources.matchAll(/reason: "([A-Z][A-Za-z]+)"/g)].map((m) => m[1]!));
+    const known = new Set(REASONS.map((r) => r.reason));
+    expect([...emitted].filter((r) => !known.has(r))).toEqual([]);
+  });
+});
