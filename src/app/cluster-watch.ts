@@ -92,7 +92,10 @@ export function watchCluster(options: {
       onKindState: (target, state, failure) => {
         const previous = kinds.get(kindKey(target))?.state;
         kinds.set(kindKey(target), { target, state, ...(failure && failure.state === "failing" ? { reason: failure.reason } : {}) });
-        if (state === "synced") metrics.watcherSyncs.inc();
+        if (state === "synced") {
+          metrics.watcherSyncs.inc();
+          options.inventory.markWatched(target.metadataOnly ? kindKey(target) : target.kind);
+        }
         if ((state === "failing" || state === "sync_timeout") && previous !== state) {
           metrics.watcherSyncFailures.inc();
           if (target.required && failure?.state === "failing" && failure.attempts === 1) metrics.sourceUnavailable.inc();

@@ -130,7 +130,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     scheduled = undefined;
     if (stopped || !allSynced()) return;
     const now = clock.now();
-    const result = runPass(inventory, lifecycle, now, cluster);
+    const kubelet = usage.latest().kubelet;
+    const result = runPass(inventory, lifecycle, now, cluster, kubelet ? { kubelet: kubelet.summaries } : {});
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
@@ -153,7 +154,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (!scheduled && !stopped) scheduled = clock.setTimer(pass, options.passDelayMs ?? 250);
   };
 
-  const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify });
+  const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify, onRound: () => schedule() });
   let usageStarted = false;
   const watcher = watchCluster({
     config,

@@ -5,7 +5,8 @@ import { detectWorkloads } from "../detect/workloads.ts";
 import { openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView } from "../model/inventory.ts";
+import type { InventoryView, UsageView } from "../model/inventory.ts";
+import { detectStorage } from "../detect/storage.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
 
@@ -22,10 +23,11 @@ export interface PassResult {
   readonly failedDetectors: readonly string[];
 }
 
-const DETECTORS: readonly [string, (inventory: InventoryView, now: number) => Finding[]][] = [
+const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage: UsageView) => Finding[]][] = [
   ["nodes", detectNodes],
   ["pods", detectPods],
   ["workloads", detectWorkloads],
+  ["storage", detectStorage],
 ];
 
 /**
@@ -33,12 +35,12 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number) => Fi
  * no clock: `now` is epoch ms. A detector that throws is skipped for this pass and named in
  * `failedDetectors`; its open incidents are kept as they were rather than resolved on missing evidence.
  */
-export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string): PassResult {
+export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {
     try {
-      findings.push(...detect(inventory, now));
+      findings.push(...detect(inventory, now, usage));
     } catch {
       failedDetectors.push(name);
     }

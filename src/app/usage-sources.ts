@@ -25,7 +25,7 @@ export interface UsageSources {
  * `optional_api_unavailable` when the API is not installed. Each failed node counts once per round in
  * `mon_kubelet_stats_failures_total`.
  */
-export function createUsageSources(options: { connection: KubeConnection; inventory: Inventory; clock: Clock; logger: Logger; health: HealthRegistry; metrics: Metrics; insecureSkipVerify: boolean; intervalMs?: number }): UsageSources {
+export function createUsageSources(options: { connection: KubeConnection; inventory: Inventory; clock: Clock; logger: Logger; health: HealthRegistry; metrics: Metrics; insecureSkipVerify: boolean; intervalMs?: number; onRound?: () => void }): UsageSources {
   const { health, metrics, logger } = options;
   let kubelet: StatsRound | undefined;
   let usage: UsageSnapshot | undefined;
@@ -46,6 +46,7 @@ export function createUsageSources(options: { connection: KubeConnection; invent
       else if (lastHealth) logger.info("kubelet stats: every node answers again");
       lastHealth = summary;
     }
+    options.onRound?.();
     try {
       const read = await readMetricsApi(options.connection);
       usage = read === "unavailable" ? undefined : read;

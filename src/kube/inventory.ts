@@ -10,6 +10,16 @@ export class Inventory implements InventoryView {
   private readonly byUid = new Map<string, KubeObject>();
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
   private changes = new Set<string>();
+  private readonly watched = new Set<string>();
+
+  /** Records that a kind is watched and synced (see InventoryView.watches). */
+  markWatched(kind: string): void {
+    this.watched.add(kind);
+  }
+
+  watches(kind: string): boolean {
+    return this.watched.has(kind);
+  }
 
   /** Applies one informer event. Returns the changed key `Kind/namespace/name`. */
   apply(kind: string, type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject): string {

@@ -14,4 +14,14 @@ export interface InventoryView {
   podsOnNode(node: string): readonly KubeObject[];
   /** The controller chain above an object, nearest first (Pod → ReplicaSet → Deployment); stops at an owner not in the cache. */
   ownerChain(object: KubeObject): readonly KubeObject[];
+  /**
+   * True when the kind is watched and synced, so an absent object really is absent (spec 1.5: a detector whose
+   * lister is missing skips, it never guesses). False for kinds not watched (denied, disabled, not served).
+   */
+  watches(kind: string): boolean;
+}
+
+/** Usage read outside the API objects: kubelet Summary API documents by node name (spec 1.2). */
+export interface UsageView {
+  readonly kubelet?: ReadonlyMap<string, unknown>;
 }

@@ -5,6 +5,15 @@ import type { KubeObject } from "../model/inventory.ts";
 export function inventoryOf(...objects: KubeObject[]): Inventory {
   const inventory = new Inventory();
   for (const o of objects) inventory.apply(o.kind, "ADDED", o);
+  for (const kind of ["Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "Service", "EndpointSlice", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "VolumeAttachment", "ConfigMap", "Secret", "ServiceAccount", "Event"]) inventory.markWatched(kind);
+  return inventory;
+}
+
+/** Like inventoryOf, but only `watched` kinds count as watched (the others are denied or disabled). */
+export function inventoryWatching(watched: readonly string[], ...objects: KubeObject[]): Inventory {
+  const inventory = new Inventory();
+  for (const o of objects) inventory.apply(o.kind, "ADDED", o);
+  for (const kind of watched) inventory.markWatched(kind);
   return inventory;
 }
 

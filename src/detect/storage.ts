@@ -1,0 +1,120 @@
+import type { Finding } from "../model/finding.ts";
+import type { InventoryView, KubeObject, UsageView } from "../model/inventory.ts";
+import { finding, refOf } from "./build.ts";
+import { parseTime } from "./evidence.ts";
+
+/** Volume usage thresholds (failure-catalogue B10–B12): documented in docs/reasons.md through the catalogue. */
+export const VOLUME_THRESHOLDS = { usedHigh: 0.9, availableFull: 0.03, inodesFreeLow: 0.05 } as const;
+
+/**
+ * The storage family (spec 1.2; failure-catalogue 1.B): claims Pending (not while WaitForFirstConsumer waits
+ * for a pod) or Lost, a StorageClass that does not exist, failed PersistentVolumes, VolumeAttachment attach and
+ * detach errors, and volumes nearly full in bytes or inodes from kubelet statistics. Checks that need a kind mon
+ * does not watch are skipped (spec 1.5). Pure.
+ */
+export function detectStorage(inventory: InventoryView, now: number, usage: UsageView = {}): Finding[] {
+  const out: Finding[] = [];
+  const classes = new Map(inventory.list("StorageClass").map((c) => [c.metadata.name as string, c]));
+  const hasDefault = [...classes.values()].some((c) => c.metadata?.annotations?.["storageclass.kubernetes.io/is-default-class"] === "true");
+  const claimUsers = podsByClaim(inventory);
+  for (const pvc of inventory.list("PersistentVolumeClaim")) {
+    const ref = refOf({ ...pvc, kind: "PersistentVolumeClaim" });
+    const name = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+    const className: string | undefined = pvc.spec?.storageClassName;
+    const users = claimUsers.get(name) ?? [];
+    const created = parseTime(pvc.metadata?.creationTimestamp, now);
+    if (pvc.status?.phase === "Lost") {
+      out.push(finding({ reason: "PVCLost", object: ref, summary: `claim ${name} is Lost: its volume ${pvc.spec?.volumeName ?? ""} is gone`, evidence: [["volume", pvc.spec?.volumeName], ["used by", users.join(", ")]], since: created, now }));
+      continue;
+    }
+    if (pvc.status?.phase !== "Pending") continue;
+    if (className && inventory.watches("StorageClass") && !classes.has(className)) {
+      out.push(finding({ reason: "StorageClassMissing", object: ref, summary: `claim ${name} names StorageClass ${className}, which does not exist`, evidence: [["storage class", className], ["used by", users.join(", ")]], since: created, now }));
+      continue;
+    }
+    if (!className && inventory.watches("StorageClass") && !hasDefault && !pvc.spec?.volumeName) {
+      out.push(finding({ reason: "StorageClassMissing", object: ref, summary: `claim ${name} names no StorageClass and the cluster has no default one`, evidence: [["used by", users.join(", ")]], since: created, now }));
+      continue;
+    }
+    const mode = className ? classes.get(className)?.volumeBindingMode : undefined;
+    if (mode === "WaitForFirstConsumer" && users.length === 0) continue;
+    out.push(finding({ reason: "PVCPending", object: ref, summary: `claim ${name} has been Pending since ${pvc.metadata.creationTimestamp}${className ? ` (StorageClass ${className})` : ""}`, evidence: [["storage class", className], ["requested", pvc.spec?.resources?.requests?.storage], ["used by", users.join(", ")]], since: created, now }));
+  }
+  for (const pv of inventory.list("PersistentVolume")) {
+    if (pv.status?.phase !== "Failed") continue;
+    out.push(finding({ reason: "PVFailed", object: refOf({ ...pv, kind: "PersistentVolume" }), summary: `volume ${pv.metadata.name} failed${pv.status?.message ? `: ${pv.status.message}` : ""}`, evidence: [["message", pv.status?.message], ["reclaim policy", pv.spec?.persistentVolumeReclaimPolicy], ["claim", pv.spec?.claimRef ? `${pv.spec.claimRef.namespace}/${pv.spec.claimRef.name}` : undefined]], since: parseTime(pv.metadata?.creationTimestamp, now), now }));
+  }
+  for (const va of inventory.list("VolumeAttachment")) {
+    const error = va.status?.attachError ?? va.status?.detachError;
+    if (!error) continue;
+    const side = va.status?.attachError ? "attach" : "detach";
+    out.push(finding({ reason: "VolumeAttachmentFailed", object: refOf({ ...va, kind: "VolumeAttachment" }), nodeName: va.spec?.nodeName, summary: `volume ${va.spec?.source?.persistentVolumeName ?? "?"} cannot ${side} on node ${va.spec?.nodeName ?? "?"}: ${error.message ?? "error"}`, evidence: [["volume", va.spec?.source?.persistentVolumeName], ["node", va.spec?.nodeName], ["attacher", va.spec?.attacher], ["message", error.message], ["since", error.time]], since: parseTime(error.time, now), now }));
+  }
+  out.push(...volumeUsage(inventory, usage, now));
+  return out;
+}
+
+// --- internal ---
+
+function podsByClaim(inventory: InventoryView): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pod of inventory.list("Pod")) {
+    for (const v of pod.spec?.volumes ?? []) {
+      const claim = v.persistentVolumeClaim?.claimName;
+      if (!claim) continue;
+      const key = `${pod.metadata.namespace}/${claim}`;
+      out.set(key, [...(out.get(key) ?? []), `pod ${pod.metadata.name}`]);
+    }
+  }
+  return out;
+}
+
+interface VolumeStats {
+  name: string;
+  usedBytes?: number;
+  capacityBytes?: number;
+  availableBytes?: number;
+  inodes?: number;
+  inodesFree?: number;
+  pvcRef?: { name: string; namespace: string };
+}
+
+function volumeUsage(inventory: InventoryView, usage: UsageView, now: number): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const [node, summary] of usage.kubelet ?? []) {
+    for (const pod of ((summary as { pods?: { volume?: VolumeStats[] }[] }).pods ?? [])) {
+      for (const v of pod.volume ?? []) {
+        if (!v.pvcRef || !v.capacityBytes) continue;
+        const key = `${v.pvcRef.namespace}/${v.pvcRef.name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const claim = inventory.get("PersistentVolumeClaim", v.pvcRef.namespace, v.pvcRef.name);
+        const ref = claim ? refOf({ ...claim, kind: "PersistentVolumeClaim" }) : { kind: "PersistentVolumeClaim", namespace: v.pvcRef.namespace, name: v.pvcRef.name };
+        const available = v.availableBytes ?? v.capacityBytes - (v.usedBytes ?? 0);
+        const used = (v.capacityBytes - available) / v.capacityBytes;
+        const evidence: [string, unknown][] = [["used", `${Math.round(used * 100)} % of ${bytes(v.capacityBytes)}`], ["available", bytes(available)], ["node", node]];
+        if (available / v.capacityBytes < VOLUME_THRESHOLDS.availableFull) {
+          out.push(finding({ reason: "VolumeFull", object: ref, nodeName: node, summary: `volume of claim ${key} is full: ${bytes(available)} left of ${bytes(v.capacityBytes)}`, evidence, since: now, now, holdMs: 0 }));
+        } else if (used >= VOLUME_THRESHOLDS.usedHigh) {
+          out.push(finding({ reason: "VolumeUsageHigh", object: ref, nodeName: node, summary: `volume of claim ${key} is ${Math.round(used * 100)} % full (${bytes(available)} left)`, evidence, since: now, now, holdMs: 0 }));
+        }
+        if (v.inodes && v.inodesFree !== undefined && v.inodesFree / v.inodes < VOLUME_THRESHOLDS.inodesFreeLow) {
+          out.push(finding({ reason: "VolumeInodesLow", object: ref, nodeName: node, summary: `volume of claim ${key} is running out of inodes: ${v.inodesFree} of ${v.inodes} free`, evidence: [["inodes free", `${v.inodesFree} of ${v.inodes}`], ["node", node]], since: now, now, holdMs: 0 }));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function bytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value >= 10 || unit === 0 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
+}
