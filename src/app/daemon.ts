@@ -124,6 +124,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let firstDirtyAt: number | undefined;
   let stopped = false;
   const synced = createWaiters(clock);
+  const countedEvents = new Set<string>();
   let allSynced = () => false;
 
   const pass = () => {
@@ -137,6 +138,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
     }
     lifecycle = result.state;
+    for (const uid of result.unexplainedEvents) {
+      if (countedEvents.has(uid)) continue;
+      countedEvents.add(uid);
+      metrics.unexplained.inc({ kind: "event" });
+      // Bounded memory: events older than the window are never seen again anyway.
+      if (countedEvents.size > 20_000) countedEvents.delete(countedEvents.values().next().value as string);
+    }
     metrics.redactedValues.inc(result.redacted);
     for (const d of result.decisions) metrics.incidentsTotal.inc({ action: d.action });
     metrics.incidentsOpen.set(result.open);

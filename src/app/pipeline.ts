@@ -7,6 +7,8 @@ import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
 import { detectStorage } from "../detect/storage.ts";
+import { detectConfigRefs } from "../detect/config-refs.ts";
+import { detectEvents, unexplainedEvents } from "../detect/events.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
 
@@ -21,6 +23,8 @@ export interface PassResult {
   readonly nextCheckAt?: number;
   /** Detector families that threw; their findings are missing from this pass. */
   readonly failedDetectors: readonly string[];
+  /** UIDs of recent Warning events no rule explains (the daemon counts each once). */
+  readonly unexplainedEvents: readonly string[];
 }
 
 const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage: UsageView) => Finding[]][] = [
@@ -28,6 +32,8 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
   ["pods", detectPods],
   ["workloads", detectWorkloads],
   ["storage", detectStorage],
+  ["config", detectConfigRefs],
+  ["events", detectEvents],
 ];
 
 /**
@@ -46,7 +52,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     }
   }
   if (failedDetectors.length > 0) {
-    return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors };
+    return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors, unexplainedEvents: [] };
   }
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
   const open = findings.filter((f) => f.opensAt === undefined || f.opensAt <= now);
@@ -67,6 +73,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     findings: open.length,
     redacted,
     failedDetectors,
+    unexplainedEvents: unexplainedEvents(inventory, now),
     ...(rechecks.length ? { nextCheckAt: Math.min(...rechecks) } : {}),
   };
 }

@@ -15,6 +15,9 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
   const groups = new Map<string, { root: ObjectRef; rootReason?: string; findings: Finding[] }>();
   const failingNodes = new Map<string, Finding>();
   for (const f of findings) if (f.object.kind === "Node") failingNodes.set(f.object.name, f);
+  // Rule R4: a missing Secret, ConfigMap or ServiceAccount is the root of what it explains.
+  const explainedBy = new Map<string, Finding>();
+  for (const f of findings) for (const o of f.explains ?? []) explainedBy.set(refKey(o), f);
 
   const add = (root: ObjectRef, finding: Finding, rootReason?: string) => {
     const key = refKey(root);
@@ -27,6 +30,15 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
   for (const f of findings) {
     if (f.object.kind === "Node") {
       add({ kind: "Node", name: f.object.name, uid: f.object.uid }, f, f.reason);
+      continue;
+    }
+    if (f.explains) {
+      add(f.object, f, f.reason);
+      continue;
+    }
+    const cause = explainedBy.get(refKey(f.object));
+    if (cause) {
+      add(cause.object, f);
       continue;
     }
     const node = f.nodeName ? failingNodes.get(f.nodeName) : undefined;

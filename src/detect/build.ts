@@ -23,6 +23,7 @@ export function finding(options: {
   holdMs?: number;
   pageRule?: string;
   recheckAt?: number;
+  explains?: readonly ObjectRef[];
 }): Finding {
   const e = entry(options.reason);
   const hold = options.holdMs ?? e.holdSeconds * 1000;
@@ -41,6 +42,7 @@ export function finding(options: {
     since: options.since,
     ...(hold > 0 && opensAt > options.now ? { opensAt } : {}),
     ...(options.recheckAt !== undefined ? { recheckAt: options.recheckAt } : {}),
+    ...(options.explains ? { explains: options.explains } : {}),
   };
 }
 

@@ -24,7 +24,7 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
     const nodeName: string | undefined = pod.spec?.nodeName || undefined;
     const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
     const nodeReady = node ? readyCondition(node) : undefined;
-    const ctx = { pod, now, ref: refOf({ ...pod, kind: "Pod" }), name: `${pod.metadata.namespace}/${pod.metadata.name}`, nodeName };
+    const ctx = { pod, now, ref: refOf({ ...pod, kind: "Pod" }), name: `${pod.metadata.namespace}/${pod.metadata.name}`, nodeName, watchesSecrets: inventory.watches("Secret") };
     if (node && nodeReady && nodeReady.status !== "True") {
       out.push(finding({ reason: "PodNodeLost", object: ctx.ref, summary: `pod ${ctx.name} went down with node ${nodeName}`, evidence: [["node", nodeName], ["node not ready since", nodeReady.lastTransitionTime]], since: parseTime(nodeReady.lastTransitionTime, now), now, nodeName: nodeName ?? "" }));
       continue;
@@ -57,6 +57,7 @@ interface PodContext {
   readonly ref: ReturnType<typeof refOf>;
   readonly name: string;
   readonly nodeName?: string;
+  readonly watchesSecrets: boolean;
 }
 
 function terminating(ctx: PodContext): Finding | undefined {
@@ -163,7 +164,9 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
     return finding({ ...base, reason: "ImageUnavailable", summary: `container ${s.name} of pod ${ctx.name}: ${waiting.reason} for ${s.image}${waiting.message ? `: ${waiting.message}` : ""}`, evidence: [["container", s.name], ["image", s.image], ["state", waiting.reason], ["message", waiting.message], ["node", ctx.nodeName]], since: started });
   }
   if (waiting?.reason === "CreateContainerConfigError") {
-    return finding({ ...base, reason: "CreateContainerConfigError", summary: `container ${s.name} of pod ${ctx.name} cannot be configured: ${waiting.message ?? "configuration error"}`, evidence: [["container", s.name], ["message", waiting.message], ["image", s.image]], since: started });
+    // With Secrets not watched, mon cannot tell whether a named Secret exists: it says so (spec 2.1 watch.secrets).
+    const unverifiable = /secret/i.test(waiting.message ?? "") && !ctx.watchesSecrets ? "cannot verify: Secrets are not watched (watch.secrets is false)" : undefined;
+    return finding({ ...base, reason: "CreateContainerConfigError", summary: `container ${s.name} of pod ${ctx.name} cannot be configured: ${waiting.message ?? "configuration error"}`, evidence: [["container", s.name], ["message", waiting.message], ["image", s.image], ["secret check", unverifiable]], since: started });
   }
   if (waiting?.reason === "CreateContainerError") {
     return finding({ ...base, reason: "CreateContainerError", summary: `container ${s.name} of pod ${ctx.name}: the runtime on ${ctx.nodeName ?? "its node"} could not create it: ${waiting.message ?? ""}`, evidence: [["container", s.name], ["message", waiting.message], ["node", ctx.nodeName]], since: started });

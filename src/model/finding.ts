@@ -35,4 +35,6 @@ export interface Finding {
    * 0.3). A finding with `opensAt` later than now is not yet open: the pass skips it and wakes up then.
    */
   readonly opensAt?: number;
+  /** For a root cause (a missing Secret, ConfigMap, ServiceAccount): the objects whose failures it explains (failure-catalogue R4). */
+  readonly explains?: readonly ObjectRef[];
 }

@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../model/inventory.ts";
+import { inventoryOf } from "../testing/inventory.ts";
+import { detectEvents, unexplainedEvents } from "./events.ts";
+
+const NOW = Date.parse("2026-01-01T01:00:00Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const MIN = 60_000;
+let n = 0;
+function event(reason: string, involved: KubeObject, options: { count?: number; agoMs?: number; type?: string; message?: string } = {}): KubeObject {
+  n += 1;
+  return { kind: "Event", apiVersion: "v1", metadata: { namespace: involved.namespace ?? "default", name: `e${n}`, uid: `uid-e${n}` }, involvedObject: involved, reason, message: options.message ?? `${reason} happened`, type: options.type ?? "Warning", count: options.count ?? 1, firstTimestamp: iso(NOW - (options.agoMs ?? MIN) - MIN), lastTimestamp: iso(NOW - (options.agoMs ?? MIN)), source: { component: "kubelet" } };
+}
+const podRef = { kind: "Pod", namespace: "shop", name: "db-0", uid: "p" };
+const nodeRef = { kind: "Node", name: "n1", uid: "n" };
+
+describe("detectEvents", () => {
+  const cases: [string, KubeObject[], string[]][] = [
+    ["FailedMount twice in the window", [event("FailedMount", podRef, { count: 2, message: 'MountVolume.SetUp failed for volume "certs" : secret "tls" not found' })], ["FailedMount"]],
+    ["a single FailedMount is not enough", [event("FailedMount", podRef)], []],
+    ["FailedAttachVolume (Multi-Attach)", [event("FailedAttachVolume", podRef, { message: 'Multi-Attach error for volume "pvc-1" Volume is already exclusively attached to one node' })], ["FailedAttachVolume"]],
+    ["FailedCreatePodSandBox 3 times across events of one pod", [event("FailedCreatePodSandBox", podRef, { count: 2 }), event("FailedCreatePodSandBox", podRef)], ["FailedCreatePodSandBox"]],
+    ["SystemOOM, EvictionThresholdMet, image GC and reboot on a node", [event("SystemOOM", nodeRef), event("EvictionThresholdMet", nodeRef), event("FreeDiskSpaceFailed", nodeRef), event("Rebooted", nodeRef)], ["NodeSystemOOM", "NodeEvicting", "NodeImageGCFailed", "NodeRebooted"]],
+    ["events older than 15 minutes resolve", [event("SystemOOM", nodeRef, { agoMs: 20 * MIN })], []],
+    ["Normal events are never findings", [event("Rebooted", nodeRef, { type: "Normal" })], []],
+  ];
+  for (const [name, objects, want] of cases) test(name, () => expect(detectEvents(inventoryOf(...objects), NOW).map((f) => f.reason)).toEqual(want));
+
+  test("counts, message and time window in the summary", () => {
+    const [f] = detectEvents(inventoryOf(event("FailedMount", podRef, { count: 4, message: "timed out waiting for the condition" })), NOW);
+    expect(f?.summary).toBe("pod shop/db-0: FailedMount (4× in 1 min): timed out waiting for the condition");
+  });
+
+  test("unexplained: recent Warning events whose reason no rule maps nor explains", () => {
+    const known = event("BackOff", podRef);
+    const mapped = event("SystemOOM", nodeRef);
+    const strange = event("SomethingVendorSpecific", podRef);
+    expect(unexplainedEvents(inventoryOf(known, mapped, strange), NOW)).toEqual([strange.metadata.uid]);
+  });
+});
