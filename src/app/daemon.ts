@@ -16,6 +16,7 @@ import { createWaiters } from "../runtime/waiters.ts";
 import { startHealthServer, type HealthServer } from "../server/health-server.ts";
 import { VERSION } from "../version.ts";
 import { runPass } from "./pipeline.ts";
+import { scrubMessage } from "../notify/scrub.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
 export interface DaemonOptions {
@@ -125,6 +126,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let stopped = false;
   const synced = createWaiters(clock);
   const countedEvents = new Set<string>();
+  let routing: Promise<void> = Promise.resolve();
   let allSynced = () => false;
 
   const pass = () => {
@@ -148,10 +150,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     metrics.redactedValues.inc(result.redacted);
     for (const d of result.decisions) metrics.incidentsTotal.inc({ action: d.action });
     metrics.incidentsOpen.set(result.open);
-    for (const { message, openedResolved } of result.messages) {
-      logger.info(`${message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
-      for (const job of router.route(message, now, openedResolved)) delivery.enqueue(job);
-    }
+    const messages = result.messages;
+    // Every message is scrubbed of credentials before any provider sees it; the chain keeps their order.
+    routing = routing
+      .then(async () => {
+        for (const { message, openedResolved } of messages) {
+          const clean = await scrubMessage(message);
+          const combined = openedResolved ? await scrubMessage(openedResolved) : undefined;
+          metrics.redactedValues.inc(clean.count + (combined?.count ?? 0));
+          logger.info(`${message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
+          for (const job of router.route(clean.message, now, combined?.message)) delivery.enqueue(job);
+        }
+      })
+      .catch((error: unknown) => {
+        metrics.panicsRecovered.inc({ stage: "announce" });
+        logger.error(`routing failed: ${(error as Error).message}`);
+      });
     if (firstDirtyAt !== undefined) metrics.decisionLag.observe(Math.max(0, now - firstDirtyAt) / 1000);
     firstDirtyAt = undefined;
     recheck?.();
@@ -206,6 +220,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       recheck?.();
       watcher.stop();
       usage.stop();
+      await routing;
       const drained = await delivery.drain(drainMs);
       if (!drained) {
         const left = [...senders.keys()].reduce((n, name) => n + delivery.depth(name), 0);
