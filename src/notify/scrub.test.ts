@@ -33,6 +33,13 @@ describe("redaction corpus", () => {
   }
 });
 
+describe("context survives redaction", () => {
+  test("a connection string keeps its host and database; only the password goes", async () => {
+    const { text } = await scrubText("dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:s3cret@orders-db.shop:5432/orders)");
+    expect(text).toBe("dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:[redacted]@orders-db.shop:5432/orders)");
+  });
+});
+
 describe("scrubMessage", () => {
   test("every string a message carries is scrubbed, and the count is reported", async () => {
     const token = corpus.secrets.find((s) => s.name === "GitHub personal token")!.text;

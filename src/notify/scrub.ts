@@ -23,7 +23,8 @@ export async function scrubText(input: string): Promise<{ text: string; count: n
   let at = 0;
   let count = 0;
   for (const [start, end] of ranges) {
-    if (start < at) continue;
+    // A match around a value the generic patterns already masked (a connection string's host) keeps its context.
+    if (start < at || text.slice(start, end).includes("[redacted")) continue;
     out += `${text.slice(at, start)}[redacted]`;
     at = end;
     count++;
