@@ -60,7 +60,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   const step = stepLifecycle(state, drafts, now, cluster);
   let redacted = 0;
   const messages = step.decisions.map((d) => {
-    const rendered = renderDecision(d, cluster);
+    const rendered = renderDecision(d, cluster, (ip) => inventory.ownerOfIp(ip));
     redacted += rendered.redacted;
     return { message: rendered.message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) };
   });

@@ -9,6 +9,7 @@ export class Inventory implements InventoryView {
   private readonly byKind = new Map<string, Map<string, KubeObject>>();
   private readonly byUid = new Map<string, KubeObject>();
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
+  private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
   private changes = new Set<string>();
   private readonly watched = new Set<string>();
 
@@ -29,11 +30,20 @@ export class Inventory implements InventoryView {
     if (previous) {
       if (previous.metadata?.uid) this.byUid.delete(previous.metadata.uid);
       if (kind === "Pod") this.podsByNode.get(previous.spec?.nodeName ?? "")?.delete(key);
+      for (const ip of addressesOf(kind, previous)) {
+        this.byIp.get(ip)?.delete(`${kind}/${key}`);
+        if (this.byIp.get(ip)?.size === 0) this.byIp.delete(ip);
+      }
     }
     if (type === "DELETED") map.delete(key);
     else {
       map.set(key, object);
       if (object.metadata?.uid) this.byUid.set(object.metadata.uid, object);
+      for (const ip of addressesOf(kind, object)) {
+        let owners = this.byIp.get(ip);
+        if (!owners) this.byIp.set(ip, (owners = new Map()));
+        owners.set(`${kind}/${key}`, { kind, label: object.metadata?.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : `node ${object.metadata?.name}` });
+      }
       if (kind === "Pod" && object.spec?.nodeName) {
         let pods = this.podsByNode.get(object.spec.nodeName);
         if (!pods) this.podsByNode.set(object.spec.nodeName, (pods = new Map()));
@@ -69,6 +79,16 @@ export class Inventory implements InventoryView {
     return [...(this.podsByNode.get(node)?.values() ?? [])];
   }
 
+  ownerOfIp(ip: string): string | undefined {
+    // A Service owns its ClusterIP over any pod; a node owns an address shared by host-network pods.
+    const owners = this.byIp.get(ip);
+    if (!owners) return undefined;
+    for (const kind of ["Service", "Pod", "Node"]) {
+      for (const owner of owners.values()) if (owner.kind === kind) return owner.label;
+    }
+    return undefined;
+  }
+
   ownerChain(object: KubeObject): readonly KubeObject[] {
     const chain: KubeObject[] = [];
     let current: KubeObject | undefined = object;
@@ -90,6 +110,27 @@ export class Inventory implements InventoryView {
     if (!map) this.byKind.set(kind, (map = new Map()));
     return map;
   }
+}
+
+function addressesOf(kind: string, o: KubeObject): string[] {
+  if (kind === "Service") return [...new Set(serviceIps(o))];
+  if (kind === "Pod") return [...new Set(podIps(o))];
+  if (kind === "Node") return [...new Set(nodeIps(o))];
+  return [];
+}
+
+function serviceIps(o: KubeObject): string[] {
+  return [o.spec?.clusterIP, ...(o.spec?.clusterIPs ?? [])].filter((ip): ip is string => typeof ip === "string" && ip !== "None");
+}
+
+function podIps(o: KubeObject): string[] {
+  // Host-network pods share their node's address; the node owns it.
+  if (o.spec?.hostNetwork) return [];
+  return [o.status?.podIP, ...((o.status?.podIPs ?? []) as { ip?: string }[]).map((p) => p.ip)].filter((ip): ip is string => typeof ip === "string");
+}
+
+function nodeIps(o: KubeObject): string[] {
+  return ((o.status?.addresses ?? []) as { type?: string; address?: string }[]).filter((a) => a.type === "InternalIP" && a.address).map((a) => a.address as string);
 }
 
 function objectKey(object: KubeObject): string {

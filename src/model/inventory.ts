@@ -19,6 +19,8 @@ export interface InventoryView {
    * lister is missing skips, it never guesses). False for kinds not watched (denied, disabled, not served).
    */
   watches(kind: string): boolean;
+  /** Who owns an IPv4 address: a Service ClusterIP, a Pod IP or a Node InternalIP (spec 6.8), as `namespace/name` or the node name. */
+  ownerOfIp(ip: string): string | undefined;
 }
 
 /** Usage read outside the API objects: kubelet Summary API documents by node name (spec 1.2). */

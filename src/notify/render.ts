@@ -4,6 +4,7 @@ import type { Incident } from "../model/incident.ts";
 import type { Message, MessageFinding } from "../model/message.ts";
 import { refLabel } from "../model/object-ref.ts";
 import type { StatusMark } from "../model/severity.ts";
+import { annotateIps } from "./ip-owners.ts";
 import { redact } from "./redact.ts";
 
 /** The four status emoji (spec 3.2): red only for incidents that page. */
@@ -16,25 +17,26 @@ export const MAX_LISTED_FINDINGS = 10;
  * Renders a lifecycle decision into a provider-neutral Message (notify/): plain text and Markdown, each
  * starting with exactly one status emoji; evidence redacted. A `resolve` also carries, in
  * `openedResolved`, the one combined message deliver/ sends instead when the announcement never went out
- * (spec 3.1). `cluster` is shown in the headline when set. Pure. Returns the count of redacted values too.
+ * (spec 3.1). `cluster` is shown in the headline when set; `ipOwner` names the owners of addresses in the
+ * evidence (spec 6.8). Pure. Returns the count of redacted values too.
  */
-export function renderDecision(decision: Decision, cluster: string): { message: Message; openedResolved?: Message; redacted: number } {
+export function renderDecision(decision: Decision, cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; openedResolved?: Message; redacted: number } {
   const counter = { n: 0 };
-  const message = render(decision, decision.action, cluster, counter);
-  const openedResolved = decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter) : undefined;
+  const message = render(decision, decision.action, cluster, counter, ipOwner);
+  const openedResolved = decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner) : undefined;
   return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n };
 }
 
 // --- internal ---
 
-function render(decision: Decision, action: Message["action"], cluster: string, counter: { n: number }): Message {
+function render(decision: Decision, action: Message["action"], cluster: string, counter: { n: number }, ipOwner?: (ip: string) => string | undefined): Message {
   const incident = decision.incident;
   const mark: StatusMark = action === "resolve" || action === "opened_resolved" ? "resolved" : incident.mode === "page" ? "page" : incident.mode === "digest" ? "low" : "notify";
   const emoji = STATUS_EMOJI[mark];
   const clean = (text: string) => {
     const r = redact(text);
     counter.n += r.count;
-    return r.text;
+    return annotateIps(r.text, ipOwner);
   };
   const findings: MessageFinding[] = incident.findings.map((f) => ({
     reason: f.reason,
