@@ -9,6 +9,8 @@ import type { InventoryView, UsageView } from "../model/inventory.ts";
 import { detectStorage } from "../detect/storage.ts";
 import { detectConfigRefs } from "../detect/config-refs.ts";
 import { detectEvents, unexplainedEvents } from "../detect/events.ts";
+import { detectNetwork } from "../detect/network.ts";
+import { detectControlPlane } from "../detect/control-plane.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
 
@@ -34,6 +36,8 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
   ["storage", detectStorage],
   ["config", detectConfigRefs],
   ["events", detectEvents],
+  ["network", detectNetwork],
+  ["controlPlane", detectControlPlane],
 ];
 
 /**

@@ -20,6 +20,7 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
   for (const f of findings) for (const o of f.explains ?? []) explainedBy.set(refKey(o), f);
 
   const add = (root: ObjectRef, finding: Finding, rootReason?: string) => {
+    rootOf.set(refKey(finding.object), root);
     const key = refKey(root);
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { root, findings: [] }));
@@ -27,7 +28,17 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     if (rootReason) group.rootReason = rootReason;
   };
 
-  for (const f of findings) {
+  // Rule R7: symptoms of other objects (a Service of its pods) are placed after everything else.
+  const ordered = [...findings.filter((f) => !f.joins), ...findings.filter((f) => f.joins)];
+  const rootOf = new Map<string, ObjectRef>();
+  for (const f of ordered) {
+    if (f.joins) {
+      const joined = f.joins.map((o) => rootOf.get(refKey(o))).find(Boolean);
+      if (joined) {
+        add(joined, f);
+        continue;
+      }
+    }
     if (f.object.kind === "Node") {
       add({ kind: "Node", name: f.object.name, uid: f.object.uid }, f, f.reason);
       continue;
@@ -53,7 +64,8 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([, g]) => {
       const sorted = [...g.findings].sort((a, b) => a.key.localeCompare(b.key));
-      return { root: g.root, rootReason: g.rootReason ?? dominantReason(sorted), findings: sorted };
+      const own = sorted.filter((f) => !f.joins);
+      return { root: g.root, rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted), findings: sorted };
     });
 }
 

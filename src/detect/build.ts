@@ -24,6 +24,7 @@ export function finding(options: {
   pageRule?: string;
   recheckAt?: number;
   explains?: readonly ObjectRef[];
+  joins?: readonly ObjectRef[];
 }): Finding {
   const e = entry(options.reason);
   const hold = options.holdMs ?? e.holdSeconds * 1000;
@@ -43,6 +44,7 @@ export function finding(options: {
     ...(hold > 0 && opensAt > options.now ? { opensAt } : {}),
     ...(options.recheckAt !== undefined ? { recheckAt: options.recheckAt } : {}),
     ...(options.explains ? { explains: options.explains } : {}),
+    ...(options.joins ? { joins: options.joins } : {}),
   };
 }
 

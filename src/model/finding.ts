@@ -37,4 +37,6 @@ export interface Finding {
   readonly opensAt?: number;
   /** For a root cause (a missing Secret, ConfigMap, ServiceAccount): the objects whose failures it explains (failure-catalogue R4). */
   readonly explains?: readonly ObjectRef[];
+  /** A symptom of other objects (a Service of its pods, failure-catalogue R7): it joins the incident of the first of them that has a finding. */
+  readonly joins?: readonly ObjectRef[];
 }

@@ -1,0 +1,62 @@
+import type { Finding } from "../model/finding.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import { finding, refOf } from "./build.ts";
+import { parseTime } from "./evidence.ts";
+
+const LEADER_LEASES = ["kube-scheduler", "kube-controller-manager"];
+const DNS_HOLD_MS = 60_000;
+
+/**
+ * The control-plane family (spec 1.2; failure-catalogue F2, F3): cluster DNS with no ready endpoint or no
+ * available replica (page rule: a cluster-critical component is down), and the scheduler or controller-manager
+ * leader Lease in kube-system not renewed for twice its duration (or without a holder). A missing Lease is no
+ * finding (managed control planes hide them). Pure.
+ */
+export function detectControlPlane(inventory: InventoryView, now: number): Finding[] {
+  const out: Finding[] = [];
+  for (const name of LEADER_LEASES) {
+    const lease = inventory.get("Lease", "kube-system", name);
+    if (!lease) continue;
+    const renewed = parseTime(lease.spec?.renewTime ?? lease.spec?.acquireTime, 0);
+    const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
+    const holder: string | undefined = lease.spec?.holderIdentity || undefined;
+    if (holder && now - renewed <= 2 * duration) continue;
+    out.push(finding({
+      reason: "ControlPlaneLeaderLost",
+      object: refOf({ ...lease, kind: "Lease" }),
+      summary: holder ? `${name} has no active leader: lease held by ${holder} was last renewed ${Math.round((now - renewed) / 1000)} s ago (lease duration ${duration / 1000} s)` : `${name} has no leader: its lease has no holder`,
+      evidence: [["holder", holder ?? "none"], ["renewed", lease.spec?.renewTime], ["lease duration", `${duration / 1000} s`], ["transitions", lease.spec?.leaseTransitions]],
+      since: holder ? renewed + 2 * duration : parseTime(lease.metadata?.creationTimestamp, now),
+      now,
+    }));
+  }
+  const dns = dnsDown(inventory, now);
+  if (dns) out.push(dns);
+  return out;
+}
+
+// --- internal ---
+
+function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
+  const service = inventory.get("Service", "kube-system", "kube-dns");
+  const deployments = inventory.list("Deployment").filter((d) => d.metadata?.namespace === "kube-system" && (d.metadata?.labels?.["k8s-app"] === "kube-dns" || d.metadata?.name === "coredns"));
+  if (!service && deployments.length === 0) return undefined;
+  const slices = inventory.list("EndpointSlice").filter((s) => s.metadata?.namespace === "kube-system" && s.metadata?.labels?.["kubernetes.io/service-name"] === "kube-dns");
+  const ready = slices.flatMap((s) => (s.endpoints ?? []) as KubeObject[]).filter((e) => e.conditions?.ready !== false).length;
+  const available = deployments.reduce((n, d) => n + (d.status?.availableReplicas ?? 0), 0);
+  const noEndpoints = Boolean(service) && inventory.watches("EndpointSlice") && ready === 0;
+  const noReplicas = deployments.length > 0 && available === 0;
+  if (!noEndpoints && !noReplicas) return undefined;
+  const deployment = deployments[0];
+  const since = Math.max(...deployments.map((d) => parseTime((d.status?.conditions ?? []).find((c: KubeObject) => c.type === "Available")?.lastTransitionTime, now)), now - DNS_HOLD_MS * 10);
+  const held = now - since >= DNS_HOLD_MS;
+  return finding({
+    reason: "ClusterDNSUnavailable",
+    object: deployment ? refOf({ ...deployment, kind: "Deployment" }) : { kind: "Service", namespace: "kube-system", name: "kube-dns" },
+    summary: `cluster DNS is down: ${noEndpoints ? "kube-system/kube-dns has no ready endpoint" : ""}${noEndpoints && noReplicas ? "; " : ""}${noReplicas ? `${deployment?.metadata?.name ?? "the DNS deployment"} has no available replica` : ""}`,
+    evidence: [["ready endpoints", service ? ready : undefined], ["available replicas", deployments.length ? available : undefined]],
+    since,
+    now,
+    ...(held ? { pageRule: "ClusterCriticalDown" } : { recheckAt: since + DNS_HOLD_MS }),
+  });
+}

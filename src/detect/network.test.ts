@@ -1,0 +1,71 @@
+import { describe, expect, test } from "bun:test";
+import { groupFindings } from "../correlate/group.ts";
+import { incidentTier } from "../incident/tiers.ts";
+import type { KubeObject } from "../model/inventory.ts";
+import { inventoryOf, pod, workload } from "../testing/inventory.ts";
+import { detectControlPlane } from "./control-plane.ts";
+import { detectNetwork } from "./network.ts";
+import { detectPods } from "./pods.ts";
+
+const NOW = Date.parse("2026-01-01T01:00:00Z");
+const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+const MIN = 60_000;
+const api = workload("shop", "api");
+
+const service = (name: string, spec: KubeObject = {}, ageMs = 60 * MIN): KubeObject => ({ kind: "Service", apiVersion: "v1", metadata: { namespace: "shop", name, creationTimestamp: iso(NOW - ageMs) }, spec: { selector: { app: name }, ports: [{ name: "http", port: 80 }], ...spec } });
+const slice = (svc: string, ready: boolean[]): KubeObject => ({ kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1", metadata: { namespace: "shop", name: `${svc}-abc`, labels: { "kubernetes.io/service-name": svc } }, endpoints: ready.map((r, i) => ({ addresses: [`10.244.0.${i + 10}`], conditions: { ready: r } })) });
+const notReadyPod = (name: string, app: string, agoMs: number) => ({ ...pod("shop", name, { owner: api.replicaSet, status: { restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1 } } } }), metadata: { namespace: "shop", name, uid: `u-${name}`, labels: { app }, ownerReferences: [{ kind: "ReplicaSet", name: api.replicaSet.metadata.name, uid: api.replicaSet.metadata.uid, controller: true }] }, status: { phase: "Running", conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - agoMs) }], containerStatuses: [{ name: "app", ready: false, restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1 } } }] } });
+const ingress = (backend: string, port?: number): KubeObject => ({ kind: "Ingress", apiVersion: "networking.k8s.io/v1", metadata: { namespace: "shop", name: "shop" }, spec: { rules: [{ host: "shop.example.com", http: { paths: [{ path: "/", backend: { service: { name: backend, port: port ? { number: port } : { name: "http" } } } }] } }] } });
+
+describe("detectNetwork", () => {
+  test("no ready endpoint while pods match: ServiceNoReadyEndpoints, no page when users cannot reach it", () => {
+    const found = detectNetwork(inventoryOf(service("api"), slice("api", [false, false]), notReadyPod("api-1", "api", 5 * MIN)), NOW);
+    expect(found.map((f) => [f.reason, f.pageRule])).toEqual([["ServiceNoReadyEndpoints", undefined]]);
+  });
+
+  test("behind an Ingress for 2 minutes: page rule UserEntryLostBackends; and it joins the pods' incident, which then pages", () => {
+    const objects = [api.deployment, api.replicaSet, service("api"), slice("api", [false]), notReadyPod("api-1", "api", 5 * MIN), ingress("api")];
+    const inventory = inventoryOf(...objects);
+    const net = detectNetwork(inventory, NOW);
+    expect(net.map((f) => [f.reason, f.pageRule])).toEqual([["ServiceNoReadyEndpoints", "UserEntryLostBackends"]]);
+    const drafts = groupFindings([...detectPods(inventory, NOW), ...net], inventory);
+    expect(drafts.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.map((f) => f.reason)])).toEqual([["Deployment", "api", "CrashLoopBackOff", ["CrashLoopBackOff", "ServiceNoReadyEndpoints"]]]);
+    expect(incidentTier(drafts[0]!.findings)).toMatchObject({ tier: "critical", mode: "page", pageRule: "UserEntryLostBackends" });
+  });
+
+  test("a Service created broken less than 10 minutes ago notifies, it does not page", () => {
+    const found = detectNetwork(inventoryOf(service("new", { type: "LoadBalancer" }, 5 * MIN), slice("new", [false]), notReadyPod("new-1", "new", 5 * MIN)), NOW);
+    expect(found[0]?.pageRule).toBeUndefined();
+  });
+
+  test("a selector that matches nothing for 5 minutes", () => {
+    const found = detectNetwork(inventoryOf(service("ghost")), NOW);
+    expect(found.map((f) => f.reason)).toEqual(["ServiceSelectorMatchesNothing"]);
+  });
+
+  test("an Ingress to a missing Service or port", () => {
+    expect(detectNetwork(inventoryOf(ingress("nope")), NOW).map((f) => f.summary)).toEqual(["ingress shop/shop routes to service nope, which does not exist"]);
+    expect(detectNetwork(inventoryOf(service("api", {}, 60 * MIN), slice("api", [true]), ingress("api", 8080)), NOW).map((f) => f.reason)).toEqual(["IngressBackendMissing"]);
+  });
+
+  test("healthy: ready endpoints, ExternalName, headless-ready, no selector", () => {
+    expect(detectNetwork(inventoryOf(service("api"), slice("api", [true, false]), service("ext", { type: "ExternalName", selector: undefined }), service("manual", { selector: undefined }), ingress("api")), NOW)).toEqual([]);
+  });
+});
+
+describe("detectControlPlane", () => {
+  const lease = (name: string, renewedAgoMs: number, holder = "cp-1_abc"): KubeObject => ({ kind: "Lease", apiVersion: "coordination.k8s.io/v1", metadata: { namespace: "kube-system", name }, spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: new Date(NOW - renewedAgoMs).toISOString() } });
+  const dnsDeployment = (available: number): KubeObject => ({ kind: "Deployment", apiVersion: "apps/v1", metadata: { namespace: "kube-system", name: "coredns", labels: { "k8s-app": "kube-dns" } }, spec: { replicas: 2 }, status: { availableReplicas: available, conditions: [{ type: "Available", status: available ? "True" : "False", lastTransitionTime: iso(NOW - 5 * MIN) }] } });
+
+  test("a leader Lease not renewed for twice its duration, or without holder", () => {
+    expect(detectControlPlane(inventoryOf(lease("kube-scheduler", 45_000), lease("kube-controller-manager", 5_000)), NOW).map((f) => f.reason)).toEqual(["ControlPlaneLeaderLost"]);
+    expect(detectControlPlane(inventoryOf(lease("kube-controller-manager", 0, "")), NOW)[0]?.summary).toBe("kube-controller-manager has no leader: its lease has no holder");
+    expect(detectControlPlane(inventoryOf(), NOW)).toEqual([]);
+  });
+
+  test("cluster DNS without available replicas pages after a minute", () => {
+    const [f] = detectControlPlane(inventoryOf(dnsDeployment(0)), NOW);
+    expect([f?.reason, f?.pageRule]).toEqual(["ClusterDNSUnavailable", "ClusterCriticalDown"]);
+    expect(detectControlPlane(inventoryOf(dnsDeployment(2)), NOW)).toEqual([]);
+  });
+});

@@ -1,0 +1,114 @@
+import type { Finding } from "../model/finding.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import { condition, finding, refOf } from "./build.ts";
+import { parseTime } from "./evidence.ts";
+
+/** A Service younger than this that never had backends is "created broken": it notifies, it does not page (page rule P1 (c), approximated). */
+const ESTABLISHED_MS = 10 * 60_000;
+/** Page rule P1 hold (failure-catalogue 0.2). */
+const P1_HOLD_MS = 2 * 60_000;
+
+/**
+ * The network family (spec 1.2; failure-catalogue 1.E): a Service whose selector matches pods but has no
+ * ready endpoint (page rule P1 when users reach it through a LoadBalancer, a NodePort or an Ingress), a
+ * Service whose selector matches no pod, and an Ingress whose backend Service or port does not exist.
+ * Skipped when EndpointSlices or Services are not watched (spec 1.5). Pure.
+ */
+export function detectNetwork(inventory: InventoryView, now: number): Finding[] {
+  const out: Finding[] = [];
+  if (!inventory.watches("Service")) return out;
+  const ingressBackends = ingressServices(inventory);
+  if (inventory.watches("EndpointSlice")) {
+    const slices = slicesByService(inventory);
+    for (const svc of inventory.list("Service")) {
+      const selector = svc.spec?.selector as Record<string, string> | undefined;
+      if (svc.spec?.type === "ExternalName" || !selector || Object.keys(selector).length === 0 || svc.spec?.publishNotReadyAddresses) continue;
+      const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
+      const endpoints = (slices.get(key) ?? []).flatMap((s) => (s.endpoints ?? []) as KubeObject[]);
+      const ready = endpoints.filter((e) => e.conditions?.ready !== false && !e.conditions?.terminating);
+      if (ready.length > 0) continue;
+      const pods = inventory.list("Pod").filter((p) => p.metadata?.namespace === svc.metadata.namespace && matches(selector, p.metadata?.labels ?? {}) && !p.metadata?.deletionTimestamp);
+      const ref = refOf({ ...svc, kind: "Service" });
+      const reachable = userReachable(svc, ingressBackends);
+      if (pods.length === 0) {
+        out.push(finding({ reason: "ServiceSelectorMatchesNothing", object: ref, summary: `service ${key} selects no pod (${selectorText(selector)})`, evidence: [["selector", selectorText(selector)], ["reachable by users", reachable ?? "no"]], since: parseTime(svc.metadata?.creationTimestamp, now), now }));
+        continue;
+      }
+      const since = Math.max(...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)));
+      const established = now - parseTime(svc.metadata?.creationTimestamp, now) >= ESTABLISHED_MS;
+      const pages = Boolean(reachable) && established && now - since >= P1_HOLD_MS;
+      out.push(finding({
+        reason: "ServiceNoReadyEndpoints",
+        object: ref,
+        summary: `service ${key} has no ready endpoint: ${pods.length} matching pod${pods.length === 1 ? "" : "s"}, none ready${reachable ? `; users reach it through ${reachable}` : ""}`,
+        evidence: [["selector", selectorText(selector)], ["matching pods", pods.map((p) => p.metadata.name).slice(0, 5).join(", ")], ["endpoints", `${endpoints.length} (0 ready)`], ["reachable by users", reachable ?? "no"]],
+        since,
+        now,
+        joins: pods.map((p) => refOf({ ...p, kind: "Pod" })),
+        ...(pages ? { pageRule: "UserEntryLostBackends" } : {}),
+        ...(reachable && established && !pages ? { recheckAt: since + P1_HOLD_MS } : {}),
+      }));
+    }
+  }
+  for (const ing of inventory.list("Ingress")) {
+    for (const b of backendsOf(ing)) {
+      const svc = inventory.get("Service", ing.metadata.namespace, b.name);
+      const portMissing = svc && b.port !== undefined && !(svc.spec?.ports ?? []).some((p: KubeObject) => p.port === b.port || p.name === b.port);
+      if (svc && !portMissing) continue;
+      out.push(finding({
+        reason: "IngressBackendMissing",
+        object: refOf({ ...ing, kind: "Ingress" }),
+        part: `${b.name}:${b.port ?? ""}`,
+        summary: svc ? `ingress ${ing.metadata.namespace}/${ing.metadata.name} routes to port ${b.port} of service ${b.name}, which has no such port` : `ingress ${ing.metadata.namespace}/${ing.metadata.name} routes to service ${b.name}, which does not exist`,
+        evidence: [["service", b.name], ["port", b.port], ["path", b.path]],
+        since: parseTime(ing.metadata?.creationTimestamp, now),
+        now,
+      }));
+    }
+  }
+  return out;
+}
+
+// --- internal ---
+
+function matches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+function selectorText(selector: Record<string, string>): string {
+  return Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+function slicesByService(inventory: InventoryView): Map<string, KubeObject[]> {
+  const out = new Map<string, KubeObject[]>();
+  for (const s of inventory.list("EndpointSlice")) {
+    const service = s.metadata?.labels?.["kubernetes.io/service-name"];
+    if (!service) continue;
+    const key = `${s.metadata.namespace}/${service}`;
+    out.set(key, [...(out.get(key) ?? []), s]);
+  }
+  return out;
+}
+
+function backendsOf(ing: KubeObject): { name: string; port?: number | string; path?: string }[] {
+  const out: { name: string; port?: number | string; path?: string }[] = [];
+  const add = (backend: KubeObject | undefined, path?: string) => {
+    const svc = backend?.service;
+    if (svc?.name) out.push({ name: svc.name, port: svc.port?.number ?? svc.port?.name, ...(path ? { path } : {}) });
+  };
+  add(ing.spec?.defaultBackend);
+  for (const rule of ing.spec?.rules ?? []) for (const p of rule.http?.paths ?? []) add(p.backend, `${rule.host ?? "*"}${p.path ?? "/"}`);
+  return out;
+}
+
+function ingressServices(inventory: InventoryView): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const ing of inventory.list("Ingress")) for (const b of backendsOf(ing)) out.set(`${ing.metadata.namespace}/${b.name}`, `ingress ${ing.metadata.name}`);
+  return out;
+}
+
+function userReachable(svc: KubeObject, ingress: Map<string, string>): string | undefined {
+  if (svc.spec?.type === "LoadBalancer") return "a LoadBalancer";
+  if (svc.spec?.type === "NodePort") return "a NodePort";
+  return ingress.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
+}
