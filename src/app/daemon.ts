@@ -7,6 +7,7 @@ import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { createUsageSources, type UsageSources } from "./usage-sources.ts";
+import { createLogEvidence } from "./log-evidence.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { prepareStartup, type Prepared } from "./prepare.ts";
 import { createRouter, type Router } from "../route/router.ts";
@@ -52,6 +53,8 @@ export interface Daemon {
   waitForSync(timeoutMs: number): Promise<boolean>;
   /** Runs a pass now (tests and the demo use it to avoid waiting for the batch delay). */
   passNow(): void;
+  /** True while evidence for a deferred finding (a crashed container's log) is being read. */
+  evidencePending(): boolean;
   /** Stops informers, flushes delivery for up to `drainMs`, closes the health server. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -134,7 +137,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stopped || !allSynced()) return;
     const now = clock.now();
     const kubelet = usage.latest().kubelet;
-    const result = runPass(inventory, lifecycle, now, cluster, kubelet ? { kubelet: kubelet.summaries } : {});
+    const result = runPass(inventory, lifecycle, now, cluster, kubelet ? { kubelet: kubelet.summaries } : {}, logs);
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
@@ -176,6 +179,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (!scheduled && !stopped) scheduled = clock.setTimer(pass, options.passDelayMs ?? 250);
   };
 
+  const logs = createLogEvidence({ connection: options.connection, clock, metrics, onReady: () => schedule() });
   const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify, onRound: () => schedule() });
   let usageStarted = false;
   const watcher = watchCluster({
@@ -210,6 +214,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     usage,
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (allSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
+    evidencePending: () => logs.busy(),
     passNow: () => {
       scheduled?.();
       pass();

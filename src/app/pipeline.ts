@@ -27,6 +27,14 @@ export interface PassResult {
   readonly failedDetectors: readonly string[];
   /** UIDs of recent Warning events no rule explains (the daemon counts each once). */
   readonly unexplainedEvents: readonly string[];
+  /** Every finding detected, open or not (the daemon reads logs for the new ones). */
+  readonly allFindings: readonly Finding[];
+}
+
+/** Adds the last log lines to a finding's evidence (spec 1.6), once. */
+function withLog(f: Finding, lines: readonly string[] | undefined): Finding {
+  if (!lines || lines.length === 0) return f;
+  return { ...f, evidence: [...f.evidence, { label: "log", value: lines.join(" ⏎ ") }] };
 }
 
 const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage: UsageView) => Finding[]][] = [
@@ -45,7 +53,15 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
  * no clock: `now` is epoch ms. A detector that throws is skipped for this pass and named in
  * `failedDetectors`; its open incidents are kept as they were rather than resolved on missing evidence.
  */
-export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}): PassResult {
+/** Evidence gathered outside the cluster objects, as the pass sees it (the daemon's log collector). */
+export interface PassEvidence {
+  /** Last log lines of a finding's container, when read. */
+  lines(finding: Finding): readonly string[] | undefined;
+  /** True while a new finding waits for its log (deferred like a hold, for at most a few seconds). */
+  pending(finding: Finding): boolean;
+}
+
+export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {
@@ -56,10 +72,15 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     }
   }
   if (failedDetectors.length > 0) {
-    return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors, unexplainedEvents: [] };
+    return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors, unexplainedEvents: [], allFindings: findings };
   }
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
-  const open = findings.filter((f) => f.opensAt === undefined || f.opensAt <= now);
+  // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
+  const told = new Set<string>();
+  for (const incident of state.incidents.values()) for (const f of incident.findings) told.add(f.key);
+  const open = findings
+    .filter((f) => (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || !evidence?.pending(f)))
+    .map((f) => withLog(f, evidence?.lines(f)));
   const drafts = groupFindings(open, inventory);
   const step = stepLifecycle(state, drafts, now, cluster);
   let redacted = 0;
@@ -78,6 +99,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     redacted,
     failedDetectors,
     unexplainedEvents: unexplainedEvents(inventory, now),
+    allFindings: findings,
     ...(rechecks.length ? { nextCheckAt: Math.min(...rechecks) } : {}),
   };
 }

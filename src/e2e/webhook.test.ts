@@ -26,6 +26,7 @@ describe("webhook: the daemon against the simulator", () => {
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
+    sim.setLogs("shop", "api-abc12-p0", "api", "starting api 1.0\nconnecting to postgres://api:hunter2@10.96.0.9:5432/orders\npanic: cannot connect to db: connection refused\ngoroutine 1 [running]:\n", true);
     crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
     await cluster.settle();
     const [request] = await hook.waitFor(1);
@@ -51,7 +52,15 @@ describe("webhook: the daemon against the simulator", () => {
         object: { kind: "Pod", namespace: "shop", name: "api-abc12-p0" },
         container: "api",
         tier: "medium",
-        evidence: expect.objectContaining({ container: "api", restarts: "4", "exit code": "1 (Error)", "last output": "panic: cannot connect to db", image: "ghcr.io/shop/api:1.0" }),
+        evidence: expect.objectContaining({
+          container: "api",
+          restarts: "4",
+          "exit code": "1 (Error)",
+          "last output": "panic: cannot connect to db",
+          image: "ghcr.io/shop/api:1.0",
+          // The crashed instance's log (pods/log, previous=true), credentials removed, read before the announcement.
+          log: "starting api 1.0 ⏎ connecting to postgres://api:[redacted]@10.96.0.9:5432/orders ⏎ panic: cannot connect to db: connection refused",
+        }),
       }),
     ]);
     // Standard Webhooks: HMAC-SHA256 over "<id>.<timestamp>.<body>" with the base64-decoded secret.

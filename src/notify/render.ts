@@ -120,9 +120,13 @@ function headline(incident: Incident, action: Message["action"]): string {
 function describe(incident: Incident): string {
   const root = incident.findings.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name);
   const symptoms = incident.findings.filter((f) => f !== root);
-  if (root) {
-    const state = root.reason === "NodeLost" ? "unreachable" : "NotReady";
+  if (root && incident.root.kind === "Node") {
+    const state = root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;
     return symptoms.length ? `${state}, ${symptoms.length} pod${symptoms.length === 1 ? "" : "s"} on it down` : state;
+  }
+  if (root) {
+    const pods = new Set(symptoms.filter((f) => f.object.kind === "Pod").map((f) => f.object.name)).size;
+    return pods ? `${root.reason}, ${pods} pod${pods === 1 ? "" : "s"} affected` : root.reason;
   }
   const pods = new Set(incident.findings.map((f: Finding) => f.object.name)).size;
   return `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}`;

@@ -23,6 +23,8 @@ export interface SimServerOptions {
   readonly port?: number;
   /** Interval between watch BOOKMARK events in ms (kube-apiserver: about 60 s). */
   readonly bookmarkIntervalMs?: number;
+  /** Container logs: `(namespace, pod, container, previous)` → text, or undefined when none are recorded. */
+  readonly logs?: (namespace: string, pod: string, container: string, previous: boolean) => string | undefined;
   /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → HTTP status answered to every request for it. */
   readonly failures?: Map<string, number>;
   readonly now?: () => number;
@@ -127,6 +129,26 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   if (type.name === "selfsubjectaccessreviews" && req.method === "POST") return serveAccessReview(req, res, ctx, user);
   const injected = ctx.failures?.get(type.group ? `${type.group}/${type.name}` : type.name);
   if (injected) return sendJson(res, injected, failure(injected, injected === 503 ? "ServiceUnavailable" : "InternalError", `injected failure ${injected}`).body);
+  if (type.name === "pods" && target.subresource === "log" && req.method === "GET" && target.name) {
+    const namespace = target.namespace ?? "";
+    if (!ctx.authorizer.allowed(user, { verb: "get", group: "", resource: "pods/log", namespace })) {
+      return sendJson(res, 403, failure(403, "Forbidden", forbiddenMessage(user, { verb: "get", group: "", resource: "pods/log", namespace }), { kind: "pods" }).body);
+    }
+    ctx.store.get(type, namespace, target.name);
+    const q = url.searchParams;
+    const text = ctx.logs?.(namespace, target.name, q.get("container") ?? "", q.get("previous") === "true");
+    if (text === undefined) {
+      // As a real apiserver answers when it cannot reach the kubelet (fixtures writes/pod-46).
+      return sendJson(res, 500, failure(500, "", `Get "https://node:10250/containerLogs/${namespace}/${target.name}": no logs recorded`).body);
+    }
+    let lines = text.split("\n");
+    const tail = Number(q.get("tailLines") ?? 0);
+    if (tail > 0) lines = lines.slice(-tail - (text.endsWith("\n") ? 1 : 0));
+    let body = lines.join("\n");
+    const limit = Number(q.get("limitBytes") ?? 0);
+    if (limit > 0) body = body.slice(0, limit);
+    return sendText(res, 200, body);
+  }
   if (target.subresource && !(target.subresource === "status" && type.status)) {
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   }

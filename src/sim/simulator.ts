@@ -47,6 +47,8 @@ export interface Simulator {
   startKubelet(node: string, summary?: () => unknown): Promise<FakeKubelet>;
   /** Points a Node at a loopback port where nothing listens: its kubelet is unreachable. */
   breakKubelet(node: string): void;
+  /** Records what a container wrote (its current or `previous` instance), served by `pods/log`. */
+  setLogs(namespace: string, pod: string, container: string, text: string, previous?: boolean): void;
   /** Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`; undefined heals it. */
   failResource(resource: string, status: number | undefined): void;
   /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
@@ -75,7 +77,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   authorizer.addUser(token, { name: "admin", rules: "all" });
   const failures = new Map<string, number>();
   const kubelets: FakeKubelet[] = [];
-  const server = await startSimServer({ store, pki, registry, authorizer, failures, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
+  const logs = new Map<string, string>();
+  const server = await startSimServer({ store, pki, registry, authorizer, failures, logs: (ns, pod, c, previous) => logs.get(`${ns}/${pod}/${c}/${previous}`), port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
   const namespaces = typeOf(registry, "v1", "Namespace");
   for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
 
@@ -144,6 +147,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     breakKubelet(node) {
       pointNode(node, 1);
+    },
+    setLogs(namespace, pod, container, text, previous = false) {
+      logs.set(`${namespace}/${pod}/${container}/${previous}`, text);
     },
     failResource(resource, status) {
       if (status === undefined) failures.delete(resource);

@@ -37,6 +37,11 @@ export async function startTestCluster(alert: Record<string, unknown>, options: 
     async settle() {
       await waitUntil(() => consistent(sim, daemon), "the daemon's Inventory to match the simulator");
       daemon.passNow();
+      // A new crash waits for its log before it is announced: let the read finish, then pass again.
+      if (daemon.evidencePending()) {
+        await waitUntil(() => !daemon.evidencePending(), "log evidence to be read");
+        daemon.passNow();
+      }
     },
     async stop() {
       await daemon.stop(0);

@@ -29,12 +29,22 @@ export function nodeReady(status: "True" | "False" | "Unknown", at: number): Kub
 export function deployment(namespace: string, name: string, replicas: number, image: string, hash: string): { deployment: KubeObject; replicaSet: KubeObject } {
   const labels = { app: name };
   const template = { metadata: { labels }, spec: { containers: [{ name, image }] } };
-  const dep: KubeObject = { apiVersion: "apps/v1", kind: "Deployment", metadata: { namespace, name, labels }, spec: { replicas, selector: { matchLabels: labels }, template } };
+  // Status as the Deployment and ReplicaSet controllers write it for a rolled-out, available workload.
+  const available = { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." };
+  const progressing = { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${name}-${hash}" has successfully progressed.` };
+  const dep: KubeObject = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { namespace, name, labels },
+    spec: { replicas, selector: { matchLabels: labels }, template },
+    status: { observedGeneration: 1, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, conditions: [available, progressing] },
+  };
   const rs: KubeObject = {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
     metadata: { namespace, name: `${name}-${hash}`, labels: { ...labels, "pod-template-hash": hash } },
     spec: { replicas, selector: { matchLabels: { ...labels, "pod-template-hash": hash } }, template },
+    status: { replicas, fullyLabeledReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, observedGeneration: 1 },
   };
   return { deployment: dep, replicaSet: rs };
 }
