@@ -17,6 +17,8 @@ export const demoScenario: Scenario = {
   setup(sim, now) {
     for (const node of ["worker-1", "worker-2", "worker-3"]) sim.apply(readyNode(node, now - 86_400_000));
     sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+    // The orders database runs outside the cluster behind a selector-less Service (its address is what checkout dials).
+    sim.apply({ apiVersion: "v1", kind: "Service", metadata: { namespace: NS, name: "orders-db" }, spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] } });
     const apps: [string, number, string, string, string[]][] = [
       ["checkout", 2, "ghcr.io/shop/checkout:2.3.1", "7c9d8f6b5", ["worker-1", "worker-2"]],
       ["cart", 2, "ghcr.io/shop/cart:1.4.0", "5d8b7f9c4", ["worker-1", "worker-3"]],
@@ -125,6 +127,13 @@ function podsOn(sim: Parameters<Scenario["setup"]>[0], node: string): KubeObject
 }
 
 function crash(sim: Parameters<Scenario["setup"]>[0], pod: string, now: number, restarts: number): void {
+  sim.setLogs(NS, pod, "checkout", [
+    `${iso(now - 3_000)} INFO  checkout 2.3.1 starting on :8080`,
+    `${iso(now - 2_900)} INFO  connecting to postgres://checkout:s3cret@orders-db.shop:5432/orders`,
+    `${iso(now - 1_200)} ERROR dial tcp 10.96.14.7:5432: connect: connection refused`,
+    `${iso(now - 1_100)} FATAL cannot start without the orders database; exiting`,
+    "",
+  ].join("\n"), true);
   sim.store.update(type(sim, "Pod"), NS, pod, {
     status: {
       phase: "Running",
