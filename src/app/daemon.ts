@@ -136,8 +136,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     scheduled = undefined;
     if (stopped || !allSynced()) return;
     const now = clock.now();
-    const kubelet = usage.latest().kubelet;
-    const result = runPass(inventory, lifecycle, now, cluster, kubelet ? { kubelet: kubelet.summaries } : {}, logs);
+    const latest = usage.latest();
+    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs);
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);

@@ -3,6 +3,7 @@ import type { KubeConnection } from "../kube/connection.ts";
 import type { Inventory } from "../kube/inventory.ts";
 import { readKubeletStats, roundHealth, type StatsRound } from "../kube/kubelet-stats.ts";
 import { readMetricsApi, type UsageSnapshot } from "../kube/metrics-api.ts";
+import { readApiServerReadiness } from "../kube/apiserver-readyz.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -15,11 +16,12 @@ export interface UsageSources {
   start(): void;
   stop(): void;
   /** The last round's kubelet Summary documents by node, and the metrics API snapshot (undefined when not installed). */
-  latest(): { kubelet?: StatsRound; metrics?: UsageSnapshot };
+  latest(): { kubelet?: StatsRound; metrics?: UsageSnapshot; apiServer?: { failing: readonly string[]; since: number } };
 }
 
 /**
- * Reads kubelet statistics for every node and the metrics API every `intervalMs` (default 60 s) and reports
+ * Reads kubelet statistics for every node, the API server's /readyz checks and the metrics API every
+ * `intervalMs` (default 60 s) and reports
  * them in health: `kubelet-stats` is ok, or degraded with `kubelet_partially_unreachable` / `kubelet_unreachable`
  * (only usage attributes are affected, so it never fails readiness); `metrics-api` is degraded with
  * `optional_api_unavailable` when the API is not installed. Each failed node counts once per round in
@@ -29,6 +31,7 @@ export function createUsageSources(options: { connection: KubeConnection; invent
   const { health, metrics, logger } = options;
   let kubelet: StatsRound | undefined;
   let usage: UsageSnapshot | undefined;
+  let apiServer: { failing: readonly string[]; since: number } | undefined;
   let timer: Cancel | undefined;
   let stopped = false;
   let lastHealth = "";
@@ -46,6 +49,9 @@ export function createUsageSources(options: { connection: KubeConnection; invent
       else if (lastHealth) logger.info("kubelet stats: every node answers again");
       lastHealth = summary;
     }
+    const readiness = await readApiServerReadiness(options.connection);
+    if (readiness && !readiness.ok) apiServer = { failing: readiness.failing, since: apiServer?.since ?? options.clock.now() };
+    else if (readiness) apiServer = undefined;
     options.onRound?.();
     try {
       const read = await readMetricsApi(options.connection);
@@ -73,6 +79,6 @@ export function createUsageSources(options: { connection: KubeConnection; invent
       stopped = true;
       timer?.();
     },
-    latest: () => ({ ...(kubelet ? { kubelet } : {}), ...(usage ? { metrics: usage } : {}) }),
+    latest: () => ({ ...(kubelet ? { kubelet } : {}), ...(usage ? { metrics: usage } : {}), ...(apiServer ? { apiServer } : {}) }),
   };
 }

@@ -1,19 +1,34 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView, KubeObject, UsageView } from "../model/inventory.ts";
 import { finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
 const LEADER_LEASES = ["kube-scheduler", "kube-controller-manager"];
 const DNS_HOLD_MS = 60_000;
+const API_HOLD_MS = 60_000;
 
 /**
- * The control-plane family (spec 1.2; failure-catalogue F2, F3): cluster DNS with no ready endpoint or no
+ * The control-plane family (spec 1.2; failure-catalogue F1–F3): the API server's failing /readyz checks (page
+ * rule after 1 minute), cluster DNS with no ready endpoint or no
  * available replica (page rule: a cluster-critical component is down), and the scheduler or controller-manager
  * leader Lease in kube-system not renewed for twice its duration (or without a holder). A missing Lease is no
  * finding (managed control planes hide them). Pure.
  */
-export function detectControlPlane(inventory: InventoryView, now: number): Finding[] {
+export function detectControlPlane(inventory: InventoryView, now: number, usage: UsageView = {}): Finding[] {
   const out: Finding[] = [];
+  const api = usage.apiServer;
+  if (api && api.failing.length > 0) {
+    const held = now - api.since >= API_HOLD_MS;
+    out.push(finding({
+      reason: "APIServerUnhealthy",
+      object: { kind: "APIServer", name: "kube-apiserver" },
+      summary: `the API server reports failing readiness checks: ${api.failing.join(", ")}`,
+      evidence: [["failing checks", api.failing.join(", ")], ["since", new Date(api.since).toISOString()]],
+      since: api.since,
+      now,
+      ...(held ? { pageRule: "ClusterCriticalDown" } : { recheckAt: api.since + API_HOLD_MS }),
+    }));
+  }
   for (const name of LEADER_LEASES) {
     const lease = inventory.get("Lease", "kube-system", name);
     if (!lease) continue;

@@ -69,3 +69,12 @@ describe("detectControlPlane", () => {
     expect(detectControlPlane(inventoryOf(dnsDeployment(2)), NOW)).toEqual([]);
   });
 });
+
+describe("API server readiness", () => {
+  test("failing /readyz checks: APIServerUnhealthy, paging after a minute", () => {
+    const early = detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: ["etcd"], since: NOW - 30_000 } });
+    expect(early.map((f) => [f.reason, f.pageRule, f.summary])).toEqual([["APIServerUnhealthy", undefined, "the API server reports failing readiness checks: etcd"]]);
+    expect(detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: ["etcd"], since: NOW - 90_000 } })[0]?.pageRule).toBe("ClusterCriticalDown");
+    expect(detectControlPlane(inventoryOf(), NOW, {})).toEqual([]);
+  });
+});

@@ -153,3 +153,15 @@ describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
     }
   });
 });
+
+describe("the API server's own readiness (spec 1.2 control plane)", () => {
+  test("failing /readyz checks are read each round and become a finding; healed, they are gone", async () => {
+    const d = await start();
+    sim!.setReadyzFailing(["etcd"]);
+    await d.usage.round();
+    expect(d.usage.latest().apiServer).toMatchObject({ failing: ["etcd"] });
+    sim!.setReadyzFailing([]);
+    await d.usage.round();
+    expect(d.usage.latest().apiServer).toBeUndefined();
+  });
+});

@@ -26,4 +26,6 @@ export interface InventoryView {
 /** Usage read outside the API objects: kubelet Summary API documents by node name (spec 1.2). */
 export interface UsageView {
   readonly kubelet?: ReadonlyMap<string, unknown>;
+  /** The API server's failing /readyz checks, and since when (epoch ms) they have been failing. */
+  readonly apiServer?: { readonly failing: readonly string[]; readonly since: number };
 }

@@ -23,6 +23,8 @@ export interface SimServerOptions {
   readonly port?: number;
   /** Interval between watch BOOKMARK events in ms (kube-apiserver: about 60 s). */
   readonly bookmarkIntervalMs?: number;
+  /** Names of /readyz checks that fail right now. */
+  readonly readyzFailing?: () => readonly string[];
   /** Container logs: `(namespace, pod, container, previous)` → text, or undefined when none are recorded. */
   readonly logs?: (namespace: string, pod: string, container: string, previous: boolean) => string | undefined;
   /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → HTTP status answered to every request for it. */
@@ -99,7 +101,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     return sendJson(res, 403, failure(403, "Forbidden", `forbidden: User "system:anonymous" cannot get path "${path}"`, {}).body);
   }
   const user: SimUser = auth === "anonymous" ? { name: "system:anonymous", rules: [] } : auth;
-  if (path === "/healthz" || path === "/livez" || path === "/readyz") return sendText(res, 200, "ok");
+  if (path === "/readyz") {
+    // As kube-apiserver: `[+]check ok` / `[-]check failed: reason withheld` lines, 500 when a check fails.
+    const failing = ctx.readyzFailing?.() ?? [];
+    const checks = ["ping", "log", "etcd", "etcd-readiness", "informer-sync", "poststarthook/start-apiserver-admission-initializer"];
+    if (failing.length === 0 && !url.searchParams.has("verbose")) return sendText(res, 200, "ok");
+    const lines = checks.map((c) => (failing.includes(c) ? `[-]${c} failed: reason withheld` : `[+]${c} ok`));
+    const body = `${lines.join("\n")}\n${failing.length ? "readyz check failed" : "readyz check passed"}\n`;
+    return sendText(res, failing.length ? 500 : 200, body);
+  }
+  if (path === "/healthz" || path === "/livez") return sendText(res, 200, "ok");
   if (path === "/version") return sendJson(res, 200, VERSION_INFO);
   if (path === "/api") return sendJson(res, 200, apiVersions(req.headers.host ?? ""));
   if (path === "/apis") return sendJson(res, 200, apiGroupList(ctx.registry));

@@ -47,6 +47,8 @@ export interface Simulator {
   startKubelet(node: string, summary?: () => unknown): Promise<FakeKubelet>;
   /** Points a Node at a loopback port where nothing listens: its kubelet is unreachable. */
   breakKubelet(node: string): void;
+  /** Makes these /readyz checks fail (`etcd`, `informer-sync`, …); an empty list heals the API server. */
+  setReadyzFailing(checks: readonly string[]): void;
   /** Records what a container wrote (its current or `previous` instance), served by `pods/log`. */
   setLogs(namespace: string, pod: string, container: string, text: string, previous?: boolean): void;
   /** Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`; undefined heals it. */
@@ -78,7 +80,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const failures = new Map<string, number>();
   const kubelets: FakeKubelet[] = [];
   const logs = new Map<string, string>();
-  const server = await startSimServer({ store, pki, registry, authorizer, failures, logs: (ns, pod, c, previous) => logs.get(`${ns}/${pod}/${c}/${previous}`), port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
+  let readyzFailing: readonly string[] = [];
+  const server = await startSimServer({ store, pki, registry, authorizer, failures, logs: (ns, pod, c, previous) => logs.get(`${ns}/${pod}/${c}/${previous}`), readyzFailing: () => readyzFailing, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
   const namespaces = typeOf(registry, "v1", "Namespace");
   for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
 
@@ -147,6 +150,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     breakKubelet(node) {
       pointNode(node, 1);
+    },
+    setReadyzFailing(checks) {
+      readyzFailing = [...checks];
     },
     setLogs(namespace, pod, container, text, previous = false) {
       logs.set(`${namespace}/${pod}/${container}/${previous}`, text);
