@@ -11,6 +11,7 @@ import { detectConfigRefs } from "../detect/config-refs.ts";
 import { detectEvents, unexplainedEvents } from "../detect/events.ts";
 import { detectNetwork } from "../detect/network.ts";
 import { detectControlPlane } from "../detect/control-plane.ts";
+import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
 
@@ -46,6 +47,7 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
   ["events", detectEvents],
   ["network", detectNetwork],
   ["controlPlane", detectControlPlane],
+  ["networkPolicies", detectNetworkPolicies],
 ];
 
 /**

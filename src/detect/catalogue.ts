@@ -73,6 +73,7 @@ export const REASONS: readonly ReasonEntry[] = [
   e("ServiceSelectorMatchesNothing", "Service", "network", "medium", 300, "A Service's selector matches no pod for 5 minutes.", "a pod matches"),
   e("IngressBackendMissing", "Ingress", "network", "medium", 0, "An Ingress routes to a Service (or port) that does not exist.", "the Service and port exist"),
   e("APIServerUnhealthy", "APIServer", "controlPlane", "high", 0, "The API server's /readyz reports failing checks (etcd, informer sync, …); pages after 1 minute.", "every /readyz check passes", "ClusterCriticalDown"),
+  e("NetworkPolicyBlocksTraffic", "NetworkPolicy", "network", "warning", 0, "A namespace default-deny ingress NetworkPolicy admits no traffic to a Service whose pods are not ready; when it changed in the last 15 minutes it is named as their cause.", "another policy admits the traffic, or the pods are ready"),
   e("ClusterDNSUnavailable", "Deployment", "controlPlane", "high", 0, "Cluster DNS (kube-system/kube-dns, CoreDNS) has no ready endpoint or no available replica; pages after 1 minute.", "DNS has a ready endpoint", "ClusterCriticalDown"),
   e("ControlPlaneLeaderLost", "Lease", "controlPlane", "high", 0, "The kube-scheduler or kube-controller-manager leader Lease in kube-system has not been renewed for twice its duration, or has no holder.", "the Lease is renewed"),
   e("NodeNotReady", "Node", "nodes", "high", 0, "The node's Ready condition is False: the kubelet reports it cannot run pods.", "the node is Ready", "ClusterCriticalDown"),

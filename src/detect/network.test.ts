@@ -5,6 +5,7 @@ import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf, pod, workload } from "../testing/inventory.ts";
 import { detectControlPlane } from "./control-plane.ts";
 import { detectNetwork } from "./network.ts";
+import { detectNetworkPolicies } from "./network-policy.ts";
 import { detectPods } from "./pods.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
@@ -76,5 +77,23 @@ describe("API server readiness", () => {
     expect(early.map((f) => [f.reason, f.pageRule, f.summary])).toEqual([["APIServerUnhealthy", undefined, "the API server reports failing readiness checks: etcd"]]);
     expect(detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: ["etcd"], since: NOW - 90_000 } })[0]?.pageRule).toBe("ClusterCriticalDown");
     expect(detectControlPlane(inventoryOf(), NOW, {})).toEqual([]);
+  });
+});
+
+describe("default-deny NetworkPolicies", () => {
+  const policy = (name: string, spec: KubeObject, changedAgoMs: number): KubeObject => ({ kind: "NetworkPolicy", apiVersion: "networking.k8s.io/v1", metadata: { namespace: "shop", name, creationTimestamp: iso(NOW - changedAgoMs) }, spec });
+  const denyAll = (agoMs: number) => policy("default-deny", { podSelector: {}, policyTypes: ["Ingress"] }, agoMs);
+  const allowApi = policy("allow-api", { podSelector: { matchLabels: { app: "api" } }, ingress: [{ from: [{ podSelector: {} }] }] }, 60 * MIN);
+
+  test("a recent default-deny with no policy admitting a Service's not-ready pods is named as their cause", () => {
+    const [f] = detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW);
+    expect(f?.reason).toBe("NetworkPolicyBlocksTraffic");
+    expect(f?.explains?.map((o) => o.name)).toEqual(["api-1"]);
+  });
+
+  test("a policy admitting the traffic, or ready pods, clears it", () => {
+    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowApi, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW)).toEqual([]);
+    const ready = { ...notReadyPod("api-1", "api", 4 * MIN), status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } };
+    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), service("api"), ready), NOW)).toEqual([]);
   });
 });

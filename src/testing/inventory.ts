@@ -5,7 +5,7 @@ import type { KubeObject } from "../model/inventory.ts";
 export function inventoryOf(...objects: KubeObject[]): Inventory {
   const inventory = new Inventory();
   for (const o of objects) inventory.apply(o.kind, "ADDED", o);
-  for (const kind of ["Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "Service", "EndpointSlice", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "VolumeAttachment", "ConfigMap", "Secret", "ServiceAccount", "Event"]) inventory.markWatched(kind);
+  for (const kind of ["Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "Service", "EndpointSlice", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "VolumeAttachment", "ConfigMap", "Secret", "ServiceAccount", "Event", "NetworkPolicy", "Ingress", "Lease"]) inventory.markWatched(kind);
   return inventory;
 }
 
