@@ -6,13 +6,14 @@
  * Usage: bun scripts/gen-config-docs.ts [--check]   (--check exits 1 when a committed file is stale)
  */
 import { toJsonSchema } from "@valibot/to-json-schema";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { configurationRows, featureCatalogTsv, referenceTable } from "../src/config/catalog.ts";
 import { describeSchema } from "../src/config/describe.ts";
 import { ConfigSchema, ProviderCommonSchema } from "../src/config/schema.ts";
 import { PROVIDERS } from "../src/providers/_registry.gen.ts";
+import { runGenerator } from "./generated-file.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -86,22 +87,4 @@ export function generatedFiles(): [string, string][] {
   ];
 }
 
-if (import.meta.main) {
-  const stale: string[] = [];
-  for (const [path, wanted] of generatedFiles()) {
-    let current = "";
-    try {
-      current = readFileSync(path, "utf8");
-    } catch {
-      // a missing file is stale
-    }
-    if (current === wanted) continue;
-    stale.push(path);
-    if (!process.argv.includes("--check")) writeFileSync(path, wanted);
-  }
-  if (process.argv.includes("--check") && stale.length) {
-    console.error(`stale generated files (run bun scripts/gen-config-docs.ts): ${stale.join(", ")}`);
-    process.exit(1);
-  }
-  if (!process.argv.includes("--check")) console.log(stale.length ? `wrote ${stale.join(", ")}` : "generated files are current");
-}
+if (import.meta.main) runGenerator(generatedFiles(), "bun scripts/gen-config-docs.ts");

@@ -2,9 +2,9 @@
  * Generates docs/reasons.md from the detection catalogue (src/detect/catalogue.ts), the source of truth for
  * reasons, tiers, holds and page rules. Usage: bun scripts/gen-reasons.ts [--check] (exit 1 when stale).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REASONS, type Family } from "../src/detect/catalogue.ts";
+import { runGenerator } from "./generated-file.ts";
 
 const FAMILIES: Record<Family, string> = { pods: "Pods", workloads: "Workloads", nodes: "Nodes", storage: "Storage", network: "Network", config: "Config references", events: "Events", controlPlane: "Control plane", probes: "Active probes" };
 
@@ -44,22 +44,4 @@ export function reasonsDoc(): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  const path = join(import.meta.dirname, "..", "docs", "reasons.md");
-  const wanted = reasonsDoc();
-  let current = "";
-  try {
-    current = readFileSync(path, "utf8");
-  } catch {
-    // missing is stale
-  }
-  if (process.argv.includes("--check")) {
-    if (current !== wanted) {
-      console.error("docs/reasons.md is stale: run bun scripts/gen-reasons.ts");
-      process.exit(1);
-    }
-  } else if (current !== wanted) {
-    writeFileSync(path, wanted);
-    console.log("wrote docs/reasons.md");
-  }
-}
+if (import.meta.main) runGenerator([[join(import.meta.dirname, "..", "docs", "reasons.md"), reasonsDoc()]], "bun scripts/gen-reasons.ts");

@@ -3,8 +3,9 @@
  * computed imports fail inside the compiled binary). Run with `bun scripts/gen-registry.ts`;
  * `--check` exits 1 when the committed file is stale.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { runGenerator } from "./generated-file.ts";
 
 const dir = join(import.meta.dirname, "..", "src", "providers");
 const NOT_PROVIDERS = new Set(["define.ts", "http.ts", "build.ts"]);
@@ -29,23 +30,4 @@ export function renderRegistry(files: string[]): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
-  const wanted = renderRegistry(readdirSync(dir));
-  const target = join(dir, "_registry.gen.ts");
-  const current = (() => {
-    try {
-      return readFileSync(target, "utf8");
-    } catch {
-      return "";
-    }
-  })();
-  if (process.argv.includes("--check")) {
-    if (current !== wanted) {
-      console.error("src/providers/_registry.gen.ts is stale: run bun scripts/gen-registry.ts");
-      process.exit(1);
-    }
-  } else if (current !== wanted) {
-    writeFileSync(target, wanted);
-    console.log("wrote src/providers/_registry.gen.ts");
-  }
-}
+if (import.meta.main) runGenerator([[join(dir, "_registry.gen.ts"), renderRegistry(readdirSync(dir))]], "bun scripts/gen-registry.ts");

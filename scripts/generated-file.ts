@@ -1,0 +1,29 @@
+/** Shared by the generator scripts: keeps one generated file in step with what it should contain. */
+import { readFileSync, writeFileSync } from "node:fs";
+
+/**
+ * Compares `path` with `wanted`. With `check` it only reports; otherwise it rewrites a stale file.
+ * Returns true when the file was (or, with `check`, would be) stale. A missing file is stale.
+ */
+export function syncGenerated(path: string, wanted: string, check: boolean): boolean {
+  let current = "";
+  try {
+    current = readFileSync(path, "utf8");
+  } catch {
+    // missing: stale
+  }
+  if (current === wanted) return false;
+  if (!check) writeFileSync(path, wanted);
+  return true;
+}
+
+/** Runs a generator's main: syncs every file and, with `--check`, exits 1 naming the stale ones and how to fix them. */
+export function runGenerator(files: readonly [string, string][], command: string): void {
+  const check = process.argv.includes("--check");
+  const stale = files.filter(([path, wanted]) => syncGenerated(path, wanted, check)).map(([path]) => path);
+  if (check && stale.length) {
+    console.error(`stale generated files (run ${command}): ${stale.join(", ")}`);
+    process.exit(1);
+  }
+  if (!check && stale.length) console.log(`wrote ${stale.join(", ")}`);
+}
