@@ -10,6 +10,8 @@ import { createUsageSources, type UsageSources } from "./usage-sources.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { prepareStartup, type Prepared } from "./prepare.ts";
+import type { Edition } from "../model/edition.ts";
+import type { DeliveryRules } from "../incident/suppress.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -36,6 +38,8 @@ export interface DaemonOptions {
   readonly informerBackoffMs?: number;
   /** Providers and outbound client built before connecting (`mon run`); built here when absent. */
   readonly prepared?: Prepared;
+  /** The edition (spec 1.10); Community unless a test injects Pro. No user-facing switch turns Pro on. */
+  readonly edition?: Edition;
 }
 
 /** A running daemon (`mon run`). */
@@ -127,6 +131,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let recheck: Cancel | undefined;
   let firstDirtyAt: number | undefined;
   let stopped = false;
+  const edition: Edition = options.edition ?? "community";
+  const rules: DeliveryRules = {
+    ...(config.namespaces ? { namespaces: config.namespaces } : {}),
+    ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
+    ...(config.reasons ? { reasons: config.reasons } : {}),
+    silences: config.silences,
+    ...(edition === "pro" && config.maintenance.enabled ? { maintenance: { annotation: config.maintenance.annotation, untilAnnotation: config.maintenance.untilAnnotation } } : {}),
+  };
   const synced = createWaiters(clock);
   const countedEvents = new Set<string>();
   let routing: Promise<void> = Promise.resolve();
@@ -137,7 +149,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stopped || !allSynced()) return;
     const now = clock.now();
     const latest = usage.latest();
-    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs);
+    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs, rules);
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);

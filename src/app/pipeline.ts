@@ -3,6 +3,7 @@ import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
 import { openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
+import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
@@ -63,7 +64,7 @@ export interface PassEvidence {
   pending(finding: Finding): boolean;
 }
 
-export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence): PassResult {
+export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: DeliveryRules): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {
@@ -83,7 +84,9 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   const open = findings
     .filter((f) => (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || !evidence?.pending(f)))
     .map((f) => withLog(f, evidence?.lines(f)));
-  const drafts = groupFindings(open, inventory);
+  // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
+  // silencing a symptom never hides a root cause that still affects others.
+  const drafts = groupFindings(open, inventory).map((d) => (rules && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined) ? { ...d, held: true } : d));
   const step = stepLifecycle(state, drafts, now, cluster);
   let redacted = 0;
   const messages = step.decisions.map((d) => {

@@ -74,3 +74,16 @@ describe("stepLifecycle (spec 3.1)", () => {
     expect(dedupKey("A Cluster/é", { kind: "Node", name: "x".repeat(300) }, "page").length).toBeLessThanOrEqual(255);
   });
 });
+
+describe("held drafts (out of scope, silenced, maintenance)", () => {
+  test("a held incident is never announced; once released it is announced", () => {
+    const held = { ...draft(finding("p1")), held: true };
+    const { actions } = run([[held], [held], [draft(finding("p1"))]]);
+    expect(actions).toEqual([[], [], ["announce"]]);
+  });
+
+  test("an announced incident that becomes held says nothing new, and resolves normally", () => {
+    const { actions } = run([[draft(finding("p1"))], [{ ...draft(finding("p1"), finding("p2")), held: true }], []]);
+    expect(actions).toEqual([["announce"], [], ["resolve"]]);
+  });
+});

@@ -16,7 +16,7 @@ export function emptyLifecycle(): LifecycleState {
 
 /**
  * One lifecycle step (spec 3.1): compares this pass's drafts with the open incidents and decides.
- * - a new root with an in-scope finding → `announce` (a digest-only incident is held, not announced);
+ * - a new root with an in-scope finding → `announce` (a digest-only or held incident is not announced);
  * - an announced incident where a new fact is true → `update` with the news; otherwise nothing is sent;
  * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
  * - an open incident with no draft → `resolve` (a held one resolves silently).
@@ -45,7 +45,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
     };
     if (!previous || !previous.announced) {
-      if (mode === "digest") {
+      if (mode === "digest" || draft.held) {
         next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false });
         continue;
       }
@@ -54,7 +54,8 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       decisions.push({ action: "announce", incident, news: [], at: now });
       continue;
     }
-    const news = facts.filter((f) => !previous.told.includes(f));
+    // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
+    const news = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
     if (news.length === 0) {
       next.set(id, { ...previous, ...base, dedupKey: previous.dedupKey, told: previous.told, revision: previous.revision, openedAt: previous.openedAt, announced: true });
       continue;

@@ -8,6 +8,8 @@ export interface IncidentDraft {
   /** The finding on the root itself, when the root is failing on its own (a lost node); absent for workload roots. */
   readonly rootReason: string;
   readonly findings: readonly Finding[];
+  /** Every finding is out of scope, silenced or under maintenance (spec 1.4, 2.2, 2.7): nothing is sent for it. */
+  readonly held?: boolean;
 }
 
 /** Lifecycle phase of an incident conversation (spec 3.1). */

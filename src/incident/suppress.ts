@@ -1,0 +1,113 @@
+import type { Finding } from "../model/finding.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
+
+/** A silence rule (spec 2.2): every field it sets must match. */
+export interface SilenceRule {
+  readonly namespaces?: readonly string[];
+  readonly reasons?: readonly string[];
+  readonly podNamePatterns?: readonly string[];
+  readonly containerNames?: readonly string[];
+  readonly containerMessages?: readonly string[];
+  readonly eventMessages?: readonly string[];
+  readonly nodeReasons?: readonly string[];
+  readonly nodeMessages?: readonly string[];
+}
+
+/** What decides delivery besides the lifecycle: scope (spec 1.4, 2.1), silences (2.2), maintenance (2.7). */
+export interface DeliveryRules {
+  readonly namespaces?: readonly string[];
+  readonly namespaceSelector?: { readonly matchLabels?: Readonly<Record<string, string>>; readonly matchExpressions?: readonly { key: string; operator: string; values?: readonly string[] }[] };
+  readonly reasons?: readonly string[];
+  readonly silences: readonly SilenceRule[];
+  /** Maintenance annotations honoured (a Pro setting: only in the Pro edition). */
+  readonly maintenance?: { readonly annotation: string; readonly untilAnnotation: string };
+}
+
+/** Why a finding is not delivered, or undefined when it is. */
+export type Hold = "out_of_scope" | "silenced" | "maintenance";
+
+/**
+ * Decides whether one finding may be delivered (spec 1.4, 2.2, 2.7): in scope (`namespaces` include or `!`
+ * exclude list, `namespaceSelector`, `reasons` include or exclude; cluster-scoped findings are outside an
+ * include list of namespaces), not silenced (a rule matches when every field it sets matches; message
+ * matchers search the summary and the evidence, Event messages included), and not held by a maintenance
+ * annotation on the object or its namespace (truthy `true`/`1`/`yes`/`on`, bounded by an RFC 3339 `-until`).
+ * Pure: `now` is epoch ms.
+ */
+export function holdOf(finding: Finding, inventory: InventoryView, rules: DeliveryRules, now: number): Hold | undefined {
+  if (!inScope(finding, inventory, rules)) return "out_of_scope";
+  if (rules.silences.some((rule) => silences(rule, finding))) return "silenced";
+  if (rules.maintenance && underMaintenance(finding, inventory, rules.maintenance, now)) return "maintenance";
+  return undefined;
+}
+
+// --- internal ---
+
+function inScope(f: Finding, inventory: InventoryView, rules: DeliveryRules): boolean {
+  const ns = f.object.namespace;
+  const list = rules.namespaces ?? [];
+  if (list.length > 0) {
+    const exclude = list.every((n) => n.startsWith("!"));
+    if (exclude ? ns !== undefined && list.includes(`!${ns}`) : ns === undefined || !list.includes(ns)) return false;
+  }
+  if (rules.namespaceSelector) {
+    if (ns === undefined) return false;
+    const labels = (inventory.get("Namespace", undefined, ns)?.metadata?.labels ?? {}) as Record<string, string>;
+    if (!selects(rules.namespaceSelector, labels)) return false;
+  }
+  const reasons = rules.reasons ?? [];
+  if (reasons.length > 0) {
+    const lower = reasons.map((r) => r.toLowerCase());
+    const exclude = lower.every((r) => r.startsWith("!"));
+    const reason = f.reason.toLowerCase();
+    if (exclude ? lower.includes(`!${reason}`) : !lower.includes(reason)) return false;
+  }
+  return true;
+}
+
+function selects(selector: NonNullable<DeliveryRules["namespaceSelector"]>, labels: Record<string, string>): boolean {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = e.key in labels;
+    const value = labels[e.key];
+    if (e.operator === "In" && !(has && (e.values ?? []).includes(value!))) return false;
+    if (e.operator === "NotIn" && has && (e.values ?? []).includes(value!)) return false;
+    if (e.operator === "Exists" && !has) return false;
+    if (e.operator === "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+function silences(rule: SilenceRule, f: Finding): boolean {
+  const text = [f.summary, ...f.evidence.map((e) => e.value)].join("\n");
+  const checks: (boolean | undefined)[] = [
+    rule.namespaces?.length ? f.object.namespace !== undefined && rule.namespaces.includes(f.object.namespace) : undefined,
+    rule.reasons?.length ? rule.reasons.some((r) => r.toLowerCase() === f.reason.toLowerCase()) : undefined,
+    rule.podNamePatterns?.length ? f.object.kind === "Pod" && rule.podNamePatterns.some((p) => new RegExp(p).test(f.object.name)) : undefined,
+    rule.containerNames?.length ? f.container !== undefined && rule.containerNames.includes(f.container.replace(/ \(init\)$/, "")) : undefined,
+    rule.containerMessages?.length ? f.container !== undefined && rule.containerMessages.some((m) => text.includes(m)) : undefined,
+    rule.eventMessages?.length ? f.evidence.some((e) => e.label === "event") && rule.eventMessages.some((m) => text.includes(m)) : undefined,
+    rule.nodeReasons?.length ? f.object.kind === "Node" && rule.nodeReasons.some((r) => text.includes(r) || f.reason === r) : undefined,
+    rule.nodeMessages?.length ? f.object.kind === "Node" && rule.nodeMessages.some((m) => text.includes(m)) : undefined,
+  ];
+  const set = checks.filter((c) => c !== undefined);
+  return set.length > 0 && set.every(Boolean);
+}
+
+const TRUTHY = new Set(["true", "1", "yes", "on"]);
+
+function underMaintenance(f: Finding, inventory: InventoryView, m: NonNullable<DeliveryRules["maintenance"]>, now: number): boolean {
+  const object = inventory.get(f.object.kind, f.object.namespace, f.object.name);
+  const namespace = f.object.namespace ? inventory.get("Namespace", undefined, f.object.namespace) : undefined;
+  return [object, namespace].some((o) => held(o, m, now));
+}
+
+function held(o: KubeObject | undefined, m: NonNullable<DeliveryRules["maintenance"]>, now: number): boolean {
+  const annotations = (o?.metadata?.annotations ?? {}) as Record<string, string>;
+  if (!TRUTHY.has(String(annotations[m.annotation] ?? "").trim().toLowerCase())) return false;
+  const until = annotations[m.untilAnnotation];
+  if (until === undefined) return true;
+  const end = Date.parse(until);
+  // An invalid -until is ignored: the hold stands without a bound (spec 2.7).
+  return Number.isNaN(end) || now < end;
+}
