@@ -131,6 +131,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let recheck: Cancel | undefined;
   let firstDirtyAt: number | undefined;
   let stopped = false;
+  // Lifecycle state starts empty on every start, so the first pass is the baseline (spec 1.7).
+  let baselined = false;
   const edition: Edition = options.edition ?? "community";
   const rules: DeliveryRules = {
     ...(config.namespaces ? { namespaces: config.namespaces } : {}),
@@ -149,7 +151,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stopped || !allSynced()) return;
     const now = clock.now();
     const latest = usage.latest();
-    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs, rules);
+    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs, rules, { baseline: !baselined });
+    if (result.failedDetectors.length === 0) baselined = true;
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
@@ -173,7 +176,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           const clean = await scrubMessage(message);
           const combined = openedResolved ? await scrubMessage(openedResolved) : undefined;
           metrics.redactedValues.inc(clean.count + (combined?.count ?? 0));
-          logger.info(`${message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
+          logger.info(`${message.delivery === "startup summary" ? `startup summary of ${message.covers?.length ?? 0}` : message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
           for (const job of router.route(clean.message, now, combined?.message)) delivery.enqueue(job);
         }
       })

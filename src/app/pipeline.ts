@@ -15,6 +15,7 @@ import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
+import { renderStartupSummary } from "../notify/summary.ts";
 
 /** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
 export interface PassResult {
@@ -64,7 +65,12 @@ export interface PassEvidence {
   pending(finding: Finding): boolean;
 }
 
-export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: DeliveryRules): PassResult {
+/**
+ * `options.baseline` marks the first pass after startup (spec 1.7): what is open then is told in one startup
+ * summary (page-tier incidents also go, on their own, to paging tools and trackers), and new findings do not
+ * wait for their log.
+ */
+export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: DeliveryRules, options: { baseline?: boolean } = {}): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {
@@ -82,18 +88,28 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   const told = new Set<string>();
   for (const incident of state.incidents.values()) for (const f of incident.findings) told.add(f.key);
   const open = findings
-    .filter((f) => (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || !evidence?.pending(f)))
+    .filter((f) => (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || options.baseline || !evidence?.pending(f)))
     .map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
   const drafts = groupFindings(open, inventory).map((d) => (rules && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined) ? { ...d, held: true } : d));
-  const step = stepLifecycle(state, drafts, now, cluster);
+  const step = stepLifecycle(state, drafts, now, cluster, options.baseline ? { baseline: true } : {});
   let redacted = 0;
-  const messages = step.decisions.map((d) => {
-    const rendered = renderDecision(d, cluster, (ip) => inventory.ownerOfIp(ip));
+  const ipOwner = (ip: string) => inventory.ownerOfIp(ip);
+  const messages: { message: Message; openedResolved?: Message }[] = [];
+  const baseline = step.decisions.filter((d) => d.delivery === "startup summary");
+  if (baseline.length > 0) {
+    const summary = renderStartupSummary(baseline, cluster, ipOwner);
+    redacted += summary.redacted;
+    messages.push({ message: summary.message });
+  }
+  for (const d of step.decisions) {
+    if (d.delivery === "startup summary" && d.incident.mode !== "page") continue;
+    const rendered = renderDecision(d, cluster, ipOwner);
     redacted += rendered.redacted;
-    return { message: rendered.message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) };
-  });
+    const message = d.delivery === "startup summary" ? { ...rendered.message, delivery: "paging" as const } : rendered.message;
+    messages.push({ message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) });
+  }
   const rechecks = findings.flatMap((f) => [f.recheckAt, f.opensAt]).filter((t): t is number => t !== undefined && t > now);
   return {
     decisions: step.decisions,

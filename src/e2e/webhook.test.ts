@@ -97,4 +97,51 @@ describe("webhook: the daemon against the simulator", () => {
     expect(hook.requests.map((r) => r.json().action)).toEqual(["announce", "opened_resolved"]);
     expect(hook.requests[1]!.json().text).toStartWith("✅ Opened and resolved: deployment shop/web: CrashLoopBackOff in 1 pod");
   });
+
+  test("problems already open at startup come as one startup summary; what fails later is announced on its own", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    crashPod(sim, "shop", "api-abc12-p0", 9, clock.now());
+    crashPod(sim, "shop", "web-abc12-p0", 9, clock.now());
+    await cluster.settle();
+    const [summary] = await hook.waitFor(1);
+    const body = summary!.json();
+    expect(body).toMatchObject({ action: "announce", delivery: "startup summary", covers: ["Deployment/shop/api", "Deployment/shop/web"], root: { kind: "Cluster", name: "prod" } });
+    expect(body.text.split("\n")).toEqual([
+      "🟠 Startup summary: 2 problems already open [prod]",
+      "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own.",
+      "• deployment shop/api: CrashLoopBackOff in 1 pod (medium)",
+      "• deployment shop/web: CrashLoopBackOff in 1 pod (medium)",
+    ]);
+
+    crashPod(sim, "shop", "api-abc12-p1", 3, clock.now());
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 10));
+    await cluster.settle();
+    await hook.waitFor(3);
+    const later = hook.requests.slice(1).map((r) => r.json());
+    // Each follows in the thread of the incident the summary listed; no second summary, no new announcement.
+    expect(later.map((b) => [b.action, b.incidentId, b.delivery]).sort()).toEqual([
+      ["resolve", "Deployment/shop/web", undefined],
+      ["update", "Deployment/shop/api", undefined],
+    ]);
+    expect(hook.requests).toHaveLength(3);
+  });
+
+  test("a silenced namespace sends nothing; the rest of the cluster is still told", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { config: { silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"] }] } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [{ type: "Ready", status: "False", reason: "KubeletNotReady", message: "container runtime is down", lastHeartbeatTime: new Date(clock.now()).toISOString(), lastTransitionTime: new Date(clock.now() - 600_000).toISOString() }] });
+    await clock.advance(300_000);
+    await cluster.settle();
+    const [told] = await hook.waitFor(1);
+    expect(told!.json()).toMatchObject({ action: "announce", root: { kind: "Node", name: "n3" } });
+    expect(hook.requests.map((r) => r.json().incidentId)).not.toContain("Deployment/shop/api");
+  });
 });

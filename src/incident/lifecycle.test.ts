@@ -86,4 +86,13 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     const { actions } = run([[draft(finding("p1"))], [{ ...draft(finding("p1"), finding("p2")), held: true }], []]);
     expect(actions).toEqual([["announce"], [], ["resolve"]]);
   });
+
+  test("baseline pass: what is open at startup is marked for the startup summary, later news updates as usual", () => {
+    const first = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod", { baseline: true });
+    expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "startup summary"]]);
+    const later = stepLifecycle(first.state, [draft(finding("p1"), finding("p2"))], 60_000, "prod");
+    expect(later.decisions.map((d) => [d.action, d.delivery])).toEqual([["update", undefined]]);
+    const fresh = stepLifecycle(later.state, [draft(finding("p1"), finding("p2")), { root: { kind: "Deployment", namespace: "shop", name: "web" }, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] }], 120_000, "prod");
+    expect(fresh.decisions.map((d) => [d.action, d.incident.id, d.delivery])).toEqual([["announce", "Deployment/shop/web", undefined]]);
+  });
 });

@@ -20,9 +20,11 @@ export function emptyLifecycle(): LifecycleState {
  * - an announced incident where a new fact is true → `update` with the news; otherwise nothing is sent;
  * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
  * - an open incident with no draft → `resolve` (a held one resolves silently).
+ * On the baseline pass (the first after startup, spec 1.7) announcements carry `delivery: "startup summary"`:
+ * the problems already present are told in one summary, and later news about them updates as usual.
  * Pure: `now` is epoch ms; returns the decisions and the next state.
  */
-export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDraft[], now: number, cluster: string): { decisions: Decision[]; state: LifecycleState } {
+export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDraft[], now: number, cluster: string, options: { baseline?: boolean } = {}): { decisions: Decision[]; state: LifecycleState } {
   const next = new Map(state.incidents);
   const decisions: Decision[] = [];
   const seen = new Set<string>();
@@ -51,7 +53,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       }
       const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true };
       next.set(id, incident);
-      decisions.push({ action: "announce", incident, news: [], at: now });
+      decisions.push({ action: "announce", incident, news: [], at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
       continue;
     }
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.

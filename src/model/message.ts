@@ -1,4 +1,4 @@
-import type { Action } from "./decision.ts";
+import type { Action, Delivery } from "./decision.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { Evidence } from "./finding.ts";
 import type { DeliveryMode, StatusMark, Tier } from "./severity.ts";
@@ -37,4 +37,8 @@ export interface Message {
   readonly dedupKey: string;
   /** Epoch ms of the decision that produced it. */
   readonly at: number;
+  /** Set on the startup summary and on the page-tier announcements sent only to paging tools and trackers. */
+  readonly delivery?: Delivery;
+  /** Incident ids a startup summary lists (their conversations start with it). */
+  readonly covers?: readonly string[];
 }

@@ -117,7 +117,8 @@ function headline(incident: Incident, action: Message["action"]): string {
   }
 }
 
-function describe(incident: Incident): string {
+/** What an incident is about in a few words: `NotReady, 30 pods on it down`, `CrashLoopBackOff in 2 pods`. */
+export function describe(incident: Incident): string {
   const root = incident.findings.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name);
   const symptoms = incident.findings.filter((f) => f !== root);
   if (root && incident.root.kind === "Node") {

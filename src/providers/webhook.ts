@@ -32,6 +32,10 @@ export interface WebhookBody {
   news: readonly string[];
   findings: { reason: string; object: { kind: string; namespace?: string; name: string }; container?: string; tier: string; summary: string; evidence: Record<string, string> }[];
   at: string;
+  /** `startup summary` on the one summary of problems open at startup; absent on other messages. */
+  delivery?: "startup summary";
+  /** On a startup summary: the incident ids it lists (their updates and resolves follow under these ids). */
+  covers?: readonly string[];
 }
 
 /**
@@ -88,6 +92,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
     })),
     at: new Date(message.at).toISOString(),
+    ...(message.delivery === "startup summary" ? { delivery: "startup summary" as const, covers: message.covers ?? [] } : {}),
   };
 }
 

@@ -29,4 +29,22 @@ describe("router (Community, spec 1.10)", () => {
   test("no provider configured: nothing to send", () => {
     expect(createRouter({ providers: [] }).route(message("a", "announce"), 0)).toEqual([]);
   });
+
+  test("startup summary goes to chat and info providers; page-tier problems go on their own to paging tools", () => {
+    const withPager = [...providers, { name: "pagerDuty", kind: "paging" as const }];
+    const summary = message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a", "b"], mode: "page" });
+    const pageA = message("a", "announce", { delivery: "paging", mode: "page" });
+
+    const chat = createRouter({ providers: withPager, communityProvider: "slack" });
+    expect(chat.route(summary, 0).map((j) => j.provider)).toEqual(["slack"]);
+    expect(chat.route(pageA, 0)).toEqual([]);
+    // The incidents the summary listed continue in the same place.
+    expect(chat.route(message("b", "update"), 1).map((j) => j.provider)).toEqual(["slack"]);
+    expect(chat.route(message("a", "resolve"), 2).map((j) => j.provider)).toEqual(["slack"]);
+
+    const pager = createRouter({ providers: withPager, communityProvider: "pagerDuty" });
+    expect(pager.route(summary, 0)).toEqual([]);
+    expect(pager.route(pageA, 0).map((j) => [j.provider, j.priority])).toEqual([["pagerDuty", "urgent"]]);
+    expect(pager.route(message("a", "resolve"), 1).map((j) => j.provider)).toEqual(["pagerDuty"]);
+  });
 });

@@ -15,7 +15,11 @@ export interface Router {
   readonly inactive: readonly string[];
   /** A warning to log once at startup, when `app.communityProvider` names no configured provider. */
   readonly warning?: string;
-  /** Jobs for one message. Updates and resolves go to exactly the providers that got the announcement. */
+  /**
+   * Jobs for one message. Updates and resolves go to exactly the providers that got the announcement. The
+   * startup summary goes to every active provider but paging tools and trackers, which get the page-tier
+   * announcements marked `delivery: "paging"` instead; each incident the summary lists continues with it.
+   */
   route(message: Message, now: number, openedResolved?: Message): Job[];
 }
 
@@ -31,6 +35,9 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
   const warning = wanted && !names.includes(wanted) ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}` : undefined;
   const active = kept ? [kept] : [];
   const conversations = new Map<string, readonly string[]>();
+  const kinds = new Map(options.providers.map((p) => [p.name, p.kind] as const));
+  const pages = (name: string) => kinds.get(name) === "paging" || kinds.get(name) === "tracker";
+  const join = (id: string, targets: readonly string[]) => conversations.set(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
 
   return {
     active,
@@ -38,7 +45,14 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
     ...(warning ? { warning } : {}),
     route(message, now, openedResolved) {
       let targets: readonly string[];
-      if (message.action === "announce" || message.action === "opened_resolved") {
+      if (message.delivery === "startup summary") {
+        // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
+        targets = active.filter((n) => !pages(n));
+        for (const id of message.covers ?? []) join(id, targets);
+      } else if (message.delivery === "paging") {
+        targets = active.filter(pages);
+        join(message.incidentId, targets);
+      } else if (message.action === "announce" || message.action === "opened_resolved") {
         targets = active;
         conversations.set(message.incidentId, targets);
       } else {

@@ -21,12 +21,13 @@ export interface TestCluster {
 
 /**
  * Starts a simulator and the real daemon against it over HTTPS, configured with `alert` providers.
- * Passes run only when the test calls `settle()`; the fake clock moves only when the test advances it.
+ * Passes run only when the test calls `settle()` (the first is the startup baseline); the fake clock moves
+ * only when the test advances it. `options.config` adds top-level configuration keys (silences, scope).
  */
-export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string } = {}): Promise<TestCluster> {
+export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown> } = {}): Promise<TestCluster> {
   const sim = await startSimulator();
   const clock = createFakeClock(Date.now());
-  const config = parseConfig(stringify({ app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", {});
+  const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", {});
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
   const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {} });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);

@@ -1,0 +1,48 @@
+import { describe, expect, test } from "bun:test";
+import type { Decision } from "../model/decision.ts";
+import type { Incident } from "../model/incident.ts";
+import { MAX_SUMMARY_INCIDENTS, renderStartupSummary } from "./summary.ts";
+
+function decision(name: string, mode: Incident["mode"], summary = `${name} crash-looping`): Decision {
+  const incident: Incident = {
+    id: `Deployment/shop/${name}`,
+    root: { kind: "Deployment", namespace: "shop", name },
+    rootReason: "CrashLoopBackOff",
+    tier: mode === "page" ? "critical" : "medium",
+    mode,
+    findings: [{ key: name, reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: `${name}-1` }, tier: "medium", summary, evidence: [], since: 0 }],
+    openedAt: 0,
+    phase: "open",
+    told: [],
+    dedupKey: `mon-prod-deployment-shop-${name}-${mode}`,
+    revision: 1,
+  };
+  return { action: "announce", incident, news: [], at: 5_000, delivery: "startup summary" };
+}
+
+describe("renderStartupSummary (spec 1.7, 6)", () => {
+  test("one message lists every problem open at startup, paging ones first, and names the incidents it covers", () => {
+    const { message } = renderStartupSummary([decision("web", "notify"), decision("api", "page")], "prod");
+    expect(message.text.split("\n")).toEqual([
+      "🔴 Startup summary: 2 problems already open [prod]",
+      "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own.",
+      "• deployment shop/api: CrashLoopBackOff in 1 pod (critical, pages)",
+      "• deployment shop/web: CrashLoopBackOff in 1 pod (medium)",
+    ]);
+    expect(message).toMatchObject({ delivery: "startup summary", covers: ["Deployment/shop/api", "Deployment/shop/web"], tier: "critical", action: "announce", root: { kind: "Cluster", name: "prod" } });
+  });
+
+  test("red only when something pages; credentials in evidence are redacted and counted", () => {
+    const { message, redacted } = renderStartupSummary([decision("web", "notify", "refused postgres://app:hunter2@db:5432/x")], "prod");
+    expect(message.text).toStartWith("🟠 Startup summary: 1 problem already open [prod]");
+    expect(message.findings[0]!.summary).not.toContain("hunter2");
+    expect(redacted).toBe(1);
+  });
+
+  test("a long list is cut and the rest counted", () => {
+    const many = Array.from({ length: MAX_SUMMARY_INCIDENTS + 3 }, (_, i) => decision(`app${String(i).padStart(2, "0")}`, "notify"));
+    const { message } = renderStartupSummary(many, "prod");
+    expect(message.text.split("\n").at(-1)).toBe("… and 3 more");
+    expect(message.covers).toHaveLength(MAX_SUMMARY_INCIDENTS + 3);
+  });
+});
