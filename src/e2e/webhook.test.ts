@@ -144,4 +144,33 @@ describe("webhook: the daemon against the simulator", () => {
     expect(told!.json()).toMatchObject({ action: "announce", root: { kind: "Node", name: "n3" } });
     expect(hook.requests.map((r) => r.json().incidentId)).not.toContain("Deployment/shop/api");
   });
+
+  test("maintenance on a namespace holds its incidents in Pro until the annotation goes; Community ignores it", async () => {
+    const underMaintenance = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", annotations: { "mon.io/maintenance": "true" } } };
+    for (const edition of ["pro", "community"] as const) {
+      hook = await startCaptureServer();
+      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      sim.apply(underMaintenance);
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      await cluster.settle();
+      const crashedAt = clock.now();
+      if (edition === "pro") {
+        await clock.advance(60_000);
+        await cluster.settle();
+        sim.apply({ ...underMaintenance, metadata: { name: "shop" } });
+        await cluster.settle();
+      }
+      const [told] = await hook.waitFor(1);
+      expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/api" });
+      // Held through the maintenance window in Pro: announced when it was lifted, not when the pod crashed.
+      expect(Date.parse(told!.json().at) - crashedAt).toBe(edition === "pro" ? 60_000 : 0);
+      expect(hook.requests).toHaveLength(1);
+      await cluster.stop();
+      await hook.close();
+      cluster = hook = undefined;
+    }
+  });
 });

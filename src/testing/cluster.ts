@@ -7,6 +7,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from "../sim/si
 import { deployment, readyNode, runningPod } from "../sim/scenarios/builders.ts";
 import { stringify } from "yaml";
 import type { KubeObject } from "../model/inventory.ts";
+import type { Edition } from "../model/edition.ts";
 import { waitUntil } from "./capture-server.ts";
 
 /** A daemon running against a simulator, with a fake clock for its timers (passes, retries, backoff). */
@@ -22,14 +23,15 @@ export interface TestCluster {
 /**
  * Starts a simulator and the real daemon against it over HTTPS, configured with `alert` providers.
  * Passes run only when the test calls `settle()` (the first is the startup baseline); the fake clock moves
- * only when the test advances it. `options.config` adds top-level configuration keys (silences, scope).
+ * only when the test advances it. `options.config` adds top-level configuration keys (silences, scope);
+ * `options.edition` injects the edition (Community unless a test asks for Pro).
  */
-export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown> } = {}): Promise<TestCluster> {
+export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition } = {}): Promise<TestCluster> {
   const sim = await startSimulator();
   const clock = createFakeClock(Date.now());
   const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", {});
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
-  const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {} });
+  const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {}, ...(options.edition ? { edition: options.edition } : {}) });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
   return {
     sim,
@@ -83,6 +85,7 @@ export function crashPod(sim: Simulator, namespace: string, name: string, restar
 
 const CHECKED: readonly [string, string, string][] = [
   ["Pod", "", "pods"],
+  ["Namespace", "", "namespaces"],
   ["Node", "", "nodes"],
   ["Deployment", "apps", "deployments"],
   ["ReplicaSet", "apps", "replicasets"],
