@@ -19,6 +19,8 @@ import { createWaiters } from "../runtime/waiters.ts";
 import { startHealthServer, type HealthServer } from "../server/health-server.ts";
 import { VERSION } from "../version.ts";
 import { runPass } from "./pipeline.ts";
+import { auditEntries } from "../incident/audit.ts";
+import { createAuditLog, type AuditLog } from "../audit/log.ts";
 import { scrubMessage } from "../notify/scrub.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
@@ -141,6 +143,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     silences: config.silences,
     ...(edition === "pro" && config.maintenance.enabled ? { maintenance: { annotation: config.maintenance.annotation, untilAnnotation: config.maintenance.untilAnnotation } } : {}),
   };
+  // The audit log is Pro (spec 2.1): one JSON entry per incident decision.
+  let auditDrops = 0;
+  const audit: AuditLog | undefined =
+    edition === "pro" && config.auditLog.enabled
+      ? createAuditLog({
+          output: config.auditLog.output,
+          stdout: options.stdout ?? ((t) => process.stdout.write(t)),
+          hooks: {
+            dropped: (count, why, error) => {
+              metrics.auditDropped.inc(count);
+              // One line for the first loss and then one per thousand, so a stuck disk does not flood the log.
+              if (auditDrops === 0 || Math.floor((auditDrops + count) / 1000) > Math.floor(auditDrops / 1000)) {
+                logger.warn(`audit log: ${count} entr${count === 1 ? "y" : "ies"} dropped (${why === "queue_full" ? "queue full" : `cannot write ${config.auditLog.output}: ${error?.message ?? "unknown error"}`}); counted in mon_audit_dropped_total`);
+              }
+              auditDrops += count;
+            },
+          },
+        })
+      : undefined;
   const synced = createWaiters(clock);
   const countedEvents = new Set<string>();
   let routing: Promise<void> = Promise.resolve();
@@ -166,6 +187,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (countedEvents.size > 20_000) countedEvents.delete(countedEvents.values().next().value as string);
     }
     metrics.redactedValues.inc(result.redacted);
+    if (audit) for (const entry of auditEntries(result.decisions, cluster)) audit.write(entry);
     for (const d of result.decisions) metrics.incidentsTotal.inc({ action: d.action });
     metrics.incidentsOpen.set(result.open);
     const messages = result.messages;
@@ -248,6 +270,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.warn(`shutdown: ${left} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`);
       }
       delivery.stop();
+      await audit?.flush();
       await server?.close();
     },
   };
