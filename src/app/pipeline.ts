@@ -15,7 +15,7 @@ import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
-import { renderStartupSummary } from "../notify/summary.ts";
+import { renderRollUpClosed, renderSummary } from "../notify/summary.ts";
 
 /** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
 export interface PassResult {
@@ -97,19 +97,23 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   let redacted = 0;
   const ipOwner = (ip: string) => inventory.ownerOfIp(ip);
   const messages: { message: Message; openedResolved?: Message }[] = [];
-  const baseline = step.decisions.filter((d) => d.delivery === "startup summary");
-  if (baseline.length > 0) {
-    const summary = renderStartupSummary(baseline, cluster, ipOwner);
+  for (const kind of ["startup summary", "roll-up"] as const) {
+    const folded = step.decisions.filter((d) => d.delivery === kind);
+    if (folded.length === 0) continue;
+    const summary = renderSummary(kind, folded, cluster, ipOwner);
     redacted += summary.redacted;
     messages.push({ message: summary.message });
   }
   for (const d of step.decisions) {
-    if (d.delivery === "startup summary" && d.incident.mode !== "page") continue;
+    const folded = d.delivery === "startup summary" || d.delivery === "roll-up";
+    // Summaries are informational: paging tools and trackers get each page-tier announcement on its own.
+    if (folded && d.incident.mode !== "page") continue;
     const rendered = renderDecision(d, cluster, ipOwner);
     redacted += rendered.redacted;
-    const message = d.delivery === "startup summary" ? { ...rendered.message, delivery: "paging" as const } : rendered.message;
+    const message = folded ? { ...rendered.message, delivery: "paging" as const } : rendered.message;
     messages.push({ message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) });
   }
+  for (const r of step.closedRollUps) messages.push({ message: renderRollUpClosed(r, now, cluster) });
   const rechecks = findings.flatMap((f) => [f.recheckAt, f.opensAt]).filter((t): t is number => t !== undefined && t > now);
   return {
     decisions: step.decisions,

@@ -173,4 +173,31 @@ describe("webhook: the daemon against the simulator", () => {
       cluster = hook = undefined;
     }
   });
+
+  test("two problems starting in one pass are one roll-up; each resolves on its own and the roll-up closes after the last", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    const rollUp = (await hook.waitFor(1))[0]!.json();
+    expect(rollUp).toMatchObject({ action: "announce", delivery: "roll-up", covers: ["Deployment/shop/api", "Deployment/shop/web"] });
+    expect(rollUp.text).toStartWith("🟠 2 new problems [prod]\n");
+
+    sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4));
+    await cluster.settle();
+    await clock.advance(120_000);
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    await cluster.settle();
+    await hook.waitFor(4);
+    expect(hook.requests.slice(1).map((r) => r.json()).map((b) => [b.action, b.incidentId])).toEqual([
+      ["resolve", "Deployment/shop/api"],
+      ["resolve", "Deployment/shop/web"],
+      ["resolve", rollUp.incidentId],
+    ]);
+    expect(hook.requests[3]!.json().text).toStartWith("✅ Resolved: all 2 problems of the roll-up [prod]");
+  });
 });

@@ -4,13 +4,13 @@ import type { AuditDecision, AuditDelivery, AuditEntry } from "../model/audit.ts
 const DECIDED: Readonly<Record<Decision["action"], AuditDecision>> = { announce: "announced", update: "updated", resolve: "resolved", opened_resolved: "resolved" };
 
 /**
- * One audit entry per lifecycle decision (spec 6). A startup-baseline announcement is `delivery: "startup
- * summary"`, or `paging` too when the incident pages (paging tools and trackers get it on its own). Pure.
+ * One audit entry per lifecycle decision (spec 6). An announcement folded into the startup summary or a
+ * roll-up says so in `delivery` (a page-tier one also goes on its own to paging tools and trackers). Pure.
  */
 export function auditEntries(decisions: readonly Decision[], cluster: string): AuditEntry[] {
   return decisions.map((d) => {
     const i = d.incident;
-    const delivery: AuditDelivery = d.delivery === "startup summary" ? "startup summary" : d.delivery === "paging" ? "paging" : "absent";
+    const delivery: AuditDelivery = d.delivery ?? "absent";
     return {
       time: new Date(d.at).toISOString(),
       cluster,

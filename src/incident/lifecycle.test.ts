@@ -95,4 +95,20 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     const fresh = stepLifecycle(later.state, [draft(finding("p1"), finding("p2")), { root: { kind: "Deployment", namespace: "shop", name: "web" }, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] }], 120_000, "prod");
     expect(fresh.decisions.map((d) => [d.action, d.incident.id, d.delivery])).toEqual([["announce", "Deployment/shop/web", undefined]]);
   });
+
+  test("two or more announcements in one pass are one roll-up, which closes when the last of them resolves", () => {
+    const web = { kind: "Deployment", namespace: "shop", name: "web" };
+    const webDraft = { root: web, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] };
+    const first = stepLifecycle(emptyLifecycle(), [draft(finding("p1")), webDraft], 1_000, "prod");
+    expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "roll-up"], ["announce", "roll-up"]]);
+    expect(first.rollUp).toEqual({ id: "roll-up@1000", openedAt: 1_000, covers: ["Deployment/shop/api", "Deployment/shop/web"], open: ["Deployment/shop/api", "Deployment/shop/web"] });
+    const one = stepLifecycle(first.state, [webDraft], 2_000, "prod");
+    expect(one.decisions.map((d) => [d.action, d.delivery])).toEqual([["resolve", undefined]]);
+    expect(one.closedRollUps).toEqual([]);
+    const both = stepLifecycle(one.state, [], 3_000, "prod");
+    expect(both.closedRollUps.map((r) => r.id)).toEqual(["roll-up@1000"]);
+    expect(both.state.rollUps.size).toBe(0);
+    // A single announcement is a message of its own.
+    expect(stepLifecycle(both.state, [draft(finding("p1"))], 4_000, "prod").decisions[0]!.delivery).toBeUndefined();
+  });
 });

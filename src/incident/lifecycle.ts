@@ -4,14 +4,38 @@ import { refKey } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
 import { dedupKey, incidentTier } from "./tiers.ts";
 
-/** Lifecycle state between passes: open incidents by id, plus those held for the digest (never announced). */
+/**
+ * A roll-up (spec 6): two or more incidents announced in one pass, told in one message. It stays open until
+ * every incident it names has resolved; then one closing message follows it.
+ */
+export interface RollUp {
+  /** `roll-up@<epoch ms>`: the conversation id of the roll-up message. */
+  readonly id: string;
+  /** Epoch ms of the pass that rolled them up. */
+  readonly openedAt: number;
+  /** Incident ids it names. */
+  readonly covers: readonly string[];
+  /** Incident ids still open. */
+  readonly open: readonly string[];
+}
+
+/** Lifecycle state between passes: open incidents by id (plus those held, never announced) and open roll-ups. */
 export interface LifecycleState {
   readonly incidents: ReadonlyMap<string, Incident & { readonly announced: boolean }>;
+  readonly rollUps: ReadonlyMap<string, RollUp>;
 }
 
 /** An empty lifecycle state (a fresh start). */
 export function emptyLifecycle(): LifecycleState {
-  return { incidents: new Map() };
+  return { incidents: new Map(), rollUps: new Map() };
+}
+
+/** What one lifecycle step decided: incident decisions, plus the roll-up opened and those closed in this pass. */
+export interface LifecycleStep {
+  readonly decisions: Decision[];
+  readonly state: LifecycleState;
+  readonly rollUp?: RollUp;
+  readonly closedRollUps: readonly RollUp[];
 }
 
 /**
@@ -22,9 +46,11 @@ export function emptyLifecycle(): LifecycleState {
  * - an open incident with no draft → `resolve` (a held one resolves silently).
  * On the baseline pass (the first after startup, spec 1.7) announcements carry `delivery: "startup summary"`:
  * the problems already present are told in one summary, and later news about them updates as usual.
+ * Otherwise two or more announcements in one pass carry `delivery: "roll-up"` and open a roll-up (spec 6),
+ * which closes in the pass its last incident resolves.
  * Pure: `now` is epoch ms; returns the decisions and the next state.
  */
-export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDraft[], now: number, cluster: string, options: { baseline?: boolean } = {}): { decisions: Decision[]; state: LifecycleState } {
+export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDraft[], now: number, cluster: string, options: { baseline?: boolean } = {}): LifecycleStep {
   const next = new Map(state.incidents);
   const decisions: Decision[] = [];
   const seen = new Set<string>();
@@ -82,7 +108,24 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     const resolved = { ...incident, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
     decisions.push({ action: "resolve", incident: resolved, news: [], at: now });
   }
-  return { decisions, state: { incidents: next } };
+
+  const rollUps = new Map<string, RollUp>();
+  const closedRollUps: RollUp[] = [];
+  const resolvedIds = new Set(decisions.filter((d) => d.action === "resolve").map((d) => d.incident.id));
+  for (const [id, r] of state.rollUps) {
+    const open = r.open.filter((i) => !resolvedIds.has(i));
+    if (open.length === 0) closedRollUps.push({ ...r, open });
+    else rollUps.set(id, open.length === r.open.length ? r : { ...r, open });
+  }
+  let rollUp: RollUp | undefined;
+  const announced = decisions.filter((d) => d.action === "announce" && d.delivery === undefined);
+  if (announced.length >= 2) {
+    const covers = announced.map((d) => d.incident.id).sort();
+    rollUp = { id: `roll-up@${now}`, openedAt: now, covers, open: covers };
+    rollUps.set(rollUp.id, rollUp);
+    for (let i = 0; i < decisions.length; i++) if (announced.includes(decisions[i]!)) decisions[i] = { ...decisions[i]!, delivery: "roll-up" };
+  }
+  return { decisions, state: { incidents: next, rollUps }, ...(rollUp ? { rollUp } : {}), closedRollUps };
 }
 
 /** Number of open incidents that were announced (the `mon_incidents_open` gauge). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
-import { MAX_SUMMARY_INCIDENTS, renderStartupSummary } from "./summary.ts";
+import { MAX_SUMMARY_INCIDENTS, renderRollUpClosed, renderSummary } from "./summary.ts";
 
 function decision(name: string, mode: Incident["mode"], summary = `${name} crash-looping`): Decision {
   const incident: Incident = {
@@ -20,9 +20,9 @@ function decision(name: string, mode: Incident["mode"], summary = `${name} crash
   return { action: "announce", incident, news: [], at: 5_000, delivery: "startup summary" };
 }
 
-describe("renderStartupSummary (spec 1.7, 6)", () => {
+describe("renderSummary and renderRollUpClosed (spec 1.7, 6)", () => {
   test("one message lists every problem open at startup, paging ones first, and names the incidents it covers", () => {
-    const { message } = renderStartupSummary([decision("web", "notify"), decision("api", "page")], "prod");
+    const { message } = renderSummary("startup summary", [decision("web", "notify"), decision("api", "page")], "prod");
     expect(message.text.split("\n")).toEqual([
       "🔴 Startup summary: 2 problems already open [prod]",
       "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own.",
@@ -33,7 +33,7 @@ describe("renderStartupSummary (spec 1.7, 6)", () => {
   });
 
   test("red only when something pages; credentials in evidence are redacted and counted", () => {
-    const { message, redacted } = renderStartupSummary([decision("web", "notify", "refused postgres://app:hunter2@db:5432/x")], "prod");
+    const { message, redacted } = renderSummary("startup summary", [decision("web", "notify", "refused postgres://app:hunter2@db:5432/x")], "prod");
     expect(message.text).toStartWith("🟠 Startup summary: 1 problem already open [prod]");
     expect(message.findings[0]!.summary).not.toContain("hunter2");
     expect(redacted).toBe(1);
@@ -41,8 +41,22 @@ describe("renderStartupSummary (spec 1.7, 6)", () => {
 
   test("a long list is cut and the rest counted", () => {
     const many = Array.from({ length: MAX_SUMMARY_INCIDENTS + 3 }, (_, i) => decision(`app${String(i).padStart(2, "0")}`, "notify"));
-    const { message } = renderStartupSummary(many, "prod");
+    const { message } = renderSummary("startup summary", many, "prod");
     expect(message.text.split("\n").at(-1)).toBe("… and 3 more");
     expect(message.covers).toHaveLength(MAX_SUMMARY_INCIDENTS + 3);
+  });
+
+  test("a roll-up names the announcements of one pass; its closing message follows it when the last resolves", () => {
+    const { message } = renderSummary("roll-up", [decision("web", "notify"), decision("api", "notify")], "prod");
+    expect(message.text.split("\n")).toEqual([
+      "🟠 2 new problems [prod]",
+      "They started together; each gets its own message when it changes or resolves.",
+      "• deployment shop/api: CrashLoopBackOff in 1 pod (medium)",
+      "• deployment shop/web: CrashLoopBackOff in 1 pod (medium)",
+    ]);
+    expect(message).toMatchObject({ incidentId: "roll-up@5000", delivery: "roll-up", action: "announce" });
+    const closed = renderRollUpClosed({ id: "roll-up@5000", openedAt: Date.UTC(2026, 10, 22, 8, 1), covers: ["a", "b"] }, Date.UTC(2026, 10, 22, 8, 13), "prod");
+    expect(closed.text).toBe("✅ Resolved: all 2 problems of the roll-up [prod]\nRolled up at 08:01 UTC; the last resolved 12 min later.");
+    expect(closed).toMatchObject({ incidentId: "roll-up@5000", action: "resolve", delivery: "roll-up" });
   });
 });

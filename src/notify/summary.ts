@@ -4,19 +4,23 @@ import { refLabel } from "../model/object-ref.ts";
 import { louder, type StatusMark, type Tier } from "../model/severity.ts";
 import { annotateIps } from "./ip-owners.ts";
 import { redact } from "./redact.ts";
-import { STATUS_EMOJI, describe } from "./render.ts";
+import { STATUS_EMOJI, describe, duration } from "./render.ts";
 
-/** Most incidents listed by name in one startup summary; the rest are counted. */
+/** Most incidents listed by name in one summary; the rest are counted. */
 export const MAX_SUMMARY_INCIDENTS = 20;
 
+/** The summaries that name several incidents in one message (spec 6). */
+export type SummaryKind = "startup summary" | "roll-up";
+
 /**
- * Renders the startup summary (spec 1.7, 6): one message listing every problem already present when mon
- * started, page-tier included, loudest first. Its status emoji is the loudest of the incidents it lists (red
- * only when one of them pages); `covers` names the incidents so their later updates and resolves follow it.
- * `decisions` are the baseline pass's announcements (at least one). Pure. Returns the count of redacted values.
+ * Renders a summary (spec 1.7, 6): the startup summary lists every problem already present when mon
+ * started; a roll-up lists the announcements of one pass. Page-tier first; the status emoji is the loudest of
+ * the incidents listed (red only when one of them pages); `covers` names the incidents, whose later updates and
+ * resolves are messages of their own. `decisions` are the announcements (at least one; throws Error when
+ * empty). Pure. Returns the count of redacted values too.
  */
-export function renderStartupSummary(decisions: readonly Decision[], cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
-  if (decisions.length === 0) throw new Error("a startup summary needs at least one incident");
+export function renderSummary(kind: SummaryKind, decisions: readonly Decision[], cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
+  if (decisions.length === 0) throw new Error(`a ${kind} needs at least one incident`);
   let count = 0;
   const clean = (text: string) => {
     const r = redact(text);
@@ -30,9 +34,12 @@ export function renderStartupSummary(decisions: readonly Decision[], cluster: st
   const tier = sorted.map((d) => d.incident.tier).reduce<Tier>((a, b) => louder(a, b), "normal");
   const emoji = STATUS_EMOJI[mark];
   const n = sorted.length;
-  const title = `Startup summary: ${n} problem${n === 1 ? "" : "s"} already open`;
+  const title = kind === "startup summary" ? `Startup summary: ${n} problem${n === 1 ? "" : "s"} already open` : `${n} new problems`;
   const where = cluster ? ` [${cluster}]` : "";
-  const note = "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own.";
+  const note =
+    kind === "startup summary"
+      ? "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own."
+      : "They started together; each gets its own message when it changes or resolves.";
   const lines = sorted.slice(0, MAX_SUMMARY_INCIDENTS).map((d) => {
     const i = d.incident;
     return `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`;
@@ -49,9 +56,10 @@ export function renderStartupSummary(decisions: readonly Decision[], cluster: st
     })),
   );
   const at = sorted[0]!.at;
+  const prefix = kind === "startup summary" ? "startup-summary" : "roll-up";
   const message: Message = {
-    id: `startup-summary#${at}`,
-    incidentId: `startup-summary@${at}`,
+    id: `${prefix}@${at}#1`,
+    incidentId: `${prefix}@${at}`,
     action: "announce",
     mark,
     emoji,
@@ -61,13 +69,45 @@ export function renderStartupSummary(decisions: readonly Decision[], cluster: st
     text: [`${emoji} ${title}${where}`, note, ...lines].join("\n"),
     markdown: [`${emoji} **${title}**${where}`, `_${note}_`, ...lines].join("\n"),
     root: { kind: "Cluster", name: cluster || "cluster" },
-    reason: "StartupSummary",
+    reason: kind === "startup summary" ? "StartupSummary" : "RollUp",
     findings,
     news: [],
-    dedupKey: `mon-${cluster || "cluster"}-startup-summary`,
+    dedupKey: `mon-${cluster || "cluster"}-${prefix}-${at}`,
     at,
-    delivery: "startup summary",
+    delivery: kind,
     covers: sorted.map((d) => d.incident.id),
   };
   return { message, redacted: count };
+}
+
+/**
+ * Renders the message that closes a roll-up once every incident it named has resolved (spec 6): a `resolve`
+ * in the roll-up's own conversation. `now` is epoch ms. Pure.
+ */
+export function renderRollUpClosed(rollUp: { readonly id: string; readonly openedAt: number; readonly covers: readonly string[] }, now: number, cluster: string): Message {
+  const n = rollUp.covers.length;
+  const emoji = STATUS_EMOJI.resolved;
+  const title = `Resolved: all ${n} problems of the roll-up`;
+  const where = cluster ? ` [${cluster}]` : "";
+  const body = `Rolled up at ${new Date(rollUp.openedAt).toISOString().slice(11, 16)} UTC; the last resolved ${duration(now - rollUp.openedAt)} later.`;
+  return {
+    id: `${rollUp.id}#close`,
+    incidentId: rollUp.id,
+    action: "resolve",
+    mark: "resolved",
+    emoji,
+    tier: "normal",
+    mode: "notify",
+    title,
+    text: `${emoji} ${title}${where}\n${body}`,
+    markdown: `${emoji} **${title}**${where}\n${body}`,
+    root: { kind: "Cluster", name: cluster || "cluster" },
+    reason: "RollUp",
+    findings: [],
+    news: [],
+    dedupKey: `mon-${cluster || "cluster"}-${rollUp.id.replace("@", "-")}`,
+    at: now,
+    delivery: "roll-up",
+    covers: rollUp.covers,
+  };
 }

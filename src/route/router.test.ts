@@ -47,4 +47,12 @@ describe("router (Community, spec 1.10)", () => {
     expect(pager.route(pageA, 0).map((j) => [j.provider, j.priority])).toEqual([["pagerDuty", "urgent"]]);
     expect(pager.route(message("a", "resolve"), 1).map((j) => j.provider)).toEqual(["pagerDuty"]);
   });
+
+  test("a roll-up's closing message goes where the roll-up went, so a pager never gets it", () => {
+    const router = createRouter({ providers: [...providers, { name: "pagerDuty", kind: "paging" as const }], communityProvider: "pagerDuty" });
+    expect(router.route(message("roll-up@0", "announce", { delivery: "roll-up", covers: ["a", "b"] }), 0)).toEqual([]);
+    expect(router.route(message("a", "announce", { delivery: "paging", mode: "page" }), 0).map((j) => j.provider)).toEqual(["pagerDuty"]);
+    expect(router.route(message("a", "resolve"), 1).map((j) => j.provider)).toEqual(["pagerDuty"]);
+    expect(router.route(message("roll-up@0", "resolve", { delivery: "roll-up" }), 2)).toEqual([]);
+  });
 });
