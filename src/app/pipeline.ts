@@ -15,7 +15,7 @@ import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
 import { renderDecision } from "../notify/render.ts";
-import { renderRollUpClosed, renderSummary } from "../notify/summary.ts";
+import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
 
 /** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
 export interface PassResult {
@@ -105,6 +105,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     messages.push({ message: summary.message });
   }
   for (const d of step.decisions) {
+    if (d.delivery === "digest") continue;
     const folded = d.delivery === "startup summary" || d.delivery === "roll-up";
     // Summaries are informational: paging tools and trackers get each page-tier announcement on its own.
     if (folded && d.incident.mode !== "page") continue;
@@ -114,7 +115,13 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     messages.push({ message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) });
   }
   for (const r of step.closedRollUps) messages.push({ message: renderRollUpClosed(r, now, cluster) });
-  const rechecks = findings.flatMap((f) => [f.recheckAt, f.opensAt]).filter((t): t is number => t !== undefined && t > now);
+  if (step.digest) {
+    const digest = renderDigest(step.digest, now, cluster, ipOwner);
+    redacted += digest.redacted;
+    messages.push({ message: digest.message });
+  }
+  // The digest's due time is a wake-up too, so it goes out on time in a quiet cluster.
+  const rechecks = [...findings.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt].filter((t): t is number => t !== undefined && t > now);
   return {
     decisions: step.decisions,
     messages,

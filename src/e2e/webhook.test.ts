@@ -200,4 +200,24 @@ describe("webhook: the daemon against the simulator", () => {
     ]);
     expect(hook.requests[3]!.json().text).toStartWith("✅ Resolved: all 2 problems of the roll-up [prod]");
   });
+
+  test("a tier-normal problem is not announced; it is listed in the low-priority digest 30 minutes later", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    const status = runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now() - 3_600_000).toISOString());
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", { ...status, conditions: [...(status.conditions ?? []), { type: "DisruptionTarget", status: "True", reason: "PreemptionByScheduler", message: "preempted by a higher-priority pod", lastTransitionTime: new Date(clock.now()).toISOString() }] });
+    await cluster.settle();
+    await clock.advance(29 * 60_000);
+    await cluster.settle();
+    expect(cluster.daemon.delivery.depth("webhook")).toBe(0);
+    expect(hook.requests).toHaveLength(0);
+    await clock.advance(60_000);
+    await cluster.settle();
+    const digest = (await hook.waitFor(1))[0]!.json();
+    expect(digest).toMatchObject({ action: "announce", delivery: "digest", mode: "digest", covers: ["Deployment/shop/web"] });
+    expect(digest.text).toBe("🔵 Low-priority digest: 1 problem at tier normal [prod]\n• deployment shop/web: PodPreempted in 1 pod — still open");
+  });
 });

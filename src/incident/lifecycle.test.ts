@@ -41,17 +41,33 @@ describe("stepLifecycle (spec 3.1)", () => {
     expect(news[2]![0]).toStartWith("new: OOMKilled");
   });
 
-  test("an incident made only of normal-tier findings is held, and announced at once when it gets worse", () => {
+  test("an incident made only of normal-tier findings goes to the digest, and is announced at once when it gets worse", () => {
     const low = draft(finding("p1", "PodNodeLost", "normal"));
     const worse = draft(finding("p1", "PodNodeLost", "normal"), finding("p2"));
-    const { actions } = run([[low], [low], [worse], []]);
-    expect(actions).toEqual([[], [], ["announce"], ["resolve"]]);
+    let state = emptyLifecycle();
+    const seen: string[][] = [];
+    [[low], [low], [worse], []].forEach((drafts, i) => {
+      const out = stepLifecycle(state, drafts, 1_000 * (i + 1), "prod");
+      seen.push(out.decisions.map((d) => `${d.action}${d.delivery ? `:${d.delivery}` : ""}`));
+      state = out.state;
+    });
+    expect(seen).toEqual([["announce:digest"], [], ["announce"], ["resolve"]]);
+    // Told on its own, it is no longer listed in the digest.
+    expect(state.digest).toEqual({ opened: [], resolved: [] });
   });
 
-  test("a held incident that goes away resolves silently", () => {
-    const { actions, state } = run([[draft(finding("p1", "PodNodeLost", "normal"))], []]);
-    expect(actions).toEqual([[], []]);
-    expect(state.incidents.size).toBe(0);
+  test("the low-priority digest lists normal-tier incidents opened or resolved, 30 minutes after its first entry", () => {
+    const low = draft(finding("p1", "PodPreempted", "normal"));
+    const a = stepLifecycle(emptyLifecycle(), [low], 0, "prod");
+    expect(a.state.digest.dueAt).toBe(1_800_000);
+    const b = stepLifecycle(a.state, [], 600_000, "prod");
+    expect(b.decisions.map((d) => [d.action, d.delivery])).toEqual([["resolve", "digest"]]);
+    expect(b.digest).toBeUndefined();
+    const c = stepLifecycle(b.state, [], 1_800_000, "prod");
+    expect(c.digest?.opened.map((i) => i.id)).toEqual(["Deployment/shop/api"]);
+    expect(c.digest?.resolved.map((i) => [i.id, i.resolvedAt])).toEqual([["Deployment/shop/api", 600_000]]);
+    expect(c.state.digest).toEqual({ opened: [], resolved: [] });
+    expect(stepLifecycle(c.state, [], 3_600_000, "prod").digest).toBeUndefined();
   });
 
   test("a page rule makes the incident critical and paging: news when it starts paging", () => {

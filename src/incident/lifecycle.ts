@@ -19,15 +19,32 @@ export interface RollUp {
   readonly open: readonly string[];
 }
 
-/** Lifecycle state between passes: open incidents by id (plus those held, never announced) and open roll-ups. */
+/** Seconds between low-priority digests (spec 6): 30 minutes. */
+export const DIGEST_INTERVAL_SECONDS = 1800;
+
+/**
+ * The low-priority digest being gathered (spec 6): tier `normal` incidents opened or resolved since the last
+ * one. `dueAt` (epoch ms) is set when the first entry arrives, one interval later.
+ */
+export interface Digest {
+  readonly opened: readonly Incident[];
+  readonly resolved: readonly Incident[];
+  readonly dueAt?: number;
+}
+
+/** An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a digest. */
+export type KeptIncident = Incident & { readonly announced: boolean; readonly digested?: boolean };
+
+/** Lifecycle state between passes: open incidents by id (plus those held, never announced), open roll-ups, the digest being gathered. */
 export interface LifecycleState {
-  readonly incidents: ReadonlyMap<string, Incident & { readonly announced: boolean }>;
+  readonly incidents: ReadonlyMap<string, KeptIncident>;
   readonly rollUps: ReadonlyMap<string, RollUp>;
+  readonly digest: Digest;
 }
 
 /** An empty lifecycle state (a fresh start). */
 export function emptyLifecycle(): LifecycleState {
-  return { incidents: new Map(), rollUps: new Map() };
+  return { incidents: new Map(), rollUps: new Map(), digest: { opened: [], resolved: [] } };
 }
 
 /** What one lifecycle step decided: incident decisions, plus the roll-up opened and those closed in this pass. */
@@ -36,14 +53,19 @@ export interface LifecycleStep {
   readonly state: LifecycleState;
   readonly rollUp?: RollUp;
   readonly closedRollUps: readonly RollUp[];
+  /** The low-priority digest that fell due in this pass, to be sent now. */
+  readonly digest?: Digest;
 }
 
 /**
  * One lifecycle step (spec 3.1): compares this pass's drafts with the open incidents and decides.
- * - a new root with an in-scope finding → `announce` (a digest-only or held incident is not announced);
+ * - a new root with an in-scope finding → `announce`; a held one (out of scope, silenced) → nothing;
+ * - a new root at tier `normal` → `announce` with `delivery: "digest"`: listed in the next low-priority digest;
  * - an announced incident where a new fact is true → `update` with the news; otherwise nothing is sent;
  * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
- * - an open incident with no draft → `resolve` (a held one resolves silently).
+ * - an open incident with no draft → `resolve` (a held one resolves silently; one in the digest is listed
+ *   in the next digest as resolved, `delivery: "digest"`).
+ * The digest falls due `DIGEST_INTERVAL_SECONDS` after its first entry and is returned in `digest`.
  * On the baseline pass (the first after startup, spec 1.7) announcements carry `delivery: "startup summary"`:
  * the problems already present are told in one summary, and later news about them updates as usual.
  * Otherwise two or more announcements in one pass carry `delivery: "roll-up"` and open a roll-up (spec 6),
@@ -54,6 +76,8 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   const next = new Map(state.incidents);
   const decisions: Decision[] = [];
   const seen = new Set<string>();
+  let opened = [...state.digest.opened];
+  const resolved = [...state.digest.resolved];
 
   for (const draft of drafts) {
     const id = refKey(draft.root);
@@ -73,10 +97,23 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
     };
     if (!previous || !previous.announced) {
-      if (mode === "digest" || draft.held) {
-        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false });
+      if (draft.held) {
+        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}) });
         continue;
       }
+      if (mode === "digest") {
+        if (previous?.digested) {
+          next.set(id, { ...previous, ...base, openedAt: previous.openedAt, told: previous.told, revision: previous.revision, announced: false, digested: true });
+          continue;
+        }
+        const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1 };
+        next.set(id, { ...incident, announced: false, digested: true });
+        opened.push(incident);
+        decisions.push({ action: "announce", incident, news: [], at: now, delivery: "digest" });
+        continue;
+      }
+      // Worse than `normal` now: told on its own at once, and no longer listed as opened in the digest.
+      if (previous?.digested) opened = opened.filter((i) => i.id !== id);
       const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true };
       next.set(id, incident);
       decisions.push({ action: "announce", incident, news: [], at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
@@ -104,9 +141,15 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   for (const [id, incident] of state.incidents) {
     if (seen.has(id)) continue;
     next.delete(id);
-    if (!incident.announced) continue;
-    const resolved = { ...incident, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
-    decisions.push({ action: "resolve", incident: resolved, news: [], at: now });
+    const { announced, digested, ...kept } = incident;
+    if (!announced && !digested) continue;
+    const ended = { ...kept, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
+    if (announced) {
+      decisions.push({ action: "resolve", incident: ended, news: [], at: now });
+    } else {
+      resolved.push(ended);
+      decisions.push({ action: "resolve", incident: ended, news: [], at: now, delivery: "digest" });
+    }
   }
 
   const rollUps = new Map<string, RollUp>();
@@ -125,7 +168,15 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     rollUps.set(rollUp.id, rollUp);
     for (let i = 0; i < decisions.length; i++) if (announced.includes(decisions[i]!)) decisions[i] = { ...decisions[i]!, delivery: "roll-up" };
   }
-  return { decisions, state: { incidents: next, rollUps }, ...(rollUp ? { rollUp } : {}), closedRollUps };
+  let digest: Digest = { opened, resolved, ...(state.digest.dueAt !== undefined ? { dueAt: state.digest.dueAt } : {}) };
+  let due: Digest | undefined;
+  if (opened.length + resolved.length === 0) digest = { opened, resolved };
+  else if (digest.dueAt === undefined) digest = { ...digest, dueAt: now + DIGEST_INTERVAL_SECONDS * 1000 };
+  else if (digest.dueAt <= now) {
+    due = digest;
+    digest = { opened: [], resolved: [] };
+  }
+  return { decisions, state: { incidents: next, rollUps, digest }, ...(rollUp ? { rollUp } : {}), closedRollUps, ...(due ? { digest: due } : {}) };
 }
 
 /** Number of open incidents that were announced (the `mon_incidents_open` gauge). */

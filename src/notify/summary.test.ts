@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
-import { MAX_SUMMARY_INCIDENTS, renderRollUpClosed, renderSummary } from "./summary.ts";
+import { MAX_SUMMARY_INCIDENTS, renderDigest, renderRollUpClosed, renderSummary } from "./summary.ts";
 
 function decision(name: string, mode: Incident["mode"], summary = `${name} crash-looping`): Decision {
   const incident: Incident = {
@@ -58,5 +58,17 @@ describe("renderSummary and renderRollUpClosed (spec 1.7, 6)", () => {
     const closed = renderRollUpClosed({ id: "roll-up@5000", openedAt: Date.UTC(2026, 10, 22, 8, 1), covers: ["a", "b"] }, Date.UTC(2026, 10, 22, 8, 13), "prod");
     expect(closed.text).toBe("✅ Resolved: all 2 problems of the roll-up [prod]\nRolled up at 08:01 UTC; the last resolved 12 min later.");
     expect(closed).toMatchObject({ incidentId: "roll-up@5000", action: "resolve", delivery: "roll-up" });
+  });
+
+  test("the low-priority digest marks each problem still open or resolved, in 🔵", () => {
+    const open = { ...decision("web", "digest").incident, tier: "normal" as const, openedAt: 60_000 };
+    const gone = { ...decision("api", "digest").incident, tier: "normal" as const, openedAt: 0, resolvedAt: 720_000, phase: "resolved" as const };
+    const { message } = renderDigest({ opened: [open, { ...gone, resolvedAt: undefined, phase: "open" }], resolved: [gone] }, 1_800_000, "prod");
+    expect(message.text.split("\n")).toEqual([
+      "🔵 Low-priority digest: 2 problems at tier normal [prod]",
+      "• deployment shop/api: CrashLoopBackOff in 1 pod — resolved after 12 min",
+      "• deployment shop/web: CrashLoopBackOff in 1 pod — still open",
+    ]);
+    expect(message).toMatchObject({ delivery: "digest", mark: "low", mode: "digest", covers: ["Deployment/shop/api", "Deployment/shop/web"] });
   });
 });

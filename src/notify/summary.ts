@@ -1,4 +1,5 @@
 import type { Decision } from "../model/decision.ts";
+import type { Incident } from "../model/incident.ts";
 import type { Message, MessageFinding } from "../model/message.ts";
 import { refLabel } from "../model/object-ref.ts";
 import { louder, type StatusMark, type Tier } from "../model/severity.ts";
@@ -110,4 +111,51 @@ export function renderRollUpClosed(rollUp: { readonly id: string; readonly opene
     delivery: "roll-up",
     covers: rollUp.covers,
   };
+}
+
+/**
+ * Renders the low-priority digest (spec 6): tier `normal` incidents opened or resolved since the last digest,
+ * oldest first, each marked still open or resolved with its duration; 🔵. `digest.opened` and
+ * `digest.resolved` are the lifecycle's lists; `now` is epoch ms. Pure. Returns the count of redacted values.
+ */
+export function renderDigest(digest: { readonly opened: readonly Incident[]; readonly resolved: readonly Incident[] }, now: number, cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
+  let count = 0;
+  const clean = (text: string) => {
+    const r = redact(text);
+    count += r.count;
+    return annotateIps(r.text, ipOwner);
+  };
+  const key = (i: Incident) => `${i.id}@${i.openedAt}`;
+  const ended = new Map(digest.resolved.map((i) => [key(i), i] as const));
+  const items = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort((a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id));
+  const n = items.length;
+  const emoji = STATUS_EMOJI.low;
+  const title = `Low-priority digest: ${n} problem${n === 1 ? "" : "s"} at tier normal`;
+  const where = cluster ? ` [${cluster}]` : "";
+  const lines = items.slice(0, MAX_SUMMARY_INCIDENTS).map((i) => {
+    const state = i.resolvedAt !== undefined ? `resolved after ${duration(i.resolvedAt - i.openedAt)}` : "still open";
+    return `• ${refLabel(i.root)}: ${clean(describe(i))} — ${state}`;
+  });
+  if (n > MAX_SUMMARY_INCIDENTS) lines.push(`… and ${n - MAX_SUMMARY_INCIDENTS} more`);
+  const message: Message = {
+    id: `digest@${now}#1`,
+    incidentId: `digest@${now}`,
+    action: "announce",
+    mark: "low",
+    emoji,
+    tier: "normal",
+    mode: "digest",
+    title,
+    text: [`${emoji} ${title}${where}`, ...lines].join("\n"),
+    markdown: [`${emoji} **${title}**${where}`, ...lines].join("\n"),
+    root: { kind: "Cluster", name: cluster || "cluster" },
+    reason: "Digest",
+    findings: items.flatMap((i) => i.findings.map((f) => ({ reason: f.reason, object: f.object, ...(f.container ? { container: f.container } : {}), tier: f.tier, summary: clean(f.summary), evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })) }))),
+    news: [],
+    dedupKey: `mon-${cluster || "cluster"}-digest-${now}`,
+    at: now,
+    delivery: "digest",
+    covers: items.map((i) => i.id),
+  };
+  return { message, redacted: count };
 }

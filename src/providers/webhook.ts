@@ -33,7 +33,7 @@ export interface WebhookBody {
   findings: { reason: string; object: { kind: string; namespace?: string; name: string }; container?: string; tier: string; summary: string; evidence: Record<string, string> }[];
   at: string;
   /** `startup summary` or `roll-up` on a message naming several incidents (and on a roll-up's closing message); absent on others. */
-  delivery?: "startup summary" | "roll-up";
+  delivery?: "startup summary" | "roll-up" | "digest";
   /** On a summary: the incident ids it lists (their updates and resolves follow under these ids). */
   covers?: readonly string[];
 }
@@ -92,7 +92,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
     })),
     at: new Date(message.at).toISOString(),
-    ...(message.delivery === "startup summary" || message.delivery === "roll-up" ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
+    ...(message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest" ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
   };
 }
 

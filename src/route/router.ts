@@ -17,7 +17,7 @@ export interface Router {
   readonly warning?: string;
   /**
    * Jobs for one message. Updates and resolves go to exactly the providers that got the announcement. The
-   * startup summary and a roll-up go to every active provider but paging tools and trackers, which get the
+   * startup summary, a roll-up and the digest go to every active provider but paging tools and trackers, which get the
    * page-tier announcements marked `delivery: "paging"` instead; each incident a summary lists continues with
    * the providers that got it, and a roll-up's closing message follows the roll-up.
    */
@@ -46,7 +46,7 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
     ...(warning ? { warning } : {}),
     route(message, now, openedResolved) {
       let targets: readonly string[];
-      if ((message.delivery === "startup summary" || message.delivery === "roll-up") && message.action === "announce") {
+      if ((message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") && message.action === "announce") {
         // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
         targets = active.filter((n) => !pages(n));
         for (const id of message.covers ?? []) join(id, targets);
