@@ -33,19 +33,8 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
   const incident = decision.incident;
   const mark: StatusMark = action === "resolve" || action === "opened_resolved" ? "resolved" : incident.mode === "page" ? "page" : incident.mode === "digest" ? "low" : "notify";
   const emoji = STATUS_EMOJI[mark];
-  const clean = (text: string) => {
-    const r = redact(text);
-    counter.n += r.count;
-    return annotateIps(r.text, ipOwner);
-  };
-  const findings: MessageFinding[] = incident.findings.map((f) => ({
-    reason: f.reason,
-    object: f.object,
-    ...(f.container ? { container: f.container } : {}),
-    tier: f.tier,
-    summary: clean(f.summary),
-    evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })),
-  }));
+  const clean = cleaner(counter, ipOwner);
+  const findings = messageFindings(incident.findings, clean);
   const title = headline(incident, action);
   const where = cluster ? ` [${cluster}]` : "";
   const lines: { text: string; md: string }[] = [{ text: `${emoji} ${title}${where}`, md: `${emoji} **${title}**${where}` }];
@@ -89,6 +78,30 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
     dedupKey: incident.dedupKey,
     at: decision.at,
   };
+}
+
+/**
+ * A text cleaner for anything a pod or the cluster wrote (spec 6.8): credentials redacted (counted in
+ * `counter.n`), IPv4 addresses followed by their owner when `ipOwner` knows it.
+ */
+export function cleaner(counter: { n: number }, ipOwner?: (ip: string) => string | undefined): (text: string) => string {
+  return (text) => {
+    const r = redact(text);
+    counter.n += r.count;
+    return annotateIps(r.text, ipOwner);
+  };
+}
+
+/** Findings as a message carries them, summary and evidence passed through `clean`. */
+export function messageFindings(findings: readonly Finding[], clean: (text: string) => string): MessageFinding[] {
+  return findings.map((f) => ({
+    reason: f.reason,
+    object: f.object,
+    ...(f.container ? { container: f.container } : {}),
+    tier: f.tier,
+    summary: clean(f.summary),
+    evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })),
+  }));
 }
 
 /** A duration for people: `42 s`, `7 min`, `3 h 5 min`, `2 d 4 h`. */

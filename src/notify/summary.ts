@@ -1,11 +1,9 @@
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
-import type { Message, MessageFinding } from "../model/message.ts";
+import type { Message } from "../model/message.ts";
 import { refLabel } from "../model/object-ref.ts";
 import { louder, type StatusMark, type Tier } from "../model/severity.ts";
-import { annotateIps } from "./ip-owners.ts";
-import { redact } from "./redact.ts";
-import { STATUS_EMOJI, describe, duration } from "./render.ts";
+import { STATUS_EMOJI, cleaner, describe, duration, messageFindings } from "./render.ts";
 
 /** Most incidents listed by name in one summary; the rest are counted. */
 export const MAX_SUMMARY_INCIDENTS = 20;
@@ -22,12 +20,8 @@ export type SummaryKind = "startup summary" | "roll-up";
  */
 export function renderSummary(kind: SummaryKind, decisions: readonly Decision[], cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
   if (decisions.length === 0) throw new Error(`a ${kind} needs at least one incident`);
-  let count = 0;
-  const clean = (text: string) => {
-    const r = redact(text);
-    count += r.count;
-    return annotateIps(r.text, ipOwner);
-  };
+  const counter = { n: 0 };
+  const clean = cleaner(counter, ipOwner);
   const order = (d: Decision) => (d.incident.mode === "page" ? 0 : 1);
   const sorted = [...decisions].sort((a, b) => order(a) - order(b) || a.incident.id.localeCompare(b.incident.id));
   const pages = sorted.some((d) => d.incident.mode === "page");
@@ -46,16 +40,7 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
     return `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`;
   });
   if (n > MAX_SUMMARY_INCIDENTS) lines.push(`… and ${n - MAX_SUMMARY_INCIDENTS} more`);
-  const findings: MessageFinding[] = sorted.flatMap((d) =>
-    d.incident.findings.map((f) => ({
-      reason: f.reason,
-      object: f.object,
-      ...(f.container ? { container: f.container } : {}),
-      tier: f.tier,
-      summary: clean(f.summary),
-      evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })),
-    })),
-  );
+  const findings = sorted.flatMap((d) => messageFindings(d.incident.findings, clean));
   const at = sorted[0]!.at;
   const prefix = kind === "startup summary" ? "startup-summary" : "roll-up";
   const message: Message = {
@@ -78,7 +63,7 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
     delivery: kind,
     covers: sorted.map((d) => d.incident.id),
   };
-  return { message, redacted: count };
+  return { message, redacted: counter.n };
 }
 
 /**
@@ -119,12 +104,8 @@ export function renderRollUpClosed(rollUp: { readonly id: string; readonly opene
  * `digest.resolved` are the lifecycle's lists; `now` is epoch ms. Pure. Returns the count of redacted values.
  */
 export function renderDigest(digest: { readonly opened: readonly Incident[]; readonly resolved: readonly Incident[] }, now: number, cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
-  let count = 0;
-  const clean = (text: string) => {
-    const r = redact(text);
-    count += r.count;
-    return annotateIps(r.text, ipOwner);
-  };
+  const counter = { n: 0 };
+  const clean = cleaner(counter, ipOwner);
   const key = (i: Incident) => `${i.id}@${i.openedAt}`;
   const ended = new Map(digest.resolved.map((i) => [key(i), i] as const));
   const items = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort((a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id));
@@ -150,12 +131,12 @@ export function renderDigest(digest: { readonly opened: readonly Incident[]; rea
     markdown: [`${emoji} **${title}**${where}`, ...lines].join("\n"),
     root: { kind: "Cluster", name: cluster || "cluster" },
     reason: "Digest",
-    findings: items.flatMap((i) => i.findings.map((f) => ({ reason: f.reason, object: f.object, ...(f.container ? { container: f.container } : {}), tier: f.tier, summary: clean(f.summary), evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })) }))),
+    findings: items.flatMap((i) => messageFindings(i.findings, clean)),
     news: [],
     dedupKey: `mon-${cluster || "cluster"}-digest-${now}`,
     at: now,
     delivery: "digest",
     covers: items.map((i) => i.id),
   };
-  return { message, redacted: count };
+  return { message, redacted: counter.n };
 }
