@@ -2,7 +2,7 @@ import { groupFindings } from "../correlate/group.ts";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
-import { openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
+import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
@@ -120,8 +120,8 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     redacted += digest.redacted;
     messages.push({ message: digest.message });
   }
-  // The digest's due time is a wake-up too, so it goes out on time in a quiet cluster.
-  const rechecks = [...findings.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt].filter((t): t is number => t !== undefined && t > now);
+  // The digest and 'still open' reminders are wake-ups too, so they go out on time in a quiet cluster.
+  const rechecks = [...findings.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt, nextReminderAt(step.state)].filter((t): t is number => t !== undefined && t > now);
   return {
     decisions: step.decisions,
     messages,

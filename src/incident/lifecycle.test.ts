@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { Tier } from "../model/severity.ts";
-import { emptyLifecycle, openCount, stepLifecycle, type LifecycleState } from "./lifecycle.ts";
+import { emptyLifecycle, nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "./lifecycle.ts";
 import { dedupKey } from "./tiers.ts";
 
 const root = { kind: "Deployment", namespace: "shop", name: "api" };
@@ -126,5 +126,20 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     expect(both.state.rollUps.size).toBe(0);
     // A single announcement is a message of its own.
     expect(stepLifecycle(both.state, [draft(finding("p1"))], 4_000, "prod").decisions[0]!.delivery).toBeUndefined();
+  });
+
+  test("an incident open for a week gets one 'still open' update, then one each week; a held one gets none", () => {
+    const DAY = 86_400_000;
+    let state = emptyLifecycle();
+    const said: string[] = [];
+    for (const at of [0, 7 * DAY - 1, 7 * DAY, 8 * DAY, 14 * DAY]) {
+      const out = stepLifecycle(state, [draft(finding("p1"))], at, "prod");
+      said.push(out.decisions.map((d) => `${d.action} ${d.news.join(",")}`.trim()).join(";"));
+      state = out.state;
+    }
+    expect(said).toEqual(["announce", "", "update still open after 7 days", "", "update still open after 14 days"]);
+    expect(nextReminderAt(state)).toBe(21 * DAY);
+    const held = stepLifecycle(state, [{ ...draft(finding("p1")), held: true }], 21 * DAY, "prod");
+    expect(held.decisions).toEqual([]);
   });
 });

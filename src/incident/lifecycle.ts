@@ -32,8 +32,25 @@ export interface Digest {
   readonly dueAt?: number;
 }
 
-/** An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a digest. */
-export type KeptIncident = Incident & { readonly announced: boolean; readonly digested?: boolean };
+/** Seconds an announced incident stays open before one 'still open' update (spec 3.1), and again each such period: a week. */
+export const STILL_OPEN_SECONDS = 7 * 24 * 3600;
+
+/**
+ * An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a
+ * digest; `remindedAt` (epoch ms) when the last 'still open' update went out.
+ */
+export type KeptIncident = Incident & { readonly announced: boolean; readonly digested?: boolean; readonly remindedAt?: number };
+
+/** Epoch ms of the next 'still open' update any open incident is due, for the pass to wake up then. */
+export function nextReminderAt(state: LifecycleState): number | undefined {
+  let next: number | undefined;
+  for (const i of state.incidents.values()) {
+    if (!i.announced) continue;
+    const at = (i.remindedAt ?? i.openedAt) + STILL_OPEN_SECONDS * 1000;
+    if (next === undefined || at < next) next = at;
+  }
+  return next;
+}
 
 /** Lifecycle state between passes: open incidents by id (plus those held, never announced), open roll-ups, the digest being gathered. */
 export interface LifecycleState {
@@ -65,6 +82,7 @@ export interface LifecycleStep {
  * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
  * - an open incident with no draft → `resolve` (a held one resolves silently; one in the digest is listed
  *   in the next digest as resolved, `delivery: "digest"`).
+ * - an announced incident open a week with nothing new → one 'still open' `update`, then again each week;
  * The digest falls due `DIGEST_INTERVAL_SECONDS` after its first entry and is returned in `digest`.
  * On the baseline pass (the first after startup, spec 1.7) announcements carry `delivery: "startup summary"`:
  * the problems already present are told in one summary, and later news about them updates as usual.
@@ -122,7 +140,15 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
     const news = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
     if (news.length === 0) {
-      next.set(id, { ...previous, ...base, dedupKey: previous.dedupKey, told: previous.told, revision: previous.revision, openedAt: previous.openedAt, announced: true });
+      const kept = { ...previous, ...base, dedupKey: previous.dedupKey, told: previous.told, revision: previous.revision, openedAt: previous.openedAt, announced: true };
+      if (!draft.held && now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000) {
+        const reminded = { ...kept, revision: previous.revision + 1, remindedAt: now };
+        next.set(id, reminded);
+        const { announced: _a, digested: _d, remindedAt: _r, ...incident } = reminded;
+        decisions.push({ action: "update", incident, news: [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`], at: now });
+        continue;
+      }
+      next.set(id, kept);
       continue;
     }
     const incident = {
