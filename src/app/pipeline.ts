@@ -4,6 +4,7 @@ import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
 import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
+import { opensAtWithGrace } from "../incident/grace.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
@@ -87,7 +88,13 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
   const told = new Set<string>();
   for (const incident of state.incidents.values()) for (const f of incident.findings) told.add(f.key);
-  const open = findings
+  // Young-node grace (spec 1.8) moves a finding's opening time; it is then a wake-up like any hold.
+  const failingNodes = new Set(findings.filter((f) => f.object.kind === "Node").map((f) => f.object.name));
+  const graced = findings.map((f) => {
+    const opensAt = opensAtWithGrace(f, inventory, failingNodes);
+    return opensAt === f.opensAt ? f : { ...f, opensAt };
+  });
+  const open = graced
     .filter((f) => (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || options.baseline || !evidence?.pending(f)))
     .map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
@@ -121,7 +128,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     messages.push({ message: digest.message });
   }
   // The digest and 'still open' reminders are wake-ups too, so they go out on time in a quiet cluster.
-  const rechecks = [...findings.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt, nextReminderAt(step.state)].filter((t): t is number => t !== undefined && t > now);
+  const rechecks = [...graced.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt, nextReminderAt(step.state)].filter((t): t is number => t !== undefined && t > now);
   return {
     decisions: step.decisions,
     messages,

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runningStatus } from "../sim/scenarios/builders.ts";
+import { readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
 
@@ -219,5 +219,25 @@ describe("webhook: the daemon against the simulator", () => {
     const digest = (await hook.waitFor(1))[0]!.json();
     expect(digest).toMatchObject({ action: "announce", delivery: "digest", mode: "digest", covers: ["Deployment/shop/web"] });
     expect(digest.text).toBe("🔵 Low-priority digest: 1 problem at tier normal [prod]\n• deployment shop/web: PodPreempted in 1 pod — still open");
+  });
+
+  test("a pod failing on a node that joined minutes ago gets 5 extra minutes before it is announced", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    sim.apply(readyNode("n4", clock.now()));
+    const rs = sim.store.list(sim.typeOf("apps", "v1", "replicasets"), "shop").find((r) => r.metadata.name.startsWith("web-"))!;
+    sim.apply(runningPod(rs, "p9", "n4", clock.now()));
+    await cluster.settle();
+    crashPod(sim, "shop", `${rs.metadata.name}-p9`, 3, clock.now());
+    const crashedAt = clock.now();
+    await cluster.settle();
+    await clock.advance(5 * 60_000);
+    await cluster.settle();
+    const [told] = await hook.waitFor(1);
+    expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/web" });
+    // Not when it crashed: when the young node's grace had passed.
+    expect(Date.parse(told!.json().at) - crashedAt).toBe(5 * 60_000);
   });
 });

@@ -27,7 +27,10 @@ export interface Simulator {
   readonly token: string;
   /** Kubeconfig text with the CA and the bearer token. */
   kubeconfig(options?: { clientCert?: boolean; token?: boolean }): string;
-  /** Creates or replaces an object from a manifest (`apiVersion`, `kind`, `metadata`); status is kept as given. */
+  /**
+   * Creates or replaces an object from a manifest (`apiVersion`, `kind`, `metadata`); status is kept as given,
+   * and so is a creationTimestamp on create (objects that existed before the scenario starts).
+   */
   apply(object: KubeObject): KubeObject;
   /** Merge-patches an object's status subresource. */
   patchStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: Record<string, unknown>): KubeObject;
@@ -103,7 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     let written = current
       ? store.update(type, namespace, object.metadata.name, { ...object, metadata: { ...object.metadata, resourceVersion: undefined } })
-      : store.create(type, namespace, object);
+      : store.create(type, namespace, object, { keepCreationTimestamp: true });
     if (type.status && object.status) written = store.update(type, namespace, object.metadata.name, { status: object.status }, "status");
     return written;
   };

@@ -83,8 +83,10 @@ export class ObjectStore {
   /**
    * Creates an object (POST). Fills uid, resourceVersion, creationTimestamp, generation and the create
    * defaults; `generateName` gets 5 random characters. Throws ApiError 400/404/409/422 as the apiserver does.
+   * `keepCreationTimestamp` keeps a creationTimestamp the body carries (scenario setup of objects that existed
+   * before the story starts); the HTTP API never sets it, as the apiserver ignores the client's value.
    */
-  create(type: ResourceType, namespace: string | undefined, body: KubeObject, options: { dryRun?: boolean } = {}): KubeObject {
+  create(type: ResourceType, namespace: string | undefined, body: KubeObject, options: { dryRun?: boolean; keepCreationTimestamp?: boolean } = {}): KubeObject {
     if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${type.kind})`);
     const object: KubeObject = structuredClone(body);
     const meta = (object.metadata ??= {});
@@ -101,7 +103,8 @@ export class ObjectStore {
     object.kind = type.kind;
     object.apiVersion = apiVersionOf(type);
     meta.uid = crypto.randomUUID();
-    meta.creationTimestamp = timestamp(this.now());
+    const given = options.keepCreationTimestamp && typeof meta.creationTimestamp === "string" ? Date.parse(meta.creationTimestamp) : Number.NaN;
+    meta.creationTimestamp = timestamp(Number.isNaN(given) ? this.now() : given);
     if (GENERATION_KINDS.has(type.kind)) meta.generation = 1;
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;

@@ -1,11 +1,11 @@
 import type { KubeObject } from "../store.ts";
 
-/** A Ready worker node as a kubelet reports it. `at` is epoch ms of the last transition. */
+/** A Ready worker node as a kubelet reports it. `at` is epoch ms of its creation and last transition. */
 export function readyNode(name: string, at: number): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" } },
+    metadata: { name, creationTimestamp: new Date(at).toISOString(), labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" } },
     spec: {},
     status: {
       conditions: [nodeReady("True", at)],
