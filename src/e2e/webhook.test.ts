@@ -218,7 +218,7 @@ describe("webhook: the daemon against the simulator", () => {
     await cluster.settle();
     const digest = (await hook.waitFor(1))[0]!.json();
     expect(digest).toMatchObject({ action: "announce", delivery: "digest", mode: "digest", covers: ["Deployment/shop/web"] });
-    expect(digest.text).toBe("🔵 Low-priority digest: 1 problem at tier normal [prod]\n• deployment shop/web: PodPreempted in 1 pod — still open");
+    expect(digest.text).toBe("🔵 Low-priority digest: 1 problem [prod]\n• deployment shop/web: PodPreempted in 1 pod — still open");
   });
 
   test("a pod failing on a node that joined minutes ago gets 5 extra minutes before it is announced", async () => {

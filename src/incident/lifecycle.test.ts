@@ -142,4 +142,34 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     const held = stepLifecycle(state, [{ ...draft(finding("p1")), held: true }], 21 * DAY, "prod");
     expect(held.decisions).toEqual([]);
   });
+
+  test("a crash every 10 minutes for a day is told twice, stated once with its rhythm, then only in the digest", () => {
+    const MIN = 60_000;
+    let state = emptyLifecycle();
+    const own: string[] = [];
+    let digests = 0;
+    for (let t = 0; t < 24 * 60 * MIN; t += 10 * MIN) {
+      for (const [at, drafts] of [[t, [draft(finding("p1"))]], [t + 5 * MIN, []]] as const) {
+        const out = stepLifecycle(state, drafts, at, "prod");
+        for (const d of out.decisions) if (d.delivery === undefined) own.push(`${d.action}${d.news.length ? `: ${d.news.join("")}` : ""}`);
+        if (out.digest) digests++;
+        state = out.state;
+      }
+    }
+    expect(own).toEqual(["announce", "resolve", "announce", "resolve", "announce: recurring: fails every 10 minutes; further recurrences go to the low-priority digest", "resolve"]);
+    // A digest goes out 30 minutes after the first entry gathered since the previous one: 40 in the day, not 144 messages.
+    expect(digests).toBe(40);
+  });
+
+  test("a recurring page-tier incident still pages every time", () => {
+    const paging = (at: number) => stepLifecycle(emptyLifecycle(), [], at, "prod");
+    let state = paging(0).state;
+    const pages: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const open = stepLifecycle(state, [draft(finding("p1", "CrashLoopBackOff", "critical", { pageRule: "P9" }))], i * 600_000, "prod");
+      pages.push(...open.decisions.map((d) => `${d.action}:${d.delivery ?? "own"}`));
+      state = stepLifecycle(open.state, [], i * 600_000 + 300_000, "prod").state;
+    }
+    expect(pages).toEqual(["announce:own", "announce:own", "announce:own", "announce:own"]);
+  });
 });

@@ -3,6 +3,7 @@ import type { Incident, IncidentDraft } from "../model/incident.ts";
 import { refKey } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
 import { dedupKey, incidentTier } from "./tiers.ts";
+import { forget, judgeRecurrence, remember, type Recurrence } from "./memory.ts";
 
 /**
  * A roll-up (spec 6): two or more incidents announced in one pass, told in one message. It stays open until
@@ -37,9 +38,10 @@ export const STILL_OPEN_SECONDS = 7 * 24 * 3600;
 
 /**
  * An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a
- * digest; `remindedAt` (epoch ms) when the last 'still open' update went out.
+ * digest; `recurring` when it is there because it was told twice within a day (spec 1.8); `remindedAt`
+ * (epoch ms) when the last 'still open' update went out.
  */
-export type KeptIncident = Incident & { readonly announced: boolean; readonly digested?: boolean; readonly remindedAt?: number };
+export type KeptIncident = Incident & { readonly announced: boolean; readonly digested?: boolean; readonly recurring?: boolean; readonly remindedAt?: number };
 
 /** Epoch ms of the next 'still open' update any open incident is due, for the pass to wake up then. */
 export function nextReminderAt(state: LifecycleState): number | undefined {
@@ -57,11 +59,13 @@ export interface LifecycleState {
   readonly incidents: ReadonlyMap<string, KeptIncident>;
   readonly rollUps: ReadonlyMap<string, RollUp>;
   readonly digest: Digest;
+  /** Announcements of the last day per incident id (spec 1.8). */
+  readonly memory: ReadonlyMap<string, Recurrence>;
 }
 
 /** An empty lifecycle state (a fresh start). */
 export function emptyLifecycle(): LifecycleState {
-  return { incidents: new Map(), rollUps: new Map(), digest: { opened: [], resolved: [] } };
+  return { incidents: new Map(), rollUps: new Map(), digest: { opened: [], resolved: [] }, memory: new Map() };
 }
 
 /** What one lifecycle step decided: incident decisions, plus the roll-up opened and those closed in this pass. */
@@ -83,6 +87,8 @@ export interface LifecycleStep {
  * - an open incident with no draft → `resolve` (a held one resolves silently; one in the digest is listed
  *   in the next digest as resolved, `delivery: "digest"`).
  * - an announced incident open a week with nothing new → one 'still open' `update`, then again each week;
+ * - a root told twice within a day that opens again → the digest, or once an announcement stating its
+ *   rhythm when it recurs at steady intervals (spec 1.8, `memory.ts`); page-tier incidents always page;
  * The digest falls due `DIGEST_INTERVAL_SECONDS` after its first entry and is returned in `digest`.
  * On the baseline pass (the first after startup, spec 1.7) announcements carry `delivery: "startup summary"`:
  * the problems already present are told in one summary, and later news about them updates as usual.
@@ -95,6 +101,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   const decisions: Decision[] = [];
   const seen = new Set<string>();
   let opened = [...state.digest.opened];
+  const memory = forget(state.memory, now);
   const resolved = [...state.digest.resolved];
 
   for (const draft of drafts) {
@@ -119,14 +126,19 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
         next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}) });
         continue;
       }
-      if (mode === "digest") {
+      // Recurrences told twice within a day go to the digest too (spec 1.8); page-tier ones still page.
+      const recurring = previous?.digested === true && previous.recurring === true && mode !== "page";
+      const judged = !previous && mode === "notify" && !options.baseline ? judgeRecurrence(memory.get(id), now) : undefined;
+      if (mode === "digest" || recurring || judged?.verdict === "digest") {
+        const keep = recurring || judged?.verdict === "digest" ? { recurring: true } : {};
         if (previous?.digested) {
-          next.set(id, { ...previous, ...base, openedAt: previous.openedAt, told: previous.told, revision: previous.revision, announced: false, digested: true });
+          next.set(id, { ...previous, ...base, openedAt: previous.openedAt, told: previous.told, revision: previous.revision, announced: false, digested: true, ...keep });
           continue;
         }
         const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1 };
-        next.set(id, { ...incident, announced: false, digested: true });
+        next.set(id, { ...incident, announced: false, digested: true, ...keep });
         opened.push(incident);
+        if (judged) memory.set(id, remember(memory.get(id), now));
         decisions.push({ action: "announce", incident, news: [], at: now, delivery: "digest" });
         continue;
       }
@@ -134,7 +146,10 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       if (previous?.digested) opened = opened.filter((i) => i.id !== id);
       const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true };
       next.set(id, incident);
-      decisions.push({ action: "announce", incident, news: [], at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
+      const stated = judged?.verdict === "state";
+      memory.set(id, remember(memory.get(id), now, stated));
+      const news = stated ? [`recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`] : [];
+      decisions.push({ action: "announce", incident, news, at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
       continue;
     }
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
@@ -202,7 +217,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     due = digest;
     digest = { opened: [], resolved: [] };
   }
-  return { decisions, state: { incidents: next, rollUps, digest }, ...(rollUp ? { rollUp } : {}), closedRollUps, ...(due ? { digest: due } : {}) };
+  return { decisions, state: { incidents: next, rollUps, digest, memory }, ...(rollUp ? { rollUp } : {}), closedRollUps, ...(due ? { digest: due } : {}) };
 }
 
 /** Number of open incidents that were announced (the `mon_incidents_open` gauge). */

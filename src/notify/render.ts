@@ -39,7 +39,8 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
   const where = cluster ? ` [${cluster}]` : "";
   const lines: { text: string; md: string }[] = [{ text: `${emoji} ${title}${where}`, md: `${emoji} **${title}**${where}` }];
   const meta = `${incident.tier} · ${incident.rootReason}${incident.pageRule ? ` · page rule ${incident.pageRule}` : ""} · ${incident.findings.length} finding${incident.findings.length === 1 ? "" : "s"}`;
-  if (action === "update") {
+  // An announcement carries news only when it states something about its history (a steady recurrence).
+  if (action === "update" || action === "announce") {
     for (const n of decision.news) lines.push({ text: `• ${clean(n)}`, md: `• ${clean(n)}` });
   }
   if (action === "resolve" || action === "opened_resolved") {

@@ -65,10 +65,16 @@ describe("renderSummary and renderRollUpClosed (spec 1.7, 6)", () => {
     const gone = { ...decision("api", "digest").incident, tier: "normal" as const, openedAt: 0, resolvedAt: 720_000, phase: "resolved" as const };
     const { message } = renderDigest({ opened: [open, { ...gone, resolvedAt: undefined, phase: "open" }], resolved: [gone] }, 1_800_000, "prod");
     expect(message.text.split("\n")).toEqual([
-      "🔵 Low-priority digest: 2 problems at tier normal [prod]",
+      "🔵 Low-priority digest: 2 problems [prod]",
       "• deployment shop/api: CrashLoopBackOff in 1 pod — resolved after 12 min",
       "• deployment shop/web: CrashLoopBackOff in 1 pod — still open",
     ]);
     expect(message).toMatchObject({ delivery: "digest", mark: "low", mode: "digest", covers: ["Deployment/shop/api", "Deployment/shop/web"] });
+  });
+
+  test("a recurring problem is one digest line with its count", () => {
+    const occurrence = (openedAt: number, resolvedAt?: number) => ({ ...decision("api", "notify").incident, openedAt, ...(resolvedAt !== undefined ? { resolvedAt, phase: "resolved" as const } : {}) });
+    const { message } = renderDigest({ opened: [occurrence(0), occurrence(600_000), occurrence(1_200_000)], resolved: [occurrence(0, 300_000), occurrence(600_000, 900_000), occurrence(1_200_000, 1_500_000)] }, 1_800_000, "prod");
+    expect(message.text.split("\n")).toEqual(["🔵 Low-priority digest: 1 problem [prod]", "• deployment shop/api: CrashLoopBackOff in 1 pod — 3 times, the last resolved after 5 min"]);
   });
 });

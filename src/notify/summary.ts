@@ -99,8 +99,9 @@ export function renderRollUpClosed(rollUp: { readonly id: string; readonly opene
 }
 
 /**
- * Renders the low-priority digest (spec 6): tier `normal` incidents opened or resolved since the last digest,
- * oldest first, each marked still open or resolved with its duration; 🔵. `digest.opened` and
+ * Renders the low-priority digest (spec 6): incidents gathered since the last digest (tier `normal`, and
+ * recurrences told twice within a day, spec 1.8), oldest first, one line per root with its count when it
+ * recurred, marked still open or resolved with its duration; 🔵. `digest.opened` and
  * `digest.resolved` are the lifecycle's lists; `now` is epoch ms. Pure. Returns the count of redacted values.
  */
 export function renderDigest(digest: { readonly opened: readonly Incident[]; readonly resolved: readonly Incident[] }, now: number, cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
@@ -108,14 +109,18 @@ export function renderDigest(digest: { readonly opened: readonly Incident[]; rea
   const clean = cleaner(counter, ipOwner);
   const key = (i: Incident) => `${i.id}@${i.openedAt}`;
   const ended = new Map(digest.resolved.map((i) => [key(i), i] as const));
-  const items = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort((a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id));
+  const occurrences = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort((a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id));
+  // A recurring problem is one line with its count; its state is that of its latest occurrence.
+  const byId = new Map<string, Incident[]>();
+  for (const i of occurrences) byId.set(i.id, [...(byId.get(i.id) ?? []), i]);
+  const items = [...byId.values()].map((list) => ({ latest: list.at(-1)!, times: list.length }));
   const n = items.length;
   const emoji = STATUS_EMOJI.low;
-  const title = `Low-priority digest: ${n} problem${n === 1 ? "" : "s"} at tier normal`;
+  const title = `Low-priority digest: ${n} problem${n === 1 ? "" : "s"}`;
   const where = cluster ? ` [${cluster}]` : "";
-  const lines = items.slice(0, MAX_SUMMARY_INCIDENTS).map((i) => {
-    const state = i.resolvedAt !== undefined ? `resolved after ${duration(i.resolvedAt - i.openedAt)}` : "still open";
-    return `• ${refLabel(i.root)}: ${clean(describe(i))} — ${state}`;
+  const lines = items.slice(0, MAX_SUMMARY_INCIDENTS).map(({ latest: i, times }) => {
+    const state = i.resolvedAt !== undefined ? `${times > 1 ? "the last " : ""}resolved after ${duration(i.resolvedAt - i.openedAt)}` : "still open";
+    return `• ${refLabel(i.root)}: ${clean(describe(i))} — ${times > 1 ? `${times} times, ` : ""}${state}`;
   });
   if (n > MAX_SUMMARY_INCIDENTS) lines.push(`… and ${n - MAX_SUMMARY_INCIDENTS} more`);
   const message: Message = {
@@ -131,12 +136,12 @@ export function renderDigest(digest: { readonly opened: readonly Incident[]; rea
     markdown: [`${emoji} **${title}**${where}`, ...lines].join("\n"),
     root: { kind: "Cluster", name: cluster || "cluster" },
     reason: "Digest",
-    findings: items.flatMap((i) => messageFindings(i.findings, clean)),
+    findings: items.flatMap(({ latest }) => messageFindings(latest.findings, clean)),
     news: [],
     dedupKey: `mon-${cluster || "cluster"}-digest-${now}`,
     at: now,
     delivery: "digest",
-    covers: items.map((i) => i.id),
+    covers: items.map(({ latest }) => latest.id),
   };
   return { message, redacted: counter.n };
 }
