@@ -142,6 +142,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(config.reasons ? { reasons: config.reasons } : {}),
     silences: config.silences,
     ...(edition === "pro" && config.maintenance.enabled ? { maintenance: { annotation: config.maintenance.annotation, untilAnnotation: config.maintenance.untilAnnotation } } : {}),
+    ...(edition === "pro" ? { acknowledge: true } : {}),
   };
   // The audit log is Pro (spec 2.1): one JSON entry per incident decision.
   let auditDrops = 0;

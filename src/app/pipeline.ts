@@ -5,6 +5,8 @@ import { detectWorkloads } from "../detect/workloads.ts";
 import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
 import { opensAtWithGrace } from "../incident/grace.ts";
+import { ackOf } from "../incident/ack.ts";
+import { redact } from "../notify/redact.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
@@ -99,7 +101,12 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     .map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
-  const drafts = groupFindings(open, inventory).map((d) => (rules && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined) ? { ...d, held: true } : d));
+  const drafts = groupFindings(open, inventory).map((d) => {
+    const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
+    // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
+    const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
+    return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
+  });
   const step = stepLifecycle(state, drafts, now, cluster, options.baseline ? { baseline: true } : {});
   let redacted = 0;
   const ipOwner = (ip: string) => inventory.ownerOfIp(ip);

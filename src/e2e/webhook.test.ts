@@ -240,4 +240,35 @@ describe("webhook: the daemon against the simulator", () => {
     // Not when it crashed: when the young node's grace had passed.
     expect(Date.parse(told!.json().at) - crashedAt).toBe(5 * 60_000);
   });
+
+  test("Pro: mon.io/ack on a failing pod posts one acknowledgement, removing it posts one more; Community ignores it", async () => {
+    for (const edition of ["pro", "community"] as const) {
+      hook = await startCaptureServer();
+      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      await cluster.settle();
+      await hook.waitFor(1);
+      const annotate = (annotations: Record<string, string>) => {
+        const pod = sim.store.get(sim.typeOf("", "v1", "pods"), "shop", "api-abc12-p0");
+        sim.apply({ ...pod, metadata: { ...pod.metadata, annotations } });
+      };
+      annotate({ "mon.io/ack": "looking; db creds postgres://app:hunter2@db:5432 rotated" });
+      await cluster.settle();
+      annotate({});
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p1", 4, clock.now());
+      await cluster.settle();
+      const updates = (await hook.waitFor(edition === "pro" ? 4 : 2)).slice(1).map((r) => r.json());
+      expect(updates.map((u) => u.news)).toEqual([
+        ...(edition === "pro" ? [['Acknowledged on Pod/api-abc12-p0: "looking; db creds postgres://app:[redacted]@db:5432 rotated"'], ["Acknowledgement removed"]] : []),
+        ["now affects 2 or more pods"],
+      ]);
+      await cluster.stop();
+      await hook.close();
+      cluster = hook = undefined;
+    }
+  });
 });

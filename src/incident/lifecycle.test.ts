@@ -172,4 +172,40 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     }
     expect(pages).toEqual(["announce:own", "announce:own", "announce:own", "announce:own"]);
   });
+
+  test("ack and un-ack: one update each, news and resolve still go out, the weekly reminder stops while acknowledged", () => {
+    const DAY = 86_400_000;
+    const ack = { on: { kind: "Pod", namespace: "shop", name: "p1" }, note: "on it" };
+    const steps: [number, IncidentDraft[]][] = [
+      [0, [draft(finding("p1"))]],
+      [DAY, [{ ...draft(finding("p1")), ack }]],
+      [2 * DAY, [{ ...draft(finding("p1"), finding("p2")), ack }]],
+      [9.5 * DAY, [{ ...draft(finding("p1"), finding("p2")), ack }]],
+      [10 * DAY, [draft(finding("p1"), finding("p2"))]],
+      [11 * DAY, []],
+    ];
+    let state = emptyLifecycle();
+    const said: string[] = [];
+    for (const [at, drafts] of steps) {
+      const out = stepLifecycle(state, drafts, at, "prod");
+      said.push(out.decisions.map((d) => `${d.action} ${d.news.join(" | ")}`.trim()).join(";"));
+      state = out.state;
+    }
+    expect(said).toEqual([
+      "announce",
+      'update Acknowledged on Pod/p1: "on it"',
+      "update now affects 2 or more pods",
+      "",
+      // Quiet for 7.5 days but acknowledged: no reminder. The removal is said; reminders resume a quiet week later.
+      "update Acknowledgement removed",
+      "resolve",
+    ]);
+  });
+
+  test("a new incident while the annotation is present is not pre-acknowledged; its announcement says so", () => {
+    const ack = { on: { kind: "Pod", namespace: "shop", name: "p1" }, note: "old note" };
+    const out = stepLifecycle(emptyLifecycle(), [{ ...draft(finding("p1")), ack }], 0, "prod");
+    expect(out.decisions[0]!.news).toEqual(['mon.io/ack is present on Pod/p1 ("old note"); this new incident is not acknowledged by it until it is changed or added again']);
+    expect(stepLifecycle(out.state, [{ ...draft(finding("p1")), ack }], 1_000, "prod").decisions).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@ import { refKey } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
 import { dedupKey, incidentTier } from "./tiers.ts";
 import { forget, judgeRecurrence, remember, type Recurrence } from "./memory.ts";
+import { ackPresentAtOpen, stepAck, type AckState } from "./ack.ts";
 
 /**
  * A roll-up (spec 6): two or more incidents announced in one pass, told in one message. It stays open until
@@ -39,9 +40,9 @@ export const STILL_OPEN_SECONDS = 7 * 24 * 3600;
 /**
  * An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a
  * digest; `recurring` when it is there because it was told twice within a day (spec 1.8); `remindedAt`
- * (epoch ms) when the last 'still open' update went out.
+ * (epoch ms) when the last 'still open' update went out; `ack`/`ackAtOpen` the acknowledgement (Pro, `ack.ts`).
  */
-export type KeptIncident = Incident & { readonly announced: boolean; readonly digested?: boolean; readonly recurring?: boolean; readonly remindedAt?: number };
+export type KeptIncident = Incident & AckState & { readonly announced: boolean; readonly digested?: boolean; readonly recurring?: boolean; readonly remindedAt?: number };
 
 /** Epoch ms of the next 'still open' update any open incident is due, for the pass to wake up then. */
 export function nextReminderAt(state: LifecycleState): number | undefined {
@@ -86,7 +87,8 @@ export interface LifecycleStep {
  * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
  * - an open incident with no draft → `resolve` (a held one resolves silently; one in the digest is listed
  *   in the next digest as resolved, `delivery: "digest"`).
- * - an announced incident open a week with nothing new → one 'still open' `update`, then again each week;
+ * - an announced incident with no message for a week → one 'still open' `update`, then again each quiet week,
+ *   unless acknowledged; `mon.io/ack` added or removed → one `update` saying so (Pro, `ack.ts`);
  * - a root told twice within a day that opens again → the digest, or once an announcement stating its
  *   rhythm when it recurs at steady intervals (spec 1.8, `memory.ts`); page-tier incidents always page;
  * The digest falls due `DIGEST_INTERVAL_SECONDS` after its first entry and is returned in `digest`.
@@ -144,39 +146,36 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       }
       // Worse than `normal` now: told on its own at once, and no longer listed as opened in the digest.
       if (previous?.digested) opened = opened.filter((i) => i.id !== id);
-      const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true };
+      const present = draft.ack ? ackPresentAtOpen(draft.ack) : undefined;
+      const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true, ...present?.state };
       next.set(id, incident);
       const stated = judged?.verdict === "state";
       memory.set(id, remember(memory.get(id), now, stated));
-      const news = stated ? [`recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`] : [];
+      const news = [...(stated ? [`recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`] : []), ...(present ? [present.news] : [])];
       decisions.push({ action: "announce", incident, news, at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
       continue;
     }
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
-    const news = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
-    if (news.length === 0) {
-      const kept = { ...previous, ...base, dedupKey: previous.dedupKey, told: previous.told, revision: previous.revision, openedAt: previous.openedAt, announced: true };
-      if (!draft.held && now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000) {
-        const reminded = { ...kept, revision: previous.revision + 1, remindedAt: now };
-        next.set(id, reminded);
-        const { announced: _a, digested: _d, remindedAt: _r, ...incident } = reminded;
-        decisions.push({ action: "update", incident, news: [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`], at: now });
-        continue;
-      }
-      next.set(id, kept);
-      continue;
-    }
-    const incident = {
+    const factNews = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
+    const acked = draft.held ? { news: [], state: { ...(previous.ack ? { ack: previous.ack } : {}), ...(previous.ackAtOpen ? { ackAtOpen: previous.ackAtOpen } : {}) } } : stepAck(previous, draft.ack);
+    // Reminders stop while acknowledged (spec 3.1) and never speak for a held incident.
+    const remind = !draft.held && !acked.state.ack && factNews.length === 0 && acked.news.length === 0 && now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000;
+    const news = [...factNews.map((f) => describeFact(f, draft.findings)), ...acked.news, ...(remind ? [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`] : [])];
+    // Any message restarts the week of silence a 'still open' reminder waits for.
+    const remindedAt = news.length ? now : previous.remindedAt;
+    const kept: KeptIncident = {
       ...base,
       // The conversation keeps the key it was announced with, so a pager resolves what it was sent.
       dedupKey: previous.mode === "page" || mode !== "page" ? previous.dedupKey : base.dedupKey,
       openedAt: previous.openedAt,
-      told: [...new Set([...previous.told, ...news])].sort(),
-      revision: previous.revision + 1,
+      told: factNews.length ? [...new Set([...previous.told, ...factNews])].sort() : previous.told,
+      revision: news.length ? previous.revision + 1 : previous.revision,
       announced: true,
+      ...(remindedAt !== undefined ? { remindedAt } : {}),
+      ...acked.state,
     };
-    next.set(id, incident);
-    decisions.push({ action: "update", incident, news: news.map((f) => describeFact(f, draft.findings)), at: now });
+    next.set(id, kept);
+    if (news.length) decisions.push({ action: "update", incident: kept, news, at: now });
   }
 
   for (const [id, incident] of state.incidents) {

@@ -21,6 +21,8 @@ export interface DeliveryRules {
   readonly silences: readonly SilenceRule[];
   /** Maintenance annotations honoured (a Pro setting: only in the Pro edition). */
   readonly maintenance?: { readonly annotation: string; readonly untilAnnotation: string };
+  /** `mon.io/ack` acknowledges incidents (Pro: only in the Pro edition). */
+  readonly acknowledge?: boolean;
 }
 
 /** Why a finding is not delivered, or undefined when it is. */

@@ -2,6 +2,12 @@ import type { Finding } from "./finding.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { DeliveryMode, Tier } from "./severity.ts";
 
+/** An acknowledgement found on the cluster (Pro, spec 3.1): the object carrying `mon.io/ack` and its note as quoted. */
+export interface Ack {
+  readonly on: ObjectRef;
+  readonly note: string;
+}
+
 /** What correlation hands to the lifecycle: a root and the findings it explains (spec 1.3). */
 export interface IncidentDraft {
   readonly root: ObjectRef;
@@ -10,6 +16,8 @@ export interface IncidentDraft {
   readonly findings: readonly Finding[];
   /** Every finding is out of scope, silenced or under maintenance (spec 1.4, 2.2, 2.7): nothing is sent for it. */
   readonly held?: boolean;
+  /** `mon.io/ack` found on the root or a failing object (Pro, spec 3.1): the object and its note, one line, redacted. */
+  readonly ack?: Ack;
 }
 
 /** Lifecycle phase of an incident conversation (spec 3.1). */
