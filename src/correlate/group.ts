@@ -3,13 +3,15 @@ import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
+import { foldSharedEndpoints } from "./endpoints.ts";
 
 /**
  * Root-cause grouping (spec 1.3; failure-catalogue 2.2 rules R1 "node down" and R8 "workload ← pods").
  * Node findings are roots; every pod finding on a failing node joins that node's incident; other pod
  * findings join the incident of their top controller (Pod → ReplicaSet → Deployment, Pod → StatefulSet,
- * Pod → Job), or stand alone when the pod has no controller in the cache. Pure and deterministic:
- * drafts come out sorted by root key, findings by key.
+ * Pod → Job), or stand alone when the pod has no controller in the cache. Workloads failing on the same
+ * unreachable `host:port` are then folded into one incident rooted at that endpoint (`endpoints.ts`).
+ * Pure and deterministic: drafts come out sorted by root key, findings by key.
  */
 export function groupFindings(findings: readonly Finding[], inventory: InventoryView): IncidentDraft[] {
   const groups = new Map<string, { root: ObjectRef; rootReason?: string; findings: Finding[] }>();
@@ -60,13 +62,14 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     add(workloadRoot(f, inventory), f);
   }
 
-  return [...groups.entries()]
+  const drafts = [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([, g]) => {
       const sorted = [...g.findings].sort((a, b) => a.key.localeCompare(b.key));
       const own = sorted.filter((f) => !f.joins);
       return { root: g.root, rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted), findings: sorted };
     });
+  return foldSharedEndpoints(drafts);
 }
 
 // --- internal ---

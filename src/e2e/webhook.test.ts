@@ -271,4 +271,21 @@ describe("webhook: the daemon against the simulator", () => {
       cluster = hook = undefined;
     }
   });
+
+  test("two workloads refusing on the same database are one incident naming host:port", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    for (const [pod, container] of [["api-abc12-p0", "api"], ["web-abc12-p0", "web"]] as const) {
+      sim.setLogs("shop", pod, container, "starting\ndial tcp 10.96.0.50:5432: connect: connection refused\n", true);
+      crashPod(sim, "shop", pod, 4, clock.now());
+    }
+    await cluster.settle();
+    const [told] = await hook.waitFor(1);
+    expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Endpoint//10.96.0.50:5432", reason: "DependencyUnreachable", root: { kind: "Endpoint", name: "10.96.0.50:5432" } });
+    expect(told!.json().text).toStartWith("🟠 endpoint 10.96.0.50:5432: unreachable, 2 workloads failing on it (deployment shop/api, deployment shop/web) [prod]");
+    expect(hook.requests).toHaveLength(1);
+  });
 });

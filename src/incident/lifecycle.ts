@@ -120,6 +120,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       mode,
       ...(pageRule ? { pageRule } : {}),
       findings: draft.findings,
+      ...(draft.affected ? { affected: draft.affected } : {}),
       phase: "open" as const,
       dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
     };

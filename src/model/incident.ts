@@ -14,6 +14,8 @@ export interface IncidentDraft {
   /** The finding on the root itself, when the root is failing on its own (a lost node); absent for workload roots. */
   readonly rootReason: string;
   readonly findings: readonly Finding[];
+  /** For a root several workloads depend on (an unreachable endpoint, spec 1.3): the workloads folded in. */
+  readonly affected?: readonly ObjectRef[];
   /** Every finding is out of scope, silenced or under maintenance (spec 1.4, 2.2, 2.7): nothing is sent for it. */
   readonly held?: boolean;
   /** `mon.io/ack` found on the root or a failing object (Pro, spec 3.1): the object and its note, one line, redacted. */
@@ -35,6 +37,8 @@ export interface Incident {
   readonly mode: DeliveryMode;
   readonly pageRule?: string;
   readonly findings: readonly Finding[];
+  /** The workloads folded into a shared root (see IncidentDraft.affected). */
+  readonly affected?: readonly ObjectRef[];
   readonly openedAt: number;
   readonly phase: IncidentPhase;
   readonly resolvedAt?: number;

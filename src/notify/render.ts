@@ -135,6 +135,11 @@ function headline(incident: Incident, action: Message["action"]): string {
 export function describe(incident: Incident): string {
   const root = incident.findings.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name);
   const symptoms = incident.findings.filter((f) => f !== root);
+  if (incident.affected?.length) {
+    const n = incident.affected.length;
+    const named = incident.affected.slice(0, 3).map(refLabel).join(", ");
+    return `unreachable, ${n} workload${n === 1 ? "" : "s"} failing on it (${named}${n > 3 ? ", …" : ""})`;
+  }
   if (root && incident.root.kind === "Node") {
     const state = root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;
     return symptoms.length ? `${state}, ${symptoms.length} pod${symptoms.length === 1 ? "" : "s"} on it down` : state;
@@ -146,3 +151,4 @@ export function describe(incident: Incident): string {
   const pods = new Set(incident.findings.map((f: Finding) => f.object.name)).size;
   return `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}`;
 }
+

@@ -1,0 +1,66 @@
+import type { Finding } from "../model/finding.ts";
+import type { IncidentDraft } from "../model/incident.ts";
+
+/** The root reason of an incident rooted at an endpoint several workloads cannot reach (spec 1.3). */
+export const DEPENDENCY_UNREACHABLE = "DependencyUnreachable";
+
+/**
+ * Connection failures as runtimes and clients print them, each capturing host and port:
+ * Go (`dial tcp host:port: connect: connection refused`), Node.js (`connect ECONNREFUSED host:port`),
+ * libpq (`connection to server at "host" (ip), port 5432 failed`), and a generic `host:port … refused/timed out`.
+ */
+const PATTERNS: readonly RegExp[] = [
+  /dial tcp \[?([A-Za-z0-9.:-]+?)\]?:(\d{1,5}): (?:connect: )?(?:connection refused|i\/o timeout|no route to host|connection reset)/i,
+  /\b(?:ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ECONNRESET) ([A-Za-z0-9.-]+):(\d{1,5})\b/,
+  /connection to server at "?([A-Za-z0-9.-]+)"?(?: \([^)]*\))?, port (\d{1,5}) failed/i,
+  /\b([A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z0-9-]+):(\d{2,5})\b[^\n]{0,60}?\b(?:connection refused|refused|timed out|timeout|unreachable)\b/i,
+];
+
+/**
+ * The `host:port` a finding says its container could not reach, from its summary and evidence (last output,
+ * log lines), lower-cased; undefined when it names none. Pure.
+ */
+export function unreachableEndpoint(finding: Finding): string | undefined {
+  for (const text of [finding.summary, ...finding.evidence.map((e) => e.value)]) {
+    for (const pattern of PATTERNS) {
+      const m = pattern.exec(text);
+      if (m) return `${m[1]!.toLowerCase()}:${m[2]}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Folds workload incidents that fail on the same unreachable endpoint into one incident rooted at that
+ * endpoint (spec 1.3): when two or more drafts rooted at workloads or pods name the same `host:port`, they
+ * become one draft with root `{kind: "Endpoint", name: "host:port"}`, reason `DependencyUnreachable`, and the
+ * workloads in `affected`.
+ * Node-rooted and configuration-rooted drafts (a missing Secret) keep their root: they are deeper causes.
+ * Pure; keeps the input order, the merged draft where its first member was.
+ */
+export function foldSharedEndpoints(drafts: readonly IncidentDraft[]): IncidentDraft[] {
+  const endpointOf = new Map<IncidentDraft, string>();
+  const members = new Map<string, IncidentDraft[]>();
+  for (const d of drafts) {
+    if (d.root.kind === "Node" || d.findings.some((f) => f.explains)) continue;
+    const endpoint = d.findings.map(unreachableEndpoint).find((e) => e !== undefined);
+    if (!endpoint) continue;
+    endpointOf.set(d, endpoint);
+    members.set(endpoint, [...(members.get(endpoint) ?? []), d]);
+  }
+  const out: IncidentDraft[] = [];
+  const emitted = new Set<string>();
+  for (const d of drafts) {
+    const endpoint = endpointOf.get(d);
+    const group = endpoint ? members.get(endpoint)! : undefined;
+    if (!endpoint || !group || group.length < 2) {
+      out.push(d);
+      continue;
+    }
+    if (emitted.has(endpoint)) continue;
+    emitted.add(endpoint);
+    const findings = group.flatMap((g) => g.findings).sort((a, b) => a.key.localeCompare(b.key));
+    out.push({ root: { kind: "Endpoint", name: endpoint }, rootReason: DEPENDENCY_UNREACHABLE, findings, affected: group.map((g) => g.root) });
+  }
+  return out;
+}
