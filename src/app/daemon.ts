@@ -20,6 +20,7 @@ import { startHealthServer, type HealthServer } from "../server/health-server.ts
 import { VERSION } from "../version.ts";
 import { runPass } from "./pipeline.ts";
 import { auditEntries } from "../incident/audit.ts";
+import { severityOverrides } from "../incident/overrides.ts";
 import { createAuditLog, type AuditLog } from "../audit/log.ts";
 import { scrubMessage } from "../notify/scrub.ts";
 
@@ -142,7 +143,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(config.reasons ? { reasons: config.reasons } : {}),
     silences: config.silences,
     ...(edition === "pro" && config.maintenance.enabled ? { maintenance: { annotation: config.maintenance.annotation, untilAnnotation: config.maintenance.untilAnnotation } } : {}),
-    ...(edition === "pro" ? { acknowledge: true } : {}),
+    ...(edition === "pro" ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) } : {}),
   };
   // The audit log is Pro (spec 2.1): one JSON entry per incident decision.
   let auditDrops = 0;

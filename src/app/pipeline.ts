@@ -6,6 +6,7 @@ import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from ".
 import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
 import { opensAtWithGrace } from "../incident/grace.ts";
 import { ackOf } from "../incident/ack.ts";
+import { overrideSeverity } from "../incident/overrides.ts";
 import { redact } from "../notify/redact.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
@@ -35,6 +36,13 @@ export interface PassResult {
   readonly unexplainedEvents: readonly string[];
   /** Every finding detected, open or not (the daemon reads logs for the new ones). */
   readonly allFindings: readonly Finding[];
+}
+
+/** The kind at the top of a finding's owner chain (a Pod's Deployment), or the object's own kind. */
+function ownerKindOf(f: Finding, inventory: InventoryView): string {
+  const found = inventory.get(f.object.kind, f.object.namespace, f.object.name);
+  const top = found ? inventory.ownerChain(found).at(-1) : undefined;
+  return top ? String(top.kind) : f.object.kind;
 }
 
 /** Adds the last log lines to a finding's evidence (spec 1.6), once. */
@@ -91,8 +99,11 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   const told = new Set<string>();
   for (const incident of state.incidents.values()) for (const f of incident.findings) told.add(f.key);
   // Young-node grace (spec 1.8) moves a finding's opening time; it is then a wake-up like any hold.
-  const failingNodes = new Set(findings.filter((f) => f.object.kind === "Node").map((f) => f.object.name));
-  const graced = findings.map((f) => {
+  // Severity overrides (Pro) replace a finding's tier before anything is decided on it.
+  const severity = rules?.severity;
+  const rated = severity ? findings.map((f) => overrideSeverity(f, ownerKindOf(f, inventory), severity)) : findings;
+  const failingNodes = new Set(rated.filter((f) => f.object.kind === "Node").map((f) => f.object.name));
+  const graced = rated.map((f) => {
     const opensAt = opensAtWithGrace(f, inventory, failingNodes);
     return opensAt === f.opensAt ? f : { ...f, opensAt };
   });

@@ -288,4 +288,26 @@ describe("webhook: the daemon against the simulator", () => {
     expect(told!.json().text).toStartWith("🟠 endpoint 10.96.0.50:5432: unreachable, 2 workloads failing on it (deployment shop/api, deployment shop/web) [prod]");
     expect(hook.requests).toHaveLength(1);
   });
+
+  test("Pro: severityByReason critical makes a crash loop page, in red, under the paging dedup key; Community keeps the built-in tier", async () => {
+    for (const edition of ["pro", "community"] as const) {
+      hook = await startCaptureServer();
+      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } });
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      await cluster.settle();
+      const told = (await hook.waitFor(1))[0]!.json();
+      if (edition === "pro") {
+        expect(told).toMatchObject({ tier: "critical", mode: "page", dedupKey: "mon-prod-deployment-shop-api-page" });
+        expect(told.text).toStartWith("🔴 deployment shop/api: CrashLoopBackOff in 1 pod [prod]\ncritical · CrashLoopBackOff · page rule severityByReason");
+      } else {
+        expect(told).toMatchObject({ tier: "medium", mode: "notify" });
+      }
+      await cluster.stop();
+      await hook.close();
+      cluster = hook = undefined;
+    }
+  });
 });

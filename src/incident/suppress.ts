@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { SeverityOverrides } from "./overrides.ts";
 
 /** A silence rule (spec 2.2): every field it sets must match. */
 export interface SilenceRule {
@@ -23,6 +24,8 @@ export interface DeliveryRules {
   readonly maintenance?: { readonly annotation: string; readonly untilAnnotation: string };
   /** `mon.io/ack` acknowledges incidents (Pro: only in the Pro edition). */
   readonly acknowledge?: boolean;
+  /** Severity overrides (Pro: only in the Pro edition). */
+  readonly severity?: SeverityOverrides;
 }
 
 /** Why a finding is not delivered, or undefined when it is. */
