@@ -7,6 +7,7 @@ import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
 import { opensAtWithGrace } from "../incident/grace.ts";
 import { ackOf } from "../incident/ack.ts";
 import { overrideSeverity } from "../incident/overrides.ts";
+import { ownerOf } from "../incident/owner.ts";
 import { redact } from "../notify/redact.ts";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
@@ -116,7 +117,8 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
     // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
-    return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
+    const owner = ownerOf(d.root, inventory);
+    return held || ack || owner ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}), ...(owner ? { owner } : {}) } : d;
   });
   const step = stepLifecycle(state, drafts, now, cluster, options.baseline ? { baseline: true } : {});
   let redacted = 0;

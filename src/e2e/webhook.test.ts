@@ -310,4 +310,18 @@ describe("webhook: the daemon against the simulator", () => {
       cluster = hook = undefined;
     }
   });
+
+  test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", labels: { "mon.io/owner": "team-payments" } } });
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    const told = (await hook.waitFor(1))[0]!.json();
+    expect(told.owner).toBe("team-payments");
+    expect(told.text.split("\n")[1]).toBe("medium · CrashLoopBackOff · 1 finding · owner team-payments");
+  });
 });

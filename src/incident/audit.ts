@@ -23,6 +23,7 @@ export function auditEntries(decisions: readonly Decision[], cluster: string): A
       mode: i.mode,
       revision: i.revision,
       dedupKey: i.dedupKey,
+      ...(i.owner ? { owner: i.owner } : {}),
       findings: i.findings.length,
       news: d.news,
       ...(i.resolvedAt !== undefined ? { openSeconds: Math.round((i.resolvedAt - i.openedAt) / 1000) } : {}),

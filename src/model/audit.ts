@@ -24,6 +24,8 @@ export interface AuditEntry {
   /** Counts messages of the incident's conversation: 1 for the announcement. */
   readonly revision: number;
   readonly dedupKey: string;
+  /** `mon.io/owner` of the root, when set. */
+  readonly owner?: string;
   /** Number of findings the incident explains. */
   readonly findings: number;
   /** What became true (updates). */

@@ -35,6 +35,8 @@ export interface Message {
   readonly findings: readonly MessageFinding[];
   readonly news: readonly string[];
   readonly dedupKey: string;
+  /** Who owns the incident's root (`mon.io/owner`, spec 2.6), when someone is named. */
+  readonly owner?: string;
   /** Epoch ms of the decision that produced it. */
   readonly at: number;
   /** Set on the startup summary and on the page-tier announcements sent only to paging tools and trackers. */

@@ -38,7 +38,7 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
   const title = headline(incident, action);
   const where = cluster ? ` [${cluster}]` : "";
   const lines: { text: string; md: string }[] = [{ text: `${emoji} ${title}${where}`, md: `${emoji} **${title}**${where}` }];
-  const meta = `${incident.tier} · ${incident.rootReason}${incident.pageRule ? ` · page rule ${incident.pageRule}` : ""} · ${incident.findings.length} finding${incident.findings.length === 1 ? "" : "s"}`;
+  const meta = `${incident.tier} · ${incident.rootReason}${incident.pageRule ? ` · page rule ${incident.pageRule}` : ""} · ${incident.findings.length} finding${incident.findings.length === 1 ? "" : "s"}${incident.owner ? ` · owner ${incident.owner}` : ""}`;
   // An announcement carries news only when it states something about its history (a steady recurrence).
   if (action === "update" || action === "announce") {
     for (const n of decision.news) lines.push({ text: `• ${clean(n)}`, md: `• ${clean(n)}` });
@@ -77,6 +77,7 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
     findings,
     news: decision.news.map(clean),
     dedupKey: incident.dedupKey,
+    ...(incident.owner ? { owner: incident.owner } : {}),
     at: decision.at,
   };
 }

@@ -22,6 +22,8 @@ export interface WebhookBody {
   incidentId: string;
   messageId: string;
   dedupKey: string;
+  /** `mon.io/owner` of the root, when set. */
+  owner?: string;
   cluster: string;
   root: { kind: string; namespace?: string; name: string };
   tier: Message["tier"];
@@ -75,6 +77,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
     incidentId: message.incidentId,
     messageId: message.id,
     dedupKey: message.dedupKey,
+    ...(message.owner ? { owner: message.owner } : {}),
     cluster,
     root: { ...message.root },
     tier: message.tier,
