@@ -117,10 +117,18 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
     // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
-    const owner = ownerOf(d.root, inventory);
-    return held || ack || owner ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}), ...(owner ? { owner } : {}) } : d;
+    return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
   });
-  const step = stepLifecycle(state, drafts, now, cluster, options.baseline ? { baseline: true } : {});
+  const stepped = stepLifecycle(state, drafts, now, cluster, options.baseline ? { baseline: true } : {});
+  // The owner (spec 2.6) is read only for what is told: walking owner chains for every open incident on
+  // every pass would cost more than the pass itself.
+  const step = {
+    ...stepped,
+    decisions: stepped.decisions.map((d) => {
+      const owner = ownerOf(d.incident.root, inventory);
+      return owner ? { ...d, incident: { ...d.incident, owner } } : d;
+    }),
+  };
   let redacted = 0;
   const ipOwner = (ip: string) => inventory.ownerOfIp(ip);
   const messages: { message: Message; openedResolved?: Message }[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
+import { detectWorkloads } from "../detect/workloads.ts";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
 import { groupFindings } from "./group.ts";
 
@@ -42,5 +43,19 @@ describe("groupFindings", () => {
     const pull = { state: { waiting: { reason: "ErrImagePull" } } };
     const out = drafts(api.deployment, api.replicaSet, pod("shop", "a", { owner: api.replicaSet, status: crashing }), pod("shop", "b", { owner: api.replicaSet, status: pull }), pod("shop", "c", { owner: api.replicaSet, status: pull }));
     expect(out[0]!.rootReason).toBe("ImagePullBackOff");
+  });
+
+  test("a Deployment left without replicas by a lost node joins the node's incident; failing on its own it keeps its root", () => {
+    const api = workload("shop", "api");
+    const unavailable = { ...api.deployment, spec: { replicas: 1 }, status: { replicas: 1, availableReplicas: 0, readyReplicas: 0, conditions: [{ type: "Available", status: "False", lastTransitionTime: "2025-12-31T23:00:00Z", message: "Deployment does not have minimum availability." }] } };
+    const inv = inventoryOf(node("n1", "Unknown"), unavailable, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet }));
+    const found = [...detectNodes(inv, NOW), ...detectPods(inv, NOW), ...detectWorkloads(inv, NOW)];
+    expect(found.map((f) => f.reason).sort()).toEqual(["NodeLost", "PodNodeLost", "WorkloadUnavailable"]);
+    const out = groupFindings(found, inv);
+    expect(out.map((d) => [d.root.kind, d.root.name, d.findings.length])).toEqual([["Node", "n1", 3]]);
+
+    const alone = inventoryOf(node("n1", "True"), unavailable, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing }));
+    const own = groupFindings([...detectPods(alone, NOW), ...detectWorkloads(alone, NOW)], alone);
+    expect(own.map((d) => [d.root.kind, d.root.name, d.findings.map((f) => f.reason).sort()])).toEqual([["Deployment", "api", ["CrashLoopBackOff", "WorkloadUnavailable"]]]);
   });
 });

@@ -30,12 +30,18 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     if (rootReason) group.rootReason = rootReason;
   };
 
-  // Rule R7: symptoms of other objects (a Service of its pods) are placed after everything else.
-  const ordered = [...findings.filter((f) => !f.joins), ...findings.filter((f) => f.joins)];
+  // Rule R7: symptoms of other objects (a Service of its pods) are placed after everything else. A workload's
+  // own finding (no available replica) is a symptom of its pods too: when they failed for a deeper cause
+  // (their node, a missing Secret), it joins that cause instead of opening an incident of its own.
+  let pods: Map<string, ObjectRef[]> | undefined;
+  const symptomOf = (f: Finding): readonly ObjectRef[] | undefined => f.joins ?? (WORKLOAD_KINDS.has(f.object.kind) ? (pods ??= failingPodsByWorkload(findings, inventory)).get(refKey(f.object)) : undefined);
+  const isSymptom = (f: Finding) => f.joins !== undefined || WORKLOAD_KINDS.has(f.object.kind);
+  const ordered = [...findings.filter((f) => !isSymptom(f)), ...findings.filter(isSymptom)];
   const rootOf = new Map<string, ObjectRef>();
   for (const f of ordered) {
-    if (f.joins) {
-      const joined = f.joins.map((o) => rootOf.get(refKey(o))).find(Boolean);
+    const joins = isSymptom(f) ? symptomOf(f) : undefined;
+    if (joins) {
+      const joined = joins.map((o) => rootOf.get(refKey(o))).find((r) => r !== undefined && !(f.joins === undefined && refKey(r) === refKey(f.object)));
       if (joined) {
         add(joined, f);
         continue;
@@ -73,6 +79,27 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
 }
 
 // --- internal ---
+
+/** Kinds whose own findings are about their pods (a workload with no available replica). */
+const WORKLOAD_KINDS: ReadonlySet<string> = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"]);
+
+/** Pods that have findings, by the key of every workload in their owner chain; built once per grouping when needed. */
+function failingPodsByWorkload(findings: readonly Finding[], inventory: InventoryView): Map<string, ObjectRef[]> {
+  const index = new Map<string, ObjectRef[]>();
+  for (const f of findings) {
+    if (f.object.kind !== "Pod") continue;
+    const pod = inventory.get("Pod", f.object.namespace, f.object.name);
+    if (!pod) continue;
+    for (const o of inventory.ownerChain(pod)) {
+      if (!WORKLOAD_KINDS.has(String(o.kind))) continue;
+      const key = refKey({ kind: String(o.kind), namespace: o.metadata?.namespace, name: String(o.metadata?.name) });
+      const list = index.get(key);
+      if (list) list.push(f.object);
+      else index.set(key, [f.object]);
+    }
+  }
+  return index;
+}
 
 function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
   const { object } = finding;

@@ -121,7 +121,6 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       ...(pageRule ? { pageRule } : {}),
       findings: draft.findings,
       ...(draft.affected ? { affected: draft.affected } : {}),
-      ...(draft.owner ? { owner: draft.owner } : {}),
       phase: "open" as const,
       dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
     };

@@ -16,8 +16,6 @@ export interface IncidentDraft {
   readonly findings: readonly Finding[];
   /** For a root several workloads depend on (an unreachable endpoint, spec 1.3): the workloads folded in. */
   readonly affected?: readonly ObjectRef[];
-  /** Who owns the root (`mon.io/owner`, spec 2.6), when someone is named. */
-  readonly owner?: string;
   /** Every finding is out of scope, silenced or under maintenance (spec 1.4, 2.2, 2.7): nothing is sent for it. */
   readonly held?: boolean;
   /** `mon.io/ack` found on the root or a failing object (Pro, spec 3.1): the object and its note, one line, redacted. */
@@ -41,7 +39,7 @@ export interface Incident {
   readonly findings: readonly Finding[];
   /** The workloads folded into a shared root (see IncidentDraft.affected). */
   readonly affected?: readonly ObjectRef[];
-  /** Who owns the root (`mon.io/owner`, spec 2.6). */
+  /** Who owns the root (`mon.io/owner`, spec 2.6), read when a message is rendered. */
   readonly owner?: string;
   readonly openedAt: number;
   readonly phase: IncidentPhase;
