@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
-import { foldSharedEndpoints, unreachableEndpoint } from "./endpoints.ts";
+import { inventoryOf } from "../testing/inventory.ts";
+import { foldSharedEndpoints, serviceEndpoint, unreachableEndpoint } from "./endpoints.ts";
 
 const crash = (pod: string, output: string): Finding => ({ key: `CrashLoopBackOff/Pod/shop/${pod}`, reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: pod }, tier: "medium", summary: `container of ${pod} is crash-looping`, evidence: [{ label: "last output", value: output }], since: 0 });
 const draft = (name: string, f: Finding): IncidentDraft => ({ root: { kind: "Deployment", namespace: "shop", name }, rootReason: f.reason, findings: [f] });
@@ -41,5 +42,19 @@ describe("unreachable endpoints (spec 1.3)", () => {
   test("one workload alone keeps its own root", () => {
     const only = draft("cart", crash("cart-1", "dial tcp 10.96.14.7:5432: connect: connection refused"));
     expect(foldSharedEndpoints([only])).toEqual([only]);
+  });
+
+  test("a Service's ClusterIP and its DNS names are one endpoint; other hosts stay as written", () => {
+    const inventory = inventoryOf({ kind: "Service", apiVersion: "v1", metadata: { namespace: "shop", name: "orders-db" }, spec: { clusterIP: "10.96.14.7", ports: [{ port: 5432 }] } });
+    for (const written of ["10.96.14.7:5432", "orders-db.shop:5432", "orders-db.shop.svc:5432", "orders-db.shop.svc.cluster.local:5432"]) {
+      expect(serviceEndpoint(written, inventory)).toBe("orders-db.shop:5432");
+    }
+    expect(serviceEndpoint("db.example.com:5432", inventory)).toBe("db.example.com:5432");
+    expect(serviceEndpoint("10.0.0.9:5432", inventory)).toBe("10.0.0.9:5432");
+    const out = foldSharedEndpoints([
+      draft("cart", crash("cart-1", "dial tcp 10.96.14.7:5432: connect: connection refused")),
+      draft("checkout", crash("checkout-1", 'connection to server at "orders-db.shop.svc.cluster.local" (10.96.14.7), port 5432 failed')),
+    ], (e) => serviceEndpoint(e, inventory));
+    expect(out.map((d) => d.root.name)).toEqual(["orders-db.shop:5432"]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
+import type { InventoryView } from "../model/inventory.ts";
 
 /** The root reason of an incident rooted at an endpoint several workloads cannot reach (spec 1.3). */
 export const DEPENDENCY_UNREACHABLE = "DependencyUnreachable";
@@ -35,16 +36,19 @@ export function unreachableEndpoint(finding: Finding): string | undefined {
  * endpoint (spec 1.3): when two or more drafts rooted at workloads or pods name the same `host:port`, they
  * become one draft with root `{kind: "Endpoint", name: "host:port"}`, reason `DependencyUnreachable`, and the
  * workloads in `affected`.
- * Node-rooted and configuration-rooted drafts (a missing Secret) keep their root: they are deeper causes.
+ * `canonical` maps an endpoint to one name per server (a Service's ClusterIP and DNS names to
+ * `name.namespace:port`). Node-rooted and configuration-rooted drafts (a missing Secret) keep their root:
+ * they are deeper causes.
  * Pure; keeps the input order, the merged draft where its first member was.
  */
-export function foldSharedEndpoints(drafts: readonly IncidentDraft[]): IncidentDraft[] {
+export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical: (endpoint: string) => string = (e) => e): IncidentDraft[] {
   const endpointOf = new Map<IncidentDraft, string>();
   const members = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
     if (d.root.kind === "Node" || d.findings.some((f) => f.explains)) continue;
-    const endpoint = d.findings.map(unreachableEndpoint).find((e) => e !== undefined);
-    if (!endpoint) continue;
+    const found = d.findings.map(unreachableEndpoint).find((e) => e !== undefined);
+    if (!found) continue;
+    const endpoint = canonical(found);
     endpointOf.set(d, endpoint);
     members.set(endpoint, [...(members.get(endpoint) ?? []), d]);
   }
@@ -63,4 +67,23 @@ export function foldSharedEndpoints(drafts: readonly IncidentDraft[]): IncidentD
     out.push({ root: { kind: "Endpoint", name: endpoint }, rootReason: DEPENDENCY_UNREACHABLE, findings, affected: group.map((g) => g.root) });
   }
   return out;
+}
+
+/**
+ * One name per in-cluster Service for `host:port` (spec 1.3): its ClusterIP, `name.namespace`,
+ * `name.namespace.svc` and `name.namespace.svc.cluster.local` all become `name.namespace:port`. Anything else
+ * (an external host, a pod IP) is kept as written. Pure.
+ */
+export function serviceEndpoint(endpoint: string, inventory: InventoryView): string {
+  const at = endpoint.lastIndexOf(":");
+  const host = endpoint.slice(0, at);
+  const port = endpoint.slice(at + 1);
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
+    const owner = inventory.ownerOfIp(host);
+    const [namespace, name] = owner?.split("/") ?? [];
+    const service = namespace && name ? inventory.get("Service", namespace, name) : undefined;
+    return service?.spec?.clusterIP === host ? `${name}.${namespace}:${port}` : endpoint;
+  }
+  const m = /^([a-z0-9-]+)\.([a-z0-9-]+)(?:\.svc(?:\.cluster\.local)?)?$/.exec(host);
+  return m && inventory.get("Service", m[2], m[1]!) ? `${m[1]}.${m[2]}:${port}` : endpoint;
 }

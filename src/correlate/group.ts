@@ -3,7 +3,7 @@ import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
-import { foldSharedEndpoints } from "./endpoints.ts";
+import { foldSharedEndpoints, serviceEndpoint } from "./endpoints.ts";
 
 /**
  * Root-cause grouping (spec 1.3; failure-catalogue 2.2 rules R1 "node down" and R8 "workload ← pods").
@@ -75,7 +75,7 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
       const own = sorted.filter((f) => !f.joins);
       return { root: g.root, rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted), findings: sorted };
     });
-  return foldSharedEndpoints(drafts);
+  return foldSharedEndpoints(drafts, (endpoint) => serviceEndpoint(endpoint, inventory));
 }
 
 // --- internal ---
