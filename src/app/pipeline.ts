@@ -1,4 +1,5 @@
 import { groupFindings } from "../correlate/group.ts";
+import { foldNamespaceOutages } from "../correlate/namespace-outage.ts";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
@@ -113,7 +114,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     .map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
-  const drafts = groupFindings(open, inventory).map((d) => {
+  const drafts = foldNamespaceOutages(groupFindings(open, inventory), inventory, (id) => state.incidents.has(id)).map((d) => {
     const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
     // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;

@@ -66,4 +66,12 @@ describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
   test("durations read naturally", () => {
     expect([duration(42_000), duration(7 * 60_000), duration(185 * 60_000), duration(52 * 3_600_000)]).toEqual(["42 s", "7 min", "3 h 5 min", "2 d 4 h"]);
   });
+
+  test("a namespace outage and a shared endpoint name the workloads they fold in", () => {
+    const affected = ["a", "b", "c", "d"].map((name) => ({ kind: "Deployment", namespace: "shop", name }));
+    const outage = renderDecision(decision("announce", "notify", { root: { kind: "Namespace", name: "shop" }, rootReason: "NamespaceOutage", affected }), "prod").message;
+    expect(outage.title).toBe("namespace shop: outage, 4 workloads failing (deployment shop/a, deployment shop/b, deployment shop/c, …)");
+    const endpoint = renderDecision(decision("announce", "notify", { root: { kind: "Endpoint", name: "orders-db.shop:5432" }, rootReason: "DependencyUnreachable", affected: affected.slice(0, 2) }), "prod").message;
+    expect(endpoint.title).toBe("endpoint orders-db.shop:5432: unreachable, 2 workloads failing on it (deployment shop/a, deployment shop/b)");
+  });
 });

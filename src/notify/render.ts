@@ -138,8 +138,9 @@ export function describe(incident: Incident): string {
   const symptoms = incident.findings.filter((f) => f !== root);
   if (incident.affected?.length) {
     const n = incident.affected.length;
-    const named = incident.affected.slice(0, 3).map(refLabel).join(", ");
-    return `unreachable, ${n} workload${n === 1 ? "" : "s"} failing on it (${named}${n > 3 ? ", …" : ""})`;
+    const named = `${incident.affected.slice(0, 3).map(refLabel).join(", ")}${n > 3 ? ", …" : ""}`;
+    const workloads = `${n} workload${n === 1 ? "" : "s"}`;
+    return incident.root.kind === "Namespace" ? `outage, ${workloads} failing (${named})` : `unreachable, ${workloads} failing on it (${named})`;
   }
   if (root && incident.root.kind === "Node") {
     const state = root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;

@@ -1,0 +1,57 @@
+import type { IncidentDraft } from "../model/incident.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import { refKey } from "../model/object-ref.ts";
+
+/** The root reason of a namespace outage (spec 1.3). */
+export const NAMESPACE_OUTAGE = "NamespaceOutage";
+
+/** Fewest workloads failing at once that make a namespace outage. */
+export const NAMESPACE_OUTAGE_MIN_WORKLOADS = 3;
+
+const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
+
+/**
+ * Folds a namespace outage into one incident (spec 1.3): when at least 3 workloads of one namespace, and more
+ * than half of its Deployments, StatefulSets and DaemonSets, start failing in the same pass (their incidents
+ * are not open yet), their drafts become one rooted at the Namespace, reason `NamespaceOutage`, the workloads
+ * in `affected`. While that incident is open, every failing workload of the namespace stays in it; workloads
+ * already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
+ */
+export function foldNamespaceOutages(drafts: readonly IncidentDraft[], inventory: InventoryView, isOpen: (id: string) => boolean): IncidentDraft[] {
+  const byNamespace = new Map<string, IncidentDraft[]>();
+  for (const d of drafts) {
+    if (!(WORKLOADS as readonly string[]).includes(d.root.kind) || !d.root.namespace) continue;
+    byNamespace.set(d.root.namespace, [...(byNamespace.get(d.root.namespace) ?? []), d]);
+  }
+  const folded = new Map<IncidentDraft, string>();
+  for (const [namespace, members] of byNamespace) {
+    const root = { kind: "Namespace", name: namespace };
+    const ongoing = isOpen(refKey(root));
+    const fresh = members.filter((d) => !isOpen(refKey(d.root)));
+    if (!ongoing) {
+      const total = WORKLOADS.reduce((n, kind) => n + inventory.list(kind).filter((o) => o.metadata?.namespace === namespace).length, 0);
+      if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS || fresh.length * 2 <= total) continue;
+    }
+    for (const d of fresh) folded.set(d, namespace);
+  }
+  if (folded.size === 0) return [...drafts];
+  const out: IncidentDraft[] = [];
+  const emitted = new Set<string>();
+  for (const d of drafts) {
+    const namespace = folded.get(d);
+    if (namespace === undefined) {
+      out.push(d);
+      continue;
+    }
+    if (emitted.has(namespace)) continue;
+    emitted.add(namespace);
+    const members = drafts.filter((m) => folded.get(m) === namespace);
+    out.push({
+      root: { kind: "Namespace", name: namespace },
+      rootReason: NAMESPACE_OUTAGE,
+      findings: members.flatMap((m) => m.findings).sort((a, b) => a.key.localeCompare(b.key)),
+      affected: members.map((m) => m.root),
+    });
+  }
+  return out;
+}
