@@ -208,4 +208,17 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     expect(out.decisions[0]!.news).toEqual(['mon.io/ack is present on Pod/p1 ("old note"); this new incident is not acknowledged by it until it is changed or added again']);
     expect(stepLifecycle(out.state, [{ ...draft(finding("p1")), ack }], 1_000, "prod").decisions).toEqual([]);
   });
+
+  test("a recurrence in the digest stays there through a silence, instead of being announced when it lifts", () => {
+    const MIN = 60_000;
+    let state = emptyLifecycle();
+    for (const at of [0, 10 * MIN]) {
+      state = stepLifecycle(state, [draft(finding("p1"))], at, "prod").state;
+      state = stepLifecycle(state, [], at + 2 * MIN, "prod").state;
+    }
+    const third = stepLifecycle(state, [draft(finding("p1"))], 50 * MIN, "prod");
+    expect(third.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "digest"]]);
+    const held = stepLifecycle(third.state, [{ ...draft(finding("p1")), held: true }], 51 * MIN, "prod");
+    expect(stepLifecycle(held.state, [draft(finding("p1"))], 52 * MIN, "prod").decisions).toEqual([]);
+  });
 });

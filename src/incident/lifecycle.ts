@@ -126,7 +126,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     };
     if (!previous || !previous.announced) {
       if (draft.held) {
-        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}) });
+        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}), ...(previous?.recurring ? { recurring: true } : {}) });
         continue;
       }
       // Recurrences told twice within a day go to the digest too (spec 1.8); page-tier ones still page.
