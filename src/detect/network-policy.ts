@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import { selects, selectsAll } from "../model/label-selector.ts";
 import { finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -48,14 +49,11 @@ export function detectNetworkPolicies(inventory: InventoryView, now: number): Fi
 // --- internal ---
 
 function isDefaultDenyIngress(p: KubeObject): boolean {
-  const selectsAll = Object.keys(p.spec?.podSelector?.matchLabels ?? {}).length === 0 && (p.spec?.podSelector?.matchExpressions ?? []).length === 0;
   const types: string[] = p.spec?.policyTypes ?? ["Ingress"];
-  return selectsAll && types.includes("Ingress") && (p.spec?.ingress ?? []).length === 0;
+  return selectsAll(p.spec?.podSelector) && types.includes("Ingress") && (p.spec?.ingress ?? []).length === 0;
 }
 
 /** Whether policy `p` selects `pod` and allows some ingress to it (any rule; peers are not evaluated). */
 function admitsIngress(p: KubeObject, pod: KubeObject): boolean {
-  const labels = pod.metadata?.labels ?? {};
-  const selected = Object.entries((p.spec?.podSelector?.matchLabels ?? {}) as Record<string, string>).every(([k, v]) => labels[k] === v);
-  return selected && (p.spec?.ingress ?? []).length > 0;
+  return selects(p.spec?.podSelector ?? {}, pod.metadata?.labels ?? {}) && (p.spec?.ingress ?? []).length > 0;
 }

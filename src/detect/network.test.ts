@@ -96,4 +96,11 @@ describe("default-deny NetworkPolicies", () => {
     const ready = { ...notReadyPod("api-1", "api", 4 * MIN), status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } };
     expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), service("api"), ready), NOW)).toEqual([]);
   });
+
+  test("a policy whose matchExpressions select other pods admits nothing to these", () => {
+    const allowWeb = policy("allow-web", { podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["web"] }] }, ingress: [{ from: [{ podSelector: {} }] }] }, 60 * MIN);
+    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowWeb, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW).map((f) => f.reason)).toEqual(["NetworkPolicyBlocksTraffic"]);
+    const allowApiByExpression = policy("allow-api", { podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["api"] }] }, ingress: [{ from: [{ podSelector: {} }] }] }, 60 * MIN);
+    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowApiByExpression, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW)).toEqual([]);
+  });
 });

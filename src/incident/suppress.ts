@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import { selects, type LabelSelector } from "../model/label-selector.ts";
 import type { SeverityOverrides } from "./overrides.ts";
 
 /** A silence rule (spec 2.2): every field it sets must match. */
@@ -17,7 +18,7 @@ export interface SilenceRule {
 /** What decides delivery besides the lifecycle: scope (spec 1.4, 2.1), silences (2.2), maintenance (2.7). */
 export interface DeliveryRules {
   readonly namespaces?: readonly string[];
-  readonly namespaceSelector?: { readonly matchLabels?: Readonly<Record<string, string>>; readonly matchExpressions?: readonly { key: string; operator: string; values?: readonly string[] }[] };
+  readonly namespaceSelector?: LabelSelector;
   readonly reasons?: readonly string[];
   readonly silences: readonly SilenceRule[];
   /** Maintenance annotations honoured (a Pro setting: only in the Pro edition). */
@@ -66,19 +67,6 @@ function inScope(f: Finding, inventory: InventoryView, rules: DeliveryRules): bo
     const exclude = lower.every((r) => r.startsWith("!"));
     const reason = f.reason.toLowerCase();
     if (exclude ? lower.includes(`!${reason}`) : !lower.includes(reason)) return false;
-  }
-  return true;
-}
-
-function selects(selector: NonNullable<DeliveryRules["namespaceSelector"]>, labels: Record<string, string>): boolean {
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of selector.matchExpressions ?? []) {
-    const has = e.key in labels;
-    const value = labels[e.key];
-    if (e.operator === "In" && !(has && (e.values ?? []).includes(value!))) return false;
-    if (e.operator === "NotIn" && has && (e.values ?? []).includes(value!)) return false;
-    if (e.operator === "Exists" && !has) return false;
-    if (e.operator === "DoesNotExist" && has) return false;
   }
   return true;
 }
