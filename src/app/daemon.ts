@@ -11,7 +11,7 @@ import { createLogEvidence } from "./log-evidence.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { prepareStartup, type Prepared } from "./prepare.ts";
 import type { Edition } from "../model/edition.ts";
-import type { DeliveryRules } from "../incident/suppress.ts";
+import { prepareRules } from "../incident/suppress.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -137,14 +137,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // Lifecycle state starts empty on every start, so the first pass is the baseline (spec 1.7).
   let baselined = false;
   const edition: Edition = options.edition ?? "community";
-  const rules: DeliveryRules = {
+  const rules = prepareRules({
     ...(config.namespaces ? { namespaces: config.namespaces } : {}),
     ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
     ...(config.reasons ? { reasons: config.reasons } : {}),
     silences: config.silences,
     ...(edition === "pro" && config.maintenance.enabled ? { maintenance: { annotation: config.maintenance.annotation, untilAnnotation: config.maintenance.untilAnnotation } } : {}),
     ...(edition === "pro" ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) } : {}),
-  };
+  });
   // The audit log is Pro (spec 2.1): one JSON entry per incident decision.
   let auditDrops = 0;
   const audit: AuditLog | undefined =

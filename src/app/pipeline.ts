@@ -4,7 +4,7 @@ import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
 import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
-import { holdOf, type DeliveryRules } from "../incident/suppress.ts";
+import { holdOf, type PreparedRules } from "../incident/suppress.ts";
 import { opensAtWithGrace } from "../incident/grace.ts";
 import { ackOf } from "../incident/ack.ts";
 import { overrideSeverity } from "../incident/overrides.ts";
@@ -83,7 +83,7 @@ export interface PassEvidence {
  * summary (page-tier incidents also go, on their own, to paging tools and trackers), and new findings do not
  * wait for their log.
  */
-export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: DeliveryRules, options: { baseline?: boolean } = {}): PassResult {
+export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: PreparedRules, options: { baseline?: boolean } = {}): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
+import { prepareRules } from "../incident/suppress.ts";
 import { runPass } from "./pipeline.ts";
 
 /**
@@ -14,7 +15,7 @@ const crashing = (output: string) => ({ restartCount: 5, state: { waiting: { rea
 function replay(steps: readonly [number, KubeObject[]][]): string[][] {
   let state: LifecycleState = emptyLifecycle();
   return steps.map(([at, objects]) => {
-    const result = runPass(inventoryOf(...objects), state, at, "prod", {}, undefined, { silences: [] });
+    const result = runPass(inventoryOf(...objects), state, at, "prod", {}, undefined, prepareRules({ silences: [] }));
     state = result.state;
     return result.messages.map((m) => m.message.title);
   });
@@ -61,10 +62,10 @@ describe("stories through the pure core (issue: one incident per root cause)", (
     const api = workload("shop", "api");
     const world = [node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") })];
     let state: LifecycleState = emptyLifecycle();
-    const first = runPass(inventoryOf(...world), state, NOW, "prod", {}, undefined, { silences: [] }, { baseline: true });
+    const first = runPass(inventoryOf(...world), state, NOW, "prod", {}, undefined, prepareRules({ silences: [] }), { baseline: true });
     state = first.state;
     expect(first.messages.map((m) => m.message.title)).toEqual(["Startup summary: 1 problem already open"]);
-    const later = runPass(inventoryOf(...world.slice(0, 3)), state, NOW + 60_000, "prod", {}, undefined, { silences: [] });
+    const later = runPass(inventoryOf(...world.slice(0, 3)), state, NOW + 60_000, "prod", {}, undefined, prepareRules({ silences: [] }));
     expect(later.messages.map((m) => m.message.title)).toEqual(["Resolved: deployment shop/api"]);
   });
 });

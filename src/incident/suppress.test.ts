@@ -2,14 +2,14 @@ import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf } from "../testing/inventory.ts";
-import { holdOf, type DeliveryRules } from "./suppress.ts";
+import { holdOf, prepareRules, type DeliveryRules } from "./suppress.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const f = (over: Partial<Finding> = {}): Finding => ({ key: "k", reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: "api-7c9-x2kq9" }, container: "app", tier: "medium", summary: "container app is crash-looping: dial tcp 10.0.0.5:5432: connection refused", evidence: [{ label: "exit code", value: "1 (Error)" }], since: 0, ...over });
 const ns = (name: string, labels: Record<string, string> = {}, annotations: Record<string, string> = {}): KubeObject => ({ kind: "Namespace", apiVersion: "v1", metadata: { name, labels, annotations } });
 const inventory = inventoryOf(ns("shop", { team: "payments" }), ns("dev", { team: "web" }), ns("ops", {}, { "mon.io/maintenance": "Yes" }), { kind: "Pod", apiVersion: "v1", metadata: { namespace: "shop", name: "held-pod", annotations: { "mon.io/maintenance": "true", "mon.io/maintenance-until": "2026-06-01T13:00:00Z" } } }, { kind: "Pod", apiVersion: "v1", metadata: { namespace: "shop", name: "expired", annotations: { "mon.io/maintenance": "on", "mon.io/maintenance-until": "2026-06-01T11:00:00Z" } } });
 const none: DeliveryRules = { silences: [] };
-const hold = (finding: Finding, rules: Partial<DeliveryRules>) => holdOf(finding, inventory, { ...none, ...rules }, NOW);
+const hold = (finding: Finding, rules: Partial<DeliveryRules>) => holdOf(finding, inventory, prepareRules({ ...none, ...rules }), NOW);
 const node = f({ reason: "NodeNotReady", object: { kind: "Node", name: "n1" }, container: undefined, summary: "node n1 is NotReady: PLEG is not healthy", evidence: [{ label: "condition", value: "Ready=False (KubeletNotReady)" }] });
 
 describe("scope (spec 1.4, 2.1)", () => {

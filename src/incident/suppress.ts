@@ -29,6 +29,39 @@ export interface DeliveryRules {
   readonly severity?: SeverityOverrides;
 }
 
+/**
+ * Delivery rules ready for the pass: reason lists lower-cased and pod name patterns compiled once, not for
+ * every finding of every pass. Build with `prepareRules`.
+ */
+export interface PreparedRules extends DeliveryRules {
+  readonly prepared: {
+    readonly reasons?: { readonly exclude: boolean; readonly listed: ReadonlySet<string> };
+    readonly silences: readonly PreparedSilence[];
+  };
+}
+
+interface PreparedSilence extends SilenceRule {
+  readonly lowerReasons?: ReadonlySet<string>;
+  readonly podNames?: readonly RegExp[];
+}
+
+/** Prepares delivery rules once (at startup or on reload). Throws SyntaxError on a pod name pattern that is not a regular expression (configuration validation rejects those first). */
+export function prepareRules(rules: DeliveryRules): PreparedRules {
+  const reasons = (rules.reasons ?? []).map((r) => r.toLowerCase());
+  const exclude = reasons.length > 0 && reasons.every((r) => r.startsWith("!"));
+  return {
+    ...rules,
+    prepared: {
+      ...(reasons.length ? { reasons: { exclude, listed: new Set(exclude ? reasons.map((r) => r.slice(1)) : reasons) } } : {}),
+      silences: rules.silences.map((rule) => ({
+        ...rule,
+        ...(rule.reasons?.length ? { lowerReasons: new Set(rule.reasons.map((r) => r.toLowerCase())) } : {}),
+        ...(rule.podNamePatterns?.length ? { podNames: rule.podNamePatterns.map((p) => new RegExp(p)) } : {}),
+      })),
+    },
+  };
+}
+
 /** Why a finding is not delivered, or undefined when it is. */
 export type Hold = "out_of_scope" | "silenced" | "maintenance";
 
@@ -40,16 +73,19 @@ export type Hold = "out_of_scope" | "silenced" | "maintenance";
  * annotation on the object or its namespace (truthy `true`/`1`/`yes`/`on`, bounded by an RFC 3339 `-until`).
  * Pure: `now` is epoch ms.
  */
-export function holdOf(finding: Finding, inventory: InventoryView, rules: DeliveryRules, now: number): Hold | undefined {
+export function holdOf(finding: Finding, inventory: InventoryView, rules: PreparedRules, now: number): Hold | undefined {
   if (!inScope(finding, inventory, rules)) return "out_of_scope";
-  if (rules.silences.some((rule) => silences(rule, finding))) return "silenced";
+  if (rules.prepared.silences.length > 0) {
+    const text = [finding.summary, ...finding.evidence.map((e) => e.value)].join("\n");
+    if (rules.prepared.silences.some((rule) => silences(rule, finding, text))) return "silenced";
+  }
   if (rules.maintenance && underMaintenance(finding, inventory, rules.maintenance, now)) return "maintenance";
   return undefined;
 }
 
 // --- internal ---
 
-function inScope(f: Finding, inventory: InventoryView, rules: DeliveryRules): boolean {
+function inScope(f: Finding, inventory: InventoryView, rules: PreparedRules): boolean {
   const ns = f.object.namespace;
   const list = rules.namespaces ?? [];
   if (list.length > 0) {
@@ -61,22 +97,16 @@ function inScope(f: Finding, inventory: InventoryView, rules: DeliveryRules): bo
     const labels = (inventory.get("Namespace", undefined, ns)?.metadata?.labels ?? {}) as Record<string, string>;
     if (!selects(rules.namespaceSelector, labels)) return false;
   }
-  const reasons = rules.reasons ?? [];
-  if (reasons.length > 0) {
-    const lower = reasons.map((r) => r.toLowerCase());
-    const exclude = lower.every((r) => r.startsWith("!"));
-    const reason = f.reason.toLowerCase();
-    if (exclude ? lower.includes(`!${reason}`) : !lower.includes(reason)) return false;
-  }
+  const reasons = rules.prepared.reasons;
+  if (reasons && reasons.listed.has(f.reason.toLowerCase()) === reasons.exclude) return false;
   return true;
 }
 
-function silences(rule: SilenceRule, f: Finding): boolean {
-  const text = [f.summary, ...f.evidence.map((e) => e.value)].join("\n");
+function silences(rule: PreparedSilence, f: Finding, text: string): boolean {
   const checks: (boolean | undefined)[] = [
     rule.namespaces?.length ? f.object.namespace !== undefined && rule.namespaces.includes(f.object.namespace) : undefined,
-    rule.reasons?.length ? rule.reasons.some((r) => r.toLowerCase() === f.reason.toLowerCase()) : undefined,
-    rule.podNamePatterns?.length ? f.object.kind === "Pod" && rule.podNamePatterns.some((p) => new RegExp(p).test(f.object.name)) : undefined,
+    rule.lowerReasons ? rule.lowerReasons.has(f.reason.toLowerCase()) : undefined,
+    rule.podNames ? f.object.kind === "Pod" && rule.podNames.some((p) => p.test(f.object.name)) : undefined,
     rule.containerNames?.length ? f.container !== undefined && rule.containerNames.includes(f.container.replace(/ \(init\)$/, "")) : undefined,
     rule.containerMessages?.length ? f.container !== undefined && rule.containerMessages.some((m) => text.includes(m)) : undefined,
     rule.eventMessages?.length ? f.evidence.some((e) => e.label === "event") && rule.eventMessages.some((m) => text.includes(m)) : undefined,
