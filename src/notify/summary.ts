@@ -27,42 +27,30 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
   const pages = sorted.some((d) => d.incident.mode === "page");
   const mark: StatusMark = pages ? "page" : "notify";
   const tier = sorted.map((d) => d.incident.tier).reduce<Tier>((a, b) => louder(a, b), "normal");
-  const emoji = STATUS_EMOJI[mark];
   const n = sorted.length;
   const title = kind === "startup summary" ? `Startup summary: ${n} problem${n === 1 ? "" : "s"} already open` : `${n} new problems`;
-  const where = cluster ? ` [${cluster}]` : "";
   const note =
     kind === "startup summary"
       ? "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own."
       : "They started together; each gets its own message when it changes or resolves.";
-  const lines = sorted.slice(0, MAX_SUMMARY_INCIDENTS).map((d) => {
-    const i = d.incident;
-    return `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`;
-  });
-  if (n > MAX_SUMMARY_INCIDENTS) lines.push(`… and ${n - MAX_SUMMARY_INCIDENTS} more`);
+  const lines = listed(sorted, ({ incident: i }) => `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`);
   const findings = sorted.flatMap((d) => messageFindings(d.incident.findings, clean));
   const at = sorted[0]!.at;
-  const prefix = kind === "startup summary" ? "startup-summary" : "roll-up";
-  const message: Message = {
-    id: `${prefix}@${at}#1`,
-    incidentId: `${prefix}@${at}`,
+  const message = clusterMessage({
+    id: `${kind === "startup summary" ? "startup-summary" : "roll-up"}@${at}`,
     action: "announce",
     mark,
-    emoji,
     tier,
     mode: pages ? "page" : "notify",
     title,
-    text: [`${emoji} ${title}${where}`, note, ...lines].join("\n"),
-    markdown: [`${emoji} **${title}**${where}`, `_${note}_`, ...lines].join("\n"),
-    root: { kind: "Cluster", name: cluster || "cluster" },
+    note,
+    lines,
     reason: kind === "startup summary" ? "StartupSummary" : "RollUp",
     findings,
-    news: [],
-    dedupKey: `mon-${cluster || "cluster"}-${prefix}-${at}`,
     at,
     delivery: kind,
     covers: sorted.map((d) => d.incident.id),
-  };
+  }, cluster);
   return { message, redacted: counter.n };
 }
 
@@ -72,30 +60,21 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
  */
 export function renderRollUpClosed(rollUp: { readonly id: string; readonly openedAt: number; readonly covers: readonly string[] }, now: number, cluster: string): Message {
   const n = rollUp.covers.length;
-  const emoji = STATUS_EMOJI.resolved;
-  const title = `Resolved: all ${n} problems of the roll-up`;
-  const where = cluster ? ` [${cluster}]` : "";
-  const body = `Rolled up at ${new Date(rollUp.openedAt).toISOString().slice(11, 16)} UTC; the last resolved ${duration(now - rollUp.openedAt)} later.`;
-  return {
-    id: `${rollUp.id}#close`,
-    incidentId: rollUp.id,
+  return clusterMessage({
+    id: rollUp.id,
+    revision: "close",
     action: "resolve",
     mark: "resolved",
-    emoji,
     tier: "normal",
     mode: "notify",
-    title,
-    text: `${emoji} ${title}${where}\n${body}`,
-    markdown: `${emoji} **${title}**${where}\n${body}`,
-    root: { kind: "Cluster", name: cluster || "cluster" },
+    title: `Resolved: all ${n} problems of the roll-up`,
+    lines: [`Rolled up at ${new Date(rollUp.openedAt).toISOString().slice(11, 16)} UTC; the last resolved ${duration(now - rollUp.openedAt)} later.`],
     reason: "RollUp",
     findings: [],
-    news: [],
-    dedupKey: `mon-${cluster || "cluster"}-${rollUp.id.replace("@", "-")}`,
     at: now,
     delivery: "roll-up",
     covers: rollUp.covers,
-  };
+  }, cluster);
 }
 
 /**
@@ -112,36 +91,68 @@ export function renderDigest(digest: { readonly opened: readonly Incident[]; rea
   const occurrences = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort((a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id));
   // A recurring problem is one line with its count; its state is that of its latest occurrence.
   const byId = new Map<string, Incident[]>();
-  for (const i of occurrences) byId.set(i.id, [...(byId.get(i.id) ?? []), i]);
+  for (const i of occurrences) {
+    const list = byId.get(i.id);
+    if (list) list.push(i);
+    else byId.set(i.id, [i]);
+  }
   const items = [...byId.values()].map((list) => ({ latest: list.at(-1)!, times: list.length }));
   const n = items.length;
-  const emoji = STATUS_EMOJI.low;
-  const title = `Low-priority digest: ${n} problem${n === 1 ? "" : "s"}`;
-  const where = cluster ? ` [${cluster}]` : "";
-  const lines = items.slice(0, MAX_SUMMARY_INCIDENTS).map(({ latest: i, times }) => {
+  const lines = listed(items, ({ latest: i, times }) => {
     const state = i.resolvedAt !== undefined ? `${times > 1 ? "the last " : ""}resolved after ${duration(i.resolvedAt - i.openedAt)}` : "still open";
     return `• ${refLabel(i.root)}: ${clean(describe(i))} — ${times > 1 ? `${times} times, ` : ""}${state}`;
   });
-  if (n > MAX_SUMMARY_INCIDENTS) lines.push(`… and ${n - MAX_SUMMARY_INCIDENTS} more`);
-  const message: Message = {
-    id: `digest@${now}#1`,
-    incidentId: `digest@${now}`,
+  const message = clusterMessage({
+    id: `digest@${now}`,
     action: "announce",
     mark: "low",
-    emoji,
     tier: "normal",
     mode: "digest",
-    title,
-    text: [`${emoji} ${title}${where}`, ...lines].join("\n"),
-    markdown: [`${emoji} **${title}**${where}`, ...lines].join("\n"),
-    root: { kind: "Cluster", name: cluster || "cluster" },
+    title: `Low-priority digest: ${n} problem${n === 1 ? "" : "s"}`,
+    lines,
     reason: "Digest",
     findings: items.flatMap(({ latest }) => messageFindings(latest.findings, clean)),
-    news: [],
-    dedupKey: `mon-${cluster || "cluster"}-digest-${now}`,
     at: now,
     delivery: "digest",
     covers: items.map(({ latest }) => latest.id),
-  };
+  }, cluster);
   return { message, redacted: counter.n };
+}
+
+// --- internal ---
+
+/** One line for each of the first MAX_SUMMARY_INCIDENTS items, the rest counted. */
+function listed<T>(items: readonly T[], line: (item: T) => string): string[] {
+  const shown = items.slice(0, MAX_SUMMARY_INCIDENTS).map(line);
+  return items.length > MAX_SUMMARY_INCIDENTS ? [...shown, `… and ${items.length - MAX_SUMMARY_INCIDENTS} more`] : shown;
+}
+
+/**
+ * A message about the cluster rather than one incident (summaries, roll-up close, digest): rooted at the
+ * cluster, its own conversation `id`, the headline then an optional italic note then the lines.
+ */
+function clusterMessage(m: { id: string; revision?: string; action: Message["action"]; mark: StatusMark; tier: Tier; mode: Message["mode"]; title: string; note?: string; lines: readonly string[]; reason: string; findings: Message["findings"]; at: number; delivery: NonNullable<Message["delivery"]>; covers: readonly string[] }, cluster: string): Message {
+  const emoji = STATUS_EMOJI[m.mark];
+  const where = cluster ? ` [${cluster}]` : "";
+  const name = cluster || "cluster";
+  return {
+    id: `${m.id}#${m.revision ?? "1"}`,
+    incidentId: m.id,
+    action: m.action,
+    mark: m.mark,
+    emoji,
+    tier: m.tier,
+    mode: m.mode,
+    title: m.title,
+    text: [`${emoji} ${m.title}${where}`, ...(m.note ? [m.note] : []), ...m.lines].join("\n"),
+    markdown: [`${emoji} **${m.title}**${where}`, ...(m.note ? [`_${m.note}_`] : []), ...m.lines].join("\n"),
+    root: { kind: "Cluster", name },
+    reason: m.reason,
+    findings: m.findings,
+    news: [],
+    dedupKey: `mon-${name}-${m.id.replace("@", "-")}`,
+    at: m.at,
+    delivery: m.delivery,
+    covers: m.covers,
+  };
 }
