@@ -65,11 +65,6 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
   ["networkPolicies", detectNetworkPolicies],
 ];
 
-/**
- * One pass of the pure core (ARCHITECTURE.md "The pass"): detect → correlate → lifecycle → render. No I/O,
- * no clock: `now` is epoch ms. A detector that throws is skipped for this pass and named in
- * `failedDetectors`; its open incidents are kept as they were rather than resolved on missing evidence.
- */
 /** Evidence gathered outside the cluster objects, as the pass sees it (the daemon's log collector). */
 export interface PassEvidence {
   /** Last log lines of a finding's container, when read. */
@@ -79,6 +74,10 @@ export interface PassEvidence {
 }
 
 /**
+ * One pass of the pure core (ARCHITECTURE.md "The pass"): detect → correlate → lifecycle → render. No I/O,
+ * no clock: `now` is epoch ms. A detector that throws is skipped for this pass and named in
+ * `failedDetectors`; its open incidents are kept as they were rather than resolved on missing evidence.
+ * `rules` (built once by `prepareRules`) decide scope, silences, maintenance and the Pro behaviours.
  * `options.baseline` marks the first pass after startup (spec 1.7): what is open then is told in one startup
  * summary (page-tier incidents also go, on their own, to paging tools and trackers), and new findings do not
  * wait for their log.
@@ -157,7 +156,11 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     messages.push({ message: digest.message });
   }
   // The digest and 'still open' reminders are wake-ups too, so they go out on time in a quiet cluster.
-  const rechecks = [...graced.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt, nextReminderAt(step.state)].filter((t): t is number => t !== undefined && t > now);
+  // The earliest future wake-up, found in one loop: a cluster can have tens of thousands of findings.
+  let nextCheckAt: number | undefined;
+  for (const t of [...graced.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt, nextReminderAt(step.state)]) {
+    if (t !== undefined && t > now && (nextCheckAt === undefined || t < nextCheckAt)) nextCheckAt = t;
+  }
   return {
     decisions: step.decisions,
     messages,
@@ -168,6 +171,6 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     failedDetectors,
     unexplainedEvents: unexplainedEvents(inventory, now),
     allFindings: findings,
-    ...(rechecks.length ? { nextCheckAt: Math.min(...rechecks) } : {}),
+    ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
   };
 }
