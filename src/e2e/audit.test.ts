@@ -15,36 +15,32 @@ afterEach(async () => {
 });
 
 describe("audit log: the daemon against the simulator", () => {
-  test("Pro writes one JSON line per decision to the configured file; Community writes none", async () => {
-    for (const edition of ["pro", "community"] as const) {
-      const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
-      hook = await startCaptureServer();
-      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { auditLog: { output: path } } });
-      const { sim, clock } = cluster;
-      seedShop(sim, clock.now());
-      crashPod(sim, "shop", "web-abc12-p0", 7, clock.now());
-      await cluster.settle();
-      crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
-      await cluster.settle();
-      await clock.advance(90_000);
-      sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4));
-      await cluster.settle();
-      await hook.waitFor(3);
-      await cluster.stop();
-      cluster = undefined;
-      if (edition === "community") {
-        expect(existsSync(path)).toBe(false);
-        continue;
-      }
-      const entries = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-      expect(entries.map((e) => [e.decision, e.delivery, e.incidentId])).toEqual([
-        ["announced", "startup summary", "Deployment/shop/web"],
-        ["announced", "absent", "Deployment/shop/api"],
-        ["resolved", "absent", "Deployment/shop/api"],
-      ]);
-      expect(entries[2]).toMatchObject({ cluster: "prod", reason: "CrashLoopBackOff", tier: "medium", mode: "notify", revision: 2, openSeconds: 90, dedupKey: "mon-prod-deployment-shop-api-notify", root: { kind: "Deployment", namespace: "shop", name: "api" } });
-      await hook.close();
-      hook = undefined;
+  test.each(["pro", "community"] as const)("Pro writes one JSON line per decision to the configured file; Community writes none (%s)", async (edition) => {
+    const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { auditLog: { output: path } } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    crashPod(sim, "shop", "web-abc12-p0", 7, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await clock.advance(90_000);
+    sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4));
+    await cluster.settle();
+    await hook.waitFor(3);
+    await cluster.stop();
+    cluster = undefined;
+    if (edition === "community") {
+      expect(existsSync(path)).toBe(false);
+      return;
     }
+    const entries = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(entries.map((e) => [e.decision, e.delivery, e.incidentId])).toEqual([
+      ["announced", "startup summary", "Deployment/shop/web"],
+      ["announced", "absent", "Deployment/shop/api"],
+      ["resolved", "absent", "Deployment/shop/api"],
+    ]);
+    expect(entries[2]).toMatchObject({ cluster: "prod", reason: "CrashLoopBackOff", tier: "medium", mode: "notify", revision: 2, openSeconds: 90, dedupKey: "mon-prod-deployment-shop-api-notify", root: { kind: "Deployment", namespace: "shop", name: "api" } });
   });
 });

@@ -145,33 +145,28 @@ describe("webhook: the daemon against the simulator", () => {
     expect(hook.requests.map((r) => r.json().incidentId)).not.toContain("Deployment/shop/api");
   });
 
-  test("maintenance on a namespace holds its incidents in Pro until the annotation goes; Community ignores it", async () => {
+  test.each(["pro", "community"] as const)("maintenance on a namespace holds its incidents in Pro until the annotation goes; Community ignores it (%s)", async (edition) => {
     const underMaintenance = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", annotations: { "mon.io/maintenance": "true" } } };
-    for (const edition of ["pro", "community"] as const) {
-      hook = await startCaptureServer();
-      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
-      const { sim, clock } = cluster;
-      seedShop(sim, clock.now());
-      sim.apply(underMaintenance);
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    sim.apply(underMaintenance);
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    const crashedAt = clock.now();
+    if (edition === "pro") {
+      await clock.advance(60_000);
       await cluster.settle();
-      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      sim.apply({ ...underMaintenance, metadata: { name: "shop" } });
       await cluster.settle();
-      const crashedAt = clock.now();
-      if (edition === "pro") {
-        await clock.advance(60_000);
-        await cluster.settle();
-        sim.apply({ ...underMaintenance, metadata: { name: "shop" } });
-        await cluster.settle();
-      }
-      const [told] = await hook.waitFor(1);
-      expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/api" });
-      // Held through the maintenance window in Pro: announced when it was lifted, not when the pod crashed.
-      expect(Date.parse(told!.json().at) - crashedAt).toBe(edition === "pro" ? 60_000 : 0);
-      expect(hook.requests).toHaveLength(1);
-      await cluster.stop();
-      await hook.close();
-      cluster = hook = undefined;
     }
+    const [told] = await hook.waitFor(1);
+    expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/api" });
+    // Held through the maintenance window in Pro: announced when it was lifted, not when the pod crashed.
+    expect(Date.parse(told!.json().at) - crashedAt).toBe(edition === "pro" ? 60_000 : 0);
+    expect(hook.requests).toHaveLength(1);
   });
 
   test("two problems starting in one pass are one roll-up; each resolves on its own and the roll-up closes after the last", async () => {
@@ -241,35 +236,30 @@ describe("webhook: the daemon against the simulator", () => {
     expect(Date.parse(told!.json().at) - crashedAt).toBe(5 * 60_000);
   });
 
-  test("Pro: mon.io/ack on a failing pod posts one acknowledgement, removing it posts one more; Community ignores it", async () => {
-    for (const edition of ["pro", "community"] as const) {
-      hook = await startCaptureServer();
-      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
-      const { sim, clock } = cluster;
-      seedShop(sim, clock.now());
-      await cluster.settle();
-      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
-      await cluster.settle();
-      await hook.waitFor(1);
-      const annotate = (annotations: Record<string, string>) => {
-        const pod = sim.store.get(sim.typeOf("", "v1", "pods"), "shop", "api-abc12-p0");
-        sim.apply({ ...pod, metadata: { ...pod.metadata, annotations } });
-      };
-      annotate({ "mon.io/ack": "looking; db creds postgres://app:hunter2@db:5432 rotated" });
-      await cluster.settle();
-      annotate({});
-      await cluster.settle();
-      crashPod(sim, "shop", "api-abc12-p1", 4, clock.now());
-      await cluster.settle();
-      const updates = (await hook.waitFor(edition === "pro" ? 4 : 2)).slice(1).map((r) => r.json());
-      expect(updates.map((u) => u.news)).toEqual([
-        ...(edition === "pro" ? [['Acknowledged on Pod/api-abc12-p0: "looking; db creds postgres://app:[redacted]@db:5432 rotated"'], ["Acknowledgement removed"]] : []),
-        ["now affects 2 or more pods"],
-      ]);
-      await cluster.stop();
-      await hook.close();
-      cluster = hook = undefined;
-    }
+  test.each(["pro", "community"] as const)("Pro: mon.io/ack on a failing pod posts one acknowledgement, removing it posts one more; Community ignores it (%s)", async (edition) => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    const annotate = (annotations: Record<string, string>) => {
+      const pod = sim.store.get(sim.typeOf("", "v1", "pods"), "shop", "api-abc12-p0");
+      sim.apply({ ...pod, metadata: { ...pod.metadata, annotations } });
+    };
+    annotate({ "mon.io/ack": "looking; db creds postgres://app:hunter2@db:5432 rotated" });
+    await cluster.settle();
+    annotate({});
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p1", 4, clock.now());
+    await cluster.settle();
+    const updates = (await hook.waitFor(edition === "pro" ? 4 : 2)).slice(1).map((r) => r.json());
+    expect(updates.map((u) => u.news)).toEqual([
+      ...(edition === "pro" ? [['Acknowledged on Pod/api-abc12-p0: "looking; db creds postgres://app:[redacted]@db:5432 rotated"'], ["Acknowledgement removed"]] : []),
+      ["now affects 2 or more pods"],
+    ]);
   });
 
   test("two workloads refusing on the same database are one incident naming host:port", async () => {
@@ -289,25 +279,20 @@ describe("webhook: the daemon against the simulator", () => {
     expect(hook.requests).toHaveLength(1);
   });
 
-  test("Pro: severityByReason critical makes a crash loop page, in red, under the paging dedup key; Community keeps the built-in tier", async () => {
-    for (const edition of ["pro", "community"] as const) {
-      hook = await startCaptureServer();
-      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } });
-      const { sim, clock } = cluster;
-      seedShop(sim, clock.now());
-      await cluster.settle();
-      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
-      await cluster.settle();
-      const told = (await hook.waitFor(1))[0]!.json();
-      if (edition === "pro") {
-        expect(told).toMatchObject({ tier: "critical", mode: "page", dedupKey: "mon-prod-deployment-shop-api-page" });
-        expect(told.text).toStartWith("🔴 deployment shop/api: CrashLoopBackOff in 1 pod [prod]\ncritical · CrashLoopBackOff · page rule severityByReason");
-      } else {
-        expect(told).toMatchObject({ tier: "medium", mode: "notify" });
-      }
-      await cluster.stop();
-      await hook.close();
-      cluster = hook = undefined;
+  test.each(["pro", "community"] as const)("Pro: severityByReason critical makes a crash loop page, in red, under the paging dedup key; Community keeps the built-in tier (%s)", async (edition) => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    const told = (await hook.waitFor(1))[0]!.json();
+    if (edition === "pro") {
+      expect(told).toMatchObject({ tier: "critical", mode: "page", dedupKey: "mon-prod-deployment-shop-api-page" });
+      expect(told.text).toStartWith("🔴 deployment shop/api: CrashLoopBackOff in 1 pod [prod]\ncritical · CrashLoopBackOff · page rule severityByReason");
+    } else {
+      expect(told).toMatchObject({ tier: "medium", mode: "notify" });
     }
   });
 
