@@ -33,7 +33,7 @@ export function createMetrics() {
     redactedValues: counter("mon_redacted_values_total", "Sensitive values redacted before rendering."),
     sourceUnavailable: counter("mon_source_unavailable_total", "Required sources (informers) that became unavailable."),
     investigations: counter("mon_investigations_total", "Announcement investigations (reading a crashed container's log): done, skipped (unreadable), late, timeout.", ["result"]),
-    unexplained: counter("mon_unexplained_total", "Failures not explained: Warning events whose reason no rule maps (kind=event), incidents with no root (kind=incident).", ["kind"]),
+    unexplained: counter("mon_unexplained_total", "Failures not explained: Warning events whose reason no rule maps (kind=event), announced incidents no finding of which names a cause (kind=incident).", ["kind"]),
     kubeletStatsFailures: counter("mon_kubelet_stats_failures_total", "Failed kubelet stats reads, one per node per round."),
     optionalApiUnavailable: counter("mon_optional_api_unavailable_total", "Optional APIs missing at watcher setup."),
     watcherSyncs: counter("mon_watcher_syncs_total", "Watcher cache syncs (first sync and every recovery)."),

@@ -20,6 +20,7 @@ import { startHealthServer, type HealthServer } from "../server/health-server.ts
 import { VERSION } from "../version.ts";
 import { runPass } from "./pipeline.ts";
 import { auditEntries } from "../incident/audit.ts";
+import { isUnexplained } from "../incident/unexplained.ts";
 import { severityOverrides } from "../incident/overrides.ts";
 import { createAuditLog, type AuditLog } from "../audit/log.ts";
 import { scrubMessage } from "../notify/scrub.ts";
@@ -189,8 +190,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (countedEvents.size > 20_000) countedEvents.delete(countedEvents.values().next().value as string);
     }
     metrics.redactedValues.inc(result.redacted);
-    if (audit) for (const entry of auditEntries(result.decisions, cluster)) audit.write(entry);
-    for (const d of result.decisions) metrics.incidentsTotal.inc({ action: d.action });
+    if (audit) for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
+    for (const d of result.decisions) {
+      metrics.incidentsTotal.inc({ action: d.action });
+      if ((d.action === "announce" || d.action === "opened_resolved") && isUnexplained(d.incident)) metrics.unexplained.inc({ kind: "incident" });
+    }
     metrics.incidentsOpen.set(result.open);
     const messages = result.messages;
     // Every message is scrubbed of credentials before any provider sees it; the chain keeps their order.

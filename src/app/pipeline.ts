@@ -10,7 +10,7 @@ import { ackOf } from "../incident/ack.ts";
 import { overrideSeverity } from "../incident/overrides.ts";
 import { ownerOf } from "../incident/owner.ts";
 import { redact } from "../notify/redact.ts";
-import type { Decision } from "../model/decision.ts";
+import type { Decision, Skip } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
 import { detectStorage } from "../detect/storage.ts";
@@ -26,6 +26,8 @@ import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summa
 /** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
 export interface PassResult {
   readonly decisions: readonly Decision[];
+  /** Decisions that send nothing (spec 6 audit `skipped`). */
+  readonly skipped: readonly Skip[];
   readonly messages: readonly { message: Message; openedResolved?: Message }[];
   readonly state: LifecycleState;
   readonly open: number;
@@ -93,7 +95,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     }
   }
   if (failedDetectors.length > 0) {
-    return { decisions: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors, unexplainedEvents: [], allFindings: findings };
+    return { decisions: [], skipped: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors, unexplainedEvents: [], allFindings: findings };
   }
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
   // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
@@ -113,7 +115,8 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
     .map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
-  const drafts = foldNamespaceOutages(groupFindings(open, inventory), inventory, (id) => state.incidents.has(id)).map((d) => {
+  const isOpen = (id: string) => state.incidents.has(id);
+  const drafts = foldNamespaceOutages(groupFindings(open, inventory, isOpen), inventory, isOpen).map((d) => {
     const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
     // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
@@ -163,6 +166,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
   }
   return {
     decisions: step.decisions,
+    skipped: step.skipped,
     messages,
     state: step.state,
     open: openCount(step.state),

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
-import { prepareRules } from "../incident/suppress.ts";
+import { prepareRules, type DeliveryRules } from "../incident/suppress.ts";
+import type { Message } from "../model/message.ts";
 import { runPass } from "./pipeline.ts";
 
 /**
@@ -12,14 +13,24 @@ import { runPass } from "./pipeline.ts";
 const NOW = Date.parse("2026-01-01T01:00:00Z");
 const crashing = (output: string) => ({ restartCount: 5, state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s" } }, lastState: { terminated: { exitCode: 1, reason: "Error", message: output, finishedAt: "2026-01-01T00:59:00Z" } } });
 
-function replay(steps: readonly [number, KubeObject[]][]): string[][] {
+function replay(steps: readonly [number, KubeObject[]][], rules: DeliveryRules = { silences: [] }): string[][] {
+  return replayMessages(steps, rules).map((ms) => ms.map((m) => m.title));
+}
+
+function replayMessages(steps: readonly [number, KubeObject[]][], rules: DeliveryRules = { silences: [] }): Message[][] {
   let state: LifecycleState = emptyLifecycle();
+  const prepared = prepareRules(rules);
   return steps.map(([at, objects]) => {
-    const result = runPass(inventoryOf(...objects), state, at, "prod", {}, undefined, prepareRules({ silences: [] }));
+    const result = runPass(inventoryOf(...objects), state, at, "prod", {}, undefined, prepared);
     state = result.state;
-    return result.messages.map((m) => m.message.title);
+    return result.messages.map((m) => m.message);
   });
 }
+
+/** Pro delivery rules: maintenance annotations and acknowledgement honoured. */
+const PRO: DeliveryRules = { silences: [], maintenance: { annotation: "mon.io/maintenance", untilAnnotation: "mon.io/maintenance-until" }, acknowledge: true };
+const MIN = 60_000;
+const annotated = (o: KubeObject, annotations: Record<string, string>): KubeObject => ({ ...o, metadata: { ...o.metadata, annotations } });
 
 describe("stories through the pure core (issue: one incident per root cause)", () => {
   test("a node lost with 30 pods of 3 Deployments: one announcement, one resolve", () => {
@@ -67,5 +78,55 @@ describe("stories through the pure core (issue: one incident per root cause)", (
     expect(first.messages.map((m) => m.message.title)).toEqual(["Startup summary: 1 problem already open"]);
     const later = runPass(inventoryOf(...world.slice(0, 3)), state, NOW + 60_000, "prod", {}, undefined, prepareRules({ silences: [] }));
     expect(later.messages.map((m) => m.message.title)).toEqual(["Resolved: deployment shop/api"]);
+  });
+
+  test("three workloads failing with the same error line: one incident naming the error", () => {
+    const names = ["api", "web", "cart"];
+    const apps = names.map((n) => workload("shop", n));
+    const line = "FATAL: remaining connection slots are reserved for non-replication superuser connections";
+    const pods = names.map((n, i) => pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, status: crashing(line) }));
+    const quiet = ["a", "b", "c", "d"].map((n) => workload("shop", n).deployment);
+    const told = replayMessages([[NOW, [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods, ...quiet]]])[0]![0];
+    expect(told!.title).toBe(`error ${line.toLowerCase()}: the same error in 3 workloads (deployment shop/api, deployment shop/cart, deployment shop/web)`);
+  });
+
+  test("a crash every 10 minutes for a day: told, told again, stated once with its rhythm, then only in the digest", () => {
+    const api = workload("shop", "api");
+    const world = (up: boolean) => [node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, ...(up ? {} : { status: crashing("panic: boom") }) })];
+    const steps: [number, KubeObject[]][] = [];
+    for (let t = 0; t < 24 * 60 * MIN; t += 10 * MIN) steps.push([NOW + t, world(false)], [NOW + t + 5 * MIN, world(true)]);
+    const messages = replayMessages(steps).flat();
+    const own = messages.filter((m) => m.delivery === undefined);
+    expect(own.map((m) => m.title.replace(/: .*/, ""))).toEqual(["deployment shop/api", "Resolved", "deployment shop/api", "Resolved", "deployment shop/api", "Resolved"]);
+    expect(own[4]!.text).toContain("fails every 10 minutes");
+    // 288 openings and resolves in the day, told as 6 messages and 40 digests.
+    expect(messages.filter((m) => m.delivery === "digest")).toHaveLength(40);
+  });
+
+  test("maintenance on a namespace (Pro): nothing is told while it lasts; what still fails is announced when it ends", () => {
+    const api = workload("shop", "api");
+    const shop = { kind: "Namespace", apiVersion: "v1", metadata: { name: "shop", uid: "uid-ns-shop" } };
+    const world = (ns: KubeObject) => [ns, node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") })];
+    expect(replay([[NOW, world(annotated(shop, { "mon.io/maintenance": "true" }))], [NOW + 30 * MIN, world(shop)]], PRO)).toEqual([[], ["deployment shop/api: CrashLoopBackOff in 1 pod"]]);
+  });
+
+  test("ack and un-ack (Pro): one update each, then quiet", () => {
+    const api = workload("shop", "api");
+    const crashed = pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") });
+    const world = (p: KubeObject) => [node("n1", "True"), api.deployment, api.replicaSet, p];
+    const out = replayMessages([[NOW, world(crashed)], [NOW + MIN, world(annotated(crashed, { "mon.io/ack": "on it" }))], [NOW + 2 * MIN, world(annotated(crashed, { "mon.io/ack": "on it" }))], [NOW + 3 * MIN, world(crashed)]], PRO);
+    expect(out.map((ms) => ms.map((m) => m.action))).toEqual([["announce"], ["update"], [], ["update"]]);
+    expect(out[1]![0]!.text).toContain('Acknowledged on Pod/api-1: "on it"');
+    expect(out[3]![0]!.text).toContain("Acknowledgement removed");
+  });
+
+  test("opened and resolved before its announcement went out: the resolve carries the one combined message", () => {
+    const api = workload("shop", "api");
+    const world = (up: boolean) => [node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, ...(up ? {} : { status: crashing("panic: boom") }) })];
+    let state: LifecycleState = emptyLifecycle();
+    const rules = prepareRules({ silences: [] });
+    state = runPass(inventoryOf(...world(false)), state, NOW, "prod", {}, undefined, rules).state;
+    const resolved = runPass(inventoryOf(...world(true)), state, NOW + 10_000, "prod", {}, undefined, rules);
+    expect(resolved.messages.map((m) => [m.message.title, m.openedResolved?.title])).toEqual([["Resolved: deployment shop/api", "Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod"]]);
   });
 });

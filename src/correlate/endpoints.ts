@@ -1,6 +1,8 @@
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
+import { refKey } from "../model/object-ref.ts";
+import { joining, mergeDrafts, replaceGroups } from "./merge.ts";
 
 /** The root reason of an incident rooted at an endpoint several workloads cannot reach (spec 1.3). */
 export const DEPENDENCY_UNREACHABLE = "DependencyUnreachable";
@@ -35,13 +37,13 @@ export function unreachableEndpoint(finding: Finding): string | undefined {
  * Folds workload incidents that fail on the same unreachable endpoint into one incident rooted at that
  * endpoint (spec 1.3): when two or more drafts rooted at workloads or pods name the same `host:port`, they
  * become one draft with root `{kind: "Endpoint", name: "host:port"}`, reason `DependencyUnreachable`, and the
- * workloads in `affected`.
+ * workloads in `affected` and `folded` (cascading suppression).
  * `canonical` maps an endpoint to one name per server (a Service's ClusterIP and DNS names to
  * `name.namespace:port`). Node-rooted and configuration-rooted drafts (a missing Secret) keep their root:
- * they are deeper causes.
+ * they are deeper causes. A workload whose incident is already open (`isOpen`) keeps it (`joining`).
  * Pure; keeps the input order, the merged draft where its first member was.
  */
-export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical: (endpoint: string) => string = (e) => e): IncidentDraft[] {
+export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical: (endpoint: string) => string = (e) => e, isOpen: (id: string) => boolean = () => false): IncidentDraft[] {
   const endpointOf = new Map<IncidentDraft, string>();
   const members = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
@@ -52,21 +54,9 @@ export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical:
     endpointOf.set(d, endpoint);
     members.set(endpoint, [...(members.get(endpoint) ?? []), d]);
   }
-  const out: IncidentDraft[] = [];
-  const emitted = new Set<string>();
-  for (const d of drafts) {
-    const endpoint = endpointOf.get(d);
-    const group = endpoint ? members.get(endpoint)! : undefined;
-    if (!endpoint || !group || group.length < 2) {
-      out.push(d);
-      continue;
-    }
-    if (emitted.has(endpoint)) continue;
-    emitted.add(endpoint);
-    const findings = group.flatMap((g) => g.findings).sort((a, b) => a.key.localeCompare(b.key));
-    out.push({ root: { kind: "Endpoint", name: endpoint }, rootReason: DEPENDENCY_UNREACHABLE, findings, affected: group.map((g) => g.root) });
-  }
-  return out;
+  const grouped = new Map<IncidentDraft, string>();
+  for (const [endpoint, group] of members) for (const d of joining(group, refKey({ kind: "Endpoint", name: endpoint }), isOpen)) grouped.set(d, endpoint);
+  return replaceGroups(drafts, grouped, (endpoint, group) => mergeDrafts({ kind: "Endpoint", name: endpoint }, DEPENDENCY_UNREACHABLE, group, "cascading_suppression"));
 }
 
 /**

@@ -23,6 +23,12 @@ describe("groupFindings", () => {
     expect(out[0]!.root).toMatchObject({ kind: "Node", name: "n1" });
     expect(out[0]!.rootReason).toBe("NodeLost");
     expect(out[0]!.findings.map((f) => f.object.name)).toEqual(["n1", "dns", "api-1", "web-1"]);
+    // The incidents the node stands for, each once, for the audit (node inhibition, spec 1.7).
+    expect(out[0]!.folded?.map((f) => [f.reason, `${f.root.kind}/${f.root.name}`])).toEqual([
+      ["node_inhibition", "Deployment/api"],
+      ["node_inhibition", "Deployment/web"],
+      ["node_inhibition", "Pod/dns"],
+    ]);
   });
 
   test("failing pods of one Deployment are one draft rooted at the Deployment, through its ReplicaSet", () => {
@@ -53,9 +59,11 @@ describe("groupFindings", () => {
     expect(found.map((f) => f.reason).sort()).toEqual(["NodeLost", "PodNodeLost", "WorkloadUnavailable"]);
     const out = groupFindings(found, inv);
     expect(out.map((d) => [d.root.kind, d.root.name, d.findings.length])).toEqual([["Node", "n1", 3]]);
+    expect(out[0]!.folded?.map((f) => f.reason)).toEqual(["node_inhibition"]);
 
     const alone = inventoryOf(node("n1", "True"), unavailable, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing }));
     const own = groupFindings([...detectPods(alone, NOW), ...detectWorkloads(alone, NOW)], alone);
     expect(own.map((d) => [d.root.kind, d.root.name, d.findings.map((f) => f.reason).sort()])).toEqual([["Deployment", "api", ["CrashLoopBackOff", "WorkloadUnavailable"]]]);
+    expect(own[0]!.folded).toBeUndefined();
   });
 });

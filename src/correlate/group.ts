@@ -1,33 +1,43 @@
 import type { Finding } from "../model/finding.ts";
-import type { IncidentDraft } from "../model/incident.ts";
+import type { Fold, FoldReason, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
 import { foldSharedEndpoints, serviceEndpoint } from "./endpoints.ts";
+import { foldSharedErrors } from "./shared-errors.ts";
 
 /**
  * Root-cause grouping (spec 1.3; failure-catalogue 2.2 rules R1 "node down" and R8 "workload ← pods").
  * Node findings are roots; every pod finding on a failing node joins that node's incident; other pod
  * findings join the incident of their top controller (Pod → ReplicaSet → Deployment, Pod → StatefulSet,
  * Pod → Job), or stand alone when the pod has no controller in the cache. Workloads failing on the same
- * unreachable `host:port` are then folded into one incident rooted at that endpoint (`endpoints.ts`).
+ * unreachable `host:port` are then folded into one incident rooted at that endpoint (`endpoints.ts`), and
+ * workloads failing with the same error line into one rooted at that error (`shared-errors.ts`). Each draft
+ * names in `folded` the incidents it stands for (node inhibition, cascading suppression). `isOpen` says
+ * whether an incident id is open: a workload already told on its own is not moved under a shared root.
  * Pure and deterministic: drafts come out sorted by root key, findings by key.
  */
-export function groupFindings(findings: readonly Finding[], inventory: InventoryView): IncidentDraft[] {
-  const groups = new Map<string, { root: ObjectRef; rootReason?: string; findings: Finding[] }>();
+export function groupFindings(findings: readonly Finding[], inventory: InventoryView, isOpen: (id: string) => boolean = () => false): IncidentDraft[] {
+  const groups = new Map<string, { root: ObjectRef; rootReason?: string; findings: Finding[]; folded: Map<string, Fold> }>();
   const failingNodes = new Map<string, Finding>();
   for (const f of findings) if (f.object.kind === "Node") failingNodes.set(f.object.name, f);
   // Rule R4: a missing Secret, ConfigMap or ServiceAccount is the root of what it explains.
   const explainedBy = new Map<string, Finding>();
   for (const f of findings) for (const o of f.explains ?? []) explainedBy.set(refKey(o), f);
 
-  const add = (root: ObjectRef, finding: Finding, rootReason?: string) => {
+  // `fold` names the incident the finding would have had on its own, and why it joins `root` instead (spec 1.7).
+  const add = (root: ObjectRef, finding: Finding, rootReason?: string, fold?: { reason: FoldReason; root: () => ObjectRef }) => {
     rootOf.set(refKey(finding.object), root);
     const key = refKey(root);
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = { root, findings: [] }));
+    if (!group) groups.set(key, (group = { root, findings: [], folded: new Map() }));
     group.findings.push(finding);
     if (rootReason) group.rootReason = rootReason;
+    if (fold) {
+      const own = fold.root();
+      const ownKey = refKey(own);
+      if (ownKey !== key && !group.folded.has(ownKey)) group.folded.set(ownKey, { root: own, reason: fold.reason });
+    }
   };
 
   // Rule R7: symptoms of other objects (a Service of its pods) are placed after everything else. A workload's
@@ -43,7 +53,7 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     if (joins) {
       const joined = joins.map((o) => rootOf.get(refKey(o))).find((r) => r !== undefined && !(f.joins === undefined && refKey(r) === refKey(f.object)));
       if (joined) {
-        add(joined, f);
+        add(joined, f, undefined, { reason: failingNodes.has(joined.name) && joined.kind === "Node" ? "node_inhibition" : "cascading_suppression", root: () => f.object });
         continue;
       }
     }
@@ -57,12 +67,12 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     }
     const cause = explainedBy.get(refKey(f.object));
     if (cause) {
-      add(cause.object, f);
+      add(cause.object, f, undefined, { reason: "cascading_suppression", root: () => workloadRoot(f, inventory) });
       continue;
     }
     const node = f.nodeName ? failingNodes.get(f.nodeName) : undefined;
     if (node) {
-      add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f);
+      add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f, undefined, { reason: "node_inhibition", root: () => workloadRoot(f, inventory) });
       continue;
     }
     add(workloadRoot(f, inventory), f);
@@ -73,9 +83,10 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     .map(([, g]) => {
       const sorted = [...g.findings].sort((a, b) => a.key.localeCompare(b.key));
       const own = sorted.filter((f) => !f.joins);
-      return { root: g.root, rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted), findings: sorted };
+      const folded = [...g.folded.values()].sort((a, b) => refKey(a.root).localeCompare(refKey(b.root)));
+      return { root: g.root, rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted), findings: sorted, ...(folded.length ? { folded } : {}) };
     });
-  return foldSharedEndpoints(drafts, (endpoint) => serviceEndpoint(endpoint, inventory));
+  return foldSharedErrors(foldSharedEndpoints(drafts, (endpoint) => serviceEndpoint(endpoint, inventory), isOpen), isOpen);
 }
 
 // --- internal ---

@@ -18,6 +18,7 @@ describe("namespace outage (spec 1.3)", () => {
     expect(roots(out)).toEqual(["Namespace/shop"]);
     expect(out[0]).toMatchObject({ rootReason: "NamespaceOutage", affected: [{ name: "a" }, { name: "b" }, { name: "c" }] });
     expect(out[0]!.findings).toHaveLength(3);
+    expect(out[0]!.folded?.map((f) => [f.reason, f.root.name])).toEqual([["mass_failure", "a"], ["mass_failure", "b"], ["mass_failure", "c"]]);
   });
 
   test("two failing, or three of eight, stay incidents of their own", () => {

@@ -1,6 +1,7 @@
 import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey } from "../model/object-ref.ts";
+import { mergeDrafts, replaceGroups } from "./merge.ts";
 
 /** The root reason of a namespace outage (spec 1.3). */
 export const NAMESPACE_OUTAGE = "NamespaceOutage";
@@ -14,8 +15,8 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * Folds a namespace outage into one incident (spec 1.3): when at least 3 workloads of one namespace, and more
  * than half of its Deployments, StatefulSets and DaemonSets, start failing in the same pass (their incidents
  * are not open yet), their drafts become one rooted at the Namespace, reason `NamespaceOutage`, the workloads
- * in `affected`. While that incident is open, every failing workload of the namespace stays in it; workloads
- * already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
+ * in `affected` and `folded` (mass failure). While that incident is open, every failing workload of the
+ * namespace stays in it; workloads already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
  */
 export function foldNamespaceOutages(drafts: readonly IncidentDraft[], inventory: InventoryView, isOpen: (id: string) => boolean): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
@@ -34,24 +35,5 @@ export function foldNamespaceOutages(drafts: readonly IncidentDraft[], inventory
     }
     for (const d of fresh) folded.set(d, namespace);
   }
-  if (folded.size === 0) return [...drafts];
-  const out: IncidentDraft[] = [];
-  const emitted = new Set<string>();
-  for (const d of drafts) {
-    const namespace = folded.get(d);
-    if (namespace === undefined) {
-      out.push(d);
-      continue;
-    }
-    if (emitted.has(namespace)) continue;
-    emitted.add(namespace);
-    const members = drafts.filter((m) => folded.get(m) === namespace);
-    out.push({
-      root: { kind: "Namespace", name: namespace },
-      rootReason: NAMESPACE_OUTAGE,
-      findings: members.flatMap((m) => m.findings).sort((a, b) => a.key.localeCompare(b.key)),
-      affected: members.map((m) => m.root),
-    });
-  }
-  return out;
+  return replaceGroups(drafts, folded, (namespace, members) => mergeDrafts({ kind: "Namespace", name: namespace }, NAMESPACE_OUTAGE, members, "mass_failure"));
 }

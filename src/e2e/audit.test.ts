@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runningStatus } from "../sim/scenarios/builders.ts";
+import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, type CaptureServer } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
 
@@ -42,5 +42,25 @@ describe("audit log: the daemon against the simulator", () => {
       ["resolved", "absent", "Deployment/shop/api"],
     ]);
     expect(entries[2]).toMatchObject({ cluster: "prod", reason: "CrashLoopBackOff", tier: "medium", mode: "notify", revision: 2, openSeconds: 90, dedupKey: "mon-prod-deployment-shop-api-notify", root: { kind: "Deployment", namespace: "shop", name: "api" } });
+  });
+
+  test("a lost node writes one skipped entry per workload folded into it, naming it in `subject`", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition: "pro", config: { auditLog: { output: path } } });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("Unknown", clock.now())] });
+    await cluster.settle();
+    await cluster.settle();
+    await hook.waitFor(1);
+    await cluster.stop();
+    cluster = undefined;
+    const entries = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(entries.map((e) => [e.decision, e.skipReason, e.incidentId, e.subject?.name])).toEqual([
+      ["skipped", "node_inhibition", "Node//n3", "web"],
+      ["announced", undefined, "Node//n3", undefined],
+    ]);
   });
 });

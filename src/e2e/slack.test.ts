@@ -41,38 +41,39 @@ describe("slack bot: the daemon against the simulator", () => {
     await cluster.settle();
     expect(slack.requests).toHaveLength(0);
 
-    // n3 is lost: its node and its pod (shop/web) are one incident rooted at the node.
-    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("Unknown", clock.now())] });
-    await cluster.settle();
-    await slack.waitFor(1);
-    const [announce] = posts(slack);
-    expect(announce.channel).toBe("C1");
-    expect(announce.thread_ts).toBeUndefined();
-    expect(announce.text).toStartWith("🟠 *node n3: unreachable, 1 pod on it down* [test]");
-    expect(announce.text).toContain("went down with node n3");
-    expect(announce.headers?.authorization).toBeUndefined();
-    expect(slack.requests[0]!.headers.authorization).toBe("Bearer xoxb-test-token");
-
     // One api pod crash-loops: its own incident, rooted at the Deployment.
     crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
     await cluster.settle();
-    await slack.waitFor(2);
-    const crash = posts(slack)[1];
+    await slack.waitFor(1);
+    const [crash] = posts(slack);
+    expect(crash.channel).toBe("C1");
     expect(crash.text).toStartWith("🟠 *deployment shop/api: CrashLoopBackOff in 1 pod*");
     expect(crash.thread_ts).toBeUndefined();
+    expect(crash.headers?.authorization).toBeUndefined();
+    expect(slack.requests[0]!.headers.authorization).toBe("Bearer xoxb-test-token");
 
     // More restarts are not news: nothing is sent.
     crashPod(sim, "shop", "api-abc12-p0", 7, clock.now());
     await cluster.settle();
     await new Promise((r) => setTimeout(r, 50)); // no message is expected: give a wrong one time to arrive
-    expect(posts(slack)).toHaveLength(2);
+    expect(posts(slack)).toHaveLength(1);
 
-    // The second pod failing is news: one update, threaded under the announcement.
+    // Past the update cooldown, n3 is lost: its node and its pod (shop/web) are one incident rooted at the node.
+    await clock.advance(300_000);
+    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("Unknown", clock.now())] });
+    await cluster.settle();
+    await slack.waitFor(2);
+    const announce = posts(slack)[1];
+    expect(announce.thread_ts).toBeUndefined();
+    expect(announce.text).toStartWith("🟠 *node n3: unreachable, 1 pod on it down* [test]");
+    expect(announce.text).toContain("went down with node n3");
+
+    // The second api pod failing is news: one update, threaded under the api announcement.
     crashPod(sim, "shop", "api-abc12-p1", 3, clock.now());
     await cluster.settle();
     await slack.waitFor(3);
     const update = posts(slack)[2];
-    expect(update.thread_ts).toBe("1002.000100");
+    expect(update.thread_ts).toBe("1001.000100");
     expect(update.text).toStartWith("🟠 *Update: deployment shop/api");
     expect(update.text).toContain("now affects 2 or more pods");
 

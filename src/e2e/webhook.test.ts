@@ -27,7 +27,7 @@ describe("webhook: the daemon against the simulator", () => {
     seedShop(sim, clock.now());
     await cluster.settle();
     sim.setLogs("shop", "api-abc12-p0", "api", "starting api 1.0\nconnecting to postgres://api:hunter2@10.96.0.9:5432/orders\npanic: cannot connect to db: connection refused\ngoroutine 1 [running]:\n", true);
-    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now(), "panic: cannot connect to db");
     await cluster.settle();
     const [request] = await hook.waitFor(1);
     const body = request!.json();
@@ -116,6 +116,8 @@ describe("webhook: the daemon against the simulator", () => {
       "• deployment shop/web: CrashLoopBackOff in 1 pod (medium)",
     ]);
 
+    // News waits out the 5-minute update cooldown after the summary; resolves never wait.
+    await clock.advance(300_000);
     crashPod(sim, "shop", "api-abc12-p1", 3, clock.now());
     sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 10));
     await cluster.settle();
@@ -253,6 +255,7 @@ describe("webhook: the daemon against the simulator", () => {
     await cluster.settle();
     annotate({});
     await cluster.settle();
+    await clock.advance(300_000);
     crashPod(sim, "shop", "api-abc12-p1", 4, clock.now());
     await cluster.settle();
     const updates = (await hook.waitFor(edition === "pro" ? 4 : 2)).slice(1).map((r) => r.json());

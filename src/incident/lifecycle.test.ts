@@ -16,7 +16,8 @@ function run(steps: (IncidentDraft[])[]): { actions: string[][]; state: Lifecycl
   const actions: string[][] = [];
   const news: string[][] = [];
   steps.forEach((drafts, i) => {
-    const out = stepLifecycle(state, drafts, 1_000 * (i + 1), "prod");
+    // Passes 10 minutes apart: past the update cooldown, inside the repage window.
+    const out = stepLifecycle(state, drafts, 600_000 * (i + 1), "prod");
     actions.push(out.decisions.map((d) => d.action));
     news.push(out.decisions.flatMap((d) => [...d.news]));
     state = out.state;
@@ -106,9 +107,9 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
   test("baseline pass: what is open at startup is marked for the startup summary, later news updates as usual", () => {
     const first = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod", { baseline: true });
     expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "startup summary"]]);
-    const later = stepLifecycle(first.state, [draft(finding("p1"), finding("p2"))], 60_000, "prod");
+    const later = stepLifecycle(first.state, [draft(finding("p1"), finding("p2"))], 360_000, "prod");
     expect(later.decisions.map((d) => [d.action, d.delivery])).toEqual([["update", undefined]]);
-    const fresh = stepLifecycle(later.state, [draft(finding("p1"), finding("p2")), { root: { kind: "Deployment", namespace: "shop", name: "web" }, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] }], 120_000, "prod");
+    const fresh = stepLifecycle(later.state, [draft(finding("p1"), finding("p2")), { root: { kind: "Deployment", namespace: "shop", name: "web" }, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] }], 420_000, "prod");
     expect(fresh.decisions.map((d) => [d.action, d.incident.id, d.delivery])).toEqual([["announce", "Deployment/shop/web", undefined]]);
   });
 
@@ -151,12 +152,19 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     for (let t = 0; t < 24 * 60 * MIN; t += 10 * MIN) {
       for (const [at, drafts] of [[t, [draft(finding("p1"))]], [t + 5 * MIN, []]] as const) {
         const out = stepLifecycle(state, drafts, at, "prod");
-        for (const d of out.decisions) if (d.delivery === undefined) own.push(`${d.action}${d.news.length ? `: ${d.news.join("")}` : ""}`);
+        for (const d of out.decisions) if (d.delivery === undefined) own.push(`${d.action}${d.news.length ? `: ${d.news.join("; ")}` : ""}`);
         if (out.digest) digests++;
         state = out.state;
       }
     }
-    expect(own).toEqual(["announce", "resolve", "announce", "resolve", "announce: recurring: fails every 10 minutes; further recurrences go to the low-priority digest", "resolve"]);
+    expect(own).toEqual([
+      "announce",
+      "resolve",
+      "announce: failing again 5 minutes after it resolved",
+      "resolve",
+      "announce: failing again 5 minutes after it resolved; recurring: fails every 10 minutes; further recurrences go to the low-priority digest",
+      "resolve",
+    ]);
     // A digest goes out 30 minutes after the first entry gathered since the previous one: 40 in the day, not 144 messages.
     expect(digests).toBe(40);
   });
@@ -220,5 +228,76 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     expect(third.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "digest"]]);
     const held = stepLifecycle(third.state, [{ ...draft(finding("p1")), held: true }], 51 * MIN, "prod");
     expect(stepLifecycle(held.state, [draft(finding("p1"))], 52 * MIN, "prod").decisions).toEqual([]);
+  });
+});
+
+describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", () => {
+  const MIN = 60_000;
+
+  test("news within 5 minutes of the last message waits and goes out in one update; the wait is one `cooldown` skip", () => {
+    const a = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod");
+    const b = stepLifecycle(a.state, [draft(finding("p1"), finding("p2"))], 1 * MIN, "prod");
+    expect(b.decisions).toEqual([]);
+    expect(b.skipped.map((s) => [s.reason, s.incident.id])).toEqual([["cooldown", "Deployment/shop/api"]]);
+    expect(nextReminderAt(b.state)).toBe(5 * MIN);
+    const c = stepLifecycle(b.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 2 * MIN, "prod");
+    expect(c.decisions).toEqual([]);
+    expect(c.skipped).toEqual([]);
+    const d = stepLifecycle(c.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 5 * MIN, "prod");
+    expect(d.decisions.map((x) => x.news.length)).toEqual([2]);
+    expect(d.decisions[0]!.news.join("; ")).toContain("now affects 2 or more pods");
+    // What became true and false again inside the cooldown is never told.
+    const e = stepLifecycle(d.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"), finding("p3", "ImagePullBackOff"))], 6 * MIN, "prod");
+    const f = stepLifecycle(e.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 7 * MIN, "prod");
+    const g = stepLifecycle(f.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 10 * MIN, "prod");
+    expect([...e.decisions, ...f.decisions, ...g.decisions]).toEqual([]);
+  });
+
+  test("escalation to paging never waits for the cooldown", () => {
+    const a = stepLifecycle(emptyLifecycle(), [draft(finding("p1", "CrashLoopBackOff", "high"))], 0, "prod");
+    const b = stepLifecycle(a.state, [draft(finding("p1", "CrashLoopBackOff", "critical", { pageRule: "LastReplicaDown" }))], 1 * MIN, "prod");
+    expect(b.decisions.map((d) => [d.action, d.incident.mode])).toEqual([["update", "page"]]);
+    expect(b.skipped).toEqual([]);
+  });
+
+  test("a root back within 30 minutes of its resolve is the same incident: revision counts on, still acknowledged; later it starts over", () => {
+    const ack = { on: { kind: "Pod", namespace: "shop", name: "p1" }, note: "on it" };
+    const a = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod");
+    const b = stepLifecycle(a.state, [{ ...draft(finding("p1")), ack }], 10 * MIN, "prod");
+    expect(b.decisions[0]!.news).toEqual(['Acknowledged on Pod/p1: "on it"']);
+    const c = stepLifecycle(b.state, [], 12 * MIN, "prod");
+    expect(c.decisions.map((d) => [d.action, d.incident.revision])).toEqual([["resolve", 3]]);
+    const d = stepLifecycle(c.state, [{ ...draft(finding("p1")), ack }], 20 * MIN, "prod");
+    expect(d.decisions.map((x) => [x.action, x.incident.revision, x.incident.dedupKey, x.news])).toEqual([["announce", 4, a.decisions[0]!.incident.dedupKey, ["failing again 8 minutes after it resolved; still acknowledged"]]]);
+    expect(d.state.incidents.get("Deployment/shop/api")?.ack).toEqual(ack);
+    const e = stepLifecycle(d.state, [], 21 * MIN, "prod");
+    const f = stepLifecycle(e.state, [draft(finding("p1"))], 60 * MIN, "prod");
+    expect(f.decisions.map((x) => [x.action, x.incident.revision, x.news])).toEqual([["announce", 1, []]]);
+  });
+
+  test("low-priority problems present at startup are skipped (`baseline`), quiet until they get worse", () => {
+    const low = draft(finding("p1", "PodPreempted", "normal"));
+    const a = stepLifecycle(emptyLifecycle(), [low], 0, "prod", { baseline: true });
+    expect(a.decisions).toEqual([]);
+    expect(a.skipped.map((s) => s.reason)).toEqual(["baseline"]);
+    expect(a.state.digest.opened).toEqual([]);
+    const b = stepLifecycle(a.state, [low], 40 * MIN, "prod");
+    expect([...b.decisions, ...b.skipped]).toEqual([]);
+    const c = stepLifecycle(b.state, [draft(finding("p1", "PodPreempted", "normal"), finding("p2"))], 41 * MIN, "prod");
+    expect(c.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", undefined]]);
+    // Resolved quietly when it never got worse.
+    const quiet = stepLifecycle(a.state, [], 50 * MIN, "prod");
+    expect(quiet.decisions).toEqual([]);
+  });
+
+  test("each would-be incident folded into another is recorded once, when it first folds in", () => {
+    const nodeRoot = { kind: "Node", name: "n1" };
+    const lost: Finding = { key: "NodeLost/Node//n1", reason: "NodeLost", object: nodeRoot, tier: "high", summary: "n1 lost", evidence: [], since: 0 };
+    const node = (...workloads: string[]): IncidentDraft => ({ root: nodeRoot, rootReason: "NodeLost", findings: [lost], folded: workloads.map((name) => ({ root: { kind: "Deployment", namespace: "shop", name }, reason: "node_inhibition" as const })) });
+    const a = stepLifecycle(emptyLifecycle(), [node("api", "web")], 0, "prod");
+    expect(a.skipped.map((s) => [s.reason, s.subject.name, s.incident.id])).toEqual([["node_inhibition", "api", "Node//n1"], ["node_inhibition", "web", "Node//n1"]]);
+    const b = stepLifecycle(a.state, [node("api", "web", "db")], 1_000, "prod");
+    expect(b.skipped.map((s) => s.subject.name)).toEqual(["db"]);
+    expect(stepLifecycle(b.state, [node("api", "web", "db")], 2_000, "prod").skipped).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Decision } from "../model/decision.ts";
+import type { Decision, Skip } from "../model/decision.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import { refKey } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
@@ -34,22 +34,58 @@ export interface Digest {
   readonly dueAt?: number;
 }
 
+/**
+ * Seconds after an incident's last message during which further routine news waits (spec 1.7 cooldown), as
+ * Alertmanager's `group_interval`: what became true meanwhile goes out in one update when it ends. Escalation
+ * to the page tier, acknowledgement changes and resolves never wait.
+ */
+export const UPDATE_COOLDOWN_SECONDS = 300;
+
+/**
+ * Seconds a resolved incident is remembered (the repage window, spec 3.1; failure-catalogue 0.3): a root that
+ * fails again within it reopens the same incident — same id and dedup key, revision counting on, still
+ * acknowledged — and its announcement says how soon it came back.
+ */
+export const REPAGE_WINDOW_SECONDS = 1800;
+
+/** What is kept of a resolved incident for the repage window. */
+export interface Resolved {
+  /** Epoch ms of the resolve. */
+  readonly resolvedAt: number;
+  readonly revision: number;
+  readonly ack?: AckState["ack"];
+}
+
 /** Seconds an announced incident stays open before one 'still open' update (spec 3.1), and again each such period: a week. */
 export const STILL_OPEN_SECONDS = 7 * 24 * 3600;
 
 /**
  * An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a
  * digest; `recurring` when it is there because it was told twice within a day (spec 1.8); `remindedAt`
- * (epoch ms) when the last 'still open' update went out; `ack`/`ackAtOpen` the acknowledgement (Pro, `ack.ts`).
+ * (epoch ms) when the last 'still open' update went out; `ack`/`ackAtOpen` the acknowledgement (Pro, `ack.ts`);
+ * `spokeAt` (epoch ms) its last message of its own; `coolsAt` (epoch ms) when news held by the cooldown goes
+ * out; `folds` the keys of would-be incidents already recorded as folded into it; `baseline` a low-priority
+ * problem present at startup, kept quiet unless it gets worse.
  */
-export type KeptIncident = Incident & AckState & { readonly announced: boolean; readonly digested?: boolean; readonly recurring?: boolean; readonly remindedAt?: number };
+export type KeptIncident = Incident &
+  AckState & {
+    readonly announced: boolean;
+    readonly digested?: boolean;
+    readonly recurring?: boolean;
+    readonly remindedAt?: number;
+    readonly spokeAt?: number;
+    readonly coolsAt?: number;
+    readonly folds?: readonly string[];
+    readonly baseline?: boolean;
+  };
 
-/** Epoch ms of the next 'still open' update any open incident is due, for the pass to wake up then. */
+/** Epoch ms of the next 'still open' update or end of a cooldown any open incident is due, for the pass to wake up then. */
 export function nextReminderAt(state: LifecycleState): number | undefined {
   let next: number | undefined;
   for (const i of state.incidents.values()) {
     if (!i.announced) continue;
-    const at = (i.remindedAt ?? i.openedAt) + STILL_OPEN_SECONDS * 1000;
+    const remind = (i.remindedAt ?? i.openedAt) + STILL_OPEN_SECONDS * 1000;
+    const at = i.coolsAt !== undefined && i.coolsAt < remind ? i.coolsAt : remind;
     if (next === undefined || at < next) next = at;
   }
   return next;
@@ -62,16 +98,20 @@ export interface LifecycleState {
   readonly digest: Digest;
   /** Announcements of the last day per incident id (spec 1.8). */
   readonly memory: ReadonlyMap<string, Recurrence>;
+  /** Incidents resolved within the repage window, by id. */
+  readonly recent: ReadonlyMap<string, Resolved>;
 }
 
 /** An empty lifecycle state (a fresh start). */
 export function emptyLifecycle(): LifecycleState {
-  return { incidents: new Map(), rollUps: new Map(), digest: { opened: [], resolved: [] }, memory: new Map() };
+  return { incidents: new Map(), rollUps: new Map(), digest: { opened: [], resolved: [] }, memory: new Map(), recent: new Map() };
 }
 
 /** What one lifecycle step decided: incident decisions, plus the roll-up opened and those closed in this pass. */
 export interface LifecycleStep {
   readonly decisions: Decision[];
+  /** Decisions that send nothing, for the audit (spec 6). */
+  readonly skipped: Skip[];
   readonly state: LifecycleState;
   readonly rollUp?: RollUp;
   readonly closedRollUps: readonly RollUp[];
@@ -91,9 +131,17 @@ export interface LifecycleStep {
  *   unless acknowledged; `mon.io/ack` added or removed → one `update` saying so (Pro, `ack.ts`);
  * - a root told twice within a day that opens again → the digest, or once an announcement stating its
  *   rhythm when it recurs at steady intervals (spec 1.8, `memory.ts`); page-tier incidents always page;
+ * - news within `UPDATE_COOLDOWN_SECONDS` of the incident's last message waits and goes out in one update when
+ *   the cooldown ends (skip `cooldown`); escalation to the page tier and acknowledgement changes never wait;
+ * - a root resolved less than `REPAGE_WINDOW_SECONDS` ago reopens the same incident (revision, dedup key and
+ *   acknowledgement kept) and its announcement says how soon it came back;
+ * - each would-be incident a draft folds in (node inhibition, cascading suppression, mass failure) is
+ *   recorded once in `skipped`.
  * The digest falls due `DIGEST_INTERVAL_SECONDS` after its first entry and is returned in `digest`.
  * On the baseline pass (the first after startup, spec 1.7) announcements carry `delivery: "startup summary"`:
  * the problems already present are told in one summary, and later news about them updates as usual.
+ * Low-priority (tier `normal`) problems already present are skipped (`baseline`): kept quiet until they get
+ * worse, and resolved silently.
  * Otherwise two or more announcements in one pass carry `delivery: "roll-up"` and open a roll-up (spec 6),
  * which closes in the pass its last incident resolves.
  * Pure: `now` is epoch ms; returns the decisions and the next state.
@@ -105,6 +153,21 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   let opened = [...state.digest.opened];
   const memory = forget(state.memory, now);
   const resolved = [...state.digest.resolved];
+  const skipped: Skip[] = [];
+  const recent = new Map<string, Resolved>();
+  for (const [id, r] of state.recent) if (now - r.resolvedAt < REPAGE_WINDOW_SECONDS * 1000) recent.set(id, r);
+  // Each would-be incident folded into this one is recorded once (spec 6 audit `skipped`).
+  const recordFolds = (incident: Incident, draft: IncidentDraft, before: readonly string[] = []): readonly string[] | undefined => {
+    if (!draft.folded?.length) return before.length ? before : undefined;
+    const known = new Set(before);
+    for (const f of draft.folded) {
+      const key = refKey(f.root);
+      if (known.has(key)) continue;
+      known.add(key);
+      skipped.push({ reason: f.reason, incident, subject: f.root, at: now });
+    }
+    return [...known];
+  };
 
   for (const draft of drafts) {
     const id = refKey(draft.root);
@@ -126,9 +189,19 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     };
     if (!previous || !previous.announced) {
       if (draft.held) {
-        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}), ...(previous?.recurring ? { recurring: true } : {}) });
+        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}), ...(previous?.recurring ? { recurring: true } : {}), ...(previous?.baseline ? { baseline: true } : {}) });
         continue;
       }
+      // A low-priority problem already there at startup is not news (spec 1.7): kept quiet unless it gets worse.
+      if (mode === "digest" && (options.baseline || previous?.baseline)) {
+        const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: previous?.revision ?? 0 };
+        if (!previous) skipped.push({ reason: "baseline", incident, subject: draft.root, at: now });
+        next.set(id, { ...incident, announced: false, baseline: true });
+        continue;
+      }
+      const back = !previous ? recent.get(id) : undefined;
+      if (back) recent.delete(id);
+      const revision = previous?.revision ?? back?.revision ?? 0;
       // Recurrences told twice within a day go to the digest too (spec 1.8); page-tier ones still page.
       const recurring = previous?.digested === true && previous.recurring === true && mode !== "page";
       const judged = !previous && mode === "notify" && !options.baseline ? judgeRecurrence(memory.get(id), now) : undefined;
@@ -138,7 +211,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
           next.set(id, { ...previous, ...base, openedAt: previous.openedAt, told: previous.told, revision: previous.revision, announced: false, digested: true, ...keep });
           continue;
         }
-        const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1 };
+        const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: revision + 1 };
         next.set(id, { ...incident, announced: false, digested: true, ...keep });
         opened.push(incident);
         if (judged) memory.set(id, remember(memory.get(id), now));
@@ -147,23 +220,37 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       }
       // Worse than `normal` now: told on its own at once, and no longer listed as opened in the digest.
       if (previous?.digested) opened = opened.filter((i) => i.id !== id);
-      const present = draft.ack ? ackPresentAtOpen(draft.ack) : undefined;
-      const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: (previous?.revision ?? 0) + 1, announced: true, ...present?.state };
-      next.set(id, incident);
+      // Back within the repage window: the same incident, still acknowledged if the annotation stayed (spec 3.1).
+      const kept = back?.ack && draft.ack ? stepAck({ ack: back.ack }, draft.ack) : undefined;
+      const present = !kept && draft.ack ? ackPresentAtOpen(draft.ack) : undefined;
+      const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: revision + 1, announced: true, spokeAt: now, ...(kept ? kept.state : present?.state) };
+      const folds = recordFolds(incident, draft);
+      next.set(id, { ...incident, ...(folds ? { folds } : {}) });
       const stated = judged?.verdict === "state";
       memory.set(id, remember(memory.get(id), now, stated));
-      const news = [...(stated ? [`recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`] : []), ...(present ? [present.news] : [])];
+      const news = [
+        ...(back ? [`failing again ${Math.max(1, Math.round((now - back.resolvedAt) / 60_000))} minutes after it resolved${kept?.state.ack && kept.news.length === 0 ? "; still acknowledged" : ""}`] : []),
+        ...(stated ? [`recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`] : []),
+        ...(kept ? kept.news : present ? [present.news] : []),
+      ];
       decisions.push({ action: "announce", incident, news, at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
       continue;
     }
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
-    const factNews = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
+    const fresh = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
     const acked = draft.held ? { news: [], state: { ...(previous.ack ? { ack: previous.ack } : {}), ...(previous.ackAtOpen ? { ackAtOpen: previous.ackAtOpen } : {}) } } : stepAck(previous, draft.ack);
+    // Routine news waits out the cooldown after the last message; a page escalation or an ack change does not.
+    const spokeAt = previous.spokeAt ?? previous.openedAt;
+    const urgent = (previous.mode !== "page" && mode === "page") || acked.news.length > 0;
+    const cooling = fresh.length > 0 && !urgent && now - spokeAt < UPDATE_COOLDOWN_SECONDS * 1000;
+    const factNews = cooling ? [] : fresh;
+    if (cooling && previous.coolsAt === undefined) skipped.push({ reason: "cooldown", incident: previous, subject: draft.root, at: now });
     // Reminders stop while acknowledged (spec 3.1) and never speak for a held incident.
-    const remind = !draft.held && !acked.state.ack && factNews.length === 0 && acked.news.length === 0 && now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000;
+    const remind = !draft.held && !cooling && !acked.state.ack && factNews.length === 0 && acked.news.length === 0 && now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000;
     const news = [...factNews.map((f) => describeFact(f, draft.findings)), ...acked.news, ...(remind ? [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`] : [])];
     // Any message restarts the week of silence a 'still open' reminder waits for.
     const remindedAt = news.length ? now : previous.remindedAt;
+    const folds = recordFolds(previous, draft, previous.folds);
     const kept: KeptIncident = {
       ...base,
       // The conversation keeps the key it was announced with, so a pager resolves what it was sent.
@@ -173,6 +260,9 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       revision: news.length ? previous.revision + 1 : previous.revision,
       announced: true,
       ...(remindedAt !== undefined ? { remindedAt } : {}),
+      spokeAt: news.length ? now : spokeAt,
+      ...(cooling ? { coolsAt: spokeAt + UPDATE_COOLDOWN_SECONDS * 1000 } : {}),
+      ...(folds ? { folds } : {}),
       ...acked.state,
     };
     next.set(id, kept);
@@ -182,9 +272,10 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   for (const [id, incident] of state.incidents) {
     if (seen.has(id)) continue;
     next.delete(id);
-    const { announced, digested, ...kept } = incident;
+    const { announced, digested, recurring: _r, remindedAt: _m, spokeAt: _s, coolsAt: _c, folds: _f, baseline: _b, ackAtOpen: _a, ...kept } = incident;
     if (!announced && !digested) continue;
     const ended = { ...kept, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
+    recent.set(id, { resolvedAt: now, revision: ended.revision, ...(incident.ack ? { ack: incident.ack } : {}) });
     if (announced) {
       decisions.push({ action: "resolve", incident: ended, news: [], at: now });
     } else {
@@ -217,7 +308,7 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     due = digest;
     digest = { opened: [], resolved: [] };
   }
-  return { decisions, state: { incidents: next, rollUps, digest, memory }, ...(rollUp ? { rollUp } : {}), closedRollUps, ...(due ? { digest: due } : {}) };
+  return { decisions, skipped, state: { incidents: next, rollUps, digest, memory, recent }, ...(rollUp ? { rollUp } : {}), closedRollUps, ...(due ? { digest: due } : {}) };
 }
 
 /** Number of open incidents that were announced (the `mon_incidents_open` gauge). */

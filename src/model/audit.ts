@@ -17,6 +17,8 @@ export interface AuditEntry {
   /** Spec 1 skip reasons (`baseline`, `node_inhibition`, `mass_failure`, `cascading_suppression`, `cooldown`), on `skipped` only. */
   readonly skipReason?: string;
   readonly incidentId: string;
+  /** On a folding skip (`node_inhibition`, `cascading_suppression`, `mass_failure`): the root that got no incident of its own. */
+  readonly subject?: ObjectRef;
   readonly root: ObjectRef;
   readonly reason: string;
   readonly tier: Tier;

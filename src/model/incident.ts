@@ -8,6 +8,20 @@ export interface Ack {
   readonly note: string;
 }
 
+/**
+ * Why a would-be incident was folded into another (spec 1.7, audit skip reasons): `node_inhibition` — its pods
+ * failed with their node; `cascading_suppression` — it fails because of a deeper cause (a missing Secret, an
+ * unreachable endpoint, an error shared by several workloads); `mass_failure` — most of its namespace failed
+ * at once (namespace outage).
+ */
+export type FoldReason = "node_inhibition" | "cascading_suppression" | "mass_failure";
+
+/** One would-be incident folded into a draft's root: the root it would have had, and why it did not. */
+export interface Fold {
+  readonly root: ObjectRef;
+  readonly reason: FoldReason;
+}
+
 /** What correlation hands to the lifecycle: a root and the findings it explains (spec 1.3). */
 export interface IncidentDraft {
   readonly root: ObjectRef;
@@ -16,6 +30,8 @@ export interface IncidentDraft {
   readonly findings: readonly Finding[];
   /** For a root several workloads depend on (an unreachable endpoint, spec 1.3): the workloads folded in. */
   readonly affected?: readonly ObjectRef[];
+  /** Would-be incidents folded into this one, each once (audit `skipped` entries, spec 6). */
+  readonly folded?: readonly Fold[];
   /** Every finding is out of scope, silenced or under maintenance (spec 1.4, 2.2, 2.7): nothing is sent for it. */
   readonly held?: boolean;
   /** `mon.io/ack` found on the root or a failing object (Pro, spec 3.1): the object and its note, one line, redacted. */

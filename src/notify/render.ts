@@ -140,7 +140,9 @@ export function describe(incident: Incident): string {
     const n = incident.affected.length;
     const named = `${incident.affected.slice(0, 3).map(refLabel).join(", ")}${n > 3 ? ", …" : ""}`;
     const workloads = `${n} workload${n === 1 ? "" : "s"}`;
-    return incident.root.kind === "Namespace" ? `outage, ${workloads} failing (${named})` : `unreachable, ${workloads} failing on it (${named})`;
+    if (incident.root.kind === "Namespace") return `outage, ${workloads} failing (${named})`;
+    if (incident.root.kind === "Error") return `the same error in ${workloads} (${named})`;
+    return `unreachable, ${workloads} failing on it (${named})`;
   }
   if (root && incident.root.kind === "Node") {
     const state = root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;

@@ -67,8 +67,8 @@ export function seedShop(sim: Simulator, now: number): { api: KubeObject; web: K
   return { api: make("api", ["n1", "n2"]), web: make("web", ["n3"]) };
 }
 
-/** Puts a pod's only container into CrashLoopBackOff with `restarts` restarts and exit code 1. */
-export function crashPod(sim: Simulator, namespace: string, name: string, restarts: number, now: number): void {
+/** Puts a pod's only container into CrashLoopBackOff with `restarts` restarts and exit code 1; `output` is its last termination message (default: a panic naming the container). */
+export function crashPod(sim: Simulator, namespace: string, name: string, restarts: number, now: number, output?: string): void {
   const pod = sim.store.get(sim.typeOf("", "v1", "pods"), namespace, name);
   const c = pod.spec.containers[0];
   sim.patchStatus("v1", "Pod", namespace, name, {
@@ -76,7 +76,7 @@ export function crashPod(sim: Simulator, namespace: string, name: string, restar
     containerStatuses: [{
       name: c.name, image: c.image, imageID: "", ready: false, started: false, restartCount: restarts,
       state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container" } },
-      lastState: { terminated: { exitCode: 1, reason: "Error", message: "panic: cannot connect to db", finishedAt: new Date(now).toISOString() } },
+      lastState: { terminated: { exitCode: 1, reason: "Error", message: output ?? `panic: ${c.name} cannot load its configuration`, finishedAt: new Date(now).toISOString() } },
     }],
   });
 }
