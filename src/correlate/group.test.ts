@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
+import { detectStorage } from "../detect/storage.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
 import { groupFindings } from "./group.ts";
@@ -65,5 +66,19 @@ describe("groupFindings", () => {
     const own = groupFindings([...detectPods(alone, NOW), ...detectWorkloads(alone, NOW)], alone);
     expect(own.map((d) => [d.root.kind, d.root.name, d.findings.map((f) => f.reason).sort()])).toEqual([["Deployment", "api", ["CrashLoopBackOff", "WorkloadUnavailable"]]]);
     expect(own[0]!.folded).toBeUndefined();
+  });
+
+  test("pods waiting for a Pending claim join the claim's incident: pod → PVC", () => {
+    const db = workload("shop", "db");
+    const claimed = (name: string) => {
+      const p = pod("shop", name, { owner: db.replicaSet, phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", lastTransitionTime: "2025-12-31T23:00:00Z" }] });
+      return { ...p, spec: { ...p.spec, volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db" } }] } };
+    };
+    const pvc = { kind: "PersistentVolumeClaim", apiVersion: "v1", metadata: { namespace: "shop", name: "data-db", uid: "uid-pvc", creationTimestamp: "2025-12-31T23:00:00Z" }, spec: { storageClassName: "fast" }, status: { phase: "Pending" } };
+    const fast = { kind: "StorageClass", apiVersion: "storage.k8s.io/v1", metadata: { name: "fast" }, volumeBindingMode: "Immediate" };
+    const inv = inventoryOf(db.deployment, db.replicaSet, claimed("db-0"), claimed("db-1"), pvc, fast);
+    const out = groupFindings([...detectPods(inv, NOW), ...detectStorage(inv, NOW)], inv);
+    expect(out.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.map((f) => f.reason).sort()])).toEqual([["PersistentVolumeClaim", "data-db", "PVCPending", ["FailedScheduling", "FailedScheduling", "PVCPending"]]]);
+    expect(out[0]!.folded?.map((f) => [f.reason, f.root.name])).toEqual([["cascading_suppression", "db"]]);
   });
 });

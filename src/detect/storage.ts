@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, KubeObject, UsageView } from "../model/inventory.ts";
+import type { ObjectRef } from "../model/object-ref.ts";
 import { finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -21,24 +22,27 @@ export function detectStorage(inventory: InventoryView, now: number, usage: Usag
     const ref = refOf({ ...pvc, kind: "PersistentVolumeClaim" });
     const name = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
     const className: string | undefined = pvc.spec?.storageClassName;
-    const users = claimUsers.get(name) ?? [];
+    const pods = claimUsers.get(name) ?? [];
+    const users = pods.map((p) => `pod ${p.name}`);
+    // A claim that cannot serve is the root of the failing pods that mount it (failure-catalogue R5).
+    const explains = pods.length ? pods : undefined;
     const created = parseTime(pvc.metadata?.creationTimestamp, now);
     if (pvc.status?.phase === "Lost") {
-      out.push(finding({ reason: "PVCLost", object: ref, summary: `claim ${name} is Lost: its volume ${pvc.spec?.volumeName ?? ""} is gone`, evidence: [["volume", pvc.spec?.volumeName], ["used by", users.join(", ")]], since: created, now }));
+      out.push(finding({ reason: "PVCLost", object: ref, summary: `claim ${name} is Lost: its volume ${pvc.spec?.volumeName ?? ""} is gone`, evidence: [["volume", pvc.spec?.volumeName], ["used by", users.join(", ")]], since: created, now, explains }));
       continue;
     }
     if (pvc.status?.phase !== "Pending") continue;
     if (className && inventory.watches("StorageClass") && !classes.has(className)) {
-      out.push(finding({ reason: "StorageClassMissing", object: ref, summary: `claim ${name} names StorageClass ${className}, which does not exist`, evidence: [["storage class", className], ["used by", users.join(", ")]], since: created, now }));
+      out.push(finding({ reason: "StorageClassMissing", object: ref, summary: `claim ${name} names StorageClass ${className}, which does not exist`, evidence: [["storage class", className], ["used by", users.join(", ")]], since: created, now, explains }));
       continue;
     }
     if (!className && inventory.watches("StorageClass") && !hasDefault && !pvc.spec?.volumeName) {
-      out.push(finding({ reason: "StorageClassMissing", object: ref, summary: `claim ${name} names no StorageClass and the cluster has no default one`, evidence: [["used by", users.join(", ")]], since: created, now }));
+      out.push(finding({ reason: "StorageClassMissing", object: ref, summary: `claim ${name} names no StorageClass and the cluster has no default one`, evidence: [["used by", users.join(", ")]], since: created, now, explains }));
       continue;
     }
     const mode = className ? classes.get(className)?.volumeBindingMode : undefined;
     if (mode === "WaitForFirstConsumer" && users.length === 0) continue;
-    out.push(finding({ reason: "PVCPending", object: ref, summary: `claim ${name} has been Pending since ${pvc.metadata.creationTimestamp}${className ? ` (StorageClass ${className})` : ""}`, evidence: [["storage class", className], ["requested", pvc.spec?.resources?.requests?.storage], ["used by", users.join(", ")]], since: created, now }));
+    out.push(finding({ reason: "PVCPending", object: ref, summary: `claim ${name} has been Pending since ${pvc.metadata.creationTimestamp}${className ? ` (StorageClass ${className})` : ""}`, evidence: [["storage class", className], ["requested", pvc.spec?.resources?.requests?.storage], ["used by", users.join(", ")]], since: created, now, explains }));
   }
   for (const pv of inventory.list("PersistentVolume")) {
     if (pv.status?.phase !== "Failed") continue;
@@ -48,22 +52,32 @@ export function detectStorage(inventory: InventoryView, now: number, usage: Usag
     const error = va.status?.attachError ?? va.status?.detachError;
     if (!error) continue;
     const side = va.status?.attachError ? "attach" : "detach";
-    out.push(finding({ reason: "VolumeAttachmentFailed", object: refOf({ ...va, kind: "VolumeAttachment" }), nodeName: va.spec?.nodeName, summary: `volume ${va.spec?.source?.persistentVolumeName ?? "?"} cannot ${side} on node ${va.spec?.nodeName ?? "?"}: ${error.message ?? "error"}`, evidence: [["volume", va.spec?.source?.persistentVolumeName], ["node", va.spec?.nodeName], ["attacher", va.spec?.attacher], ["message", error.message], ["since", error.time]], since: parseTime(error.time, now), now }));
+    // The pods on that node mounting the volume's claim wait for it: it is their root.
+    const claimRef = inventory.get("PersistentVolume", undefined, va.spec?.source?.persistentVolumeName)?.spec?.claimRef;
+    const waiting = claimRef ? (claimUsers.get(`${claimRef.namespace}/${claimRef.name}`) ?? []).filter((p) => p.node === va.spec?.nodeName) : [];
+    out.push(finding({ reason: "VolumeAttachmentFailed", object: refOf({ ...va, kind: "VolumeAttachment" }), nodeName: va.spec?.nodeName, summary: `volume ${va.spec?.source?.persistentVolumeName ?? "?"} cannot ${side} on node ${va.spec?.nodeName ?? "?"}: ${error.message ?? "error"}`, evidence: [["volume", va.spec?.source?.persistentVolumeName], ["node", va.spec?.nodeName], ["attacher", va.spec?.attacher], ["message", error.message], ["since", error.time]], since: parseTime(error.time, now), now, ...(waiting.length ? { explains: waiting } : {}) }));
   }
-  out.push(...volumeUsage(inventory, usage, now));
+  out.push(...volumeUsage(inventory, usage, now, claimUsers));
   return out;
 }
 
 // --- internal ---
 
-function podsByClaim(inventory: InventoryView): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+/** A pod mounting a claim, and the node it runs on. */
+type ClaimUser = ObjectRef & { readonly node?: string };
+
+/** Pods by the `namespace/claim` of every PersistentVolumeClaim they mount. */
+function podsByClaim(inventory: InventoryView): Map<string, ClaimUser[]> {
+  const out = new Map<string, ClaimUser[]>();
   for (const pod of inventory.list("Pod")) {
     for (const v of pod.spec?.volumes ?? []) {
       const claim = v.persistentVolumeClaim?.claimName;
       if (!claim) continue;
       const key = `${pod.metadata.namespace}/${claim}`;
-      out.set(key, [...(out.get(key) ?? []), `pod ${pod.metadata.name}`]);
+      const user: ClaimUser = { ...refOf({ ...pod, kind: "Pod" }), ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}) };
+      const list = out.get(key);
+      if (list) list.push(user);
+      else out.set(key, [user]);
     }
   }
   return out;
@@ -79,7 +93,7 @@ interface VolumeStats {
   pvcRef?: { name: string; namespace: string };
 }
 
-function volumeUsage(inventory: InventoryView, usage: UsageView, now: number): Finding[] {
+function volumeUsage(inventory: InventoryView, usage: UsageView, now: number, claimUsers: ReadonlyMap<string, readonly ClaimUser[]>): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
   for (const [node, summary] of usage.kubelet ?? []) {
@@ -95,7 +109,9 @@ function volumeUsage(inventory: InventoryView, usage: UsageView, now: number): F
         const used = (v.capacityBytes - available) / v.capacityBytes;
         const evidence: [string, unknown][] = [["used", `${Math.round(used * 100)} % of ${bytes(v.capacityBytes)}`], ["available", bytes(available)], ["node", node]];
         if (available / v.capacityBytes < VOLUME_THRESHOLDS.availableFull) {
-          out.push(finding({ reason: "VolumeFull", object: ref, nodeName: node, summary: `volume of claim ${key} is full: ${bytes(available)} left of ${bytes(v.capacityBytes)}`, evidence, since: now, now, holdMs: 0 }));
+          // A full volume is why the pods writing to it fail ("no space left on device").
+          const writers = claimUsers.get(key) ?? [];
+          out.push(finding({ reason: "VolumeFull", object: ref, nodeName: node, summary: `volume of claim ${key} is full: ${bytes(available)} left of ${bytes(v.capacityBytes)}`, evidence, since: now, now, holdMs: 0, ...(writers.length ? { explains: writers } : {}) }));
         } else if (used >= VOLUME_THRESHOLDS.usedHigh) {
           out.push(finding({ reason: "VolumeUsageHigh", object: ref, nodeName: node, summary: `volume of claim ${key} is ${Math.round(used * 100)} % full (${bytes(available)} left)`, evidence, since: now, now, holdMs: 0 }));
         }
