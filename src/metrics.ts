@@ -28,7 +28,7 @@ export function createMetrics() {
       registers: [registry],
     }),
     informerHandlerPanics: counter("mon_informer_handler_panics_total", "Recovered informer handler failures."),
-    panicsRecovered: counter("mon_panics_recovered_total", "Contained failures in a pipeline stage.", ["stage"]),
+    panicsRecovered: counter("mon_panics_recovered_total", "Contained failures by pipeline stage: detector (one detector family), incident (correlation and lifecycle), compose (rendering), announce (routing); the pass is retried.", ["stage"]),
     auditDropped: counter("mon_audit_dropped_total", "Audit entries dropped: the queue was full or the file could not be written."),
     redactedValues: counter("mon_redacted_values_total", "Sensitive values redacted before rendering."),
     sourceUnavailable: counter("mon_source_unavailable_total", "Required sources (informers) that became unavailable."),

@@ -176,7 +176,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const now = clock.now();
     const latest = usage.latest();
     const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs, rules, { baseline: !baselined });
-    if (result.failedDetectors.length === 0) baselined = true;
+    if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
+    if (result.panicked) {
+      metrics.panicsRecovered.inc({ stage: result.panicked.stage });
+      logger.error(`pass failed in stage ${result.panicked.stage}: ${result.panicked.error}; nothing was decided, the next pass tries again`);
+    }
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
       logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
@@ -215,7 +219,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (firstDirtyAt !== undefined) metrics.decisionLag.observe(Math.max(0, now - firstDirtyAt) / 1000);
     firstDirtyAt = undefined;
     recheck?.();
-    recheck = result.nextCheckAt !== undefined ? clock.setTimer(schedule, result.nextCheckAt - now) : undefined;
+    // A failed pass is tried again within 30 s even if the cluster stays quiet.
+    const retryAt = result.panicked ? now + 30_000 : result.nextCheckAt;
+    recheck = retryAt !== undefined ? clock.setTimer(schedule, retryAt - now) : undefined;
   };
   const schedule = () => {
     firstDirtyAt ??= clock.now();

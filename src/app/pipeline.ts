@@ -36,6 +36,12 @@ export interface PassResult {
   readonly nextCheckAt?: number;
   /** Detector families that threw; their findings are missing from this pass. */
   readonly failedDetectors: readonly string[];
+  /**
+   * The stage that threw (spec 4.2 `mon_panics_recovered_total{stage}`): `incident` (correlation and
+   * lifecycle) or `compose` (rendering). The pass then decides nothing and keeps the previous state, so the
+   * next pass tries again; `error` says what failed.
+   */
+  readonly panicked?: { readonly stage: "incident" | "compose"; readonly error: string };
   /** UIDs of recent Warning events no rule explains (the daemon counts each once). */
   readonly unexplainedEvents: readonly string[];
   /** Every finding detected, open or not (the daemon reads logs for the new ones). */
@@ -85,6 +91,16 @@ export interface PassEvidence {
  * wait for their log.
  */
 export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: PreparedRules, options: { baseline?: boolean } = {}): PassResult {
+  const stage = { current: "incident" as "incident" | "compose" };
+  try {
+    return decide(inventory, state, now, cluster, usage, evidence, rules, options, stage);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { decisions: [], skipped: [], messages: [], state, open: openCount(state), findings: 0, redacted: 0, failedDetectors: [], unexplainedEvents: [], allFindings: [], panicked: { stage: stage.current, error: message } };
+  }
+}
+
+function decide(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView, evidence: PassEvidence | undefined, rules: PreparedRules | undefined, options: { baseline?: boolean }, stage: { current: "incident" | "compose" }): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {
@@ -132,6 +148,7 @@ export function runPass(inventory: InventoryView, state: LifecycleState, now: nu
       return owner ? { ...d, incident: { ...d.incident, owner } } : d;
     }),
   };
+  stage.current = "compose";
   let redacted = 0;
   const ipOwner = (ip: string) => inventory.ownerOfIp(ip);
   const messages: { message: Message; openedResolved?: Message }[] = [];

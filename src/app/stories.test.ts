@@ -130,3 +130,16 @@ describe("stories through the pure core (issue: one incident per root cause)", (
     expect(resolved.messages.map((m) => [m.message.title, m.openedResolved?.title])).toEqual([["Resolved: deployment shop/api", "Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod"]]);
   });
 });
+
+describe("a stage that throws (spec 4.2 mon_panics_recovered_total)", () => {
+  test("the pass decides nothing, names the stage and keeps the previous state for the next pass", () => {
+    const api = workload("shop", "api");
+    const world = inventoryOf(node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") }));
+    const broken = { ...emptyLifecycle(), digest: undefined } as unknown as LifecycleState;
+    const result = runPass(world, broken, NOW, "prod", {}, undefined, prepareRules({ silences: [] }));
+    expect(result.panicked?.stage).toBe("incident");
+    expect(result.messages).toEqual([]);
+    expect(result.state).toBe(broken);
+    expect(runPass(world, emptyLifecycle(), NOW, "prod", {}, undefined, prepareRules({ silences: [] })).messages).toHaveLength(1);
+  });
+});
