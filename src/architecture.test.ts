@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
  * cli/ imports app/; `Bun.*` only in runtime/.
  */
 const SRC = import.meta.dirname;
-const STAGES = ["kube", "detect", "correlate", "incident", "notify", "route", "deliver", "providers"];
+const STAGES = ["kube", "probe", "detect", "correlate", "incident", "notify", "route", "deliver", "providers"];
 const PURE = ["detect", "correlate", "incident", "notify"];
 
 function files(dir: string): string[] {

@@ -7,6 +7,7 @@ import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { createUsageSources, type UsageSources } from "./usage-sources.ts";
+import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import { prepareStartup, type Prepared } from "./prepare.ts";
@@ -55,6 +56,8 @@ export interface Daemon {
   readonly router: Router;
   /** Kubelet statistics and the metrics API. */
   readonly usage: UsageSources;
+  /** Active probes (Pro, when `activeProbeMonitor.enabled`). */
+  readonly probes?: ProbeRunner;
   /** Health server URL, when serving. */
   healthUrl(): string | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
@@ -175,7 +178,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (stopped || !allSynced()) return;
     const now = clock.now();
     const latest = usage.latest();
-    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}) }, logs, rules, { baseline: !baselined });
+    const probed = probes?.latest();
+    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}), ...(probed?.length ? { probes: probed } : {}) }, logs, rules, { baseline: !baselined });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     if (result.panicked) {
       metrics.panicsRecovered.inc({ stage: result.panicked.stage });
@@ -230,6 +234,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const logs = createLogEvidence({ connection: options.connection, clock, metrics, onReady: () => schedule() });
   const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify, onRound: () => schedule() });
+  // Active probes are Pro and opt-in (spec 2.3).
+  const probeConfig = config.activeProbeMonitor;
+  const probes: ProbeRunner | undefined =
+    edition === "pro" && probeConfig.enabled
+      ? createProbeRunner({
+          settings: probeConfig,
+          intervalMs: probeConfig.intervalSeconds * 1000,
+          timeoutMs: probeConfig.timeoutSeconds * 1000,
+          failureThreshold: probeConfig.failureThreshold,
+          inventory,
+          clock,
+          logger,
+          health,
+          onRound: () => schedule(),
+        })
+      : undefined;
   let usageStarted = false;
   const watcher = watchCluster({
     config,
@@ -246,6 +266,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (!usageStarted) {
         usageStarted = true;
         usage.start();
+        probes?.start();
       }
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
@@ -261,6 +282,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     inventory,
     router,
     usage,
+    ...(probes ? { probes } : {}),
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (allSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     evidencePending: () => logs.busy(),
@@ -274,6 +296,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       recheck?.();
       watcher.stop();
       usage.stop();
+      probes?.stop();
       await routing;
       const drained = await delivery.drain(drainMs);
       if (!drained) {

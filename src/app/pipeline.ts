@@ -15,6 +15,7 @@ import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
 import { detectStorage } from "../detect/storage.ts";
 import { detectConfigRefs } from "../detect/config-refs.ts";
+import { detectProbes } from "../detect/probes.ts";
 import { detectEvents, unexplainedEvents } from "../detect/events.ts";
 import { detectNetwork } from "../detect/network.ts";
 import { detectControlPlane } from "../detect/control-plane.ts";
@@ -70,6 +71,7 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
   ["events", detectEvents],
   ["network", detectNetwork],
   ["controlPlane", detectControlPlane],
+  ["probes", detectProbes],
   ["networkPolicies", detectNetworkPolicies],
 ];
 

@@ -131,6 +131,20 @@ describe("stories through the pure core (issue: one incident per root cause)", (
   });
 });
 
+describe("active probes (Pro, spec 2.3) through the pure core", () => {
+  test("a dependency the probe finds refusing is named as the cause of the pods that call it", () => {
+    const names = ["api", "worker"];
+    const apps = names.map((n) => workload("shop", n));
+    const callers = names.map((n, i) => pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, status: crashing("dial tcp 203.0.113.5:5432: connect: connection refused") }));
+    const target = { kind: "tcp" as const, name: "dependency/db.example.test:5432", origin: "dependency" as const, address: "db.example.test:5432", callers: callers.map((p) => ({ kind: "Pod", namespace: "shop", name: String(p.metadata.name) })) };
+    const probes = [{ target, failures: 3, since: NOW - 90_000, last: { ok: false, latencyMs: 3, error: "connection refused" } }];
+    const quiet = ["a", "b", "c", "d"].map((n) => workload("shop", n).deployment);
+    const result = runPass(inventoryOf(node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...callers, ...quiet), emptyLifecycle(), NOW, "prod", { probes }, undefined, prepareRules({ silences: [] }));
+    expect(result.messages.map((m) => m.message.title)).toEqual(["endpoint db.example.test:5432: ActiveProbeFailure, 2 pods affected"]);
+    expect(result.decisions[0]!.incident.rootReason).toBe("ActiveProbeFailure");
+  });
+});
+
 describe("a stage that throws (spec 4.2 mon_panics_recovered_total)", () => {
   test("the pass decides nothing, names the stage and keeps the previous state for the next pass", () => {
     const api = workload("shop", "api");

@@ -46,8 +46,11 @@ export function unreachableEndpoint(finding: Finding): string | undefined {
 export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical: (endpoint: string) => string = (e) => e, isOpen: (id: string) => boolean = () => false): IncidentDraft[] {
   const endpointOf = new Map<IncidentDraft, string>();
   const members = new Map<string, IncidentDraft[]>();
+  // An endpoint a probe found refusing (spec 2.3 autoDependencies) is already a root: workloads join it.
+  const anchors = new Map<string, IncidentDraft>();
+  for (const d of drafts) if (d.root.kind === "Endpoint") anchors.set(canonical(d.root.name), d);
   for (const d of drafts) {
-    if (d.root.kind === "Node" || d.findings.some((f) => f.explains)) continue;
+    if (d.root.kind === "Node" || d.root.kind === "Endpoint" || d.findings.some((f) => f.explains)) continue;
     const found = d.findings.map(unreachableEndpoint).find((e) => e !== undefined);
     if (!found) continue;
     const endpoint = canonical(found);
@@ -55,8 +58,19 @@ export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical:
     members.set(endpoint, [...(members.get(endpoint) ?? []), d]);
   }
   const grouped = new Map<IncidentDraft, string>();
-  for (const [endpoint, group] of members) for (const d of joining(group, refKey({ kind: "Endpoint", name: endpoint }), isOpen)) grouped.set(d, endpoint);
-  return replaceGroups(drafts, grouped, (endpoint, group) => mergeDrafts({ kind: "Endpoint", name: endpoint }, DEPENDENCY_UNREACHABLE, group, "cascading_suppression"));
+  for (const [endpoint, group] of members) {
+    const anchor = anchors.get(endpoint);
+    const joined = joining(group, anchor ? refKey(anchor.root) : refKey({ kind: "Endpoint", name: endpoint }), (id) => (anchor && id === refKey(anchor.root)) || isOpen(id));
+    if (joined.length === 0) continue;
+    if (anchor) grouped.set(anchor, endpoint);
+    for (const d of joined) grouped.set(d, endpoint);
+  }
+  return replaceGroups(drafts, grouped, (endpoint, group) => {
+    const anchor = group.find((d) => d.root.kind === "Endpoint");
+    if (!anchor) return mergeDrafts({ kind: "Endpoint", name: endpoint }, DEPENDENCY_UNREACHABLE, group, "cascading_suppression");
+    const merged = mergeDrafts(anchor.root, anchor.rootReason, group.filter((d) => d !== anchor), "cascading_suppression");
+    return { ...merged, findings: [...anchor.findings, ...merged.findings].sort((a, b) => a.key.localeCompare(b.key)), affected: [...(anchor.affected ?? []), ...(merged.affected ?? [])], folded: [...(anchor.folded ?? []), ...(merged.folded ?? [])] };
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ProbeStatus } from "./probe.ts";
 /** A Kubernetes object as served by the API (JSON). */
 export type KubeObject = Record<string, any>;
 
@@ -28,4 +29,6 @@ export interface UsageView {
   readonly kubelet?: ReadonlyMap<string, unknown>;
   /** The API server's failing /readyz checks, and since when (epoch ms) they have been failing. */
   readonly apiServer?: { readonly failing: readonly string[]; readonly since: number };
+  /** Active probes failing or slow (Pro, spec 2.3); absent when probes are off. */
+  readonly probes?: readonly ProbeStatus[];
 }
