@@ -41,6 +41,8 @@ export interface DaemonOptions {
   readonly passDelayMs?: number;
   /** Informer backoff after a failure, ms (default 1000, doubling to 30 s). */
   readonly informerBackoffMs?: number;
+  /** Port of the cluster DNS pods' metrics (default 9153); tests point it at a loopback server. */
+  readonly dnsMetricsPort?: number;
   /** Providers and outbound client built before connecting (`mon run`); built here when absent. */
   readonly prepared?: Prepared;
   /** The edition (spec 1.10); Community unless a test injects Pro. No user-facing switch turns Pro on. */
@@ -179,7 +181,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const now = clock.now();
     const latest = usage.latest();
     const probed = probes?.latest();
-    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}), ...(probed?.length ? { probes: probed } : {}) }, logs, rules, { baseline: !baselined });
+    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}), ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}), ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}), ...(probed?.length ? { probes: probed } : {}) }, logs, rules, { baseline: !baselined });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     if (result.panicked) {
       metrics.panicsRecovered.inc({ stage: result.panicked.stage });
@@ -233,7 +235,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   const logs = createLogEvidence({ connection: options.connection, clock, metrics, onReady: () => schedule() });
-  const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify, onRound: () => schedule() });
+  const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify, onRound: () => schedule(), ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}) });
   // Active probes are Pro and opt-in (spec 2.3).
   const probeConfig = config.activeProbeMonitor;
   const probes: ProbeRunner | undefined =

@@ -4,6 +4,10 @@ import type { Inventory } from "../kube/inventory.ts";
 import { readKubeletStats, roundHealth, type StatsRound } from "../kube/kubelet-stats.ts";
 import { readMetricsApi, type UsageSnapshot } from "../kube/metrics-api.ts";
 import { readApiServerReadiness } from "../kube/apiserver-readyz.ts";
+import { readApiServerRequests, type ApiServerRequests } from "../kube/apiserver-metrics.ts";
+import { readDnsCounters, type DnsCounters } from "../kube/dns-metrics.ts";
+import { increase } from "../kube/prometheus-text.ts";
+import type { DnsResponseCounts, RequestCounts } from "../model/inventory.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -16,22 +20,28 @@ export interface UsageSources {
   start(): void;
   stop(): void;
   /** The last round's kubelet Summary documents by node, and the metrics API snapshot (undefined when not installed). */
-  latest(): { kubelet?: StatsRound; metrics?: UsageSnapshot; apiServer?: { failing: readonly string[]; since: number } };
+  latest(): { kubelet?: StatsRound; metrics?: UsageSnapshot; apiServer?: { failing: readonly string[]; since: number }; apiRequests?: RequestCounts; dnsResponses?: DnsResponseCounts };
 }
 
 /**
- * Reads kubelet statistics for every node, the API server's /readyz checks and the metrics API every
- * `intervalMs` (default 60 s) and reports
+ * Reads kubelet statistics for every node, the API server's /readyz checks and /metrics, the cluster DNS pods'
+ * metrics (port 9153, `dnsMetricsPort` in tests) and the metrics API every `intervalMs` (default 60 s); the
+ * request and DNS counts are what happened between two rounds. It reports
  * them in health: `kubelet-stats` is ok, or degraded with `kubelet_partially_unreachable` / `kubelet_unreachable`
  * (only usage attributes are affected, so it never fails readiness); `metrics-api` is degraded with
  * `optional_api_unavailable` when the API is not installed. Each failed node counts once per round in
  * `mon_kubelet_stats_failures_total`.
  */
-export function createUsageSources(options: { connection: KubeConnection; inventory: Inventory; clock: Clock; logger: Logger; health: HealthRegistry; metrics: Metrics; insecureSkipVerify: boolean; intervalMs?: number; onRound?: () => void }): UsageSources {
+export function createUsageSources(options: { connection: KubeConnection; inventory: Inventory; clock: Clock; logger: Logger; health: HealthRegistry; metrics: Metrics; insecureSkipVerify: boolean; intervalMs?: number; onRound?: () => void; dnsMetricsPort?: number }): UsageSources {
   const { health, metrics, logger } = options;
   let kubelet: StatsRound | undefined;
   let usage: UsageSnapshot | undefined;
   let apiServer: { failing: readonly string[]; since: number } | undefined;
+  // Running totals of the previous round, to count what happened in between.
+  let requestsBefore: { at: number; totals: Map<string, ApiServerRequests> } | undefined;
+  let dnsBefore: { at: number; totals: Map<string, DnsCounters> } | undefined;
+  let apiRequests: RequestCounts | undefined;
+  let dnsResponses: DnsResponseCounts | undefined;
   let timer: Cancel | undefined;
   let stopped = false;
   let lastHealth = "";
@@ -52,6 +62,16 @@ export function createUsageSources(options: { connection: KubeConnection; invent
     const readiness = await readApiServerReadiness(options.connection);
     if (readiness && !readiness.ok) apiServer = { failing: readiness.failing, since: apiServer?.since ?? options.clock.now() };
     else if (readiness) apiServer = undefined;
+    const now = options.clock.now();
+    const requests = await readApiServerRequests(options.connection);
+    const requestTotals = new Map(requests ? [["apiserver", { ...requests }]] : []);
+    const requestDelta = requestsBefore ? increase(requestsBefore.totals, requestTotals) : undefined;
+    apiRequests = requestDelta && requestsBefore ? { ...requestDelta, seconds: (now - requestsBefore.at) / 1000 } : undefined;
+    requestsBefore = requests ? { at: now, totals: requestTotals } : undefined;
+    const dns = await readDnsCounters(options.inventory.list("Pod"), options.dnsMetricsPort !== undefined ? { port: options.dnsMetricsPort } : {});
+    const dnsDelta = dnsBefore ? increase(dnsBefore.totals, dns) : undefined;
+    dnsResponses = dnsDelta && dnsBefore ? { ...dnsDelta, seconds: (now - dnsBefore.at) / 1000 } : undefined;
+    dnsBefore = dns.size ? { at: now, totals: dns } : undefined;
     options.onRound?.();
     try {
       const read = await readMetricsApi(options.connection);
@@ -79,6 +99,6 @@ export function createUsageSources(options: { connection: KubeConnection; invent
       stopped = true;
       timer?.();
     },
-    latest: () => ({ ...(kubelet ? { kubelet } : {}), ...(usage ? { metrics: usage } : {}), ...(apiServer ? { apiServer } : {}) }),
+    latest: () => ({ ...(kubelet ? { kubelet } : {}), ...(usage ? { metrics: usage } : {}), ...(apiServer ? { apiServer } : {}), ...(apiRequests ? { apiRequests } : {}), ...(dnsResponses ? { dnsResponses } : {}) }),
   };
 }

@@ -11,8 +11,9 @@ const API_HOLD_MS = 60_000;
  * The control-plane family (spec 1.2; failure-catalogue F1–F3): the API server's failing /readyz checks (page
  * rule after 1 minute), cluster DNS with no ready endpoint or no
  * available replica (page rule: a cluster-critical component is down), and the scheduler or controller-manager
- * leader Lease in kube-system not renewed for twice its duration (or without a holder). A missing Lease is no
- * finding (managed control planes hide them). Pure.
+ * leader Lease in kube-system not renewed for twice its duration (or without a holder), the API server's 5xx
+ * share from its /metrics, and cluster DNS SERVFAIL share and lost upstreams from CoreDNS's port 9153, each
+ * over the last usage round. A missing Lease is no finding (managed control planes hide them). Pure.
  */
 export function detectControlPlane(inventory: InventoryView, now: number, usage: UsageView = {}): Finding[] {
   const out: Finding[] = [];
@@ -47,10 +48,48 @@ export function detectControlPlane(inventory: InventoryView, now: number, usage:
   }
   const dns = dnsDown(inventory, now);
   if (dns) out.push(dns);
+  out.push(...requestErrors(usage, now), ...dnsErrors(inventory, usage, now));
   return out;
 }
 
+/** Share of failed answers that makes an error rate a finding, and the fewest answers it is judged on. */
+export const ERROR_RATE = { share: 0.05, minApiRequests: 100, minDnsResponses: 50 } as const;
+
 // --- internal ---
+
+const percent = (part: number, whole: number) => `${Math.round((part / whole) * 1000) / 10} %`;
+
+/** API server requests answered 5xx in the last usage round (its /metrics), when at least 5 % of 100 or more. */
+function requestErrors(usage: UsageView, now: number): Finding[] {
+  const r = usage.apiRequests;
+  if (!r || r.total < ERROR_RATE.minApiRequests || r.errors / r.total < ERROR_RATE.share) return [];
+  return [finding({
+    reason: "APIServerErrorRate",
+    object: { kind: "APIServer", name: "kube-apiserver" },
+    summary: `the API server answered ${percent(r.errors, r.total)} of requests with a 5xx in the last ${Math.round(r.seconds)} s (${r.errors} of ${r.total})`,
+    evidence: [["5xx answers", r.errors], ["requests", r.total], ["window", `${Math.round(r.seconds)} s`]],
+    since: now - r.seconds * 1000,
+    now,
+  })];
+}
+
+/** Cluster DNS answering SERVFAIL (at least 5 % of 50 or more responses), or with every upstream down, in the last usage round. */
+function dnsErrors(inventory: InventoryView, usage: UsageView, now: number): Finding[] {
+  const d = usage.dnsResponses;
+  if (!d) return [];
+  const deployment = inventory.list("Deployment").find((x) => x.metadata?.namespace === "kube-system" && (x.metadata?.labels?.["k8s-app"] === "kube-dns" || x.metadata?.name === "coredns"));
+  const object = deployment ? refOf({ ...deployment, kind: "Deployment" }) : { kind: "Service", namespace: "kube-system", name: "kube-dns" };
+  const window = `${Math.round(d.seconds)} s`;
+  const since = now - d.seconds * 1000;
+  const out: Finding[] = [];
+  if (d.upstreamBroken > 0) {
+    out.push(finding({ reason: "ClusterDNSUpstreamDown", object, summary: `cluster DNS lost every upstream resolver ${d.upstreamBroken} time(s) in the last ${window}: names outside the cluster do not resolve`, evidence: [["forward health-check breaks", d.upstreamBroken], ["window", window]], since, now }));
+  }
+  if (d.responses >= ERROR_RATE.minDnsResponses && d.servfail / d.responses >= ERROR_RATE.share) {
+    out.push(finding({ reason: "ClusterDNSErrors", object, summary: `cluster DNS answered ${percent(d.servfail, d.responses)} of queries with SERVFAIL in the last ${window} (${d.servfail} of ${d.responses})`, evidence: [["SERVFAIL", d.servfail], ["responses", d.responses], ["window", window]], since, now }));
+  }
+  return out;
+}
 
 function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
   const service = inventory.get("Service", "kube-system", "kube-dns");

@@ -104,3 +104,22 @@ describe("default-deny NetworkPolicies", () => {
     expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowApiByExpression, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW)).toEqual([]);
   });
 });
+
+describe("error rates from the API server's and CoreDNS's own metrics (spec 4.3)", () => {
+  const NOW = Date.parse("2026-01-01T01:00:00Z");
+  const dns = { kind: "Deployment", apiVersion: "apps/v1", metadata: { namespace: "kube-system", name: "coredns", uid: "uid-coredns", labels: { "k8s-app": "kube-dns" } }, spec: { replicas: 2 }, status: { availableReplicas: 2 } };
+
+  test("5 % or more of 100+ API requests answered 5xx in the last round: APIServerErrorRate; fewer requests or a smaller share: nothing", () => {
+    const found = detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 400, errors: 40, seconds: 60 } });
+    expect(found.map((f) => [f.reason, f.summary])).toEqual([["APIServerErrorRate", "the API server answered 10 % of requests with a 5xx in the last 60 s (40 of 400)"]]);
+    expect(detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 60, errors: 30, seconds: 60 } })).toEqual([]);
+    expect(detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 1000, errors: 40, seconds: 60 } })).toEqual([]);
+  });
+
+  test("SERVFAIL share and lost upstreams of cluster DNS are findings on the DNS Deployment", () => {
+    const found = detectControlPlane(inventoryOf(dns), NOW, { dnsResponses: { responses: 200, servfail: 50, upstreamBroken: 1, seconds: 60 } });
+    expect(found.map((f) => [f.reason, f.object.name])).toEqual([["ClusterDNSUpstreamDown", "coredns"], ["ClusterDNSErrors", "coredns"]]);
+    expect(found[1]!.summary).toBe("cluster DNS answered 25 % of queries with SERVFAIL in the last 60 s (50 of 200)");
+    expect(detectControlPlane(inventoryOf(dns), NOW, { dnsResponses: { responses: 200, servfail: 2, upstreamBroken: 0, seconds: 60 } })).toEqual([]);
+  });
+});

@@ -1,4 +1,19 @@
 import type { ProbeStatus } from "./probe.ts";
+/** Requests counted over `seconds`: all, and those answered with a 5xx. */
+export interface RequestCounts {
+  readonly total: number;
+  readonly errors: number;
+  readonly seconds: number;
+}
+
+/** DNS responses counted over `seconds`: all, SERVFAIL, and forward health-check breaks (every upstream down). */
+export interface DnsResponseCounts {
+  readonly responses: number;
+  readonly servfail: number;
+  readonly upstreamBroken: number;
+  readonly seconds: number;
+}
+
 /** A Kubernetes object as served by the API (JSON). */
 export type KubeObject = Record<string, any>;
 
@@ -29,6 +44,10 @@ export interface UsageView {
   readonly kubelet?: ReadonlyMap<string, unknown>;
   /** The API server's failing /readyz checks, and since when (epoch ms) they have been failing. */
   readonly apiServer?: { readonly failing: readonly string[]; readonly since: number };
+  /** API server resource requests in the last usage round, from its /metrics (spec 4.3); absent when unreadable. */
+  readonly apiRequests?: RequestCounts;
+  /** Cluster DNS responses in the last usage round, from the CoreDNS pods' port 9153 (spec 4.3); absent when unreachable. */
+  readonly dnsResponses?: DnsResponseCounts;
   /** Active probes failing or slow (Pro, spec 2.3); absent when probes are off. */
   readonly probes?: readonly ProbeStatus[];
 }

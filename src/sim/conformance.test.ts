@@ -246,3 +246,18 @@ describe("watch", () => {
     expect(events[0]!.object.metadata.deletionGracePeriodSeconds).toBe(0);
   });
 });
+
+describe("/metrics (fixtures nonresource/metrics.json)", () => {
+  test("apiserver_request_total counts answers by verb, resource and code, in the recorded text format", async () => {
+    await simRequest(sim, "GET", "/api/v1/namespaces/default/configmaps");
+    sim.failResource("secrets", 503);
+    await simRequest(sim, "GET", "/api/v1/namespaces/default/secrets");
+    sim.failResource("secrets", undefined);
+    const metrics = await simRequest(sim, "GET", "/metrics", { accept: "text/plain" });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get("content-type")).toBe(fixture("nonresource/metrics.json").response.headers["Content-Type"]);
+    expect(metrics.text).toContain("# TYPE apiserver_request_total counter");
+    expect(metrics.text).toMatch(/apiserver_request_total\{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="",subresource="",system_client="",verb="LIST",version="v1"\} [1-9]/);
+    expect(metrics.text).toMatch(/apiserver_request_total\{code="503",[^}]*resource="secrets",[^}]*verb="LIST"[^}]*\} 1\n/);
+  });
+});

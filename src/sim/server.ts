@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { createRequestMetrics, type RequestMetrics } from "./request-metrics.ts";
 import { createServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { apiResourceList, apiGroup, apiGroupList, apiVersions, VERSION_INFO } from "./discovery.ts";
@@ -51,10 +52,11 @@ export interface SimServer {
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   const now = options.now ?? (() => Date.now());
   const streams = new Set<ServerResponse>();
+  const requests = createRequestMetrics();
   const server = createServer(
     { cert: options.pki.serverCert, key: options.pki.serverKey, ca: options.pki.caCert, requestCert: true, rejectUnauthorized: false },
     (req, res) => {
-      handle(req, res, { ...options, now, streams }).catch((error: unknown) => {
+      handle(req, res, { ...options, now, streams, requests }).catch((error: unknown) => {
         const api = error instanceof ApiError ? error : failure(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
         if (!res.headersSent) sendJson(res, api.code, api.body);
         else res.end();
@@ -88,6 +90,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
 interface Context extends SimServerOptions {
   now: () => number;
   streams: Set<ServerResponse>;
+  requests: RequestMetrics;
 }
 
 const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version"]);
@@ -101,6 +104,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     return sendJson(res, 403, failure(403, "Forbidden", `forbidden: User "system:anonymous" cannot get path "${path}"`, {}).body);
   }
   const user: SimUser = auth === "anonymous" ? { name: "system:anonymous", rules: [] } : auth;
+  ctx.requests.observe(req, res, url);
+  if (path === "/metrics") return sendText(res, 200, ctx.requests.exposition(), "text/plain; version=0.0.4; charset=utf-8; escaping=values");
   if (path === "/readyz") {
     // As kube-apiserver: `[+]check ok` / `[-]check failed: reason withheld` lines, 500 when a check fails.
     const failing = ctx.readyzFailing?.() ?? [];
@@ -395,8 +400,8 @@ function sendJson(res: ServerResponse, code: number, body: unknown): void {
   res.end(text);
 }
 
-function sendText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-cache, private", "X-Content-Type-Options": "nosniff" });
+function sendText(res: ServerResponse, code: number, text: string, contentType = "text/plain; charset=utf-8"): void {
+  res.writeHead(code, { "Content-Type": contentType, "Cache-Control": "no-cache, private", "X-Content-Type-Options": "nosniff" });
   res.end(text);
 }
 

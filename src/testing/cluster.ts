@@ -24,14 +24,15 @@ export interface TestCluster {
  * Starts a simulator and the real daemon against it over HTTPS, configured with `alert` providers.
  * Passes run only when the test calls `settle()` (the first is the startup baseline); the fake clock moves
  * only when the test advances it. `options.config` adds top-level configuration keys (silences, scope);
- * `options.edition` injects the edition (Community unless a test asks for Pro).
+ * `options.edition` injects the edition (Community unless a test asks for Pro); `options.dnsMetricsPort`
+ * points the cluster DNS metrics reads at a loopback server.
  */
-export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition } = {}): Promise<TestCluster> {
+export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition; dnsMetricsPort?: number } = {}): Promise<TestCluster> {
   const sim = await startSimulator();
   const clock = createFakeClock(Date.now());
   const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", {});
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
-  const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {}, ...(options.edition ? { edition: options.edition } : {}) });
+  const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {}, ...(options.edition ? { edition: options.edition } : {}), ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}) });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
   return {
     sim,
