@@ -45,6 +45,7 @@ export const REASONS: readonly ReasonEntry[] = [
   e("FailedScheduling", "Pod", "pods", "medium", 180, "The pod is Pending because the scheduler finds no node for it; the scheduler's message says why.", "the pod is scheduled"),
   e("PodStuckTerminating", "Pod", "pods", "warning", 0, "The pod has been terminating for 5 minutes past its grace period (finalizers or a kill that failed).", "the pod is gone"),
   e("ReadinessProbeFailing", "Pod", "pods", "warning", 300, "The pod runs but has not been ready for 5 minutes while its owner expects it to serve.", "the pod is ready"),
+  e("PodNeverReady", "Pod", "pods", "normal", 300, "A pod has run for 5 minutes without ever becoming ready while other pods of its controller serve: listed once in the low-priority digest, not announced (spec 1.6).", "the pod is ready or gone"),
   e("WorkloadUnavailable", "Deployment", "workloads", "high", 120, "A Deployment or StatefulSet that wants replicas has had none available for 2 minutes (rollouts and scale-ups pass through 0).", "a replica is available"),
   e("ProgressDeadlineExceeded", "Deployment", "workloads", "medium", 0, "A rollout has not progressed within its progress deadline.", "the rollout progresses"),
   e("ReplicaCreateFailed", "ReplicaSet", "workloads", "high", 0, "A controller cannot create pods (ReplicaFailure FailedCreate: quota, admission webhook, missing ServiceAccount).", "the condition clears"),

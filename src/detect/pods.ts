@@ -19,12 +19,15 @@ const STUCK_TERMINATING_MS = 5 * 60_000;
  */
 export function detectPods(inventory: InventoryView, now: number): Finding[] {
   const out: Finding[] = [];
+  let serving: Map<string, number> | undefined;
+  // Ready pods per controller uid, counted once per pass and only when a pod that is not ready asks.
+  const readyOf = (ownerUid: string) => (serving ??= readyByController(inventory)).get(ownerUid) ?? 0;
   for (const pod of inventory.list("Pod")) {
     if (pod.status?.phase === "Succeeded") continue;
     const nodeName: string | undefined = pod.spec?.nodeName || undefined;
     const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
     const nodeReady = node ? readyCondition(node) : undefined;
-    const ctx = { pod, now, ref: refOf({ ...pod, kind: "Pod" }), name: `${pod.metadata.namespace}/${pod.metadata.name}`, nodeName, watchesSecrets: inventory.watches("Secret") };
+    const ctx = { pod, now, ref: refOf({ ...pod, kind: "Pod" }), name: `${pod.metadata.namespace}/${pod.metadata.name}`, nodeName, watchesSecrets: inventory.watches("Secret"), readyOf };
     if (node && nodeReady && nodeReady.status !== "True") {
       out.push(finding({ reason: "PodNodeLost", object: ctx.ref, summary: `pod ${ctx.name} went down with node ${nodeName}`, evidence: [["node", nodeName], ["node not ready since", nodeReady.lastTransitionTime]], since: parseTime(nodeReady.lastTransitionTime, now), now, nodeName: nodeName ?? "" }));
       continue;
@@ -58,6 +61,8 @@ interface PodContext {
   readonly name: string;
   readonly nodeName?: string;
   readonly watchesSecrets: boolean;
+  /** Ready pods of the controller with this uid. */
+  readonly readyOf: (ownerUid: string) => number;
 }
 
 function terminating(ctx: PodContext): Finding | undefined {
@@ -190,9 +195,28 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
   }
   const ready = condition(pod, "Ready");
   if (pod.status?.phase === "Running" && s.state?.running && s.started !== false && s.ready === false && servesTraffic(pod) && ready?.status === "False") {
+    // Never ready since it started while its siblings serve: a cost worth knowing, not a failure happening
+    // now (spec 1.6) — it goes to the digest.
+    const controller = (pod.metadata?.ownerReferences ?? []).find((r: KubeObject) => r.controller);
+    const others = controller?.uid ? ctx.readyOf(controller.uid) : 0;
+    const neverReady = parseTime(ready.lastTransitionTime, 0) <= parseTime(s.state.running.startedAt, 0);
+    if (others > 0 && neverReady) {
+      return finding({ ...base, reason: "PodNeverReady", summary: `pod ${ctx.name} runs but has never been ready while ${others} other pod${others === 1 ? "" : "s"} of ${controller.kind} ${controller.name} serve`, evidence: [...common, ["ready siblings", others], ["message", ready.message]], since: parseTime(ready.lastTransitionTime, started) });
+    }
     return finding({ ...base, reason: "ReadinessProbeFailing", summary: `pod ${ctx.name} runs but container ${s.name} has not been ready since ${ready.lastTransitionTime ?? "it started"}`, evidence: [...common, ["not ready since", ready.lastTransitionTime], ["message", ready.message]], since: parseTime(ready.lastTransitionTime, started) });
   }
   return undefined;
+}
+
+/** Ready pods per controller owner uid (ReplicaSet, StatefulSet). */
+function readyByController(inventory: InventoryView): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of inventory.list("Pod")) {
+    if (condition(p, "Ready")?.status !== "True") continue;
+    const uid = (p.metadata?.ownerReferences ?? []).find((r: KubeObject) => r.controller)?.uid;
+    if (uid) out.set(uid, (out.get(uid) ?? 0) + 1);
+  }
+  return out;
 }
 
 function willNotRestart(pod: KubeObject): boolean {
