@@ -22,6 +22,7 @@ import { VERSION } from "../version.ts";
 import { runPass } from "./pipeline.ts";
 import { auditEntries } from "../incident/audit.ts";
 import { isUnexplained } from "../incident/unexplained.ts";
+import { servingServices } from "../detect/network.ts";
 import { severityOverrides } from "../incident/overrides.ts";
 import { createAuditLog, type AuditLog } from "../audit/log.ts";
 import { scrubMessage } from "../notify/scrub.ts";
@@ -175,13 +176,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let routing: Promise<void> = Promise.resolve();
   let allSynced = () => false;
 
+  const served = new Map<string, number>();
+  let servedSince: number | undefined;
   const pass = () => {
     scheduled = undefined;
     if (stopped || !allSynced()) return;
     const now = clock.now();
     const latest = usage.latest();
     const probed = probes?.latest();
-    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}), ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}), ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}), ...(probed?.length ? { probes: probed } : {}) }, logs, rules, { baseline: !baselined });
+    // Page rule P1 (c) needs to know which Services served in the last day: remembered here, a day at most.
+    servedSince ??= now;
+    for (const key of servingServices(inventory)) served.set(key, now);
+    for (const [key, at] of served) if (now - at > 24 * 3600_000) served.delete(key);
+    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}), ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}), ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}), ...(probed?.length ? { probes: probed } : {}), served: { at: served, since: servedSince } }, logs, rules, { baseline: !baselined });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     if (result.panicked) {
       metrics.panicsRecovered.inc({ stage: result.panicked.stage });

@@ -39,6 +39,16 @@ describe("detectNetwork", () => {
     expect(found[0]?.pageRule).toBeUndefined();
   });
 
+  test("P1 (c) from what mon saw: a Service seen serving within the day pages however young; one watched a whole day and never seen serving does not", () => {
+    const objects = (ageMs: number) => [service("lb", { type: "LoadBalancer" }, ageMs), slice("lb", [false]), notReadyPod("lb-1", "lb", 5 * MIN)];
+    const seen = { at: new Map([["shop/lb", NOW - 3 * MIN]]), since: NOW - 4 * MIN };
+    expect(detectNetwork(inventoryOf(...objects(5 * MIN)), NOW, { served: seen })[0]?.pageRule).toBe("UserEntryLostBackends");
+    const neverServed = { at: new Map<string, number>(), since: NOW - 25 * 3600_000 };
+    expect(detectNetwork(inventoryOf(...objects(48 * 3600_000)), NOW, { served: neverServed })[0]?.pageRule).toBeUndefined();
+    const servedLongAgo = { at: new Map([["shop/lb", NOW - 25 * 3600_000]]), since: NOW - 30 * 3600_000 };
+    expect(detectNetwork(inventoryOf(...objects(48 * 3600_000)), NOW, { served: servedLongAgo })[0]?.pageRule).toBeUndefined();
+  });
+
   test("a selector that matches nothing for 5 minutes", () => {
     const found = detectNetwork(inventoryOf(service("ghost")), NOW);
     expect(found.map((f) => f.reason)).toEqual(["ServiceSelectorMatchesNothing"]);

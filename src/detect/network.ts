@@ -1,9 +1,14 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView, KubeObject, UsageView } from "../model/inventory.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
-/** A Service younger than this that never had backends is "created broken": it notifies, it does not page (page rule P1 (c), approximated). */
+/**
+ * Page rule P1 (c): the Service had a ready endpoint in the last 24 hours. Known from what mon saw
+ * (`usage.served`); for a Service mon has not watched for a whole day, one older than 10 minutes counts as
+ * established (a Service created broken notifies, it does not page).
+ */
+const SERVED_WINDOW_MS = 24 * 3600_000;
 const ESTABLISHED_MS = 10 * 60_000;
 /** Page rule P1 hold (failure-catalogue 0.2). */
 const P1_HOLD_MS = 2 * 60_000;
@@ -14,7 +19,7 @@ const P1_HOLD_MS = 2 * 60_000;
  * Service whose selector matches no pod, and an Ingress whose backend Service or port does not exist.
  * Skipped when EndpointSlices or Services are not watched (spec 1.5). Pure.
  */
-export function detectNetwork(inventory: InventoryView, now: number): Finding[] {
+export function detectNetwork(inventory: InventoryView, now: number, usage: UsageView = {}): Finding[] {
   const out: Finding[] = [];
   if (!inventory.watches("Service")) return out;
   const ingressBackends = ingressServices(inventory);
@@ -35,7 +40,9 @@ export function detectNetwork(inventory: InventoryView, now: number): Finding[] 
         continue;
       }
       const since = Math.max(...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)));
-      const established = now - parseTime(svc.metadata?.creationTimestamp, now) >= ESTABLISHED_MS;
+      const lastServed = usage.served?.at.get(key);
+      const watchedADay = usage.served !== undefined && now - usage.served.since >= SERVED_WINDOW_MS;
+      const established = lastServed !== undefined ? now - lastServed <= SERVED_WINDOW_MS : !watchedADay && now - parseTime(svc.metadata?.creationTimestamp, now) >= ESTABLISHED_MS;
       const pages = Boolean(reachable) && established && now - since >= P1_HOLD_MS;
       out.push(finding({
         reason: "ServiceNoReadyEndpoints",
@@ -77,6 +84,15 @@ function matches(selector: Record<string, string>, labels: Record<string, string
 
 function selectorText(selector: Record<string, string>): string {
   return Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+/** `namespace/name` of every Service with at least one ready, not terminating endpoint now (page rule P1 (c) memory). Pure. */
+export function servingServices(inventory: InventoryView): string[] {
+  const out: string[] = [];
+  for (const [key, slices] of slicesByService(inventory)) {
+    if (slices.some((s) => ((s.endpoints ?? []) as KubeObject[]).some((e) => e.conditions?.ready !== false && !e.conditions?.terminating))) out.push(key);
+  }
+  return out;
 }
 
 function slicesByService(inventory: InventoryView): Map<string, KubeObject[]> {

@@ -48,6 +48,11 @@ export interface UsageView {
   readonly apiRequests?: RequestCounts;
   /** Cluster DNS responses in the last usage round, from the CoreDNS pods' port 9153 (spec 4.3); absent when unreachable. */
   readonly dnsResponses?: DnsResponseCounts;
+  /**
+   * When each Service (`namespace/name`) was last seen with a ready endpoint (epoch ms), as remembered by the
+   * daemon since `since` (epoch ms): page rule P1 (c) "had a ready endpoint in the last 24 h".
+   */
+  readonly served?: { readonly at: ReadonlyMap<string, number>; readonly since: number };
   /** Active probes failing or slow (Pro, spec 2.3); absent when probes are off. */
   readonly probes?: readonly ProbeStatus[];
 }
