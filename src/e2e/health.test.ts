@@ -20,6 +20,8 @@ describe("health server (spec 4.1, 4.2)", () => {
   test("a synced daemon is live and ready; /health names every component; /metrics has mon_* and process metrics", async () => {
     const url = await start((s) => s.kubeconfig());
     await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, "readiness");
+    // Ready needs only the required caches; optional API groups may still be syncing for a moment.
+    await waitUntil(async () => !(await (await fetch(`${url}/health`)).json()).reasons.includes("cache_sync_pending"), "every informer to sync");
     expect(await (await fetch(`${url}/healthz`)).text()).toBe("ok\n");
     expect((await fetch(`${url}/availabilityz`)).status).toBe(200);
     const health = await (await fetch(`${url}/health`)).json();
