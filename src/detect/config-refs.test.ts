@@ -26,6 +26,12 @@ describe("config references (failure-catalogue G1–G3, rule R4)", () => {
     expect(drafts.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.length])).toEqual([["Secret", "api-keys", "SecretMissing", 3]]);
   });
 
+  test("a missing ConfigMap mounted as a volume is the root of the pod it breaks", () => {
+    const p = { ...pod("shop", "m1", { owner: api.replicaSet, phase: "Pending", status: configError('configmap "settings" not found') }), spec: { containers: [{ name: "app", image: "x:1" }], volumes: [{ name: "cfg", configMap: { name: "settings" } }] } };
+    const refs = detectConfigRefs(inventoryOf(api.deployment, api.replicaSet, p), NOW);
+    expect(refs.map((f) => [f.reason, f.object.kind, f.object.name, f.explains?.map((o) => o.name)])).toEqual([["ConfigMapMissing", "ConfigMap", "settings", ["m1"]]]);
+  });
+
   test("a missing key of an existing ConfigMap, from env valueFrom", () => {
     const p = { ...pod("shop", "k1", { phase: "Pending", status: configError("couldn't find key LEVEL in ConfigMap shop/settings") }), spec: { containers: [{ name: "app", env: [{ name: "LEVEL", valueFrom: { configMapKeyRef: { name: "settings", key: "LEVEL" } } }] }] } };
     const cm = { kind: "ConfigMap", apiVersion: "v1", metadata: { namespace: "shop", name: "settings" }, data: { OTHER: "x" } };

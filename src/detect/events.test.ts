@@ -21,6 +21,7 @@ describe("detectEvents", () => {
     ["FailedAttachVolume (Multi-Attach)", [event("FailedAttachVolume", podRef, { message: 'Multi-Attach error for volume "pvc-1" Volume is already exclusively attached to one node' })], ["FailedAttachVolume"]],
     ["FailedCreatePodSandBox 3 times across events of one pod", [event("FailedCreatePodSandBox", podRef, { count: 2 }), event("FailedCreatePodSandBox", podRef)], ["FailedCreatePodSandBox"]],
     ["SystemOOM, EvictionThresholdMet, image GC and reboot on a node", [event("SystemOOM", nodeRef), event("EvictionThresholdMet", nodeRef), event("FreeDiskSpaceFailed", nodeRef), event("Rebooted", nodeRef)], ["NodeSystemOOM", "NodeEvicting", "NodeImageGCFailed", "NodeRebooted"]],
+    ["NetworkNotReady on a pod whose node's CNI is not up", [event("NetworkNotReady", podRef, { message: "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized" })], ["NetworkNotReady"]],
     ["events older than 15 minutes resolve", [event("SystemOOM", nodeRef, { agoMs: 20 * MIN })], []],
     ["Normal events are never findings", [event("Rebooted", nodeRef, { type: "Normal" })], []],
   ];

@@ -18,6 +18,11 @@ describe("detectNodes", () => {
     expect(open.map((f) => f.reason)).toEqual(["NodeMemoryPressure", "NodeNetworkUnavailable"]);
   });
 
+  test("each pressure condition held for 2 minutes is its own finding", () => {
+    const n = withConditions("p2", "True", [pressure("MemoryPressure", "True", 3 * 60_000), pressure("DiskPressure", "True", 3 * 60_000), pressure("PIDPressure", "True", 3 * 60_000)]);
+    expect(detectNodes(inventoryOf(n), NOW2).map((f) => [f.reason, f.tier])).toEqual([["NodeMemoryPressure", "warning"], ["NodeDiskPressure", "warning"], ["NodePIDPressure", "warning"]]);
+  });
+
   test("a lost node's pressure conditions are stale and ignored; a cordoned Ready node is no failure", () => {
     expect(detectNodes(inventoryOf(withConditions("l1", "Unknown", [pressure("MemoryPressure", "True", 10 * 60_000)])), NOW2).map((f) => f.reason)).toEqual(["NodeLost"]);
     expect(detectNodes(inventoryOf(node("c1", "True", SINCE, { spec: { unschedulable: true } })), NOW2)).toEqual([]);
