@@ -21,6 +21,8 @@ export function createMetrics() {
     deliveryResolvesLost: counter("mon_delivery_resolves_lost_total", "Resolve messages given up."),
     deliveryDeferred: counter("mon_delivery_deferred_total", "Jobs still queued at shutdown."),
     deliveryQueueDepth: gauge("mon_delivery_queue_depth", "Jobs waiting per provider.", ["provider"]),
+    deliveryBudgetFolded: counter("mon_delivery_budget_folded_total", "Notifications folded into an overflow digest by a provider's hourly budget."),
+    deliveryDigestSkipped: counter("mon_delivery_digest_skipped_total", "Overflow digests not sent because the provider skips plain messages (paging tools, trackers)."),
     decisionLag: new Histogram({
       name: "mon_pipeline_decision_lag_seconds",
       help: "Seconds from a batch of cluster changes being submitted to its decisions being applied.",

@@ -14,6 +14,8 @@ import { prepareStartup, type Prepared } from "./prepare.ts";
 import type { Edition } from "../model/edition.ts";
 import { prepareRules } from "../incident/suppress.ts";
 import { createRouter, type Router } from "../route/router.ts";
+import { parseDuration } from "../config/duration.ts";
+import type { Job } from "../model/job.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters } from "../runtime/waiters.ts";
@@ -26,6 +28,7 @@ import { servingServices } from "../detect/network.ts";
 import { severityOverrides } from "../incident/overrides.ts";
 import { createAuditLog, type AuditLog } from "../audit/log.ts";
 import { scrubMessage } from "../notify/scrub.ts";
+import { renderOverflowDigest } from "../notify/summary.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
 export interface DaemonOptions {
@@ -96,7 +99,22 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (config.kubelet.insecureSkipVerify) logger.warn("kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified");
   const built = options.prepared ?? prepareStartup(loaded, { logger, ...(options.stdout ? { stdout: options.stdout } : {}) });
   for (const w of built.warnings) logger.warn(formatWarning(w));
-  const router = createRouter({ providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })), communityProvider: config.app.communityProvider });
+  const edition: Edition = options.edition ?? "community";
+  const router = createRouter({
+    providers: built.providers.map((p) => ({
+      name: p.definition.name,
+      kind: p.definition.kind,
+      hourlyBudget: p.common.hourlyBudget,
+      ...(p.common.routes ? { routes: p.common.routes } : {}),
+      ...(p.common.fallback ? { fallback: p.common.fallback } : {}),
+    })),
+    communityProvider: config.app.communityProvider,
+    edition,
+    onFold: (provider, message) => {
+      metrics.deliveryBudgetFolded.inc();
+      logger.info(`${provider}: hourly budget reached; ${message.action} ${message.incidentId} goes into the overflow digest`);
+    },
+  });
   if (router.warning) logger.warn(router.warning);
   health.setProviders(router.active, router.inactive);
   if (router.active.length === 0) logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
@@ -104,22 +122,40 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const senders = new Map(built.providers.filter((p) => router.active.includes(p.definition.name)).map((p) => [p.definition.name, p.provider] as const));
   for (const name of senders.keys()) health.set(`provider-${name}`, "ok");
+  // A message a provider failed for good goes to its fallback when there is one (spec 6 item 5); otherwise
+  // it is lost, and counted so.
+  const handOver = (job: Job): boolean => {
+    const fallback = router.fallback(job.provider, job.message);
+    if (!fallback) return false;
+    if (!fallback.send) {
+      logger.warn(`delivery: ${job.provider} failed for good for message ${job.message.id}; its fallback ${fallback.provider} already has it`);
+      return true;
+    }
+    logger.warn(`delivery: ${job.provider} failed for good for message ${job.message.id}; handing it to its fallback ${fallback.provider}`);
+    delivery.enqueue({ ...router.direct(fallback.provider, job.message, clock.now()), ...(job.openedResolved ? { openedResolved: job.openedResolved } : {}) });
+    return true;
+  };
+  const lost = (job: Job) => {
+    metrics.deliveryTerminalErrors.inc();
+    if (job.message.action === "resolve" || job.message.action === "opened_resolved") metrics.deliveryResolvesLost.inc();
+  };
+  const retry = new Map(built.providers.filter((p) => p.common.retry).map((p) => [p.definition.name, { ...(p.common.retry?.maxAttempts !== undefined ? { maxAttempts: p.common.retry.maxAttempts } : {}), ...(p.common.retry?.delay !== undefined ? { delayMs: parseDuration(p.common.retry.delay) } : {}) }] as const));
   const delivery = createDelivery({
     senders,
     clock,
     logger,
+    retry,
     hooks: {
       attempted: () => metrics.deliveryNotifications.inc(),
       retried: () => metrics.deliveryRetries.inc(),
       dropped: (job) => {
+        if (handOver(job)) return;
         metrics.deliveryDropped.inc();
-        metrics.deliveryTerminalErrors.inc();
-        if (job.message.action === "resolve") metrics.deliveryResolvesLost.inc();
+        lost(job);
       },
       deadLettered: (_letter, job) => {
         metrics.deliveryDeadLetters.inc();
-        metrics.deliveryTerminalErrors.inc();
-        if (job.message.action === "resolve") metrics.deliveryResolvesLost.inc();
+        if (!handOver(job)) lost(job);
       },
       queueDepth: (provider, depth) => metrics.deliveryQueueDepth.set({ provider }, depth),
       providerState: (provider, state) => {
@@ -143,7 +179,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let stopped = false;
   // Lifecycle state starts empty on every start, so the first pass is the baseline (spec 1.7).
   let baselined = false;
-  const edition: Edition = options.edition ?? "community";
   const rules = prepareRules({
     ...(config.namespaces ? { namespaces: config.namespaces } : {}),
     ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
@@ -224,6 +259,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           logger.info(`${message.delivery === "startup summary" ? `startup summary of ${message.covers?.length ?? 0}` : message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
           for (const job of router.route(clean.message, now, combined?.message)) delivery.enqueue(job);
         }
+        const overflow = router.overflowDue(now);
+        metrics.deliveryDigestSkipped.inc(overflow.skipped);
+        for (const o of overflow.due) {
+          const clean = await scrubMessage(renderOverflowDigest(o, now, cluster));
+          delivery.enqueue(router.direct(o.provider, clean.message, now));
+        }
       })
       .catch((error: unknown) => {
         metrics.panicsRecovered.inc({ stage: "announce" });
@@ -233,7 +274,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     firstDirtyAt = undefined;
     recheck?.();
     // A failed pass is tried again within 30 s even if the cluster stays quiet.
-    const retryAt = result.panicked ? now + 30_000 : result.nextCheckAt;
+    const overflowAt = router.nextOverflowAt();
+    const checkAt = result.nextCheckAt !== undefined && overflowAt !== undefined ? Math.min(result.nextCheckAt, overflowAt) : (result.nextCheckAt ?? overflowAt);
+    const retryAt = result.panicked ? now + 30_000 : checkAt !== undefined ? Math.max(checkAt, now) : undefined;
     recheck = retryAt !== undefined ? clock.setTimer(schedule, retryAt - now) : undefined;
   };
   const schedule = () => {

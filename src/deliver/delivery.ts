@@ -29,6 +29,12 @@ interface InFlight {
   superseded: boolean;
 }
 
+/** A provider's own retry settings (spec 2.4 `retry`): attempts before giving up, and a fixed delay in ms instead of the backoff. */
+export interface RetrySettings {
+  readonly maxAttempts?: number;
+  readonly delayMs?: number;
+}
+
 /** What delivery reports to metrics and health; each callback is optional. */
 export interface DeliveryHooks {
   attempted?(provider: string): void;
@@ -59,11 +65,12 @@ export interface Delivery {
  * Creates the delivery stage: one priority queue and one worker per provider (spec 6 items 1, 2, 6).
  * - Resolves and pages go ahead of routine jobs, but never ahead of an earlier job of the same incident.
  * - A resolve whose announcement is still queued replaces it with one 'opened and resolved' message.
- * - Transient failures and rate limits are retried (Retry-After honoured) for up to 24 h from queueing,
- *   then dropped and counted; a permanent rejection is dead-lettered at once. This is the only retry layer.
+ * - Transient failures and rate limits are retried (Retry-After honoured) for up to 24 h from queueing, or
+ *   the provider's `retry.maxAttempts` with its fixed `retry.delay`, then given up (`dropped`); a permanent
+ *   rejection is dead-lettered at once. This is the only retry layer; fallbacks are the hooks' caller's.
  * - Conversation ids returned by a provider's announcement are kept for its updates and resolve.
  */
-export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number }): Delivery {
+export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number; retry?: ReadonlyMap<string, RetrySettings> }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
   const queues = new Map<string, { jobs: Job[]; inFlight?: InFlight; running: boolean }>();
@@ -128,10 +135,12 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         hooks.deadLettered?.(letter, job);
         return;
       }
-      const wait = backoffMs(outcome.kind, attempt, outcome.afterMs, options.random);
+      const settings = options.retry?.get(provider);
+      // Retry-After always wins; a configured fixed delay replaces the backoff otherwise.
+      const wait = outcome.afterMs === undefined && settings?.delayMs !== undefined ? settings.delayMs : backoffMs(outcome.kind, attempt, outcome.afterMs, options.random);
       const why = outcome.kind === "rateLimited" ? "rate limited" : outcome.reason;
-      if (clock.now() + wait - job.createdAt > RETRY_WINDOW_MS) {
-        logger.error(`delivery to ${provider} gave up after ${attempt} attempts over 24 h (${why}); message ${job.message.id} dropped`);
+      if (clock.now() + wait - job.createdAt > RETRY_WINDOW_MS || (settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts)) {
+        logger.error(`delivery to ${provider} gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}${settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts ? " (retry.maxAttempts)" : " over 24 h"} (${why}); message ${job.message.id} not delivered there`);
         hooks.dropped?.(job, why);
         return;
       }

@@ -13,6 +13,15 @@ export interface MessageFinding {
   readonly evidence: readonly Evidence[];
 }
 
+/** What routes match on for one problem a message is about (spec 2.4 routes): namespace, tier, reasons, owner. */
+export interface RouteFacts {
+  readonly incidentId: string;
+  readonly namespace?: string;
+  readonly tier: Tier;
+  readonly reasons: readonly string[];
+  readonly owner?: string;
+}
+
 /**
  * A rendered, provider-neutral message (notify/ output). `text` is plain text, `markdown` uses
  * CommonMark-ish bold and code; providers with a rich format build it from the structured fields.
@@ -43,4 +52,6 @@ export interface Message {
   readonly delivery?: Delivery;
   /** Incident ids a startup summary lists (their conversations start with it). */
   readonly covers?: readonly string[];
+  /** For a summary, roll-up or digest: the problems it names, for route matching (spec 6 item 4). */
+  readonly problems?: readonly RouteFacts[];
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
-import { MAX_SUMMARY_INCIDENTS, renderDigest, renderRollUpClosed, renderSummary } from "./summary.ts";
+import { MAX_SUMMARY_INCIDENTS, renderDigest, renderOverflowDigest, renderRollUpClosed, renderSummary } from "./summary.ts";
 
 function decision(name: string, mode: Incident["mode"], summary = `${name} crash-looping`): Decision {
   const incident: Incident = {
@@ -76,5 +76,16 @@ describe("renderSummary and renderRollUpClosed (spec 1.7, 6)", () => {
     const occurrence = (openedAt: number, resolvedAt?: number) => ({ ...decision("api", "notify").incident, openedAt, ...(resolvedAt !== undefined ? { resolvedAt, phase: "resolved" as const } : {}) });
     const { message } = renderDigest({ opened: [occurrence(0), occurrence(600_000), occurrence(1_200_000)], resolved: [occurrence(0, 300_000), occurrence(600_000, 900_000), occurrence(1_200_000, 1_500_000)] }, 1_800_000, "prod");
     expect(message.text.split("\n")).toEqual(["🔵 Low-priority digest: 1 problem [prod]", "• deployment shop/api: CrashLoopBackOff in 1 pod — 3 times, the last resolved after 5 min"]);
+  });
+});
+
+describe("overflow digest (spec 6 item 3)", () => {
+  test("counts per reason, most common first, the rest as '+N other kinds'", () => {
+    const counts = new Map<string, number>([["OOMKilled", 3], ["CrashLoopBackOff", 5], ...Array.from({ length: 11 }, (_, i) => [`Reason${String(i).padStart(2, "0")}`, 1] as [string, number])]);
+    const m = renderOverflowDigest({ provider: "slack", since: Date.parse("2026-01-01T00:00:00Z"), counts, incidents: ["a", "b"] }, Date.parse("2026-01-01T00:10:00Z"), "prod");
+    const lines = m.text.split("\n");
+    expect(lines[0]).toBe("🟠 Overflow digest: 19 notifications held back by the hourly budget [prod]");
+    expect(lines.slice(2)).toEqual(["• CrashLoopBackOff: 5", "• OOMKilled: 3", ...Array.from({ length: 8 }, (_, i) => `• Reason0${i}: 1`), "+3 other kinds"]);
+    expect(m).toMatchObject({ action: "announce", covers: ["a", "b"], root: { kind: "Cluster", name: "prod" } });
   });
 });

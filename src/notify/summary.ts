@@ -1,6 +1,6 @@
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
-import type { Message } from "../model/message.ts";
+import type { Message, RouteFacts } from "../model/message.ts";
 import { refLabel } from "../model/object-ref.ts";
 import { louder, type StatusMark, type Tier } from "../model/severity.ts";
 import { STATUS_EMOJI, cleaner, describe, duration, messageFindings } from "./render.ts";
@@ -50,6 +50,7 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
     at,
     delivery: kind,
     covers: sorted.map((d) => d.incident.id),
+    problems: sorted.map((d) => routeFacts(d.incident)),
   }, cluster);
   return { message, redacted: counter.n };
 }
@@ -115,8 +116,39 @@ export function renderDigest(digest: { readonly opened: readonly Incident[]; rea
     at: now,
     delivery: "digest",
     covers: items.map(({ latest }) => latest.id),
+    problems: items.map(({ latest }) => routeFacts(latest)),
   }, cluster);
   return { message, redacted: counter.n };
+}
+
+/** Most reasons named in an overflow digest; the rest are counted as '+N other kinds'. */
+export const MAX_OVERFLOW_REASONS = 10;
+
+/**
+ * Renders one provider's overflow digest (spec 6, 6 item 3): the notifications its hourly budget folded,
+ * counted per reason, most common first, the rest as '+N other kinds'. `overflow.counts` maps reason to
+ * count; `now` is epoch ms. Pure.
+ */
+export function renderOverflowDigest(overflow: { readonly provider: string; readonly since: number; readonly counts: ReadonlyMap<string, number>; readonly incidents: readonly string[] }, now: number, cluster: string): Message {
+  const sorted = [...overflow.counts.entries()].sort(([ra, a], [rb, b]) => b - a || ra.localeCompare(rb));
+  const total = sorted.reduce((n, [, c]) => n + c, 0);
+  const shown = sorted.slice(0, MAX_OVERFLOW_REASONS).map(([reason, n]) => `• ${reason}: ${n}`);
+  const rest = sorted.length - shown.length;
+  return clusterMessage({
+    id: `overflow-${overflow.provider}@${now}`,
+    action: "announce",
+    mark: "notify",
+    tier: "warning",
+    mode: "notify",
+    title: `Overflow digest: ${total} notification${total === 1 ? "" : "s"} held back by the hourly budget`,
+    note: `Since ${new Date(overflow.since).toISOString()} this channel reached its hourly budget of new conversations; these were not sent one by one.`,
+    lines: [...shown, ...(rest > 0 ? [`+${rest} other kind${rest === 1 ? "" : "s"}`] : [])],
+    reason: "OverflowDigest",
+    findings: [],
+    at: now,
+    delivery: "digest",
+    covers: overflow.incidents,
+  }, cluster);
 }
 
 // --- internal ---
@@ -131,7 +163,7 @@ function listed<T>(items: readonly T[], line: (item: T) => string): string[] {
  * A message about the cluster rather than one incident (summaries, roll-up close, digest): rooted at the
  * cluster, its own conversation `id`, the headline then an optional italic note then the lines.
  */
-function clusterMessage(m: { id: string; revision?: string; action: Message["action"]; mark: StatusMark; tier: Tier; mode: Message["mode"]; title: string; note?: string; lines: readonly string[]; reason: string; findings: Message["findings"]; at: number; delivery: NonNullable<Message["delivery"]>; covers: readonly string[] }, cluster: string): Message {
+function clusterMessage(m: { id: string; revision?: string; action: Message["action"]; mark: StatusMark; tier: Tier; mode: Message["mode"]; title: string; note?: string; lines: readonly string[]; reason: string; findings: Message["findings"]; at: number; delivery: NonNullable<Message["delivery"]>; covers: readonly string[]; problems?: readonly RouteFacts[] }, cluster: string): Message {
   const emoji = STATUS_EMOJI[m.mark];
   const where = cluster ? ` [${cluster}]` : "";
   const name = cluster || "cluster";
@@ -154,5 +186,12 @@ function clusterMessage(m: { id: string; revision?: string; action: Message["act
     at: m.at,
     delivery: m.delivery,
     covers: m.covers,
+    ...(m.problems ? { problems: m.problems } : {}),
   };
+}
+
+/** What a route matches on for one incident (spec 2.4): its namespace, tier, every reason, its owner. */
+export function routeFacts(i: Incident): RouteFacts {
+  const namespace = i.root.namespace ?? i.findings.find((f) => f.object.namespace)?.object.namespace;
+  return { incidentId: i.id, ...(namespace ? { namespace } : {}), tier: i.tier, reasons: [...new Set([i.rootReason, ...i.findings.map((f) => f.reason)])], ...(i.owner ? { owner: i.owner } : {}) };
 }

@@ -56,3 +56,75 @@ describe("router (Community, spec 1.10)", () => {
     expect(router.route(message("roll-up@0", "resolve", { delivery: "roll-up" }), 2)).toEqual([]);
   });
 });
+
+describe("router (Pro, spec 6 items 3-5)", () => {
+  const MIN = 60_000;
+  const to = (jobs: { provider: string }[]) => jobs.map((j) => j.provider);
+
+  test("every provider receives, each through its routes; a conversation stays where its announcement went", () => {
+    const router = createRouter({
+      edition: "pro",
+      providers: [
+        { name: "slack", kind: "chat", routes: [{ namespaces: ["shop"], severities: ["high", "medium"] }] },
+        { name: "pagerDuty", kind: "paging", routes: [{ owners: ["Team-Payments"], reasons: ["crashloopbackoff"] }] },
+        { name: "webhook", kind: "info" },
+      ],
+    });
+    expect(router.active).toEqual(["pagerDuty", "slack", "webhook"]);
+    expect(to(router.route(message("a", "announce", { owner: "team-payments" }), 0))).toEqual(["pagerDuty", "slack", "webhook"]);
+    expect(to(router.route(message("b", "announce", { root: { kind: "Deployment", namespace: "ops", name: "b" } }), 0))).toEqual(["webhook"]);
+    // The owner label changed after the announcement: the conversation keeps its providers.
+    expect(to(router.route(message("a", "update", { owner: "team-search" }), 1))).toEqual(["pagerDuty", "slack", "webhook"]);
+    // A route listing owners still needs its other fields: the owner alone is not enough.
+    expect(to(router.route(message("c", "announce", { owner: "team-payments", reason: "OOMKilled", root: { kind: "Deployment", namespace: "ops", name: "c" } }), 0))).toEqual(["webhook"]);
+  });
+
+  test("after a restart with no record, an update or resolve is judged on the route parts it carries", () => {
+    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] }, { name: "webhook", kind: "info", routes: [{ namespaces: ["ops"] }] }] });
+    expect(to(router.route(message("a", "resolve"), 0))).toEqual(["slack"]);
+  });
+
+  test("a summary goes to a routed provider when one problem it names matches; each problem continues where it was sent", () => {
+    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] }, { name: "webhook", kind: "info", routes: [{ namespaces: ["ops"] }] }] });
+    const summary = message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a", "b"], problems: [{ incidentId: "a", namespace: "shop", tier: "medium", reasons: ["CrashLoopBackOff"] }, { incidentId: "b", namespace: "kube-system", tier: "high", reasons: ["NodeLost"] }] });
+    expect(to(router.route(summary, 0))).toEqual(["slack"]);
+    expect(to(router.route(message("a", "resolve"), 1))).toEqual(["slack"]);
+  });
+
+  test("hourly budget: 3 new conversations, the rest and their later messages fold into one overflow digest; pages are exempt", () => {
+    const folds: string[] = [];
+    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", hourlyBudget: 3 }, { name: "pagerDuty", kind: "paging", hourlyBudget: 3 }], onFold: (p, m) => folds.push(`${p}:${m.incidentId}:${m.action}`) });
+    const sent = Array.from({ length: 10 }, (_, i) => to(router.route(message(`i${i}`, "announce", { reason: i % 3 === 0 ? "OOMKilled" : "CrashLoopBackOff" }), i * 1000)));
+    expect(sent.filter((t) => t.includes("slack"))).toHaveLength(3);
+    // Updates and resolves of announced conversations are never counted; those of folded ones fold too.
+    expect(to(router.route(message("i0", "update"), 20_000))).toEqual(["pagerDuty", "slack"]);
+    expect(to(router.route(message("i9", "resolve"), 21_000))).toEqual([]);
+    expect(to(router.route(message("p", "announce", { mode: "page" }), 22_000))).toEqual(["pagerDuty", "slack"]);
+    expect(router.nextOverflowAt()).toBe(3_000 + 10 * MIN);
+    expect(router.overflowDue(5 * MIN).due).toEqual([]);
+    const { due, skipped } = router.overflowDue(3_000 + 10 * MIN);
+    // The pager's overflow digest is skipped: paging tools never receive plain messages.
+    expect(skipped).toBe(1);
+    expect(due.map((o) => [o.provider, [...o.counts.entries()]])).toEqual([["slack", [["OOMKilled", 3], ["CrashLoopBackOff", 5]]]]);
+    expect(folds.filter((f) => f.startsWith("slack:"))).toHaveLength(8);
+    // An hour later the budget is free again.
+    expect(to(router.route(message("later", "announce"), 3_700_000))).toEqual(["pagerDuty", "slack"]);
+  });
+
+  test("fallback: for chat, and for a pager's updates; never for a pager's opening or resolve, never a pager for a summary", () => {
+    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", fallback: "webhook" }, { name: "pagerDuty", kind: "paging", fallback: "webhook" }, { name: "webhook", kind: "info", fallback: "pagerDuty" }] });
+    expect(router.fallback("slack", message("a", "announce"))).toEqual({ provider: "webhook", send: true });
+    expect(router.fallback("pagerDuty", message("a", "announce", { mode: "page" }))).toBeUndefined();
+    expect(router.fallback("pagerDuty", message("a", "resolve"))).toBeUndefined();
+    expect(router.fallback("pagerDuty", message("a", "update"))).toEqual({ provider: "webhook", send: true });
+    expect(router.fallback("webhook", message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a"] }))).toBeUndefined();
+    expect(router.fallback("webhook", message("b", "announce"))).toEqual({ provider: "pagerDuty", send: true });
+    // A fallback that got this very message already gets nothing more.
+    router.route(message("d", "announce"), 0);
+    expect(router.fallback("slack", message("d", "announce"))).toEqual({ provider: "webhook", send: false });
+    // The fallback joins the conversation: the resolve goes there too.
+    router.route(message("c", "announce"), 0);
+    router.fallback("slack", message("c", "announce"));
+    expect(to(router.route(message("c", "resolve"), 1))).toEqual(["pagerDuty", "slack", "webhook"]);
+  });
+});

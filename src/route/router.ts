@@ -1,13 +1,22 @@
+import type { Edition } from "../model/edition.ts";
 import type { Job } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
+import { createBudgets, type Overflow } from "./budget.ts";
+import { problemsOf, routesMatch, type Route } from "./routes.ts";
 
-/** What routing needs to know of a configured provider. */
+/** What routing needs to know of a configured provider (spec 2.4). */
 export interface RoutedProvider {
   readonly name: string;
   readonly kind: "chat" | "paging" | "tracker" | "info";
+  /** Pro: who this provider hears about; absent or empty → everything. */
+  readonly routes?: readonly Route[];
+  /** New conversations per hour; 0 or absent → unlimited (spec 6 item 3). */
+  readonly hourlyBudget?: number;
+  /** The provider that gets a message this one failed for good (spec 6 item 5). */
+  readonly fallback?: string;
 }
 
-/** Who hears what, and which configured providers are inactive (spec 1.10, 2.1 app.communityProvider). */
+/** Who hears what, and which configured providers are inactive (spec 1.10, 2.1 app.communityProvider, 6). */
 export interface Router {
   /** Providers that receive messages. */
   readonly active: readonly string[];
@@ -19,57 +28,114 @@ export interface Router {
    * Jobs for one message. Updates and resolves go to exactly the providers that got the announcement. The
    * startup summary, a roll-up and the digest go to every active provider but paging tools and trackers, which get the
    * page-tier announcements marked `delivery: "paging"` instead; each incident a summary lists continues with
-   * the providers that got it, and a roll-up's closing message follows the roll-up.
+   * the providers that got it, and a roll-up's closing message follows the roll-up. In Pro a provider's
+   * routes choose what it hears. A message over a provider's hourly budget is folded into its overflow digest.
    */
   route(message: Message, now: number, openedResolved?: Message): Job[];
+  /** Overflow digests due at `now`, for `notify/` to render; providers that skip plain messages get none (counted in `skipped`). */
+  overflowDue(now: number): { due: Overflow[]; skipped: number };
+  /** Epoch ms of the next overflow digest due. */
+  nextOverflowAt(): number | undefined;
+  /** A job for one provider outside routing (an overflow digest for the provider it belongs to). */
+  direct(provider: string, message: Message, now: number): Job;
+  /**
+   * The provider that gets a message `provider` failed for good (spec 6 item 5), or undefined: none is
+   * configured or active; what only the primary can do (a pager's or tracker's opening and resolve) has
+   * none; a paging tool or tracker is never the fallback for a plain notice or summary; nor is a provider
+   * that got this very message already (then `send` is false: the message reached someone). The fallback
+   * joins the conversation, so its updates and resolve follow.
+   */
+  fallback(provider: string, message: Message): { readonly provider: string; readonly send: boolean } | undefined;
 }
 
 /**
- * Creates the Community router (spec 1.10): one provider only, `communityProvider` when it is configured,
- * else the first by name. A conversation stays with the providers its announcement went to (spec 6 item 4),
- * even across later configuration of the root; after a restart with no record, the current choice applies.
+ * Creates the router (spec 1.10, 6). Community: one provider only — `communityProvider` when configured, else
+ * the first by name. Pro: every configured provider, each filtered by its routes. A conversation stays with
+ * the providers its announcement went to (spec 6 item 4), even when the root's owner label changes; after a
+ * restart with no record, an update or resolve is judged on the route parts it carries.
  */
-export function createRouter(options: { providers: readonly RoutedProvider[]; communityProvider?: string }): Router {
+export function createRouter(options: { providers: readonly RoutedProvider[]; communityProvider?: string; edition?: Edition; onFold?: (provider: string, message: Message) => void }): Router {
   const names = options.providers.map((p) => p.name).sort();
+  const pro = options.edition === "pro";
   const wanted = options.communityProvider ?? "";
   const kept = wanted && names.includes(wanted) ? wanted : names[0];
-  const warning = wanted && !names.includes(wanted) ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}` : undefined;
-  const active = kept ? [kept] : [];
+  const warning = !pro && wanted && !names.includes(wanted) ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}` : undefined;
+  const active = pro ? names : kept ? [kept] : [];
+  const byName = new Map(options.providers.map((p) => [p.name, p] as const));
   const conversations = new Map<string, readonly string[]>();
-  const kinds = new Map(options.providers.map((p) => [p.name, p.kind] as const));
-  const pages = (name: string) => kinds.get(name) === "paging" || kinds.get(name) === "tracker";
+  const pages = (name: string) => byName.get(name)?.kind === "paging" || byName.get(name)?.kind === "tracker";
+  const routed = (name: string, message: Message) => !pro || routesMatch(byName.get(name)?.routes, problemsOf(message));
   const join = (id: string, targets: readonly string[]) => conversations.set(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
+  const budgets = createBudgets(new Map(active.map((n) => [n, byName.get(n)?.hourlyBudget ?? 60] as const)));
+  // Which providers each recent message went to, so a fallback never gets a message twice.
+  const sentTo = new Map<string, Set<string>>();
+  const record = (messageId: string, provider: string) => {
+    let set = sentTo.get(messageId);
+    if (!set) {
+      sentTo.set(messageId, (set = new Set()));
+      if (sentTo.size > 10_000) sentTo.delete(sentTo.keys().next().value as string);
+    }
+    set.add(provider);
+  };
+  const job = (provider: string, message: Message, now: number, openedResolved?: Message): Job => {
+    record(message.id, provider);
+    if (openedResolved) record(openedResolved.id, provider);
+    return makeJob(provider, message, now, openedResolved);
+  };
+  const makeJob = (provider: string, message: Message, now: number, openedResolved?: Message): Job => ({
+    id: `${provider}:${message.id}`,
+    provider,
+    message,
+    priority: message.action === "resolve" || message.mode === "page" ? "urgent" : "routine",
+    createdAt: now,
+    ...(openedResolved ? { openedResolved } : {}),
+  });
 
   return {
     active,
-    inactive: names.filter((n) => n !== kept),
+    inactive: names.filter((n) => !active.includes(n)),
     ...(warning ? { warning } : {}),
     route(message, now, openedResolved) {
       let targets: readonly string[];
       if ((message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") && message.action === "announce") {
         // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
-        targets = active.filter((n) => !pages(n));
-        for (const id of message.covers ?? []) join(id, targets);
+        targets = active.filter((n) => !pages(n) && routed(n, message));
+        for (const p of problemsOf(message)) join(p.incidentId, targets.filter((n) => !pro || routesMatch(byName.get(n)?.routes, [p])));
         if (message.delivery === "roll-up") conversations.set(message.incidentId, targets);
       } else if (message.delivery === "paging") {
-        targets = active.filter(pages);
+        targets = active.filter((n) => pages(n) && routed(n, message));
         join(message.incidentId, targets);
       } else if (message.action === "announce" || message.action === "opened_resolved") {
-        targets = active;
+        targets = active.filter((n) => routed(n, message));
         conversations.set(message.incidentId, targets);
       } else {
-        targets = conversations.get(message.incidentId) ?? active;
+        targets = conversations.get(message.incidentId) ?? active.filter((n) => routed(n, message));
         if (message.action === "resolve") conversations.delete(message.incidentId);
       }
-      const urgent = message.action === "resolve" || message.mode === "page";
-      return targets.map((provider) => ({
-        id: `${provider}:${message.id}`,
-        provider,
-        message,
-        priority: urgent ? "urgent" : "routine",
-        createdAt: now,
-        ...(openedResolved ? { openedResolved } : {}),
-      }));
+      return targets
+        .filter((provider) => {
+          const admitted = budgets.admit(provider, message, now);
+          if (!admitted) options.onFold?.(provider, message);
+          return admitted;
+        })
+        .map((provider) => job(provider, message, now, openedResolved));
+    },
+    overflowDue(now) {
+      const all = budgets.due(now);
+      const due = all.filter((o) => !pages(o.provider));
+      return { due, skipped: all.length - due.length };
+    },
+    nextOverflowAt: () => budgets.nextDueAt(),
+    direct: (provider, message, now) => job(provider, message, now),
+    fallback(provider, message) {
+      const name = byName.get(provider)?.fallback;
+      if (!name || name === provider || !active.includes(name)) return undefined;
+      const plain = message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest" || message.root.kind === "Cluster";
+      if (pages(provider) && !plain && message.action !== "update") return undefined;
+      if (pages(name) && plain) return undefined;
+      if (sentTo.get(message.id)?.has(name)) return { provider: name, send: false };
+      join(message.incidentId, [name]);
+      return { provider: name, send: true };
     },
   };
 }

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { deployment, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
+import type { Simulator } from "../sim/simulator.ts";
+import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+
+let cluster: TestCluster | undefined;
+const servers: CaptureServer[] = [];
+afterEach(async () => {
+  await cluster?.stop();
+  for (const s of servers.splice(0)) await s.close();
+  cluster = undefined;
+});
+const capture = async () => {
+  const s = await startCaptureServer();
+  servers.push(s);
+  return s;
+};
+const secrets = mkdtempSync(join(tmpdir(), "mon-delivery-"));
+const slackHook = (url: string) => {
+  const path = join(secrets, `hook-${servers.length}`);
+  writeFileSync(path, `${url}\n`);
+  return `\${file:${path}}`;
+};
+
+/** A one-pod Deployment `name` in shop, on n1, running. */
+function addApp(sim: Simulator, name: string, now: number): void {
+  const { deployment: d, replicaSet } = deployment("shop", name, 1, `ghcr.io/shop/${name}:1.0`, "abc12");
+  const dep = sim.apply(d);
+  const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }] } });
+  sim.apply(runningPod(rs, "p0", "n1", now - 3_600_000));
+}
+
+describe("delivery end to end (spec 6 items 1-6)", () => {
+  test("hourly budget of 3 with 10 announcements: 3 are sent, then one overflow digest counts the 7 others", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon`, hourlyBudget: 3 } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    const names = Array.from({ length: 10 }, (_, i) => `app${i}`);
+    for (const n of names) addApp(sim, n, clock.now());
+    await cluster.settle();
+    // One crash per pass, so each is an announcement of its own rather than one roll-up.
+    for (const n of names) {
+      crashPod(sim, "shop", `${n}-abc12-p0`, 3, clock.now(), `panic: ${n} failed`);
+      await cluster.settle();
+    }
+    await hook.waitFor(3);
+    expect(hook.requests.map((r) => r.json().incidentId)).toEqual(["Deployment/shop/app0", "Deployment/shop/app1", "Deployment/shop/app2"]);
+    await clock.advance(10 * 60_000);
+    await cluster.settle();
+    const [, , , digest] = await hook.waitFor(4);
+    expect(digest!.json().text.split("\n")[0]).toBe("🟠 Overflow digest: 7 notifications held back by the hourly budget [prod]");
+    expect(digest!.json().text).toContain("• CrashLoopBackOff: 7");
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_budget_folded_total")).toContain("mon_delivery_budget_folded_total 7");
+  });
+
+  test("Pro: a provider that rejects for good hands the message to its fallback; the resolve follows it there", async () => {
+    const slack = await capture();
+    const hook = await capture();
+    slack.setDefault({ status: 401, body: "invalid_auth" });
+    cluster = await startTestCluster(
+      { slack: { webhook: slackHook(`${slack.url}/services/T1/B1/x`), fallback: "webhook" }, webhook: { url: `${hook.url}/mon`, routes: [{ namespaces: ["other"] }] } },
+      { cluster: "prod", edition: "pro" },
+    );
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    // The webhook's routes do not cover shop: it hears of this only as slack's fallback.
+    const [announce] = await hook.waitFor(1);
+    expect(announce!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/web" });
+    expect(cluster.daemon.health.report().components["provider-slack"]).toMatchObject({ state: "degraded", reason: "provider_rejected" });
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    await cluster.settle();
+    const [, resolve] = await hook.waitFor(2);
+    expect(resolve!.json()).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/web" });
+    // Slack rejects the resolve too; the webhook already has it and does not get it twice.
+    await waitUntil(() => cluster!.daemon.delivery.deadLetters().length === 2, "slack's second dead letter");
+    await cluster.daemon.delivery.drain(1_000);
+    expect(hook.requests).toHaveLength(2);
+    const metric = (name: string) => cluster!.daemon.metrics.registry.getSingleMetricAsString(name);
+    expect(await metric("mon_delivery_dead_letters_total")).toContain("mon_delivery_dead_letters_total 2");
+    expect(await metric("mon_delivery_dropped_total")).toContain("mon_delivery_dropped_total 0");
+    expect(await metric("mon_delivery_terminal_errors_total")).toContain("mon_delivery_terminal_errors_total 0");
+  });
+
+  test("429 without Retry-After waits 5 s, then 10 s (± 20 %); with Retry-After it waits what the server says", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    hook.queue({ status: 429, body: "slow down" }, { status: 429, body: "slow down" }, { status: 429, body: "slow down", headers: { "retry-after": "30" } });
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    // Step the fake clock a quarter second at a time and note when each attempt arrives.
+    const arrivals = [clock.now()];
+    while (arrivals.length < 4) {
+      await clock.advance(250);
+      await new Promise((r) => setTimeout(r, 2));
+      if (hook.requests.length > arrivals.length) arrivals.push(clock.now());
+      if (clock.now() - arrivals[0]! > 120_000) throw new Error(`only ${hook.requests.length} attempts in 2 minutes`);
+    }
+    const gaps = arrivals.slice(1).map((t, i) => t - arrivals[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(4_000);
+    expect(gaps[0]).toBeLessThanOrEqual(6_250);
+    expect(gaps[1]).toBeGreaterThanOrEqual(8_000);
+    expect(gaps[1]).toBeLessThanOrEqual(12_250);
+    expect(gaps[2]).toBeGreaterThanOrEqual(30_000);
+    expect(gaps[2]).toBeLessThanOrEqual(30_500);
+    expect(hook.requests.map((r) => r.json().action)).toEqual(["announce", "announce", "announce", "announce"]);
+  });
+
+  test("a provider down for an hour: every message arrives once it is back, in order per conversation", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    hook.setDefault({ status: 503, body: "down" });
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await clock.advance(6 * 60_000);
+    crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    for (let i = 0; i < 12; i++) await clock.advance(5 * 60_000);
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    await cluster.settle();
+    // Every attempt so far was refused; the provider comes back while mon waits out a backoff.
+    const refused = hook.requests.length;
+    hook.setDefault({ status: 200, body: "ok" });
+    await clock.advance(5 * 60_000);
+    await hook.waitFor(refused + 2);
+    await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 0, "the queue to drain");
+    const delivered = hook.requests.slice(refused).map((r) => `${r.json().action} ${r.json().incidentId}`);
+    // The web announcement never reached anyone: it and its resolve became one combined message. Each
+    // message arrives exactly once; nothing was given up.
+    expect(delivered.sort()).toEqual(["announce Deployment/shop/api", "opened_resolved Deployment/shop/web"]);
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_dropped_total")).toContain("mon_delivery_dropped_total 0");
+  });
+});
