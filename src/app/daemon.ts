@@ -15,6 +15,9 @@ import type { Edition } from "../model/edition.ts";
 import { prepareRules } from "../incident/suppress.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import { parseDuration } from "../config/duration.ts";
+import { openStateStore, type StateStore } from "../state/store.ts";
+import { createDeliveryStore } from "../state/delivery-store.ts";
+import { CAP_SHARE, DEFAULT_CAP_BYTES, maintainStore } from "../state/maintenance.ts";
 import type { Job } from "../model/job.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -139,13 +142,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     metrics.deliveryTerminalErrors.inc();
     if (job.message.action === "resolve" || job.message.action === "opened_resolved") metrics.deliveryResolvesLost.inc();
   };
+  // The state store (spec 1.9): in memory in Community, one SQLite file under MON_DATA_DIR in Pro.
+  const stateStore = await openStore(edition === "pro" ? loaded.runtime.dataDir : undefined, { logger, metrics, health });
+  const deliveryStore = createDeliveryStore(stateStore, { corrupt: (key) => {
+    metrics.storageCorruptRecords.inc();
+    logger.warn(`state store: record ${key} could not be decoded; skipped`);
+  } });
   const retry = new Map(built.providers.filter((p) => p.common.retry).map((p) => [p.definition.name, { ...(p.common.retry?.maxAttempts !== undefined ? { maxAttempts: p.common.retry.maxAttempts } : {}), ...(p.common.retry?.delay !== undefined ? { delayMs: parseDuration(p.common.retry.delay) } : {}) }] as const));
   const delivery = createDelivery({
     senders,
     clock,
     logger,
     retry,
+    store: deliveryStore,
     hooks: {
+      saturated: () => {
+        metrics.deliveryQueueSaturated.inc();
+        metrics.deliveryPendingDropped.inc();
+      },
+      expired: () => metrics.deliveryPendingDropped.inc(),
       attempted: () => metrics.deliveryNotifications.inc(),
       retried: () => metrics.deliveryRetries.inc(),
       dropped: (job) => {
@@ -164,6 +179,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     },
   });
+
+  const resumed = await delivery.restore();
+  if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
+  const capBytes = loaded.runtime.volumeLimitBytes !== undefined ? loaded.runtime.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;
+  let maintenanceTimer: Cancel | undefined;
+  const maintain = async () => {
+    try {
+      const report = await maintainStore(stateStore, capBytes);
+      metrics.storageFileBytes.set(report.fileBytes);
+      metrics.storageFreeBytes.set(report.freeBytes);
+      metrics.storageEvicted.inc(report.evicted);
+      if (report.rewritten) metrics.storageRewrites.inc();
+      if (report.evicted) logger.warn(`state store: ${report.evicted} oldest dead letter(s) evicted to stay under ${Math.round(capBytes / 1048576)} MiB`);
+      if (report.overCap) health.set("storage", "degraded", { reason: "storage_over_cap" });
+      else if (health.report().components.storage?.reason === "storage_over_cap") health.set("storage", "ok");
+    } catch (error) {
+      logger.warn(`state store maintenance failed: ${(error as Error).message}`);
+    }
+    maintenanceTimer = clock.setTimer(() => void maintain(), 10 * 60_000);
+  };
+  if (stateStore.persistent) void maintain();
 
   let server: HealthServer | undefined;
   if (config.healthCheck.enabled) {
@@ -358,7 +394,42 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       delivery.stop();
       await audit?.flush();
+      maintenanceTimer?.();
+      await stateStore.close().catch((error: unknown) => logger.warn(`state store: close failed: ${(error as Error).message}`));
       await server?.close();
     },
   };
+}
+
+/**
+ * Opens the state store for the daemon (spec 1.9): memory without `dataDir`; the file under `dataDir`
+ * otherwise, reporting a reset (set aside as `state.db.corrupt`) in metrics, health (`storage_reset`) and the
+ * log. A data directory that cannot be used at all falls back to memory with an error: mon keeps watching.
+ */
+async function openStore(dataDir: string | undefined, deps: { logger: Logger; metrics: Metrics; health: HealthRegistry }): Promise<StateStore> {
+  const { logger, metrics, health } = deps;
+  if (!dataDir) return openStateStore();
+  try {
+    const store = await openStateStore({
+      dataDir,
+      hooks: {
+        reset(reason, detail) {
+          metrics.storageResets.inc({ reason });
+          health.set("storage", "degraded", { reason: "storage_reset" });
+          logger.error(`state store: ${dataDir}/state.db ${reason === "unreadable" ? "could not be read" : "has another schema version"} (${detail}); set aside as state.db.corrupt and recreated`);
+        },
+        writeFailed(key, error) {
+          metrics.storageWriteFailures.inc();
+          logger.warn(`state store: writing ${key} failed: ${error.message}`);
+        },
+      },
+    });
+    if (!health.report().components.storage) health.set("storage", "ok");
+    logger.info(`state store: ${dataDir}/state.db`);
+    return store;
+  } catch (error) {
+    health.set("storage", "degraded", { reason: "persistence_restore_failed" });
+    logger.error(`state store: cannot use ${dataDir} (${(error as Error).message}); keeping state in memory only`);
+    return openStateStore();
+  }
 }

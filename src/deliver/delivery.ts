@@ -1,4 +1,6 @@
-import type { Job, Outcome } from "../model/job.ts";
+import type { DeadLetter, DeliveryStore, Job, Outcome } from "../model/job.ts";
+
+export type { DeadLetter } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -8,17 +10,6 @@ import { backoffMs, RETRY_WINDOW_MS } from "./backoff.ts";
 /** The part of a provider delivery uses: send one message, classify the result. */
 export interface Sender {
   send(message: Message, context: { conversation?: string; signal: AbortSignal; now: number }): Promise<Outcome>;
-}
-
-/** A message a provider refused for good (spec 6 item 1), kept for inspection. */
-export interface DeadLetter {
-  readonly provider: string;
-  readonly messageId: string;
-  readonly incidentId: string;
-  readonly action: Message["action"];
-  readonly reason: string;
-  /** Epoch ms. */
-  readonly at: number;
 }
 
 interface InFlight {
@@ -43,6 +34,10 @@ export interface DeliveryHooks {
   dropped?(job: Job, reason: string): void;
   deadLettered?(letter: DeadLetter, job: Job): void;
   queueDepth?(provider: string, depth: number): void;
+  /** The outbox was full (2048 jobs): `job` was dropped before delivery started to make room. */
+  saturated?(job: Job): void;
+  /** A job from an earlier process was too old to send (over 24 h) and was dropped. */
+  expired?(job: Job): void;
   providerState?(provider: string, state: "ok" | "unavailable" | "rate_limited" | "rejected", detail?: string): void;
 }
 
@@ -58,6 +53,12 @@ export interface Delivery {
   deadLetters(): readonly DeadLetter[];
   /** The vendor conversation id of an incident at a provider (thread ts), if known. */
   conversation(provider: string, incidentId: string): string | undefined;
+  /**
+   * Takes up what an earlier process left in the store (spec 6 "resumed by the next leader"): conversation
+   * ids, dead letters, and the outbox — jobs younger than 24 h are queued again, older ones dropped
+   * (`expired`). Returns the number of jobs queued again.
+   */
+  restore(): Promise<number>;
   stop(): void;
 }
 
@@ -69,8 +70,15 @@ export interface Delivery {
  *   the provider's `retry.maxAttempts` with its fixed `retry.delay`, then given up (`dropped`); a permanent
  *   rejection is dead-lettered at once. This is the only retry layer; fallbacks are the hooks' caller's.
  * - Conversation ids returned by a provider's announcement are kept for its updates and resolve.
+ * - With a `store`, every job is written to the outbox before its first attempt and removed once it is
+ *   delivered, dropped or dead-lettered; conversation ids and dead letters are written too, so `restore`
+ *   in the next process takes up where this one stopped. At most 2048 jobs wait: beyond that the oldest
+ *   routine job (else the oldest) is dropped before delivery started (`saturated`).
  */
-export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number; retry?: ReadonlyMap<string, RetrySettings> }): Delivery {
+/** Most jobs waiting across every provider (spec 8 outbox limit). */
+export const MAX_OUTBOX_JOBS = 2048;
+
+export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number; retry?: ReadonlyMap<string, RetrySettings>; store?: DeliveryStore; maxJobs?: number }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
   const queues = new Map<string, { jobs: Job[]; inFlight?: InFlight; running: boolean }>();
@@ -78,6 +86,15 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
   const letters: DeadLetter[] = [];
   const stopper = new AbortController();
   const idle = createWaiters(clock);
+  const store = options.store;
+  // The outbox write of each job, awaited before its first attempt (spec 6: written before the first send).
+  const saved = new Map<string, Promise<void>>();
+  const persist = (label: string, work: () => Promise<void>) =>
+    work().catch((error: unknown) => logger.warn(`state store: ${label} failed (${(error as Error).message}); delivery goes on from memory`));
+  const forget = (job: Job) => {
+    saved.delete(job.id);
+    if (store) void persist(`removing ${job.id} from the outbox`, () => store.removeJob(job.id));
+  };
 
   const queueOf = (provider: string) => {
     let q = queues.get(provider);
@@ -106,12 +123,17 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     const q = queueOf(provider);
     q.inFlight = undefined;
     report(provider);
-    if (job.message.action === "resolve" || job.message.action === "opened_resolved") conversations.delete(`${provider}\u0000${job.message.incidentId}`);
+    forget(job);
+    if (job.message.action === "resolve" || job.message.action === "opened_resolved") {
+      conversations.delete(`${provider}\u0000${job.message.incidentId}`);
+      if (store) void persist("removing a conversation", () => store.removeConversation(provider, job.message.incidentId));
+    }
   };
 
   const deliverOne = async (provider: string, sender: Sender, flight: InFlight) => {
     const job = flight.job;
     const key = `${provider}\u0000${job.message.incidentId}`;
+    await saved.get(job.id);
     for (let attempt = 1; !stopper.signal.aborted && !flight.superseded; attempt++) {
       hooks.attempted?.(provider);
       let outcome: Outcome;
@@ -121,7 +143,11 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         outcome = { kind: "retry", reason: `provider_error: ${(error as Error).message}` };
       }
       if (outcome.kind === "ok") {
-        if (outcome.conversation && (job.message.action === "announce" || job.message.action === "update")) conversations.set(key, outcome.conversation);
+        if (outcome.conversation && (job.message.action === "announce" || job.message.action === "update") && conversations.get(key) !== outcome.conversation) {
+          conversations.set(key, outcome.conversation);
+          const conversation = outcome.conversation;
+          if (store) void persist("saving a conversation id", () => store.saveConversation(provider, job.message.incidentId, conversation));
+        }
         hooks.providerState?.(provider, "ok");
         hooks.delivered?.(job);
         return;
@@ -130,6 +156,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         const letter: DeadLetter = { provider, messageId: job.message.id, incidentId: job.message.incidentId, action: job.message.action, reason: outcome.reason, at: clock.now() };
         letters.push(letter);
         if (letters.length > (options.maxDeadLetters ?? 1000)) letters.shift();
+        if (store) void persist("saving a dead letter", () => store.saveDeadLetter(letter));
         logger.error(`delivery to ${provider} rejected permanently (${outcome.reason}); message ${job.message.id} dead-lettered, not retried`);
         hooks.providerState?.(provider, "rejected", outcome.reason);
         hooks.deadLettered?.(letter, job);
@@ -174,6 +201,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         } else await deliverOne(provider, sender, flight);
         if (flight.superseded) {
           q.inFlight = undefined;
+          forget(job);
           report(provider);
         } else finish(provider, job);
       }
@@ -198,13 +226,29 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
           unannounced = true;
         }
         // Updates still waiting are superseded by the resolve, which states the final outcome.
+        for (const j of q.jobs) if (j.message.incidentId === incident) forget(j);
         q.jobs = q.jobs.filter((j) => j.message.incidentId !== incident);
         if (unannounced && job.openedResolved) {
           queued = { ...job, id: `${job.provider}:${job.openedResolved.id}`, message: job.openedResolved };
           logger.debug(`delivery to ${job.provider}: ${incident} resolved before its announcement went out; sending one combined message`);
         }
       }
+      // The outbox is bounded: the oldest routine job (else the oldest) makes room, counted and logged.
+      const limit = options.maxJobs ?? MAX_OUTBOX_JOBS;
+      if ([...queues.values()].reduce((n, x) => n + x.jobs.length, 0) >= limit) {
+        const all = [...queues.values()].flatMap((x) => x.jobs);
+        const victim = all.filter((j) => j.priority === "routine").sort((a, b) => a.createdAt - b.createdAt)[0] ?? all.sort((a, b) => a.createdAt - b.createdAt)[0];
+        if (victim) {
+          const vq = queueOf(victim.provider);
+          vq.jobs = vq.jobs.filter((j) => j !== victim);
+          forget(victim);
+          logger.error(`delivery: outbox full (${limit} jobs); message ${victim.message.id} for ${victim.provider} dropped before delivery`);
+          hooks.saturated?.(victim);
+          report(victim.provider);
+        }
+      }
       q.jobs.push(queued);
+      if (store) saved.set(queued.id, persist(`writing ${queued.id} to the outbox`, () => store.saveJob(queued)));
       report(job.provider);
       void run(job.provider);
     },
@@ -215,6 +259,29 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     },
     deadLetters: () => [...letters],
     conversation: (provider, incidentId) => conversations.get(`${provider}\u0000${incidentId}`),
+    async restore() {
+      if (!store) return 0;
+      for (const c of await store.loadConversations()) conversations.set(`${c.provider}\u0000${c.incidentId}`, c.conversation);
+      for (const letter of await store.loadDeadLetters()) letters.push(letter);
+      let queued = 0;
+      for (const job of await store.loadJobs()) {
+        if (clock.now() - job.createdAt > RETRY_WINDOW_MS) {
+          logger.error(`delivery: message ${job.message.id} for ${job.provider} waited over 24 h in the outbox; dropped`);
+          hooks.expired?.(job);
+          void persist(`removing ${job.id} from the outbox`, () => store.removeJob(job.id));
+          continue;
+        }
+        if (!options.senders.has(job.provider)) {
+          logger.warn(`delivery: message ${job.message.id} was queued for ${job.provider}, which no longer receives messages; dropped`);
+          hooks.dropped?.(job, "provider_removed");
+          void persist(`removing ${job.id} from the outbox`, () => store.removeJob(job.id));
+          continue;
+        }
+        this.enqueue(job);
+        queued++;
+      }
+      return queued;
+    },
     stop() {
       stopper.abort(new DOMException("stopped", "AbortError"));
     },

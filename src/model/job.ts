@@ -22,3 +22,31 @@ export type Outcome =
   | { readonly kind: "retry"; readonly reason: string; readonly afterMs?: number }
   | { readonly kind: "rateLimited"; readonly afterMs?: number }
   | { readonly kind: "permanent"; readonly reason: string };
+
+/** A message a provider refused for good (spec 6 item 1), kept for inspection: the reason quotes the provider's answer, redacted. */
+export interface DeadLetter {
+  readonly provider: string;
+  readonly messageId: string;
+  readonly incidentId: string;
+  readonly action: Message["action"];
+  readonly reason: string;
+  /** Epoch ms. */
+  readonly at: number;
+}
+
+/**
+ * Where delivery keeps what must survive a restart (spec 1.9, 6): the outbox (every job from before its first
+ * attempt until it is delivered, dropped or dead-lettered), the vendors' conversation ids, the dead letters.
+ * Implemented by `state/`; writes may fail (then delivery goes on from memory).
+ */
+export interface DeliveryStore {
+  saveJob(job: Job): Promise<void>;
+  removeJob(id: string): Promise<void>;
+  /** Jobs left by an earlier process, oldest first; undecodable records are skipped (and counted by the store). */
+  loadJobs(): Promise<Job[]>;
+  saveConversation(provider: string, incidentId: string, conversation: string): Promise<void>;
+  removeConversation(provider: string, incidentId: string): Promise<void>;
+  loadConversations(): Promise<{ provider: string; incidentId: string; conversation: string }[]>;
+  saveDeadLetter(letter: DeadLetter): Promise<void>;
+  loadDeadLetters(): Promise<DeadLetter[]>;
+}

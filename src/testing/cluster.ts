@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connectKube } from "../kube/connection.ts";
 import { parseConfig } from "../config/load.ts";
 import { startDaemon, type Daemon } from "../app/daemon.ts";
@@ -25,12 +28,13 @@ export interface TestCluster {
  * Passes run only when the test calls `settle()` (the first is the startup baseline); the fake clock moves
  * only when the test advances it. `options.config` adds top-level configuration keys (silences, scope);
  * `options.edition` injects the edition (Community unless a test asks for Pro); `options.dnsMetricsPort`
- * points the cluster DNS metrics reads at a loopback server.
+ * points the cluster DNS metrics reads at a loopback server; `options.dataDir` is MON_DATA_DIR (a fresh
+ * temporary directory unless given: Pro keeps its state file there).
  */
-export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition; dnsMetricsPort?: number } = {}): Promise<TestCluster> {
+export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition; dnsMetricsPort?: number; dataDir?: string } = {}): Promise<TestCluster> {
   const sim = await startSimulator();
   const clock = createFakeClock(Date.now());
-  const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", {});
+  const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")) });
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
   const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {}, ...(options.edition ? { edition: options.edition } : {}), ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}) });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);

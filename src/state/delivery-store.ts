@@ -1,0 +1,73 @@
+import type { DeadLetter, DeliveryStore, Job } from "../model/job.ts";
+import type { StateStore } from "./store.ts";
+
+/** Most dead letters kept; the oldest go first (they are also the first evicted to meet the size cap). */
+export const MAX_DEAD_LETTERS = 1000;
+
+/** What the delivery store reports; each callback is optional. */
+export interface DeliveryStoreHooks {
+  /** A stored record that cannot be decoded was skipped (`mon_storage_corrupt_records_total`). */
+  corrupt?(key: string): void;
+}
+
+/**
+ * The delivery records in the state store (spec 1.9, 6): `outbox:<job id>`, `conversation:<provider>:<incident>`,
+ * `deadletter:<epoch ms>:<message id>`. Keys are URI-encoded so ids with `/` or `:` stay one key. A record
+ * that does not decode is skipped and reported, never fatal.
+ */
+export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks = {}): DeliveryStore {
+  const key = (...parts: string[]) => parts.map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join(":");
+  const load = async <T>(prefix: string, valid: (v: unknown) => v is T): Promise<{ key: string; value: T }[]> => {
+    const out: { key: string; value: T }[] = [];
+    for (const k of await store.keys(prefix)) {
+      let value: unknown;
+      try {
+        value = await store.get(k);
+      } catch {
+        value = undefined;
+      }
+      if (valid(value)) out.push({ key: k, value });
+      else {
+        hooks.corrupt?.(k);
+        await store.remove(k);
+      }
+    }
+    return out;
+  };
+  return {
+    saveJob: async (job) => void (await store.set(key("outbox", job.id), job)),
+    removeJob: (id) => store.remove(key("outbox", id)),
+    async loadJobs() {
+      return (await load("outbox", isJob)).map((r) => r.value).sort((a, b) => a.createdAt - b.createdAt);
+    },
+    saveConversation: async (provider, incidentId, conversation) => void (await store.set(key("conversation", provider, incidentId), { provider, incidentId, conversation })),
+    removeConversation: (provider, incidentId) => store.remove(key("conversation", provider, incidentId)),
+    async loadConversations() {
+      return (await load("conversation", isConversation)).map((r) => r.value);
+    },
+    async saveDeadLetter(letter) {
+      await store.set(key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider), letter);
+      const all = await store.keys("deadletter");
+      for (const old of all.slice(0, Math.max(0, all.length - MAX_DEAD_LETTERS))) await store.remove(old);
+    },
+    async loadDeadLetters() {
+      return (await load("deadletter", isDeadLetter)).map((r) => r.value);
+    },
+  };
+}
+
+// --- internal ---
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+function isJob(v: unknown): v is Job {
+  return isObject(v) && typeof v.id === "string" && typeof v.provider === "string" && typeof v.createdAt === "number" && isObject(v.message) && typeof v.message.id === "string" && typeof v.message.incidentId === "string";
+}
+
+function isConversation(v: unknown): v is { provider: string; incidentId: string; conversation: string } {
+  return isObject(v) && typeof v.provider === "string" && typeof v.incidentId === "string" && typeof v.conversation === "string";
+}
+
+function isDeadLetter(v: unknown): v is DeadLetter {
+  return isObject(v) && typeof v.provider === "string" && typeof v.messageId === "string" && typeof v.at === "number";
+}
