@@ -132,3 +132,64 @@ describe("delivery", () => {
     expect(ids).toEqual(["busy#announce", "a#opened_resolved"]);
   });
 });
+
+describe("the outbox (spec 6, 8)", () => {
+  test("every job is written before its first attempt and removed once delivered; the next process resumes what is left", async () => {
+    const { openStateStore } = await import("../state/store.ts");
+    const { createDeliveryStore } = await import("../state/delivery-store.ts");
+    const store = createDeliveryStore(await openStateStore());
+    const clock = createFakeClock(0);
+    const seenInOutbox: number[] = [];
+    const first = createDelivery({
+      senders: new Map([["p", { send: async () => { seenInOutbox.push((await store.loadJobs()).length); return { kind: "retry", reason: "http_503" } as Outcome; } }]]),
+      clock,
+      logger: createSilentLogger(),
+      store,
+      random: () => 0.5,
+    });
+    first.enqueue(job(message("a", "announce")));
+    await clock.advance(0);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(seenInOutbox[0]).toBe(1);
+    first.stop();
+    // A new process with the same store: the job is sent, then gone from the outbox.
+    const { sender, sent } = scripted([], clock);
+    const second = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), store });
+    expect(await second.restore()).toBe(1);
+    await second.drain(1_000);
+    expect(sent.map((s) => s.id)).toEqual(["a#announce"]);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await store.loadJobs()).toEqual([]);
+  });
+
+  test("a job left over 24 hours is dropped on restore, and counted", async () => {
+    const { openStateStore } = await import("../state/store.ts");
+    const { createDeliveryStore } = await import("../state/delivery-store.ts");
+    const store = createDeliveryStore(await openStateStore());
+    await store.saveJob(job(message("old", "announce"), 0));
+    const clock = createFakeClock(RETRY_WINDOW_MS + 1);
+    const expired: string[] = [];
+    const { sender, sent } = scripted([], clock);
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), store, hooks: { expired: (j) => expired.push(j.id) } });
+    expect(await delivery.restore()).toBe(0);
+    expect(expired).toEqual(["p:old#announce"]);
+    expect(sent).toEqual([]);
+  });
+
+  test("a full outbox drops its oldest routine job to make room, never a resolve", async () => {
+    const clock = createFakeClock(0);
+    const { sender, ids, release } = gatedSender();
+    const saturated: string[] = [];
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), maxJobs: 3, hooks: { saturated: (j) => saturated.push(j.message.id) } });
+    delivery.enqueue(job(message("first", "announce"), 0));
+    await new Promise((r) => setTimeout(r, 1));
+    delivery.enqueue(job(message("r", "resolve"), 1, "urgent"));
+    delivery.enqueue(job(message("b", "announce"), 2));
+    delivery.enqueue(job(message("c", "announce"), 3));
+    delivery.enqueue(job(message("d", "announce"), 4));
+    expect(saturated).toEqual(["b#announce"]);
+    release();
+    await delivery.drain(1_000);
+    expect(ids).toEqual(["first#announce", "r#resolve", "c#announce", "d#announce"]);
+  });
+});

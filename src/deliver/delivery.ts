@@ -130,7 +130,8 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     }
   };
 
-  const deliverOne = async (provider: string, sender: Sender, flight: InFlight) => {
+  /** Attempts one job until it is settled (`done`) or the stage stops first (`stopped`: it stays in the outbox). */
+  const deliverOne = async (provider: string, sender: Sender, flight: InFlight): Promise<"done" | "stopped"> => {
     const job = flight.job;
     const key = `${provider}\u0000${job.message.incidentId}`;
     await saved.get(job.id);
@@ -150,7 +151,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         }
         hooks.providerState?.(provider, "ok");
         hooks.delivered?.(job);
-        return;
+        return "done";
       }
       if (outcome.kind === "permanent") {
         const letter: DeadLetter = { provider, messageId: job.message.id, incidentId: job.message.incidentId, action: job.message.action, reason: outcome.reason, at: clock.now() };
@@ -160,7 +161,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         logger.error(`delivery to ${provider} rejected permanently (${outcome.reason}); message ${job.message.id} dead-lettered, not retried`);
         hooks.providerState?.(provider, "rejected", outcome.reason);
         hooks.deadLettered?.(letter, job);
-        return;
+        return "done";
       }
       const settings = options.retry?.get(provider);
       // Retry-After always wins; a configured fixed delay replaces the backoff otherwise.
@@ -169,7 +170,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
       if (clock.now() + wait - job.createdAt > RETRY_WINDOW_MS || (settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts)) {
         logger.error(`delivery to ${provider} gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}${settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts ? " (retry.maxAttempts)" : " over 24 h"} (${why}); message ${job.message.id} not delivered there`);
         hooks.dropped?.(job, why);
-        return;
+        return "done";
       }
       hooks.providerState?.(provider, outcome.kind === "rateLimited" ? "rate_limited" : "unavailable", why);
       if (attempt === 1 || attempt % 10 === 0) logger.warn(`delivery to ${provider} failed (${why}); retry ${attempt} in ${Math.round(wait / 1000)} s`);
@@ -178,11 +179,12 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
       try {
         await clock.sleep(wait, AbortSignal.any([stopper.signal, flight.waiting.signal]));
       } catch {
-        return;
+        return stopper.signal.aborted ? "stopped" : "done";
       } finally {
         flight.waiting = undefined;
       }
     }
+    return stopper.signal.aborted && !flight.superseded ? "stopped" : "done";
   };
 
   const run = async (provider: string) => {
@@ -198,7 +200,12 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         if (!sender) {
           logger.error(`delivery: no provider named ${provider}; message ${job.message.id} dropped`);
           hooks.dropped?.(job, "unknown_provider");
-        } else await deliverOne(provider, sender, flight);
+        } else if ((await deliverOne(provider, sender, flight)) === "stopped") {
+          // Stopped mid-retry: the job stays in the outbox for the next process (counted deferred by the caller).
+          q.jobs.unshift(job);
+          q.inFlight = undefined;
+          break;
+        }
         if (flight.superseded) {
           q.inFlight = undefined;
           forget(job);
