@@ -31,6 +31,7 @@ export function createMetrics() {
     storageFileBytes: gauge("mon_storage_file_bytes", "State file size in bytes after the last maintenance round."),
     storageFreeBytes: gauge("mon_storage_free_bytes", "Free pages of the state file in bytes after the last maintenance round."),
     storageWriteFailures: counter("mon_storage_write_failures_total", "State writes that failed (delivery went on from memory)."),
+    trackerUntracked: counter("mon_tracker_untracked_total", "Issue creates whose response did not name the issue (issue-tracker providers)."),
     deliveryBudgetFolded: counter("mon_delivery_budget_folded_total", "Notifications folded into an overflow digest by a provider's hourly budget."),
     deliveryDigestSkipped: counter("mon_delivery_digest_skipped_total", "Overflow digests not sent because the provider skips plain messages (paging tools, trackers)."),
     decisionLag: new Histogram({

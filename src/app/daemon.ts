@@ -32,6 +32,8 @@ import { severityOverrides } from "../incident/overrides.ts";
 import { createAuditLog, type AuditLog } from "../audit/log.ts";
 import { scrubMessage } from "../notify/scrub.ts";
 import { renderOverflowDigest } from "../notify/summary.ts";
+import { redact } from "../notify/redact.ts";
+import { renderStartupNotice } from "../notify/notice.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
 export interface DaemonOptions {
@@ -144,10 +146,27 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   // The state store (spec 1.9): in memory in Community, one SQLite file under MON_DATA_DIR in Pro.
   const stateStore = await openStore(edition === "pro" ? loaded.runtime.dataDir : undefined, { logger, metrics, health });
-  const deliveryStore = createDeliveryStore(stateStore, { corrupt: (key) => {
-    metrics.storageCorruptRecords.inc();
-    logger.warn(`state store: record ${key} could not be decoded; skipped`);
-  } });
+  const stateReset = health.report().components.storage?.reason === "storage_reset";
+  // The last sign of life of the previous process (Pro): a long silence is an unwatched period to name.
+  const previousAlive = await stateStore.get(ALIVE_KEY).catch(() => undefined);
+  const lastAlive = typeof previousAlive === "number" && clock.now() - previousAlive > 2 * ALIVE_INTERVAL_MS ? previousAlive : undefined;
+  let aliveTimer: Cancel | undefined;
+  const beat = () => {
+    void stateStore.set(ALIVE_KEY, clock.now());
+    aliveTimer = clock.setTimer(beat, ALIVE_INTERVAL_MS);
+  };
+  if (stateStore.persistent) beat();
+  const deliveryStore = createDeliveryStore(
+    stateStore,
+    {
+      corrupt: (key) => {
+        metrics.storageCorruptRecords.inc();
+        logger.warn(`state store: record ${key} could not be decoded; skipped`);
+      },
+      expired: () => metrics.storageExpired.inc(),
+    },
+    () => clock.now(),
+  );
   const retry = new Map(built.providers.filter((p) => p.common.retry).map((p) => [p.definition.name, { ...(p.common.retry?.maxAttempts !== undefined ? { maxAttempts: p.common.retry.maxAttempts } : {}), ...(p.common.retry?.delay !== undefined ? { delayMs: parseDuration(p.common.retry.delay) } : {}) }] as const));
   const delivery = createDelivery({
     senders,
@@ -155,6 +174,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger,
     retry,
     store: deliveryStore,
+    clean: (text) => redact(text).text,
     hooks: {
       saturated: () => {
         metrics.deliveryQueueSaturated.inc();
@@ -355,11 +375,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         usageStarted = true;
         usage.start();
         probes?.start();
+        if (!config.app.disableStartupMessage) void announceStart();
       }
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
   allSynced = () => watcher.requiredSynced();
+  // The startup message (spec 6): a plain notice, scrubbed like every message, ahead of the first pass's news.
+  const announceStart = async () => {
+    const notice = renderStartupNotice(VERSION, cluster, clock.now(), { ...(lastAlive !== undefined ? { lastAlive } : {}), ...(stateReset ? { stateReset } : {}) });
+    routing = routing.then(async () => {
+      const clean = await scrubMessage(notice);
+      for (const job of router.route(clean.message, clock.now())) delivery.enqueue(job);
+    });
+  };
   logger.info(`mon ${VERSION} watching ${options.connection.server} (${options.connection.source})`);
   watcher.start();
 
@@ -395,11 +424,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       delivery.stop();
       await audit?.flush();
       maintenanceTimer?.();
+      aliveTimer?.();
       await stateStore.close().catch((error: unknown) => logger.warn(`state store: close failed: ${(error as Error).message}`));
       await server?.close();
     },
   };
 }
+
+/** State key of the heartbeat (epoch ms), written every ALIVE_INTERVAL_MS while mon runs (Pro). */
+const ALIVE_KEY = "meta:alive";
+const ALIVE_INTERVAL_MS = 60_000;
 
 /**
  * Opens the state store for the daemon (spec 1.9): memory without `dataDir`; the file under `dataDir`

@@ -193,3 +193,14 @@ describe("the outbox (spec 6, 8)", () => {
     expect(ids).toEqual(["first#announce", "r#resolve", "c#announce", "d#announce"]);
   });
 });
+
+describe("dead letters", () => {
+  test("the provider's answer is kept with credentials removed", async () => {
+    const clock = createFakeClock(0);
+    const { sender } = scripted([{ kind: "permanent", reason: "http_400: bad token xoxb-1234567890-abcdefghij in request" }], clock);
+    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), clean: (t) => t.replace(/xoxb-[\w-]+/g, "[redacted]") });
+    delivery.enqueue(job(message("a", "announce")));
+    await delivery.drain(1_000);
+    expect(delivery.deadLetters().map((l) => l.reason)).toEqual(["http_400: bad token [redacted] in request"]);
+  });
+});

@@ -78,7 +78,7 @@ export interface Delivery {
 /** Most jobs waiting across every provider (spec 8 outbox limit). */
 export const MAX_OUTBOX_JOBS = 2048;
 
-export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number; retry?: ReadonlyMap<string, RetrySettings>; store?: DeliveryStore; maxJobs?: number }): Delivery {
+export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number; retry?: ReadonlyMap<string, RetrySettings>; store?: DeliveryStore; maxJobs?: number; clean?: (text: string) => string }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
   const queues = new Map<string, { jobs: Job[]; inFlight?: InFlight; running: boolean }>();
@@ -154,12 +154,14 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         return "done";
       }
       if (outcome.kind === "permanent") {
-        const letter: DeadLetter = { provider, messageId: job.message.id, incidentId: job.message.incidentId, action: job.message.action, reason: outcome.reason, at: clock.now() };
+        // The provider's answer may echo what it was sent: credentials are removed before it is kept or logged.
+        const reason = options.clean ? options.clean(outcome.reason) : outcome.reason;
+        const letter: DeadLetter = { provider, messageId: job.message.id, incidentId: job.message.incidentId, action: job.message.action, reason, at: clock.now() };
         letters.push(letter);
         if (letters.length > (options.maxDeadLetters ?? 1000)) letters.shift();
         if (store) void persist("saving a dead letter", () => store.saveDeadLetter(letter));
-        logger.error(`delivery to ${provider} rejected permanently (${outcome.reason}); message ${job.message.id} dead-lettered, not retried`);
-        hooks.providerState?.(provider, "rejected", outcome.reason);
+        logger.error(`delivery to ${provider} rejected permanently (${reason}); message ${job.message.id} dead-lettered, not retried`);
+        hooks.providerState?.(provider, "rejected", reason);
         hooks.deadLettered?.(letter, job);
         return "done";
       }

@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 async function start(kubeconfig: (s: Simulator) => string): Promise<string> {
-  running = await startSimulatedDaemon({ kubeconfig, config: { alert: { stdout: {} } }, healthPort: 0 });
+  running = await startSimulatedDaemon({ kubeconfig, config: { app: { disableStartupMessage: true }, alert: { stdout: {} } }, healthPort: 0 });
   return running.daemon.healthUrl()!;
 }
 

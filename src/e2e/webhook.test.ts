@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { VERSION } from "../version.ts";
 
 const secrets = mkdtempSync(join(tmpdir(), "mon-webhook-"));
 const SECRET = "whsec_" + Buffer.from("a-signing-secret-of-32-bytes....").toString("base64");
@@ -311,5 +312,13 @@ describe("webhook: the daemon against the simulator", () => {
     const told = (await hook.waitFor(1))[0]!.json();
     expect(told.owner).toBe("team-payments");
     expect(told.text.split("\n")[1]).toBe("medium · CrashLoopBackOff · 1 finding · owner team-payments");
+  });
+
+  test("the startup message: one plain sentence with the version, before any incident; app.disableStartupMessage turns it off", async () => {
+    hook = await startCaptureServer();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", startupMessage: true });
+    const [notice] = await hook.waitFor(1);
+    expect(notice!.json()).toMatchObject({ action: "announce", delivery: "notice", root: { kind: "Cluster", name: "prod" } });
+    expect(notice!.json().text).toBe(`🔵 mon ${VERSION} started watching prod.`);
   });
 });

@@ -48,8 +48,12 @@ export interface Message {
   readonly owner?: string;
   /** Epoch ms of the decision that produced it. */
   readonly at: number;
-  /** Set on the startup summary and on the page-tier announcements sent only to paging tools and trackers. */
-  readonly delivery?: Delivery;
+  /**
+   * Set on the startup summary and on the page-tier announcements sent only to paging tools and trackers;
+   * `notice` on a plain notice about mon itself (the startup message), for every provider but paging tools
+   * and trackers.
+   */
+  readonly delivery?: Delivery | "notice";
   /** Incident ids a startup summary lists (their conversations start with it). */
   readonly covers?: readonly string[];
   /** For a summary, roll-up or digest: the problems it names, for route matching (spec 6 item 4). */

@@ -34,8 +34,8 @@ export interface WebhookBody {
   news: readonly string[];
   findings: { reason: string; object: { kind: string; namespace?: string; name: string }; container?: string; tier: string; summary: string; evidence: Record<string, string> }[];
   at: string;
-  /** `startup summary` or `roll-up` on a message naming several incidents (and on a roll-up's closing message); absent on others. */
-  delivery?: "startup summary" | "roll-up" | "digest";
+  /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
+  delivery?: "startup summary" | "roll-up" | "digest" | "notice";
   /** On a summary: the incident ids it lists (their updates and resolves follow under these ids). */
   covers?: readonly string[];
 }
@@ -96,6 +96,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
     })),
     at: new Date(message.at).toISOString(),
     ...(message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest" ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
+    ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
   };
 }
 

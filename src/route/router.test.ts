@@ -128,3 +128,12 @@ describe("router (Pro, spec 6 items 3-5)", () => {
     expect(to(router.route(message("c", "resolve"), 1))).toEqual(["pagerDuty", "slack", "webhook"]);
   });
 });
+
+describe("plain notices (spec 6)", () => {
+  test("go to every provider but paging tools and trackers, whatever their routes and budgets", () => {
+    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }], hourlyBudget: 1 }, { name: "pagerDuty", kind: "paging" }, { name: "webhook", kind: "info" }] });
+    router.route(message("a", "announce"), 0);
+    const notice = message("startup@0", "announce", { delivery: "notice", root: { kind: "Cluster", name: "prod" } });
+    expect(router.route(notice, 1).map((j) => j.provider)).toEqual(["slack", "webhook"]);
+  });
+});

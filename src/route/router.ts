@@ -97,6 +97,10 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
     ...(warning ? { warning } : {}),
     route(message, now, openedResolved) {
       let targets: readonly string[];
+      if (message.delivery === "notice") {
+        // Plain notices go to every provider but paging tools and trackers, whatever their routes (spec 6).
+        return active.filter((n) => !pages(n)).map((provider) => job(provider, message, now));
+      }
       if ((message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") && message.action === "announce") {
         // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
         targets = active.filter((n) => !pages(n) && routed(n, message));

@@ -8,14 +8,20 @@ export const MAX_DEAD_LETTERS = 1000;
 export interface DeliveryStoreHooks {
   /** A stored record that cannot be decoded was skipped (`mon_storage_corrupt_records_total`). */
   corrupt?(key: string): void;
+  /** A record older than its retention was deleted (`mon_storage_expired_total`). */
+  expired?(key: string): void;
 }
+
+/** Conversation ids older than this are forgotten (an incident open longer is told in a new thread): 30 days. */
+export const CONVERSATION_RETENTION_MS = 30 * 24 * 3_600_000;
 
 /**
  * The delivery records in the state store (spec 1.9, 6): `outbox:<job id>`, `conversation:<provider>:<incident>`,
  * `deadletter:<epoch ms>:<message id>`. Keys are URI-encoded so ids with `/` or `:` stay one key. A record
- * that does not decode is skipped and reported, never fatal.
+ * that does not decode is skipped and reported, never fatal. Retention: conversation ids for 30 days (`now`
+ * is the injected clock, epoch ms), dead letters the newest 1,000; outbox jobs are judged by delivery (24 h).
  */
-export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks = {}): DeliveryStore {
+export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks = {}, now: () => number = () => 0): DeliveryStore {
   const key = (...parts: string[]) => parts.map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join(":");
   const load = async <T>(prefix: string, valid: (v: unknown) => v is T): Promise<{ key: string; value: T }[]> => {
     const out: { key: string; value: T }[] = [];
@@ -40,10 +46,19 @@ export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks
     async loadJobs() {
       return (await load("outbox", isJob)).map((r) => r.value).sort((a, b) => a.createdAt - b.createdAt);
     },
-    saveConversation: async (provider, incidentId, conversation) => void (await store.set(key("conversation", provider, incidentId), { provider, incidentId, conversation })),
+    saveConversation: async (provider, incidentId, conversation) => void (await store.set(key("conversation", provider, incidentId), { provider, incidentId, conversation, savedAt: now() })),
     removeConversation: (provider, incidentId) => store.remove(key("conversation", provider, incidentId)),
     async loadConversations() {
-      return (await load("conversation", isConversation)).map((r) => r.value);
+      const out: { provider: string; incidentId: string; conversation: string }[] = [];
+      for (const { key: k, value } of await load("conversation", isConversation)) {
+        if (typeof value.savedAt === "number" && now() - value.savedAt > CONVERSATION_RETENTION_MS) {
+          await store.remove(k);
+          hooks.expired?.(k);
+          continue;
+        }
+        out.push({ provider: value.provider, incidentId: value.incidentId, conversation: value.conversation });
+      }
+      return out;
     },
     async saveDeadLetter(letter) {
       await store.set(key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider), letter);
@@ -64,7 +79,7 @@ function isJob(v: unknown): v is Job {
   return isObject(v) && typeof v.id === "string" && typeof v.provider === "string" && typeof v.createdAt === "number" && isObject(v.message) && typeof v.message.id === "string" && typeof v.message.incidentId === "string";
 }
 
-function isConversation(v: unknown): v is { provider: string; incidentId: string; conversation: string } {
+function isConversation(v: unknown): v is { provider: string; incidentId: string; conversation: string; savedAt?: number } {
   return isObject(v) && typeof v.provider === "string" && typeof v.incidentId === "string" && typeof v.conversation === "string";
 }
 

@@ -93,3 +93,18 @@ describe("delivery records (spec 6)", () => {
     await store.close();
   });
 });
+
+describe("retention", () => {
+  test("conversation ids older than 30 days are forgotten, and counted", async () => {
+    const store = await openStateStore();
+    let now = 0;
+    const expired: string[] = [];
+    const records = createDeliveryStore(store, { expired: (k) => expired.push(k) }, () => now);
+    await records.saveConversation("slack", "old", "1.1");
+    now = 20 * 86_400_000;
+    await records.saveConversation("slack", "recent", "2.2");
+    now = 31 * 86_400_000;
+    expect((await records.loadConversations()).map((c) => c.incidentId)).toEqual(["recent"]);
+    expect(expired).toHaveLength(1);
+  });
+});

@@ -29,12 +29,13 @@ export interface TestCluster {
  * only when the test advances it. `options.config` adds top-level configuration keys (silences, scope);
  * `options.edition` injects the edition (Community unless a test asks for Pro); `options.dnsMetricsPort`
  * points the cluster DNS metrics reads at a loopback server; `options.dataDir` is MON_DATA_DIR (a fresh
- * temporary directory unless given: Pro keeps its state file there).
+ * temporary directory unless given: Pro keeps its state file there); the startup message is off unless
+ * `options.startupMessage`, so tests count only the messages they cause.
  */
-export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition; dnsMetricsPort?: number; dataDir?: string } = {}): Promise<TestCluster> {
+export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition; dnsMetricsPort?: number; dataDir?: string; startupMessage?: boolean } = {}): Promise<TestCluster> {
   const sim = await startSimulator();
   const clock = createFakeClock(Date.now());
-  const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test" }, healthCheck: { enabled: false }, alert }), "test.yaml", { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")) });
+  const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test", disableStartupMessage: !options.startupMessage }, healthCheck: { enabled: false }, alert }), "test.yaml", { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")) });
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
   const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {}, ...(options.edition ? { edition: options.edition } : {}), ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}) });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);

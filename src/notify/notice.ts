@@ -1,0 +1,47 @@
+import type { Message } from "../model/message.ts";
+import { STATUS_EMOJI } from "./render.ts";
+
+/** Why this start is not an ordinary one (spec 6 startup message): an unwatched period, or a state reset. */
+export interface StartContext {
+  /** Epoch ms of the last sign of life of the previous process, when known and too long ago (a gap). */
+  readonly lastAlive?: number;
+  /** The state file was set aside and recreated. */
+  readonly stateReset?: boolean;
+}
+
+/**
+ * The startup message (spec 6): one plain sentence with one status emoji, no links, stating the version.
+ * An ordinary start is low-tier (🔵); a restart after a monitoring gap or a state reset is notify-tier (🟠)
+ * and names the unwatched period. `now` is epoch ms. Pure.
+ */
+export function renderStartupNotice(version: string, cluster: string, now: number, start: StartContext = {}): Message {
+  const name = cluster || "cluster";
+  const minutes = start.lastAlive !== undefined ? Math.max(1, Math.round((now - start.lastAlive) / 60_000)) : 0;
+  const clock = (t: number) => new Date(t).toISOString().slice(11, 16);
+  const why = [
+    ...(start.lastAlive !== undefined ? [`${clock(start.lastAlive)}–${clock(now)} UTC (${minutes} min) was not watched`] : []),
+    ...(start.stateReset ? ["its state file could not be used and was recreated, so open incidents are told again"] : []),
+  ];
+  const mark = why.length ? "notify" : "low";
+  const sentence = why.length ? `mon ${version} restarted on ${name}: ${why.join("; ")}.` : `mon ${version} started watching ${name}.`;
+  const text = `${STATUS_EMOJI[mark]} ${sentence}`;
+  return {
+    id: `startup@${now}#1`,
+    incidentId: `startup@${now}`,
+    action: "announce",
+    mark,
+    emoji: STATUS_EMOJI[mark],
+    tier: why.length ? "warning" : "normal",
+    mode: "notify",
+    title: sentence,
+    text,
+    markdown: text,
+    root: { kind: "Cluster", name },
+    reason: "Startup",
+    findings: [],
+    news: [],
+    dedupKey: `mon-${name}-startup-${now}`,
+    at: now,
+    delivery: "notice",
+  };
+}
