@@ -86,3 +86,25 @@ export function providerSuite(c: ProviderCase): void {
     }
   });
 }
+
+/** Builds a provider from raw options (parsed by its schema), with a real outbound client: for vendor-specific tests. */
+export function makeProvider(definition: ProviderDefinition, options: Record<string, unknown>, clusterName = "prod") {
+  return definition.create(v.parse(definition.options, options) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName, stdout: () => {} });
+}
+
+/** Sends messages through a provider in order, against a capture server answering `answer`; returns what the server received. */
+export async function sendAll(definition: ProviderDefinition, options: (base: string) => Record<string, unknown>, messages: readonly Message[], answer: ScriptedAnswer | ((request: import("./capture-server.ts").CapturedRequest) => ScriptedAnswer) = { status: 200, body: "ok" }, conversation?: (index: number) => string | undefined) {
+  const server = await startCaptureServer();
+  try {
+    server.setDefault(answer);
+    const provider = makeProvider(definition, options(server.url));
+    const outcomes: Outcome[] = [];
+    for (const [i, m] of messages.entries()) {
+      const c = conversation?.(i);
+      outcomes.push(await provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z"), ...(c ? { conversation: c } : {}) }));
+    }
+    return { requests: [...server.requests], outcomes };
+  } finally {
+    await server.close();
+  }
+}
