@@ -108,3 +108,26 @@ export async function sendAll(definition: ProviderDefinition, options: (base: st
     await server.close();
   }
 }
+
+/**
+ * The pager contract (providers.md 3.2): the conformance kit, then announce / update / resolve of one
+ * incident reach `path` with `headers`, carry the incident's dedup key in the vendor's field (`dedup`) and
+ * the vendor's status values (`status`: what announce, update and resolve send).
+ */
+export function pagerContract(c: ProviderCase & { readonly path: string; readonly headers?: Record<string, string>; readonly dedup: (body: any) => unknown; readonly status: (body: any) => unknown; readonly expected: readonly [announce: unknown, update: unknown, resolve: unknown] }): void {
+  providerSuite(c);
+  test(`${c.definition.name}: announce, update and resolve of one incident under its dedup key`, async () => {
+    const m = (action: "announce" | "update" | "resolve") => message("Deployment/shop/api", action, { mode: action === "announce" ? "page" : "notify", tier: action === "announce" ? "critical" : "high", dedupKey: "mon-prod-deployment-shop-api-page" });
+    const { requests, outcomes } = await sendAll(c.definition, c.options, [m("announce"), m("update"), m("resolve")], c.okAnswer ?? { status: 200, body: "ok" });
+    expect(outcomes.every((o) => o.kind === "ok")).toBe(true);
+    for (const r of requests) {
+      expect(r.method).toBe("POST");
+      expect(r.path).toBe(c.path);
+      expect(r.headers["content-type"]).toContain("application/json");
+      for (const [k, val] of Object.entries(c.headers ?? {})) expect(r.headers[k]).toBe(val);
+    }
+    const bodies = requests.map((r) => r.json());
+    expect(bodies.map(c.dedup)).toEqual(Array(3).fill("mon-prod-deployment-shop-api-page"));
+    expect(bodies.map(c.status)).toEqual([...c.expected]);
+  });
+}

@@ -1,0 +1,14 @@
+import * as v from "valibot";
+import { truncate } from "./http.ts";
+import { ends } from "./keys.ts";
+import { CredentialUrl, definePager } from "./pager.ts";
+
+/** Grafana OnCall formatted webhook (providers.md `grafanaOnCall`): `alert_uid` groups one incident; `state: ok` resolves. */
+export default definePager({
+  name: "grafanaOnCall",
+  title: "Grafana OnCall",
+  options: v.object({ webhookUrl: CredentialUrl("Formatted webhook integration URL") }),
+  credentials: ["webhookUrl"],
+  url: (o) => o.webhookUrl,
+  body: (m) => ({ alert_uid: m.dedupKey, title: truncate(m.title, 500), message: truncate(m.text, 20_000), state: ends(m) ? "ok" : "alerting" }),
+});

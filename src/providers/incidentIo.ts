@@ -1,0 +1,28 @@
+import * as v from "valibot";
+import { truncate } from "./http.ts";
+import { ends } from "./keys.ts";
+import { definePager } from "./pager.ts";
+
+/**
+ * incident.io HTTP alert source (providers.md `incidentIo`): `status` firing / resolved with the incident's
+ * `deduplication_key`; the bearer token authenticates the alert source.
+ */
+export default definePager({
+  name: "incidentIo",
+  title: "incident.io",
+  options: v.object({
+    token: v.pipe(v.string(), v.minLength(8), v.description("Alert source bearer token (a credential: ${file:/path}).")),
+    alertSourceConfigId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/, "must be the alert source config id"), v.description("The HTTP alert source's config id.")),
+    url: v.optional(v.pipe(v.string(), v.url(), v.description("API base.")), "https://api.incident.io"),
+  }),
+  credentials: ["token"],
+  url: (o) => `${o.url.replace(/\/+$/, "")}/v2/alert_events/http/${o.alertSourceConfigId}`,
+  headers: (o) => ({ authorization: `Bearer ${o.token}` }),
+  body: (m, _o, cluster) => ({
+    title: truncate(m.title, 500),
+    description: truncate(m.text, 100_000),
+    status: ends(m) ? "resolved" : "firing",
+    deduplication_key: m.dedupKey,
+    metadata: { cluster, reason: m.reason, tier: m.tier, mode: m.mode, ...(m.root.namespace ? { namespace: m.root.namespace } : {}), ...(m.owner ? { owner: m.owner } : {}) },
+  }),
+});

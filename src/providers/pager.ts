@@ -1,0 +1,49 @@
+import * as v from "valibot";
+import type { Message } from "../model/message.ts";
+import { defineProvider, type ProviderDefinition } from "./define.ts";
+import { sendAndClassify } from "./http.ts";
+
+/**
+ * The table-driven webhook pager (providers.md 5 "status + dedup field"): one JSON POST per incident message
+ * to a URL, the vendor's status field saying trigger / update / resolve and its dedup field carrying the
+ * incident's key, so repeats update one alert and the resolve closes it. Each vendor file gives its options,
+ * URL, headers and body; this builds the definition. Summaries and notices never reach a pager (route/).
+ */
+export function definePager<S extends v.GenericSchema>(spec: {
+  readonly name: string;
+  readonly title: string;
+  readonly options: S;
+  readonly credentials: readonly string[];
+  readonly url: (options: v.InferOutput<S>) => string;
+  readonly headers?: (options: v.InferOutput<S>) => Record<string, string>;
+  readonly body: (message: Message, options: v.InferOutput<S>, cluster: string) => unknown;
+}): Readonly<ProviderDefinition<S>> {
+  return defineProvider({
+    name: spec.name,
+    kind: "paging",
+    title: spec.title,
+    threading: "dedup_key",
+    options: spec.options,
+    credentials: spec.credentials,
+    create(options, deps) {
+      return {
+        name: spec.name,
+        kind: "paging",
+        async send(message, context) {
+          const request = { url: spec.url(options), headers: { "content-type": "application/json", ...spec.headers?.(options) }, body: JSON.stringify(spec.body(message, options, deps.clusterName)), signal: context.signal };
+          return (await sendAndClassify(deps.http, request, context.now)).outcome;
+        },
+      };
+    },
+  });
+}
+
+/** A pager's four-step severity scale for a message: page-tier is the top, high next, then medium/warning, normal last. */
+export function severityOf<T>(message: Message, scale: readonly [page: T, high: T, medium: T, low: T]): T {
+  if (message.mode === "page") return scale[0];
+  if (message.tier === "high" || message.tier === "critical") return scale[1];
+  return message.tier === "normal" ? scale[3] : scale[2];
+}
+
+/** A webhook URL option that is a credential (the token is in the URL). */
+export const CredentialUrl = (what: string) => v.pipe(v.string(), v.url(), v.description(`${what} (a credential: \${file:/path}).`));
