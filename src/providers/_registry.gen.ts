@@ -6,6 +6,8 @@ import p_googleChat from "./googleChat.ts";
 import p_grafanaOnCall from "./grafanaOnCall.ts";
 import p_ilert from "./ilert.ts";
 import p_incidentIo from "./incidentIo.ts";
+import p_jsmOps from "./jsmOps.ts";
+import p_opsgenie from "./opsgenie.ts";
 import p_pagerDuty from "./pagerDuty.ts";
 import p_pagerTree from "./pagerTree.ts";
 import p_rootly from "./rootly.ts";
@@ -28,6 +30,8 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "grafanaOnCall": p_grafanaOnCall as unknown as ProviderDefinition,
   "ilert": p_ilert as unknown as ProviderDefinition,
   "incidentIo": p_incidentIo as unknown as ProviderDefinition,
+  "jsmOps": p_jsmOps as unknown as ProviderDefinition,
+  "opsgenie": p_opsgenie as unknown as ProviderDefinition,
   "pagerDuty": p_pagerDuty as unknown as ProviderDefinition,
   "pagerTree": p_pagerTree as unknown as ProviderDefinition,
   "rootly": p_rootly as unknown as ProviderDefinition,

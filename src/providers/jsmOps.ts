@@ -1,0 +1,13 @@
+import { defineGenie } from "./genie.ts";
+
+/**
+ * Jira Service Management Operations (providers.md `jsmOps`): Opsgenie's successor, the same alert API under
+ * `https://api.atlassian.com/jsm/ops/integration`, with a JSM API-integration key (Atlassian API tokens are not
+ * accepted). No check call is documented for integration keys.
+ */
+export default defineGenie({
+  name: "jsmOps",
+  title: "Jira Service Management Operations",
+  baseUrl: (o) => o.url ?? "https://api.atlassian.com/jsm/ops/integration",
+  check: false,
+});
