@@ -3,13 +3,17 @@ import type { ProviderDefinition } from "./define.ts";
 import p_discord from "./discord.ts";
 import p_fireHydrant from "./fireHydrant.ts";
 import p_googleChat from "./googleChat.ts";
+import p_gotify from "./gotify.ts";
 import p_grafanaOnCall from "./grafanaOnCall.ts";
 import p_ilert from "./ilert.ts";
 import p_incidentIo from "./incidentIo.ts";
 import p_jsmOps from "./jsmOps.ts";
+import p_ntfy from "./ntfy.ts";
 import p_opsgenie from "./opsgenie.ts";
 import p_pagerDuty from "./pagerDuty.ts";
 import p_pagerTree from "./pagerTree.ts";
+import p_pushbullet from "./pushbullet.ts";
+import p_pushover from "./pushover.ts";
 import p_rootly from "./rootly.ts";
 import p_signl4 from "./signl4.ts";
 import p_slack from "./slack.ts";
@@ -27,13 +31,17 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "discord": p_discord as unknown as ProviderDefinition,
   "fireHydrant": p_fireHydrant as unknown as ProviderDefinition,
   "googleChat": p_googleChat as unknown as ProviderDefinition,
+  "gotify": p_gotify as unknown as ProviderDefinition,
   "grafanaOnCall": p_grafanaOnCall as unknown as ProviderDefinition,
   "ilert": p_ilert as unknown as ProviderDefinition,
   "incidentIo": p_incidentIo as unknown as ProviderDefinition,
   "jsmOps": p_jsmOps as unknown as ProviderDefinition,
+  "ntfy": p_ntfy as unknown as ProviderDefinition,
   "opsgenie": p_opsgenie as unknown as ProviderDefinition,
   "pagerDuty": p_pagerDuty as unknown as ProviderDefinition,
   "pagerTree": p_pagerTree as unknown as ProviderDefinition,
+  "pushbullet": p_pushbullet as unknown as ProviderDefinition,
+  "pushover": p_pushover as unknown as ProviderDefinition,
   "rootly": p_rootly as unknown as ProviderDefinition,
   "signl4": p_signl4 as unknown as ProviderDefinition,
   "slack": p_slack as unknown as ProviderDefinition,

@@ -1,0 +1,37 @@
+import * as v from "valibot";
+import { defineProvider } from "./define.ts";
+import { sendAndClassify, truncate } from "./http.ts";
+
+const Options = v.object({
+  url: v.pipe(v.string(), v.url(), v.description("Gotify server URL.")),
+  appToken: v.pipe(v.string(), v.minLength(4), v.description("Application token (a credential: ${file:/path}).")),
+});
+
+/**
+ * Gotify (providers.md `gotify`): `POST {url}/message` with `X-Gotify-Key`, title, Markdown message and a
+ * priority (8 page-tier, 5 notify, 2 low). No threads. `check` reads `/health`; only a send proves the
+ * application token, and `check` never sends.
+ */
+export default defineProvider({
+  name: "gotify",
+  kind: "info",
+  title: "Gotify",
+  threading: "none",
+  options: Options,
+  credentials: ["appToken"],
+  create(options, deps) {
+    const base = options.url.replace(/\/+$/, "");
+    return {
+      name: "gotify",
+      kind: "info",
+      async send(message, context) {
+        const priority = message.mode === "page" ? 8 : message.mode === "digest" || message.tier === "normal" ? 2 : 5;
+        const body = JSON.stringify({ title: truncate(message.title, 250), message: truncate(message.markdown, 60_000), priority, extras: { "client::display": { contentType: "text/markdown" } } });
+        return (await sendAndClassify(deps.http, { url: `${base}/message`, headers: { "content-type": "application/json", "x-gotify-key": options.appToken }, body, signal: context.signal }, context.now)).outcome;
+      },
+      async check(signal) {
+        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/health`, signal }, Date.now())).outcome;
+      },
+    };
+  },
+});

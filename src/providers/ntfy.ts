@@ -1,0 +1,65 @@
+import * as v from "valibot";
+import type { Message } from "../model/message.ts";
+import { defineProvider } from "./define.ts";
+import { sendAndClassify } from "./http.ts";
+import { shortKey } from "./keys.ts";
+
+/** ntfy turns a body over 4,096 bytes into an attachment: the text is cut to stay a message. */
+const BODY_MAX_BYTES = 4_000;
+
+const Options = v.pipe(
+  v.object({
+    url: v.optional(v.pipe(v.string(), v.url(), v.description("Server URL.")), "https://ntfy.sh"),
+    topic: v.pipe(v.string(), v.regex(/^[-_A-Za-z0-9]{1,64}$/, "must be a topic name (letters, digits, - and _)"), v.description("Topic to publish to.")),
+    accessToken: v.optional(v.pipe(v.string(), v.description("Access token `tk_…` (a credential: ${file:/path})."))),
+    username: v.optional(v.pipe(v.string(), v.description("User for basic auth, with `password`."))),
+    password: v.optional(v.pipe(v.string(), v.description("Password for basic auth (a credential: ${file:/path})."))),
+  }),
+  v.check((o) => !(o.accessToken && o.password), "set accessToken or username/password, not both"),
+  v.check((o) => Boolean(o.username) === Boolean(o.password), "username and password go together"),
+);
+
+/**
+ * ntfy (providers.md `ntfy`): the text as the body, `Title`, `Priority` (5 for page-tier, 4 high, 3
+ * otherwise, 2 for low-priority) and `Tags` headers. Every message of an incident carries one `X-Sequence-ID`
+ * derived from its key, so ntfy ≥ 2.16 updates that notification in place (older servers post a new one).
+ */
+export default defineProvider({
+  name: "ntfy",
+  kind: "info",
+  title: "ntfy",
+  threading: "edit",
+  options: Options,
+  credentials: ["accessToken", "password"],
+  create(options, deps) {
+    const auth = options.accessToken ? `Bearer ${options.accessToken}` : options.password ? `Basic ${btoa(`${options.username}:${options.password}`)}` : undefined;
+    return {
+      name: "ntfy",
+      kind: "info",
+      async send(message, context) {
+        const request = { url: `${options.url.replace(/\/+$/, "")}/${options.topic}`, headers: { ...ntfyHeaders(message), ...(auth ? { authorization: auth } : {}) }, body: cutBytes(message.text, BODY_MAX_BYTES), signal: context.signal };
+        return (await sendAndClassify(deps.http, request, context.now)).outcome;
+      },
+    };
+  },
+});
+
+/** The publish headers for one message (values ASCII-safe: ntfy reads RFC 2047-encoded titles). */
+export function ntfyHeaders(message: Message): Record<string, string> {
+  const priority = message.mode === "page" ? "5" : message.tier === "high" ? "4" : message.mode === "digest" || message.tier === "normal" ? "2" : "3";
+  const tag = message.action === "resolve" || message.action === "opened_resolved" ? "white_check_mark" : message.mode === "page" ? "rotating_light" : "warning";
+  return {
+    "content-type": "text/plain; charset=utf-8",
+    title: `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(message.title.slice(0, 250))))}?=`,
+    priority,
+    tags: tag,
+    "x-sequence-id": shortKey(message.root.kind === "Cluster" ? message.incidentId : message.dedupKey, 64).replace(/[^-_A-Za-z0-9]/g, "-"),
+  };
+}
+
+function cutBytes(text: string, max: number): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= max) return text;
+  const marker = "… (truncated)";
+  return new TextDecoder().decode(bytes.slice(0, max - 20)).replace(/\uFFFD+$/, "") + marker;
+}

@@ -1,0 +1,52 @@
+import * as v from "valibot";
+import { defineProvider } from "./define.ts";
+import { sendAndClassify, truncate } from "./http.ts";
+import { shortKey } from "./keys.ts";
+
+const Options = v.object({
+  appToken: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{30}$/, "must be a 30-character application token"), v.description("Application API token (a credential: ${file:/path}).")),
+  userKey: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{30}$/, "must be a 30-character user or group key"), v.description("User or group key (a credential: ${file:/path}).")),
+  device: v.optional(v.pipe(v.string(), v.description("Only this device."))),
+  url: v.optional(v.pipe(v.string(), v.url(), v.description("API base.")), "https://api.pushover.net"),
+});
+
+/**
+ * Pushover (providers.md `pushover`): `POST /1/messages.json` with title (≤ 250), message (≤ 1,024) and
+ * priority 1 for page-tier (high priority, not emergency: emergency repeats until acknowledged), 0 for
+ * notify, −1 for low. Pushover answers `{status:1}`; a 4xx names the problem in `errors`. `check` validates
+ * the user key (`/1/users/validate.json`), which sends nothing.
+ */
+export default defineProvider({
+  name: "pushover",
+  kind: "info",
+  title: "Pushover",
+  threading: "none",
+  options: Options,
+  credentials: ["appToken", "userKey"],
+  create(options, deps) {
+    const base = options.url.replace(/\/+$/, "");
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    const post = async (path: string, fields: Record<string, string>, signal: AbortSignal, now: number) =>
+      (await sendAndClassify(deps.http, { url: `${base}${path}`, headers: { "content-type": "application/x-www-form-urlencoded" }, body: form(fields), signal }, now)).outcome;
+    return {
+      name: "pushover",
+      kind: "info",
+      send: (message, context) =>
+        post(
+          "/1/messages.json",
+          {
+            token: options.appToken,
+            user: options.userKey,
+            title: truncate(message.title, 250),
+            message: truncate(message.text, 1_024),
+            priority: message.mode === "page" ? "1" : message.mode === "digest" || message.tier === "normal" ? "-1" : "0",
+            tags: shortKey(message.dedupKey, 64),
+            ...(options.device ? { device: options.device } : {}),
+          },
+          context.signal,
+          context.now,
+        ),
+      check: (signal) => post("/1/users/validate.json", { token: options.appToken, user: options.userKey }, signal, Date.now()),
+    };
+  },
+});
