@@ -52,3 +52,22 @@ export function truncate(text: string, max: number, marker = "… (truncated)"):
   if (text.length <= max) return text;
   return text.slice(0, Math.max(0, max - marker.length)) + marker;
 }
+
+/**
+ * For vendors that answer HTTP 200 with an error code in the body (providers.md 1.4: Feishu `code`, DingTalk
+ * and WeCom `errcode`): the HTTP outcome first, then `code` from the parsed body — `0` (or absent) is ok, a
+ * code in `rateLimited` waits, any other is permanent and quoted with `message`.
+ */
+export function classifyBodyCode(outcome: Outcome, body: string | undefined, read: (json: Record<string, unknown>) => { code?: unknown; message?: unknown }, rateLimited: readonly number[]): Outcome {
+  if (outcome.kind !== "ok" || !body) return outcome;
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return outcome;
+  }
+  const { code, message } = read(json);
+  if (code === undefined || code === 0) return outcome;
+  if (typeof code === "number" && rateLimited.includes(code)) return { kind: "rateLimited" };
+  return { kind: "permanent", reason: `error ${String(code)}: ${String(message ?? "").slice(0, 200)}` };
+}
