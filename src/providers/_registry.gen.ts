@@ -10,6 +10,8 @@ import p_grafanaOnCall from "./grafanaOnCall.ts";
 import p_ilert from "./ilert.ts";
 import p_incidentIo from "./incidentIo.ts";
 import p_jsmOps from "./jsmOps.ts";
+import p_matrix from "./matrix.ts";
+import p_mattermost from "./mattermost.ts";
 import p_ntfy from "./ntfy.ts";
 import p_opsgenie from "./opsgenie.ts";
 import p_pagerDuty from "./pagerDuty.ts";
@@ -25,6 +27,7 @@ import p_stdout from "./stdout.ts";
 import p_teams from "./teams.ts";
 import p_telegram from "./telegram.ts";
 import p_victorOps from "./victorOps.ts";
+import p_webex from "./webex.ts";
 import p_webhook from "./webhook.ts";
 import p_wecom from "./wecom.ts";
 import p_zenduty from "./zenduty.ts";
@@ -41,6 +44,8 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "ilert": p_ilert as unknown as ProviderDefinition,
   "incidentIo": p_incidentIo as unknown as ProviderDefinition,
   "jsmOps": p_jsmOps as unknown as ProviderDefinition,
+  "matrix": p_matrix as unknown as ProviderDefinition,
+  "mattermost": p_mattermost as unknown as ProviderDefinition,
   "ntfy": p_ntfy as unknown as ProviderDefinition,
   "opsgenie": p_opsgenie as unknown as ProviderDefinition,
   "pagerDuty": p_pagerDuty as unknown as ProviderDefinition,
@@ -56,6 +61,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "teams": p_teams as unknown as ProviderDefinition,
   "telegram": p_telegram as unknown as ProviderDefinition,
   "victorOps": p_victorOps as unknown as ProviderDefinition,
+  "webex": p_webex as unknown as ProviderDefinition,
   "webhook": p_webhook as unknown as ProviderDefinition,
   "wecom": p_wecom as unknown as ProviderDefinition,
   "zenduty": p_zenduty as unknown as ProviderDefinition,

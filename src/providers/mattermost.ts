@@ -1,0 +1,73 @@
+import * as v from "valibot";
+import type { Outcome } from "../model/job.ts";
+import { defineProvider } from "./define.ts";
+import { sendAndClassify, truncate } from "./http.ts";
+import { ends } from "./keys.ts";
+
+/** Mattermost posts hold at most 16,383 characters. */
+const TEXT_MAX = 16_000;
+
+const Options = v.pipe(
+  v.object({
+    webhookUrl: v.optional(v.pipe(v.string(), v.url(), v.description("Incoming webhook URL `https://{host}/hooks/{key}` (a credential: ${file:/path}). Cannot thread."))),
+    botToken: v.optional(v.pipe(v.string(), v.description("Bot access token (a credential: ${file:/path}); with `url` and `channelId`, threads updates."))),
+    url: v.optional(v.pipe(v.string(), v.url(), v.description("Server URL, for the bot token."))),
+    channelId: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9]{26}$/, "must be a 26-character channel id"), v.description("Channel id, for the bot token."))),
+    username: v.optional(v.pipe(v.string(), v.description("Name shown on webhook posts (when the hook allows overrides)."))),
+  }),
+  v.check((o) => Boolean(o.webhookUrl) !== Boolean(o.botToken), "set either webhookUrl, or botToken with url and channelId"),
+  v.check((o) => !o.botToken || (Boolean(o.url) && Boolean(o.channelId)), "botToken needs url and channelId"),
+);
+
+/**
+ * Mattermost (providers.md `mattermost`). Webhook mode: one post per message (no id comes back, so no
+ * thread). Bot mode: `POST /api/v4/posts`; the announcement's post id is the conversation, updates and the
+ * resolve reply with `root_id`, and the resolve also patches the announcement. `check` (bot mode) reads
+ * `/api/v4/users/me` and the channel.
+ */
+export default defineProvider({
+  name: "mattermost",
+  kind: "chat",
+  title: "Mattermost",
+  threading: "thread",
+  options: Options,
+  credentials: ["webhookUrl", "botToken"],
+  create(options, deps) {
+    const api = (path: string) => `${(options.url ?? "").replace(/\/+$/, "")}/api/v4${path}`;
+    const auth = { authorization: `Bearer ${options.botToken ?? ""}` };
+    const json = (method: "POST" | "PUT" | "GET", url: string, body: unknown, signal: AbortSignal, now: number, headers: Record<string, string> = {}) =>
+      sendAndClassify(deps.http, { method, url, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    return {
+      name: "mattermost",
+      kind: "chat",
+      async send(message, context): Promise<Outcome> {
+        const text = truncate(message.markdown, TEXT_MAX);
+        if (options.webhookUrl) return (await json("POST", options.webhookUrl, { text, ...(options.username ? { username: options.username } : {}) }, context.signal, context.now)).outcome;
+        const root = message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
+        const { outcome, answer } = await json("POST", api("/posts"), { channel_id: options.channelId, message: text, ...(root ? { root_id: root } : {}) }, context.signal, context.now, auth);
+        if (outcome.kind !== "ok") return outcome;
+        if (root && ends(message)) await json("PUT", api(`/posts/${root}/patch`), { message: text }, context.signal, context.now, auth);
+        const id = postId(answer?.body);
+        return root ? { kind: "ok", conversation: root } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
+      },
+      ...(options.botToken
+        ? {
+            async check(signal: AbortSignal) {
+              const me = await json("GET", api("/users/me"), undefined, signal, Date.now(), auth);
+              if (me.outcome.kind !== "ok") return me.outcome;
+              return (await json("GET", api(`/channels/${options.channelId}`), undefined, signal, Date.now(), auth)).outcome;
+            },
+          }
+        : {}),
+    };
+  },
+});
+
+function postId(body: string | undefined): string | undefined {
+  try {
+    const id = (JSON.parse(body ?? "") as { id?: unknown }).id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,64 @@
+import * as v from "valibot";
+import type { Outcome } from "../model/job.ts";
+import { defineProvider } from "./define.ts";
+import { sendAndClassify } from "./http.ts";
+import { ends } from "./keys.ts";
+
+/** Webex caps a message at 7,439 bytes (the figure Alertmanager truncates to). */
+const MAX_BYTES = 7_400;
+
+const Options = v.object({
+  botToken: v.pipe(v.string(), v.minLength(16), v.description("Bot access token (a credential: ${file:/path}).")),
+  roomId: v.pipe(v.string(), v.minLength(8), v.description("Room (space) id the bot is a member of.")),
+  apiUrl: v.optional(v.pipe(v.string(), v.url(), v.description("API base.")), "https://webexapis.com"),
+});
+
+/**
+ * Webex bot (providers.md `webex`): `POST /v1/messages` in Markdown; the announcement's id is the
+ * conversation, updates and the resolve are threaded replies (`parentId`), and the resolve also edits the
+ * announcement (`PUT /v1/messages/{id}`). `check` reads `/v1/people/me` and the room.
+ */
+export default defineProvider({
+  name: "webex",
+  kind: "chat",
+  title: "Webex",
+  threading: "thread",
+  options: Options,
+  credentials: ["botToken"],
+  create(options, deps) {
+    const base = `${options.apiUrl.replace(/\/+$/, "")}/v1`;
+    const call = (method: "POST" | "PUT" | "GET", path: string, body: unknown, signal: AbortSignal, now: number) =>
+      sendAndClassify(deps.http, { method, url: `${base}${path}`, headers: { "content-type": "application/json", authorization: `Bearer ${options.botToken}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    return {
+      name: "webex",
+      kind: "chat",
+      async send(message, context): Promise<Outcome> {
+        const markdown = capBytes(message.markdown, MAX_BYTES);
+        const parent = message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
+        const { outcome, answer } = await call("POST", "/messages", { roomId: options.roomId, markdown, ...(parent ? { parentId: parent } : {}) }, context.signal, context.now);
+        if (outcome.kind !== "ok") return outcome;
+        if (parent && ends(message)) await call("PUT", `/messages/${parent}`, { roomId: options.roomId, markdown }, context.signal, context.now);
+        const id = idOf(answer?.body);
+        return parent ? { kind: "ok", conversation: parent } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
+      },
+      async check(signal) {
+        const me = await call("GET", "/people/me", undefined, signal, Date.now());
+        return me.outcome.kind !== "ok" ? me.outcome : (await call("GET", `/rooms/${encodeURIComponent(options.roomId)}`, undefined, signal, Date.now())).outcome;
+      },
+    };
+  },
+});
+
+function capBytes(text: string, max: number): string {
+  const bytes = new TextEncoder().encode(text);
+  return bytes.length <= max ? text : `${new TextDecoder().decode(bytes.slice(0, max - 20)).replace(/\uFFFD+$/, "")}… (truncated)`;
+}
+
+function idOf(body: string | undefined): string | undefined {
+  try {
+    const id = (JSON.parse(body ?? "") as { id?: unknown }).id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
