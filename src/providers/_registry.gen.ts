@@ -3,14 +3,17 @@ import type { ProviderDefinition } from "./define.ts";
 import p_datadog from "./datadog.ts";
 import p_dingtalk from "./dingtalk.ts";
 import p_discord from "./discord.ts";
+import p_elasticsearch from "./elasticsearch.ts";
 import p_feishu from "./feishu.ts";
 import p_fireHydrant from "./fireHydrant.ts";
 import p_googleChat from "./googleChat.ts";
 import p_gotify from "./gotify.ts";
+import p_grafanaAnnotations from "./grafanaAnnotations.ts";
 import p_grafanaOnCall from "./grafanaOnCall.ts";
 import p_ilert from "./ilert.ts";
 import p_incidentIo from "./incidentIo.ts";
 import p_jsmOps from "./jsmOps.ts";
+import p_kafka from "./kafka.ts";
 import p_loki from "./loki.ts";
 import p_matrix from "./matrix.ts";
 import p_mattermost from "./mattermost.ts";
@@ -22,6 +25,7 @@ import p_pagerTree from "./pagerTree.ts";
 import p_pushbullet from "./pushbullet.ts";
 import p_pushover from "./pushover.ts";
 import p_rootly from "./rootly.ts";
+import p_sentry from "./sentry.ts";
 import p_signl4 from "./signl4.ts";
 import p_slack from "./slack.ts";
 import p_spike from "./spike.ts";
@@ -30,6 +34,7 @@ import p_squadcast from "./squadcast.ts";
 import p_stdout from "./stdout.ts";
 import p_teams from "./teams.ts";
 import p_telegram from "./telegram.ts";
+import p_twilio from "./twilio.ts";
 import p_victorOps from "./victorOps.ts";
 import p_webex from "./webex.ts";
 import p_webhook from "./webhook.ts";
@@ -42,14 +47,17 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "datadog": p_datadog as unknown as ProviderDefinition,
   "dingtalk": p_dingtalk as unknown as ProviderDefinition,
   "discord": p_discord as unknown as ProviderDefinition,
+  "elasticsearch": p_elasticsearch as unknown as ProviderDefinition,
   "feishu": p_feishu as unknown as ProviderDefinition,
   "fireHydrant": p_fireHydrant as unknown as ProviderDefinition,
   "googleChat": p_googleChat as unknown as ProviderDefinition,
   "gotify": p_gotify as unknown as ProviderDefinition,
+  "grafanaAnnotations": p_grafanaAnnotations as unknown as ProviderDefinition,
   "grafanaOnCall": p_grafanaOnCall as unknown as ProviderDefinition,
   "ilert": p_ilert as unknown as ProviderDefinition,
   "incidentIo": p_incidentIo as unknown as ProviderDefinition,
   "jsmOps": p_jsmOps as unknown as ProviderDefinition,
+  "kafka": p_kafka as unknown as ProviderDefinition,
   "loki": p_loki as unknown as ProviderDefinition,
   "matrix": p_matrix as unknown as ProviderDefinition,
   "mattermost": p_mattermost as unknown as ProviderDefinition,
@@ -61,6 +69,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "pushbullet": p_pushbullet as unknown as ProviderDefinition,
   "pushover": p_pushover as unknown as ProviderDefinition,
   "rootly": p_rootly as unknown as ProviderDefinition,
+  "sentry": p_sentry as unknown as ProviderDefinition,
   "signl4": p_signl4 as unknown as ProviderDefinition,
   "slack": p_slack as unknown as ProviderDefinition,
   "spike": p_spike as unknown as ProviderDefinition,
@@ -69,6 +78,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "stdout": p_stdout as unknown as ProviderDefinition,
   "teams": p_teams as unknown as ProviderDefinition,
   "telegram": p_telegram as unknown as ProviderDefinition,
+  "twilio": p_twilio as unknown as ProviderDefinition,
   "victorOps": p_victorOps as unknown as ProviderDefinition,
   "webex": p_webex as unknown as ProviderDefinition,
   "webhook": p_webhook as unknown as ProviderDefinition,
