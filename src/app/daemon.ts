@@ -182,6 +182,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
       expired: () => metrics.deliveryPendingDropped.inc(),
       attempted: () => metrics.deliveryNotifications.inc(),
+      delivered: (job, outcome) => {
+        if (outcome?.kind === "ok" && outcome.untracked) {
+          metrics.trackerUntracked.inc();
+          logger.warn(`${job.provider}: the issue created for ${job.message.incidentId} was not named in the answer; later messages will look it up by its key`);
+        }
+      },
       retried: () => metrics.deliveryRetries.inc(),
       dropped: (job) => {
         if (handOver(job)) return;

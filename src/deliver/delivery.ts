@@ -30,7 +30,7 @@ export interface RetrySettings {
 export interface DeliveryHooks {
   attempted?(provider: string): void;
   retried?(provider: string): void;
-  delivered?(job: Job): void;
+  delivered?(job: Job, outcome?: Outcome): void;
   dropped?(job: Job, reason: string): void;
   deadLettered?(letter: DeadLetter, job: Job): void;
   queueDepth?(provider: string, depth: number): void;
@@ -150,7 +150,7 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
           if (store) void persist("saving a conversation id", () => store.saveConversation(provider, job.message.incidentId, conversation));
         }
         hooks.providerState?.(provider, "ok");
-        hooks.delivered?.(job);
+        hooks.delivered?.(job, outcome);
         return "done";
       }
       if (outcome.kind === "permanent") {

@@ -16,9 +16,12 @@ export interface Job {
   readonly openedResolved?: Message;
 }
 
-/** How a provider classified one delivery attempt (STYLE.md convention 3). `conversation` is the vendor's thread id, when it gave one. */
+/**
+ * How a provider classified one delivery attempt (STYLE.md convention 3). `conversation` is the vendor's
+ * thread id, when it gave one; `untracked` marks an issue create whose answer named no issue.
+ */
 export type Outcome =
-  | { readonly kind: "ok"; readonly conversation?: string }
+  | { readonly kind: "ok"; readonly conversation?: string; readonly untracked?: boolean }
   | { readonly kind: "retry"; readonly reason: string; readonly afterMs?: number }
   | { readonly kind: "rateLimited"; readonly afterMs?: number }
   | { readonly kind: "permanent"; readonly reason: string };

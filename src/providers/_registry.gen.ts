@@ -6,6 +6,8 @@ import p_discord from "./discord.ts";
 import p_elasticsearch from "./elasticsearch.ts";
 import p_feishu from "./feishu.ts";
 import p_fireHydrant from "./fireHydrant.ts";
+import p_githubIssues from "./githubIssues.ts";
+import p_gitlabIssues from "./gitlabIssues.ts";
 import p_googleChat from "./googleChat.ts";
 import p_gotify from "./gotify.ts";
 import p_grafanaAnnotations from "./grafanaAnnotations.ts";
@@ -50,6 +52,8 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "elasticsearch": p_elasticsearch as unknown as ProviderDefinition,
   "feishu": p_feishu as unknown as ProviderDefinition,
   "fireHydrant": p_fireHydrant as unknown as ProviderDefinition,
+  "githubIssues": p_githubIssues as unknown as ProviderDefinition,
+  "gitlabIssues": p_gitlabIssues as unknown as ProviderDefinition,
   "googleChat": p_googleChat as unknown as ProviderDefinition,
   "gotify": p_gotify as unknown as ProviderDefinition,
   "grafanaAnnotations": p_grafanaAnnotations as unknown as ProviderDefinition,
