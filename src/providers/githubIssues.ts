@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { jsonApi, parseJson as parse, truncate } from "./http.ts";
 import { defineTracker, marker } from "./tracker.ts";
 
 /** GitHub caps an issue body at 65,536 characters; label names at 50 (so the key goes in a hidden marker). */
@@ -27,9 +27,7 @@ export default defineTracker({
   credentials: ["token"],
   api(o, http) {
     const base = `${o.apiUrl.replace(/\/+$/, "")}/repos/${o.owner}/${o.repo}`;
-    const headers = { "content-type": "application/json", accept: "application/vnd.github+json", authorization: `Bearer ${o.token}`, "x-github-api-version": "2022-11-28" };
-    const call = (method: "GET" | "POST" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
-      sendAndClassify(http, { method, url: `${base}${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    const call = jsonApi(http, base, { accept: "application/vnd.github+json", authorization: `Bearer ${o.token}`, "x-github-api-version": "2022-11-28" });
     return {
       async find(key, signal, now) {
         const { outcome, answer } = await call("GET", "/issues?labels=mon&state=open&per_page=100", undefined, signal, now);
@@ -54,12 +52,4 @@ export default defineTracker({
 /** The issue body: the message in Markdown and the hidden key marker. */
 export function issueBody(m: Message): string {
   return `${truncate(m.markdown, BODY_MAX)}\n\n${marker(m.dedupKey)}`;
-}
-
-function parse<T>(body: string | undefined): T | undefined {
-  try {
-    return JSON.parse(body ?? "") as T;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { sendAndClassify, truncate } from "./http.ts";
+import { jsonApi, parseJson, truncate } from "./http.ts";
 import { defineTracker, marker } from "./tracker.ts";
 
 const Options = v.object({
@@ -23,16 +23,8 @@ export default defineTracker({
   credentials: ["token"],
   api(o, http) {
     const base = `${o.url.replace(/\/+$/, "")}/api/v4/projects/${encodeURIComponent(o.projectId)}`;
-    const headers = { "content-type": "application/json", "private-token": o.token };
-    const call = (method: "GET" | "POST" | "PUT", path: string, body: unknown, signal: AbortSignal, now: number) =>
-      sendAndClassify(http, { method, url: `${base}${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
-    const parse = <T>(body: string | undefined): T | undefined => {
-      try {
-        return JSON.parse(body ?? "") as T;
-      } catch {
-        return undefined;
-      }
-    };
+    const call = jsonApi(http, base, { "private-token": o.token });
+    const parse = parseJson;
     return {
       async find(key, signal, now) {
         const { outcome, answer } = await call("GET", `/issues?state=opened&labels=mon&in=description&search=${encodeURIComponent(key)}`, undefined, signal, now);

@@ -71,3 +71,21 @@ export function classifyBodyCode(outcome: Outcome, body: string | undefined, rea
   if (typeof code === "number" && rateLimited.includes(code)) return { kind: "rateLimited" };
   return { kind: "permanent", reason: `error ${String(code)}: ${String(message ?? "").slice(0, 200)}` };
 }
+
+/** Parses a JSON answer body; undefined when it is not JSON. */
+export function parseJson<T>(body: string | undefined): T | undefined {
+  try {
+    return JSON.parse(body ?? "") as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A JSON REST client for one API base: `call(method, path, body?)` sends `body` as JSON with `headers`
+ * (which carry the authorization) and classifies the answer (providers.md 1.4). One attempt per call.
+ */
+export function jsonApi(http: HttpClient, base: string, headers: Record<string, string>) {
+  return (method: "GET" | "POST" | "PUT" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
+    sendAndClassify(http, { method, url: `${base}${path}`, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+}

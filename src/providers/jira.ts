@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { jsonApi, parseJson, truncate } from "./http.ts";
 import { defineTracker } from "./tracker.ts";
 
 const Options = v.pipe(
@@ -31,16 +31,8 @@ export default defineTracker({
   api(o, http) {
     const base = o.baseUrl.replace(/\/+$/, "");
     const cloud = Boolean(o.email);
-    const headers = { "content-type": "application/json", accept: "application/json", authorization: cloud ? `Basic ${btoa(`${o.email}:${o.apiToken}`)}` : `Bearer ${o.apiToken}` };
-    const call = (method: "GET" | "POST", path: string, body: unknown, signal: AbortSignal, now: number) =>
-      sendAndClassify(http, { method, url: `${base}${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
-    const parse = <T>(body: string | undefined): T | undefined => {
-      try {
-        return JSON.parse(body ?? "") as T;
-      } catch {
-        return undefined;
-      }
-    };
+    const call = jsonApi(http, base, { accept: "application/json", authorization: cloud ? `Basic ${btoa(`${o.email}:${o.apiToken}`)}` : `Bearer ${o.apiToken}` });
+    const parse = parseJson;
     return {
       async find(key, signal, now) {
         const jql = `project = "${o.project}" AND labels = "${key}" AND statusCategory != Done ORDER BY created DESC`;
