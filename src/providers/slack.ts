@@ -74,7 +74,11 @@ async function postWebhook(http: HttpClient, url: string, message: Message, cont
   return (await sendAndClassify(http, request, context.now)).outcome;
 }
 
-async function postBot(http: HttpClient, apiUrl: string, token: string, channel: string, message: Message, context: SendContext): Promise<Outcome> {
+/**
+ * One message through the Web API (shared with `slackBot`): `chat.postMessage`, threaded under the
+ * announcement's `ts` for updates and the resolve, which also edits the root (`chat.update`).
+ */
+export async function postBot(http: HttpClient, apiUrl: string, token: string, channel: string, message: Message, context: SendContext): Promise<Outcome> {
   const payload = slackPayload(message);
   const threaded = context.conversation && message.action !== "announce" && message.action !== "opened_resolved";
   const body = { channel, ...payload, ...(threaded ? { thread_ts: context.conversation } : {}) };
@@ -90,7 +94,8 @@ async function postBot(http: HttpClient, apiUrl: string, token: string, channel:
 
 const RETRYABLE_ERRORS = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"]);
 
-async function callWebApi(
+/** One Web API call: HTTP status, then the `{ok:false, error}` body Slack answers with HTTP 200. */
+export async function callWebApi(
   http: HttpClient,
   url: string,
   token: string,

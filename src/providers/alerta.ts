@@ -1,0 +1,37 @@
+import * as v from "valibot";
+import { truncate } from "./http.ts";
+import { ends } from "./keys.ts";
+import { definePager } from "./pager.ts";
+
+/**
+ * Alerta (providers.md `alerta`, Alerta-type: routed like a pager). Alerta de-duplicates on environment +
+ * resource + event, so mon sends `environment` = the cluster, `resource` = the incident's root and `event` =
+ * its mode, with the dedup key in `attributes`; the resolve repeats the triple with severity `normal`.
+ * `Authorization: Key <apiKey>`.
+ */
+export default definePager({
+  name: "alerta",
+  title: "Alerta",
+  options: v.object({
+    url: v.pipe(v.string(), v.url(), v.description("API URL (often https://{host}/api).")),
+    apiKey: v.pipe(v.string(), v.minLength(8), v.description("API key with write:alerts (a credential: ${file:/path}).")),
+    service: v.optional(v.pipe(v.array(v.string()), v.description("`service` on every alert.")), ["kubernetes"]),
+    environment: v.optional(v.pipe(v.string(), v.description("`environment`; default: the cluster name (it must be one Alerta allows)."))),
+  }),
+  credentials: ["apiKey"],
+  url: (o) => `${o.url.replace(/\/+$/, "")}/alert`,
+  headers: (o) => ({ authorization: `Key ${o.apiKey}` }),
+  body: (m, o, cluster) => ({
+    resource: `${m.root.kind}/${m.root.namespace ? `${m.root.namespace}/` : ""}${m.root.name}`,
+    event: m.reason,
+    environment: o.environment ?? cluster,
+    severity: ends(m) ? "normal" : m.mode === "page" ? "critical" : m.tier === "high" ? "major" : m.tier === "normal" ? "informational" : "minor",
+    service: o.service,
+    group: "mon",
+    value: m.tier,
+    text: truncate(m.text, 10_000),
+    origin: "mon",
+    type: "kubernetesAlert",
+    attributes: { dedupKey: m.dedupKey, incidentId: m.incidentId },
+  }),
+});
