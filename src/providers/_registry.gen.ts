@@ -7,6 +7,7 @@ import p_datadog from "./datadog.ts";
 import p_dingtalk from "./dingtalk.ts";
 import p_discord from "./discord.ts";
 import p_elasticsearch from "./elasticsearch.ts";
+import p_email from "./email.ts";
 import p_feishu from "./feishu.ts";
 import p_fireHydrant from "./fireHydrant.ts";
 import p_githubIssues from "./githubIssues.ts";
@@ -61,6 +62,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "dingtalk": p_dingtalk as unknown as ProviderDefinition,
   "discord": p_discord as unknown as ProviderDefinition,
   "elasticsearch": p_elasticsearch as unknown as ProviderDefinition,
+  "email": p_email as unknown as ProviderDefinition,
   "feishu": p_feishu as unknown as ProviderDefinition,
   "fireHydrant": p_fireHydrant as unknown as ProviderDefinition,
   "githubIssues": p_githubIssues as unknown as ProviderDefinition,
