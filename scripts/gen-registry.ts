@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { runGenerator } from "./generated-file.ts";
 
 const dir = join(import.meta.dirname, "..", "src", "providers");
-const NOT_PROVIDERS = new Set(["define.ts", "http.ts", "build.ts", "keys.ts", "pager.ts", "genie.ts", "tracker.ts"]);
+const NOT_PROVIDERS = new Set(["define.ts", "http.ts", "build.ts", "keys.ts", "pager.ts", "genie.ts", "tracker.ts", "aws.ts"]);
 
 /** The registry source for the provider files in `src/providers`. */
 export function renderRegistry(files: string[]): string {

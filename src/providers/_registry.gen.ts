@@ -8,6 +8,7 @@ import p_dingtalk from "./dingtalk.ts";
 import p_discord from "./discord.ts";
 import p_elasticsearch from "./elasticsearch.ts";
 import p_email from "./email.ts";
+import p_eventBridge from "./eventBridge.ts";
 import p_feishu from "./feishu.ts";
 import p_fireHydrant from "./fireHydrant.ts";
 import p_githubIssues from "./githubIssues.ts";
@@ -39,6 +40,7 @@ import p_serviceNow from "./serviceNow.ts";
 import p_signl4 from "./signl4.ts";
 import p_slack from "./slack.ts";
 import p_slackBot from "./slackBot.ts";
+import p_sns from "./sns.ts";
 import p_spike from "./spike.ts";
 import p_splunkHec from "./splunkHec.ts";
 import p_squadcast from "./squadcast.ts";
@@ -63,6 +65,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "discord": p_discord as unknown as ProviderDefinition,
   "elasticsearch": p_elasticsearch as unknown as ProviderDefinition,
   "email": p_email as unknown as ProviderDefinition,
+  "eventBridge": p_eventBridge as unknown as ProviderDefinition,
   "feishu": p_feishu as unknown as ProviderDefinition,
   "fireHydrant": p_fireHydrant as unknown as ProviderDefinition,
   "githubIssues": p_githubIssues as unknown as ProviderDefinition,
@@ -94,6 +97,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "signl4": p_signl4 as unknown as ProviderDefinition,
   "slack": p_slack as unknown as ProviderDefinition,
   "slackBot": p_slackBot as unknown as ProviderDefinition,
+  "sns": p_sns as unknown as ProviderDefinition,
   "spike": p_spike as unknown as ProviderDefinition,
   "splunkHec": p_splunkHec as unknown as ProviderDefinition,
   "squadcast": p_squadcast as unknown as ProviderDefinition,

@@ -1,0 +1,46 @@
+import * as v from "valibot";
+import type { Outcome } from "../model/job.ts";
+import { awsCaller } from "./aws.ts";
+import { defineProvider } from "./define.ts";
+import { parseJson, truncate } from "./http.ts";
+
+const Options = v.object({
+  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"), v.description("Region of the bus.")),
+  eventBusName: v.optional(v.pipe(v.string(), v.description("Bus name or ARN.")), "default"),
+  source: v.optional(v.pipe(v.string(), v.description("Event `Source`.")), "mon"),
+  accessKeyId: v.optional(v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used."))),
+  secretAccessKey: v.optional(v.pipe(v.string(), v.description("Secret access key (a credential: ${file:/path})."))),
+  endpoint: v.optional(v.pipe(v.string(), v.url(), v.description("Endpoint override (a VPC endpoint)."))),
+});
+
+/**
+ * Amazon EventBridge `PutEvents` (providers.md `eventBridge`), SigV4-signed (`aws.ts`): one event per message,
+ * `DetailType` "mon incident <action>", the incident as `Detail` JSON (≤ 256 KB). A 200 answer with
+ * `FailedEntryCount > 0` names the entry's error: throttling is retried, others are permanent.
+ */
+export default defineProvider({
+  name: "eventBridge",
+  kind: "info",
+  title: "Amazon EventBridge",
+  threading: "dedup_key",
+  options: Options,
+  credentials: ["secretAccessKey"],
+  create(options, deps) {
+    const call = awsCaller(options, "events", deps.http);
+    return {
+      name: "eventBridge",
+      kind: "info",
+      async send(message, context): Promise<Outcome> {
+        const detail = { action: message.action, incidentId: message.incidentId, dedupKey: message.dedupKey, cluster: deps.clusterName, reason: message.reason, tier: message.tier, mode: message.mode, title: message.title, text: truncate(message.text, 100_000), root: message.root };
+        const body = JSON.stringify({ Entries: [{ Source: options.source, DetailType: `mon incident ${message.action}`, Detail: JSON.stringify(detail), EventBusName: options.eventBusName, Time: Math.floor(message.at / 1000) }] });
+        const { outcome, body: answer } = await call({ "content-type": "application/x-amz-json-1.1", "x-amz-target": "AWSEvents.PutEvents" }, body, context.signal, context.now);
+        if (outcome.kind !== "ok") return outcome;
+        const result = parseJson<{ FailedEntryCount?: number; Entries?: { ErrorCode?: string; ErrorMessage?: string }[] }>(answer);
+        if (!result?.FailedEntryCount) return outcome;
+        const entry = result.Entries?.find((e) => e.ErrorCode);
+        const reason = `eventbridge_${entry?.ErrorCode ?? "failed"}: ${String(entry?.ErrorMessage ?? "").slice(0, 200)}`;
+        return /Throttl|InternalFailure/i.test(entry?.ErrorCode ?? "") ? { kind: "retry", reason } : { kind: "permanent", reason };
+      },
+    };
+  },
+});

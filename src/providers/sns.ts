@@ -1,0 +1,51 @@
+import * as v from "valibot";
+import { awsCaller } from "./aws.ts";
+import { defineProvider } from "./define.ts";
+import { truncate } from "./http.ts";
+import { shortKey } from "./keys.ts";
+
+const Options = v.object({
+  topicArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, "must be an SNS topic ARN"), v.description("Topic ARN (a `.fifo` topic gets the incident key as message group).")),
+  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"), v.description("Region of the topic.")),
+  accessKeyId: v.optional(v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used."))),
+  secretAccessKey: v.optional(v.pipe(v.string(), v.description("Secret access key (a credential: ${file:/path})."))),
+  endpoint: v.optional(v.pipe(v.string(), v.url(), v.description("Endpoint override (a VPC endpoint)."))),
+});
+
+/**
+ * Amazon SNS `Publish` (providers.md `sns`), SigV4-signed (`aws.ts`; IRSA when no keys are set): the
+ * message text with a subject (≤ 100 characters) and `dedupKey` / `action` message attributes. On a FIFO
+ * topic the incident's key is the message group and the message id the deduplication id.
+ */
+export default defineProvider({
+  name: "sns",
+  kind: "info",
+  title: "Amazon SNS",
+  threading: "dedup_key",
+  options: Options,
+  credentials: ["secretAccessKey"],
+  create(options, deps) {
+    const call = awsCaller(options, "sns", deps.http);
+    return {
+      name: "sns",
+      kind: "info",
+      async send(message, context) {
+        const form = new URLSearchParams({
+          Action: "Publish",
+          Version: "2010-03-31",
+          TopicArn: options.topicArn,
+          Subject: truncate(message.title.replace(/[\r\n]/g, " "), 100, "…"),
+          Message: truncate(message.text, 200_000),
+          "MessageAttributes.entry.1.Name": "dedupKey",
+          "MessageAttributes.entry.1.Value.DataType": "String",
+          "MessageAttributes.entry.1.Value.StringValue": message.dedupKey,
+          "MessageAttributes.entry.2.Name": "action",
+          "MessageAttributes.entry.2.Value.DataType": "String",
+          "MessageAttributes.entry.2.Value.StringValue": message.action,
+          ...(options.topicArn.endsWith(".fifo") ? { MessageGroupId: shortKey(message.dedupKey, 128), MessageDeduplicationId: shortKey(message.id, 128) } : {}),
+        });
+        return (await call({ "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, form.toString(), context.signal, context.now)).outcome;
+      },
+    };
+  },
+});
