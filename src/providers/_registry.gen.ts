@@ -31,6 +31,7 @@ import p_ntfy from "./ntfy.ts";
 import p_opsgenie from "./opsgenie.ts";
 import p_pagerDuty from "./pagerDuty.ts";
 import p_pagerTree from "./pagerTree.ts";
+import p_pubsub from "./pubsub.ts";
 import p_pushbullet from "./pushbullet.ts";
 import p_pushover from "./pushover.ts";
 import p_rocketChat from "./rocketChat.ts";
@@ -88,6 +89,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderDefinition>> = Object.fr
   "opsgenie": p_opsgenie as unknown as ProviderDefinition,
   "pagerDuty": p_pagerDuty as unknown as ProviderDefinition,
   "pagerTree": p_pagerTree as unknown as ProviderDefinition,
+  "pubsub": p_pubsub as unknown as ProviderDefinition,
   "pushbullet": p_pushbullet as unknown as ProviderDefinition,
   "pushover": p_pushover as unknown as ProviderDefinition,
   "rocketChat": p_rocketChat as unknown as ProviderDefinition,
