@@ -21,6 +21,8 @@ export interface ProviderCase {
   readonly okAnswer?: ScriptedAnswer;
   /** How the request body is encoded (default JSON). */
   readonly bodyFormat?: "json" | "text" | "form";
+  /** The text a request body carries, when the vendor encodes it further (Pub/Sub's base64 data). */
+  readonly readable?: (body: string) => string;
 }
 
 /**
@@ -86,7 +88,7 @@ export function providerSuite(c: ProviderCase): void {
       const format = c.bodyFormat ?? "json";
       // A token exchange before the write (pubsub) is a form: only JSON requests must parse as JSON.
       for (const request of written) if (format === "json" && String(request.headers["content-type"] ?? "").includes("json")) expect(() => JSON.parse(request.body)).not.toThrow();
-      const readable = written.map((request) => (format === "form" ? [...new URLSearchParams(request.body).values()].join("\n") : request.body)).join("\n");
+      const readable = written.map((request) => (c.readable ? c.readable(request.body) : format === "form" ? [...new URLSearchParams(request.body).values()].join("\n") : request.body)).join("\n");
       expect(readable).toContain("ünïcødé ✅ 中文");
     } finally {
       await server.close();
