@@ -102,7 +102,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
   if (config.app.insecureSkipTLSVerify) logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
   if (config.kubelet.insecureSkipVerify) logger.warn("kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified");
-  const built = options.prepared ?? prepareStartup(loaded, { logger, ...(options.stdout ? { stdout: options.stdout } : {}) });
+  const built = options.prepared ?? prepareStartup(loaded, { logger, clock, ...(options.stdout ? { stdout: options.stdout } : {}) });
   for (const w of built.warnings) logger.warn(formatWarning(w));
   const edition: Edition = options.edition ?? "community";
   const router = createRouter({
@@ -428,6 +428,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         logger.warn(`shutdown: ${left} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`);
       }
       delivery.stop();
+      for (const p of built.providers) p.provider.close?.();
       await audit?.flush();
       maintenanceTimer?.();
       aliveTimer?.();

@@ -3,6 +3,7 @@ import type { Logger } from "../runtime/logger.ts";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpClient } from "../outbound/client.ts";
+import type { Clock } from "../runtime/clock.ts";
 
 /** Provider kinds (spec 2.4): who receives what is decided by `route/` from this. */
 export type ProviderKind = "chat" | "paging" | "tracker" | "info";
@@ -26,6 +27,8 @@ export interface ProviderDeps {
   readonly clusterName: string;
   /** Where the `stdout` provider writes; the process's standard output outside tests. */
   readonly stdout: (text: string) => void;
+  /** Time for providers that must act on their own (alertmanager re-posts open alerts); the wall clock when absent. */
+  readonly clock?: Clock;
 }
 
 /** A constructed provider: builds a request, sends it once, classifies the response. Never retries (STYLE.md 3). */
@@ -35,6 +38,8 @@ export interface Provider {
   send(message: Message, context: SendContext): Promise<Outcome>;
   /** Tests credentials without side effects (`mon lint --check`), where the vendor allows it. */
   check?(signal: AbortSignal): Promise<Outcome>;
+  /** Stops what the provider does on its own (timers); called once at shutdown. */
+  close?(): void;
 }
 
 /**

@@ -33,7 +33,11 @@ export interface ProviderCase {
 export function providerSuite(c: ProviderCase): void {
   const send = async (server: CaptureServer, m: Message = message("a", "announce")): Promise<Outcome> => {
     const provider = c.definition.create(v.parse(c.definition.options, c.options(server.url)) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
-    return provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z") });
+    try {
+      return await provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z") });
+    } finally {
+      provider.close?.();
+    }
   };
 
   test(`${c.definition.name}: the option schema accepts valid options and rejects invalid ones`, () => {
@@ -72,6 +76,7 @@ export function providerSuite(c: ProviderCase): void {
     await server.close();
     const provider = c.definition.create(v.parse(c.definition.options, c.options(url)) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
     const outcome = await provider.send(message("a", "announce"), { signal: AbortSignal.timeout(5_000), now: 0 });
+    provider.close?.();
     expect(outcome).toMatchObject({ kind: "retry", reason: "network" });
   });
 
@@ -112,6 +117,7 @@ export async function sendAll(definition: ProviderDefinition, options: (base: st
       const c = conversation?.(i);
       outcomes.push(await provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z"), ...(c ? { conversation: c } : {}) }));
     }
+    provider.close?.();
     return { requests: [...server.requests], outcomes };
   } finally {
     await server.close();
