@@ -12,6 +12,7 @@ import { definePager } from "./pager.ts";
 export default definePager({
   name: "alerta",
   title: "Alerta",
+  guide: { credential: "Alerta → API Keys → Create with write:alerts (and read:alerts for check)." },
   options: v.object({
     url: v.pipe(v.string(), v.url(), v.description("API URL (often https://{host}/api).")),
     apiKey: v.pipe(v.string(), v.minLength(8), v.description("API key with write:alerts (a credential: ${file:/path}).")),

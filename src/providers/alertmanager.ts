@@ -30,6 +30,7 @@ export default defineProvider({
   name: "alertmanager",
   kind: "paging",
   title: "Prometheus Alertmanager",
+  guide: { credential: "No credential unless an auth proxy fronts Alertmanager: then its password or bearer token." },
   threading: "dedup_key",
   options: Options,
   credentials: ["basicAuthPassword", "bearerToken"],

@@ -21,6 +21,7 @@ const Options = v.object({
 export default defineTracker({
   name: "azureDevOps",
   title: "Azure DevOps Boards",
+  guide: { credential: "User settings → Personal access tokens: scope Work Items (read & write)." },
   options: Options,
   credentials: ["pat"],
   api(o, http) {

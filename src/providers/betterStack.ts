@@ -21,6 +21,7 @@ export default defineProvider({
   name: "betterStack",
   kind: "paging",
   title: "Better Stack Incidents",
+  guide: { credential: "Uptime → Integrations → API tokens → Create (team token)." },
   threading: "dedup_key",
   options: Options,
   credentials: ["apiToken"],

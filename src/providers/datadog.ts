@@ -19,6 +19,7 @@ export default defineProvider({
   name: "datadog",
   kind: "info",
   title: "Datadog Events",
+  guide: { credential: "Organization settings → API keys → New key." },
   threading: "dedup_key",
   options: Options,
   credentials: ["apiKey"],

@@ -43,6 +43,18 @@ export interface Provider {
 }
 
 /**
+ * How the guided setup presents a provider (spec 2.4, deploy/provider-catalog.tsv): how to get its credential,
+ * option groups of which exactly one is set (`oneOf`), options that need others (`requires`), and groups of
+ * which at least one is set (`atLeastOne`).
+ */
+export interface ProviderGuide {
+  readonly credential: string;
+  readonly oneOf?: readonly (readonly string[])[];
+  readonly requires?: Readonly<Record<string, readonly string[]>>;
+  readonly atLeastOne?: readonly (readonly string[])[];
+}
+
+/**
  * A provider definition (one file per provider, STYLE.md convention 1).
  * - `options`: valibot schema of `alert.<name>`; it owns validation, types and docs.
  * - `credentials`: option keys that accept only `${file:/absolute/path}` (spec 2.4); read before `create`.
@@ -53,6 +65,8 @@ export interface ProviderDefinition<S extends v.GenericSchema = v.GenericSchema>
   readonly kind: ProviderKind;
   readonly title: string;
   readonly threading: Threading;
+  /** Guided-setup metadata: the credential's source, choice groups and conditional options. */
+  readonly guide?: ProviderGuide;
   readonly options: S;
   readonly credentials: readonly string[];
   /** Credential keys that may also be given inline (a generic webhook URL is not always secret). */

@@ -21,6 +21,7 @@ export default defineProvider({
   name: "dingtalk",
   kind: "chat",
   title: "DingTalk",
+  guide: { credential: "Group settings → Smart Group Assistant → Add Robot → Custom; copy the access_token of the webhook URL (and the SEC… secret for \"sign\" security)." },
   threading: "none",
   options: Options,
   credentials: ["accessToken", "signingSecret"],

@@ -25,6 +25,7 @@ export default defineProvider({
   name: "discord",
   kind: "chat",
   title: "Discord",
+  guide: { credential: "Channel settings → Integrations → Webhooks → New Webhook → Copy Webhook URL." },
   threading: "edit",
   options: Options,
   credentials: ["webhookUrl"],

@@ -24,6 +24,7 @@ export default defineProvider({
   name: "elasticsearch",
   kind: "info",
   title: "Elasticsearch / OpenSearch",
+  guide: { credential: "Kibana → Stack Management → API keys (create_doc on the index); or a user and password.", requires: { username: ["password"] } },
   threading: "dedup_key",
   options: Options,
   credentials: ["apiKey", "password"],

@@ -28,6 +28,7 @@ export default defineProvider({
   name: "email",
   kind: "info",
   title: "Email (SMTP)",
+  guide: { credential: "An SMTP relay account (user and password) allowed to send as `from`." },
   threading: "thread",
   options: Options,
   credentials: ["password"],

@@ -22,6 +22,7 @@ export default defineProvider({
   name: "eventBridge",
   kind: "info",
   title: "Amazon EventBridge",
+  guide: { credential: "IRSA: an IAM role with events:PutEvents on the bus, annotated on mon's ServiceAccount (no secret); or an access key.", requires: { accessKeyId: ["secretAccessKey"] } },
   threading: "dedup_key",
   options: Options,
   credentials: ["secretAccessKey"],

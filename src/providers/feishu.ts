@@ -22,6 +22,7 @@ export default defineProvider({
   name: "feishu",
   kind: "chat",
   title: "Feishu / Lark",
+  guide: { credential: "Group settings → Bots → Add Bot → Custom Bot; copy the webhook URL (and the signing secret if signature verification is on)." },
   threading: "none",
   options: Options,
   credentials: ["webhookUrl", "signingSecret"],

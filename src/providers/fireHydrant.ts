@@ -10,6 +10,7 @@ import { CredentialUrl, definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "fireHydrant",
   title: "FireHydrant Signals",
+  guide: { credential: "Signals → Sources → Add → Generic webhook; copy the source URL." },
   options: v.object({ webhookUrl: CredentialUrl("Signals source URL") }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,

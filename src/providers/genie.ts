@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider, type ProviderDefinition } from "./define.ts";
+import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 import { sendAndClassify, truncate } from "./http.ts";
 import { ends, shortKey } from "./keys.ts";
 
@@ -15,7 +15,7 @@ const DESCRIPTION_MAX = 15_000;
  * whose `alias` is the incident's dedup key, updates add notes to that alias, the resolve closes it. Writes
  * are asynchronous (202 with a `requestId`). `GenieKey` authorization.
  */
-export function defineGenie(spec: { name: string; title: string; baseUrl: (options: { region: "us" | "eu"; url?: string }) => string; check: boolean }): Readonly<ProviderDefinition> {
+export function defineGenie(spec: { name: string; title: string; guide?: ProviderGuide; baseUrl: (options: { region: "us" | "eu"; url?: string }) => string; check: boolean }): Readonly<ProviderDefinition> {
   const Options = v.object({
     apiKey: v.pipe(v.string(), v.minLength(8), v.description("API integration key (a credential: ${file:/path}).")),
     region: v.optional(v.pipe(v.picklist(["us", "eu"]), v.description("`eu` for the EU instance.")), "us"),
@@ -27,6 +27,7 @@ export function defineGenie(spec: { name: string; title: string; baseUrl: (optio
     name: spec.name,
     kind: "paging",
     title: spec.title,
+    ...(spec.guide ? { guide: spec.guide } : {}),
     threading: "dedup_key",
     options: Options,
     credentials: ["apiKey"],

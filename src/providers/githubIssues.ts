@@ -23,6 +23,7 @@ const Options = v.object({
 export default defineTracker({
   name: "githubIssues",
   title: "GitHub Issues",
+  guide: { credential: "Settings → Developer settings → Fine-grained tokens: the repository, Issues read and write." },
   options: Options,
   credentials: ["token"],
   api(o, http) {

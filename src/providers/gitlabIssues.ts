@@ -19,6 +19,7 @@ const Options = v.object({
 export default defineTracker({
   name: "gitlabIssues",
   title: "GitLab Issues",
+  guide: { credential: "Project → Settings → Access tokens: role Reporter or above, scope api." },
   options: Options,
   credentials: ["token"],
   api(o, http) {

@@ -22,6 +22,7 @@ export default defineProvider({
   name: "googleChat",
   kind: "chat",
   title: "Google Chat",
+  guide: { credential: "In the space: Apps & integrations → Webhooks → Add webhook; copy the URL (its key and token are the secret)." },
   threading: "thread",
   options: Options,
   credentials: ["webhookUrl"],

@@ -16,6 +16,7 @@ export default defineProvider({
   name: "gotify",
   kind: "info",
   title: "Gotify",
+  guide: { credential: "Gotify UI → Apps → Create Application; copy its token." },
   threading: "none",
   options: Options,
   credentials: ["appToken"],

@@ -21,6 +21,7 @@ export default defineProvider({
   name: "grafanaAnnotations",
   kind: "info",
   title: "Grafana annotations",
+  guide: { credential: "Administration → Service accounts → Add (Editor) → Add token." },
   threading: "edit",
   options: Options,
   credentials: ["serviceAccountToken"],

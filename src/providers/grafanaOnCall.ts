@@ -7,6 +7,7 @@ import { CredentialUrl, definePager } from "./pager.ts";
 export default definePager({
   name: "grafanaOnCall",
   title: "Grafana OnCall",
+  guide: { credential: "OnCall → Integrations → New → Formatted webhook; copy the URL." },
   options: v.object({ webhookUrl: CredentialUrl("Formatted webhook integration URL") }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,

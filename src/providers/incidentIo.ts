@@ -10,6 +10,7 @@ import { definePager } from "./pager.ts";
 export default definePager({
   name: "incidentIo",
   title: "incident.io",
+  guide: { credential: "Alerts → Sources → New → HTTP; copy the bearer token and the alert source config id." },
   options: v.object({
     token: v.pipe(v.string(), v.minLength(8), v.description("Alert source bearer token (a credential: ${file:/path}).")),
     alertSourceConfigId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/, "must be the alert source config id"), v.description("The HTTP alert source's config id.")),

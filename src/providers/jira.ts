@@ -26,6 +26,7 @@ const Options = v.pipe(
 export default defineTracker({
   name: "jira",
   title: "Jira",
+  guide: { credential: "Cloud: id.atlassian.com → Security → API tokens (with email); Data Center: Profile → Personal Access Tokens." },
   options: Options,
   credentials: ["apiToken"],
   api(o, http) {

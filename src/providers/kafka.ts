@@ -24,6 +24,7 @@ export default defineProvider({
   name: "kafka",
   kind: "info",
   title: "Kafka (REST Proxy)",
+  guide: { credential: "REST Proxy credentials; Confluent Cloud: an API key and secret for the cluster.", requires: { username: ["password"] } },
   threading: "dedup_key",
   options: Options,
   credentials: ["password"],

@@ -20,6 +20,7 @@ const Options = v.object({
 export default defineTracker({
   name: "linear",
   title: "Linear",
+  guide: { credential: "Settings → Account → Security & access → Personal API keys." },
   options: Options,
   credentials: ["apiKey"],
   api(o, http) {

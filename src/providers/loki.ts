@@ -23,6 +23,7 @@ export default defineProvider({
   name: "loki",
   kind: "info",
   title: "Grafana Loki",
+  guide: { credential: "Grafana Cloud: Access policies → token with logs:write (password, with the instance id as username); self-hosted: whatever fronts Loki.", requires: { username: ["password"] } },
   threading: "none",
   options: Options,
   credentials: ["password", "bearerToken"],

@@ -22,6 +22,7 @@ export default defineProvider({
   name: "matrix",
   kind: "chat",
   title: "Matrix",
+  guide: { credential: "Log in as the bot user (e.g. with Element → Settings → Help & About → Access Token) and join it to the room." },
   threading: "thread",
   options: Options,
   credentials: ["accessToken"],

@@ -29,6 +29,7 @@ export default defineProvider({
   name: "mattermost",
   kind: "chat",
   title: "Mattermost",
+  guide: { credential: "Integrations → Incoming Webhooks → Add (webhookUrl); or System Console → Bot Accounts → token (botToken) with url and channelId.", oneOf: [["webhookUrl", "botToken"]], requires: { botToken: ["url", "channelId"] } },
   threading: "thread",
   options: Options,
   credentials: ["webhookUrl", "botToken"],

@@ -19,6 +19,7 @@ export default defineProvider({
   name: "newRelic",
   kind: "info",
   title: "New Relic",
+  guide: { credential: "API keys → Create a key of type Ingest - License." },
   threading: "none",
   options: Options,
   credentials: ["licenseKey"],

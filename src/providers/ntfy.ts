@@ -28,6 +28,7 @@ export default defineProvider({
   name: "ntfy",
   kind: "info",
   title: "ntfy",
+  guide: { credential: "ntfy account → Access tokens (tk_…); or a user and password; none for an open topic.", requires: { username: ["password"] } },
   threading: "edit",
   options: Options,
   credentials: ["accessToken", "password"],

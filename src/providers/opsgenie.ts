@@ -7,6 +7,7 @@ import { defineGenie } from "./genie.ts";
 export default defineGenie({
   name: "opsgenie",
   title: "Opsgenie",
+  guide: { credential: "Settings → Integrations → Add → API; copy the API key." },
   baseUrl: (o) => o.url ?? (o.region === "eu" ? "https://api.eu.opsgenie.com" : "https://api.opsgenie.com"),
   check: true,
 });

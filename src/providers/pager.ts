@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider, type ProviderDefinition } from "./define.ts";
+import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 import { sendAndClassify } from "./http.ts";
 
 /**
@@ -12,6 +12,7 @@ import { sendAndClassify } from "./http.ts";
 export function definePager<S extends v.GenericSchema>(spec: {
   readonly name: string;
   readonly title: string;
+  readonly guide?: ProviderGuide;
   readonly options: S;
   readonly credentials: readonly string[];
   readonly url: (options: v.InferOutput<S>) => string;
@@ -22,6 +23,7 @@ export function definePager<S extends v.GenericSchema>(spec: {
     name: spec.name,
     kind: "paging",
     title: spec.title,
+    ...(spec.guide ? { guide: spec.guide } : {}),
     threading: "dedup_key",
     options: spec.options,
     credentials: spec.credentials,

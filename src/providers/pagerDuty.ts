@@ -28,6 +28,7 @@ export default defineProvider({
   name: "pagerDuty",
   kind: "paging",
   title: "PagerDuty (Events API v2)",
+  guide: { credential: "Service → Integrations → Add Integration → Events API V2; copy the 32-character Integration Key." },
   threading: "dedup_key",
   options: Options,
   credentials: ["routingKey"],

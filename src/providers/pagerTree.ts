@@ -7,6 +7,7 @@ import { CredentialUrl, definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "pagerTree",
   title: "PagerTree",
+  guide: { credential: "Integrations → Create → Webhook; copy the integration URL." },
   options: v.object({ integrationUrl: CredentialUrl("Integration URL `https://api.pagertree.com/integration/{int_…}`") }),
   credentials: ["integrationUrl"],
   url: (o) => o.integrationUrl,

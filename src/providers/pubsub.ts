@@ -25,6 +25,7 @@ export default defineProvider({
   name: "pubsub",
   kind: "info",
   title: "Google Cloud Pub/Sub",
+  guide: { credential: "GKE Workload Identity with roles/pubsub.publisher (no secret); or a service account key JSON." },
   threading: "dedup_key",
   options: Options,
   credentials: ["serviceAccountKey"],

@@ -13,6 +13,7 @@ export default defineProvider({
   name: "pushbullet",
   kind: "info",
   title: "Pushbullet",
+  guide: { credential: "Settings → Account → Create Access Token." },
   threading: "none",
   options: Options,
   credentials: ["accessToken"],

@@ -20,6 +20,7 @@ export default defineProvider({
   name: "pushover",
   kind: "info",
   title: "Pushover",
+  guide: { credential: "pushover.net → Create an Application (token); your user or group key." },
   threading: "none",
   options: Options,
   credentials: ["appToken", "userKey"],

@@ -29,6 +29,7 @@ export default defineProvider({
   name: "rocketChat",
   kind: "chat",
   title: "Rocket.Chat",
+  guide: { credential: "Administration → Integrations → New → Incoming (webhookUrl); or My Account → Personal Access Tokens (authToken and userId).", oneOf: [["webhookUrl", "authToken"]], requires: { authToken: ["userId", "url", "channel"] } },
   threading: "thread",
   options: Options,
   credentials: ["webhookUrl", "authToken"],

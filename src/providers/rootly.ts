@@ -11,6 +11,7 @@ import { definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "rootly",
   title: "Rootly",
+  guide: { credential: "Alerts → Sources → Generic Webhook; copy the secret; set dedup on $.dedup_key and resolve on $.status == \"resolved\"." },
   options: v.object({
     secret: v.pipe(v.string(), v.minLength(8), v.description("Alert source secret, sent as a bearer token (a credential: ${file:/path}).")),
     targetType: v.pipe(v.picklist(["Service", "Group", "EscalationPolicy", "Functionality", "User"]), v.description("What the alert notifies.")),

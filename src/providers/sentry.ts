@@ -20,6 +20,7 @@ export default defineProvider({
   name: "sentry",
   kind: "info",
   title: "Sentry",
+  guide: { credential: "Project settings → Client Keys (DSN)." },
   threading: "dedup_key",
   options: Options,
   credentials: ["dsn"],

@@ -23,6 +23,7 @@ const Options = v.object({
 export default defineTracker({
   name: "serviceNow",
   title: "ServiceNow",
+  guide: { credential: "An integration user with the itil role (incident write); its password.", oneOf: [["instance", "url"]] },
   options: v.pipe(Options, v.check((o) => Boolean(o.instance) !== Boolean(o.url), "set instance or url")),
   credentials: ["password"],
   api(o, http) {

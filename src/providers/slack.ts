@@ -29,6 +29,7 @@ export default defineProvider({
   name: "slack",
   kind: "chat",
   title: "Slack",
+  guide: { credential: "Slack app → Incoming Webhooks → Add New Webhook to Workspace (webhook); or OAuth & Permissions → Bot User OAuth Token xoxb-… with chat:write (token).", oneOf: [["webhook", "token"]], requires: { token: ["channel"] } },
   threading: "thread",
   options: Options,
   credentials: ["webhook", "token"],

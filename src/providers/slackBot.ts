@@ -18,6 +18,7 @@ export default defineProvider({
   name: "slackBot",
   kind: "chat",
   title: "Slack (bot)",
+  guide: { credential: "Slack app → OAuth & Permissions → Bot User OAuth Token (xoxb-…) with the chat:write scope; invite the bot to the channel." },
   threading: "thread",
   options: Options,
   credentials: ["botToken"],

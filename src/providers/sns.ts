@@ -21,6 +21,7 @@ export default defineProvider({
   name: "sns",
   kind: "info",
   title: "Amazon SNS",
+  guide: { credential: "IRSA: an IAM role with sns:Publish on the topic, annotated on mon's ServiceAccount (no secret); or an access key.", requires: { accessKeyId: ["secretAccessKey"] } },
   threading: "dedup_key",
   options: Options,
   credentials: ["secretAccessKey"],

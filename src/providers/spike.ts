@@ -12,6 +12,7 @@ import { CredentialUrl, definePager } from "./pager.ts";
 export default definePager({
   name: "spike",
   title: "Spike.sh",
+  guide: { credential: "Integrations → Webhook; copy the push-events URL." },
   options: v.object({ webhookUrl: CredentialUrl("Webhook integration URL `https://hooks.spike.sh/{token}/push-events`") }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,

@@ -19,6 +19,7 @@ export default defineProvider({
   name: "splunkHec",
   kind: "info",
   title: "Splunk HTTP Event Collector",
+  guide: { credential: "Settings → Data inputs → HTTP Event Collector → New Token." },
   threading: "dedup_key",
   options: Options,
   credentials: ["hecToken"],

@@ -7,6 +7,7 @@ import { CredentialUrl, definePager } from "./pager.ts";
 export default definePager({
   name: "squadcast",
   title: "Squadcast",
+  guide: { credential: "Service → Alert Sources → Incident Webhook; copy the URL." },
   options: v.object({ webhookUrl: CredentialUrl("Incident webhook URL `https://api.squadcast.com/v2/incidents/api/{apiKey}`") }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,

@@ -30,6 +30,7 @@ export default defineProvider({
   name: "teams",
   kind: "chat",
   title: "Microsoft Teams (Workflows)",
+  guide: { credential: "In the Teams channel: … → Workflows → \"Post to a channel when a webhook request is received\"; copy the HTTP POST URL." },
   threading: "none",
   options: Options,
   credentials: ["webhookUrl"],

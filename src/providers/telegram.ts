@@ -28,6 +28,7 @@ export default defineProvider({
   name: "telegram",
   kind: "chat",
   title: "Telegram",
+  guide: { credential: "Talk to @BotFather: /newbot gives the token; add the bot to the chat and read its id with getUpdates." },
   threading: "thread",
   options: Options,
   credentials: ["botToken"],

@@ -2,7 +2,7 @@ import type * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpClient } from "../outbound/client.ts";
-import { defineProvider, type ProviderDefinition } from "./define.ts";
+import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 
 /** A tracker call's result: the outcome, and the issue id when the call names one. */
 export interface TrackerResult {
@@ -32,11 +32,12 @@ export function marker(key: string): string {
  * (a restart that forgot it) the issue is found by its key. A create whose answer names no issue is `ok` with
  * `untracked` (counted in `mon_tracker_untracked_total`).
  */
-export function defineTracker<S extends v.GenericSchema>(spec: { name: string; title: string; options: S; credentials: readonly string[]; api: (options: v.InferOutput<S>, http: HttpClient, cluster: string) => TrackerApi }): Readonly<ProviderDefinition<S>> {
+export function defineTracker<S extends v.GenericSchema>(spec: { name: string; title: string; guide?: ProviderGuide; options: S; credentials: readonly string[]; api: (options: v.InferOutput<S>, http: HttpClient, cluster: string) => TrackerApi }): Readonly<ProviderDefinition<S>> {
   return defineProvider({
     name: spec.name,
     kind: "tracker",
     title: spec.title,
+    ...(spec.guide ? { guide: spec.guide } : {}),
     threading: "comment",
     options: spec.options,
     credentials: spec.credentials,

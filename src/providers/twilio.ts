@@ -30,6 +30,7 @@ export default defineProvider({
   name: "twilio",
   kind: "info",
   title: "Twilio SMS",
+  guide: { credential: "Console → Account → API keys & tokens: the Auth Token, or an API key (SID and secret).", oneOf: [["authToken", "apiKeySid"], ["from", "messagingServiceSid"]], requires: { apiKeySid: ["apiKeySecret"] } },
   threading: "none",
   options: Options,
   credentials: ["authToken", "apiKeySecret"],

@@ -11,6 +11,7 @@ import { definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "victorOps",
   title: "Splunk On-Call (VictorOps)",
+  guide: { credential: "Integrations → 3rd Party Integrations → REST – Generic; copy the key from the URL and pick a routing key." },
   options: v.object({
     apiKey: v.pipe(v.string(), v.minLength(8), v.description("REST integration key (a credential: ${file:/path}).")),
     routingKey: v.pipe(v.string(), v.minLength(1), v.description("Routing key that picks the escalation policy.")),

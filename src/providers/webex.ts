@@ -22,6 +22,7 @@ export default defineProvider({
   name: "webex",
   kind: "chat",
   title: "Webex",
+  guide: { credential: "developer.webex.com → My Webex Apps → Create a Bot; copy its access token and add the bot to the space." },
   threading: "thread",
   options: Options,
   credentials: ["botToken"],

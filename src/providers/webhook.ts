@@ -48,6 +48,7 @@ export default defineProvider({
   name: "webhook",
   kind: "info",
   title: "Generic webhook",
+  guide: { credential: "Any receiver URL; a Standard Webhooks signing secret (whsec_…) to verify bodies." },
   threading: "dedup_key",
   options: Options,
   credentials: ["url", "signingSecret", "headers"],

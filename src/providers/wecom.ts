@@ -16,6 +16,7 @@ export default defineProvider({
   name: "wecom",
   kind: "chat",
   title: "WeCom",
+  guide: { credential: "Group chat → … → Add Group Robot; copy the key of its webhook URL." },
   threading: "none",
   options: Options,
   credentials: ["webhookKey"],

@@ -10,6 +10,7 @@ import { CredentialUrl, definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "zenduty",
   title: "Zenduty (Generic Integration)",
+  guide: { credential: "Service → Integrations → Add → Generic Integration; copy its webhook URL." },
   options: v.object({ webhookUrl: CredentialUrl("Generic Integration webhook URL of the service") }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,

@@ -24,6 +24,7 @@ export default defineProvider({
   name: "zulip",
   kind: "chat",
   title: "Zulip",
+  guide: { credential: "Settings → Personal → Bots → Add a new bot (generic); download its API key." },
   threading: "thread",
   options: Options,
   credentials: ["apiKey"],
