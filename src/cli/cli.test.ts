@@ -28,6 +28,15 @@ describe("mon CLI", () => {
     expect(stdout).toContain("features");
   });
 
+  test("features lists the feature catalog and all 55 alert providers with their kinds", async () => {
+    const { code, stdout } = await mon(["features", "--format", "json"]);
+    expect(code).toBe(0);
+    const { features, providers } = JSON.parse(stdout) as { features: unknown[]; providers: { name: string; kind: string }[] };
+    expect(features.length).toBeGreaterThan(0);
+    expect(providers).toHaveLength(55);
+    expect(providers.find((p) => p.name === "alert.pagerDuty")).toMatchObject({ kind: "paging" });
+  });
+
   test("run refuses to start when CONFIG_FILE names a missing file", async () => {
     const { code, stderr } = await mon(["run"], { CONFIG_FILE: join(dir, "missing.yaml") });
     expect(code).toBe(1);

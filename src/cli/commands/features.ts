@@ -1,7 +1,12 @@
 import { defineCommand } from "citty";
 import { featureCatalog, featureCatalogTsv } from "../../config/catalog.ts";
+import { catalogProviders } from "../../app/provider-catalog.ts";
 
-/** `mon features`: the feature catalog (feature id, dependencies, edition, description); informational only (spec 4.4). */
+/**
+ * `mon features`: the feature catalog (feature id, dependencies, edition, description), then the alert
+ * providers (`alert.<name>`, kind, title); informational only (spec 4.4). `--format tsv` prints the features
+ * only (deploy/feature-catalog.tsv); `--format json` gives `{features, providers}`.
+ */
 export default defineCommand({
   meta: { name: "features", description: "List feature IDs, their dependencies, edition and description." },
   args: {
@@ -9,10 +14,12 @@ export default defineCommand({
   },
   run({ args }) {
     const features = featureCatalog();
+    const providers = catalogProviders().map((d) => ({ name: `alert.${d.name}`, kind: d.kind, title: d.title }));
     if (args.format === "tsv") return void process.stdout.write(featureCatalogTsv(features));
-    if (args.format === "json") return void process.stdout.write(`${JSON.stringify(features, null, 2)}\n`);
-    const width = Math.max(...features.map((f) => f.id.length));
-    const lines = features.map((f) => `${f.id.padEnd(width)}  ${(f.pro ? "Pro" : "").padEnd(3)}  ${f.description}${f.dependsOn.length ? ` (needs ${f.dependsOn.join(", ")})` : ""}`);
-    process.stdout.write(`${lines.join("\n")}\n`);
+    if (args.format === "json") return void process.stdout.write(`${JSON.stringify({ features, providers }, null, 2)}\n`);
+    const width = Math.max(...features.map((f) => f.id.length), ...providers.map((p) => p.name.length));
+    const lines = features.map((f) => `${f.id.padEnd(width)}  ${(f.pro ? "Pro" : "").padEnd(7)}  ${f.description}${f.dependsOn.length ? ` (needs ${f.dependsOn.join(", ")})` : ""}`);
+    const providerLines = providers.map((p) => `${p.name.padEnd(width)}  ${p.kind.padEnd(7)}  ${p.title}`);
+    process.stdout.write(`${lines.join("\n")}\n\nAlert providers (${providers.length}):\n${providerLines.join("\n")}\n`);
   },
 });
