@@ -25,3 +25,18 @@ describe("alerta", () => {
     expect(triples).toEqual([["prod", "Deployment/shop/a", "CrashLoopBackOff"], ["prod", "Deployment/shop/a", "CrashLoopBackOff"]]);
   });
 });
+
+describe("alerta check", () => {
+  test("lists one alert with the key, posting nothing", async () => {
+    const { startCaptureServer } = await import("../testing/capture-server.ts");
+    const { makeProvider } = await import("../testing/provider-suite.ts");
+    const server = await startCaptureServer();
+    try {
+      server.setDefault({ status: 200, body: '{"status":"ok","alerts":[]}' });
+      expect(await makeProvider(alerta, options(server.url)).check!(AbortSignal.timeout(5_000))).toEqual({ kind: "ok" });
+      expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([["GET", "/api/alerts?page-size=1", "Key alerta-key-secret"]]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import { definePager } from "./pager.ts";
  * Alerta (providers.md `alerta`, Alerta-type: routed like a pager). Alerta de-duplicates on environment +
  * resource + event, so mon sends `environment` = the cluster, `resource` = the incident's root and `event` =
  * its mode, with the dedup key in `attributes`; the resolve repeats the triple with severity `normal`.
- * `Authorization: Key <apiKey>`.
+ * `Authorization: Key <apiKey>`. `check` lists one alert (needs read:alerts).
  */
 export default definePager({
   name: "alerta",
@@ -22,6 +22,7 @@ export default definePager({
   credentials: ["apiKey"],
   url: (o) => `${o.url.replace(/\/+$/, "")}/alert`,
   headers: (o) => ({ authorization: `Key ${o.apiKey}` }),
+  check: (o) => `${o.url.replace(/\/+$/, "")}/alerts?page-size=1`,
   body: (m, o, cluster) => ({
     resource: `${m.root.kind}/${m.root.namespace ? `${m.root.namespace}/` : ""}${m.root.name}`,
     event: m.reason,

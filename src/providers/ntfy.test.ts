@@ -20,3 +20,18 @@ describe("ntfy", () => {
     expect(requests[0]!.body).toBe("🟠 announce a");
   });
 });
+
+describe("ntfy check", () => {
+  test("reads /<topic>/auth with the token, publishing nothing", async () => {
+    const { startCaptureServer } = await import("../testing/capture-server.ts");
+    const { makeProvider } = await import("../testing/provider-suite.ts");
+    const server = await startCaptureServer();
+    try {
+      server.setDefault({ status: 200, body: '{"success":true}' });
+      expect(await makeProvider(ntfy, { url: server.url, topic: "mon-alerts", accessToken: "tk_x" }).check!(AbortSignal.timeout(5_000))).toEqual({ kind: "ok" });
+      expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([["GET", "/mon-alerts/auth", "Bearer tk_x"]]);
+    } finally {
+      await server.close();
+    }
+  });
+});

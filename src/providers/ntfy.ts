@@ -23,6 +23,7 @@ const Options = v.pipe(
  * ntfy (providers.md `ntfy`): the text as the body, `Title`, `Priority` (5 for page-tier, 4 high, 3
  * otherwise, 2 for low-priority) and `Tags` headers. Every message of an incident carries one `X-Sequence-ID`
  * derived from its key, so ntfy ≥ 2.16 updates that notification in place (older servers post a new one).
+ * `check` calls `GET /{topic}/auth`, which publishes nothing.
  */
 export default defineProvider({
   name: "ntfy",
@@ -41,6 +42,8 @@ export default defineProvider({
         const request = { url: `${options.url.replace(/\/+$/, "")}/${options.topic}`, headers: { ...ntfyHeaders(message), ...(auth ? { authorization: auth } : {}) }, body: cutBytes(message.text, BODY_MAX_BYTES), signal: context.signal };
         return (await sendAndClassify(deps.http, request, context.now)).outcome;
       },
+      // Read access to the topic proves the server, the topic and the credentials without publishing.
+      check: async (signal) => (await sendAndClassify(deps.http, { method: "GET", url: `${options.url.replace(/\/+$/, "")}/${options.topic}/auth`, headers: auth ? { authorization: auth } : {}, signal }, Date.now())).outcome,
     };
   },
 });

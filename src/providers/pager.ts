@@ -18,6 +18,8 @@ export function definePager<S extends v.GenericSchema>(spec: {
   readonly url: (options: v.InferOutput<S>) => string;
   readonly headers?: (options: v.InferOutput<S>) => Record<string, string>;
   readonly body: (message: Message, options: v.InferOutput<S>, cluster: string) => unknown;
+  /** A read-only call that proves the credential (`mon lint --check`): its path under `url`'s origin and method GET. */
+  readonly check?: (options: v.InferOutput<S>) => string;
 }): Readonly<ProviderDefinition<S>> {
   return defineProvider({
     name: spec.name,
@@ -35,6 +37,7 @@ export function definePager<S extends v.GenericSchema>(spec: {
           const request = { url: spec.url(options), headers: { "content-type": "application/json", ...spec.headers?.(options) }, body: JSON.stringify(spec.body(message, options, deps.clusterName)), signal: context.signal };
           return (await sendAndClassify(deps.http, request, context.now)).outcome;
         },
+        ...(spec.check ? { check: async (signal: AbortSignal) => (await sendAndClassify(deps.http, { method: "GET", url: spec.check!(options), headers: { ...spec.headers?.(options) }, signal }, Date.now())).outcome } : {}),
       };
     },
   });
