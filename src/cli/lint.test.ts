@@ -127,6 +127,21 @@ describe("mon lint (spec 4.4)", () => {
     }
   });
 
+  test("--check works the same for any provider that has a check (Telegram getMe, getChat)", async () => {
+    const telegram = await startCaptureServer();
+    try {
+      telegram.setDefault({ status: 200, body: JSON.stringify({ ok: true, result: {} }) });
+      const token = file("tg-token", "123456789:AAF-secret_token_value_xyz\n");
+      const path = file("tg.yaml", `alert:\n  telegram:\n    botToken: \${file:${token}}\n    chatId: -100123\n    apiUrl: ${telegram.url}\n`);
+      const { code, stdout } = await mon(["lint", "--check", path]);
+      expect(telegram.requests.map((r) => r.path.replace(/bot[^/]+/, "bot…"))).toEqual(["/bot…/getMe", "/bot…/getChat"]);
+      expect(code).toBe(0);
+      expect(stdout).toContain("alert.telegram: check: credentials accepted");
+    } finally {
+      await telegram.close();
+    }
+  });
+
   test("a CA bundle is checked by lint as by startup", async () => {
     expect((await mon(["lint", file("ca.yaml", `app:\n  caBundlePath: ${caFile}\nalert:\n  stdout: {}\n`)])).code).toBe(0);
   });
