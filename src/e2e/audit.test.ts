@@ -1,24 +1,19 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
-import { startCaptureServer, type CaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { useCleanup } from "../testing/cleanup.ts";
+import { startCaptureServer } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 
-let cluster: TestCluster | undefined;
-let hook: CaptureServer | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  await hook?.close();
-  cluster = hook = undefined;
-});
+const track = useCleanup();
 
 describe("audit log: the daemon against the simulator", () => {
   test.each(["pro", "community"] as const)("Pro writes one JSON line per decision to the configured file; Community writes none (%s)", async (edition) => {
     const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { auditLog: { output: path } } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { auditLog: { output: path } } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     crashPod(sim, "shop", "web-abc12-p0", 7, clock.now());
@@ -30,7 +25,6 @@ describe("audit log: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(3);
     await cluster.stop();
-    cluster = undefined;
     if (edition === "community") {
       expect(existsSync(path)).toBe(false);
       return;
@@ -46,8 +40,8 @@ describe("audit log: the daemon against the simulator", () => {
 
   test("a lost node writes one skipped entry per workload folded into it, naming it in `subject`", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition: "pro", config: { auditLog: { output: path } } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition: "pro", config: { auditLog: { output: path } } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -56,7 +50,6 @@ describe("audit log: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(1);
     await cluster.stop();
-    cluster = undefined;
     const entries = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(entries.map((e) => [e.decision, e.skipReason, e.incidentId, e.subject?.name])).toEqual([
       ["skipped", "node_inhibition", "Node//n3", "web"],

@@ -1,15 +1,10 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createServer, type AddressInfo } from "node:net";
-import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
-import { seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { useCleanup } from "../testing/cleanup.ts";
+import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { seedShop, startTestCluster } from "../testing/cluster.ts";
 
-let cluster: TestCluster | undefined;
-let hook: CaptureServer | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  await hook?.close();
-  cluster = hook = undefined;
-});
+const track = useCleanup();
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -23,8 +18,8 @@ async function closedPort(): Promise<number> {
 describe("active probes: the daemon against the simulator", () => {
   test.each(["pro", "community"] as const)("Pro: a tcp target refusing for 3 rounds is announced, and resolved on its first success; Community runs no probes (%s)", async (edition) => {
     const port = await closedPort();
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { activeProbeMonitor: { enabled: true, intervalSeconds: 30, failureThreshold: 3, tcp: [{ name: "orders-db", address: `127.0.0.1:${port}` }] } } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { activeProbeMonitor: { enabled: true, intervalSeconds: 30, failureThreshold: 3, tcp: [{ name: "orders-db", address: `127.0.0.1:${port}` }] } } }));
     const { sim, clock, daemon } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();

@@ -1,23 +1,18 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { runningStatus } from "../sim/scenarios/builders.ts";
-import { startCaptureServer, type CaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { useCleanup } from "../testing/cleanup.ts";
+import { startCaptureServer } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 
 /** The cluster stories of the pure-core suite (src/app/stories.test.ts), told end to end by the daemon. */
-let cluster: TestCluster | undefined;
-let hook: CaptureServer | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  await hook?.close();
-  cluster = hook = undefined;
-});
+const track = useCleanup();
 
 const MIN = 60_000;
 
 describe("stories end to end: the daemon against the simulator, told to a webhook", () => {
   test("a Secret deleted under two Deployments: one incident naming the Secret", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     sim.apply({ apiVersion: "v1", kind: "Secret", metadata: { namespace: "shop", name: "db-creds" }, type: "Opaque", data: { password: "aHVudGVyMg==" } });
@@ -40,8 +35,8 @@ describe("stories end to end: the daemon against the simulator, told to a webhoo
   });
 
   test("a rolling update (new pod pulling its image, old one terminating gracefully): no message", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -56,8 +51,8 @@ describe("stories end to end: the daemon against the simulator, told to a webhoo
   });
 
   test("a crash every 10 minutes: told, told again as failing again, then stated once with its rhythm", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();

@@ -1,29 +1,24 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
-import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { useCleanup } from "../testing/cleanup.ts";
+import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 import { VERSION } from "../version.ts";
 
 const secrets = mkdtempSync(join(tmpdir(), "mon-webhook-"));
 const SECRET = "whsec_" + Buffer.from("a-signing-secret-of-32-bytes....").toString("base64");
 writeFileSync(join(secrets, "signing"), `${SECRET}\n`);
 
-let cluster: TestCluster | undefined;
-let hook: CaptureServer | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  await hook?.close();
-  cluster = hook = undefined;
-});
+const track = useCleanup();
 
 describe("webhook: the daemon against the simulator", () => {
   test("announce and resolve carry the documented body, signed with Standard Webhooks headers", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon`, signingSecret: `\${file:${join(secrets, "signing")}}` } }, { cluster: "prod-eu1" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon`, signingSecret: `\${file:${join(secrets, "signing")}}` } }, { cluster: "prod-eu1" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -80,8 +75,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("an incident that opens and resolves while its announcement waits for a retry is told once, as one combined message", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -100,8 +95,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("problems already open at startup come as one startup summary; what fails later is announced on its own", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     crashPod(sim, "shop", "api-abc12-p0", 9, clock.now());
@@ -133,8 +128,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("a silenced namespace sends nothing; the rest of the cluster is still told", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { config: { silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"] }] } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { config: { silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"] }] } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -150,8 +145,8 @@ describe("webhook: the daemon against the simulator", () => {
 
   test.each(["pro", "community"] as const)("maintenance on a namespace holds its incidents in Pro until the annotation goes; Community ignores it (%s)", async (edition) => {
     const underMaintenance = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", annotations: { "mon.io/maintenance": "true" } } };
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     sim.apply(underMaintenance);
@@ -173,8 +168,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("two problems starting in one pass are one roll-up; each resolves on its own and the roll-up closes after the last", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -200,8 +195,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("a tier-normal problem is not announced; it is listed in the low-priority digest 30 minutes later", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -220,8 +215,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("a pod failing on a node that joined minutes ago gets 5 extra minutes before it is announced", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     sim.apply(readyNode("n4", clock.now()));
@@ -240,8 +235,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test.each(["pro", "community"] as const)("Pro: mon.io/ack on a failing pod posts one acknowledgement, removing it posts one more; Community ignores it (%s)", async (edition) => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -267,8 +262,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("two workloads refusing on the same database are one incident naming host:port", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -284,8 +279,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test.each(["pro", "community"] as const)("Pro: severityByReason critical makes a crash loop page, in red, under the paging dedup key; Community keeps the built-in tier (%s)", async (edition) => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -301,8 +296,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", labels: { "mon.io/owner": "team-payments" } } });
@@ -315,8 +310,8 @@ describe("webhook: the daemon against the simulator", () => {
   });
 
   test("the startup message: one plain sentence with the version, before any incident; app.disableStartupMessage turns it off", async () => {
-    hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", startupMessage: true });
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", startupMessage: true }));
     const [notice] = await hook.waitFor(1);
     expect(notice!.json()).toMatchObject({ action: "announce", delivery: "notice", root: { kind: "Cluster", name: "prod" } });
     expect(notice!.json().text).toBe(`🔵 mon ${VERSION} started watching prod.`);
