@@ -73,7 +73,7 @@ export const demoScenario: Scenario = {
     },
     {
       atMs: 11_000,
-      say: "checkout keeps crashing (restart counts grow: not news), and its second pod starts crashing too (news)",
+      say: "checkout keeps crashing (restart counts grow: not news), and its second pod starts crashing too: news, but it waits out the 5-minute update cooldown after the announcement, so nothing is sent yet",
       run(sim, now) {
         crash(sim, "checkout-7c9d8f6b5-a7c9d", now, 5);
         crash(sim, "checkout-7c9d8f6b5-b7c9d", now, 3);
