@@ -105,6 +105,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const built = options.prepared ?? prepareStartup(loaded, { logger, clock, ...(options.stdout ? { stdout: options.stdout } : {}) });
   for (const w of built.warnings) logger.warn(formatWarning(w));
   const edition: Edition = options.edition ?? "community";
+  let persistRoute: (incidentId: string, providers: readonly string[] | undefined) => void = () => {};
   const router = createRouter({
     providers: built.providers.map((p) => ({
       name: p.definition.name,
@@ -115,6 +116,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     })),
     communityProvider: config.app.communityProvider,
     edition,
+    // Who holds each conversation survives a restart (Pro state file), so the resolve goes where the announcement went.
+    onConversation: (incidentId, providers) => persistRoute(incidentId, providers),
     onFold: (provider, message) => {
       metrics.deliveryBudgetFolded.inc();
       logger.info(`${provider}: hourly budget reached; ${message.action} ${message.incidentId} goes into the overflow digest`);
@@ -206,6 +209,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
 
+  persistRoute = (incidentId, providers) => {
+    const write = providers ? deliveryStore.saveRoute(incidentId, providers) : deliveryStore.removeRoute(incidentId);
+    write.catch((error: unknown) => logger.warn(`state store: recording the providers of ${incidentId} failed: ${(error as Error).message}`));
+  };
+  router.restore(await deliveryStore.loadRoutes());
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
   const capBytes = loaded.runtime.volumeLimitBytes !== undefined ? loaded.runtime.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;

@@ -52,4 +52,8 @@ export interface DeliveryStore {
   loadConversations(): Promise<{ provider: string; incidentId: string; conversation: string }[]>;
   saveDeadLetter(letter: DeadLetter): Promise<void>;
   loadDeadLetters(): Promise<DeadLetter[]>;
+  /** Which providers got an incident's announcement (route/), so its updates and resolve follow after a restart. */
+  saveRoute(incidentId: string, providers: readonly string[]): Promise<void>;
+  removeRoute(incidentId: string): Promise<void>;
+  loadRoutes(): Promise<[string, string[]][]>;
 }

@@ -137,3 +137,20 @@ describe("plain notices (spec 6)", () => {
     expect(router.route(notice, 1).map((j) => j.provider)).toEqual(["slack", "webhook"]);
   });
 });
+
+describe("conversations across restarts (spec 6 item 4)", () => {
+  test("every change of a conversation's providers is reported; a restored one sends the resolve where the announcement went", () => {
+    const seen: [string, readonly string[] | undefined][] = [];
+    const providers = [{ name: "slack", kind: "chat" as const }, { name: "webhook", kind: "info" as const }];
+    const before = createRouter({ edition: "pro", providers: [providers[0]!], onConversation: (id, p) => seen.push([id, p]) });
+    before.route(message("a", "announce"), 0);
+    expect(seen).toEqual([["a", ["slack"]]]);
+    // After a restart the webhook is configured too, without routes: it would get a new conversation, not this one.
+    const after = createRouter({ edition: "pro", providers, onConversation: (id, p) => seen.push([id, p]) });
+    after.restore([["a", ["slack"]], ["gone", ["pagerDuty"]]]);
+    expect(after.route(message("a", "resolve"), 1).map((j) => j.provider)).toEqual(["slack"]);
+    expect(seen.at(-1)).toEqual(["a", undefined]);
+    // A provider no longer configured is dropped; nothing left means the route parts decide.
+    expect(after.route(message("gone", "resolve"), 2).map((j) => j.provider)).toEqual(["slack", "webhook"]);
+  });
+});

@@ -36,6 +36,8 @@ export interface Router {
   overflowDue(now: number): { due: Overflow[]; skipped: number };
   /** Epoch ms of the next overflow digest due. */
   nextOverflowAt(): number | undefined;
+  /** Takes up the conversations an earlier process recorded (incident id → providers that got its announcement). */
+  restore(entries: Iterable<readonly [string, readonly string[]]>): void;
   /** A job for one provider outside routing (an overflow digest for the provider it belongs to). */
   direct(provider: string, message: Message, now: number): Job;
   /**
@@ -54,7 +56,7 @@ export interface Router {
  * the providers its announcement went to (spec 6 item 4), even when the root's owner label changes; after a
  * restart with no record, an update or resolve is judged on the route parts it carries.
  */
-export function createRouter(options: { providers: readonly RoutedProvider[]; communityProvider?: string; edition?: Edition; onFold?: (provider: string, message: Message) => void }): Router {
+export function createRouter(options: { providers: readonly RoutedProvider[]; communityProvider?: string; edition?: Edition; onFold?: (provider: string, message: Message) => void; onConversation?: (incidentId: string, providers: readonly string[] | undefined) => void }): Router {
   const names = options.providers.map((p) => p.name).sort();
   const pro = options.edition === "pro";
   const wanted = options.communityProvider ?? "";
@@ -63,9 +65,15 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
   const active = pro ? names : kept ? [kept] : [];
   const byName = new Map(options.providers.map((p) => [p.name, p] as const));
   const conversations = new Map<string, readonly string[]>();
+  // Every change of who holds a conversation is reported, so it can be kept across restarts (state/).
+  const remember = (id: string, targets: readonly string[] | undefined) => {
+    if (targets) conversations.set(id, targets);
+    else conversations.delete(id);
+    options.onConversation?.(id, targets);
+  };
   const pages = (name: string) => byName.get(name)?.kind === "paging" || byName.get(name)?.kind === "tracker";
   const routed = (name: string, message: Message) => !pro || routesMatch(byName.get(name)?.routes, problemsOf(message));
-  const join = (id: string, targets: readonly string[]) => conversations.set(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
+  const join = (id: string, targets: readonly string[]) => remember(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
   const budgets = createBudgets(new Map(active.map((n) => [n, byName.get(n)?.hourlyBudget ?? 60] as const)));
   // Which providers each recent message went to, so a fallback never gets a message twice.
   const sentTo = new Map<string, Set<string>>();
@@ -105,16 +113,16 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
         // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
         targets = active.filter((n) => !pages(n) && routed(n, message));
         for (const p of problemsOf(message)) join(p.incidentId, targets.filter((n) => !pro || routesMatch(byName.get(n)?.routes, [p])));
-        if (message.delivery === "roll-up") conversations.set(message.incidentId, targets);
+        if (message.delivery === "roll-up") remember(message.incidentId, targets);
       } else if (message.delivery === "paging") {
         targets = active.filter((n) => pages(n) && routed(n, message));
         join(message.incidentId, targets);
       } else if (message.action === "announce" || message.action === "opened_resolved") {
         targets = active.filter((n) => routed(n, message));
-        conversations.set(message.incidentId, targets);
+        remember(message.incidentId, targets);
       } else {
         targets = conversations.get(message.incidentId) ?? active.filter((n) => routed(n, message));
-        if (message.action === "resolve") conversations.delete(message.incidentId);
+        if (message.action === "resolve") remember(message.incidentId, undefined);
       }
       return targets
         .filter((provider) => {
@@ -130,6 +138,13 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
       return { due, skipped: all.length - due.length };
     },
     nextOverflowAt: () => budgets.nextDueAt(),
+    restore(entries) {
+      // A provider no longer configured cannot continue a conversation; the others still do.
+      for (const [id, providers] of entries) {
+        const kept = providers.filter((p) => active.includes(p));
+        if (kept.length) conversations.set(id, kept);
+      }
+    },
     direct: (provider, message, now) => job(provider, message, now),
     fallback(provider, message) {
       const name = byName.get(provider)?.fallback;

@@ -17,7 +17,7 @@ export const CONVERSATION_RETENTION_MS = 30 * 24 * 3_600_000;
 
 /**
  * The delivery records in the state store (spec 1.9, 6): `outbox:<job id>`, `conversation:<provider>:<incident>`,
- * `deadletter:<epoch ms>:<message id>`. Keys are URI-encoded so ids with `/` or `:` stay one key. A record
+ * `route:<incident>` (the providers that got its announcement), `deadletter:<epoch ms>:<message id>`. Keys are URI-encoded so ids with `/` or `:` stay one key. A record
  * that does not decode is skipped and reported, never fatal. Retention: conversation ids for 30 days (`now`
  * is the injected clock, epoch ms), dead letters the newest 1,000; outbox jobs are judged by delivery (24 h).
  */
@@ -60,6 +60,20 @@ export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks
       }
       return out;
     },
+    saveRoute: async (incidentId, providers) => void (await store.set(key("route", incidentId), { incidentId, providers: [...providers], savedAt: now() })),
+    removeRoute: (incidentId) => store.remove(key("route", incidentId)),
+    async loadRoutes() {
+      const out: [string, string[]][] = [];
+      for (const { key: k, value } of await load("route", isRoute)) {
+        if (typeof value.savedAt === "number" && now() - value.savedAt > CONVERSATION_RETENTION_MS) {
+          await store.remove(k);
+          hooks.expired?.(k);
+          continue;
+        }
+        out.push([value.incidentId, value.providers]);
+      }
+      return out;
+    },
     async saveDeadLetter(letter) {
       await store.set(key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider), letter);
       const all = await store.keys("deadletter");
@@ -81,6 +95,10 @@ function isJob(v: unknown): v is Job {
 
 function isConversation(v: unknown): v is { provider: string; incidentId: string; conversation: string; savedAt?: number } {
   return isObject(v) && typeof v.provider === "string" && typeof v.incidentId === "string" && typeof v.conversation === "string";
+}
+
+function isRoute(v: unknown): v is { incidentId: string; providers: string[]; savedAt?: number } {
+  return isObject(v) && typeof v.incidentId === "string" && Array.isArray(v.providers) && v.providers.every((p) => typeof p === "string");
 }
 
 function isDeadLetter(v: unknown): v is DeadLetter {

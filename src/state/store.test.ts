@@ -108,3 +108,17 @@ describe("retention", () => {
     expect(expired).toHaveLength(1);
   });
 });
+
+describe("routes", () => {
+  test("the providers of a conversation round-trip and expire with conversation ids", async () => {
+    const store = await openStateStore();
+    let now = 0;
+    const records = createDeliveryStore(store, {}, () => now);
+    await records.saveRoute("Deployment/shop/api", ["slack", "pagerDuty"]);
+    await records.saveRoute("old", ["slack"]);
+    await records.removeRoute("old");
+    expect(await records.loadRoutes()).toEqual([["Deployment/shop/api", ["slack", "pagerDuty"]]]);
+    now = 31 * 86_400_000;
+    expect(await records.loadRoutes()).toEqual([]);
+  });
+});
