@@ -42,3 +42,19 @@ describe("probe rounds (spec 2.3)", () => {
     expect(runner.latest()).toEqual([]);
   });
 });
+
+describe("automatic targets that leave the cluster", () => {
+  test("a failing Service probe is forgotten when the Service is deleted, so its incident resolves", async () => {
+    const { Inventory } = await import("../kube/inventory.ts");
+    const inventory = new Inventory();
+    inventory.markWatched("Service");
+    const svc = { kind: "Service", apiVersion: "v1", metadata: { namespace: "shop", name: "db", uid: "u-db", resourceVersion: "1" }, spec: { clusterIP: "127.0.0.1", ports: [{ port: 1 }] } };
+    inventory.apply("Service", "ADDED", svc);
+    const runner = createProbeRunner({ settings: { autoServices: true, autoDependencies: false, excludeNamespaces: [], http: [], tcp: [], dns: [] }, intervalMs: 30_000, timeoutMs: 2_000, failureThreshold: 1, inventory, clock: createFakeClock(0), logger: createSilentLogger(), health: new HealthRegistry(() => 0) });
+    await runner.round();
+    expect(runner.latest().map((p) => p.target.name)).toEqual(["service/shop/db"]);
+    inventory.apply("Service", "DELETED", svc);
+    await runner.round();
+    expect(runner.latest()).toEqual([]);
+  });
+});

@@ -48,7 +48,6 @@ export function createProbeRunner(options: { settings: ProbeSettings; intervalMs
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, targets.length) }, worker));
     const now = clock.now();
-    const present = new Set(targets.map((t) => t.name));
     for (const target of targets) {
       const check = results.get(target.name)!;
       const before = streaks.get(target.name);
@@ -64,14 +63,13 @@ export function createProbeRunner(options: { settings: ProbeSettings; intervalMs
       if (failures === options.failureThreshold) options.logger.warn(`probe ${target.name} (${target.address}): ${check.error ?? "failed"}, ${failures} rounds in a row`);
       streaks.set(target.name, { target, failures, since: before?.since ?? now, last: check });
     }
-    // Targets that left the inventory (a Service deleted) are forgotten with it.
-    for (const name of [...streaks.keys()]) if (!present.has(name) && !isRotating(name)) streaks.delete(name);
+    // Targets that left the inventory (a Service deleted) are forgotten with it; those only outside this
+    // round's window keep their streak until their turn comes again.
+    const existing = new Set(probeTargets(options.settings, options.inventory, 0, Infinity).map((t) => t.name));
+    for (const name of [...streaks.keys()]) if (!existing.has(name)) streaks.delete(name);
     options.health.set("probes", "ok");
     options.onRound?.();
   };
-
-  // An automatic target outside this round's window of 200 keeps its streak until its turn comes again.
-  const isRotating = (name: string) => (name.startsWith("service/") && options.settings.autoServices) || (name.startsWith("dependency/") && options.settings.autoDependencies);
 
   const loop = () => {
     if (stopped) return;

@@ -23,18 +23,18 @@ export interface ProbeSettings {
  * with `autoServices` one TCP target per ClusterIP Service at its first port (not headless, not annotated
  * `mon.io/skip-probe: "true"`, not in `excludeNamespaces`), and with `autoDependencies` one TCP target per
  * external `host:port` named in a Pod's environment values (URLs and `host:port` values; in-cluster Services
- * and loopback addresses are left to autoServices). At most 200 of each automatic kind per round: `round`
- * rotates the window so that every one is probed in turn. Pure.
+ * and loopback addresses are left to autoServices). At most `perRound` (200) of each automatic kind per
+ * round: `round` rotates the window so that every one is probed in turn (`perRound = Infinity` lists all). Pure.
  */
-export function probeTargets(settings: ProbeSettings, inventory: InventoryView, round = 0): ProbeTarget[] {
+export function probeTargets(settings: ProbeSettings, inventory: InventoryView, round = 0, perRound = AUTO_PROBES_PER_ROUND): ProbeTarget[] {
   const out: ProbeTarget[] = [
     ...settings.http.map((t): ProbeTarget => ({ kind: "http", name: t.name, origin: "configured", address: t.url, ...(t.expectedStatus !== undefined ? { expectedStatus: t.expectedStatus } : {}), ...(t.latencyWarningMs !== undefined ? { latencyWarningMs: t.latencyWarningMs } : {}), ...(t.latencyCriticalMs !== undefined ? { latencyCriticalMs: t.latencyCriticalMs } : {}) })),
     ...settings.tcp.map((t): ProbeTarget => ({ kind: "tcp", name: t.name, origin: "configured", address: t.address })),
     ...settings.dns.map((t): ProbeTarget => ({ kind: "dns", name: t.name, origin: "configured", address: t.host })),
   ];
   const excluded = new Set(settings.excludeNamespaces);
-  if (settings.autoServices) out.push(...window(serviceTargets(inventory, excluded), round));
-  if (settings.autoDependencies) out.push(...window(dependencyTargets(inventory, excluded), round));
+  if (settings.autoServices) out.push(...window(serviceTargets(inventory, excluded), round, perRound));
+  if (settings.autoDependencies) out.push(...window(dependencyTargets(inventory, excluded), round, perRound));
   return out;
 }
 
@@ -58,11 +58,11 @@ export function dependencyOf(value: string): string | undefined {
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: "80", https: "443", postgres: "5432", postgresql: "5432", mysql: "3306", redis: "6379", rediss: "6380", amqp: "5672", amqps: "5671", mongodb: "27017", nats: "4222", kafka: "9092" };
 
-/** `round`'s window of at most AUTO_PROBES_PER_ROUND targets, wrapping around. */
-function window(targets: readonly ProbeTarget[], round: number): ProbeTarget[] {
-  if (targets.length <= AUTO_PROBES_PER_ROUND) return [...targets];
-  const start = (round * AUTO_PROBES_PER_ROUND) % targets.length;
-  return Array.from({ length: AUTO_PROBES_PER_ROUND }, (_, i) => targets[(start + i) % targets.length]!);
+/** `round`'s window of at most `size` targets, wrapping around. */
+function window(targets: readonly ProbeTarget[], round: number, size: number): ProbeTarget[] {
+  if (targets.length <= size) return [...targets];
+  const start = (round * size) % targets.length;
+  return Array.from({ length: size }, (_, i) => targets[(start + i) % targets.length]!);
 }
 
 function refOf(o: KubeObject, kind: string): ObjectRef {
