@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineProvider } from "./define.ts";
 import { classifyBodyCode, sendAndClassify, truncate } from "./http.ts";
+import { hmacSha256Base64 } from "./keys.ts";
 
 /** DingTalk's "sending too fast" code (20 messages a minute per robot). */
 const RATE_LIMITED = [130101];
@@ -46,8 +47,6 @@ export default defineProvider({
 });
 
 /** DingTalk's signature for `timestamp` (ms): HMAC-SHA256 with the secret as key over "<timestamp>\n<secret>". */
-export async function dingtalkSign(secret: string, timestamp: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}\n${secret}`));
-  return btoa(String.fromCharCode(...new Uint8Array(mac)));
+export function dingtalkSign(secret: string, timestamp: string): Promise<string> {
+  return hmacSha256Base64(secret, `${timestamp}\n${secret}`);
 }

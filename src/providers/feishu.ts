@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { defineProvider } from "./define.ts";
-import { classifyBodyCode, sendAndClassify } from "./http.ts";
+import { classifyBodyCode, sendAndClassify, truncateBytes } from "./http.ts";
+import { hmacSha256Base64 } from "./keys.ts";
 
 /** Feishu caps a request body at 20 KB. */
 const TEXT_MAX_BYTES = 18_000;
@@ -31,7 +32,7 @@ export default defineProvider({
       name: "feishu",
       kind: "chat",
       async send(message, context) {
-        const text = cutBytes(options.keyword && !message.text.includes(options.keyword) ? `${message.text}\n${options.keyword}` : message.text, TEXT_MAX_BYTES);
+        const text = truncateBytes(options.keyword && !message.text.includes(options.keyword) ? `${message.text}\n${options.keyword}` : message.text, TEXT_MAX_BYTES);
         const timestamp = String(Math.floor(context.now / 1000));
         const body = JSON.stringify({ ...(options.signingSecret ? { timestamp, sign: await feishuSign(options.signingSecret, timestamp) } : {}), msg_type: "text", content: { text } });
         const { outcome, answer } = await sendAndClassify(deps.http, { url: options.webhookUrl, headers: { "content-type": "application/json" }, body, signal: context.signal }, context.now);
@@ -42,13 +43,6 @@ export default defineProvider({
 });
 
 /** Feishu's signature for `timestamp` (seconds): the HMAC key is "<timestamp>\n<secret>", the data empty. */
-export async function feishuSign(secret: string, timestamp: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(`${timestamp}\n${secret}`), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, new Uint8Array());
-  return btoa(String.fromCharCode(...new Uint8Array(mac)));
-}
-
-function cutBytes(text: string, max: number): string {
-  const bytes = new TextEncoder().encode(text);
-  return bytes.length <= max ? text : `${new TextDecoder().decode(bytes.slice(0, max - 20)).replace(/\uFFFD+$/, "")}… (truncated)`;
+export function feishuSign(secret: string, timestamp: string): Promise<string> {
+  return hmacSha256Base64(`${timestamp}\n${secret}`, "");
 }

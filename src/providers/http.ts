@@ -89,3 +89,14 @@ export function jsonApi(http: HttpClient, base: string, headers: Record<string, 
   return (method: "GET" | "POST" | "PUT" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
     sendAndClassify(http, { method, url: `${base}${path}`, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
 }
+
+/**
+ * Cuts text to at most `maxBytes` of UTF-8, at a character boundary, marking the cut visibly: for vendors that
+ * cap a payload in bytes rather than characters (Feishu, WeCom, Webex, ntfy).
+ */
+export function truncateBytes(text: string, maxBytes: number, marker = "… (truncated)"): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return text;
+  const room = Math.max(0, maxBytes - new TextEncoder().encode(marker).length);
+  return new TextDecoder().decode(bytes.slice(0, room)).replace(/\uFFFD+$/, "") + marker;
+}

@@ -20,3 +20,18 @@ export function ends(message: Message): boolean {
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
+
+/** Base64 of an HMAC-SHA256 of `data` under `key` (strings as UTF-8): how Feishu, DingTalk and Standard Webhooks sign. */
+export async function hmacSha256Base64(key: string | Uint8Array<ArrayBuffer>, data: string): Promise<string> {
+  const raw = typeof key === "string" ? new TextEncoder().encode(key) : key;
+  const cryptoKey = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return base64(new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, new TextEncoder().encode(data))));
+}
+
+/** Base64 of bytes, or of a string's UTF-8. */
+export function base64(data: Uint8Array | string): string {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify } from "./http.ts";
-import { shortKey } from "./keys.ts";
+import { sendAndClassify, truncateBytes } from "./http.ts";
+import { base64, shortKey } from "./keys.ts";
 
 /** ntfy turns a body over 4,096 bytes into an attachment: the text is cut to stay a message. */
 const BODY_MAX_BYTES = 4_000;
@@ -39,7 +39,7 @@ export default defineProvider({
       name: "ntfy",
       kind: "info",
       async send(message, context) {
-        const request = { url: `${options.url.replace(/\/+$/, "")}/${options.topic}`, headers: { ...ntfyHeaders(message), ...(auth ? { authorization: auth } : {}) }, body: cutBytes(message.text, BODY_MAX_BYTES), signal: context.signal };
+        const request = { url: `${options.url.replace(/\/+$/, "")}/${options.topic}`, headers: { ...ntfyHeaders(message), ...(auth ? { authorization: auth } : {}) }, body: truncateBytes(message.text, BODY_MAX_BYTES), signal: context.signal };
         return (await sendAndClassify(deps.http, request, context.now)).outcome;
       },
       // Read access to the topic proves the server, the topic and the credentials without publishing.
@@ -54,16 +54,9 @@ export function ntfyHeaders(message: Message): Record<string, string> {
   const tag = message.action === "resolve" || message.action === "opened_resolved" ? "white_check_mark" : message.mode === "page" ? "rotating_light" : "warning";
   return {
     "content-type": "text/plain; charset=utf-8",
-    title: `=?UTF-8?B?${btoa(String.fromCharCode(...new TextEncoder().encode(message.title.slice(0, 250))))}?=`,
+    title: `=?UTF-8?B?${base64(message.title.slice(0, 250))}?=`,
     priority,
     tags: tag,
     "x-sequence-id": shortKey(message.root.kind === "Cluster" ? message.incidentId : message.dedupKey, 64).replace(/[^-_A-Za-z0-9]/g, "-"),
   };
-}
-
-function cutBytes(text: string, max: number): string {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= max) return text;
-  const marker = "… (truncated)";
-  return new TextDecoder().decode(bytes.slice(0, max - 20)).replace(/\uFFFD+$/, "") + marker;
 }

@@ -3,6 +3,7 @@ import type { Outcome } from "../model/job.ts";
 import type { HttpClient } from "../outbound/client.ts";
 import { defineProvider } from "./define.ts";
 import { classifyError, classifyStatus, jsonApi, parseJson, truncate } from "./http.ts";
+import { base64 } from "./keys.ts";
 
 const Options = v.object({
   project: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "must be a Google Cloud project id"), v.description("Project id.")),
@@ -38,7 +39,7 @@ export default defineProvider({
         const token = await tokens(context.signal, context.now);
         if (typeof token !== "string") return token;
         const data = { action: message.action, incidentId: message.incidentId, dedupKey: message.dedupKey, cluster: deps.clusterName, reason: message.reason, tier: message.tier, mode: message.mode, title: message.title, text: truncate(message.text, 500_000), at: new Date(message.at).toISOString() };
-        const body = { messages: [{ data: btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(data)))), attributes: { dedupKey: message.dedupKey, action: message.action }, ...(options.orderingKey ? { orderingKey: message.dedupKey } : {}) }] };
+        const body = { messages: [{ data: base64(JSON.stringify(data)), attributes: { dedupKey: message.dedupKey, action: message.action }, ...(options.orderingKey ? { orderingKey: message.dedupKey } : {}) }] };
         const call = jsonApi(deps.http, options.apiUrl.replace(/\/+$/, ""), { authorization: `Bearer ${token}` });
         return (await call("POST", `/v1/projects/${options.project}/topics/${encodeURIComponent(options.topic)}:publish`, body, context.signal, context.now)).outcome;
       },

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify } from "./http.ts";
+import { sendAndClassify, truncateBytes } from "./http.ts";
 import { ends } from "./keys.ts";
 
 /** Webex caps a message at 7,439 bytes (the figure Alertmanager truncates to). */
@@ -34,7 +34,7 @@ export default defineProvider({
       name: "webex",
       kind: "chat",
       async send(message, context): Promise<Outcome> {
-        const markdown = capBytes(message.markdown, MAX_BYTES);
+        const markdown = truncateBytes(message.markdown, MAX_BYTES);
         const parent = message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
         const { outcome, answer } = await call("POST", "/messages", { roomId: options.roomId, markdown, ...(parent ? { parentId: parent } : {}) }, context.signal, context.now);
         if (outcome.kind !== "ok") return outcome;
@@ -49,11 +49,6 @@ export default defineProvider({
     };
   },
 });
-
-function capBytes(text: string, max: number): string {
-  const bytes = new TextEncoder().encode(text);
-  return bytes.length <= max ? text : `${new TextDecoder().decode(bytes.slice(0, max - 20)).replace(/\uFFFD+$/, "")}… (truncated)`;
-}
 
 function idOf(body: string | undefined): string | undefined {
   try {

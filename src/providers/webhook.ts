@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./define.ts";
+import { hmacSha256Base64 } from "./keys.ts";
 import { sendAndClassify, truncate } from "./http.ts";
 
 /** Version of the JSON body documented in docs/providers/webhook.md. */
@@ -113,10 +114,8 @@ function encodeBody(body: WebhookBody, maxBytes: number): string {
 }
 
 async function sign(secret: string, id: string, now: number, body: string): Promise<Record<string, string>> {
-  const keyBytes = secret.startsWith("whsec_") ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0)) : new TextEncoder().encode(secret);
+  const keyBytes = secret.startsWith("whsec_") ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0)) : secret;
   const timestamp = String(Math.floor(now / 1000));
-  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
-  const signature = btoa(String.fromCharCode(...new Uint8Array(mac)));
+  const signature = await hmacSha256Base64(keyBytes, `${id}.${timestamp}.${body}`);
   return { "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };
 }

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { defineProvider } from "./define.ts";
-import { classifyBodyCode, sendAndClassify } from "./http.ts";
+import { classifyBodyCode, sendAndClassify, truncateBytes } from "./http.ts";
 
 /** WeCom caps `markdown.content` at 4,096 bytes; 45009 means over the 20-a-minute limit. */
 const CONTENT_MAX_BYTES = 4_000;
@@ -27,9 +27,7 @@ export default defineProvider({
       async send(message, context) {
         const url = new URL(options.url);
         url.searchParams.set("key", options.webhookKey);
-        const bytes = new TextEncoder().encode(message.markdown);
-        const content = bytes.length <= CONTENT_MAX_BYTES ? message.markdown : `${new TextDecoder().decode(bytes.slice(0, CONTENT_MAX_BYTES - 20)).replace(/\uFFFD+$/, "")}… (truncated)`;
-        const body = JSON.stringify({ msgtype: "markdown", markdown: { content } });
+        const body = JSON.stringify({ msgtype: "markdown", markdown: { content: truncateBytes(message.markdown, CONTENT_MAX_BYTES) } });
         const { outcome, answer } = await sendAndClassify(deps.http, { url: url.toString(), headers: { "content-type": "application/json" }, body, signal: context.signal }, context.now);
         return classifyBodyCode(outcome, answer?.body, (j) => ({ code: j.errcode, message: j.errmsg }), RATE_LIMITED);
       },
