@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { escapeHtml } from "./keys.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { parseJson, sendAndClassify, truncate } from "./http.ts";
 import { defineTracker } from "./tracker.ts";
 
 const Options = v.object({
@@ -30,13 +30,7 @@ export default defineTracker({
     const auth = { authorization: `Basic ${btoa(`:${o.pat}`)}` };
     const call = (method: "GET" | "POST" | "PATCH", url: string, body: unknown, signal: AbortSignal, now: number, contentType = "application/json") =>
       sendAndClassify(http, { method, url, headers: { "content-type": contentType, ...auth }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
-    const parse = <T>(body: string | undefined): T | undefined => {
-      try {
-        return JSON.parse(body ?? "") as T;
-      } catch {
-        return undefined;
-      }
-    };
+    const parse = parseJson;
     const quote = (s: string) => s.replace(/'/g, "''");
     return {
       async find(key, signal, now) {

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./http.ts";
 import { ends } from "./keys.ts";
 
 /** Discord caps `content` at 2,000 characters (providers.md `discord`). */
@@ -37,7 +37,7 @@ export default defineProvider({
     };
     const call = async (method: "POST" | "PATCH" | "GET", url: string, body: unknown, signal: AbortSignal, now: number) => {
       const { outcome, answer } = await sendAndClassify(deps.http, { method, url, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
-      return { outcome: withRetryAfter(outcome, answer?.body), answer };
+      return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after", 1000), answer };
     };
     return {
       name: "discord",
@@ -47,7 +47,7 @@ export default defineProvider({
         const posted = await call("POST", `${base}${query({ wait: "true" })}`, payload, context.signal, context.now);
         if (posted.outcome.kind !== "ok") return posted.outcome;
         if (message.action === "announce" || message.action === "opened_resolved") {
-          const id = messageId(posted.answer?.body);
+          const id = idFrom(posted.answer?.body);
           return id ? { kind: "ok", conversation: id } : { kind: "ok" };
         }
         // The resolve also marks the announcement itself; a failed edit does not undo the delivered resolve.
@@ -64,24 +64,4 @@ export default defineProvider({
 /** The execute-webhook body: the message as Discord markdown, capped at 2,000 characters, no mentions. */
 export function discordPayload(message: Message, username?: string): Record<string, unknown> {
   return { content: truncate(message.markdown, CONTENT_MAX), allowed_mentions: { parse: [] }, ...(username ? { username } : {}) };
-}
-
-function messageId(body: string | undefined): string | undefined {
-  try {
-    const id = (JSON.parse(body ?? "") as { id?: unknown }).id;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Discord's 429 body says how long to wait (`retry_after`, seconds) even when a proxy drops the header. */
-function withRetryAfter(outcome: Outcome, body: string | undefined): Outcome {
-  if (outcome.kind !== "rateLimited" || outcome.afterMs !== undefined) return outcome;
-  try {
-    const after = (JSON.parse(body ?? "") as { retry_after?: unknown }).retry_after;
-    return typeof after === "number" ? { kind: "rateLimited", afterMs: Math.ceil(after * 1000) } : outcome;
-  } catch {
-    return outcome;
-  }
 }

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { idFrom, sendAndClassify, truncate } from "./http.ts";
 import { ends, shortKey } from "./keys.ts";
 
 const Options = v.object({
@@ -50,14 +50,8 @@ export default defineProvider({
         };
         const { outcome, answer } = await call("POST", "/api/annotations", body, context.signal, context.now);
         if (outcome.kind !== "ok") return outcome;
-        const id = (() => {
-          try {
-            return (JSON.parse(answer?.body ?? "") as { id?: unknown }).id;
-          } catch {
-            return undefined;
-          }
-        })();
-        return typeof id === "number" ? { kind: "ok", conversation: String(id) } : { kind: "ok" };
+        const id = idFrom(answer?.body);
+        return id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
         return (await call("GET", "/api/org", undefined, signal, Date.now())).outcome;

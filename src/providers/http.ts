@@ -100,3 +100,20 @@ export function truncateBytes(text: string, maxBytes: number, marker = "… (tru
   const room = Math.max(0, maxBytes - new TextEncoder().encode(marker).length);
   return new TextDecoder().decode(bytes.slice(0, room)).replace(/\uFFFD+$/, "") + marker;
 }
+
+/** The id a vendor's JSON answer names in `field` (a string, or a number as a string); undefined otherwise. */
+export function idFrom(body: string | undefined, field = "id"): string | undefined {
+  const id = parseJson<Record<string, unknown>>(body)?.[field];
+  return typeof id === "string" ? id : typeof id === "number" ? String(id) : undefined;
+}
+
+/**
+ * A rate limit whose wait the vendor gives in the JSON body rather than a Retry-After header (Discord
+ * `retry_after` seconds, Matrix `retry_after_ms`): `field` read and scaled by `unitMs`. Other outcomes, and
+ * rate limits that already know their wait, pass unchanged.
+ */
+export function withBodyRetryAfter(outcome: Outcome, body: string | undefined, field: string, unitMs: number): Outcome {
+  if (outcome.kind !== "rateLimited" || outcome.afterMs !== undefined) return outcome;
+  const after = parseJson<Record<string, unknown>>(body)?.[field];
+  return typeof after === "number" ? { kind: "rateLimited", afterMs: Math.ceil(after * unitMs) } : outcome;
+}

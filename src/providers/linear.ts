@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { classifyError, classifyStatus, truncate } from "./http.ts";
+import { classifyError, classifyStatus, parseJson, truncate } from "./http.ts";
 import { defineTracker, marker } from "./tracker.ts";
 import type { HttpClient } from "../outbound/client.ts";
 
@@ -67,12 +67,8 @@ async function graphql(http: HttpClient, url: string, apiKey: string, query: str
     return { outcome: classifyError(error) };
   }
   const status = classifyStatus(answer, now);
-  let body: { data?: unknown; errors?: { message?: string; extensions?: { code?: string } }[] } = {};
-  try {
-    body = JSON.parse(answer.body);
-  } catch {
-    return { outcome: status };
-  }
+  const body = parseJson<{ data?: unknown; errors?: { message?: string; extensions?: { code?: string } }[] }>(answer.body);
+  if (!body) return { outcome: status };
   const error = body.errors?.[0];
   if (error?.extensions?.code === "RATELIMITED") return { outcome: { kind: "rateLimited" } };
   if (status.kind !== "ok") return { outcome: status };

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./http.ts";
 import { ends, escapeHtml } from "./keys.ts";
 
 const Options = v.object({
@@ -32,7 +32,7 @@ export default defineProvider({
     const put = async (txn: string, content: unknown, signal: AbortSignal, now: number) => {
       const url = `${base}/rooms/${encodeURIComponent(options.roomId)}/send/m.room.message/${txn}`;
       const { outcome, answer } = await sendAndClassify(deps.http, { method: "PUT", url, headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(content), signal }, now);
-      return { outcome: retryAfterMs(outcome, answer?.body), body: answer?.body };
+      return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after_ms", 1), body: answer?.body };
     };
     return {
       name: "matrix",
@@ -46,7 +46,7 @@ export default defineProvider({
           const fresh = matrixContent(message);
           await put(txnId(`${message.id}#edit`), { ...fresh, body: `* ${fresh.body}`, "m.new_content": fresh, "m.relates_to": { rel_type: "m.replace", event_id: root } }, context.signal, context.now);
         }
-        const id = eventId(sent.body);
+        const id = idFrom(sent.body, "event_id");
         return root ? { kind: "ok", conversation: root } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
@@ -64,23 +64,4 @@ export function matrixContent(message: Message): { msgtype: string; body: string
 
 function txnId(id: string): string {
   return `mon-${createHash("sha256").update(id).digest("hex").slice(0, 24)}`;
-}
-
-function eventId(body: string | undefined): string | undefined {
-  try {
-    const id = (JSON.parse(body ?? "") as { event_id?: unknown }).event_id;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function retryAfterMs(outcome: Outcome, body: string | undefined): Outcome {
-  if (outcome.kind !== "rateLimited" || outcome.afterMs !== undefined) return outcome;
-  try {
-    const ms = (JSON.parse(body ?? "") as { retry_after_ms?: unknown }).retry_after_ms;
-    return typeof ms === "number" ? { kind: "rateLimited", afterMs: ms } : outcome;
-  } catch {
-    return outcome;
-  }
 }

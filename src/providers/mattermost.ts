@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { idFrom, sendAndClassify, truncate } from "./http.ts";
 import { ends } from "./keys.ts";
 
 /** Mattermost posts hold at most 16,383 characters. */
@@ -48,7 +48,7 @@ export default defineProvider({
         const { outcome, answer } = await json("POST", api("/posts"), { channel_id: options.channelId, message: text, ...(root ? { root_id: root } : {}) }, context.signal, context.now, auth);
         if (outcome.kind !== "ok") return outcome;
         if (root && ends(message)) await json("PUT", api(`/posts/${root}/patch`), { message: text }, context.signal, context.now, auth);
-        const id = postId(answer?.body);
+        const id = idFrom(answer?.body);
         return root ? { kind: "ok", conversation: root } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       ...(options.botToken
@@ -63,12 +63,3 @@ export default defineProvider({
     };
   },
 });
-
-function postId(body: string | undefined): string | undefined {
-  try {
-    const id = (JSON.parse(body ?? "") as { id?: unknown }).id;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { shortKey } from "./keys.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { parseJson, sendAndClassify, truncate } from "./http.ts";
 import { defineTracker } from "./tracker.ts";
 
 const Options = v.object({
@@ -32,13 +32,9 @@ export default defineTracker({
     const call = (method: "GET" | "POST" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
       sendAndClassify(http, { method, url: `${base}${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
     const sysId = (body: string | undefined): string | undefined => {
-      try {
-        const result = (JSON.parse(body ?? "") as { result?: unknown }).result;
-        const record = Array.isArray(result) ? result[0] : result;
-        return typeof record?.sys_id === "string" ? record.sys_id : undefined;
-      } catch {
-        return undefined;
-      }
+      const result = parseJson<{ result?: unknown }>(body)?.result;
+      const record = (Array.isArray(result) ? result[0] : result) as { sys_id?: unknown } | undefined;
+      return typeof record?.sys_id === "string" ? record.sys_id : undefined;
     };
     return {
       async find(key, signal, now) {

@@ -3,7 +3,7 @@ import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider, type SendContext } from "./define.ts";
 import type { HttpClient } from "../outbound/client.ts";
-import { classifyError, classifyStatus, retryAfterMs, sendAndClassify, truncate } from "./http.ts";
+import { classifyError, classifyStatus, parseJson, retryAfterMs, sendAndClassify, truncate } from "./http.ts";
 
 const TEXT_MAX = 40_000;
 const SECTION_MAX = 3_000;
@@ -112,7 +112,7 @@ export async function callWebApi(
       signal,
     });
     if (answer.status !== 200) return { outcome: classifyStatus(answer, now) };
-    const json = parseJson(answer.body);
+    const json = parseJson<Record<string, unknown>>(answer.body);
     if (json?.ok === true) return { outcome: { kind: "ok" }, json };
     const error = typeof json?.error === "string" ? json.error : "unparseable_response";
     if (error === "ratelimited") {
@@ -123,14 +123,5 @@ export async function callWebApi(
     return { outcome: { kind: "permanent", reason: `slack_${error}` } };
   } catch (error) {
     return { outcome: classifyError(error) };
-  }
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -3,7 +3,7 @@ import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpClient } from "../outbound/client.ts";
 import { defineProvider } from "./define.ts";
-import { classifyError, classifyStatus, truncate } from "./http.ts";
+import { classifyError, classifyStatus, parseJson, truncate } from "./http.ts";
 import { ends, escapeHtml } from "./keys.ts";
 
 /** Telegram accepts 1–4,096 characters of text after entity parsing (providers.md `telegram`). */
@@ -79,12 +79,8 @@ async function call(http: HttpClient, url: string, body: unknown, signal: AbortS
   } catch (error) {
     return { outcome: classifyError(error) };
   }
-  let parsed: { ok?: boolean; result?: unknown; error_code?: number; description?: string; parameters?: { retry_after?: number; migrate_to_chat_id?: number } } = {};
-  try {
-    parsed = JSON.parse(answer.body);
-  } catch {
-    // not JSON: the status decides
-  }
+  // Not JSON: the status decides.
+  const parsed = parseJson<{ ok?: boolean; result?: unknown; error_code?: number; description?: string; parameters?: { retry_after?: number; migrate_to_chat_id?: number } }>(answer.body) ?? {};
   if (answer.status === 429 || parsed.error_code === 429) {
     const after = parsed.parameters?.retry_after;
     return { outcome: typeof after === "number" ? { kind: "rateLimited", afterMs: after * 1000 } : classifyStatus({ ...answer, status: 429 }, now) };

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncateBytes } from "./http.ts";
+import { idFrom, sendAndClassify, truncateBytes } from "./http.ts";
 import { ends } from "./keys.ts";
 
 /** Webex caps a message at 7,439 bytes (the figure Alertmanager truncates to). */
@@ -39,7 +39,7 @@ export default defineProvider({
         const { outcome, answer } = await call("POST", "/messages", { roomId: options.roomId, markdown, ...(parent ? { parentId: parent } : {}) }, context.signal, context.now);
         if (outcome.kind !== "ok") return outcome;
         if (parent && ends(message)) await call("PUT", `/messages/${parent}`, { roomId: options.roomId, markdown }, context.signal, context.now);
-        const id = idOf(answer?.body);
+        const id = idFrom(answer?.body);
         return parent ? { kind: "ok", conversation: parent } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
@@ -49,12 +49,3 @@ export default defineProvider({
     };
   },
 });
-
-function idOf(body: string | undefined): string | undefined {
-  try {
-    const id = (JSON.parse(body ?? "") as { id?: unknown }).id;
-    return typeof id === "string" ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}

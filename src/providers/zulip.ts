@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { idFrom, sendAndClassify, truncate } from "./http.ts";
 import { ends, shortKey } from "./keys.ts";
 
 /** Zulip caps topics at 60 characters and content at 10,000 bytes. */
@@ -39,7 +39,7 @@ export default defineProvider({
         const form = new URLSearchParams({ type: "stream", to: options.channel, topic, content: truncate(message.markdown, CONTENT_MAX) });
         const { outcome, answer } = await sendAndClassify(deps.http, { url: `${base}/messages`, headers, body: form.toString(), signal: context.signal }, context.now);
         if (outcome.kind !== "ok") return outcome;
-        const id = messageId(answer?.body);
+        const id = idFrom(answer?.body);
         if (ends(message) && message.root.kind !== "Cluster" && id) {
           const rename = new URLSearchParams({ topic: `✔ ${topic}`.slice(0, TOPIC_MAX), propagate_mode: "change_all" });
           await sendAndClassify(deps.http, { method: "PATCH", url: `${base}/messages/${id}`, headers, body: rename.toString(), signal: context.signal }, context.now);
@@ -59,13 +59,4 @@ export function zulipTopic(message: Message): string {
   const tag = shortKey(message.dedupKey, 0).slice(4, 12);
   const root = `${message.root.kind.toLowerCase()} ${message.root.namespace ? `${message.root.namespace}/` : ""}${message.root.name}`;
   return `${root.slice(0, TOPIC_MAX - 2 - tag.length - 3)} · ${tag}`;
-}
-
-function messageId(body: string | undefined): number | undefined {
-  try {
-    const id = (JSON.parse(body ?? "") as { id?: unknown }).id;
-    return typeof id === "number" ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }
