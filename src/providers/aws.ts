@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { AwsClient } from "aws4fetch";
+import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { HttpClient } from "../outbound/client.ts";
 import { classifyError, classifyStatus, parseJson } from "./http.ts";
@@ -11,6 +12,14 @@ interface Credentials {
   readonly sessionToken?: string;
   readonly expiresAt?: number;
 }
+
+/** The options every AWS provider has (`sns`, `eventBridge`): region, optional static keys, endpoint override. */
+export const AWS_OPTIONS = {
+  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"), v.description("Region.")),
+  accessKeyId: v.optional(v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used."))),
+  secretAccessKey: v.optional(v.pipe(v.string(), v.description("Secret access key (a credential: ${file:/path})."))),
+  endpoint: v.optional(v.pipe(v.string(), v.url(), v.description("Endpoint override (a VPC endpoint)."))),
+};
 
 /** The AWS settings shared by `sns` and `eventBridge`. */
 export interface AwsSettings {

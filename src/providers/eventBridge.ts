@@ -1,16 +1,13 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { awsCaller } from "./aws.ts";
+import { AWS_OPTIONS, awsCaller } from "./aws.ts";
 import { defineProvider } from "./define.ts";
 import { parseJson, truncate } from "./http.ts";
 
 const Options = v.object({
-  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"), v.description("Region of the bus.")),
+  ...AWS_OPTIONS,
   eventBusName: v.optional(v.pipe(v.string(), v.description("Bus name or ARN.")), "default"),
   source: v.optional(v.pipe(v.string(), v.description("Event `Source`.")), "mon"),
-  accessKeyId: v.optional(v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used."))),
-  secretAccessKey: v.optional(v.pipe(v.string(), v.description("Secret access key (a credential: ${file:/path})."))),
-  endpoint: v.optional(v.pipe(v.string(), v.url(), v.description("Endpoint override (a VPC endpoint)."))),
 });
 
 /**

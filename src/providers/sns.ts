@@ -1,15 +1,12 @@
 import * as v from "valibot";
-import { awsCaller } from "./aws.ts";
+import { AWS_OPTIONS, awsCaller } from "./aws.ts";
 import { defineProvider } from "./define.ts";
 import { truncate } from "./http.ts";
 import { shortKey } from "./keys.ts";
 
 const Options = v.object({
   topicArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, "must be an SNS topic ARN"), v.description("Topic ARN (a `.fifo` topic gets the incident key as message group).")),
-  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"), v.description("Region of the topic.")),
-  accessKeyId: v.optional(v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used."))),
-  secretAccessKey: v.optional(v.pipe(v.string(), v.description("Secret access key (a credential: ${file:/path})."))),
-  endpoint: v.optional(v.pipe(v.string(), v.url(), v.description("Endpoint override (a VPC endpoint)."))),
+  ...AWS_OPTIONS,
 });
 
 /**
