@@ -4,7 +4,7 @@ import type { ProbeCheck, ProbeStatus, ProbeTarget } from "../model/probe.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { checkTarget } from "./check.ts";
-import { probeTargets, type ProbeSettings } from "./targets.ts";
+import { allProbeTargets, roundOf, type ProbeSettings } from "./targets.ts";
 
 /** Most probes in flight at once, so a round of 400 automatic targets does not open 400 sockets together. */
 const CONCURRENCY = 16;
@@ -22,7 +22,7 @@ export interface ProbeRunner {
 
 /**
  * Runs active probes (spec 2.3, Pro): each round takes its targets from the settings and the inventory
- * (`probeTargets`), checks them at most 16 at a time with `timeoutMs` each, and counts consecutive failures
+ * (`allProbeTargets`, `roundOf`), checks them at most 16 at a time with `timeoutMs` each, and counts consecutive failures
  * per target. A target is reported once it has failed `failureThreshold` rounds in a row and forgotten on its
  * first success (a probe resolves on its first success). A slow http answer is reported at once. `onRound`
  * runs after each round so a pass can use it. The `probes` health component is ok once rounds run (a failing
@@ -37,7 +37,8 @@ export function createProbeRunner(options: { settings: ProbeSettings; intervalMs
   let stopped = false;
 
   const round = async () => {
-    const targets = probeTargets(options.settings, options.inventory, rounds++);
+    const all = allProbeTargets(options.settings, options.inventory);
+    const targets = roundOf(all, rounds++);
     const results = new Map<string, ProbeCheck>();
     let next = 0;
     const worker = async () => {
@@ -65,7 +66,7 @@ export function createProbeRunner(options: { settings: ProbeSettings; intervalMs
     }
     // Targets that left the inventory (a Service deleted) are forgotten with it; those only outside this
     // round's window keep their streak until their turn comes again.
-    const existing = new Set(probeTargets(options.settings, options.inventory, 0, Infinity).map((t) => t.name));
+    const existing = new Set(all.map((t) => t.name));
     for (const name of [...streaks.keys()]) if (!existing.has(name)) streaks.delete(name);
     options.health.set("probes", "ok");
     options.onRound?.();

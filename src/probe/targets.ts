@@ -24,18 +24,28 @@ export interface ProbeSettings {
  * `mon.io/skip-probe: "true"`, not in `excludeNamespaces`), and with `autoDependencies` one TCP target per
  * external `host:port` named in a Pod's environment values (URLs and `host:port` values; in-cluster Services
  * and loopback addresses are left to autoServices). At most `perRound` (200) of each automatic kind per
- * round: `round` rotates the window so that every one is probed in turn (`perRound = Infinity` lists all). Pure.
+ * round: `round` rotates the window so that every one is probed in turn. Pure.
  */
 export function probeTargets(settings: ProbeSettings, inventory: InventoryView, round = 0, perRound = AUTO_PROBES_PER_ROUND): ProbeTarget[] {
+  return roundOf(allProbeTargets(settings, inventory), round, perRound);
+}
+
+/** Every target the settings name now, automatic ones included (no window): what a round is chosen from. Pure. */
+export function allProbeTargets(settings: ProbeSettings, inventory: InventoryView): ProbeTarget[] {
   const out: ProbeTarget[] = [
     ...settings.http.map((t): ProbeTarget => ({ kind: "http", name: t.name, origin: "configured", address: t.url, ...(t.expectedStatus !== undefined ? { expectedStatus: t.expectedStatus } : {}), ...(t.latencyWarningMs !== undefined ? { latencyWarningMs: t.latencyWarningMs } : {}), ...(t.latencyCriticalMs !== undefined ? { latencyCriticalMs: t.latencyCriticalMs } : {}) })),
     ...settings.tcp.map((t): ProbeTarget => ({ kind: "tcp", name: t.name, origin: "configured", address: t.address })),
     ...settings.dns.map((t): ProbeTarget => ({ kind: "dns", name: t.name, origin: "configured", address: t.host })),
   ];
   const excluded = new Set(settings.excludeNamespaces);
-  if (settings.autoServices) out.push(...window(serviceTargets(inventory, excluded), round, perRound));
-  if (settings.autoDependencies) out.push(...window(dependencyTargets(inventory, excluded), round, perRound));
+  if (settings.autoServices) out.push(...serviceTargets(inventory, excluded));
+  if (settings.autoDependencies) out.push(...dependencyTargets(inventory, excluded));
   return out;
+}
+
+/** `round`'s share of `all`: every configured target, and a rotating window of `perRound` of each automatic kind. Pure. */
+export function roundOf(all: readonly ProbeTarget[], round: number, perRound = AUTO_PROBES_PER_ROUND): ProbeTarget[] {
+  return [...all.filter((t) => t.origin === "configured"), ...window(all.filter((t) => t.origin === "service"), round, perRound), ...window(all.filter((t) => t.origin === "dependency"), round, perRound)];
 }
 
 /**
