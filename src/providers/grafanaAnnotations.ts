@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { idFrom, sendAndClassify, truncate } from "./http.ts";
+import { idFrom, jsonApi, truncate } from "./http.ts";
 import { ends, shortKey } from "./keys.ts";
 
 const Options = v.object({
@@ -27,9 +27,7 @@ export default defineProvider({
   credentials: ["serviceAccountToken"],
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
-    const headers = { "content-type": "application/json", authorization: `Bearer ${options.serviceAccountToken}` };
-    const call = (method: "POST" | "PATCH" | "GET", path: string, body: unknown, signal: AbortSignal, now: number) =>
-      sendAndClassify(deps.http, { method, url: `${base}${path}`, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    const call = jsonApi(deps.http, base, { authorization: `Bearer ${options.serviceAccountToken}` });
     return {
       name: "grafanaAnnotations",
       kind: "info",

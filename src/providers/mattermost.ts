@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { idFrom, sendAndClassify, truncate } from "./http.ts";
+import { idFrom, jsonApi, truncate } from "./http.ts";
 import { ends } from "./keys.ts";
 
 /** Mattermost posts hold at most 16,383 characters. */
@@ -34,29 +34,26 @@ export default defineProvider({
   options: Options,
   credentials: ["webhookUrl", "botToken"],
   create(options, deps) {
-    const api = (path: string) => `${(options.url ?? "").replace(/\/+$/, "")}/api/v4${path}`;
-    const auth = { authorization: `Bearer ${options.botToken ?? ""}` };
-    const json = (method: "POST" | "PUT" | "GET", url: string, body: unknown, signal: AbortSignal, now: number, headers: Record<string, string> = {}) =>
-      sendAndClassify(deps.http, { method, url, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    const bot = jsonApi(deps.http, `${(options.url ?? "").replace(/\/+$/, "")}/api/v4`, { authorization: `Bearer ${options.botToken ?? ""}` });
     return {
       name: "mattermost",
       kind: "chat",
       async send(message, context): Promise<Outcome> {
         const text = truncate(message.markdown, TEXT_MAX);
-        if (options.webhookUrl) return (await json("POST", options.webhookUrl, { text, ...(options.username ? { username: options.username } : {}) }, context.signal, context.now)).outcome;
+        if (options.webhookUrl) return (await jsonApi(deps.http, options.webhookUrl, {})("POST", "", { text, ...(options.username ? { username: options.username } : {}) }, context.signal, context.now)).outcome;
         const root = message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
-        const { outcome, answer } = await json("POST", api("/posts"), { channel_id: options.channelId, message: text, ...(root ? { root_id: root } : {}) }, context.signal, context.now, auth);
+        const { outcome, answer } = await bot("POST", "/posts", { channel_id: options.channelId, message: text, ...(root ? { root_id: root } : {}) }, context.signal, context.now);
         if (outcome.kind !== "ok") return outcome;
-        if (root && ends(message)) await json("PUT", api(`/posts/${root}/patch`), { message: text }, context.signal, context.now, auth);
+        if (root && ends(message)) await bot("PUT", `/posts/${root}/patch`, { message: text }, context.signal, context.now);
         const id = idFrom(answer?.body);
         return root ? { kind: "ok", conversation: root } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       ...(options.botToken
         ? {
             async check(signal: AbortSignal) {
-              const me = await json("GET", api("/users/me"), undefined, signal, Date.now(), auth);
+              const me = await bot("GET", "/users/me", undefined, signal, Date.now());
               if (me.outcome.kind !== "ok") return me.outcome;
-              return (await json("GET", api(`/channels/${options.channelId}`), undefined, signal, Date.now(), auth)).outcome;
+              return (await bot("GET", `/channels/${options.channelId}`, undefined, signal, Date.now())).outcome;
             },
           }
         : {}),

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider } from "./define.ts";
-import { idFrom, sendAndClassify, truncateBytes } from "./http.ts";
+import { idFrom, jsonApi, truncateBytes } from "./http.ts";
 import { ends } from "./keys.ts";
 
 /** Webex caps a message at 7,439 bytes (the figure Alertmanager truncates to). */
@@ -28,8 +28,7 @@ export default defineProvider({
   credentials: ["botToken"],
   create(options, deps) {
     const base = `${options.apiUrl.replace(/\/+$/, "")}/v1`;
-    const call = (method: "POST" | "PUT" | "GET", path: string, body: unknown, signal: AbortSignal, now: number) =>
-      sendAndClassify(deps.http, { method, url: `${base}${path}`, headers: { "content-type": "application/json", authorization: `Bearer ${options.botToken}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    const call = jsonApi(deps.http, base, { authorization: `Bearer ${options.botToken}` });
     return {
       name: "webex",
       kind: "chat",

@@ -32,7 +32,7 @@ export interface ProviderCase {
  */
 export function providerSuite(c: ProviderCase): void {
   const send = async (server: CaptureServer, m: Message = message("a", "announce")): Promise<Outcome> => {
-    const provider = c.definition.create(v.parse(c.definition.options, c.options(server.url)) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
+    const provider = makeProvider(c.definition, c.options(server.url), "test");
     try {
       return await provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z") });
     } finally {
@@ -74,7 +74,7 @@ export function providerSuite(c: ProviderCase): void {
     const server = await startCaptureServer();
     const url = server.url;
     await server.close();
-    const provider = c.definition.create(v.parse(c.definition.options, c.options(url)) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "test", stdout: () => {} });
+    const provider = makeProvider(c.definition, c.options(url), "test");
     const outcome = await provider.send(message("a", "announce"), { signal: AbortSignal.timeout(5_000), now: 0 });
     provider.close?.();
     expect(outcome).toMatchObject({ kind: "retry", reason: "network" });
