@@ -67,9 +67,7 @@ export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical:
   }
   return replaceGroups(drafts, grouped, (endpoint, group) => {
     const anchor = group.find((d) => d.root.kind === "Endpoint");
-    if (!anchor) return mergeDrafts({ kind: "Endpoint", name: endpoint }, DEPENDENCY_UNREACHABLE, group, "cascading_suppression");
-    const merged = mergeDrafts(anchor.root, anchor.rootReason, group.filter((d) => d !== anchor), "cascading_suppression");
-    return { ...merged, findings: [...anchor.findings, ...merged.findings].sort((a, b) => a.key.localeCompare(b.key)), affected: [...(anchor.affected ?? []), ...(merged.affected ?? [])], folded: [...(anchor.folded ?? []), ...(merged.folded ?? [])] };
+    return mergeDrafts(anchor?.root ?? { kind: "Endpoint", name: endpoint }, anchor?.rootReason ?? DEPENDENCY_UNREACHABLE, group, "cascading_suppression");
   });
 }
 

@@ -4,19 +4,26 @@ import { refKey, type ObjectRef } from "../model/object-ref.ts";
 /**
  * One draft standing for several (spec 1.3): rooted at `root` with `rootReason`, the members' findings sorted
  * by key, their roots in `affected`, and in `folded` each member's root (as `reason`) plus what the members had
- * folded in already. Pure.
+ * folded in already. A member already rooted at `root` (an endpoint a probe found refusing) is the root
+ * itself: its findings, affected workloads and folds carry over, and it is not listed as one of them. Pure.
  */
 export function mergeDrafts(root: ObjectRef, rootReason: string, members: readonly IncidentDraft[], reason: FoldReason): IncidentDraft {
+  const rootKey = refKey(root);
   const folded = new Map<string, { root: ObjectRef; reason: FoldReason }>();
+  const affected: ObjectRef[] = [];
   for (const m of members) {
-    folded.set(refKey(m.root), { root: m.root, reason });
+    if (refKey(m.root) === rootKey) affected.unshift(...(m.affected ?? []));
+    else {
+      folded.set(refKey(m.root), { root: m.root, reason });
+      affected.push(m.root);
+    }
     for (const f of m.folded ?? []) if (!folded.has(refKey(f.root))) folded.set(refKey(f.root), f);
   }
   return {
     root,
     rootReason,
     findings: members.flatMap((m) => m.findings).sort((a, b) => a.key.localeCompare(b.key)),
-    affected: members.map((m) => m.root),
+    affected,
     folded: [...folded.values()].sort((a, b) => refKey(a.root).localeCompare(refKey(b.root))),
   };
 }
