@@ -5,7 +5,7 @@ import { apiServerRequests } from "./apiserver-metrics.ts";
 import { dnsCounters, dnsPods } from "./dns-metrics.ts";
 import { increase } from "./prometheus-text.ts";
 
-const FIXTURE = join(import.meta.dir, "..", "..", "..", "shared", "fixtures", "kube-apiserver-v1.32", "nonresource", "metrics.json");
+const FIXTURE = join(import.meta.dirname, "..", "sim", "testdata", "kube-apiserver-v1.32", "nonresource", "metrics.json");
 const recorded = JSON.parse(readFileSync(FIXTURE, "utf8")).response;
 
 describe("API server /metrics (spec 4.3)", () => {

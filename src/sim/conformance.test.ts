@@ -6,7 +6,7 @@ import { BUILTIN_TYPES } from "./resources.ts";
 import { startSimulator, type Simulator } from "./simulator.ts";
 
 /**
- * The simulator against recorded kube-apiserver v1.32 exchanges (shared/fixtures/kube-apiserver-v1.32),
+ * The simulator against recorded kube-apiserver v1.32 exchanges (src/sim/testdata/kube-apiserver-v1.32),
  * field by field where a client depends on it.
  */
 let sim: Simulator;

@@ -22,7 +22,7 @@ function r(group: string, version: string, name: string, kind: string, namespace
 
 /**
  * The built-in resource types the simulator serves (kube-apiserver v1.32 names, verbs and short names, from
- * shared/fixtures/kube-apiserver-v1.32/discovery). Events of core/v1 and events.k8s.io/v1 are kept apart here,
+ * src/sim/testdata/kube-apiserver-v1.32/discovery). Events of core/v1 and events.k8s.io/v1 are kept apart here,
  * unlike a real server that stores them once (documented in docs/simulator.md).
  */
 export const BUILTIN_TYPES: readonly ResourceType[] = [

@@ -53,12 +53,12 @@ export async function readWatch(sim: Simulator, path: string, count: number, dur
   return { status: response.status, events };
 }
 
-/** The recorded kube-apiserver fixtures (shared/fixtures/kube-apiserver-v1.32 beside the repository). */
-export const FIXTURES = join(import.meta.dirname, "..", "..", "..", "shared", "fixtures", "kube-apiserver-v1.32");
+/** The recorded kube-apiserver v1.32 exchanges the repository carries (src/sim/testdata; scripts/sync-fixtures.ts). */
+export const FIXTURES = join(import.meta.dirname, "..", "sim", "testdata", "kube-apiserver-v1.32");
 
 /** Reads one fixture file; throws naming the path when the fixtures are not beside the repository. */
 export function fixture(path: string): any {
   const full = join(FIXTURES, path);
-  if (!existsSync(full)) throw new Error(`fixture ${full} not found: the conformance tests need shared/fixtures beside the repository`);
+  if (!existsSync(full)) throw new Error(`fixture ${full} not found`);
   return JSON.parse(readFileSync(full, "utf8"));
 }
