@@ -46,7 +46,13 @@ export function createUsageSources(options: { connection: KubeConnection; invent
   let stopped = false;
   let lastHealth = "";
 
-  const round = async () => {
+  // Rounds never overlap: one asked for while another runs starts after it.
+  let running: Promise<void> = Promise.resolve();
+  const round = (): Promise<void> => {
+    running = running.then(readRound, readRound);
+    return running;
+  };
+  const readRound = async () => {
     const nodes = options.inventory.list("Node");
     kubelet = await readKubeletStats({ connection: options.connection, nodes, insecureSkipVerify: options.insecureSkipVerify, logger });
     metrics.kubeletStatsFailures.inc(kubelet.failures.size);
@@ -65,12 +71,18 @@ export function createUsageSources(options: { connection: KubeConnection; invent
     const now = options.clock.now();
     const requests = await readApiServerRequests(options.connection);
     const requestTotals = new Map(requests ? [["apiserver", { ...requests }]] : []);
-    const requestDelta = requestsBefore ? increase(requestsBefore.totals, requestTotals) : undefined;
-    apiRequests = requestDelta && requestsBefore ? { ...requestDelta, seconds: (now - requestsBefore.at) / 1000 } : undefined;
+    // Two reads at one instant (a round asked for while the timer's round ran) say nothing about a rate: the
+    // newer read becomes the baseline and the last interval's counts stand.
+    if (!requestsBefore || now > requestsBefore.at) {
+      const requestDelta = requestsBefore ? increase(requestsBefore.totals, requestTotals) : undefined;
+      apiRequests = requestDelta && requestsBefore ? { ...requestDelta, seconds: (now - requestsBefore.at) / 1000 } : undefined;
+    }
     requestsBefore = requests ? { at: now, totals: requestTotals } : undefined;
     const dns = await readDnsCounters(options.inventory.list("Pod"), options.dnsMetricsPort !== undefined ? { port: options.dnsMetricsPort } : {});
-    const dnsDelta = dnsBefore ? increase(dnsBefore.totals, dns) : undefined;
-    dnsResponses = dnsDelta && dnsBefore ? { ...dnsDelta, seconds: (now - dnsBefore.at) / 1000 } : undefined;
+    if (!dnsBefore || now > dnsBefore.at) {
+      const dnsDelta = dnsBefore ? increase(dnsBefore.totals, dns) : undefined;
+      dnsResponses = dnsDelta && dnsBefore ? { ...dnsDelta, seconds: (now - dnsBefore.at) / 1000 } : undefined;
+    }
     dnsBefore = dns.size ? { at: now, totals: dns } : undefined;
     options.onRound?.();
     try {
