@@ -8,7 +8,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import * as v from "valibot";
+import type * as v from "valibot";
 import { configurationRows, featureCatalogTsv, referenceTable } from "../src/config/catalog.ts";
 import { describeSchema } from "../src/config/describe.ts";
 import { ConfigSchema, ProviderCommonSchema } from "../src/config/schema.ts";
@@ -19,17 +19,35 @@ const root = join(import.meta.dirname, "..");
 
 /** The JSON Schema of the configuration file, with `alert.<provider>` typed per provider. */
 export function configJsonSchema(): Record<string, unknown> {
-  const convert = (schema: v.GenericSchema) => standardize(toJsonSchema(schema, { errorMode: "ignore", typeMode: "input" })) as Record<string, unknown>;
+  const convert = (schema: v.GenericSchema) =>
+    standardize(toJsonSchema(schema, { errorMode: "ignore", typeMode: "input" })) as Record<string, unknown>;
   const base = convert(ConfigSchema);
   const common = convert(ProviderCommonSchema) as { properties: Record<string, unknown> };
   const providers: Record<string, unknown> = {};
   for (const [name, definition] of Object.entries(PROVIDERS)) {
     const own = convert(definition.options) as { properties?: Record<string, unknown>; required?: string[] };
-    providers[name] = { type: "object", description: definition.title, properties: { ...(own.properties ?? {}), ...common.properties }, ...(own.required?.length ? { required: own.required } : {}), additionalProperties: false };
+    providers[name] = {
+      type: "object",
+      description: definition.title,
+      properties: { ...(own.properties ?? {}), ...common.properties },
+      ...(own.required?.length ? { required: own.required } : {}),
+      additionalProperties: false,
+    };
   }
   const properties = base.properties as Record<string, unknown>;
-  properties.alert = { type: "object", description: (properties.alert as { description?: string }).description, properties: providers, additionalProperties: false };
-  return { $schema: "http://json-schema.org/draft-07/schema#", $id: "https://mon.io/config.schema.json", title: "mon configuration (CONFIG_FILE)", ...base, additionalProperties: false };
+  properties.alert = {
+    type: "object",
+    description: (properties.alert as { description?: string }).description,
+    properties: providers,
+    additionalProperties: false,
+  };
+  return {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    $id: "https://mon.io/config.schema.json",
+    title: "mon configuration (CONFIG_FILE)",
+    ...base,
+    additionalProperties: false,
+  };
 }
 
 const META_KEYS = ["pro", "feature", "dependsOn", "sensitive"];
@@ -58,7 +76,9 @@ function standardize(node: unknown, inProperties = false): unknown {
 export function configurationDoc(current: string): string {
   const providerRows = Object.entries(PROVIDERS)
     .map(([name, d]) => {
-      const own = describeSchema(d.options).map((r) => `\`${r.key}\`${d.credentials.includes(r.key) ? " (credential)" : ""}`).join(", ");
+      const own = describeSchema(d.options)
+        .map((r) => `\`${r.key}\`${d.credentials.includes(r.key) ? " (credential)" : ""}`)
+        .join(", ");
       return `| \`${name}\` | ${d.kind} | ${own || "none"} |`;
     })
     .join("\n");
@@ -74,7 +94,10 @@ export function configurationDoc(current: string): string {
     "|---|---|---|",
     providerRows,
   ].join("\n");
-  return current.replace(/<!-- generated:begin -->[\s\S]*<!-- generated:end -->/, `<!-- generated:begin (scripts/gen-config-docs.ts; do not edit) -->\n${generated}\n<!-- generated:end -->`);
+  return current.replace(
+    /<!-- generated:begin -->[\s\S]*<!-- generated:end -->/,
+    `<!-- generated:begin (scripts/gen-config-docs.ts; do not edit) -->\n${generated}\n<!-- generated:end -->`,
+  );
 }
 
 /** Every generated file and its wanted content. */

@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { runGenerator } from "./generated-file.ts";
 
 const dir = join(import.meta.dirname, "..", "src", "providers");
-const NOT_PROVIDERS = new Set(["define.ts", "http.ts", "build.ts", "keys.ts", "pager.ts", "genie.ts", "tracker.ts", "aws.ts"]);
+const NOT_PROVIDERS = new Set([
+  "define.ts",
+  "http.ts",
+  "build.ts",
+  "keys.ts",
+  "pager.ts",
+  "genie.ts",
+  "tracker.ts",
+  "aws.ts",
+]);
 
 /** The registry source for the provider files in `src/providers`. */
 export function renderRegistry(files: string[]): string {
@@ -30,4 +39,5 @@ export function renderRegistry(files: string[]): string {
   ].join("\n");
 }
 
-if (import.meta.main) runGenerator([[join(dir, "_registry.gen.ts"), renderRegistry(readdirSync(dir))]], "bun scripts/gen-registry.ts");
+if (import.meta.main)
+  runGenerator([[join(dir, "_registry.gen.ts"), renderRegistry(readdirSync(dir))]], "bun scripts/gen-registry.ts");

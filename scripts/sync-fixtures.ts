@@ -10,7 +10,9 @@ import { join, relative } from "node:path";
 const root = join(import.meta.dirname, "..");
 const target = join(root, "src", "sim", "testdata", "kube-apiserver-v1.32");
 const check = process.argv.includes("--check");
-const source = process.argv.slice(2).find((a) => !a.startsWith("--")) ?? join(root, "..", "shared", "fixtures", "kube-apiserver-v1.32");
+const source =
+  process.argv.slice(2).find((a) => !a.startsWith("--")) ??
+  join(root, "..", "shared", "fixtures", "kube-apiserver-v1.32");
 
 if (!existsSync(source)) {
   console.log(`no fixtures at ${source}: nothing to compare (the repository's copy is used as it is)`);
@@ -22,7 +24,9 @@ if (differ.length === 0) {
   process.exit(0);
 }
 if (check) {
-  console.error(`${differ.length} fixture file(s) differ from ${source} (run bun scripts/sync-fixtures.ts): ${differ.slice(0, 5).join(", ")}`);
+  console.error(
+    `${differ.length} fixture file(s) differ from ${source} (run bun scripts/sync-fixtures.ts): ${differ.slice(0, 5).join(", ")}`,
+  );
   process.exit(1);
 }
 rmSync(target, { recursive: true, force: true });

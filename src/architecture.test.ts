@@ -26,12 +26,20 @@ const sources = files(SRC).map((path) => {
 });
 
 function importedLayers(source: (typeof sources)[number]): string[] {
-  return source.imports.filter((i) => i.startsWith(".")).map((i) => relative(SRC, join(SRC, source.path, "..", i)).split("/")[0]!);
+  return source.imports
+    .filter((i) => i.startsWith("."))
+    .map((i) => relative(SRC, join(SRC, source.path, "..", i)).split("/")[0]!);
 }
 
 describe("architecture", () => {
   test("no stage imports another stage", () => {
-    const offences = sources.filter((s) => STAGES.includes(s.layer)).flatMap((s) => importedLayers(s).filter((l) => STAGES.includes(l) && l !== s.layer).map((l) => `${s.path} imports ${l}/`));
+    const offences = sources
+      .filter((s) => STAGES.includes(s.layer))
+      .flatMap((s) =>
+        importedLayers(s)
+          .filter((l) => STAGES.includes(l) && l !== s.layer)
+          .map((l) => `${s.path} imports ${l}/`),
+      );
     expect(offences).toEqual([]);
   });
 
@@ -39,20 +47,42 @@ describe("architecture", () => {
     const offences = sources
       .filter((s) => PURE.includes(s.layer))
       .flatMap((s) => [
-        ...s.imports.filter((i) => /^(node:)?(fs|net|http|https|child_process|dns|tls)$/.test(i) || ["ofetch", "@kubernetes/client-node"].includes(i)).map((i) => `${s.path} imports ${i}`),
-        ...(/Date\.now\(\)|new Date\(\)|setTimeout\(|fetch\(/.test(s.text) ? [`${s.path} reads the clock or does I/O`] : []),
+        ...s.imports
+          .filter(
+            (i) =>
+              /^(node:)?(fs|net|http|https|child_process|dns|tls)$/.test(i) ||
+              ["ofetch", "@kubernetes/client-node"].includes(i),
+          )
+          .map((i) => `${s.path} imports ${i}`),
+        ...(/Date\.now\(\)|new Date\(\)|setTimeout\(|fetch\(/.test(s.text)
+          ? [`${s.path} reads the clock or does I/O`]
+          : []),
       ]);
     expect(offences).toEqual([]);
   });
 
   test("only app/ wires stages and only cli/ imports app/; model/ imports nothing of ours but model/", () => {
     // testing/ holds helpers imported only by tests, which run the whole daemon.
-    const appImporters = sources.filter((s) => importedLayers(s).includes("app") && !["app", "cli", "testing"].includes(s.layer)).map((s) => s.path);
+    const appImporters = sources
+      .filter((s) => importedLayers(s).includes("app") && !["app", "cli", "testing"].includes(s.layer))
+      .map((s) => s.path);
     expect(appImporters).toEqual([]);
-    const modelOffences = sources.filter((s) => s.layer === "model").flatMap((s) => importedLayers(s).filter((l) => l !== "model").map((l) => `${s.path} imports ${l}/`));
+    const modelOffences = sources
+      .filter((s) => s.layer === "model")
+      .flatMap((s) =>
+        importedLayers(s)
+          .filter((l) => l !== "model")
+          .map((l) => `${s.path} imports ${l}/`),
+      );
     expect(modelOffences).toEqual([]);
     const crossCutting = ["config", "health", "runtime", "server", "metrics.ts", "state", "outbound"];
-    const upward = sources.filter((s) => crossCutting.includes(s.layer)).flatMap((s) => importedLayers(s).filter((l) => STAGES.includes(l) || l === "app" || l === "cli").map((l) => `${s.path} imports ${l}/`));
+    const upward = sources
+      .filter((s) => crossCutting.includes(s.layer))
+      .flatMap((s) =>
+        importedLayers(s)
+          .filter((l) => STAGES.includes(l) || l === "app" || l === "cli")
+          .map((l) => `${s.path} imports ${l}/`),
+      );
     expect(upward).toEqual([]);
   });
 

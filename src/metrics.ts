@@ -7,33 +7,79 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const counter = (name: string, help: string, labelNames: string[] = []) => new Counter({ name, help, labelNames, registers: [registry] });
-  const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const counter = (name: string, help: string, labelNames: string[] = []) =>
+    new Counter({ name, help, labelNames, registers: [registry] });
+  const gauge = (name: string, help: string, labelNames: string[] = []) =>
+    new Gauge({ name, help, labelNames, registers: [registry] });
   return {
     registry,
-    incidentsTotal: counter("mon_incidents_total", "Incident lifecycle decisions by action (announce, update, resolve).", ["action"]),
+    incidentsTotal: counter(
+      "mon_incidents_total",
+      "Incident lifecycle decisions by action (announce, update, resolve).",
+      ["action"],
+    ),
     incidentsOpen: gauge("mon_incidents_open", "Unresolved incidents that were announced."),
     deliveryNotifications: counter("mon_delivery_notifications_total", "Notification attempts (every provider call)."),
     deliveryRetries: counter("mon_delivery_retries_total", "Retry attempts after a transient failure or rate limit."),
-    deliveryDropped: counter("mon_delivery_dropped_total", "Notifications no provider accepted (retries exhausted). Alert on this to tell 'no incidents' from 'no deliveries'."),
-    deliveryTerminalErrors: counter("mon_delivery_terminal_errors_total", "Notifications failed with no fallback left."),
-    deliveryDeadLetters: counter("mon_delivery_dead_letters_total", "Notifications rejected permanently and dead-lettered."),
+    deliveryDropped: counter(
+      "mon_delivery_dropped_total",
+      "Notifications no provider accepted (retries exhausted). Alert on this to tell 'no incidents' from 'no deliveries'.",
+    ),
+    deliveryTerminalErrors: counter(
+      "mon_delivery_terminal_errors_total",
+      "Notifications failed with no fallback left.",
+    ),
+    deliveryDeadLetters: counter(
+      "mon_delivery_dead_letters_total",
+      "Notifications rejected permanently and dead-lettered.",
+    ),
     deliveryResolvesLost: counter("mon_delivery_resolves_lost_total", "Resolve messages given up."),
     deliveryDeferred: counter("mon_delivery_deferred_total", "Jobs still queued at shutdown."),
     deliveryQueueDepth: gauge("mon_delivery_queue_depth", "Jobs waiting per provider.", ["provider"]),
-    deliveryQueueSaturated: counter("mon_delivery_queue_saturated_total", "Times the outbox was full (2048 jobs) and a job had to make room."),
-    deliveryPendingDropped: counter("mon_delivery_pending_dropped_total", "Jobs dropped before delivery started: to make room in a full outbox, or left over 24 h by an earlier process."),
-    storageResets: counter("mon_storage_resets_total", "State files set aside as state.db.corrupt and recreated, by reason (schema_mismatch, unreadable).", ["reason"]),
-    storageCorruptRecords: counter("mon_storage_corrupt_records_total", "Stored records that could not be decoded and were skipped."),
+    deliveryQueueSaturated: counter(
+      "mon_delivery_queue_saturated_total",
+      "Times the outbox was full (2048 jobs) and a job had to make room.",
+    ),
+    deliveryPendingDropped: counter(
+      "mon_delivery_pending_dropped_total",
+      "Jobs dropped before delivery started: to make room in a full outbox, or left over 24 h by an earlier process.",
+    ),
+    storageResets: counter(
+      "mon_storage_resets_total",
+      "State files set aside as state.db.corrupt and recreated, by reason (schema_mismatch, unreadable).",
+      ["reason"],
+    ),
+    storageCorruptRecords: counter(
+      "mon_storage_corrupt_records_total",
+      "Stored records that could not be decoded and were skipped.",
+    ),
     storageExpired: counter("mon_storage_expired_total", "Stored entries deleted by retention."),
-    storageEvicted: counter("mon_storage_evicted_total", "Stored entries deleted to meet the size cap (oldest dead letters first)."),
+    storageEvicted: counter(
+      "mon_storage_evicted_total",
+      "Stored entries deleted to meet the size cap (oldest dead letters first).",
+    ),
     storageRewrites: counter("mon_storage_rewrites_total", "State file rewrites (VACUUM) to shrink it."),
     storageFileBytes: gauge("mon_storage_file_bytes", "State file size in bytes after the last maintenance round."),
-    storageFreeBytes: gauge("mon_storage_free_bytes", "Free pages of the state file in bytes after the last maintenance round."),
-    storageWriteFailures: counter("mon_storage_write_failures_total", "State writes that failed (delivery went on from memory)."),
-    trackerUntracked: counter("mon_tracker_untracked_total", "Issue creates whose response did not name the issue (issue-tracker providers)."),
-    deliveryBudgetFolded: counter("mon_delivery_budget_folded_total", "Notifications folded into an overflow digest by a provider's hourly budget."),
-    deliveryDigestSkipped: counter("mon_delivery_digest_skipped_total", "Overflow digests not sent because the provider skips plain messages (paging tools, trackers)."),
+    storageFreeBytes: gauge(
+      "mon_storage_free_bytes",
+      "Free pages of the state file in bytes after the last maintenance round.",
+    ),
+    storageWriteFailures: counter(
+      "mon_storage_write_failures_total",
+      "State writes that failed (delivery went on from memory).",
+    ),
+    trackerUntracked: counter(
+      "mon_tracker_untracked_total",
+      "Issue creates whose response did not name the issue (issue-tracker providers).",
+    ),
+    deliveryBudgetFolded: counter(
+      "mon_delivery_budget_folded_total",
+      "Notifications folded into an overflow digest by a provider's hourly budget.",
+    ),
+    deliveryDigestSkipped: counter(
+      "mon_delivery_digest_skipped_total",
+      "Overflow digests not sent because the provider skips plain messages (paging tools, trackers).",
+    ),
     decisionLag: new Histogram({
       name: "mon_pipeline_decision_lag_seconds",
       help: "Seconds from a batch of cluster changes being submitted to its decisions being applied.",
@@ -41,19 +87,43 @@ export function createMetrics() {
       registers: [registry],
     }),
     informerHandlerPanics: counter("mon_informer_handler_panics_total", "Recovered informer handler failures."),
-    panicsRecovered: counter("mon_panics_recovered_total", "Contained failures by pipeline stage: detector (one detector family), incident (correlation and lifecycle), compose (rendering), announce (routing); the pass is retried.", ["stage"]),
-    auditDropped: counter("mon_audit_dropped_total", "Audit entries dropped: the queue was full or the file could not be written."),
+    panicsRecovered: counter(
+      "mon_panics_recovered_total",
+      "Contained failures by pipeline stage: detector (one detector family), incident (correlation and lifecycle), compose (rendering), announce (routing); the pass is retried.",
+      ["stage"],
+    ),
+    auditDropped: counter(
+      "mon_audit_dropped_total",
+      "Audit entries dropped: the queue was full or the file could not be written.",
+    ),
     redactedValues: counter("mon_redacted_values_total", "Sensitive values redacted before rendering."),
     sourceUnavailable: counter("mon_source_unavailable_total", "Required sources (informers) that became unavailable."),
-    investigations: counter("mon_investigations_total", "Announcement investigations (reading a crashed container's log): done, skipped (unreadable), late, timeout.", ["result"]),
-    unexplained: counter("mon_unexplained_total", "Failures not explained: Warning events whose reason no rule maps (kind=event), announced incidents no finding of which names a cause (kind=incident).", ["kind"]),
-    kubeletStatsFailures: counter("mon_kubelet_stats_failures_total", "Failed kubelet stats reads, one per node per round."),
+    investigations: counter(
+      "mon_investigations_total",
+      "Announcement investigations (reading a crashed container's log): done, skipped (unreadable), late, timeout.",
+      ["result"],
+    ),
+    unexplained: counter(
+      "mon_unexplained_total",
+      "Failures not explained: Warning events whose reason no rule maps (kind=event), announced incidents no finding of which names a cause (kind=incident).",
+      ["kind"],
+    ),
+    kubeletStatsFailures: counter(
+      "mon_kubelet_stats_failures_total",
+      "Failed kubelet stats reads, one per node per round.",
+    ),
     optionalApiUnavailable: counter("mon_optional_api_unavailable_total", "Optional APIs missing at watcher setup."),
     watcherSyncs: counter("mon_watcher_syncs_total", "Watcher cache syncs (first sync and every recovery)."),
     watcherSyncFailures: counter("mon_watcher_sync_failures_total", "Watcher cache sync failures (failing or late)."),
     componentDegradations: counter("mon_component_degradations_total", "Optional components that became degraded."),
-    componentStalls: counter("mon_component_stalls_total", "Required components that stopped reporting progress (watches with no data, not even a bookmark, reopened)."),
-    componentUnexpectedStops: counter("mon_component_unexpected_stops_total", "Required components that stopped unexpectedly."),
+    componentStalls: counter(
+      "mon_component_stalls_total",
+      "Required components that stopped reporting progress (watches with no data, not even a bookmark, reopened).",
+    ),
+    componentUnexpectedStops: counter(
+      "mon_component_unexpected_stops_total",
+      "Required components that stopped unexpectedly.",
+    ),
   };
 }
 

@@ -23,10 +23,13 @@ const docs = [join(ROOT, "README.md"), ...walk(join(ROOT, "docs"), (p) => p.ends
 describe("the repository stands alone", () => {
   test("no source file, test or script reads a path outside the repository", () => {
     // scripts/sync-fixtures.ts is the one exception: it copies the shared fixtures in, when they are beside it.
-    const code = [...walk(join(ROOT, "src"), (p) => p.endsWith(".ts")), ...walk(join(ROOT, "scripts"), (p) => p.endsWith(".ts"))].filter(
-      (p) => !p.endsWith("sync-fixtures.ts") && p !== join(import.meta.dirname, "self-contained.test.ts"),
-    );
-    const offences = code.filter((p) => /["'`/]\.\.\/(\.\.\/)*shared\b|"shared", "fixtures"/.test(readFileSync(p, "utf8"))).map((p) => relative(ROOT, p));
+    const code = [
+      ...walk(join(ROOT, "src"), (p) => p.endsWith(".ts")),
+      ...walk(join(ROOT, "scripts"), (p) => p.endsWith(".ts")),
+    ].filter((p) => !p.endsWith("sync-fixtures.ts") && p !== join(import.meta.dirname, "self-contained.test.ts"));
+    const offences = code
+      .filter((p) => /["'`/]\.\.\/(\.\.\/)*shared\b|"shared", "fixtures"/.test(readFileSync(p, "utf8")))
+      .map((p) => relative(ROOT, p));
     expect(offences).toEqual([]);
   });
 
@@ -38,7 +41,7 @@ describe("the repository stands alone", () => {
         const target = m[1] ?? m[2]!;
         if (/^[a-z]+:/i.test(target)) continue;
         const full = resolve(dirname(doc), target);
-        if (!full.startsWith(ROOT + "/") || !existsSync(full)) broken.push(`${relative(ROOT, doc)} → ${target}`);
+        if (!full.startsWith(`${ROOT}/`) || !existsSync(full)) broken.push(`${relative(ROOT, doc)} → ${target}`);
       }
     }
     expect(broken).toEqual([]);

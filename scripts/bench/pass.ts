@@ -25,19 +25,55 @@ function seed(sim: Simulator, pods: number, now: number): void {
   sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "bench" } });
   const perDeployment = 10;
   for (let d = 0; d * perDeployment < pods; d++) {
-    const { deployment: dep, replicaSet } = deployment("bench", `app-${d}`, perDeployment, `registry.example/app-${d}:1.0`, `h${d}`);
+    const { deployment: dep, replicaSet } = deployment(
+      "bench",
+      `app-${d}`,
+      perDeployment,
+      `registry.example/app-${d}:1.0`,
+      `h${d}`,
+    );
     const storedDep = sim.apply(dep);
-    const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: dep.metadata.name, uid: storedDep.metadata.uid, controller: true }] } });
+    const rs = sim.apply({
+      ...replicaSet,
+      metadata: {
+        ...replicaSet.metadata,
+        ownerReferences: [
+          {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            name: dep.metadata.name,
+            uid: storedDep.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+    });
     for (let i = 0; i < perDeployment && d * perDeployment + i < pods; i++) {
       const index = d * perDeployment + i;
       const pod = runningPod(rs, `p${i}`, `node-${index % nodes}`, now - 3_600_000);
       if (index % Math.round(1 / FAILING) === 7) {
-        pod.status.containerStatuses[0] = { ...pod.status.containerStatuses[0], ready: false, restartCount: 5, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1, reason: "Error", message: "boom" } } };
+        pod.status.containerStatuses[0] = {
+          ...pod.status.containerStatuses[0],
+          ready: false,
+          restartCount: 5,
+          state: { waiting: { reason: "CrashLoopBackOff" } },
+          lastState: { terminated: { exitCode: 1, reason: "Error", message: "boom" } },
+        };
       }
       sim.apply(pod);
     }
   }
-  for (let n = 0; n < nodes; n += 50) sim.patchStatus("v1", "Node", undefined, `node-${n}`, { conditions: [{ type: "Ready", status: "Unknown", reason: "NodeStatusUnknown", lastTransitionTime: new Date(now).toISOString() }] });
+  for (let n = 0; n < nodes; n += 50)
+    sim.patchStatus("v1", "Node", undefined, `node-${n}`, {
+      conditions: [
+        {
+          type: "Ready",
+          status: "Unknown",
+          reason: "NodeStatusUnknown",
+          lastTransitionTime: new Date(now).toISOString(),
+        },
+      ],
+    });
 }
 
 async function measure(pods: number) {
@@ -53,11 +89,20 @@ async function measure(pods: number) {
     { kind: "Deployment", path: "/apis/apps/v1/deployments" },
     { kind: "ReplicaSet", path: "/apis/apps/v1/replicasets" },
   ];
-  const informers = kinds.map((kind) => createInformer({ connection, kind, clock: createSystemClock(), logger: createSilentLogger(), onEvent: (type, o) => inventory.apply(kind.kind, type, o), onState: () => {} }));
-  informers.forEach((i) => i.start());
+  const informers = kinds.map((kind) =>
+    createInformer({
+      connection,
+      kind,
+      clock: createSystemClock(),
+      logger: createSilentLogger(),
+      onEvent: (type, o) => inventory.apply(kind.kind, type, o),
+      onState: () => {},
+    }),
+  );
+  for (const i of informers) i.start();
   while (!informers.every((i) => i.synced())) await new Promise((r) => setTimeout(r, 5));
   const syncMs = performance.now() - started;
-  informers.forEach((i) => i.stop());
+  for (const i of informers) i.stop();
 
   let state = emptyLifecycle();
   const first = runPass(inventory, state, now, "bench");
@@ -85,14 +130,26 @@ const results = [];
 for (const size of SIZES) results.push(await measure(size));
 const root = join(import.meta.dirname, "..", "..");
 mkdirSync(join(root, "scripts", "bench", "results"), { recursive: true });
-const runtime = typeof (globalThis as { Bun?: { version: string } }).Bun !== "undefined" ? `bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}` : "unknown";
-writeFileSync(join(root, "scripts", "bench", "results", "pass.json"), `${JSON.stringify({ runtime, rounds: ROUNDS, failingShare: FAILING, results }, null, 2)}\n`);
+const runtime =
+  typeof (globalThis as { Bun?: { version: string } }).Bun !== "undefined"
+    ? `bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
+    : "unknown";
+writeFileSync(
+  join(root, "scripts", "bench", "results", "pass.json"),
+  `${JSON.stringify({ runtime, rounds: ROUNDS, failingShare: FAILING, results }, null, 2)}\n`,
+);
 const table = [
   "| pods | findings | incidents | informer list+sync (ms) | pass median (ms) | pass p95 (ms) | heap after (MiB) |",
   "|---:|---:|---:|---:|---:|---:|---:|",
-  ...results.map((r) => `| ${r.pods} | ${r.findings} | ${r.incidents} | ${r.syncMs} | ${r.passMedianMs} | ${r.passP95Ms} | ${r.heapMiB} |`),
+  ...results.map(
+    (r) =>
+      `| ${r.pods} | ${r.findings} | ${r.incidents} | ${r.syncMs} | ${r.passMedianMs} | ${r.passP95Ms} | ${r.heapMiB} |`,
+  ),
 ].join("\n");
 const doc = join(root, "docs", "performance.md");
 const text = readFileSync(doc, "utf8");
-writeFileSync(doc, text.replace(/<!-- pass:begin -->[\s\S]*<!-- pass:end -->/, `<!-- pass:begin -->\n${table}\n<!-- pass:end -->`));
+writeFileSync(
+  doc,
+  text.replace(/<!-- pass:begin -->[\s\S]*<!-- pass:end -->/, `<!-- pass:begin -->\n${table}\n<!-- pass:end -->`),
+);
 console.log(table);

@@ -18,21 +18,34 @@ const sim = await startSimulator({ historyLimit: 200_000 });
 const podType = sim.typeOf("", "v1", "pods");
 const nodeType = sim.typeOf("", "v1", "nodes");
 for (let n = 0; n < NODES; n++) {
-  sim.store.create(nodeType, undefined, { metadata: { name: `node-${n}` }, status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }], addresses: [{ type: "InternalIP", address: "127.0.0.1" }] } });
+  sim.store.create(nodeType, undefined, {
+    metadata: { name: `node-${n}` },
+    status: {
+      conditions: [{ type: "Ready", status: "True", reason: "KubeletReady" }],
+      addresses: [{ type: "InternalIP", address: "127.0.0.1" }],
+    },
+  });
 }
 sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "bench" } });
 // Writes go straight to the store with the recorded shape (status included) to seed quickly.
 const names: string[] = [];
 for (let i = 0; i < PODS; i++) {
   const pod = structuredClone(template);
-  pod.metadata = { ...pod.metadata, name: `app-${Math.floor(i / 10)}-${i}`, namespace: "bench", uid: undefined, resourceVersion: undefined };
+  pod.metadata = {
+    ...pod.metadata,
+    name: `app-${Math.floor(i / 10)}-${i}`,
+    namespace: "bench",
+    uid: undefined,
+    resourceVersion: undefined,
+  };
   pod.spec.nodeName = `node-${i % NODES}`;
   const created = sim.store.create(podType, "bench", pod);
   sim.store.update(podType, "bench", created.metadata.name, { status: template.status }, "status");
   names.push(created.metadata.name);
 }
 let listedBytes = 0;
-for (const o of [...sim.store.list(podType, undefined), ...sim.store.list(nodeType, undefined)]) listedBytes += JSON.stringify(o).length;
+for (const o of [...sim.store.list(podType, undefined), ...sim.store.list(nodeType, undefined)])
+  listedBytes += JSON.stringify(o).length;
 process.stdout.write(`${JSON.stringify({ kubeconfig: sim.kubeconfig(), listedBytes, pods: PODS, nodes: NODES })}\n`);
 
 let round = 0;
@@ -42,7 +55,18 @@ for await (const line of createInterface({ input: process.stdin })) {
   round += 1;
   for (let i = 0; i < Number(count); i++) {
     const name = names[(i * 7919) % names.length]!;
-    sim.store.patch(podType, "bench", name, "application/merge-patch+json", { status: { containerStatuses: [{ ...template.status.containerStatuses[0], restartCount: round * 1_000_000 + i }] } }, "status");
+    sim.store.patch(
+      podType,
+      "bench",
+      name,
+      "application/merge-patch+json",
+      {
+        status: {
+          containerStatuses: [{ ...template.status.containerStatuses[0], restartCount: round * 1_000_000 + i }],
+        },
+      },
+      "status",
+    );
   }
   process.stdout.write(`${JSON.stringify({ churned: Number(count) })}\n`);
 }

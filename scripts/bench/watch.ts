@@ -22,7 +22,10 @@ import { createSilentLogger } from "../../src/runtime/logger.ts";
 const CHURN = Number(process.env.BENCH_CHURN ?? 20_000);
 const root = join(import.meta.dirname, "..", "..");
 
-const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], { stdio: ["pipe", "pipe", "inherit"], env: process.env });
+const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], {
+  stdio: ["pipe", "pipe", "inherit"],
+  env: process.env,
+});
 const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
 const next = async () => JSON.parse(String((await lines.next()).value));
 const seeded = (await next()) as { kubeconfig: string; listedBytes: number; pods: number; nodes: number };
@@ -36,9 +39,20 @@ const informers = [
   { kind: "Pod", path: "/api/v1/pods" },
   { kind: "Node", path: "/api/v1/nodes" },
 ].map((kind) =>
-  createInformer({ connection, kind, clock: createSystemClock(), logger: createSilentLogger(), resyncMs: 0, onEvent: (type, o) => { inventory.apply(kind.kind, type, o); events++; }, onState: () => {} }),
+  createInformer({
+    connection,
+    kind,
+    clock: createSystemClock(),
+    logger: createSilentLogger(),
+    resyncMs: 0,
+    onEvent: (type, o) => {
+      inventory.apply(kind.kind, type, o);
+      events++;
+    },
+    onState: () => {},
+  }),
 );
-informers.forEach((i) => i.start());
+for (const i of informers) i.start();
 while (!informers.every((i) => i.synced())) await new Promise((r) => setTimeout(r, 5));
 const syncSeconds = (performance.now() - started) / 1000;
 Bun.gc(true);
@@ -59,7 +73,22 @@ await next();
 const eventsPerSecond = CHURN / watchSeconds;
 
 // The same stream's JSON.parse alone: the changed pods as watch event lines, parsed in a loop.
-const sample = inventory.list("Pod").slice(0, CHURN).map((p) => JSON.stringify({ type: "MODIFIED", object: { ...p, metadata: { ...p.metadata, managedFields: JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8")).metadata.managedFields } } }));
+const sample = inventory
+  .list("Pod")
+  .slice(0, CHURN)
+  .map((p) =>
+    JSON.stringify({
+      type: "MODIFIED",
+      object: {
+        ...p,
+        metadata: {
+          ...p.metadata,
+          managedFields: JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8")).metadata
+            .managedFields,
+        },
+      },
+    }),
+  );
 const p0 = performance.now();
 let parsed = 0;
 for (const line of sample) parsed += JSON.parse(line).type.length;
@@ -79,7 +108,7 @@ const template = JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "
 const full = JSON.stringify(template).length;
 const trimmed = JSON.stringify(trimManagedFields(structuredClone(template))).length;
 
-informers.forEach((i) => i.stop());
+for (const i of informers) i.stop();
 child.kill();
 
 const result = {
@@ -106,6 +135,12 @@ const table = [
   `| ${result.pods} | ${result.nodes} | ${result.listedMiB} | ${result.listToSyncedSeconds} | ${result.watchEventsPerSecondWall} | ${result.watchEventsPerCpuSecond} | ${result.jsonParseEventsPerSecond} | ${result.throughputRatioToJsonParse} | ${result.processingOnlyEventsPerSecond} | ${result.rssAfterSyncMiB} | ${result.rssPerListedByte} | ${full} → ${trimmed} (−${result.managedFieldsBytesPerPod.savedPercent} %) |`,
 ].join("\n");
 const doc = join(root, "docs", "performance.md");
-writeFileSync(doc, readFileSync(doc, "utf8").replace(/<!-- watch:begin -->[\s\S]*<!-- watch:end -->/, `<!-- watch:begin -->\n${table}\n<!-- watch:end -->`));
+writeFileSync(
+  doc,
+  readFileSync(doc, "utf8").replace(
+    /<!-- watch:begin -->[\s\S]*<!-- watch:end -->/,
+    `<!-- watch:begin -->\n${table}\n<!-- watch:end -->`,
+  ),
+);
 console.log(table);
 process.exit(0);

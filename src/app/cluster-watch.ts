@@ -40,20 +40,37 @@ export function watchCluster(options: {
     const groups = new Map<string, { state: KindState; reason?: string; required: boolean }[]>();
     for (const k of kinds.values()) {
       const group = k.target.group || "core";
-      groups.set(group, [...(groups.get(group) ?? []), { state: k.state, ...(k.reason ? { reason: k.reason } : {}), required: k.target.required }]);
+      groups.set(group, [
+        ...(groups.get(group) ?? []),
+        { state: k.state, ...(k.reason ? { reason: k.reason } : {}), required: k.target.required },
+      ]);
     }
     for (const [group, members] of groups) {
       const bad = members.find((m) => m.state === "failing" || m.state === "sync_timeout");
-      if (bad) health.set(`informers-${group}`, "degraded", { reason: bad.state === "sync_timeout" ? "cache_sync_timeout" : bad.reason ?? "watcher_failed" });
-      else if (members.some((m) => m.state === "pending")) health.set(`informers-${group}`, "pending", { reason: "cache_sync_pending" });
+      if (bad)
+        health.set(`informers-${group}`, "degraded", {
+          reason: bad.state === "sync_timeout" ? "cache_sync_timeout" : (bad.reason ?? "watcher_failed"),
+        });
+      else if (members.some((m) => m.state === "pending"))
+        health.set(`informers-${group}`, "pending", { reason: "cache_sync_pending" });
       else health.set(`informers-${group}`, "ok");
     }
     const required = [...kinds.values()].filter((k) => k.target.required);
-    const deniedOrMissing = watcher.coverage().find((c) => required.every((k) => kindKey(k.target) !== c.kind) && REQUIRED_KEYS.has(c.kind));
+    const deniedOrMissing = watcher
+      .coverage()
+      .find((c) => required.every((k) => kindKey(k.target) !== c.kind) && REQUIRED_KEYS.has(c.kind));
     const failing = required.find((k) => k.state === "failing" || k.state === "sync_timeout");
     if (watcher.requiredSynced()) health.set("caches", "ok", { required: true });
-    else if (deniedOrMissing) health.set("caches", "failed", { reason: deniedOrMissing.reason === "permission_denied" ? "permission_denied" : "api_unavailable", required: true });
-    else if (failing) health.set("caches", "failed", { reason: failing.state === "sync_timeout" ? "cache_sync_timeout" : failing.reason ?? "watcher_failed", required: true });
+    else if (deniedOrMissing)
+      health.set("caches", "failed", {
+        reason: deniedOrMissing.reason === "permission_denied" ? "permission_denied" : "api_unavailable",
+        required: true,
+      });
+    else if (failing)
+      health.set("caches", "failed", {
+        reason: failing.state === "sync_timeout" ? "cache_sync_timeout" : (failing.reason ?? "watcher_failed"),
+        required: true,
+      });
     else health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
   };
 
@@ -91,14 +108,19 @@ export function watchCluster(options: {
       },
       onKindState: (target, state, failure) => {
         const previous = kinds.get(kindKey(target))?.state;
-        kinds.set(kindKey(target), { target, state, ...(failure && failure.state === "failing" ? { reason: failure.reason } : {}) });
+        kinds.set(kindKey(target), {
+          target,
+          state,
+          ...(failure && failure.state === "failing" ? { reason: failure.reason } : {}),
+        });
         if (state === "synced") {
           metrics.watcherSyncs.inc();
           options.inventory.markWatched(target.metadataOnly ? kindKey(target) : target.kind);
         }
         if ((state === "failing" || state === "sync_timeout") && previous !== state) {
           metrics.watcherSyncFailures.inc();
-          if (target.required && failure?.state === "failing" && failure.attempts === 1) metrics.sourceUnavailable.inc();
+          if (target.required && failure?.state === "failing" && failure.attempts === 1)
+            metrics.sourceUnavailable.inc();
         }
         refresh();
         if (watcher.requiredSynced()) options.onSynced();

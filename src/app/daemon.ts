@@ -100,9 +100,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (next.state === "degraded" && !next.required) metrics.componentDegradations.inc();
     },
   );
-  if (config.app.insecureSkipTLSVerify) logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
-  if (config.kubelet.insecureSkipVerify) logger.warn("kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified");
-  const built = options.prepared ?? prepareStartup(loaded, { logger, clock, ...(options.stdout ? { stdout: options.stdout } : {}) });
+  if (config.app.insecureSkipTLSVerify)
+    logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
+  if (config.kubelet.insecureSkipVerify)
+    logger.warn(
+      "kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified",
+    );
+  const built =
+    options.prepared ??
+    prepareStartup(loaded, { logger, clock, ...(options.stdout ? { stdout: options.stdout } : {}) });
   for (const w of built.warnings) logger.warn(formatWarning(w));
   const edition: Edition = options.edition ?? "community";
   let persistRoute: (incidentId: string, providers: readonly string[] | undefined) => void = () => {};
@@ -120,15 +126,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onConversation: (incidentId, providers) => persistRoute(incidentId, providers),
     onFold: (provider, message) => {
       metrics.deliveryBudgetFolded.inc();
-      logger.info(`${provider}: hourly budget reached; ${message.action} ${message.incidentId} goes into the overflow digest`);
+      logger.info(
+        `${provider}: hourly budget reached; ${message.action} ${message.incidentId} goes into the overflow digest`,
+      );
     },
   });
   if (router.warning) logger.warn(router.warning);
   health.setProviders(router.active, router.inactive);
-  if (router.active.length === 0) logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
-  else logger.info(`delivering to ${router.active.join(", ")}${router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : ""}`);
+  if (router.active.length === 0)
+    logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
+  else
+    logger.info(
+      `delivering to ${router.active.join(", ")}${router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : ""}`,
+    );
 
-  const senders = new Map(built.providers.filter((p) => router.active.includes(p.definition.name)).map((p) => [p.definition.name, p.provider] as const));
+  const senders = new Map(
+    built.providers
+      .filter((p) => router.active.includes(p.definition.name))
+      .map((p) => [p.definition.name, p.provider] as const),
+  );
   for (const name of senders.keys()) health.set(`provider-${name}`, "ok");
   // A message a provider failed for good goes to its fallback when there is one (spec 6 item 5); otherwise
   // it is lost, and counted so.
@@ -136,23 +152,38 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const fallback = router.fallback(job.provider, job.message);
     if (!fallback) return false;
     if (!fallback.send) {
-      logger.warn(`delivery: ${job.provider} failed for good for message ${job.message.id}; its fallback ${fallback.provider} already has it`);
+      logger.warn(
+        `delivery: ${job.provider} failed for good for message ${job.message.id}; its fallback ${fallback.provider} already has it`,
+      );
       return true;
     }
-    logger.warn(`delivery: ${job.provider} failed for good for message ${job.message.id}; handing it to its fallback ${fallback.provider}`);
-    delivery.enqueue({ ...router.direct(fallback.provider, job.message, clock.now()), ...(job.openedResolved ? { openedResolved: job.openedResolved } : {}) });
+    logger.warn(
+      `delivery: ${job.provider} failed for good for message ${job.message.id}; handing it to its fallback ${fallback.provider}`,
+    );
+    delivery.enqueue({
+      ...router.direct(fallback.provider, job.message, clock.now()),
+      ...(job.openedResolved ? { openedResolved: job.openedResolved } : {}),
+    });
     return true;
   };
   const lost = (job: Job) => {
     metrics.deliveryTerminalErrors.inc();
-    if (job.message.action === "resolve" || job.message.action === "opened_resolved") metrics.deliveryResolvesLost.inc();
+    if (job.message.action === "resolve" || job.message.action === "opened_resolved")
+      metrics.deliveryResolvesLost.inc();
   };
   // The state store (spec 1.9): in memory in Community, one SQLite file under MON_DATA_DIR in Pro.
-  const stateStore = await openStore(edition === "pro" ? loaded.runtime.dataDir : undefined, { logger, metrics, health });
+  const stateStore = await openStore(edition === "pro" ? loaded.runtime.dataDir : undefined, {
+    logger,
+    metrics,
+    health,
+  });
   const stateReset = health.report().components.storage?.reason === "storage_reset";
   // The last sign of life of the previous process (Pro): a long silence is an unwatched period to name.
   const previousAlive = await stateStore.get(ALIVE_KEY).catch(() => undefined);
-  const lastAlive = typeof previousAlive === "number" && clock.now() - previousAlive > 2 * ALIVE_INTERVAL_MS ? previousAlive : undefined;
+  const lastAlive =
+    typeof previousAlive === "number" && clock.now() - previousAlive > 2 * ALIVE_INTERVAL_MS
+      ? previousAlive
+      : undefined;
   let aliveTimer: Cancel | undefined;
   const beat = () => {
     void stateStore.set(ALIVE_KEY, clock.now());
@@ -170,7 +201,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     () => clock.now(),
   );
-  const retry = new Map(built.providers.filter((p) => p.common.retry).map((p) => [p.definition.name, { ...(p.common.retry?.maxAttempts !== undefined ? { maxAttempts: p.common.retry.maxAttempts } : {}), ...(p.common.retry?.delay !== undefined ? { delayMs: parseDuration(p.common.retry.delay) } : {}) }] as const));
+  const retry = new Map(
+    built.providers
+      .filter((p) => p.common.retry)
+      .map(
+        (p) =>
+          [
+            p.definition.name,
+            {
+              ...(p.common.retry?.maxAttempts !== undefined ? { maxAttempts: p.common.retry.maxAttempts } : {}),
+              ...(p.common.retry?.delay !== undefined ? { delayMs: parseDuration(p.common.retry.delay) } : {}),
+            },
+          ] as const,
+      ),
+  );
   const delivery = createDelivery({
     senders,
     clock,
@@ -188,7 +232,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       delivered: (job, outcome) => {
         if (outcome?.kind === "ok" && outcome.untracked) {
           metrics.trackerUntracked.inc();
-          logger.warn(`${job.provider}: the issue created for ${job.message.incidentId} was not named in the answer; later messages will look it up by its key`);
+          logger.warn(
+            `${job.provider}: the issue created for ${job.message.incidentId} was not named in the answer; later messages will look it up by its key`,
+          );
         }
       },
       retried: () => metrics.deliveryRetries.inc(),
@@ -204,19 +250,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       queueDepth: (provider, depth) => metrics.deliveryQueueDepth.set({ provider }, depth),
       providerState: (provider, state) => {
         if (state === "ok") health.set(`provider-${provider}`, "ok");
-        else health.set(`provider-${provider}`, "degraded", { reason: state === "rejected" ? "provider_rejected" : state === "rate_limited" ? "provider_rate_limited" : "provider_unavailable" });
+        else
+          health.set(`provider-${provider}`, "degraded", {
+            reason:
+              state === "rejected"
+                ? "provider_rejected"
+                : state === "rate_limited"
+                  ? "provider_rate_limited"
+                  : "provider_unavailable",
+          });
       },
     },
   });
 
   persistRoute = (incidentId, providers) => {
     const write = providers ? deliveryStore.saveRoute(incidentId, providers) : deliveryStore.removeRoute(incidentId);
-    write.catch((error: unknown) => logger.warn(`state store: recording the providers of ${incidentId} failed: ${(error as Error).message}`));
+    write.catch((error: unknown) =>
+      logger.warn(`state store: recording the providers of ${incidentId} failed: ${(error as Error).message}`),
+    );
   };
   router.restore(await deliveryStore.loadRoutes());
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
-  const capBytes = loaded.runtime.volumeLimitBytes !== undefined ? loaded.runtime.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;
+  const capBytes =
+    loaded.runtime.volumeLimitBytes !== undefined ? loaded.runtime.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;
   let maintenanceTimer: Cancel | undefined;
   const maintain = async () => {
     try {
@@ -225,7 +282,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics.storageFreeBytes.set(report.freeBytes);
       metrics.storageEvicted.inc(report.evicted);
       if (report.rewritten) metrics.storageRewrites.inc();
-      if (report.evicted) logger.warn(`state store: ${report.evicted} oldest dead letter(s) evicted to stay under ${Math.round(capBytes / 1048576)} MiB`);
+      if (report.evicted)
+        logger.warn(
+          `state store: ${report.evicted} oldest dead letter(s) evicted to stay under ${Math.round(capBytes / 1048576)} MiB`,
+        );
       if (report.overCap) health.set("storage", "degraded", { reason: "storage_over_cap" });
       else if (health.report().components.storage?.reason === "storage_over_cap") health.set("storage", "ok");
     } catch (error) {
@@ -237,7 +297,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let server: HealthServer | undefined;
   if (config.healthCheck.enabled) {
-    server = await startHealthServer({ port: options.healthPort ?? config.healthCheck.port, hostname: options.healthHost, health, metrics: metrics.registry });
+    server = await startHealthServer({
+      port: options.healthPort ?? config.healthCheck.port,
+      hostname: options.healthHost,
+      health,
+      metrics: metrics.registry,
+    });
     logger.info(`health server on ${server.url}`);
   }
 
@@ -254,8 +319,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
     ...(config.reasons ? { reasons: config.reasons } : {}),
     silences: config.silences,
-    ...(edition === "pro" && config.maintenance.enabled ? { maintenance: { annotation: config.maintenance.annotation, untilAnnotation: config.maintenance.untilAnnotation } } : {}),
-    ...(edition === "pro" ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) } : {}),
+    ...(edition === "pro" && config.maintenance.enabled
+      ? {
+          maintenance: {
+            annotation: config.maintenance.annotation,
+            untilAnnotation: config.maintenance.untilAnnotation,
+          },
+        }
+      : {}),
+    ...(edition === "pro"
+      ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) }
+      : {}),
   });
   // The audit log is Pro (spec 2.1): one JSON entry per incident decision.
   let auditDrops = 0;
@@ -269,7 +343,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
               metrics.auditDropped.inc(count);
               // One line for the first loss and then one per thousand, so a stuck disk does not flood the log.
               if (auditDrops === 0 || Math.floor((auditDrops + count) / 1000) > Math.floor(auditDrops / 1000)) {
-                logger.warn(`audit log: ${count} entr${count === 1 ? "y" : "ies"} dropped (${why === "queue_full" ? "queue full" : `cannot write ${config.auditLog.output}: ${error?.message ?? "unknown error"}`}); counted in mon_audit_dropped_total`);
+                logger.warn(
+                  `audit log: ${count} entr${count === 1 ? "y" : "ies"} dropped (${why === "queue_full" ? "queue full" : `cannot write ${config.auditLog.output}: ${error?.message ?? "unknown error"}`}); counted in mon_audit_dropped_total`,
+                );
               }
               auditDrops += count;
             },
@@ -293,11 +369,29 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     servedSince ??= now;
     for (const key of servingServices(inventory)) served.set(key, now);
     for (const [key, at] of served) if (now - at > 24 * 3600_000) served.delete(key);
-    const result = runPass(inventory, lifecycle, now, cluster, { ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}), ...(latest.apiServer ? { apiServer: latest.apiServer } : {}), ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}), ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}), ...(probed?.length ? { probes: probed } : {}), served: { at: served, since: servedSince } }, logs, rules, { baseline: !baselined });
+    const result = runPass(
+      inventory,
+      lifecycle,
+      now,
+      cluster,
+      {
+        ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}),
+        ...(latest.apiServer ? { apiServer: latest.apiServer } : {}),
+        ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}),
+        ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}),
+        ...(probed?.length ? { probes: probed } : {}),
+        served: { at: served, since: servedSince },
+      },
+      logs,
+      rules,
+      { baseline: !baselined },
+    );
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     if (result.panicked) {
       metrics.panicsRecovered.inc({ stage: result.panicked.stage });
-      logger.error(`pass failed in stage ${result.panicked.stage}: ${result.panicked.error}; nothing was decided, the next pass tries again`);
+      logger.error(
+        `pass failed in stage ${result.panicked.stage}: ${result.panicked.error}; nothing was decided, the next pass tries again`,
+      );
     }
     for (const name of result.failedDetectors) {
       metrics.panicsRecovered.inc({ stage: "detector" });
@@ -315,7 +409,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (audit) for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
     for (const d of result.decisions) {
       metrics.incidentsTotal.inc({ action: d.action });
-      if ((d.action === "announce" || d.action === "opened_resolved") && isUnexplained(d.incident)) metrics.unexplained.inc({ kind: "incident" });
+      if ((d.action === "announce" || d.action === "opened_resolved") && isUnexplained(d.incident))
+        metrics.unexplained.inc({ kind: "incident" });
     }
     metrics.incidentsOpen.set(result.open);
     const messages = result.messages;
@@ -326,7 +421,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           const clean = await scrubMessage(message);
           const combined = openedResolved ? await scrubMessage(openedResolved) : undefined;
           metrics.redactedValues.inc(clean.count + (combined?.count ?? 0));
-          logger.info(`${message.delivery === "startup summary" ? `startup summary of ${message.covers?.length ?? 0}` : message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
+          logger.info(
+            `${message.delivery === "startup summary" ? `startup summary of ${message.covers?.length ?? 0}` : message.action} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`,
+          );
           for (const job of router.route(clean.message, now, combined?.message)) delivery.enqueue(job);
         }
         const overflow = router.overflowDue(now);
@@ -345,7 +442,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     recheck?.();
     // A failed pass is tried again within 30 s even if the cluster stays quiet.
     const overflowAt = router.nextOverflowAt();
-    const checkAt = result.nextCheckAt !== undefined && overflowAt !== undefined ? Math.min(result.nextCheckAt, overflowAt) : (result.nextCheckAt ?? overflowAt);
+    const checkAt =
+      result.nextCheckAt !== undefined && overflowAt !== undefined
+        ? Math.min(result.nextCheckAt, overflowAt)
+        : (result.nextCheckAt ?? overflowAt);
     const retryAt = result.panicked ? now + 30_000 : checkAt !== undefined ? Math.max(checkAt, now) : undefined;
     recheck = retryAt !== undefined ? clock.setTimer(schedule, retryAt - now) : undefined;
   };
@@ -355,7 +455,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   const logs = createLogEvidence({ connection: options.connection, clock, metrics, onReady: () => schedule() });
-  const usage = createUsageSources({ connection: options.connection, inventory, clock, logger, health, metrics, insecureSkipVerify: config.kubelet.insecureSkipVerify, onRound: () => schedule(), ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}) });
+  const usage = createUsageSources({
+    connection: options.connection,
+    inventory,
+    clock,
+    logger,
+    health,
+    metrics,
+    insecureSkipVerify: config.kubelet.insecureSkipVerify,
+    onRound: () => schedule(),
+    ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
+  });
   // Active probes are Pro and opt-in (spec 2.3).
   const probeConfig = config.activeProbeMonitor;
   const probes: ProbeRunner | undefined =
@@ -397,7 +507,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   allSynced = () => watcher.requiredSynced();
   // The startup message (spec 6): a plain notice, scrubbed like every message, ahead of the first pass's news.
   const announceStart = async () => {
-    const notice = renderStartupNotice(VERSION, cluster, clock.now(), { ...(lastAlive !== undefined ? { lastAlive } : {}), ...(stateReset ? { stateReset } : {}) });
+    const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
+      ...(lastAlive !== undefined ? { lastAlive } : {}),
+      ...(stateReset ? { stateReset } : {}),
+    });
     routing = routing.then(async () => {
       const clean = await scrubMessage(notice);
       for (const job of router.route(clean.message, clock.now())) delivery.enqueue(job);
@@ -433,14 +546,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (!drained) {
         const left = [...senders.keys()].reduce((n, name) => n + delivery.depth(name), 0);
         metrics.deliveryDeferred.inc(left);
-        logger.warn(`shutdown: ${left} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`);
+        logger.warn(
+          `shutdown: ${left} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`,
+        );
       }
       delivery.stop();
       for (const p of built.providers) p.provider.close?.();
       await audit?.flush();
       maintenanceTimer?.();
       aliveTimer?.();
-      await stateStore.close().catch((error: unknown) => logger.warn(`state store: close failed: ${(error as Error).message}`));
+      await stateStore
+        .close()
+        .catch((error: unknown) => logger.warn(`state store: close failed: ${(error as Error).message}`));
       await server?.close();
     },
   };
@@ -455,7 +572,10 @@ const ALIVE_INTERVAL_MS = 60_000;
  * otherwise, reporting a reset (set aside as `state.db.corrupt`) in metrics, health (`storage_reset`) and the
  * log. A data directory that cannot be used at all falls back to memory with an error: mon keeps watching.
  */
-async function openStore(dataDir: string | undefined, deps: { logger: Logger; metrics: Metrics; health: HealthRegistry }): Promise<StateStore> {
+async function openStore(
+  dataDir: string | undefined,
+  deps: { logger: Logger; metrics: Metrics; health: HealthRegistry },
+): Promise<StateStore> {
   const { logger, metrics, health } = deps;
   if (!dataDir) return openStateStore();
   try {
@@ -465,7 +585,9 @@ async function openStore(dataDir: string | undefined, deps: { logger: Logger; me
         reset(reason, detail) {
           metrics.storageResets.inc({ reason });
           health.set("storage", "degraded", { reason: "storage_reset" });
-          logger.error(`state store: ${dataDir}/state.db ${reason === "unreadable" ? "could not be read" : "has another schema version"} (${detail}); set aside as state.db.corrupt and recreated`);
+          logger.error(
+            `state store: ${dataDir}/state.db ${reason === "unreadable" ? "could not be read" : "has another schema version"} (${detail}); set aside as state.db.corrupt and recreated`,
+          );
         },
         writeFailed(key, error) {
           metrics.storageWriteFailures.inc();

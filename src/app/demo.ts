@@ -44,16 +44,30 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
     scenario.setup(sim, clock.now());
     // Every node gets a fake kubelet on loopback, so kubelet statistics are read as in a real cluster.
-    await Promise.all(sim.store.list(sim.typeOf("", "v1", "nodes"), undefined).map((node) => sim.startKubelet(node.metadata.name)));
+    await Promise.all(
+      sim.store.list(sim.typeOf("", "v1", "nodes"), undefined).map((node) => sim.startKubelet(node.metadata.name)),
+    );
     const alert = options.alert ?? { stdout: {} };
     const config = parseConfig(stringify({ app: { clusterName: "demo" }, alert }), "demo configuration", process.env);
     const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
-    const daemon = await startDaemon({ config, connection, clock, logger: options.logger, stdout: options.stdout, healthPort: options.healthPort ?? 0, healthHost: "127.0.0.1" });
+    const daemon = await startDaemon({
+      config,
+      connection,
+      clock,
+      logger: options.logger,
+      stdout: options.stdout,
+      healthPort: options.healthPort ?? 0,
+      healthHost: "127.0.0.1",
+    });
     try {
       if (!(await daemon.waitForSync(15_000))) throw new Error("the simulator's caches did not sync within 15 s");
       options.onStarted?.(daemon);
       options.stdout(`mon demo: ${scenario.description}\n\n`);
-      await playScenario(scenario, sim, { now: clock.now, sleep: (ms) => clock.sleep(ms), onStep: (say) => options.stdout(`\n▶ ${say}\n\n`) });
+      await playScenario(scenario, sim, {
+        now: clock.now,
+        sleep: (ms) => clock.sleep(ms),
+        onStep: (say) => options.stdout(`\n▶ ${say}\n\n`),
+      });
       const deadline = clock.now() + 20_000;
       while (clock.now() < deadline) {
         const open = await daemon.metrics.incidentsOpen.get();

@@ -23,7 +23,12 @@ export interface LintReport {
  * no provider is configured, turns unknown keys into errors with `strict`, and with `check` calls each
  * provider's side-effect-free credential check (10 s each). Never throws for bad input.
  */
-export async function lint(options: { env: Readonly<Record<string, string | undefined>>; path?: string; strict?: boolean; check?: boolean }): Promise<LintReport> {
+export async function lint(options: {
+  env: Readonly<Record<string, string | undefined>>;
+  path?: string;
+  strict?: boolean;
+  check?: boolean;
+}): Promise<LintReport> {
   const checked = checkConfigSource(options);
   const problems: ConfigProblem[] = [...checked.problems];
   const unreadable = problems.some((p) => p.rule === "file_missing" || p.rule === "file_unreadable");
@@ -39,13 +44,35 @@ export async function lint(options: { env: Readonly<Record<string, string | unde
       ...(checked.caBundle ? { caBundle: checked.caBundle } : {}),
       insecureSkipTLSVerify: config?.app.insecureSkipTLSVerify ?? false,
     });
-    const built = buildProviders(alert, { http, logger: createSilentLogger(), clusterName: config?.app.clusterName ?? "", stdout: () => {} }, { ...(checked.file ? { file: checked.file } : {}), lineOf: checked.lineOf });
+    const built = buildProviders(
+      alert,
+      { http, logger: createSilentLogger(), clusterName: config?.app.clusterName ?? "", stdout: () => {} },
+      { ...(checked.file ? { file: checked.file } : {}), lineOf: checked.lineOf },
+    );
     problems.push(...built.problems);
-    const router = createRouter({ providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })), communityProvider: config?.app.communityProvider ?? "" });
+    const router = createRouter({
+      providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })),
+      communityProvider: config?.app.communityProvider ?? "",
+    });
     kept = [...router.active];
     inactive = [...router.inactive];
-    if (router.warning) problems.push({ level: "warning", rule: "provider_invalid", key: "app.communityProvider", message: router.warning, ...(checked.file ? { file: checked.file } : {}), ...(checked.lineOf("app.communityProvider") ? { line: checked.lineOf("app.communityProvider") } : {}) });
-    if (Object.keys(alert).length === 0) problems.push({ level: "warning", rule: "no_provider", key: "alert", message: "no alert provider is configured under alert: incidents would be detected but delivered nowhere", ...(checked.file ? { file: checked.file } : {}) });
+    if (router.warning)
+      problems.push({
+        level: "warning",
+        rule: "provider_invalid",
+        key: "app.communityProvider",
+        message: router.warning,
+        ...(checked.file ? { file: checked.file } : {}),
+        ...(checked.lineOf("app.communityProvider") ? { line: checked.lineOf("app.communityProvider") } : {}),
+      });
+    if (Object.keys(alert).length === 0)
+      problems.push({
+        level: "warning",
+        rule: "no_provider",
+        key: "alert",
+        message: "no alert provider is configured under alert: incidents would be detected but delivered nowhere",
+        ...(checked.file ? { file: checked.file } : {}),
+      });
     if (options.check) {
       for (const p of built.providers) {
         if (!p.provider.check) {
@@ -61,12 +88,20 @@ export async function lint(options: { env: Readonly<Record<string, string | unde
         checks.push({ provider: p.definition.name, outcome });
         if (outcome.kind !== "ok") {
           const why = outcome.kind === "permanent" || outcome.kind === "retry" ? outcome.reason : "rate limited";
-          problems.push({ level: "error", rule: "provider_check_failed", key: `alert.${p.definition.name}`, message: `alert.${p.definition.name}: credential check failed (${why})`, ...(checked.file ? { file: checked.file } : {}) });
+          problems.push({
+            level: "error",
+            rule: "provider_check_failed",
+            key: `alert.${p.definition.name}`,
+            message: `alert.${p.definition.name}: credential check failed (${why})`,
+            ...(checked.file ? { file: checked.file } : {}),
+          });
         }
       }
     }
   }
-  const final = (options.strict ? problems.map((p) => (p.rule === "unknown_key" ? { ...p, level: "error" as const } : p)) : problems).sort(byPlace);
+  const final = (
+    options.strict ? problems.map((p) => (p.rule === "unknown_key" ? { ...p, level: "error" as const } : p)) : problems
+  ).sort(byPlace);
   const errors = final.filter((p) => p.level === "error").length;
   return {
     ...(checked.file ? { file: checked.file } : {}),
@@ -81,19 +116,30 @@ export async function lint(options: { env: Readonly<Record<string, string | unde
 
 /** Environment problems first, then the file's problems by line (those without a line after them). */
 function byPlace(a: ConfigProblem, b: ConfigProblem): number {
-  const rank = (p: ConfigProblem) => (p.rule === "invalid_env" ? -1 : p.line ?? Number.MAX_SAFE_INTEGER);
+  const rank = (p: ConfigProblem) => (p.rule === "invalid_env" ? -1 : (p.line ?? Number.MAX_SAFE_INTEGER));
   return rank(a) - rank(b);
 }
 
 /** The text report: one `file:line: level: message` line per problem, the checks, then a one-line summary. */
 export function formatLintReport(report: LintReport): string {
   const lines = report.problems.map((p) => {
-    const where = p.file ? `${p.file}${p.line ? `:${p.line}` : ""}` : p.rule === "invalid_env" ? "environment" : "(built-in defaults)";
+    const where = p.file
+      ? `${p.file}${p.line ? `:${p.line}` : ""}`
+      : p.rule === "invalid_env"
+        ? "environment"
+        : "(built-in defaults)";
     return `${where}: ${p.level}: ${p.message}`;
   });
-  for (const c of report.checks) lines.push(`alert.${c.provider}: check: ${c.outcome.kind === "ok" ? "credentials accepted" : c.outcome.kind === "unsupported" ? "no side-effect-free check for this provider" : "failed"}`);
+  for (const c of report.checks)
+    lines.push(
+      `alert.${c.provider}: check: ${c.outcome.kind === "ok" ? "credentials accepted" : c.outcome.kind === "unsupported" ? "no side-effect-free check for this provider" : "failed"}`,
+    );
   const counts = `${report.errors} error${report.errors === 1 ? "" : "s"}, ${report.warnings} warning${report.warnings === 1 ? "" : "s"}`;
-  const providers = report.providers.kept.length ? `; delivering to ${report.providers.kept.join(", ")}${report.providers.inactive.length ? ` (inactive in Community: ${report.providers.inactive.join(", ")})` : ""}` : "";
-  lines.push(`${report.file ?? "built-in defaults"}: ${report.exitCode === 0 ? "valid" : report.exitCode === 2 ? "could not be read" : "invalid"} (${counts})${providers}`);
+  const providers = report.providers.kept.length
+    ? `; delivering to ${report.providers.kept.join(", ")}${report.providers.inactive.length ? ` (inactive in Community: ${report.providers.inactive.join(", ")})` : ""}`
+    : "";
+  lines.push(
+    `${report.file ?? "built-in defaults"}: ${report.exitCode === 0 ? "valid" : report.exitCode === 2 ? "could not be read" : "invalid"} (${counts})${providers}`,
+  );
   return `${lines.join("\n")}\n`;
 }

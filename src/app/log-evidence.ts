@@ -5,7 +5,13 @@ import type { Metrics } from "../metrics.ts";
 import type { Clock } from "../runtime/clock.ts";
 
 /** Reasons whose evidence includes the crashed container's last log lines, and whether to read the previous instance. */
-const WITH_LOGS: Readonly<Record<string, boolean>> = { CrashLoopBackOff: true, OOMKilled: true, InitContainerFailed: true, RunContainerError: true, ContainerExitedNonZero: false };
+const WITH_LOGS: Readonly<Record<string, boolean>> = {
+  CrashLoopBackOff: true,
+  OOMKilled: true,
+  InitContainerFailed: true,
+  RunContainerError: true,
+  ContainerExitedNonZero: false,
+};
 
 /** How long an announcement waits for a log tail before it goes out without it. */
 export const LOG_WAIT_MS = 5_000;
@@ -27,7 +33,12 @@ export interface LogEvidence {
  * keyed by finding and restart count so a new crash is read again. `onReady` runs after each read so a pass
  * can use it; a read that fails or takes longer than LOG_WAIT_MS leaves the finding without log lines.
  */
-export function createLogEvidence(options: { connection: KubeConnection; clock: Clock; metrics: Metrics; onReady: () => void }): LogEvidence {
+export function createLogEvidence(options: {
+  connection: KubeConnection;
+  clock: Clock;
+  metrics: Metrics;
+  onReady: () => void;
+}): LogEvidence {
   const read = new Map<string, readonly string[] | null>();
   const started = new Map<string, number>();
   const queue: { version: string; finding: Finding }[] = [];
@@ -39,7 +50,12 @@ export function createLogEvidence(options: { connection: KubeConnection; clock: 
       const { version: v, finding } = queue.shift()!;
       running++;
       const o = finding.object;
-      readContainerLog(options.connection, { namespace: o.namespace ?? "", pod: o.name, container: (finding.container ?? "").replace(/ \(init\)$/, ""), previous: WITH_LOGS[finding.reason] ?? true })
+      readContainerLog(options.connection, {
+        namespace: o.namespace ?? "",
+        pod: o.name,
+        container: (finding.container ?? "").replace(/ \(init\)$/, ""),
+        previous: WITH_LOGS[finding.reason] ?? true,
+      })
         .then((text) => {
           const late = options.clock.now() - (started.get(v) ?? 0) > LOG_WAIT_MS;
           options.metrics.investigations.inc({ result: text === undefined ? "skipped" : late ? "late" : "done" });

@@ -92,17 +92,48 @@ export interface PassEvidence {
  * summary (page-tier incidents also go, on their own, to paging tools and trackers), and new findings do not
  * wait for their log.
  */
-export function runPass(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView = {}, evidence?: PassEvidence, rules?: PreparedRules, options: { baseline?: boolean } = {}): PassResult {
+export function runPass(
+  inventory: InventoryView,
+  state: LifecycleState,
+  now: number,
+  cluster: string,
+  usage: UsageView = {},
+  evidence?: PassEvidence,
+  rules?: PreparedRules,
+  options: { baseline?: boolean } = {},
+): PassResult {
   const stage = { current: "incident" as "incident" | "compose" };
   try {
     return decide(inventory, state, now, cluster, usage, evidence, rules, options, stage);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { decisions: [], skipped: [], messages: [], state, open: openCount(state), findings: 0, redacted: 0, failedDetectors: [], unexplainedEvents: [], allFindings: [], panicked: { stage: stage.current, error: message } };
+    return {
+      decisions: [],
+      skipped: [],
+      messages: [],
+      state,
+      open: openCount(state),
+      findings: 0,
+      redacted: 0,
+      failedDetectors: [],
+      unexplainedEvents: [],
+      allFindings: [],
+      panicked: { stage: stage.current, error: message },
+    };
   }
 }
 
-function decide(inventory: InventoryView, state: LifecycleState, now: number, cluster: string, usage: UsageView, evidence: PassEvidence | undefined, rules: PreparedRules | undefined, options: { baseline?: boolean }, stage: { current: "incident" | "compose" }): PassResult {
+function decide(
+  inventory: InventoryView,
+  state: LifecycleState,
+  now: number,
+  cluster: string,
+  usage: UsageView,
+  evidence: PassEvidence | undefined,
+  rules: PreparedRules | undefined,
+  options: { baseline?: boolean },
+  stage: { current: "incident" | "compose" },
+): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   for (const [name, detect] of DETECTORS) {
@@ -113,7 +144,18 @@ function decide(inventory: InventoryView, state: LifecycleState, now: number, cl
     }
   }
   if (failedDetectors.length > 0) {
-    return { decisions: [], skipped: [], messages: [], state, open: openCount(state), findings: findings.length, redacted: 0, failedDetectors, unexplainedEvents: [], allFindings: findings };
+    return {
+      decisions: [],
+      skipped: [],
+      messages: [],
+      state,
+      open: openCount(state),
+      findings: findings.length,
+      redacted: 0,
+      failedDetectors,
+      unexplainedEvents: [],
+      allFindings: findings,
+    };
   }
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
   // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
@@ -129,7 +171,10 @@ function decide(inventory: InventoryView, state: LifecycleState, now: number, cl
     return opensAt === f.opensAt ? f : { ...f, opensAt };
   });
   const open = graced
-    .filter((f) => (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || options.baseline || !evidence?.pending(f)))
+    .filter(
+      (f) =>
+        (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || options.baseline || !evidence?.pending(f)),
+    )
     .map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
@@ -180,7 +225,11 @@ function decide(inventory: InventoryView, state: LifecycleState, now: number, cl
   // The digest and 'still open' reminders are wake-ups too, so they go out on time in a quiet cluster.
   // The earliest future wake-up, found in one loop: a cluster can have tens of thousands of findings.
   let nextCheckAt: number | undefined;
-  for (const t of [...graced.flatMap((f) => [f.recheckAt, f.opensAt]), step.state.digest.dueAt, nextReminderAt(step.state)]) {
+  for (const t of [
+    ...graced.flatMap((f) => [f.recheckAt, f.opensAt]),
+    step.state.digest.dueAt,
+    nextReminderAt(step.state),
+  ]) {
     if (t !== undefined && t > now && (nextCheckAt === undefined || t < nextCheckAt)) nextCheckAt = t;
   }
   return {

@@ -20,7 +20,10 @@ export interface Prepared {
  * configured provider. Throws ConfigError when a provider cannot be constructed (spec 6 item 7, 7.2), so
  * `mon run` refuses before it connects to the cluster.
  */
-export function prepareStartup(loaded: LoadedConfig, options: { logger: Logger; stdout?: (text: string) => void; clock?: Clock }): Prepared {
+export function prepareStartup(
+  loaded: LoadedConfig,
+  options: { logger: Logger; stdout?: (text: string) => void; clock?: Clock },
+): Prepared {
   const config = loaded.config;
   const http = createOutboundClient({
     userAgent: `mon/${VERSION}`,
@@ -28,7 +31,17 @@ export function prepareStartup(loaded: LoadedConfig, options: { logger: Logger; 
     ...(loaded.caBundle ? { caBundle: loaded.caBundle } : {}),
     insecureSkipTLSVerify: config.app.insecureSkipTLSVerify,
   });
-  const built = buildProviders(config.alert, { http, logger: options.logger, clusterName: config.app.clusterName, stdout: options.stdout ?? ((t) => process.stdout.write(t)), ...(options.clock ? { clock: options.clock } : {}) }, { ...(loaded.file ? { file: loaded.file } : {}), lineOf: loaded.lineOf });
+  const built = buildProviders(
+    config.alert,
+    {
+      http,
+      logger: options.logger,
+      clusterName: config.app.clusterName,
+      stdout: options.stdout ?? ((t) => process.stdout.write(t)),
+      ...(options.clock ? { clock: options.clock } : {}),
+    },
+    { ...(loaded.file ? { file: loaded.file } : {}), lineOf: loaded.lineOf },
+  );
   refuseOnError(built.problems);
   return { http, providers: built.providers, warnings: built.problems };
 }

@@ -10,7 +10,9 @@ describe("the provider catalog (spec 1.11, 2.4)", () => {
   test("55 providers in four kinds, each with a credential guide", () => {
     const providers = catalogProviders();
     expect(providers).toHaveLength(55);
-    const kinds = Object.fromEntries(["chat", "paging", "tracker", "info"].map((k) => [k, providers.filter((p) => p.kind === k).length]));
+    const kinds = Object.fromEntries(
+      ["chat", "paging", "tracker", "info"].map((k) => [k, providers.filter((p) => p.kind === k).length]),
+    );
     expect(kinds).toEqual({ chat: 14, paging: 17, tracker: 6, info: 18 });
     expect(providers.filter((p) => !p.guide?.credential).map((p) => p.name)).toEqual([]);
   });
@@ -19,8 +21,19 @@ describe("the provider catalog (spec 1.11, 2.4)", () => {
     for (const d of catalogProviders()) {
       const fields = providerFields(d);
       const names = new Set(fields.map((f) => f.name));
-      expect(fields.filter((f) => f.secret).map((f) => f.name).sort(), d.name).toEqual([...d.credentials].sort());
-      for (const name of [...(d.guide?.oneOf ?? []).flat(), ...Object.keys(d.guide?.requires ?? {}), ...Object.values(d.guide?.requires ?? {}).flat()]) expect(names.has(name), `${d.name}.${name}`).toBe(true);
+      expect(
+        fields
+          .filter((f) => f.secret)
+          .map((f) => f.name)
+          .sort(),
+        d.name,
+      ).toEqual([...d.credentials].sort());
+      for (const name of [
+        ...(d.guide?.oneOf ?? []).flat(),
+        ...Object.keys(d.guide?.requires ?? {}),
+        ...Object.values(d.guide?.requires ?? {}).flat(),
+      ])
+        expect(names.has(name), `${d.name}.${name}`).toBe(true);
     }
   });
 

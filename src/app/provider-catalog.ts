@@ -15,8 +15,10 @@ export interface ProviderField {
 const RECEIVES: Readonly<Record<ProviderDefinition["kind"], string>> = {
   chat: "every message: incident announcements, updates and resolves, the startup summary, roll-ups, digests and plain notices",
   info: "every message: incident announcements, updates and resolves, the startup summary, roll-ups, digests and plain notices",
-  paging: "incident announcements, updates and resolves only — never summaries, digests or plain notices (each page-tier problem of a startup summary or roll-up comes on its own)",
-  tracker: "incident announcements, updates and resolves only — one issue per incident; never summaries, digests or plain notices",
+  paging:
+    "incident announcements, updates and resolves only — never summaries, digests or plain notices (each page-tier problem of a startup summary or roll-up comes on its own)",
+  tracker:
+    "incident announcements, updates and resolves only — one issue per incident; never summaries, digests or plain notices",
 };
 
 const THREADING: Readonly<Record<ProviderDefinition["threading"], string>> = {
@@ -29,7 +31,9 @@ const THREADING: Readonly<Record<ProviderDefinition["threading"], string>> = {
 
 /** Every provider definition, sorted by name (the stdout debugging provider left out). */
 export function catalogProviders(): ProviderDefinition[] {
-  return Object.values(PROVIDERS).filter((d) => d.name !== "stdout").sort((a, b) => a.name.localeCompare(b.name));
+  return Object.values(PROVIDERS)
+    .filter((d) => d.name !== "stdout")
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** A provider's options read from its valibot schema: type, whether required, default, description, secret. */
@@ -44,7 +48,9 @@ export function providerFields(d: ProviderDefinition): ProviderField[] {
       type: typeOf(inner),
       required: !optional,
       secret: d.credentials.includes(name),
-      ...(fallback !== undefined ? { default: typeof fallback === "string" ? fallback : JSON.stringify(fallback) } : {}),
+      ...(fallback !== undefined
+        ? { default: typeof fallback === "string" ? fallback : JSON.stringify(fallback) }
+        : {}),
       description: descriptionOf(inner) ?? "",
     };
   });
@@ -57,10 +63,26 @@ export function providerCatalogTsv(): string {
     providerFields(d).map((f) => {
       const group = (d.guide?.oneOf ?? []).findIndex((g) => g.includes(f.name));
       const needs = d.guide?.requires?.[f.name] ?? [];
-      return [d.name, d.kind, d.title, f.name, f.type, f.required ? "yes" : "", f.secret ? "secret" : "", f.default ?? "", group >= 0 ? `one_of_${group + 1}:${d.guide!.oneOf![group]!.join("|")}` : "", needs.join("|"), cell(f.description)].join("\t");
+      return [
+        d.name,
+        d.kind,
+        d.title,
+        f.name,
+        f.type,
+        f.required ? "yes" : "",
+        f.secret ? "secret" : "",
+        f.default ?? "",
+        group >= 0 ? `one_of_${group + 1}:${d.guide!.oneOf![group]!.join("|")}` : "",
+        needs.join("|"),
+        cell(f.description),
+      ].join("\t");
     }),
   );
-  return ["provider\tkind\ttitle\tfield\ttype\trequired\tsecret\tdefault\tchoice_group\trequires\tdescription", ...rows, ""].join("\n");
+  return [
+    "provider\tkind\ttitle\tfield\ttype\trequired\tsecret\tdefault\tchoice_group\trequires\tdescription",
+    ...rows,
+    "",
+  ].join("\n");
 }
 
 /** The generated part of docs/providers/<name>.md: what it receives, the credential, the options, an example. */
@@ -69,7 +91,16 @@ export function providerDoc(d: ProviderDefinition): string {
   const cell = (s: string) => s.replace(/\|/g, "\\|");
   const chosen = new Set((d.guide?.oneOf ?? []).map((g) => g[0]!));
   const example = fields.filter((f) => f.required || chosen.has(f.name));
-  const value = (f: ProviderField) => (f.secret ? `\${file:/etc/mon/secrets/${d.name}-${f.name}}` : f.type === "boolean" ? "true" : f.type === "number" ? "1" : f.type.startsWith("list") ? "[…]" : `<${f.name}>`);
+  const value = (f: ProviderField) =>
+    f.secret
+      ? `\${file:/etc/mon/secrets/${d.name}-${f.name}}`
+      : f.type === "boolean"
+        ? "true"
+        : f.type === "number"
+          ? "1"
+          : f.type.startsWith("list")
+            ? "[…]"
+            : `<${f.name}>`;
   return [
     `# ${d.title} (\`alert.${d.name}\`)`,
     "",
@@ -82,13 +113,18 @@ export function providerDoc(d: ProviderDefinition): string {
     "Credential options accept only an absolute `${file:/path}` reference to a file mounted from a Secret (spec 2.4).",
     ...(d.guide?.oneOf?.length || d.guide?.requires ? [""] : []),
     ...(d.guide?.oneOf ?? []).map((g) => `- Set exactly one of ${g.map((n) => `\`${n}\``).join(", ")}.`),
-    ...Object.entries(d.guide?.requires ?? {}).map(([k, need]) => `- \`${k}\` needs ${need.map((n) => `\`${n}\``).join(", ")}.`),
+    ...Object.entries(d.guide?.requires ?? {}).map(
+      ([k, need]) => `- \`${k}\` needs ${need.map((n) => `\`${n}\``).join(", ")}.`,
+    ),
     "",
     "## Options",
     "",
     "| option | type | required | default | meaning |",
     "|---|---|---|---|---|",
-    ...fields.map((f) => `| \`${f.name}\` | ${f.type}${f.secret ? " (secret)" : ""} | ${f.required ? "yes" : ""} | ${f.default !== undefined ? `\`${cell(f.default)}\`` : ""} | ${cell(f.description)} |`),
+    ...fields.map(
+      (f) =>
+        `| \`${f.name}\` | ${f.type}${f.secret ? " (secret)" : ""} | ${f.required ? "yes" : ""} | ${f.default !== undefined ? `\`${cell(f.default)}\`` : ""} | ${cell(f.description)} |`,
+    ),
     "",
     "Every provider also takes `hourlyBudget`, `routes` (Pro), `retry`, `fallback` and `templates` (docs/delivery.md).",
     "",
@@ -138,6 +174,7 @@ function typeOf(s: Schema): string {
 }
 
 function descriptionOf(s: Schema): string | undefined {
-  for (const item of s.pipe ?? []) if (item.type === "description" && typeof item.description === "string") return item.description;
+  for (const item of s.pipe ?? [])
+    if (item.type === "description" && typeof item.description === "string") return item.description;
   return undefined;
 }

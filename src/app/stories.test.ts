@@ -11,13 +11,20 @@ import { runPass } from "./pipeline.ts";
  * time: each step is the cluster as it is at that moment, and the assertion is the exact message titles.
  */
 const NOW = Date.parse("2026-01-01T01:00:00Z");
-const crashing = (output: string) => ({ restartCount: 5, state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s" } }, lastState: { terminated: { exitCode: 1, reason: "Error", message: output, finishedAt: "2026-01-01T00:59:00Z" } } });
+const crashing = (output: string) => ({
+  restartCount: 5,
+  state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s" } },
+  lastState: { terminated: { exitCode: 1, reason: "Error", message: output, finishedAt: "2026-01-01T00:59:00Z" } },
+});
 
 function replay(steps: readonly [number, KubeObject[]][], rules: DeliveryRules = { silences: [] }): string[][] {
   return replayMessages(steps, rules).map((ms) => ms.map((m) => m.title));
 }
 
-function replayMessages(steps: readonly [number, KubeObject[]][], rules: DeliveryRules = { silences: [] }): Message[][] {
+function replayMessages(
+  steps: readonly [number, KubeObject[]][],
+  rules: DeliveryRules = { silences: [] },
+): Message[][] {
   let state: LifecycleState = emptyLifecycle();
   const prepared = prepareRules(rules);
   return steps.map(([at, objects]) => {
@@ -28,55 +35,130 @@ function replayMessages(steps: readonly [number, KubeObject[]][], rules: Deliver
 }
 
 /** Pro delivery rules: maintenance annotations and acknowledgement honoured. */
-const PRO: DeliveryRules = { silences: [], maintenance: { annotation: "mon.io/maintenance", untilAnnotation: "mon.io/maintenance-until" }, acknowledge: true };
+const PRO: DeliveryRules = {
+  silences: [],
+  maintenance: { annotation: "mon.io/maintenance", untilAnnotation: "mon.io/maintenance-until" },
+  acknowledge: true,
+};
 const MIN = 60_000;
-const annotated = (o: KubeObject, annotations: Record<string, string>): KubeObject => ({ ...o, metadata: { ...o.metadata, annotations } });
+const annotated = (o: KubeObject, annotations: Record<string, string>): KubeObject => ({
+  ...o,
+  metadata: { ...o.metadata, annotations },
+});
 
 describe("stories through the pure core (issue: one incident per root cause)", () => {
   test("a node lost with 30 pods of 3 Deployments: one announcement, one resolve", () => {
     const apps = ["api", "web", "cart"].map((n) => workload("shop", n));
-    const pods = apps.flatMap((a, i) => Array.from({ length: 10 }, (_, j) => pod("shop", `${["api", "web", "cart"][i]}-${j}`, { nodeName: "n1", owner: a.replicaSet })));
-    const world = (ready: "True" | "Unknown") => [node("n1", ready, "2026-01-01T00:30:00Z"), node("n2", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods];
-    expect(replay([[NOW, world("Unknown")], [NOW + 60_000, world("Unknown")], [NOW + 600_000, world("True")]])).toEqual([
-      ["node n1: unreachable, 30 pods on it down"],
-      [],
-      ["Resolved: node n1"],
-    ]);
+    const pods = apps.flatMap((a, i) =>
+      Array.from({ length: 10 }, (_, j) =>
+        pod("shop", `${["api", "web", "cart"][i]}-${j}`, { nodeName: "n1", owner: a.replicaSet }),
+      ),
+    );
+    const world = (ready: "True" | "Unknown") => [
+      node("n1", ready, "2026-01-01T00:30:00Z"),
+      node("n2", "True"),
+      ...apps.flatMap((a) => [a.deployment, a.replicaSet]),
+      ...pods,
+    ];
+    expect(
+      replay([
+        [NOW, world("Unknown")],
+        [NOW + 60_000, world("Unknown")],
+        [NOW + 600_000, world("True")],
+      ]),
+    ).toEqual([["node n1: unreachable, 30 pods on it down"], [], ["Resolved: node n1"]]);
   });
 
   test("a database refusing connections for 4 workloads: one incident naming host:port", () => {
     const names = ["api", "web", "cart", "search"];
     const apps = names.map((n) => workload("shop", n));
-    const objects = [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...names.map((n, i) => pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, status: crashing("dial tcp 10.96.14.7:5432: connect: connection refused") }))];
+    const objects = [
+      node("n1", "True"),
+      ...apps.flatMap((a) => [a.deployment, a.replicaSet]),
+      ...names.map((n, i) =>
+        pod("shop", `${n}-1`, {
+          nodeName: "n1",
+          owner: apps[i]!.replicaSet,
+          status: crashing("dial tcp 10.96.14.7:5432: connect: connection refused"),
+        }),
+      ),
+    ];
     // Four of four workloads at once would be a namespace outage; these four live among eight.
     const quiet = ["a", "b", "c", "d"].map((n) => workload("shop", n).deployment);
-    expect(replay([[NOW, [...objects, ...quiet]]])).toEqual([["endpoint 10.96.14.7:5432: unreachable, 4 workloads failing on it (deployment shop/api, deployment shop/cart, deployment shop/search, …)"]]);
+    expect(replay([[NOW, [...objects, ...quiet]]])).toEqual([
+      [
+        "endpoint 10.96.14.7:5432: unreachable, 4 workloads failing on it (deployment shop/api, deployment shop/cart, deployment shop/search, …)",
+      ],
+    ]);
   });
 
   test("a Secret deleted under 3 Deployments: one incident naming the Secret", () => {
     const names = ["api", "web", "cart"];
     const apps = names.map((n) => workload("shop", n));
-    const needsSecret = (p: KubeObject) => ({ ...p, spec: { ...p.spec, containers: [{ name: "app", image: "x:1", envFrom: [{ secretRef: { name: "db-creds" } }] }] } });
-    const pods = names.map((n, i) => needsSecret(pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, phase: "Pending", status: { state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "db-creds" not found' } } } })));
+    const needsSecret = (p: KubeObject) => ({
+      ...p,
+      spec: { ...p.spec, containers: [{ name: "app", image: "x:1", envFrom: [{ secretRef: { name: "db-creds" } }] }] },
+    });
+    const pods = names.map((n, i) =>
+      needsSecret(
+        pod("shop", `${n}-1`, {
+          nodeName: "n1",
+          owner: apps[i]!.replicaSet,
+          phase: "Pending",
+          status: {
+            state: { waiting: { reason: "CreateContainerConfigError", message: 'secret "db-creds" not found' } },
+          },
+        }),
+      ),
+    );
     const quiet = ["a", "b", "c", "d"].map((n) => workload("shop", n).deployment);
-    expect(replay([[NOW, [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods, ...quiet]]])).toEqual([["secret shop/db-creds: SecretMissing, 3 pods affected"]]);
+    expect(
+      replay([[NOW, [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods, ...quiet]]]),
+    ).toEqual([["secret shop/db-creds: SecretMissing, 3 pods affected"]]);
   });
 
   test("a rolling update (a new pod still pulling its image, the old one terminating gracefully): no message", () => {
     const api = workload("shop", "api");
-    const pulling = pod("shop", "api-new", { nodeName: "n1", owner: api.replicaSet, phase: "Pending", status: { state: { waiting: { reason: "ContainerCreating" } } } });
-    const old = { ...pod("shop", "api-old", { nodeName: "n1", owner: api.replicaSet }), metadata: { ...pod("shop", "api-old").metadata, deletionTimestamp: "2026-01-01T00:59:50Z", deletionGracePeriodSeconds: 30 } };
+    const pulling = pod("shop", "api-new", {
+      nodeName: "n1",
+      owner: api.replicaSet,
+      phase: "Pending",
+      status: { state: { waiting: { reason: "ContainerCreating" } } },
+    });
+    const old = {
+      ...pod("shop", "api-old", { nodeName: "n1", owner: api.replicaSet }),
+      metadata: {
+        ...pod("shop", "api-old").metadata,
+        deletionTimestamp: "2026-01-01T00:59:50Z",
+        deletionGracePeriodSeconds: 30,
+      },
+    };
     expect(replay([[NOW, [node("n1", "True"), api.deployment, api.replicaSet, pulling, old]]])).toEqual([[]]);
   });
 
   test("restart with a problem already open: the baseline pass tells it in the startup summary, its resolve follows on its own", () => {
     const api = workload("shop", "api");
-    const world = [node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") })];
+    const world = [
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") }),
+    ];
     let state: LifecycleState = emptyLifecycle();
-    const first = runPass(inventoryOf(...world), state, NOW, "prod", {}, undefined, prepareRules({ silences: [] }), { baseline: true });
+    const first = runPass(inventoryOf(...world), state, NOW, "prod", {}, undefined, prepareRules({ silences: [] }), {
+      baseline: true,
+    });
     state = first.state;
     expect(first.messages.map((m) => m.message.title)).toEqual(["Startup summary: 1 problem already open"]);
-    const later = runPass(inventoryOf(...world.slice(0, 3)), state, NOW + 60_000, "prod", {}, undefined, prepareRules({ silences: [] }));
+    const later = runPass(
+      inventoryOf(...world.slice(0, 3)),
+      state,
+      NOW + 60_000,
+      "prod",
+      {},
+      undefined,
+      prepareRules({ silences: [] }),
+    );
     expect(later.messages.map((m) => m.message.title)).toEqual(["Resolved: deployment shop/api"]);
   });
 
@@ -84,20 +166,43 @@ describe("stories through the pure core (issue: one incident per root cause)", (
     const names = ["api", "web", "cart"];
     const apps = names.map((n) => workload("shop", n));
     const line = "FATAL: remaining connection slots are reserved for non-replication superuser connections";
-    const pods = names.map((n, i) => pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, status: crashing(line) }));
+    const pods = names.map((n, i) =>
+      pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, status: crashing(line) }),
+    );
     const quiet = ["a", "b", "c", "d"].map((n) => workload("shop", n).deployment);
-    const told = replayMessages([[NOW, [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods, ...quiet]]])[0]![0];
-    expect(told!.title).toBe(`error ${line.toLowerCase()}: the same error in 3 workloads (deployment shop/api, deployment shop/cart, deployment shop/web)`);
+    const told = replayMessages([
+      [NOW, [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods, ...quiet]],
+    ])[0]![0];
+    expect(told!.title).toBe(
+      `error ${line.toLowerCase()}: the same error in 3 workloads (deployment shop/api, deployment shop/cart, deployment shop/web)`,
+    );
   });
 
   test("a crash every 10 minutes for a day: told, told again, stated once with its rhythm, then only in the digest", () => {
     const api = workload("shop", "api");
-    const world = (up: boolean) => [node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, ...(up ? {} : { status: crashing("panic: boom") }) })];
+    const world = (up: boolean) => [
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", {
+        nodeName: "n1",
+        owner: api.replicaSet,
+        ...(up ? {} : { status: crashing("panic: boom") }),
+      }),
+    ];
     const steps: [number, KubeObject[]][] = [];
-    for (let t = 0; t < 24 * 60 * MIN; t += 10 * MIN) steps.push([NOW + t, world(false)], [NOW + t + 5 * MIN, world(true)]);
+    for (let t = 0; t < 24 * 60 * MIN; t += 10 * MIN)
+      steps.push([NOW + t, world(false)], [NOW + t + 5 * MIN, world(true)]);
     const messages = replayMessages(steps).flat();
     const own = messages.filter((m) => m.delivery === undefined);
-    expect(own.map((m) => m.title.replace(/: .*/, ""))).toEqual(["deployment shop/api", "Resolved", "deployment shop/api", "Resolved", "deployment shop/api", "Resolved"]);
+    expect(own.map((m) => m.title.replace(/: .*/, ""))).toEqual([
+      "deployment shop/api",
+      "Resolved",
+      "deployment shop/api",
+      "Resolved",
+      "deployment shop/api",
+      "Resolved",
+    ]);
     expect(own[4]!.text).toContain("fails every 10 minutes");
     // 288 openings and resolves in the day, told as 6 messages and 40 digests.
     expect(messages.filter((m) => m.delivery === "digest")).toHaveLength(40);
@@ -106,15 +211,37 @@ describe("stories through the pure core (issue: one incident per root cause)", (
   test("maintenance on a namespace (Pro): nothing is told while it lasts; what still fails is announced when it ends", () => {
     const api = workload("shop", "api");
     const shop = { kind: "Namespace", apiVersion: "v1", metadata: { name: "shop", uid: "uid-ns-shop" } };
-    const world = (ns: KubeObject) => [ns, node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") })];
-    expect(replay([[NOW, world(annotated(shop, { "mon.io/maintenance": "true" }))], [NOW + 30 * MIN, world(shop)]], PRO)).toEqual([[], ["deployment shop/api: CrashLoopBackOff in 1 pod"]]);
+    const world = (ns: KubeObject) => [
+      ns,
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") }),
+    ];
+    expect(
+      replay(
+        [
+          [NOW, world(annotated(shop, { "mon.io/maintenance": "true" }))],
+          [NOW + 30 * MIN, world(shop)],
+        ],
+        PRO,
+      ),
+    ).toEqual([[], ["deployment shop/api: CrashLoopBackOff in 1 pod"]]);
   });
 
   test("ack and un-ack (Pro): one update each, then quiet", () => {
     const api = workload("shop", "api");
     const crashed = pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") });
     const world = (p: KubeObject) => [node("n1", "True"), api.deployment, api.replicaSet, p];
-    const out = replayMessages([[NOW, world(crashed)], [NOW + MIN, world(annotated(crashed, { "mon.io/ack": "on it" }))], [NOW + 2 * MIN, world(annotated(crashed, { "mon.io/ack": "on it" }))], [NOW + 3 * MIN, world(crashed)]], PRO);
+    const out = replayMessages(
+      [
+        [NOW, world(crashed)],
+        [NOW + MIN, world(annotated(crashed, { "mon.io/ack": "on it" }))],
+        [NOW + 2 * MIN, world(annotated(crashed, { "mon.io/ack": "on it" }))],
+        [NOW + 3 * MIN, world(crashed)],
+      ],
+      PRO,
+    );
     expect(out.map((ms) => ms.map((m) => m.action))).toEqual([["announce"], ["update"], [], ["update"]]);
     expect(out[1]![0]!.text).toContain('Acknowledged on Pod/api-1: "on it"');
     expect(out[3]![0]!.text).toContain("Acknowledgement removed");
@@ -122,12 +249,23 @@ describe("stories through the pure core (issue: one incident per root cause)", (
 
   test("opened and resolved before its announcement went out: the resolve carries the one combined message", () => {
     const api = workload("shop", "api");
-    const world = (up: boolean) => [node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, ...(up ? {} : { status: crashing("panic: boom") }) })];
+    const world = (up: boolean) => [
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", {
+        nodeName: "n1",
+        owner: api.replicaSet,
+        ...(up ? {} : { status: crashing("panic: boom") }),
+      }),
+    ];
     let state: LifecycleState = emptyLifecycle();
     const rules = prepareRules({ silences: [] });
     state = runPass(inventoryOf(...world(false)), state, NOW, "prod", {}, undefined, rules).state;
     const resolved = runPass(inventoryOf(...world(true)), state, NOW + 10_000, "prod", {}, undefined, rules);
-    expect(resolved.messages.map((m) => [m.message.title, m.openedResolved?.title])).toEqual([["Resolved: deployment shop/api", "Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod"]]);
+    expect(resolved.messages.map((m) => [m.message.title, m.openedResolved?.title])).toEqual([
+      ["Resolved: deployment shop/api", "Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod"],
+    ]);
   });
 });
 
@@ -135,12 +273,36 @@ describe("active probes (Pro, spec 2.3) through the pure core", () => {
   test("a dependency the probe finds refusing is named as the cause of the pods that call it", () => {
     const names = ["api", "worker"];
     const apps = names.map((n) => workload("shop", n));
-    const callers = names.map((n, i) => pod("shop", `${n}-1`, { nodeName: "n1", owner: apps[i]!.replicaSet, status: crashing("dial tcp 203.0.113.5:5432: connect: connection refused") }));
-    const target = { kind: "tcp" as const, name: "dependency/db.example.test:5432", origin: "dependency" as const, address: "db.example.test:5432", callers: callers.map((p) => ({ kind: "Pod", namespace: "shop", name: String(p.metadata.name) })) };
-    const probes = [{ target, failures: 3, since: NOW - 90_000, last: { ok: false, latencyMs: 3, error: "connection refused" } }];
+    const callers = names.map((n, i) =>
+      pod("shop", `${n}-1`, {
+        nodeName: "n1",
+        owner: apps[i]!.replicaSet,
+        status: crashing("dial tcp 203.0.113.5:5432: connect: connection refused"),
+      }),
+    );
+    const target = {
+      kind: "tcp" as const,
+      name: "dependency/db.example.test:5432",
+      origin: "dependency" as const,
+      address: "db.example.test:5432",
+      callers: callers.map((p) => ({ kind: "Pod", namespace: "shop", name: String(p.metadata.name) })),
+    };
+    const probes = [
+      { target, failures: 3, since: NOW - 90_000, last: { ok: false, latencyMs: 3, error: "connection refused" } },
+    ];
     const quiet = ["a", "b", "c", "d"].map((n) => workload("shop", n).deployment);
-    const result = runPass(inventoryOf(node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...callers, ...quiet), emptyLifecycle(), NOW, "prod", { probes }, undefined, prepareRules({ silences: [] }));
-    expect(result.messages.map((m) => m.message.title)).toEqual(["endpoint db.example.test:5432: ActiveProbeFailure, 2 pods affected"]);
+    const result = runPass(
+      inventoryOf(node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...callers, ...quiet),
+      emptyLifecycle(),
+      NOW,
+      "prod",
+      { probes },
+      undefined,
+      prepareRules({ silences: [] }),
+    );
+    expect(result.messages.map((m) => m.message.title)).toEqual([
+      "endpoint db.example.test:5432: ActiveProbeFailure, 2 pods affected",
+    ]);
     expect(result.decisions[0]!.incident.rootReason).toBe("ActiveProbeFailure");
   });
 });
@@ -148,12 +310,19 @@ describe("active probes (Pro, spec 2.3) through the pure core", () => {
 describe("a stage that throws (spec 4.2 mon_panics_recovered_total)", () => {
   test("the pass decides nothing, names the stage and keeps the previous state for the next pass", () => {
     const api = workload("shop", "api");
-    const world = inventoryOf(node("n1", "True"), api.deployment, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") }));
+    const world = inventoryOf(
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing("panic: boom") }),
+    );
     const broken = { ...emptyLifecycle(), digest: undefined } as unknown as LifecycleState;
     const result = runPass(world, broken, NOW, "prod", {}, undefined, prepareRules({ silences: [] }));
     expect(result.panicked?.stage).toBe("incident");
     expect(result.messages).toEqual([]);
     expect(result.state).toBe(broken);
-    expect(runPass(world, emptyLifecycle(), NOW, "prod", {}, undefined, prepareRules({ silences: [] })).messages).toHaveLength(1);
+    expect(
+      runPass(world, emptyLifecycle(), NOW, "prod", {}, undefined, prepareRules({ silences: [] })).messages,
+    ).toHaveLength(1);
   });
 });

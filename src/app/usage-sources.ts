@@ -20,7 +20,13 @@ export interface UsageSources {
   start(): void;
   stop(): void;
   /** The last round's kubelet Summary documents by node, and the metrics API snapshot (undefined when not installed). */
-  latest(): { kubelet?: StatsRound; metrics?: UsageSnapshot; apiServer?: { failing: readonly string[]; since: number }; apiRequests?: RequestCounts; dnsResponses?: DnsResponseCounts };
+  latest(): {
+    kubelet?: StatsRound;
+    metrics?: UsageSnapshot;
+    apiServer?: { failing: readonly string[]; since: number };
+    apiRequests?: RequestCounts;
+    dnsResponses?: DnsResponseCounts;
+  };
 }
 
 /**
@@ -32,7 +38,18 @@ export interface UsageSources {
  * `optional_api_unavailable` when the API is not installed. Each failed node counts once per round in
  * `mon_kubelet_stats_failures_total`.
  */
-export function createUsageSources(options: { connection: KubeConnection; inventory: Inventory; clock: Clock; logger: Logger; health: HealthRegistry; metrics: Metrics; insecureSkipVerify: boolean; intervalMs?: number; onRound?: () => void; dnsMetricsPort?: number }): UsageSources {
+export function createUsageSources(options: {
+  connection: KubeConnection;
+  inventory: Inventory;
+  clock: Clock;
+  logger: Logger;
+  health: HealthRegistry;
+  metrics: Metrics;
+  insecureSkipVerify: boolean;
+  intervalMs?: number;
+  onRound?: () => void;
+  dnsMetricsPort?: number;
+}): UsageSources {
   const { health, metrics, logger } = options;
   let kubelet: StatsRound | undefined;
   let usage: UsageSnapshot | undefined;
@@ -54,19 +71,31 @@ export function createUsageSources(options: { connection: KubeConnection; invent
   };
   const readRound = async () => {
     const nodes = options.inventory.list("Node");
-    kubelet = await readKubeletStats({ connection: options.connection, nodes, insecureSkipVerify: options.insecureSkipVerify, logger });
+    kubelet = await readKubeletStats({
+      connection: options.connection,
+      nodes,
+      insecureSkipVerify: options.insecureSkipVerify,
+      logger,
+    });
     metrics.kubeletStatsFailures.inc(kubelet.failures.size);
     const state = roundHealth(kubelet);
     if (state === "ok") health.set("kubelet-stats", "ok");
     else health.set("kubelet-stats", "degraded", { reason: state });
-    const summary = state === "ok" ? "" : `${state}: ${[...kubelet.failures].slice(0, 5).map(([n, why]) => `${n} (${why})`).join(", ")}${kubelet.failures.size > 5 ? ", …" : ""}`;
+    const summary =
+      state === "ok"
+        ? ""
+        : `${state}: ${[...kubelet.failures]
+            .slice(0, 5)
+            .map(([n, why]) => `${n} (${why})`)
+            .join(", ")}${kubelet.failures.size > 5 ? ", …" : ""}`;
     if (summary !== lastHealth) {
       if (summary) logger.warn(`kubelet stats: ${summary}`);
       else if (lastHealth) logger.info("kubelet stats: every node answers again");
       lastHealth = summary;
     }
     const readiness = await readApiServerReadiness(options.connection);
-    if (readiness && !readiness.ok) apiServer = { failing: readiness.failing, since: apiServer?.since ?? options.clock.now() };
+    if (readiness && !readiness.ok)
+      apiServer = { failing: readiness.failing, since: apiServer?.since ?? options.clock.now() };
     else if (readiness) apiServer = undefined;
     const now = options.clock.now();
     const requests = await readApiServerRequests(options.connection);
@@ -75,10 +104,14 @@ export function createUsageSources(options: { connection: KubeConnection; invent
     // newer read becomes the baseline and the last interval's counts stand.
     if (!requestsBefore || now > requestsBefore.at) {
       const requestDelta = requestsBefore ? increase(requestsBefore.totals, requestTotals) : undefined;
-      apiRequests = requestDelta && requestsBefore ? { ...requestDelta, seconds: (now - requestsBefore.at) / 1000 } : undefined;
+      apiRequests =
+        requestDelta && requestsBefore ? { ...requestDelta, seconds: (now - requestsBefore.at) / 1000 } : undefined;
     }
     requestsBefore = requests ? { at: now, totals: requestTotals } : undefined;
-    const dns = await readDnsCounters(options.inventory.list("Pod"), options.dnsMetricsPort !== undefined ? { port: options.dnsMetricsPort } : {});
+    const dns = await readDnsCounters(
+      options.inventory.list("Pod"),
+      options.dnsMetricsPort !== undefined ? { port: options.dnsMetricsPort } : {},
+    );
     if (!dnsBefore || now > dnsBefore.at) {
       const dnsDelta = dnsBefore ? increase(dnsBefore.totals, dns) : undefined;
       dnsResponses = dnsDelta && dnsBefore ? { ...dnsDelta, seconds: (now - dnsBefore.at) / 1000 } : undefined;
@@ -111,6 +144,12 @@ export function createUsageSources(options: { connection: KubeConnection; invent
       stopped = true;
       timer?.();
     },
-    latest: () => ({ ...(kubelet ? { kubelet } : {}), ...(usage ? { metrics: usage } : {}), ...(apiServer ? { apiServer } : {}), ...(apiRequests ? { apiRequests } : {}), ...(dnsResponses ? { dnsResponses } : {}) }),
+    latest: () => ({
+      ...(kubelet ? { kubelet } : {}),
+      ...(usage ? { metrics: usage } : {}),
+      ...(apiServer ? { apiServer } : {}),
+      ...(apiRequests ? { apiRequests } : {}),
+      ...(dnsResponses ? { dnsResponses } : {}),
+    }),
   };
 }

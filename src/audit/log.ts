@@ -28,7 +28,13 @@ export interface AuditHooks {
  * (at most `maxQueued` entries) and appended in order; a full queue or a failed write drops entries through
  * `hooks.dropped`, and the next write tries again.
  */
-export function createAuditLog(options: { output: string; stdout: (line: string) => void; hooks: AuditHooks; maxBytes?: number; maxQueued?: number }): AuditLog {
+export function createAuditLog(options: {
+  output: string;
+  stdout: (line: string) => void;
+  hooks: AuditHooks;
+  maxBytes?: number;
+  maxQueued?: number;
+}): AuditLog {
   const maxBytes = options.maxBytes ?? AUDIT_FILE_MAX_BYTES;
   const maxQueued = options.maxQueued ?? AUDIT_QUEUE_LIMIT;
   if (options.output === "stdout") {
@@ -45,7 +51,10 @@ export function createAuditLog(options: { output: string; stdout: (line: string)
   let busy = false;
 
   const writeOut = async (): Promise<void> => {
-    size ??= await stat(path).then((s) => s.size, () => 0);
+    size ??= await stat(path).then(
+      (s) => s.size,
+      () => 0,
+    );
     while (queue.length > 0) {
       let chunk = "";
       let bytes = 0;

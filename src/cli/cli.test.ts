@@ -31,7 +31,10 @@ describe("mon CLI", () => {
   test("features lists the feature catalog and all 55 alert providers with their kinds", async () => {
     const { code, stdout } = await mon(["features", "--format", "json"]);
     expect(code).toBe(0);
-    const { features, providers } = JSON.parse(stdout) as { features: unknown[]; providers: { name: string; kind: string }[] };
+    const { features, providers } = JSON.parse(stdout) as {
+      features: unknown[];
+      providers: { name: string; kind: string }[];
+    };
     expect(features.length).toBeGreaterThan(0);
     expect(providers).toHaveLength(55);
     expect(providers.find((p) => p.name === "alert.pagerDuty")).toMatchObject({ kind: "paging" });
@@ -49,8 +52,18 @@ describe("mon CLI", () => {
     const { renderKubeconfig } = await import("../sim/kubeconfig.ts");
     const sim = await startSimulator();
     try {
-      const path = file("wrong-ca.kubeconfig", renderKubeconfig({ server: sim.server.url, caCert: createSimPki("other").caCert, token: sim.token }));
-      const child = spawn(process.execPath, [MAIN, "run", "--kubeconfig", path], { env: { PATH: process.env.PATH ?? "", HOME: dir, CONFIG_FILE: file("hc.yaml", "healthCheck:\n  enabled: false\napp:\n  logFormatter: json\n") }, stdio: ["ignore", "pipe", "pipe"] });
+      const path = file(
+        "wrong-ca.kubeconfig",
+        renderKubeconfig({ server: sim.server.url, caCert: createSimPki("other").caCert, token: sim.token }),
+      );
+      const child = spawn(process.execPath, [MAIN, "run", "--kubeconfig", path], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: dir,
+          CONFIG_FILE: file("hc.yaml", "healthCheck:\n  enabled: false\napp:\n  logFormatter: json\n"),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stderr = "";
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
       const { waitUntil } = await import("../testing/capture-server.ts");
@@ -61,7 +74,10 @@ describe("mon CLI", () => {
       expect(stderr).toContain(`TLS verification of ${sim.server.url} failed`);
       expect(stderr).toContain("retrying with backoff");
       // app.logFormatter json: one JSON object per line.
-      const lines = stderr.trim().split("\n").map((l) => JSON.parse(l) as { level: string; msg: string; time: string });
+      const lines = stderr
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { level: string; msg: string; time: string });
       expect(lines.find((l) => l.msg.includes("TLS verification of"))).toMatchObject({ level: "warn" });
       expect(lines.every((l) => typeof l.time === "string")).toBe(true);
     } finally {

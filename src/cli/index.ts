@@ -3,7 +3,11 @@ import { VERSION } from "../version.ts";
 
 /** The root command: `mon run | lint | features | demo | sim`, `--version`, `--help` (spec 4.4). Subcommands load lazily. */
 export const main = defineCommand({
-  meta: { name: "mon", version: VERSION, description: "In-cluster Kubernetes failure monitor: one incident per root cause, delivered without loss." },
+  meta: {
+    name: "mon",
+    version: VERSION,
+    description: "In-cluster Kubernetes failure monitor: one incident per root cause, delivered without loss.",
+  },
   subCommands: {
     run: () => import("./commands/run.ts").then((m) => m.default),
     lint: () => import("./commands/lint.ts").then((m) => m.default),

@@ -25,26 +25,110 @@ const caFile = file("ca.pem", createSimPki().caCert);
  * Every startup failure of spec 7.2, through the real `mon run`: exit code 1 and one line naming the key,
  * the value (never a secret) and the rule. `mon run` refuses before it ever connects to a cluster.
  */
-const STARTUP_FAILURES: { name: string; config?: string; env?: Record<string, string>; line: string; secret?: string }[] = [
-  { name: "invalid app.proxyURL", config: "app:\n  proxyURL: proxy.internal:3128\n", line: 'config.yaml:2: app.proxyURL: must be an absolute http or https URL (got "proxy.internal:3128")' },
-  { name: "app.proxyURL with inline credentials", config: "app:\n  proxyURL: http://u:hunter2@proxy:3128\n", line: "config.yaml:2: app.proxyURL: a URL with credentials (http://***@proxy:3128) must be given as a ${file:/absolute/path} reference", secret: "hunter2" },
-  { name: "missing app.caBundlePath", config: "app:\n  caBundlePath: /nonexistent/ca.pem\n", line: "config.yaml:2: app.caBundlePath: cannot read /nonexistent/ca.pem (ENOENT)" },
-  { name: "invalid app.caBundlePath", config: `app:\n  caBundlePath: ${hookFile}\n`, line: `config.yaml:2: app.caBundlePath: ${hookFile} contains no PEM certificate` },
-  { name: "app.logFormatter other than text or json", config: "app:\n  logFormatter: logfmt\n", line: 'config.yaml:2: app.logFormatter: must be text or json (got "logfmt")' },
-  { name: "a severity outside the five", config: "severityByReason:\n  OOMKilled: sev1\n", line: 'config.yaml:2: severityByReason.OOMKilled: must be one of critical, high, medium, warning, normal (any letter case) (got "sev1")' },
-  { name: "an empty silence rule", config: "silences:\n  - {}\n", line: "config.yaml:2: silences.0: an empty silence rule would silence everything and is rejected" },
-  { name: "a template that does not parse", config: "templates:\n  OOMKilled: '{{.Message'\n", line: "config.yaml:2: templates.OOMKilled: template does not parse: unclosed action at offset 0" },
-  { name: "a runbook that is not an absolute http(s) URL", config: "runbooks:\n  OOMKilled: /wiki/oom\n", line: 'config.yaml:2: runbooks.OOMKilled: must be an absolute http or https URL (got "/wiki/oom")' },
-  { name: "an unset ${VAR}", config: "app:\n  clusterName: ${CLUSTER_NAME}\n", line: "config.yaml:2: app.clusterName: references ${CLUSTER_NAME}, which is not set" },
-  { name: "CONFIG_FILE set to a missing file", env: { CONFIG_FILE: "/nonexistent/config.yaml" }, line: "config.yaml: CONFIG_FILE: configuration file /nonexistent/config.yaml does not exist" },
-  { name: "MON_WATCH_SECRETS not a boolean", env: { MON_WATCH_SECRETS: "sometimes" }, line: 'MON_WATCH_SECRETS: "sometimes" is not a boolean (true/false, 1/0, on/off, yes/no)' },
-  { name: "MON_CRD_ENABLED not a boolean", env: { MON_CRD_ENABLED: "enabled" }, line: 'MON_CRD_ENABLED: "enabled" is not a boolean' },
-  { name: "MON_TELEMETRY not a boolean", env: { MON_TELEMETRY: "nope" }, line: 'MON_TELEMETRY: "nope" is not a boolean' },
-  { name: "MON_VOLUME_LIMIT unreadable", env: { MON_VOLUME_LIMIT: "2 gigs" }, line: 'MON_VOLUME_LIMIT: "2 gigs" is not a Kubernetes quantity such as 2Gi' },
-  { name: "MON_MEMORY_LIMIT not a positive number", env: { MON_MEMORY_LIMIT: "-1" }, line: 'MON_MEMORY_LIMIT: "-1" is not a positive number of bytes' },
-  { name: "POD_NAME without a Lease name", env: { POD_NAME: "mon-0" }, line: "POD_NAME: is set but neither MON_LEADER_ELECTION_NAME nor MON_INSTALLATION_ID names the state-lock Lease" },
-  { name: "a provider that cannot be constructed", config: "alert:\n  slack:\n    webhook: https://hooks.slack.com/services/T/B/hunter2\n", line: "config.yaml:3: alert.slack.webhook: credentials must be given as ${file:/absolute/path} (a file mounted from a Secret)", secret: "hunter2" },
-  { name: "resyncSeconds neither 0 nor at least 30", config: "resyncSeconds: 15\n", line: "config.yaml:1: resyncSeconds: must be 0 (off) or at least 30 (got 15)" },
+const STARTUP_FAILURES: {
+  name: string;
+  config?: string;
+  env?: Record<string, string>;
+  line: string;
+  secret?: string;
+}[] = [
+  {
+    name: "invalid app.proxyURL",
+    config: "app:\n  proxyURL: proxy.internal:3128\n",
+    line: 'config.yaml:2: app.proxyURL: must be an absolute http or https URL (got "proxy.internal:3128")',
+  },
+  {
+    name: "app.proxyURL with inline credentials",
+    config: "app:\n  proxyURL: http://u:hunter2@proxy:3128\n",
+    line: "config.yaml:2: app.proxyURL: a URL with credentials (http://***@proxy:3128) must be given as a ${file:/absolute/path} reference",
+    secret: "hunter2",
+  },
+  {
+    name: "missing app.caBundlePath",
+    config: "app:\n  caBundlePath: /nonexistent/ca.pem\n",
+    line: "config.yaml:2: app.caBundlePath: cannot read /nonexistent/ca.pem (ENOENT)",
+  },
+  {
+    name: "invalid app.caBundlePath",
+    config: `app:\n  caBundlePath: ${hookFile}\n`,
+    line: `config.yaml:2: app.caBundlePath: ${hookFile} contains no PEM certificate`,
+  },
+  {
+    name: "app.logFormatter other than text or json",
+    config: "app:\n  logFormatter: logfmt\n",
+    line: 'config.yaml:2: app.logFormatter: must be text or json (got "logfmt")',
+  },
+  {
+    name: "a severity outside the five",
+    config: "severityByReason:\n  OOMKilled: sev1\n",
+    line: 'config.yaml:2: severityByReason.OOMKilled: must be one of critical, high, medium, warning, normal (any letter case) (got "sev1")',
+  },
+  {
+    name: "an empty silence rule",
+    config: "silences:\n  - {}\n",
+    line: "config.yaml:2: silences.0: an empty silence rule would silence everything and is rejected",
+  },
+  {
+    name: "a template that does not parse",
+    config: "templates:\n  OOMKilled: '{{.Message'\n",
+    line: "config.yaml:2: templates.OOMKilled: template does not parse: unclosed action at offset 0",
+  },
+  {
+    name: "a runbook that is not an absolute http(s) URL",
+    config: "runbooks:\n  OOMKilled: /wiki/oom\n",
+    line: 'config.yaml:2: runbooks.OOMKilled: must be an absolute http or https URL (got "/wiki/oom")',
+  },
+  {
+    name: "an unset ${VAR}",
+    config: "app:\n  clusterName: ${CLUSTER_NAME}\n",
+    line: "config.yaml:2: app.clusterName: references ${CLUSTER_NAME}, which is not set",
+  },
+  {
+    name: "CONFIG_FILE set to a missing file",
+    env: { CONFIG_FILE: "/nonexistent/config.yaml" },
+    line: "config.yaml: CONFIG_FILE: configuration file /nonexistent/config.yaml does not exist",
+  },
+  {
+    name: "MON_WATCH_SECRETS not a boolean",
+    env: { MON_WATCH_SECRETS: "sometimes" },
+    line: 'MON_WATCH_SECRETS: "sometimes" is not a boolean (true/false, 1/0, on/off, yes/no)',
+  },
+  {
+    name: "MON_CRD_ENABLED not a boolean",
+    env: { MON_CRD_ENABLED: "enabled" },
+    line: 'MON_CRD_ENABLED: "enabled" is not a boolean',
+  },
+  {
+    name: "MON_TELEMETRY not a boolean",
+    env: { MON_TELEMETRY: "nope" },
+    line: 'MON_TELEMETRY: "nope" is not a boolean',
+  },
+  {
+    name: "MON_VOLUME_LIMIT unreadable",
+    env: { MON_VOLUME_LIMIT: "2 gigs" },
+    line: 'MON_VOLUME_LIMIT: "2 gigs" is not a Kubernetes quantity such as 2Gi',
+  },
+  {
+    name: "MON_MEMORY_LIMIT not a positive number",
+    env: { MON_MEMORY_LIMIT: "-1" },
+    line: 'MON_MEMORY_LIMIT: "-1" is not a positive number of bytes',
+  },
+  {
+    name: "POD_NAME without a Lease name",
+    env: { POD_NAME: "mon-0" },
+    line: "POD_NAME: is set but neither MON_LEADER_ELECTION_NAME nor MON_INSTALLATION_ID names the state-lock Lease",
+  },
+  {
+    name: "a provider that cannot be constructed",
+    config: "alert:\n  slack:\n    webhook: https://hooks.slack.com/services/T/B/hunter2\n",
+    line: "config.yaml:3: alert.slack.webhook: credentials must be given as ${file:/absolute/path} (a file mounted from a Secret)",
+    secret: "hunter2",
+  },
+  {
+    name: "resyncSeconds neither 0 nor at least 30",
+    config: "resyncSeconds: 15\n",
+    line: "config.yaml:1: resyncSeconds: must be 0 (off) or at least 30 (got 15)",
+  },
 ];
 
 describe("mon run refuses to start (spec 7.2)", () => {
@@ -54,13 +138,20 @@ describe("mon run refuses to start (spec 7.2)", () => {
       const { code, stderr } = await mon(["run", "--kubeconfig", "/nonexistent/kubeconfig"], env);
       expect(code).toBe(1);
       expect(stderr).toContain(f.line);
-      expect(stderr.trim().split("\n").filter((l) => l.includes("configuration:"))).toHaveLength(1);
+      expect(
+        stderr
+          .trim()
+          .split("\n")
+          .filter((l) => l.includes("configuration:")),
+      ).toHaveLength(1);
       if (f.secret) expect(stderr).not.toContain(f.secret);
     });
   }
 
   test("SKIP_UPGRADE_CHECK with other text is logged and ignored, not a failure", async () => {
-    const { code, stdout } = await mon(["lint", file("ok.yaml", "alert:\n  stdout: {}\n")], { SKIP_UPGRADE_CHECK: "maybe" });
+    const { code, stdout } = await mon(["lint", file("ok.yaml", "alert:\n  stdout: {}\n")], {
+      SKIP_UPGRADE_CHECK: "maybe",
+    });
     expect(code).toBe(0);
     expect(stdout).toContain('environment: warning: SKIP_UPGRADE_CHECK: "maybe" is not a boolean; ignored');
   });
@@ -68,20 +159,30 @@ describe("mon run refuses to start (spec 7.2)", () => {
 
 describe("mon lint (spec 4.4)", () => {
   test("one file:line: level: message line per problem, then a summary; exit 1 on errors", async () => {
-    const path = file("bad.yaml", "app:\n  clusterNmae: x\n  logFormatter: xml\nresyncSeconds: 10\nalert:\n  slack:\n    webhook: ${file:" + hookFile + "}\n  webhook:\n    url: https://tools.example.test/mon\n");
+    const path = file(
+      "bad.yaml",
+      "app:\n  clusterNmae: x\n  logFormatter: xml\nresyncSeconds: 10\nalert:\n  slack:\n    webhook: ${file:" +
+        hookFile +
+        "}\n  webhook:\n    url: https://tools.example.test/mon\n",
+    );
     const { code, stdout } = await mon(["lint", path]);
     expect(code).toBe(1);
-    expect(stdout).toBe([
-      "bad.yaml:2: warning: unknown key app.clusterNmae (did you mean clusterName?)",
-      'bad.yaml:3: error: app.logFormatter: must be text or json (got "xml")',
-      "bad.yaml:4: error: resyncSeconds: must be 0 (off) or at least 30 (got 10)",
-      "bad.yaml: invalid (2 errors, 1 warning); delivering to slack (inactive in Community: webhook)",
-      "",
-    ].join("\n"));
+    expect(stdout).toBe(
+      [
+        "bad.yaml:2: warning: unknown key app.clusterNmae (did you mean clusterName?)",
+        'bad.yaml:3: error: app.logFormatter: must be text or json (got "xml")',
+        "bad.yaml:4: error: resyncSeconds: must be 0 (off) or at least 30 (got 10)",
+        "bad.yaml: invalid (2 errors, 1 warning); delivering to slack (inactive in Community: webhook)",
+        "",
+      ].join("\n"),
+    );
   });
 
   test("a clean file exits 0; warnings alone still exit 0; --strict turns unknown keys into errors", async () => {
-    expect(await mon(["lint", file("clean.yaml", "alert:\n  stdout: {}\n")])).toMatchObject({ code: 0, stdout: "clean.yaml: valid (0 errors, 0 warnings); delivering to stdout\n" });
+    expect(await mon(["lint", file("clean.yaml", "alert:\n  stdout: {}\n")])).toMatchObject({
+      code: 0,
+      stdout: "clean.yaml: valid (0 errors, 0 warnings); delivering to stdout\n",
+    });
     const typo = file("typo.yaml", "app:\n  clusterNmae: x\nalert:\n  stdout: {}\n");
     expect((await mon(["lint", typo])).code).toBe(0);
     const strict = await mon(["lint", "--strict", typo]);
@@ -97,14 +198,28 @@ describe("mon lint (spec 4.4)", () => {
 
   test("exit 2 when the file cannot be read; CONFIG_FILE is used without an argument", async () => {
     expect(await mon(["lint", join(dir, "missing.yaml")])).toMatchObject({ code: 2 });
-    expect(await mon(["lint"], { CONFIG_FILE: file("via-env.yaml", "alert:\n  stdout: {}\n") })).toMatchObject({ code: 0, stdout: "via-env.yaml: valid (0 errors, 0 warnings); delivering to stdout\n" });
+    expect(await mon(["lint"], { CONFIG_FILE: file("via-env.yaml", "alert:\n  stdout: {}\n") })).toMatchObject({
+      code: 0,
+      stdout: "via-env.yaml: valid (0 errors, 0 warnings); delivering to stdout\n",
+    });
   });
 
   test("--format json reports the same for CI systems", async () => {
-    const { code, stdout } = await mon(["lint", "--format", "json", file("j.yaml", "resyncSeconds: 5\nalert:\n  stdout: {}\n")]);
+    const { code, stdout } = await mon([
+      "lint",
+      "--format",
+      "json",
+      file("j.yaml", "resyncSeconds: 5\nalert:\n  stdout: {}\n"),
+    ]);
     expect(code).toBe(1);
     const report = JSON.parse(stdout);
-    expect(report).toMatchObject({ file: "j.yaml", errors: 1, warnings: 0, exitCode: 1, providers: { kept: ["stdout"], inactive: [] } });
+    expect(report).toMatchObject({
+      file: "j.yaml",
+      errors: 1,
+      warnings: 0,
+      exitCode: 1,
+      providers: { kept: ["stdout"], inactive: [] },
+    });
     expect(report.problems[0]).toMatchObject({ level: "error", rule: "invalid_value", key: "resyncSeconds", line: 1 });
   });
 
@@ -113,7 +228,10 @@ describe("mon lint (spec 4.4)", () => {
     try {
       const token = file("token", "xoxb-1\n");
       slack.queue({ status: 200, body: JSON.stringify({ ok: false, error: "invalid_auth" }) });
-      const path = file("check.yaml", `alert:\n  slack:\n    token: \${file:${token}}\n    channel: C1\n    apiUrl: ${slack.url}\n`);
+      const path = file(
+        "check.yaml",
+        `alert:\n  slack:\n    token: \${file:${token}}\n    channel: C1\n    apiUrl: ${slack.url}\n`,
+      );
       const { code, stdout } = await mon(["lint", "--check", path]);
       expect(slack.requests.map((r) => r.path)).toEqual(["/auth.test"]);
       expect(code).toBe(1);
@@ -132,9 +250,15 @@ describe("mon lint (spec 4.4)", () => {
     try {
       telegram.setDefault({ status: 200, body: JSON.stringify({ ok: true, result: {} }) });
       const token = file("tg-token", "123456789:AAF-secret_token_value_xyz\n");
-      const path = file("tg.yaml", `alert:\n  telegram:\n    botToken: \${file:${token}}\n    chatId: -100123\n    apiUrl: ${telegram.url}\n`);
+      const path = file(
+        "tg.yaml",
+        `alert:\n  telegram:\n    botToken: \${file:${token}}\n    chatId: -100123\n    apiUrl: ${telegram.url}\n`,
+      );
       const { code, stdout } = await mon(["lint", "--check", path]);
-      expect(telegram.requests.map((r) => r.path.replace(/bot[^/]+/, "bot…"))).toEqual(["/bot…/getMe", "/bot…/getChat"]);
+      expect(telegram.requests.map((r) => r.path.replace(/bot[^/]+/, "bot…"))).toEqual([
+        "/bot…/getMe",
+        "/bot…/getChat",
+      ]);
       expect(code).toBe(0);
       expect(stdout).toContain("alert.telegram: check: credentials accepted");
     } finally {
@@ -143,6 +267,8 @@ describe("mon lint (spec 4.4)", () => {
   });
 
   test("a CA bundle is checked by lint as by startup", async () => {
-    expect((await mon(["lint", file("ca.yaml", `app:\n  caBundlePath: ${caFile}\nalert:\n  stdout: {}\n`)])).code).toBe(0);
+    expect((await mon(["lint", file("ca.yaml", `app:\n  caBundlePath: ${caFile}\nalert:\n  stdout: {}\n`)])).code).toBe(
+      0,
+    );
   });
 });

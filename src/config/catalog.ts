@@ -11,10 +11,7 @@ export interface Feature {
 
 /** Every documented key of the configuration, top level then `alert.<provider>` common keys. */
 export function configurationRows(): KeyRow[] {
-  return [
-    ...describeSchema(ConfigSchema),
-    ...describeSchema(ProviderCommonSchema, "alert.<provider>"),
-  ];
+  return [...describeSchema(ConfigSchema), ...describeSchema(ProviderCommonSchema, "alert.<provider>")];
 }
 
 /**
@@ -26,7 +23,12 @@ export function featureCatalog(rows: readonly KeyRow[] = configurationRows()): F
   for (const row of rows) {
     const id = row.meta.feature;
     if (!id || features.has(id)) continue;
-    features.set(id, { id, dependsOn: row.meta.dependsOn ?? [], pro: Boolean(row.meta.pro), description: row.description });
+    features.set(id, {
+      id,
+      dependsOn: row.meta.dependsOn ?? [],
+      pro: Boolean(row.meta.pro),
+      description: row.description,
+    });
   }
   return [...features.values()];
 }
@@ -34,7 +36,10 @@ export function featureCatalog(rows: readonly KeyRow[] = configurationRows()): F
 /** The catalog as TSV with a header line: `feature`, `depends_on` (comma-separated), `edition`, `description`. */
 export function featureCatalogTsv(features: readonly Feature[] = featureCatalog()): string {
   const clean = (s: string) => s.replace(/[\t\n]+/g, " ");
-  return ["feature\tdepends_on\tedition\tdescription", ...features.map((f) => [f.id, f.dependsOn.join(","), f.pro ? "pro" : "community", clean(f.description)].join("\t"))].join("\n") + "\n";
+  return `${[
+    "feature\tdepends_on\tedition\tdescription",
+    ...features.map((f) => [f.id, f.dependsOn.join(","), f.pro ? "pro" : "community", clean(f.description)].join("\t")),
+  ].join("\n")}\n`;
 }
 
 /** Markdown reference table of `rows` (`| key | type | default | edition | description |`). */
@@ -44,6 +49,9 @@ export function referenceTable(rows: readonly KeyRow[]): string {
   return [
     "| key | type | default | edition | description |",
     "|---|---|---|---|---|",
-    ...rows.map((r) => `| \`${r.key}\` | ${cell(r.type)} | ${shown(r.default)} | ${r.meta.pro ? "Pro" : ""} | ${cell(r.description)}${r.meta.sensitive === "file" ? " **Credential.**" : ""} |`),
+    ...rows.map(
+      (r) =>
+        `| \`${r.key}\` | ${cell(r.type)} | ${shown(r.default)} | ${r.meta.pro ? "Pro" : ""} | ${cell(r.description)}${r.meta.sensitive === "file" ? " **Credential.**" : ""} |`,
+    ),
   ].join("\n");
 }

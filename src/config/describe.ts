@@ -41,10 +41,17 @@ export function describeSchema(schema: v.GenericSchema, prefix = ""): KeyRow[] {
     const base = baseOf(inner);
     const nested = objectEntries(base);
     if (description) {
-      rows.push({ key, type: typeName(inner), ...(defaultValue !== undefined ? { default: defaultValue } : {}), description, meta });
+      rows.push({
+        key,
+        type: typeName(inner),
+        ...(defaultValue !== undefined ? { default: defaultValue } : {}),
+        description,
+        meta,
+      });
     }
     if (nested) rows.push(...describeSchema(base, key));
-    else if (base.type === "array" && base.item && objectEntries(baseOf(unwrap(base.item).inner))) rows.push(...describeSchema(baseOf(unwrap(base.item).inner), `${key}[]`));
+    else if (base.type === "array" && base.item && objectEntries(baseOf(unwrap(base.item).inner)))
+      rows.push(...describeSchema(baseOf(unwrap(base.item).inner), `${key}[]`));
   }
   return rows;
 }
@@ -52,7 +59,9 @@ export function describeSchema(schema: v.GenericSchema, prefix = ""): KeyRow[] {
 /** Object entries of a schema (through optional wrappers and pipes), if it is an object. */
 export function objectEntries(schema: Node | v.GenericSchema): Record<string, Node> | undefined {
   const base = baseOf(unwrap(schema as Node).inner);
-  return base.type === "object" || base.type === "strict_object" || base.type === "loose_object" ? base.entries : undefined;
+  return base.type === "object" || base.type === "strict_object" || base.type === "loose_object"
+    ? base.entries
+    : undefined;
 }
 
 /** The element schema of a list (through wrappers), if the schema is a list. */
@@ -79,7 +88,8 @@ function unwrap(schema: Node): { inner: Node; defaultValue?: unknown } {
   let inner = schema;
   let defaultValue: unknown;
   while (inner.type === "optional" || inner.type === "nullish" || inner.type === "nullable") {
-    if (inner.default !== undefined && defaultValue === undefined) defaultValue = typeof inner.default === "function" ? (inner.default as () => unknown)() : inner.default;
+    if (inner.default !== undefined && defaultValue === undefined)
+      defaultValue = typeof inner.default === "function" ? (inner.default as () => unknown)() : inner.default;
     inner = inner.wrapped as Node;
   }
   return { inner, ...(defaultValue !== undefined ? { defaultValue } : {}) };

@@ -11,6 +11,7 @@ export function parseDuration(text: string): number {
   const trimmed = text.trim();
   if (!isValidDuration(trimmed)) throw new Error(`"${text}" is not a duration (e.g. 30s, 5m, 1m30s)`);
   let total = 0;
-  for (const match of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(match[1]) * (UNIT_MS[match[2] ?? "ms"] ?? 1);
+  for (const match of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g))
+    total += Number(match[1]) * (UNIT_MS[match[2] ?? "ms"] ?? 1);
   return Math.round(total);
 }

@@ -12,8 +12,18 @@ describe("environment (spec 7.2, 8)", () => {
   });
 
   test("Kubernetes quantities", () => {
-    expect([parseQuantity("2Gi"), parseQuantity("500M"), parseQuantity("1e3"), parseQuantity("1.5Ki"), parseQuantity("100m")]).toEqual([2 * 2 ** 30, 500e6, 1000, 1536, 0.1]);
-    expect([parseQuantity("2 gigs"), parseQuantity("Gi"), parseQuantity("")]).toEqual([undefined, undefined, undefined]);
+    expect([
+      parseQuantity("2Gi"),
+      parseQuantity("500M"),
+      parseQuantity("1e3"),
+      parseQuantity("1.5Ki"),
+      parseQuantity("100m"),
+    ]).toEqual([2 * 2 ** 30, 500e6, 1000, 1536, 0.1]);
+    expect([parseQuantity("2 gigs"), parseQuantity("Gi"), parseQuantity("")]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   test("CI: any value except empty, false, 0, no, off", () => {
@@ -26,7 +36,9 @@ describe("environment (spec 7.2, 8)", () => {
     expect(problems).toEqual([]);
     expect(runtime).toMatchObject({ dataDir: "/var/lib/mon", podNamespace: "mon", skipUpgradeCheck: false, ci: false });
     expect(runtime.podName.length).toBeGreaterThan(0);
-    expect(readEnvironment({ MON_LEADER_ELECTION_NAME: "exact", MON_INSTALLATION_ID: "id" }).runtime.leaseName).toBe("exact");
+    expect(readEnvironment({ MON_LEADER_ELECTION_NAME: "exact", MON_INSTALLATION_ID: "id" }).runtime.leaseName).toBe(
+      "exact",
+    );
     expect(readEnvironment({ MON_INSTALLATION_ID: "id" }).runtime.leaseName).toBe("id-leader");
   });
 });
@@ -39,7 +51,10 @@ describe("templates (a documented subset of text/template)", () => {
   });
 
   test("anything else is a parse error that says what", () => {
-    expect(parseTemplate("{{.Msg}}")).toEqual({ ok: false, error: "unknown action {{.Msg}} (only {{.Message}} and {{.Text}} are supported)" });
+    expect(parseTemplate("{{.Msg}}")).toEqual({
+      ok: false,
+      error: "unknown action {{.Msg}} (only {{.Message}} and {{.Text}} are supported)",
+    });
     expect(parseTemplate("{{ if .Text }}x{{ end }}")).toMatchObject({ ok: false });
     expect(parseTemplate("a {{.Text")).toEqual({ ok: false, error: "unclosed action at offset 2" });
     expect(parseTemplate("no actions at all")).toMatchObject({ ok: true });
@@ -48,7 +63,13 @@ describe("templates (a documented subset of text/template)", () => {
 
 describe("durations", () => {
   test("Go-style durations in milliseconds", () => {
-    expect([parseDuration("500ms"), parseDuration("30s"), parseDuration("5m"), parseDuration("1h30m"), parseDuration("1.5s")]).toEqual([500, 30_000, 300_000, 5_400_000, 1_500]);
+    expect([
+      parseDuration("500ms"),
+      parseDuration("30s"),
+      parseDuration("5m"),
+      parseDuration("1h30m"),
+      parseDuration("1.5s"),
+    ]).toEqual([500, 30_000, 300_000, 5_400_000, 1_500]);
     expect(() => parseDuration("30")).toThrow('"30" is not a duration');
   });
 });

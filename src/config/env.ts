@@ -42,8 +42,20 @@ export function parseBool(value: string | undefined): boolean | undefined | "inv
 }
 
 const SUFFIX: Readonly<Record<string, number>> = {
-  "": 1, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+  "": 1,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
 };
 
 /** Parses a Kubernetes quantity (`2Gi`, `500M`, `1e9`, `1.5Ti`) to a number; undefined when it is not one. */
@@ -61,9 +73,13 @@ export function parseQuantity(text: string): number | undefined {
  * is not a positive number, and POD_NAME without MON_LEADER_ELECTION_NAME or MON_INSTALLATION_ID are errors;
  * SKIP_UPGRADE_CHECK with other text is a warning and ignored.
  */
-export function readEnvironment(env: Readonly<Record<string, string | undefined>>): { runtime: RuntimeEnv; problems: ConfigProblem[] } {
+export function readEnvironment(env: Readonly<Record<string, string | undefined>>): {
+  runtime: RuntimeEnv;
+  problems: ConfigProblem[];
+} {
   const problems: ConfigProblem[] = [];
-  const error = (key: string, message: string) => problems.push({ level: "error", rule: "invalid_env", key, message: `${key}: ${message}` });
+  const error = (key: string, message: string) =>
+    problems.push({ level: "error", rule: "invalid_env", key, message: `${key}: ${message}` });
   const bool = (key: string): boolean | undefined => {
     const parsed = parseBool(env[key]);
     if (parsed === "invalid") {
@@ -78,7 +94,12 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
   let skipUpgradeCheck = false;
   const skip = parseBool(env.SKIP_UPGRADE_CHECK);
   if (skip === "invalid") {
-    problems.push({ level: "warning", rule: "invalid_env", key: "SKIP_UPGRADE_CHECK", message: `SKIP_UPGRADE_CHECK: "${env.SKIP_UPGRADE_CHECK}" is not a boolean; ignored` });
+    problems.push({
+      level: "warning",
+      rule: "invalid_env",
+      key: "SKIP_UPGRADE_CHECK",
+      message: `SKIP_UPGRADE_CHECK: "${env.SKIP_UPGRADE_CHECK}" is not a boolean; ignored`,
+    });
   } else skipUpgradeCheck = skip === true;
   const ciValue = (env.CI ?? "").trim().toLowerCase();
   const ci = ciValue !== "" && !["false", "0", "no", "off"].includes(ciValue);
@@ -86,18 +107,21 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
   let volumeLimitBytes: number | undefined;
   if (env.MON_VOLUME_LIMIT?.trim()) {
     volumeLimitBytes = parseQuantity(env.MON_VOLUME_LIMIT);
-    if (volumeLimitBytes === undefined || volumeLimitBytes <= 0) error("MON_VOLUME_LIMIT", `"${env.MON_VOLUME_LIMIT}" is not a Kubernetes quantity such as 2Gi`);
+    if (volumeLimitBytes === undefined || volumeLimitBytes <= 0)
+      error("MON_VOLUME_LIMIT", `"${env.MON_VOLUME_LIMIT}" is not a Kubernetes quantity such as 2Gi`);
   }
   let memoryLimitBytes: number | undefined;
   if (env.MON_MEMORY_LIMIT?.trim()) {
     const n = Number(env.MON_MEMORY_LIMIT.trim());
-    if (!Number.isFinite(n) || n <= 0) error("MON_MEMORY_LIMIT", `"${env.MON_MEMORY_LIMIT}" is not a positive number of bytes`);
+    if (!Number.isFinite(n) || n <= 0)
+      error("MON_MEMORY_LIMIT", `"${env.MON_MEMORY_LIMIT}" is not a positive number of bytes`);
     else memoryLimitBytes = n;
   }
   const installationId = env.MON_INSTALLATION_ID?.trim() || undefined;
   const electionName = env.MON_LEADER_ELECTION_NAME?.trim() || undefined;
   const podName = env.POD_NAME?.trim() || undefined;
-  if (podName && !electionName && !installationId) error("POD_NAME", "is set but neither MON_LEADER_ELECTION_NAME nor MON_INSTALLATION_ID names the state-lock Lease");
+  if (podName && !electionName && !installationId)
+    error("POD_NAME", "is set but neither MON_LEADER_ELECTION_NAME nor MON_INSTALLATION_ID names the state-lock Lease");
 
   const runtime: RuntimeEnv = {
     ...(env.CONFIG_FILE ? { configFile: env.CONFIG_FILE } : {}),

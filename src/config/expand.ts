@@ -13,7 +13,13 @@ export function expandVariables(value: string, key: string, env: Readonly<Record
     if (escaped) return whole.slice(1);
     if (name.startsWith("file:")) return whole;
     const found = env[name];
-    if (found === undefined) throw new ConfigError({ level: "error", rule: "unset_variable", key, message: `${key}: references \${${name}}, which is not set` });
+    if (found === undefined)
+      throw new ConfigError({
+        level: "error",
+        rule: "unset_variable",
+        key,
+        message: `${key}: references \${${name}}, which is not set`,
+      });
     return found;
   });
 }
@@ -30,12 +36,22 @@ export function isFileReference(value: string): boolean {
 export function readCredential(value: string, key: string): string {
   const match = FILE_REF.exec(value);
   if (!match?.[1]) {
-    throw new ConfigError({ level: "error", rule: "credential_not_file_ref", key, message: `${key}: credentials must be given as \${file:/absolute/path} (a file mounted from a Secret)` });
+    throw new ConfigError({
+      level: "error",
+      rule: "credential_not_file_ref",
+      key,
+      message: `${key}: credentials must be given as \${file:/absolute/path} (a file mounted from a Secret)`,
+    });
   }
   try {
     return readFileSync(match[1], "utf8").replace(/\r?\n$/, "");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new ConfigError({ level: "error", rule: "credential_unreadable", key, message: `${key}: cannot read ${match[1]} (${code})` });
+    throw new ConfigError({
+      level: "error",
+      rule: "credential_unreadable",
+      key,
+      message: `${key}: cannot read ${match[1]} (${code})`,
+    });
   }
 }

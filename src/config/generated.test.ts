@@ -25,9 +25,23 @@ describe("files generated from the configuration schema", () => {
   });
 
   test("the JSON Schema types every provider under alert and rejects unknown keys for editors", () => {
-    const schema = configJsonSchema() as { properties: { alert: { properties: Record<string, { properties: Record<string, unknown> }> } }; additionalProperties: boolean };
+    const schema = configJsonSchema() as {
+      properties: { alert: { properties: Record<string, { properties: Record<string, unknown> }> } };
+      additionalProperties: boolean;
+    };
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties.alert.properties).sort()).toEqual(Object.keys(PROVIDERS).sort());
-    expect(Object.keys(schema.properties.alert.properties.slack!.properties)).toEqual(expect.arrayContaining(["webhook", "token", "channel", "hourlyBudget", "routes", "retry", "fallback", "templates"]));
+    expect(Object.keys(schema.properties.alert.properties.slack!.properties)).toEqual(
+      expect.arrayContaining([
+        "webhook",
+        "token",
+        "channel",
+        "hourlyBudget",
+        "routes",
+        "retry",
+        "fallback",
+        "templates",
+      ]),
+    );
   });
 });

@@ -22,9 +22,23 @@ const VALID = {
   alert: { stdout: {} },
 };
 
-const scalar = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant(""), fc.constant("${UNSET_VAR}"), fc.constant("$${X}"));
+const scalar = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constant(""),
+  fc.constant("${UNSET_VAR}"),
+  fc.constant("$${X}"),
+);
 const value = fc.letrec((tie) => ({
-  any: fc.oneof({ depthSize: "small" }, scalar, fc.array(tie("any"), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 8 }), tie("any"), { maxKeys: 3 })),
+  any: fc.oneof(
+    { depthSize: "small" },
+    scalar,
+    fc.array(tie("any"), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), tie("any"), { maxKeys: 3 }),
+  ),
 })).any;
 
 /** Paths into VALID, so mutations land on real keys. */
@@ -56,10 +70,13 @@ describe("the loader against random input (property tests)", () => {
 
   test("random documents never throw, and whatever is accepted satisfies the schema", () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.constantFrom(...Object.keys(ConfigSchema.entries ?? {}), "unknownKey"), value, { maxKeys: 5 }), (doc) => {
-        const result = checkConfig(stringify(doc), "random.yaml", {});
-        if (result.config) expect(v.safeParse(ConfigSchema, result.config).success).toBe(true);
-      }),
+      fc.property(
+        fc.dictionary(fc.constantFrom(...Object.keys(ConfigSchema.entries ?? {}), "unknownKey"), value, { maxKeys: 5 }),
+        (doc) => {
+          const result = checkConfig(stringify(doc), "random.yaml", {});
+          if (result.config) expect(v.safeParse(ConfigSchema, result.config).success).toBe(true);
+        },
+      ),
       { numRuns: 400 },
     );
   });

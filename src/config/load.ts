@@ -47,7 +47,10 @@ export interface ConfigCheck {
 export function loadConfig(options: { env: Env; path?: string }): LoadedConfig {
   const check = checkConfigSource(options);
   const error = check.problems.find((p) => p.level === "error");
-  if (error || !check.config) throw new ConfigError(error ?? { level: "error", rule: "invalid_value", key: "", message: "invalid configuration" });
+  if (error || !check.config)
+    throw new ConfigError(
+      error ?? { level: "error", rule: "invalid_value", key: "", message: "invalid configuration" },
+    );
   return {
     config: check.config,
     runtime: check.runtime,
@@ -68,12 +71,16 @@ export function checkConfigSource(options: { env: Env; path?: string }): ConfigC
     file: basename(path),
     lineOf: () => undefined,
   });
-  if (!existsSync(path)) return fail("file_missing", `${options.path ? "" : "CONFIG_FILE: "}configuration file ${path} does not exist`);
+  if (!existsSync(path))
+    return fail("file_missing", `${options.path ? "" : "CONFIG_FILE: "}configuration file ${path} does not exist`);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    return fail("file_unreadable", `cannot read configuration file ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    return fail(
+      "file_unreadable",
+      `cannot read configuration file ${path} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
   }
   return checkConfig(text, path, options.env);
 }
@@ -82,8 +89,18 @@ export function checkConfigSource(options: { env: Env; path?: string }): ConfigC
 export function parseConfig(text: string, file: string | undefined, env: Env): LoadedConfig {
   const check = checkConfig(text, file, env);
   const error = check.problems.find((p) => p.level === "error");
-  if (error || !check.config) throw new ConfigError(error ?? { level: "error", rule: "invalid_value", key: "", message: "invalid configuration" });
-  return { config: check.config, runtime: check.runtime, warnings: check.problems.filter((p) => p.level === "warning"), ...(check.file ? { file: check.file } : {}), ...(check.caBundle ? { caBundle: check.caBundle } : {}), lineOf: check.lineOf };
+  if (error || !check.config)
+    throw new ConfigError(
+      error ?? { level: "error", rule: "invalid_value", key: "", message: "invalid configuration" },
+    );
+  return {
+    config: check.config,
+    runtime: check.runtime,
+    warnings: check.problems.filter((p) => p.level === "warning"),
+    ...(check.file ? { file: check.file } : {}),
+    ...(check.caBundle ? { caBundle: check.caBundle } : {}),
+    lineOf: check.lineOf,
+  };
 }
 
 /** Checks configuration text and the environment; never throws for bad input. */
@@ -91,17 +108,29 @@ export function checkConfig(text: string, file: string | undefined, env: Env): C
   const shown = file ? basename(file) : undefined;
   const { runtime, problems: envProblems } = readEnvironment(env);
   const problems: ConfigProblem[] = [...envProblems];
-  const add = (p: Omit<ConfigProblem, "file" | "line">, line?: number) => problems.push({ ...p, ...(shown ? { file: shown } : {}), ...(line ? { line } : {}) });
+  const add = (p: Omit<ConfigProblem, "file" | "line">, line?: number) =>
+    problems.push({ ...p, ...(shown ? { file: shown } : {}), ...(line ? { line } : {}) });
 
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const keyLines = new Map<string, number>();
   const lineOf = (key: string) => keyLines.get(key);
   let alert: Record<string, Record<string, unknown>> | undefined;
-  const done = (config?: Config, caBundle?: string): ConfigCheck => ({ problems, runtime, ...(config ? { config } : {}), ...(caBundle ? { caBundle } : {}), ...(shown ? { file: shown } : {}), ...(alert ? { alert } : {}), lineOf });
+  const done = (config?: Config, caBundle?: string): ConfigCheck => ({
+    problems,
+    runtime,
+    ...(config ? { config } : {}),
+    ...(caBundle ? { caBundle } : {}),
+    ...(shown ? { file: shown } : {}),
+    ...(alert ? { alert } : {}),
+    lineOf,
+  });
   const syntax = doc.errors[0];
   if (syntax) {
-    add({ level: "error", rule: "yaml_syntax", key: "", message: syntax.message.split("\n")[0] ?? "invalid YAML" }, syntax.linePos?.[0]?.line ?? lines.linePos(syntax.pos[0]).line);
+    add(
+      { level: "error", rule: "yaml_syntax", key: "", message: syntax.message.split("\n")[0] ?? "invalid YAML" },
+      syntax.linePos?.[0]?.line ?? lines.linePos(syntax.pos[0]).line,
+    );
     return done();
   }
   collectLines(doc.contents as YamlNode | null, "", keyLines, lines);
@@ -110,61 +139,139 @@ export function checkConfig(text: string, file: string | undefined, env: Env): C
     // Resolves aliases; an unresolved alias or an alias bomb (yaml's maxAliasCount) throws here.
     raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (error) {
-    add({ level: "error", rule: "yaml_syntax", key: "", message: (error as Error).message.split("\n")[0] ?? "invalid YAML" }, 1);
+    add(
+      {
+        level: "error",
+        rule: "yaml_syntax",
+        key: "",
+        message: (error as Error).message.split("\n")[0] ?? "invalid YAML",
+      },
+      1,
+    );
     return done();
   }
   if (!isRecord(raw)) {
-    add({ level: "error", rule: "invalid_value", key: "", message: "the configuration must be a YAML mapping of keys to values" }, 1);
+    add(
+      {
+        level: "error",
+        rule: "invalid_value",
+        key: "",
+        message: "the configuration must be a YAML mapping of keys to values",
+      },
+      1,
+    );
     return done();
   }
 
   const rows = describeSchema(ConfigSchema);
   const sensitive = new Map(rows.filter((r) => r.meta.sensitive).map((r) => [r.key, r.meta.sensitive!]));
-  const data = expandAll(raw, "", env, (key, message) => add({ level: "error", rule: "unset_variable", key, message: `${key}: ${message}` }, lineOf(key))) as Record<string, unknown>;
+  const data = expandAll(raw, "", env, (key, message) =>
+    add({ level: "error", rule: "unset_variable", key, message: `${key}: ${message}` }, lineOf(key)),
+  ) as Record<string, unknown>;
 
   for (const [key, why] of Object.entries(REMOVED_KEYS)) {
-    if (deleteKey(data, key)) add({ level: "warning", rule: "removed_key", key, message: `${key} is ${why}` }, lineOf(key));
+    if (deleteKey(data, key))
+      add({ level: "warning", rule: "removed_key", key, message: `${key} is ${why}` }, lineOf(key));
   }
   for (const key of unknownKeys(ConfigSchema, data)) {
     const hint = suggestKey(ConfigSchema, key);
-    add({ level: "warning", rule: "unknown_key", key, message: `unknown key ${key}${hint ? ` (did you mean ${hint}?)` : ""}` }, lineOf(key));
+    add(
+      {
+        level: "warning",
+        rule: "unknown_key",
+        key,
+        message: `unknown key ${key}${hint ? ` (did you mean ${hint}?)` : ""}`,
+      },
+      lineOf(key),
+    );
   }
   for (const [list, field] of Object.entries(DEPRECATED_IGNORE_LISTS)) {
     const values = data[list];
     if (!Array.isArray(values) || values.length === 0) continue;
-    add({ level: "warning", rule: "deprecated_key", key: list, message: `${list} is deprecated; it is applied as one silence rule on ${field} (move it under silences)` }, lineOf(list));
+    add(
+      {
+        level: "warning",
+        rule: "deprecated_key",
+        key: list,
+        message: `${list} is deprecated; it is applied as one silence rule on ${field} (move it under silences)`,
+      },
+      lineOf(list),
+    );
     data.silences = [...(Array.isArray(data.silences) ? data.silences : []), { [field]: values }];
   }
   for (const [key, kind] of sensitive) resolveSensitive(data, key, kind, (p) => add(p, lineOf(key)));
   const alertSection = data.alert ?? {};
-  if (isRecord(alertSection) && Object.values(alertSection).every(isRecord)) alert = alertSection as Record<string, Record<string, unknown>>;
+  if (isRecord(alertSection) && Object.values(alertSection).every(isRecord))
+    alert = alertSection as Record<string, Record<string, unknown>>;
 
   const result = v.safeParse(ConfigSchema, data);
   if (!result.success) {
     for (const issue of result.issues) {
       const key = v.getDotPath(issue) ?? "";
-      const secret = [...sensitive].some(([s, kind]) => kind !== "fileIfCredentials" && (key === s || key.startsWith(`${s}.`)));
-      add({ level: "error", rule: "invalid_value", key, message: `${key ? `${key}: ` : ""}${issueMessage(issue, secret)}` }, lineOf(key) ?? nearestLine(key, lineOf));
+      const secret = [...sensitive].some(
+        ([s, kind]) => kind !== "fileIfCredentials" && (key === s || key.startsWith(`${s}.`)),
+      );
+      add(
+        {
+          level: "error",
+          rule: "invalid_value",
+          key,
+          message: `${key ? `${key}: ` : ""}${issueMessage(issue, secret)}`,
+        },
+        lineOf(key) ?? nearestLine(key, lineOf),
+      );
     }
     return done();
   }
   const config = result.output;
   applyEnvironment(config, runtime);
   for (const row of rows) {
-    if (row.meta.pro && hasKey(raw, row.key)) add({ level: "warning", rule: "pro_only", key: row.key, message: `${row.key} is a Pro setting; it has no effect in Community (no license)` }, lineOf(row.key));
+    if (row.meta.pro && hasKey(raw, row.key))
+      add(
+        {
+          level: "warning",
+          rule: "pro_only",
+          key: row.key,
+          message: `${row.key} is a Pro setting; it has no effect in Community (no license)`,
+        },
+        lineOf(row.key),
+      );
   }
   if (config.healthCheck.statusEndpoint && !config.healthCheck.enabled) {
-    add({ level: "warning", rule: "invalid_value", key: "healthCheck.statusEndpoint", message: "healthCheck.statusEndpoint needs healthCheck.enabled; /status is not served" }, lineOf("healthCheck.statusEndpoint"));
+    add(
+      {
+        level: "warning",
+        rule: "invalid_value",
+        key: "healthCheck.statusEndpoint",
+        message: "healthCheck.statusEndpoint needs healthCheck.enabled; /status is not served",
+      },
+      lineOf("healthCheck.statusEndpoint"),
+    );
   }
-  for (const [key, field] of [["severityByReason", "severityByReason"], ["severityByOwnerKind", "severityByOwnerKind"]] as const) {
+  for (const [key, field] of [
+    ["severityByReason", "severityByReason"],
+    ["severityByOwnerKind", "severityByOwnerKind"],
+  ] as const) {
     const map = config[field];
-    if (map) (config as Record<string, unknown>)[key] = Object.fromEntries(Object.entries(map).map(([k, value]) => [k.toLowerCase(), value]));
+    if (map)
+      (config as Record<string, unknown>)[key] = Object.fromEntries(
+        Object.entries(map).map(([k, value]) => [k.toLowerCase(), value]),
+      );
   }
   let caBundle: string | undefined;
   if (config.app.caBundlePath) {
     const checked = readCaBundle(config.app.caBundlePath);
     if (typeof checked === "string") caBundle = checked;
-    else add({ level: "error", rule: "ca_bundle_invalid", key: "app.caBundlePath", message: `app.caBundlePath: ${checked.error}` }, lineOf("app.caBundlePath"));
+    else
+      add(
+        {
+          level: "error",
+          rule: "ca_bundle_invalid",
+          key: "app.caBundlePath",
+          message: `app.caBundlePath: ${checked.error}`,
+        },
+        lineOf("app.caBundlePath"),
+      );
   }
   if (problems.some((p) => p.level === "error")) return done();
   return done(deepFreeze(config), caBundle);
@@ -180,7 +287,12 @@ function applyEnvironment(config: Config, runtime: RuntimeEnv): void {
   if (runtime.skipUpgradeCheck) config.upgrader.disableUpdateCheck = true;
 }
 
-function resolveSensitive(data: Record<string, unknown>, key: string, kind: "file" | "fileIfCredentials" | "secret", add: (p: Omit<ConfigProblem, "file" | "line">) => void): void {
+function resolveSensitive(
+  data: Record<string, unknown>,
+  key: string,
+  kind: "file" | "fileIfCredentials" | "secret",
+  add: (p: Omit<ConfigProblem, "file" | "line">) => void,
+): void {
   const parts = key.split(".");
   let parent: unknown = data;
   for (const part of parts.slice(0, -1)) parent = isRecord(parent) ? parent[part] : undefined;
@@ -193,15 +305,30 @@ function resolveSensitive(data: Record<string, unknown>, key: string, kind: "fil
       parent[last] = readCredential(value, key);
     } catch (error) {
       const e = error as ConfigError;
-      add({ level: "error", rule: e.rule ?? "credential_unreadable", key, message: `${key}: ${e.problem?.message ?? e.message}` });
+      add({
+        level: "error",
+        rule: e.rule ?? "credential_unreadable",
+        key,
+        message: `${key}: ${e.problem?.message ?? e.message}`,
+      });
     }
     return;
   }
   if (kind === "file") {
-    add({ level: "error", rule: "credential_not_file_ref", key, message: `${key}: must be a \${file:/absolute/path} reference to a file mounted from a Secret` });
+    add({
+      level: "error",
+      rule: "credential_not_file_ref",
+      key,
+      message: `${key}: must be a \${file:/absolute/path} reference to a file mounted from a Secret`,
+    });
     delete parent[last];
   } else if (/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*@/i.test(value)) {
-    add({ level: "error", rule: "credential_not_file_ref", key, message: `${key}: a URL with credentials (${value.replace(/\/\/[^@/]*@/, "//***@")}) must be given as a \${file:/absolute/path} reference` });
+    add({
+      level: "error",
+      rule: "credential_not_file_ref",
+      key,
+      message: `${key}: a URL with credentials (${value.replace(/\/\/[^@/]*@/, "//***@")}) must be given as a \${file:/absolute/path} reference`,
+    });
     delete parent[last];
   }
 }

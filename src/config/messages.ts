@@ -19,13 +19,18 @@ export function issueMessage(issue: v.BaseIssue<unknown>, secret = false): strin
   if (issue.kind === "schema" && issue.message.startsWith("Invalid type:")) {
     const expected = (issue.expected ?? "").replace(/^"|"$/g, "");
     message = EXPECTED[expected.toLowerCase()] ?? `must be ${issue.expected}`;
-  } else if (issue.type === "integer" && issue.message.startsWith("Invalid integer")) message = "must be a whole number";
-  else if (issue.type === "min_value" && issue.message.startsWith("Invalid value")) message = `must be at least ${String(requirement)}`;
-  else if (issue.type === "max_value" && issue.message.startsWith("Invalid value")) message = `must be at most ${String(requirement)}`;
-  else if (issue.type === "min_length" && issue.message.startsWith("Invalid length")) message = requirement === 1 ? "must not be empty" : `must have at least ${String(requirement)} characters`;
+  } else if (issue.type === "integer" && issue.message.startsWith("Invalid integer"))
+    message = "must be a whole number";
+  else if (issue.type === "min_value" && issue.message.startsWith("Invalid value"))
+    message = `must be at least ${String(requirement)}`;
+  else if (issue.type === "max_value" && issue.message.startsWith("Invalid value"))
+    message = `must be at most ${String(requirement)}`;
+  else if (issue.type === "min_length" && issue.message.startsWith("Invalid length"))
+    message = requirement === 1 ? "must not be empty" : `must have at least ${String(requirement)} characters`;
   else if (issue.type === "url" && issue.message.startsWith("Invalid URL")) message = "must be an absolute URL";
   else message = issue.message.replace(/^Invalid (type|value): /, "");
   const received = issue.received;
-  if (secret || received === undefined || message.includes(received) || /^(Object|Array|undefined)$/.test(received)) return message;
+  if (secret || received === undefined || message.includes(received) || /^(Object|Array|undefined)$/.test(received))
+    return message;
   return `${message} (got ${received})`;
 }

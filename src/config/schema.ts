@@ -27,7 +27,10 @@ export const SEVERITIES = ["critical", "high", "medium", "warning", "normal"] as
 
 const Severity = v.pipe(
   v.string(),
-  v.check((s) => (SEVERITIES as readonly string[]).includes(s.toLowerCase()), `must be one of ${SEVERITIES.join(", ")} (any letter case)`),
+  v.check(
+    (s) => (SEVERITIES as readonly string[]).includes(s.toLowerCase()),
+    `must be one of ${SEVERITIES.join(", ")} (any letter case)`,
+  ),
   v.transform((s) => s.toLowerCase() as (typeof SEVERITIES)[number]),
   v.metadata({ format: "severity" }),
 );
@@ -38,7 +41,10 @@ const stringList = v.array(v.string());
 const includeOrExclude = (what: string) =>
   v.pipe(
     stringList,
-    v.check((list) => list.every((s) => s.startsWith("!")) || list.every((s) => !s.startsWith("!")), `cannot mix included and excluded (!) ${what}`),
+    v.check(
+      (list) => list.every((s) => s.startsWith("!")) || list.every((s) => !s.startsWith("!")),
+      `cannot mix included and excluded (!) ${what}`,
+    ),
   );
 
 const Regex = v.pipe(
@@ -54,7 +60,11 @@ const Regex = v.pipe(
   v.metadata({ format: "regex" }),
 );
 
-const HttpUrl = v.pipe(v.string(), v.check((s) => /^https?:\/\/[^\s/]+/i.test(s) && URL.canParse(s), "must be an absolute http or https URL"), v.metadata({ format: "url" }));
+const HttpUrl = v.pipe(
+  v.string(),
+  v.check((s) => /^https?:\/\/[^\s/]+/i.test(s) && URL.canParse(s), "must be an absolute http or https URL"),
+  v.metadata({ format: "url" }),
+);
 
 const Template = v.pipe(
   v.string(),
@@ -66,7 +76,11 @@ const Template = v.pipe(
   v.metadata({ format: "template" }),
 );
 
-const Duration = v.pipe(v.string(), v.check(isValidDuration, 'must be a duration such as "30s", "5m" or "1m30s"'), v.metadata({ format: "duration" }));
+const Duration = v.pipe(
+  v.string(),
+  v.check(isValidDuration, 'must be a duration such as "30s", "5m" or "1m30s"'),
+  v.metadata({ format: "duration" }),
+);
 
 /** One silence rule (spec 2.2): every field optional, at least one set; a rule matches when every field it sets matches. */
 export const SilenceRuleSchema = v.pipe(
@@ -80,26 +94,57 @@ export const SilenceRuleSchema = v.pipe(
     nodeReasons: v.optional(doc(stringList, "Node condition reasons.")),
     nodeMessages: v.optional(doc(stringList, "Case-sensitive substrings of node messages.")),
   }),
-  v.check((rule) => Object.values(rule).some((value) => Array.isArray(value) && value.length > 0), "an empty silence rule would silence everything and is rejected"),
+  v.check(
+    (rule) => Object.values(rule).some((value) => Array.isArray(value) && value.length > 0),
+    "an empty silence rule would silence everything and is rejected",
+  ),
 );
 
 const LabelSelector = v.object({
   matchLabels: v.optional(v.record(v.string(), v.string())),
   matchExpressions: v.optional(
-    v.array(v.object({ key: v.string(), operator: v.picklist(["In", "NotIn", "Exists", "DoesNotExist"]), values: v.optional(stringList) })),
+    v.array(
+      v.object({
+        key: v.string(),
+        operator: v.picklist(["In", "NotIn", "Exists", "DoesNotExist"]),
+        values: v.optional(stringList),
+      }),
+    ),
   ),
 });
 
-const HostPort = v.pipe(v.string(), v.regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be host:port"), v.metadata({ format: "host:port" }));
+const HostPort = v.pipe(
+  v.string(),
+  v.regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be host:port"),
+  v.metadata({ format: "host:port" }),
+);
 
 const ProbeMonitor = v.object({
   enabled: v.optional(doc(v.boolean(), "Run active probes.", { pro: true, feature: "activeProbeMonitor" }), false),
   intervalSeconds: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(1)), "Seconds between probe rounds."), 30),
   timeoutSeconds: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(1)), "Timeout per probe in seconds."), 5),
-  failureThreshold: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(1)), "Consecutive failures before alerting; a probe resolves on its first success."), 3),
-  autoServices: v.optional(doc(v.boolean(), "TCP-probe each ClusterIP Service's first port from the inventory (at most 200 per round).", { feature: "activeProbeMonitor.autoServices", dependsOn: ["activeProbeMonitor"] }), false),
+  failureThreshold: v.optional(
+    doc(
+      v.pipe(v.number(), v.integer(), v.minValue(1)),
+      "Consecutive failures before alerting; a probe resolves on its first success.",
+    ),
+    3,
+  ),
+  autoServices: v.optional(
+    doc(v.boolean(), "TCP-probe each ClusterIP Service's first port from the inventory (at most 200 per round).", {
+      feature: "activeProbeMonitor.autoServices",
+      dependsOn: ["activeProbeMonitor"],
+    }),
+    false,
+  ),
   excludeNamespaces: v.optional(doc(stringList, "Namespaces skipped by autoServices and autoDependencies."), []),
-  autoDependencies: v.optional(doc(v.boolean(), "TCP-probe external host:port dependencies named in Pod environment values.", { feature: "activeProbeMonitor.autoDependencies", dependsOn: ["activeProbeMonitor"] }), false),
+  autoDependencies: v.optional(
+    doc(v.boolean(), "TCP-probe external host:port dependencies named in Pod environment values.", {
+      feature: "activeProbeMonitor.autoDependencies",
+      dependsOn: ["activeProbeMonitor"],
+    }),
+    false,
+  ),
   http: v.optional(
     doc(
       v.array(
@@ -115,8 +160,25 @@ const ProbeMonitor = v.object({
     ),
     [],
   ),
-  tcp: v.optional(doc(v.array(v.object({ name: v.pipe(v.string(), v.minLength(1, "must not be empty")), address: HostPort })), "TCP targets: name, address (host:port)."), []),
-  dns: v.optional(doc(v.array(v.object({ name: v.pipe(v.string(), v.minLength(1, "must not be empty")), host: v.pipe(v.string(), v.minLength(1, "must not be empty")) })), "DNS targets: name, host."), []),
+  tcp: v.optional(
+    doc(
+      v.array(v.object({ name: v.pipe(v.string(), v.minLength(1, "must not be empty")), address: HostPort })),
+      "TCP targets: name, address (host:port).",
+    ),
+    [],
+  ),
+  dns: v.optional(
+    doc(
+      v.array(
+        v.object({
+          name: v.pipe(v.string(), v.minLength(1, "must not be empty")),
+          host: v.pipe(v.string(), v.minLength(1, "must not be empty")),
+        }),
+      ),
+      "DNS targets: name, host.",
+    ),
+    [],
+  ),
 });
 
 /** Route of a provider (spec 2.4, Pro): every field it sets must match; reasons and owners compare case-insensitively. */
@@ -129,19 +191,41 @@ export const RouteSchema = v.object({
 
 /** Settings every provider has besides its own options (spec 2.4). */
 export const ProviderCommonSchema = v.object({
-  hourlyBudget: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(0, "must be 0 (unlimited) or more")), "Most new conversations announced per hour; 0 is unlimited."), 60),
-  routes: v.optional(doc(v.array(RouteSchema), "Routes: namespaces, severities, reasons, owners. Without routes the provider gets everything.", { pro: true, feature: "routes" })),
+  hourlyBudget: v.optional(
+    doc(
+      v.pipe(v.number(), v.integer(), v.minValue(0, "must be 0 (unlimited) or more")),
+      "Most new conversations announced per hour; 0 is unlimited.",
+    ),
+    60,
+  ),
+  routes: v.optional(
+    doc(
+      v.array(RouteSchema),
+      "Routes: namespaces, severities, reasons, owners. Without routes the provider gets everything.",
+      { pro: true, feature: "routes" },
+    ),
+  ),
   retry: v.optional(
     doc(
       v.object({
-        maxAttempts: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(1)), "Attempts before giving up (within the 24 h window).")),
+        maxAttempts: v.optional(
+          doc(v.pipe(v.number(), v.integer(), v.minValue(1)), "Attempts before giving up (within the 24 h window)."),
+        ),
         delay: v.optional(doc(Duration, "Fixed delay between attempts, e.g. 30s.")),
       }),
       "Retry count and delay for transient failures.",
     ),
   ),
-  fallback: v.optional(doc(v.pipe(v.string(), v.minLength(1)), "Provider that gets the message when this one fails permanently or runs out of retries.", { feature: "fallback" })),
-  templates: v.optional(doc(v.record(v.string(), Template), "Per-provider override of the global templates.", { pro: true })),
+  fallback: v.optional(
+    doc(
+      v.pipe(v.string(), v.minLength(1)),
+      "Provider that gets the message when this one fails permanently or runs out of retries.",
+      { feature: "fallback" },
+    ),
+  ),
+  templates: v.optional(
+    doc(v.record(v.string(), Template), "Per-provider override of the global templates.", { pro: true }),
+  ),
 });
 
 /** Keys every `alert.<provider>` accepts besides the provider's own. */
@@ -156,21 +240,72 @@ export const PROVIDER_COMMON_KEYS: readonly string[] = Object.keys(ProviderCommo
 export const ConfigSchema = v.pipe(
   v.object({
     resyncSeconds: v.optional(
-      doc(v.pipe(v.number(), v.integer(), v.check((n) => n === 0 || n >= 30, "must be 0 (off) or at least 30")), "Informer relist interval in seconds, a safety net for lost watch events; 0 disables."),
+      doc(
+        v.pipe(
+          v.number(),
+          v.integer(),
+          v.check((n) => n === 0 || n >= 30, "must be 0 (off) or at least 30"),
+        ),
+        "Informer relist interval in seconds, a safety net for lost watch events; 0 disables.",
+      ),
       300,
     ),
-    namespaces: v.optional(doc(includeOrExclude("namespaces"), "Namespaces to deliver; an exclude list when every entry starts with ! (quote them in YAML).")),
-    namespaceSelector: v.optional(doc(LabelSelector, "Pick namespaces by label (matchLabels, matchExpressions); instead of namespaces, not with it.")),
-    reasons: v.optional(doc(includeOrExclude("reasons"), "Reasons to deliver; an exclude list when every entry starts with !.")),
-    runbooks: v.optional(doc(v.record(v.string(), HttpUrl), "Reason → absolute http(s) URL added to the next steps of matching incidents.", { pro: true, feature: "runbooks" })),
-    templates: v.optional(doc(v.record(v.string(), Template), "Reason → text template for plain-text providers ({{.Message}}, {{.Text}}).", { pro: true, feature: "templates" })),
-    severityByReason: v.optional(doc(v.record(v.string(), Severity), "Reason → severity override (keys case-insensitive); checked before severityByOwnerKind.", { pro: true, feature: "severityOverrides" })),
-    severityByOwnerKind: v.optional(doc(v.record(v.string(), Severity), "Owner kind → severity override (keys case-insensitive).", { pro: true, feature: "severityOverrides" })),
+    namespaces: v.optional(
+      doc(
+        includeOrExclude("namespaces"),
+        "Namespaces to deliver; an exclude list when every entry starts with ! (quote them in YAML).",
+      ),
+    ),
+    namespaceSelector: v.optional(
+      doc(
+        LabelSelector,
+        "Pick namespaces by label (matchLabels, matchExpressions); instead of namespaces, not with it.",
+      ),
+    ),
+    reasons: v.optional(
+      doc(includeOrExclude("reasons"), "Reasons to deliver; an exclude list when every entry starts with !."),
+    ),
+    runbooks: v.optional(
+      doc(
+        v.record(v.string(), HttpUrl),
+        "Reason → absolute http(s) URL added to the next steps of matching incidents.",
+        { pro: true, feature: "runbooks" },
+      ),
+    ),
+    templates: v.optional(
+      doc(
+        v.record(v.string(), Template),
+        "Reason → text template for plain-text providers ({{.Message}}, {{.Text}}).",
+        { pro: true, feature: "templates" },
+      ),
+    ),
+    severityByReason: v.optional(
+      doc(
+        v.record(v.string(), Severity),
+        "Reason → severity override (keys case-insensitive); checked before severityByOwnerKind.",
+        { pro: true, feature: "severityOverrides" },
+      ),
+    ),
+    severityByOwnerKind: v.optional(
+      doc(v.record(v.string(), Severity), "Owner kind → severity override (keys case-insensitive).", {
+        pro: true,
+        feature: "severityOverrides",
+      }),
+    ),
     maintenance: v.optional(
       v.object({
-        enabled: v.optional(doc(v.boolean(), "Honour maintenance annotations.", { pro: true, feature: "maintenance" }), true),
-        annotation: v.optional(doc(v.pipe(v.string(), v.minLength(1)), "Annotation marking deliberate maintenance."), "mon.io/maintenance"),
-        untilAnnotation: v.optional(doc(v.pipe(v.string(), v.minLength(1)), "Optional RFC 3339 expiry annotation."), "mon.io/maintenance-until"),
+        enabled: v.optional(
+          doc(v.boolean(), "Honour maintenance annotations.", { pro: true, feature: "maintenance" }),
+          true,
+        ),
+        annotation: v.optional(
+          doc(v.pipe(v.string(), v.minLength(1)), "Annotation marking deliberate maintenance."),
+          "mon.io/maintenance",
+        ),
+        untilAnnotation: v.optional(
+          doc(v.pipe(v.string(), v.minLength(1)), "Optional RFC 3339 expiry annotation."),
+          "mon.io/maintenance-until",
+        ),
       }),
       {},
     ),
@@ -182,63 +317,172 @@ export const ConfigSchema = v.pipe(
     silences: v.optional(doc(v.array(SilenceRuleSchema), "Silence rules (spec 2.2).", { feature: "silences" }), []),
     app: v.optional(
       v.object({
-        proxyURL: v.optional(doc(HttpUrl, "Proxy for outgoing HTTP; a URL with credentials must be a ${file:/path} reference.", { sensitive: "fileIfCredentials" })),
+        proxyURL: v.optional(
+          doc(HttpUrl, "Proxy for outgoing HTTP; a URL with credentials must be a ${file:/path} reference.", {
+            sensitive: "fileIfCredentials",
+          }),
+        ),
         clusterName: v.optional(doc(v.string(), "Cluster name shown in alerts and in paging dedup keys."), ""),
         disableStartupMessage: v.optional(doc(v.boolean(), "Silence the welcome message."), false),
-        logFormatter: v.optional(doc(v.picklist(["text", "json"], "must be text or json"), "Log format: text, or json (one JSON object per line on stderr)."), "text"),
+        logFormatter: v.optional(
+          doc(
+            v.picklist(["text", "json"], "must be text or json"),
+            "Log format: text, or json (one JSON object per line on stderr).",
+          ),
+          "text",
+        ),
         insecureSkipTLSVerify: v.optional(doc(v.boolean(), "Skip TLS verification on outbound HTTP."), false),
-        caBundlePath: v.optional(doc(v.pipe(v.string(), v.minLength(1)), "PEM CA bundle for outbound HTTP; a missing or invalid bundle fails startup.")),
-        hideProHints: v.optional(doc(v.boolean(), "Remove the one-line note naming what Pro would add from Community messages."), false),
-        communityProvider: v.optional(doc(v.string(), "Provider kept by Community when several are configured; empty keeps the first by name."), ""),
+        caBundlePath: v.optional(
+          doc(
+            v.pipe(v.string(), v.minLength(1)),
+            "PEM CA bundle for outbound HTTP; a missing or invalid bundle fails startup.",
+          ),
+        ),
+        hideProHints: v.optional(
+          doc(v.boolean(), "Remove the one-line note naming what Pro would add from Community messages."),
+          false,
+        ),
+        communityProvider: v.optional(
+          doc(v.string(), "Provider kept by Community when several are configured; empty keeps the first by name."),
+          "",
+        ),
       }),
       {},
     ),
     kubelet: v.optional(
       v.object({
-        insecureSkipVerify: v.optional(doc(v.boolean(), "Skip kubelet serving-certificate verification for node stats reads (warned at startup; mounted configuration only)."), false),
+        insecureSkipVerify: v.optional(
+          doc(
+            v.boolean(),
+            "Skip kubelet serving-certificate verification for node stats reads (warned at startup; mounted configuration only).",
+          ),
+          false,
+        ),
       }),
       {},
     ),
     watch: v.optional(
       v.object({
-        secrets: v.optional(doc(v.boolean(), "Watch Secrets (values hashed, never stored); false lists Secret as disabled_by_config in coverage.", { feature: "watch.secrets" }), true),
+        secrets: v.optional(
+          doc(
+            v.boolean(),
+            "Watch Secrets (values hashed, never stored); false lists Secret as disabled_by_config in coverage.",
+            { feature: "watch.secrets" },
+          ),
+          true,
+        ),
       }),
       {},
     ),
     healthCheck: v.optional(
       v.object({
-        enabled: v.optional(doc(v.boolean(), "Serve the health endpoints (/healthz, /readyz, /health, /metrics).", { feature: "healthCheck" }), true),
-        port: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535)), "Health server port."), 8060),
-        statusEndpoint: v.optional(doc(v.boolean(), "Serve /status; needs healthCheck.enabled; not settable in the overlay.", { pro: true, feature: "healthCheck.statusEndpoint", dependsOn: ["healthCheck"] }), false),
+        enabled: v.optional(
+          doc(v.boolean(), "Serve the health endpoints (/healthz, /readyz, /health, /metrics).", {
+            feature: "healthCheck",
+          }),
+          true,
+        ),
+        port: v.optional(
+          doc(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535)), "Health server port."),
+          8060,
+        ),
+        statusEndpoint: v.optional(
+          doc(v.boolean(), "Serve /status; needs healthCheck.enabled; not settable in the overlay.", {
+            pro: true,
+            feature: "healthCheck.statusEndpoint",
+            dependsOn: ["healthCheck"],
+          }),
+          false,
+        ),
       }),
       {},
     ),
     activeProbeMonitor: v.optional(ProbeMonitor, {}),
     heartbeatMonitor: v.optional(
       v.object({
-        enabled: v.optional(doc(v.boolean(), "Send pings to a health-check URL (dead man's switch).", { pro: true, feature: "heartbeatMonitor" }), false),
-        interval: v.optional(doc(v.pipe(v.number(), v.integer(), v.minValue(0, "cannot be negative")), "Seconds between pings."), 300),
+        enabled: v.optional(
+          doc(v.boolean(), "Send pings to a health-check URL (dead man's switch).", {
+            pro: true,
+            feature: "heartbeatMonitor",
+          }),
+          false,
+        ),
+        interval: v.optional(
+          doc(v.pipe(v.number(), v.integer(), v.minValue(0, "cannot be negative")), "Seconds between pings."),
+          300,
+        ),
         url: v.optional(doc(HttpUrl, "Ping URL; must be a ${file:/absolute/path} reference.", { sensitive: "file" })),
       }),
       {},
     ),
     auditLog: v.optional(
       v.object({
-        enabled: v.optional(doc(v.boolean(), "One structured JSON entry per incident decision.", { pro: true, feature: "auditLog" }), true),
-        output: v.optional(doc(v.pipe(v.string(), v.check((s) => s === "stdout" || s.startsWith("/"), "must be stdout or an absolute file path")), "Where entries go: stdout, or an absolute file path (10 MiB, then renamed to <path>.1)."), "stdout"),
+        enabled: v.optional(
+          doc(v.boolean(), "One structured JSON entry per incident decision.", { pro: true, feature: "auditLog" }),
+          true,
+        ),
+        output: v.optional(
+          doc(
+            v.pipe(
+              v.string(),
+              v.check((s) => s === "stdout" || s.startsWith("/"), "must be stdout or an absolute file path"),
+            ),
+            "Where entries go: stdout, or an absolute file path (10 MiB, then renamed to <path>.1).",
+          ),
+          "stdout",
+        ),
       }),
       {},
     ),
-    crd: v.optional(v.object({ enabled: v.optional(doc(v.boolean(), "Watch MonConfig resources and restart on change (MON_CRD_ENABLED overrides).", { feature: "crd" }), false) }), {}),
-    license: v.optional(v.object({ key: v.optional(doc(v.string(), "License key; use ${MON_LICENSE_KEY} (the variable wins). Never logged.", { sensitive: "secret", feature: "license" })) }), {}),
-    upgrader: v.optional(v.object({ disableUpdateCheck: v.optional(doc(v.boolean(), "Disable the new-version check at startup."), false) }), {}),
-    telemetry: v.optional(v.object({ enabled: v.optional(doc(v.boolean(), "Send adoption heartbeats (MON_TELEMETRY=false disables).", { feature: "telemetry" }), true) }), {}),
+    crd: v.optional(
+      v.object({
+        enabled: v.optional(
+          doc(v.boolean(), "Watch MonConfig resources and restart on change (MON_CRD_ENABLED overrides).", {
+            feature: "crd",
+          }),
+          false,
+        ),
+      }),
+      {},
+    ),
+    license: v.optional(
+      v.object({
+        key: v.optional(
+          doc(v.string(), "License key; use ${MON_LICENSE_KEY} (the variable wins). Never logged.", {
+            sensitive: "secret",
+            feature: "license",
+          }),
+        ),
+      }),
+      {},
+    ),
+    upgrader: v.optional(
+      v.object({
+        disableUpdateCheck: v.optional(doc(v.boolean(), "Disable the new-version check at startup."), false),
+      }),
+      {},
+    ),
+    telemetry: v.optional(
+      v.object({
+        enabled: v.optional(
+          doc(v.boolean(), "Send adoption heartbeats (MON_TELEMETRY=false disables).", { feature: "telemetry" }),
+          true,
+        ),
+      }),
+      {},
+    ),
     alert: v.optional(
-      doc(v.record(v.string(), v.record(v.string(), v.unknown())), "Alert providers, one key per provider (spec 2.4): the provider's options plus hourlyBudget, routes, retry, fallback, templates."),
+      doc(
+        v.record(v.string(), v.record(v.string(), v.unknown())),
+        "Alert providers, one key per provider (spec 2.4): the provider's options plus hourlyBudget, routes, retry, fallback, templates.",
+      ),
       {},
     ),
   }),
-  v.forward(v.check((c) => !(c.namespaces?.length && c.namespaceSelector), "use namespaces or namespaceSelector, not both"), ["namespaceSelector"]),
+  v.forward(
+    v.check((c) => !(c.namespaces?.length && c.namespaceSelector), "use namespaces or namespaceSelector, not both"),
+    ["namespaceSelector"],
+  ),
 );
 
 /** The validated configuration, defaults filled in, frozen after loading. */

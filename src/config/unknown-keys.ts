@@ -17,7 +17,8 @@ export function unknownKeys(schema: v.GenericSchema, data: unknown, prefix = "")
     else if (objectEntries(child)) out.push(...unknownKeys(child, value, path));
     else {
       const item = listItem(child);
-      if (item && objectEntries(item) && Array.isArray(value)) value.forEach((element, i) => out.push(...unknownKeys(item, element, `${path}.${i}`)));
+      if (item && objectEntries(item) && Array.isArray(value))
+        for (const [i, element] of value.entries()) out.push(...unknownKeys(item, element, `${path}.${i}`));
     }
   }
   return out;

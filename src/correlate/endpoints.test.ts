@@ -4,15 +4,31 @@ import type { IncidentDraft } from "../model/incident.ts";
 import { inventoryOf } from "../testing/inventory.ts";
 import { foldSharedEndpoints, serviceEndpoint, unreachableEndpoint } from "./endpoints.ts";
 
-const crash = (pod: string, output: string): Finding => ({ key: `CrashLoopBackOff/Pod/shop/${pod}`, reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: pod }, tier: "medium", summary: `container of ${pod} is crash-looping`, evidence: [{ label: "last output", value: output }], since: 0 });
-const draft = (name: string, f: Finding): IncidentDraft => ({ root: { kind: "Deployment", namespace: "shop", name }, rootReason: f.reason, findings: [f] });
+const crash = (pod: string, output: string): Finding => ({
+  key: `CrashLoopBackOff/Pod/shop/${pod}`,
+  reason: "CrashLoopBackOff",
+  object: { kind: "Pod", namespace: "shop", name: pod },
+  tier: "medium",
+  summary: `container of ${pod} is crash-looping`,
+  evidence: [{ label: "last output", value: output }],
+  since: 0,
+});
+const draft = (name: string, f: Finding): IncidentDraft => ({
+  root: { kind: "Deployment", namespace: "shop", name },
+  rootReason: f.reason,
+  findings: [f],
+});
 
 describe("unreachable endpoints (spec 1.3)", () => {
   test.each([
     ["Go", "dial tcp 10.96.14.7:5432: connect: connection refused", "10.96.14.7:5432"],
     ["Go timeout", "dial tcp orders-db.shop.svc:5432: i/o timeout", "orders-db.shop.svc:5432"],
     ["Node.js", "Error: connect ECONNREFUSED 10.96.14.7:5432", "10.96.14.7:5432"],
-    ["libpq", 'connection to server at "orders-db.shop" (10.96.14.7), port 5432 failed: Connection refused', "orders-db.shop:5432"],
+    [
+      "libpq",
+      'connection to server at "orders-db.shop" (10.96.14.7), port 5432 failed: Connection refused',
+      "orders-db.shop:5432",
+    ],
     ["Java", "java.net.ConnectException: Orders-DB.shop:5432 Connection refused", "orders-db.shop:5432"],
   ])("%s: %s", (_, output, endpoint) => {
     expect(unreachableEndpoint(crash("a-1", output))).toBe(endpoint);
@@ -29,14 +45,20 @@ describe("unreachable endpoints (spec 1.3)", () => {
       draft("checkout", crash("checkout-1", "Error: connect ECONNREFUSED 10.96.14.7:5432")),
       draft("search", crash("search-1", "panic: index corrupt")),
       draft("orders", crash("orders-1", "dial tcp 10.96.14.7:5432: connect: connection refused")),
-      { ...draft("billing", crash("billing-1", "dial tcp 10.96.14.7:5432: connect: connection refused")), root: { kind: "Node", name: "n1" } },
+      {
+        ...draft("billing", crash("billing-1", "dial tcp 10.96.14.7:5432: connect: connection refused")),
+        root: { kind: "Node", name: "n1" },
+      },
     ]);
     expect(out.map((d) => [d.root.kind, d.root.name, d.findings.length])).toEqual([
       ["Endpoint", "10.96.14.7:5432", 3],
       ["Deployment", "search", 1],
       ["Node", "n1", 1],
     ]);
-    expect(out[0]).toMatchObject({ rootReason: "DependencyUnreachable", affected: [{ name: "cart" }, { name: "checkout" }, { name: "orders" }] });
+    expect(out[0]).toMatchObject({
+      rootReason: "DependencyUnreachable",
+      affected: [{ name: "cart" }, { name: "checkout" }, { name: "orders" }],
+    });
   });
 
   test("one workload alone keeps its own root", () => {
@@ -45,16 +67,35 @@ describe("unreachable endpoints (spec 1.3)", () => {
   });
 
   test("a Service's ClusterIP and its DNS names are one endpoint; other hosts stay as written", () => {
-    const inventory = inventoryOf({ kind: "Service", apiVersion: "v1", metadata: { namespace: "shop", name: "orders-db" }, spec: { clusterIP: "10.96.14.7", ports: [{ port: 5432 }] } });
-    for (const written of ["10.96.14.7:5432", "orders-db.shop:5432", "orders-db.shop.svc:5432", "orders-db.shop.svc.cluster.local:5432"]) {
+    const inventory = inventoryOf({
+      kind: "Service",
+      apiVersion: "v1",
+      metadata: { namespace: "shop", name: "orders-db" },
+      spec: { clusterIP: "10.96.14.7", ports: [{ port: 5432 }] },
+    });
+    for (const written of [
+      "10.96.14.7:5432",
+      "orders-db.shop:5432",
+      "orders-db.shop.svc:5432",
+      "orders-db.shop.svc.cluster.local:5432",
+    ]) {
       expect(serviceEndpoint(written, inventory)).toBe("orders-db.shop:5432");
     }
     expect(serviceEndpoint("db.example.com:5432", inventory)).toBe("db.example.com:5432");
     expect(serviceEndpoint("10.0.0.9:5432", inventory)).toBe("10.0.0.9:5432");
-    const out = foldSharedEndpoints([
-      draft("cart", crash("cart-1", "dial tcp 10.96.14.7:5432: connect: connection refused")),
-      draft("checkout", crash("checkout-1", 'connection to server at "orders-db.shop.svc.cluster.local" (10.96.14.7), port 5432 failed')),
-    ], (e) => serviceEndpoint(e, inventory));
+    const out = foldSharedEndpoints(
+      [
+        draft("cart", crash("cart-1", "dial tcp 10.96.14.7:5432: connect: connection refused")),
+        draft(
+          "checkout",
+          crash(
+            "checkout-1",
+            'connection to server at "orders-db.shop.svc.cluster.local" (10.96.14.7), port 5432 failed',
+          ),
+        ),
+      ],
+      (e) => serviceEndpoint(e, inventory),
+    );
     expect(out.map((d) => d.root.name)).toEqual(["orders-db.shop:5432"]);
   });
 });

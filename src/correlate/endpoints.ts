@@ -43,7 +43,11 @@ export function unreachableEndpoint(finding: Finding): string | undefined {
  * they are deeper causes. A workload whose incident is already open (`isOpen`) keeps it (`joining`).
  * Pure; keeps the input order, the merged draft where its first member was.
  */
-export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical: (endpoint: string) => string = (e) => e, isOpen: (id: string) => boolean = () => false): IncidentDraft[] {
+export function foldSharedEndpoints(
+  drafts: readonly IncidentDraft[],
+  canonical: (endpoint: string) => string = (e) => e,
+  isOpen: (id: string) => boolean = () => false,
+): IncidentDraft[] {
   const endpointOf = new Map<IncidentDraft, string>();
   const members = new Map<string, IncidentDraft[]>();
   // An endpoint a probe found refusing (spec 2.3 autoDependencies) is already a root: workloads join it.
@@ -60,14 +64,23 @@ export function foldSharedEndpoints(drafts: readonly IncidentDraft[], canonical:
   const grouped = new Map<IncidentDraft, string>();
   for (const [endpoint, group] of members) {
     const anchor = anchors.get(endpoint);
-    const joined = joining(group, anchor ? refKey(anchor.root) : refKey({ kind: "Endpoint", name: endpoint }), (id) => (anchor && id === refKey(anchor.root)) || isOpen(id));
+    const joined = joining(
+      group,
+      anchor ? refKey(anchor.root) : refKey({ kind: "Endpoint", name: endpoint }),
+      (id) => (anchor && id === refKey(anchor.root)) || isOpen(id),
+    );
     if (joined.length === 0) continue;
     if (anchor) grouped.set(anchor, endpoint);
     for (const d of joined) grouped.set(d, endpoint);
   }
   return replaceGroups(drafts, grouped, (endpoint, group) => {
     const anchor = group.find((d) => d.root.kind === "Endpoint");
-    return mergeDrafts(anchor?.root ?? { kind: "Endpoint", name: endpoint }, anchor?.rootReason ?? DEPENDENCY_UNREACHABLE, group, "cascading_suppression");
+    return mergeDrafts(
+      anchor?.root ?? { kind: "Endpoint", name: endpoint },
+      anchor?.rootReason ?? DEPENDENCY_UNREACHABLE,
+      group,
+      "cascading_suppression",
+    );
   });
 }
 

@@ -7,7 +7,11 @@ import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
 import { groupFindings } from "./group.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
-const crashing = { restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1 } } };
+const crashing = {
+  restartCount: 4,
+  state: { waiting: { reason: "CrashLoopBackOff" } },
+  lastState: { terminated: { exitCode: 1 } },
+};
 
 function drafts(...objects: Parameters<typeof inventoryOf>) {
   const inv = inventoryOf(...objects);
@@ -18,8 +22,16 @@ describe("groupFindings", () => {
   test("a lost node folds in every pod on it: one draft rooted at the node", () => {
     const api = workload("shop", "api");
     const web = workload("shop", "web");
-    const out = drafts(node("n1", "Unknown"), api.deployment, api.replicaSet, web.deployment, web.replicaSet,
-      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet }), pod("shop", "web-1", { nodeName: "n1", owner: web.replicaSet }), pod("kube-system", "dns", { nodeName: "n1" }));
+    const out = drafts(
+      node("n1", "Unknown"),
+      api.deployment,
+      api.replicaSet,
+      web.deployment,
+      web.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet }),
+      pod("shop", "web-1", { nodeName: "n1", owner: web.replicaSet }),
+      pod("kube-system", "dns", { nodeName: "n1" }),
+    );
     expect(out).toHaveLength(1);
     expect(out[0]!.root).toMatchObject({ kind: "Node", name: "n1" });
     expect(out[0]!.rootReason).toBe("NodeLost");
@@ -34,51 +46,125 @@ describe("groupFindings", () => {
 
   test("failing pods of one Deployment are one draft rooted at the Deployment, through its ReplicaSet", () => {
     const api = workload("shop", "api");
-    const out = drafts(node("n1", "True"), api.deployment, api.replicaSet,
-      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing }), pod("shop", "api-2", { nodeName: "n1", owner: api.replicaSet, status: crashing }));
-    expect(out.map((d) => [d.root.kind, d.root.namespace, d.root.name, d.rootReason, d.findings.length])).toEqual([["Deployment", "shop", "api", "CrashLoopBackOff", 2]]);
+    const out = drafts(
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing }),
+      pod("shop", "api-2", { nodeName: "n1", owner: api.replicaSet, status: crashing }),
+    );
+    expect(out.map((d) => [d.root.kind, d.root.namespace, d.root.name, d.rootReason, d.findings.length])).toEqual([
+      ["Deployment", "shop", "api", "CrashLoopBackOff", 2],
+    ]);
   });
 
   test("a pod with no controller in the cache is its own root; different workloads stay apart", () => {
     const api = workload("shop", "api");
-    const out = drafts(api.deployment, api.replicaSet, pod("shop", "api-1", { owner: api.replicaSet, status: crashing }), pod("shop", "bare", { status: crashing }));
+    const out = drafts(
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "api-1", { owner: api.replicaSet, status: crashing }),
+      pod("shop", "bare", { status: crashing }),
+    );
     expect(out.map((d) => `${d.root.kind}/${d.root.name}`)).toEqual(["Deployment/api", "Pod/bare"]);
   });
 
   test("the loudest reason names a workload's incident", () => {
     const api = workload("shop", "api");
     const pull = { state: { waiting: { reason: "ErrImagePull" } } };
-    const out = drafts(api.deployment, api.replicaSet, pod("shop", "a", { owner: api.replicaSet, status: crashing }), pod("shop", "b", { owner: api.replicaSet, status: pull }), pod("shop", "c", { owner: api.replicaSet, status: pull }));
+    const out = drafts(
+      api.deployment,
+      api.replicaSet,
+      pod("shop", "a", { owner: api.replicaSet, status: crashing }),
+      pod("shop", "b", { owner: api.replicaSet, status: pull }),
+      pod("shop", "c", { owner: api.replicaSet, status: pull }),
+    );
     expect(out[0]!.rootReason).toBe("ImagePullBackOff");
   });
 
   test("a Deployment left without replicas by a lost node joins the node's incident; failing on its own it keeps its root", () => {
     const api = workload("shop", "api");
-    const unavailable = { ...api.deployment, spec: { replicas: 1 }, status: { replicas: 1, availableReplicas: 0, readyReplicas: 0, conditions: [{ type: "Available", status: "False", lastTransitionTime: "2025-12-31T23:00:00Z", message: "Deployment does not have minimum availability." }] } };
-    const inv = inventoryOf(node("n1", "Unknown"), unavailable, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet }));
+    const unavailable = {
+      ...api.deployment,
+      spec: { replicas: 1 },
+      status: {
+        replicas: 1,
+        availableReplicas: 0,
+        readyReplicas: 0,
+        conditions: [
+          {
+            type: "Available",
+            status: "False",
+            lastTransitionTime: "2025-12-31T23:00:00Z",
+            message: "Deployment does not have minimum availability.",
+          },
+        ],
+      },
+    };
+    const inv = inventoryOf(
+      node("n1", "Unknown"),
+      unavailable,
+      api.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet }),
+    );
     const found = [...detectNodes(inv, NOW), ...detectPods(inv, NOW), ...detectWorkloads(inv, NOW)];
     expect(found.map((f) => f.reason).sort()).toEqual(["NodeLost", "PodNodeLost", "WorkloadUnavailable"]);
     const out = groupFindings(found, inv);
     expect(out.map((d) => [d.root.kind, d.root.name, d.findings.length])).toEqual([["Node", "n1", 3]]);
     expect(out[0]!.folded?.map((f) => f.reason)).toEqual(["node_inhibition"]);
 
-    const alone = inventoryOf(node("n1", "True"), unavailable, api.replicaSet, pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing }));
+    const alone = inventoryOf(
+      node("n1", "True"),
+      unavailable,
+      api.replicaSet,
+      pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet, status: crashing }),
+    );
     const own = groupFindings([...detectPods(alone, NOW), ...detectWorkloads(alone, NOW)], alone);
-    expect(own.map((d) => [d.root.kind, d.root.name, d.findings.map((f) => f.reason).sort()])).toEqual([["Deployment", "api", ["CrashLoopBackOff", "WorkloadUnavailable"]]]);
+    expect(own.map((d) => [d.root.kind, d.root.name, d.findings.map((f) => f.reason).sort()])).toEqual([
+      ["Deployment", "api", ["CrashLoopBackOff", "WorkloadUnavailable"]],
+    ]);
     expect(own[0]!.folded).toBeUndefined();
   });
 
   test("pods waiting for a Pending claim join the claim's incident: pod → PVC", () => {
     const db = workload("shop", "db");
     const claimed = (name: string) => {
-      const p = pod("shop", name, { owner: db.replicaSet, phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", lastTransitionTime: "2025-12-31T23:00:00Z" }] });
-      return { ...p, spec: { ...p.spec, volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db" } }] } };
+      const p = pod("shop", name, {
+        owner: db.replicaSet,
+        phase: "Pending",
+        conditions: [
+          {
+            type: "PodScheduled",
+            status: "False",
+            reason: "Unschedulable",
+            message: "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+            lastTransitionTime: "2025-12-31T23:00:00Z",
+          },
+        ],
+      });
+      return {
+        ...p,
+        spec: { ...p.spec, volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db" } }] },
+      };
     };
-    const pvc = { kind: "PersistentVolumeClaim", apiVersion: "v1", metadata: { namespace: "shop", name: "data-db", uid: "uid-pvc", creationTimestamp: "2025-12-31T23:00:00Z" }, spec: { storageClassName: "fast" }, status: { phase: "Pending" } };
-    const fast = { kind: "StorageClass", apiVersion: "storage.k8s.io/v1", metadata: { name: "fast" }, volumeBindingMode: "Immediate" };
+    const pvc = {
+      kind: "PersistentVolumeClaim",
+      apiVersion: "v1",
+      metadata: { namespace: "shop", name: "data-db", uid: "uid-pvc", creationTimestamp: "2025-12-31T23:00:00Z" },
+      spec: { storageClassName: "fast" },
+      status: { phase: "Pending" },
+    };
+    const fast = {
+      kind: "StorageClass",
+      apiVersion: "storage.k8s.io/v1",
+      metadata: { name: "fast" },
+      volumeBindingMode: "Immediate",
+    };
     const inv = inventoryOf(db.deployment, db.replicaSet, claimed("db-0"), claimed("db-1"), pvc, fast);
     const out = groupFindings([...detectPods(inv, NOW), ...detectStorage(inv, NOW)], inv);
-    expect(out.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.map((f) => f.reason).sort()])).toEqual([["PersistentVolumeClaim", "data-db", "PVCPending", ["FailedScheduling", "FailedScheduling", "PVCPending"]]]);
+    expect(out.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.map((f) => f.reason).sort()])).toEqual([
+      ["PersistentVolumeClaim", "data-db", "PVCPending", ["FailedScheduling", "FailedScheduling", "PVCPending"]],
+    ]);
     expect(out[0]!.folded?.map((f) => [f.reason, f.root.name])).toEqual([["cascading_suppression", "db"]]);
   });
 });

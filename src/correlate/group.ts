@@ -17,8 +17,15 @@ import { foldSharedErrors } from "./shared-errors.ts";
  * whether an incident id is open: a workload already told on its own is not moved under a shared root.
  * Pure and deterministic: drafts come out sorted by root key, findings by key.
  */
-export function groupFindings(findings: readonly Finding[], inventory: InventoryView, isOpen: (id: string) => boolean = () => false): IncidentDraft[] {
-  const groups = new Map<string, { root: ObjectRef; rootReason?: string; findings: Finding[]; folded: Map<string, Fold> }>();
+export function groupFindings(
+  findings: readonly Finding[],
+  inventory: InventoryView,
+  isOpen: (id: string) => boolean = () => false,
+): IncidentDraft[] {
+  const groups = new Map<
+    string,
+    { root: ObjectRef; rootReason?: string; findings: Finding[]; folded: Map<string, Fold> }
+  >();
   const failingNodes = new Map<string, Finding>();
   for (const f of findings) if (f.object.kind === "Node") failingNodes.set(f.object.name, f);
   // Rule R4: a missing Secret, ConfigMap or ServiceAccount is the root of what it explains.
@@ -26,7 +33,12 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
   for (const f of findings) for (const o of f.explains ?? []) explainedBy.set(refKey(o), f);
 
   // `fold` names the incident the finding would have had on its own, and why it joins `root` instead (spec 1.7).
-  const add = (root: ObjectRef, finding: Finding, rootReason?: string, fold?: { reason: FoldReason; root: () => ObjectRef }) => {
+  const add = (
+    root: ObjectRef,
+    finding: Finding,
+    rootReason?: string,
+    fold?: { reason: FoldReason; root: () => ObjectRef },
+  ) => {
     rootOf.set(refKey(finding.object), root);
     const key = refKey(root);
     let group = groups.get(key);
@@ -44,16 +56,25 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
   // own finding (no available replica) is a symptom of its pods too: when they failed for a deeper cause
   // (their node, a missing Secret), it joins that cause instead of opening an incident of its own.
   let pods: Map<string, ObjectRef[]> | undefined;
-  const symptomOf = (f: Finding): readonly ObjectRef[] | undefined => f.joins ?? (WORKLOAD_KINDS.has(f.object.kind) ? (pods ??= failingPodsByWorkload(findings, inventory)).get(refKey(f.object)) : undefined);
+  const symptomOf = (f: Finding): readonly ObjectRef[] | undefined =>
+    f.joins ??
+    (WORKLOAD_KINDS.has(f.object.kind)
+      ? (pods ??= failingPodsByWorkload(findings, inventory)).get(refKey(f.object))
+      : undefined);
   const isSymptom = (f: Finding) => f.joins !== undefined || WORKLOAD_KINDS.has(f.object.kind);
   const ordered = [...findings.filter((f) => !isSymptom(f)), ...findings.filter(isSymptom)];
   const rootOf = new Map<string, ObjectRef>();
   for (const f of ordered) {
     const joins = isSymptom(f) ? symptomOf(f) : undefined;
     if (joins) {
-      const joined = joins.map((o) => rootOf.get(refKey(o))).find((r) => r !== undefined && !(f.joins === undefined && refKey(r) === refKey(f.object)));
+      const joined = joins
+        .map((o) => rootOf.get(refKey(o)))
+        .find((r) => r !== undefined && !(f.joins === undefined && refKey(r) === refKey(f.object)));
       if (joined) {
-        add(joined, f, undefined, { reason: failingNodes.has(joined.name) && joined.kind === "Node" ? "node_inhibition" : "cascading_suppression", root: () => f.object });
+        add(joined, f, undefined, {
+          reason: failingNodes.has(joined.name) && joined.kind === "Node" ? "node_inhibition" : "cascading_suppression",
+          root: () => f.object,
+        });
         continue;
       }
     }
@@ -72,7 +93,10 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
     }
     const node = f.nodeName ? failingNodes.get(f.nodeName) : undefined;
     if (node) {
-      add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f, undefined, { reason: "node_inhibition", root: () => workloadRoot(f, inventory) });
+      add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f, undefined, {
+        reason: "node_inhibition",
+        root: () => workloadRoot(f, inventory),
+      });
       continue;
     }
     add(workloadRoot(f, inventory), f);
@@ -84,9 +108,17 @@ export function groupFindings(findings: readonly Finding[], inventory: Inventory
       const sorted = [...g.findings].sort((a, b) => a.key.localeCompare(b.key));
       const own = sorted.filter((f) => !f.joins);
       const folded = [...g.folded.values()].sort((a, b) => refKey(a.root).localeCompare(refKey(b.root)));
-      return { root: g.root, rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted), findings: sorted, ...(folded.length ? { folded } : {}) };
+      return {
+        root: g.root,
+        rootReason: g.rootReason ?? dominantReason(own.length ? own : sorted),
+        findings: sorted,
+        ...(folded.length ? { folded } : {}),
+      };
     });
-  return foldSharedErrors(foldSharedEndpoints(drafts, (endpoint) => serviceEndpoint(endpoint, inventory), isOpen), isOpen);
+  return foldSharedErrors(
+    foldSharedEndpoints(drafts, (endpoint) => serviceEndpoint(endpoint, inventory), isOpen),
+    isOpen,
+  );
 }
 
 // --- internal ---
@@ -117,8 +149,16 @@ function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
   const found = inventory.get(object.kind, object.namespace, object.name);
   const chain = found ? inventory.ownerChain(found) : [];
   const top = chain[chain.length - 1];
-  if (!top) return object.kind === "Pod" ? { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid } : object;
-  return { kind: String(top.kind), namespace: top.metadata?.namespace, name: String(top.metadata?.name), uid: top.metadata?.uid };
+  if (!top)
+    return object.kind === "Pod"
+      ? { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid }
+      : object;
+  return {
+    kind: String(top.kind),
+    namespace: top.metadata?.namespace,
+    name: String(top.metadata?.name),
+    uid: top.metadata?.uid,
+  };
 }
 
 /** The reason of the loudest tier, ties broken by how many findings carry it, then by name. */
@@ -128,5 +168,9 @@ function dominantReason(findings: readonly Finding[]): string {
     const s = score.get(f.reason) ?? { tier: TIERS.length, count: 0 };
     score.set(f.reason, { tier: Math.min(s.tier, TIERS.indexOf(f.tier)), count: s.count + 1 });
   }
-  return [...score.entries()].sort(([ra, a], [rb, b]) => a.tier - b.tier || b.count - a.count || ra.localeCompare(rb))[0]?.[0] ?? "";
+  return (
+    [...score.entries()].sort(
+      ([ra, a], [rb, b]) => a.tier - b.tier || b.count - a.count || ra.localeCompare(rb),
+    )[0]?.[0] ?? ""
+  );
 }

@@ -7,7 +7,12 @@ import { refKey, type ObjectRef } from "../model/object-ref.ts";
  * folded in already. A member already rooted at `root` (an endpoint a probe found refusing) is the root
  * itself: its findings, affected workloads and folds carry over, and it is not listed as one of them. Pure.
  */
-export function mergeDrafts(root: ObjectRef, rootReason: string, members: readonly IncidentDraft[], reason: FoldReason): IncidentDraft {
+export function mergeDrafts(
+  root: ObjectRef,
+  rootReason: string,
+  members: readonly IncidentDraft[],
+  reason: FoldReason,
+): IncidentDraft {
   const rootKey = refKey(root);
   const folded = new Map<string, { root: ObjectRef; reason: FoldReason }>();
   const affected: ObjectRef[] = [];
@@ -33,7 +38,11 @@ export function mergeDrafts(root: ObjectRef, rootReason: string, members: readon
  * `groupOf` names a draft's group, or undefined to keep it as it is; `merge` builds a group's draft from its
  * members. Pure; keeps the input order otherwise.
  */
-export function replaceGroups(drafts: readonly IncidentDraft[], groupOf: ReadonlyMap<IncidentDraft, string>, merge: (group: string, members: IncidentDraft[]) => IncidentDraft): IncidentDraft[] {
+export function replaceGroups(
+  drafts: readonly IncidentDraft[],
+  groupOf: ReadonlyMap<IncidentDraft, string>,
+  merge: (group: string, members: IncidentDraft[]) => IncidentDraft,
+): IncidentDraft[] {
   if (groupOf.size === 0) return [...drafts];
   const members = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
@@ -58,7 +67,11 @@ export function replaceGroups(drafts: readonly IncidentDraft[], groupOf: Readonl
  * engineer's eyes: only drafts whose own incident is not open (`isOpen` by incident id) move; they move when
  * the shared root's incident (`rootId`) is already open, or when at least two of them fail together. Pure.
  */
-export function joining(members: readonly IncidentDraft[], rootId: string, isOpen: (id: string) => boolean): IncidentDraft[] {
+export function joining(
+  members: readonly IncidentDraft[],
+  rootId: string,
+  isOpen: (id: string) => boolean,
+): IncidentDraft[] {
   const fresh = members.filter((d) => !isOpen(refKey(d.root)));
   return isOpen(rootId) || fresh.length >= 2 ? fresh : [];
 }

@@ -5,7 +5,15 @@ import { inventoryOf, workload } from "../testing/inventory.ts";
 import { foldNamespaceOutages } from "./namespace-outage.ts";
 
 const draft = (name: string): IncidentDraft => {
-  const f: Finding = { key: `CrashLoopBackOff/Pod/shop/${name}-1`, reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: `${name}-1` }, tier: "medium", summary: "crash", evidence: [], since: 0 };
+  const f: Finding = {
+    key: `CrashLoopBackOff/Pod/shop/${name}-1`,
+    reason: "CrashLoopBackOff",
+    object: { kind: "Pod", namespace: "shop", name: `${name}-1` },
+    tier: "medium",
+    summary: "crash",
+    evidence: [],
+    since: 0,
+  };
   return { root: { kind: "Deployment", namespace: "shop", name }, rootReason: "CrashLoopBackOff", findings: [f] };
 };
 const shop = (...names: string[]) => inventoryOf(...names.map((n) => workload("shop", n).deployment));
@@ -16,19 +24,37 @@ describe("namespace outage (spec 1.3)", () => {
   test("most workloads of a namespace failing at once are one incident rooted at the namespace", () => {
     const out = foldNamespaceOutages([draft("a"), draft("b"), draft("c")], shop("a", "b", "c", "d"), none);
     expect(roots(out)).toEqual(["Namespace/shop"]);
-    expect(out[0]).toMatchObject({ rootReason: "NamespaceOutage", affected: [{ name: "a" }, { name: "b" }, { name: "c" }] });
+    expect(out[0]).toMatchObject({
+      rootReason: "NamespaceOutage",
+      affected: [{ name: "a" }, { name: "b" }, { name: "c" }],
+    });
     expect(out[0]!.findings).toHaveLength(3);
-    expect(out[0]!.folded?.map((f) => [f.reason, f.root.name])).toEqual([["mass_failure", "a"], ["mass_failure", "b"], ["mass_failure", "c"]]);
+    expect(out[0]!.folded?.map((f) => [f.reason, f.root.name])).toEqual([
+      ["mass_failure", "a"],
+      ["mass_failure", "b"],
+      ["mass_failure", "c"],
+    ]);
   });
 
   test("two failing, or three of eight, stay incidents of their own", () => {
-    expect(roots(foldNamespaceOutages([draft("a"), draft("b")], shop("a", "b"), none))).toEqual(["Deployment/a", "Deployment/b"]);
-    expect(roots(foldNamespaceOutages([draft("a"), draft("b"), draft("c")], shop("a", "b", "c", "d", "e", "f", "g", "h"), none))).toHaveLength(3);
+    expect(roots(foldNamespaceOutages([draft("a"), draft("b")], shop("a", "b"), none))).toEqual([
+      "Deployment/a",
+      "Deployment/b",
+    ]);
+    expect(
+      roots(
+        foldNamespaceOutages([draft("a"), draft("b"), draft("c")], shop("a", "b", "c", "d", "e", "f", "g", "h"), none),
+      ),
+    ).toHaveLength(3);
   });
 
   test("while the outage is open a newly failing workload joins it; one told on its own before keeps its incident", () => {
     const open = new Set(["Namespace//shop", "Deployment/shop/a"]);
-    const out = foldNamespaceOutages([draft("a"), draft("b"), draft("e")], shop("a", "b", "c", "d", "e", "f", "g", "h"), (id) => open.has(id));
+    const out = foldNamespaceOutages(
+      [draft("a"), draft("b"), draft("e")],
+      shop("a", "b", "c", "d", "e", "f", "g", "h"),
+      (id) => open.has(id),
+    );
     expect(roots(out)).toEqual(["Deployment/a", "Namespace/shop"]);
     expect(out[1]!.affected?.map((r) => r.name)).toEqual(["b", "e"]);
   });

@@ -18,7 +18,11 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * in `affected` and `folded` (mass failure). While that incident is open, every failing workload of the
  * namespace stays in it; workloads already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
  */
-export function foldNamespaceOutages(drafts: readonly IncidentDraft[], inventory: InventoryView, isOpen: (id: string) => boolean): IncidentDraft[] {
+export function foldNamespaceOutages(
+  drafts: readonly IncidentDraft[],
+  inventory: InventoryView,
+  isOpen: (id: string) => boolean,
+): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
     if (!(WORKLOADS as readonly string[]).includes(d.root.kind) || !d.root.namespace) continue;
@@ -30,10 +34,15 @@ export function foldNamespaceOutages(drafts: readonly IncidentDraft[], inventory
     const ongoing = isOpen(refKey(root));
     const fresh = members.filter((d) => !isOpen(refKey(d.root)));
     if (!ongoing) {
-      const total = WORKLOADS.reduce((n, kind) => n + inventory.list(kind).filter((o) => o.metadata?.namespace === namespace).length, 0);
+      const total = WORKLOADS.reduce(
+        (n, kind) => n + inventory.list(kind).filter((o) => o.metadata?.namespace === namespace).length,
+        0,
+      );
       if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS || fresh.length * 2 <= total) continue;
     }
     for (const d of fresh) folded.set(d, namespace);
   }
-  return replaceGroups(drafts, folded, (namespace, members) => mergeDrafts({ kind: "Namespace", name: namespace }, NAMESPACE_OUTAGE, members, "mass_failure"));
+  return replaceGroups(drafts, folded, (namespace, members) =>
+    mergeDrafts({ kind: "Namespace", name: namespace }, NAMESPACE_OUTAGE, members, "mass_failure"),
+  );
 }

@@ -12,12 +12,20 @@ const crash = (pod: string, output: string, log?: string): Finding => ({
   evidence: [{ label: "last output", value: output }, ...(log ? [{ label: "log", value: log }] : [])],
   since: 0,
 });
-const draft = (name: string, f: Finding): IncidentDraft => ({ root: { kind: "Deployment", namespace: "shop", name }, rootReason: f.reason, findings: [f] });
+const draft = (name: string, f: Finding): IncidentDraft => ({
+  root: { kind: "Deployment", namespace: "shop", name },
+  rootReason: f.reason,
+  findings: [f],
+});
 
 describe("errors shared by several workloads (spec 1.3)", () => {
   test("the same line from different pods and times normalizes to one", () => {
-    const a = normalizeErrorLine("2026-11-22T08:01:02.123Z FATAL license check failed for cart-7d9f8b6c5d-x2x9z: token 3fa85f64-5717-4562-b3fc-2c963f66afa6 expired at 1732262400");
-    const b = normalizeErrorLine("2026-11-22T09:15:44.001Z FATAL license check failed for cart-5c6b7d8e9f-abcde: token 9b2e4c1a-0000-4562-b3fc-aaaaaaaaaaaa expired at 1732266000");
+    const a = normalizeErrorLine(
+      "2026-11-22T08:01:02.123Z FATAL license check failed for cart-7d9f8b6c5d-x2x9z: token 3fa85f64-5717-4562-b3fc-2c963f66afa6 expired at 1732262400",
+    );
+    const b = normalizeErrorLine(
+      "2026-11-22T09:15:44.001Z FATAL license check failed for cart-5c6b7d8e9f-abcde: token 9b2e4c1a-0000-4562-b3fc-aaaaaaaaaaaa expired at 1732266000",
+    );
     expect(a).toBe(b);
     expect(a).toBe("# fatal license check failed for cart: token # expired at #");
   });
@@ -53,7 +61,10 @@ describe("errors shared by several workloads (spec 1.3)", () => {
   });
 
   test("one workload alone with its error keeps its own incident", () => {
-    const out = foldSharedErrors([draft("cart", crash("cart-1", "FATAL: password authentication failed for user app")), draft("search", crash("search-1", "panic: index corrupt at segment 7"))]);
+    const out = foldSharedErrors([
+      draft("cart", crash("cart-1", "FATAL: password authentication failed for user app")),
+      draft("search", crash("search-1", "panic: index corrupt at segment 7")),
+    ]);
     expect(out.map((d) => d.root.name)).toEqual(["cart", "search"]);
   });
 });

@@ -27,7 +27,9 @@ export function normalizeErrorLine(line: string): string | undefined {
     .replace(/\d{4}-\d\d-\d\d[t ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?/g, "#")
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "#")
     .replace(/\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b/g, "#")
-    .replace(/\b(?:0x)?[0-9a-f]*\d[0-9a-f]*\b/g, (m) => (m.length >= 6 || /^\d+$/.test(m) || m.startsWith("0x") ? "#" : m))
+    .replace(/\b(?:0x)?[0-9a-f]*\d[0-9a-f]*\b/g, (m) =>
+      m.length >= 6 || /^\d+$/.test(m) || m.startsWith("0x") ? "#" : m,
+    )
     .replace(/\s+/g, " ")
     .trim()
     .slice(0, MAX_LINE_CHARS);
@@ -56,7 +58,10 @@ function errorLines(finding: Finding): Set<string> {
  * whose incident is already open (`isOpen`) keeps it (`joining`).
  * Pure; keeps the input order, the merged draft where its first member was.
  */
-export function foldSharedErrors(drafts: readonly IncidentDraft[], isOpen: (id: string) => boolean = () => false): IncidentDraft[] {
+export function foldSharedErrors(
+  drafts: readonly IncidentDraft[],
+  isOpen: (id: string) => boolean = () => false,
+): IncidentDraft[] {
   const linesOf = new Map<IncidentDraft, Set<string>>();
   const sharing = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
@@ -67,12 +72,29 @@ export function foldSharedErrors(drafts: readonly IncidentDraft[], isOpen: (id: 
     for (const line of lines) sharing.set(line, [...(sharing.get(line) ?? []), d]);
   }
   const grouped = new Map<IncidentDraft, string>();
-  const candidates = [...sharing.entries()].filter(([, ds]) => ds.length >= 2).sort(([la, a], [lb, b]) => b.length - a.length || la.localeCompare(lb));
+  const candidates = [...sharing.entries()]
+    .filter(([, ds]) => ds.length >= 2)
+    .sort(([la, a], [lb, b]) => b.length - a.length || la.localeCompare(lb));
   for (const [line, members] of candidates) {
-    for (const d of joining(members.filter((m) => !grouped.has(m)), refKey({ kind: "Error", name: line }), isOpen)) grouped.set(d, line);
+    for (const d of joining(
+      members.filter((m) => !grouped.has(m)),
+      refKey({ kind: "Error", name: line }),
+      isOpen,
+    ))
+      grouped.set(d, line);
   }
-  return replaceGroups(drafts, grouped, (line, members) => mergeDrafts({ kind: "Error", name: line }, SHARED_ERROR, members, "cascading_suppression"));
+  return replaceGroups(drafts, grouped, (line, members) =>
+    mergeDrafts({ kind: "Error", name: line }, SHARED_ERROR, members, "cascading_suppression"),
+  );
 }
 
 /** Roots that already name a cause deeper than one workload's own failure. */
-const DEEPER_ROOTS: ReadonlySet<string> = new Set(["Node", "Endpoint", "Namespace", "Error", "Secret", "ConfigMap", "ServiceAccount"]);
+const DEEPER_ROOTS: ReadonlySet<string> = new Set([
+  "Node",
+  "Endpoint",
+  "Namespace",
+  "Error",
+  "Secret",
+  "ConfigMap",
+  "ServiceAccount",
+]);

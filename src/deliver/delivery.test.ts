@@ -20,7 +20,14 @@ function scripted(outcomes: Outcome[], clock: { now(): number }) {
 }
 
 function job(m: Message, createdAt = 0, priority: Job["priority"] = "routine", openedResolved?: Message): Job {
-  return { id: `p:${m.id}`, provider: "p", message: m, priority, createdAt, ...(openedResolved ? { openedResolved } : {}) };
+  return {
+    id: `p:${m.id}`,
+    provider: "p",
+    message: m,
+    priority,
+    createdAt,
+    ...(openedResolved ? { openedResolved } : {}),
+  };
 }
 
 /** A sender whose first call waits until `release()`, so later jobs pile up in the queue; records message ids in order. */
@@ -44,7 +51,12 @@ describe("delivery", () => {
   test("Retry-After on a 429 is honoured exactly", async () => {
     const clock = createFakeClock(0);
     const { sender, sent } = scripted([{ kind: "rateLimited", afterMs: 7_000 }], clock);
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), random: noJitter });
+    const delivery = createDelivery({
+      senders: new Map([["p", sender]]),
+      clock,
+      logger: createSilentLogger(),
+      random: noJitter,
+    });
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(6_999);
     expect(sent).toHaveLength(1);
@@ -53,7 +65,9 @@ describe("delivery", () => {
   });
 
   test("a 429 without Retry-After backs off from 5 s doubling, capped at 5 min", () => {
-    expect([1, 2, 3, 6, 7, 20].map((n) => backoffMs("rateLimited", n, undefined, noJitter))).toEqual([5_000, 10_000, 20_000, 160_000, 300_000, 300_000]);
+    expect([1, 2, 3, 6, 7, 20].map((n) => backoffMs("rateLimited", n, undefined, noJitter))).toEqual([
+      5_000, 10_000, 20_000, 160_000, 300_000, 300_000,
+    ]);
     const jittered = [0, 1].map((r) => backoffMs("rateLimited", 1, undefined, () => r));
     expect(jittered).toEqual([4_000, 6_000]);
   });
@@ -62,7 +76,13 @@ describe("delivery", () => {
     const clock = createFakeClock(0);
     const { sender, sent } = scripted(Array(1_000).fill({ kind: "retry", reason: "http_503" }), clock);
     const dropped: string[] = [];
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), random: noJitter, hooks: { dropped: (j, why) => dropped.push(`${j.message.id}: ${why}`) } });
+    const delivery = createDelivery({
+      senders: new Map([["p", sender]]),
+      clock,
+      logger: createSilentLogger(),
+      random: noJitter,
+      hooks: { dropped: (j, why) => dropped.push(`${j.message.id}: ${why}`) },
+    });
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(RETRY_WINDOW_MS + 60_000);
     expect(dropped).toEqual(["a#announce: http_503"]);
@@ -92,7 +112,9 @@ describe("delivery", () => {
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(3_600_000);
     expect(sent).toHaveLength(1);
-    expect(delivery.deadLetters()).toEqual([{ provider: "p", messageId: "a#announce", incidentId: "a", action: "announce", reason: "http_403", at: 0 }]);
+    expect(delivery.deadLetters()).toEqual([
+      { provider: "p", messageId: "a#announce", incidentId: "a", action: "announce", reason: "http_403", at: 0 },
+    ]);
   });
 
   test("the conversation id of an announcement is given to its updates and resolve, then forgotten", async () => {
@@ -141,7 +163,17 @@ describe("the outbox (spec 6, 8)", () => {
     const clock = createFakeClock(0);
     const seenInOutbox: number[] = [];
     const first = createDelivery({
-      senders: new Map([["p", { send: async () => { seenInOutbox.push((await store.loadJobs()).length); return { kind: "retry", reason: "http_503" } as Outcome; } }]]),
+      senders: new Map([
+        [
+          "p",
+          {
+            send: async () => {
+              seenInOutbox.push((await store.loadJobs()).length);
+              return { kind: "retry", reason: "http_503" } as Outcome;
+            },
+          },
+        ],
+      ]),
       clock,
       logger: createSilentLogger(),
       store,
@@ -170,7 +202,13 @@ describe("the outbox (spec 6, 8)", () => {
     const clock = createFakeClock(RETRY_WINDOW_MS + 1);
     const expired: string[] = [];
     const { sender, sent } = scripted([], clock);
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), store, hooks: { expired: (j) => expired.push(j.id) } });
+    const delivery = createDelivery({
+      senders: new Map([["p", sender]]),
+      clock,
+      logger: createSilentLogger(),
+      store,
+      hooks: { expired: (j) => expired.push(j.id) },
+    });
     expect(await delivery.restore()).toBe(0);
     expect(expired).toEqual(["p:old#announce"]);
     expect(sent).toEqual([]);
@@ -180,7 +218,13 @@ describe("the outbox (spec 6, 8)", () => {
     const clock = createFakeClock(0);
     const { sender, ids, release } = gatedSender();
     const saturated: string[] = [];
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), maxJobs: 3, hooks: { saturated: (j) => saturated.push(j.message.id) } });
+    const delivery = createDelivery({
+      senders: new Map([["p", sender]]),
+      clock,
+      logger: createSilentLogger(),
+      maxJobs: 3,
+      hooks: { saturated: (j) => saturated.push(j.message.id) },
+    });
     delivery.enqueue(job(message("first", "announce"), 0));
     await new Promise((r) => setTimeout(r, 1));
     delivery.enqueue(job(message("r", "resolve"), 1, "urgent"));
@@ -197,8 +241,16 @@ describe("the outbox (spec 6, 8)", () => {
 describe("dead letters", () => {
   test("the provider's answer is kept with credentials removed", async () => {
     const clock = createFakeClock(0);
-    const { sender } = scripted([{ kind: "permanent", reason: "http_400: bad token xoxb-1234567890-abcdefghij in request" }], clock);
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), clean: (t) => t.replace(/xoxb-[\w-]+/g, "[redacted]") });
+    const { sender } = scripted(
+      [{ kind: "permanent", reason: "http_400: bad token xoxb-1234567890-abcdefghij in request" }],
+      clock,
+    );
+    const delivery = createDelivery({
+      senders: new Map([["p", sender]]),
+      clock,
+      logger: createSilentLogger(),
+      clean: (t) => t.replace(/xoxb-[\w-]+/g, "[redacted]"),
+    });
     delivery.enqueue(job(message("a", "announce")));
     await delivery.drain(1_000);
     expect(delivery.deadLetters().map((l) => l.reason)).toEqual(["http_400: bad token [redacted] in request"]);

@@ -78,7 +78,18 @@ export interface Delivery {
 /** Most jobs waiting across every provider (spec 8 outbox limit). */
 export const MAX_OUTBOX_JOBS = 2048;
 
-export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; clock: Clock; logger: Logger; hooks?: DeliveryHooks; maxDeadLetters?: number; random?: () => number; retry?: ReadonlyMap<string, RetrySettings>; store?: DeliveryStore; maxJobs?: number; clean?: (text: string) => string }): Delivery {
+export function createDelivery(options: {
+  senders: ReadonlyMap<string, Sender>;
+  clock: Clock;
+  logger: Logger;
+  hooks?: DeliveryHooks;
+  maxDeadLetters?: number;
+  random?: () => number;
+  retry?: ReadonlyMap<string, RetrySettings>;
+  store?: DeliveryStore;
+  maxJobs?: number;
+  clean?: (text: string) => string;
+}): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
   const queues = new Map<string, { jobs: Job[]; inFlight?: InFlight; running: boolean }>();
@@ -90,7 +101,9 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
   // The outbox write of each job, awaited before its first attempt (spec 6: written before the first send).
   const saved = new Map<string, Promise<void>>();
   const persist = (label: string, work: () => Promise<void>) =>
-    work().catch((error: unknown) => logger.warn(`state store: ${label} failed (${(error as Error).message}); delivery goes on from memory`));
+    work().catch((error: unknown) =>
+      logger.warn(`state store: ${label} failed (${(error as Error).message}); delivery goes on from memory`),
+    );
   const forget = (job: Job) => {
     saved.delete(job.id);
     if (store) void persist(`removing ${job.id} from the outbox`, () => store.removeJob(job.id));
@@ -126,7 +139,8 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     forget(job);
     if (job.message.action === "resolve" || job.message.action === "opened_resolved") {
       conversations.delete(`${provider}\u0000${job.message.incidentId}`);
-      if (store) void persist("removing a conversation", () => store.removeConversation(provider, job.message.incidentId));
+      if (store)
+        void persist("removing a conversation", () => store.removeConversation(provider, job.message.incidentId));
     }
   };
 
@@ -139,15 +153,26 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
       hooks.attempted?.(provider);
       let outcome: Outcome;
       try {
-        outcome = await sender.send(job.message, { conversation: conversations.get(key), signal: stopper.signal, now: clock.now() });
+        outcome = await sender.send(job.message, {
+          conversation: conversations.get(key),
+          signal: stopper.signal,
+          now: clock.now(),
+        });
       } catch (error) {
         outcome = { kind: "retry", reason: `provider_error: ${(error as Error).message}` };
       }
       if (outcome.kind === "ok") {
-        if (outcome.conversation && (job.message.action === "announce" || job.message.action === "update") && conversations.get(key) !== outcome.conversation) {
+        if (
+          outcome.conversation &&
+          (job.message.action === "announce" || job.message.action === "update") &&
+          conversations.get(key) !== outcome.conversation
+        ) {
           conversations.set(key, outcome.conversation);
           const conversation = outcome.conversation;
-          if (store) void persist("saving a conversation id", () => store.saveConversation(provider, job.message.incidentId, conversation));
+          if (store)
+            void persist("saving a conversation id", () =>
+              store.saveConversation(provider, job.message.incidentId, conversation),
+            );
         }
         hooks.providerState?.(provider, "ok");
         hooks.delivered?.(job, outcome);
@@ -156,26 +181,44 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
       if (outcome.kind === "permanent") {
         // The provider's answer may echo what it was sent: credentials are removed before it is kept or logged.
         const reason = options.clean ? options.clean(outcome.reason) : outcome.reason;
-        const letter: DeadLetter = { provider, messageId: job.message.id, incidentId: job.message.incidentId, action: job.message.action, reason, at: clock.now() };
+        const letter: DeadLetter = {
+          provider,
+          messageId: job.message.id,
+          incidentId: job.message.incidentId,
+          action: job.message.action,
+          reason,
+          at: clock.now(),
+        };
         letters.push(letter);
         if (letters.length > (options.maxDeadLetters ?? 1000)) letters.shift();
         if (store) void persist("saving a dead letter", () => store.saveDeadLetter(letter));
-        logger.error(`delivery to ${provider} rejected permanently (${reason}); message ${job.message.id} dead-lettered, not retried`);
+        logger.error(
+          `delivery to ${provider} rejected permanently (${reason}); message ${job.message.id} dead-lettered, not retried`,
+        );
         hooks.providerState?.(provider, "rejected", reason);
         hooks.deadLettered?.(letter, job);
         return "done";
       }
       const settings = options.retry?.get(provider);
       // Retry-After always wins; a configured fixed delay replaces the backoff otherwise.
-      const wait = outcome.afterMs === undefined && settings?.delayMs !== undefined ? settings.delayMs : backoffMs(outcome.kind, attempt, outcome.afterMs, options.random);
+      const wait =
+        outcome.afterMs === undefined && settings?.delayMs !== undefined
+          ? settings.delayMs
+          : backoffMs(outcome.kind, attempt, outcome.afterMs, options.random);
       const why = outcome.kind === "rateLimited" ? "rate limited" : outcome.reason;
-      if (clock.now() + wait - job.createdAt > RETRY_WINDOW_MS || (settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts)) {
-        logger.error(`delivery to ${provider} gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}${settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts ? " (retry.maxAttempts)" : " over 24 h"} (${why}); message ${job.message.id} not delivered there`);
+      if (
+        clock.now() + wait - job.createdAt > RETRY_WINDOW_MS ||
+        (settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts)
+      ) {
+        logger.error(
+          `delivery to ${provider} gave up after ${attempt} attempt${attempt === 1 ? "" : "s"}${settings?.maxAttempts !== undefined && attempt >= settings.maxAttempts ? " (retry.maxAttempts)" : " over 24 h"} (${why}); message ${job.message.id} not delivered there`,
+        );
         hooks.dropped?.(job, why);
         return "done";
       }
       hooks.providerState?.(provider, outcome.kind === "rateLimited" ? "rate_limited" : "unavailable", why);
-      if (attempt === 1 || attempt % 10 === 0) logger.warn(`delivery to ${provider} failed (${why}); retry ${attempt} in ${Math.round(wait / 1000)} s`);
+      if (attempt === 1 || attempt % 10 === 0)
+        logger.warn(`delivery to ${provider} failed (${why}); retry ${attempt} in ${Math.round(wait / 1000)} s`);
       hooks.retried?.(provider);
       flight.waiting = new AbortController();
       try {
@@ -229,7 +272,12 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         let unannounced = q.jobs.some((j) => j.message.incidentId === incident && j.message.action === "announce");
         // An announcement waiting out a retry has not reached anyone yet: it is merged too.
         const flight = q.inFlight;
-        if (flight && flight.job.message.incidentId === incident && flight.job.message.action === "announce" && flight.waiting) {
+        if (
+          flight &&
+          flight.job.message.incidentId === incident &&
+          flight.job.message.action === "announce" &&
+          flight.waiting
+        ) {
           flight.superseded = true;
           flight.waiting.abort();
           unannounced = true;
@@ -239,25 +287,35 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
         q.jobs = q.jobs.filter((j) => j.message.incidentId !== incident);
         if (unannounced && job.openedResolved) {
           queued = { ...job, id: `${job.provider}:${job.openedResolved.id}`, message: job.openedResolved };
-          logger.debug(`delivery to ${job.provider}: ${incident} resolved before its announcement went out; sending one combined message`);
+          logger.debug(
+            `delivery to ${job.provider}: ${incident} resolved before its announcement went out; sending one combined message`,
+          );
         }
       }
       // The outbox is bounded: the oldest routine job (else the oldest) makes room, counted and logged.
       const limit = options.maxJobs ?? MAX_OUTBOX_JOBS;
       if ([...queues.values()].reduce((n, x) => n + x.jobs.length, 0) >= limit) {
         const all = [...queues.values()].flatMap((x) => x.jobs);
-        const victim = all.filter((j) => j.priority === "routine").sort((a, b) => a.createdAt - b.createdAt)[0] ?? all.sort((a, b) => a.createdAt - b.createdAt)[0];
+        const victim =
+          all.filter((j) => j.priority === "routine").sort((a, b) => a.createdAt - b.createdAt)[0] ??
+          all.sort((a, b) => a.createdAt - b.createdAt)[0];
         if (victim) {
           const vq = queueOf(victim.provider);
           vq.jobs = vq.jobs.filter((j) => j !== victim);
           forget(victim);
-          logger.error(`delivery: outbox full (${limit} jobs); message ${victim.message.id} for ${victim.provider} dropped before delivery`);
+          logger.error(
+            `delivery: outbox full (${limit} jobs); message ${victim.message.id} for ${victim.provider} dropped before delivery`,
+          );
           hooks.saturated?.(victim);
           report(victim.provider);
         }
       }
       q.jobs.push(queued);
-      if (store) saved.set(queued.id, persist(`writing ${queued.id} to the outbox`, () => store.saveJob(queued)));
+      if (store)
+        saved.set(
+          queued.id,
+          persist(`writing ${queued.id} to the outbox`, () => store.saveJob(queued)),
+        );
       report(job.provider);
       void run(job.provider);
     },
@@ -270,18 +328,23 @@ export function createDelivery(options: { senders: ReadonlyMap<string, Sender>; 
     conversation: (provider, incidentId) => conversations.get(`${provider}\u0000${incidentId}`),
     async restore() {
       if (!store) return 0;
-      for (const c of await store.loadConversations()) conversations.set(`${c.provider}\u0000${c.incidentId}`, c.conversation);
+      for (const c of await store.loadConversations())
+        conversations.set(`${c.provider}\u0000${c.incidentId}`, c.conversation);
       for (const letter of await store.loadDeadLetters()) letters.push(letter);
       let queued = 0;
       for (const job of await store.loadJobs()) {
         if (clock.now() - job.createdAt > RETRY_WINDOW_MS) {
-          logger.error(`delivery: message ${job.message.id} for ${job.provider} waited over 24 h in the outbox; dropped`);
+          logger.error(
+            `delivery: message ${job.message.id} for ${job.provider} waited over 24 h in the outbox; dropped`,
+          );
           hooks.expired?.(job);
           void persist(`removing ${job.id} from the outbox`, () => store.removeJob(job.id));
           continue;
         }
         if (!options.senders.has(job.provider)) {
-          logger.warn(`delivery: message ${job.message.id} was queued for ${job.provider}, which no longer receives messages; dropped`);
+          logger.warn(
+            `delivery: message ${job.message.id} was queued for ${job.provider}, which no longer receives messages; dropped`,
+          );
           hooks.dropped?.(job, "provider_removed");
           void persist(`removing ${job.id} from the outbox`, () => store.removeJob(job.id));
           continue;

@@ -50,10 +50,18 @@ export function finding(options: {
 
 /** The reference of an object as findings carry it. */
 export function refOf(object: KubeObject): ObjectRef {
-  return { kind: String(object.kind), ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}), name: String(object.metadata?.name ?? ""), ...(object.metadata?.uid ? { uid: object.metadata.uid } : {}) };
+  return {
+    kind: String(object.kind),
+    ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}),
+    name: String(object.metadata?.name ?? ""),
+    ...(object.metadata?.uid ? { uid: object.metadata.uid } : {}),
+  };
 }
 
 /** A condition of an object's status by type. */
-export function condition(object: KubeObject, type: string): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
+export function condition(
+  object: KubeObject,
+  type: string,
+): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
   return (object.status?.conditions ?? []).find((c: { type?: string }) => c.type === type);
 }

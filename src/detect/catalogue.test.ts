@@ -18,14 +18,30 @@ describe("the detection catalogue", () => {
   });
 
   test("every reason a detector emits is in the catalogue (detectors throw otherwise)", async () => {
-    const sources = ["pods.ts", "workloads.ts", "nodes.ts", "storage.ts", "config-refs.ts", "events.ts", "network.ts", "control-plane.ts", "network-policy.ts", "probes.ts"].map((f) => readFileSync(join(import.meta.dirname, f), "utf8")).join("\n");
+    const sources = [
+      "pods.ts",
+      "workloads.ts",
+      "nodes.ts",
+      "storage.ts",
+      "config-refs.ts",
+      "events.ts",
+      "network.ts",
+      "control-plane.ts",
+      "network-policy.ts",
+      "probes.ts",
+    ]
+      .map((f) => readFileSync(join(import.meta.dirname, f), "utf8"))
+      .join("\n");
     const emitted = new Set([...sources.matchAll(/reason: "([A-Z][A-Za-z]+)"/g)].map((m) => m[1]!));
     const known = new Set(REASONS.map((r) => r.reason));
     expect([...emitted].filter((r) => !known.has(r))).toEqual([]);
   });
 
   test("every reason is produced by at least one test of its detector (a fixture test per reason)", () => {
-    const tests = readdirSync(import.meta.dirname).filter((f) => f.endsWith(".test.ts") && f !== "catalogue.test.ts").map((f) => readFileSync(join(import.meta.dirname, f), "utf8")).join("\n");
+    const tests = readdirSync(import.meta.dirname)
+      .filter((f) => f.endsWith(".test.ts") && f !== "catalogue.test.ts")
+      .map((f) => readFileSync(join(import.meta.dirname, f), "utf8"))
+      .join("\n");
     expect(REASONS.map((r) => r.reason).filter((r) => !tests.includes(`"${r}"`))).toEqual([]);
   });
 });

@@ -20,15 +20,20 @@ export function detectControlPlane(inventory: InventoryView, now: number, usage:
   const api = usage.apiServer;
   if (api && api.failing.length > 0) {
     const held = now - api.since >= API_HOLD_MS;
-    out.push(finding({
-      reason: "APIServerUnhealthy",
-      object: { kind: "APIServer", name: "kube-apiserver" },
-      summary: `the API server reports failing readiness checks: ${api.failing.join(", ")}`,
-      evidence: [["failing checks", api.failing.join(", ")], ["since", new Date(api.since).toISOString()]],
-      since: api.since,
-      now,
-      ...(held ? { pageRule: "ClusterCriticalDown" } : { recheckAt: api.since + API_HOLD_MS }),
-    }));
+    out.push(
+      finding({
+        reason: "APIServerUnhealthy",
+        object: { kind: "APIServer", name: "kube-apiserver" },
+        summary: `the API server reports failing readiness checks: ${api.failing.join(", ")}`,
+        evidence: [
+          ["failing checks", api.failing.join(", ")],
+          ["since", new Date(api.since).toISOString()],
+        ],
+        since: api.since,
+        now,
+        ...(held ? { pageRule: "ClusterCriticalDown" } : { recheckAt: api.since + API_HOLD_MS }),
+      }),
+    );
   }
   for (const name of LEADER_LEASES) {
     const lease = inventory.get("Lease", "kube-system", name);
@@ -37,14 +42,23 @@ export function detectControlPlane(inventory: InventoryView, now: number, usage:
     const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
     const holder: string | undefined = lease.spec?.holderIdentity || undefined;
     if (holder && now - renewed <= 2 * duration) continue;
-    out.push(finding({
-      reason: "ControlPlaneLeaderLost",
-      object: refOf({ ...lease, kind: "Lease" }),
-      summary: holder ? `${name} has no active leader: lease held by ${holder} was last renewed ${Math.round((now - renewed) / 1000)} s ago (lease duration ${duration / 1000} s)` : `${name} has no leader: its lease has no holder`,
-      evidence: [["holder", holder ?? "none"], ["renewed", lease.spec?.renewTime], ["lease duration", `${duration / 1000} s`], ["transitions", lease.spec?.leaseTransitions]],
-      since: holder ? renewed + 2 * duration : parseTime(lease.metadata?.creationTimestamp, now),
-      now,
-    }));
+    out.push(
+      finding({
+        reason: "ControlPlaneLeaderLost",
+        object: refOf({ ...lease, kind: "Lease" }),
+        summary: holder
+          ? `${name} has no active leader: lease held by ${holder} was last renewed ${Math.round((now - renewed) / 1000)} s ago (lease duration ${duration / 1000} s)`
+          : `${name} has no leader: its lease has no holder`,
+        evidence: [
+          ["holder", holder ?? "none"],
+          ["renewed", lease.spec?.renewTime],
+          ["lease duration", `${duration / 1000} s`],
+          ["transitions", lease.spec?.leaseTransitions],
+        ],
+        since: holder ? renewed + 2 * duration : parseTime(lease.metadata?.creationTimestamp, now),
+        now,
+      }),
+    );
   }
   const dns = dnsDown(inventory, now);
   if (dns) out.push(dns);
@@ -63,52 +77,114 @@ const percent = (part: number, whole: number) => `${Math.round((part / whole) * 
 function requestErrors(usage: UsageView, now: number): Finding[] {
   const r = usage.apiRequests;
   if (!r || r.total < ERROR_RATE.minApiRequests || r.errors / r.total < ERROR_RATE.share) return [];
-  return [finding({
-    reason: "APIServerErrorRate",
-    object: { kind: "APIServer", name: "kube-apiserver" },
-    summary: `the API server answered ${percent(r.errors, r.total)} of requests with a 5xx in the last ${Math.round(r.seconds)} s (${r.errors} of ${r.total})`,
-    evidence: [["5xx answers", r.errors], ["requests", r.total], ["window", `${Math.round(r.seconds)} s`]],
-    since: now - r.seconds * 1000,
-    now,
-  })];
+  return [
+    finding({
+      reason: "APIServerErrorRate",
+      object: { kind: "APIServer", name: "kube-apiserver" },
+      summary: `the API server answered ${percent(r.errors, r.total)} of requests with a 5xx in the last ${Math.round(r.seconds)} s (${r.errors} of ${r.total})`,
+      evidence: [
+        ["5xx answers", r.errors],
+        ["requests", r.total],
+        ["window", `${Math.round(r.seconds)} s`],
+      ],
+      since: now - r.seconds * 1000,
+      now,
+    }),
+  ];
 }
 
 /** Cluster DNS answering SERVFAIL (at least 5 % of 50 or more responses), or with every upstream down, in the last usage round. */
 function dnsErrors(inventory: InventoryView, usage: UsageView, now: number): Finding[] {
   const d = usage.dnsResponses;
   if (!d) return [];
-  const deployment = inventory.list("Deployment").find((x) => x.metadata?.namespace === "kube-system" && (x.metadata?.labels?.["k8s-app"] === "kube-dns" || x.metadata?.name === "coredns"));
-  const object = deployment ? refOf({ ...deployment, kind: "Deployment" }) : { kind: "Service", namespace: "kube-system", name: "kube-dns" };
+  const deployment = inventory
+    .list("Deployment")
+    .find(
+      (x) =>
+        x.metadata?.namespace === "kube-system" &&
+        (x.metadata?.labels?.["k8s-app"] === "kube-dns" || x.metadata?.name === "coredns"),
+    );
+  const object = deployment
+    ? refOf({ ...deployment, kind: "Deployment" })
+    : { kind: "Service", namespace: "kube-system", name: "kube-dns" };
   const window = `${Math.round(d.seconds)} s`;
   const since = now - d.seconds * 1000;
   const out: Finding[] = [];
   if (d.upstreamBroken > 0) {
-    out.push(finding({ reason: "ClusterDNSUpstreamDown", object, summary: `cluster DNS lost every upstream resolver ${d.upstreamBroken} time(s) in the last ${window}: names outside the cluster do not resolve`, evidence: [["forward health-check breaks", d.upstreamBroken], ["window", window]], since, now }));
+    out.push(
+      finding({
+        reason: "ClusterDNSUpstreamDown",
+        object,
+        summary: `cluster DNS lost every upstream resolver ${d.upstreamBroken} time(s) in the last ${window}: names outside the cluster do not resolve`,
+        evidence: [
+          ["forward health-check breaks", d.upstreamBroken],
+          ["window", window],
+        ],
+        since,
+        now,
+      }),
+    );
   }
   if (d.responses >= ERROR_RATE.minDnsResponses && d.servfail / d.responses >= ERROR_RATE.share) {
-    out.push(finding({ reason: "ClusterDNSErrors", object, summary: `cluster DNS answered ${percent(d.servfail, d.responses)} of queries with SERVFAIL in the last ${window} (${d.servfail} of ${d.responses})`, evidence: [["SERVFAIL", d.servfail], ["responses", d.responses], ["window", window]], since, now }));
+    out.push(
+      finding({
+        reason: "ClusterDNSErrors",
+        object,
+        summary: `cluster DNS answered ${percent(d.servfail, d.responses)} of queries with SERVFAIL in the last ${window} (${d.servfail} of ${d.responses})`,
+        evidence: [
+          ["SERVFAIL", d.servfail],
+          ["responses", d.responses],
+          ["window", window],
+        ],
+        since,
+        now,
+      }),
+    );
   }
   return out;
 }
 
 function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
   const service = inventory.get("Service", "kube-system", "kube-dns");
-  const deployments = inventory.list("Deployment").filter((d) => d.metadata?.namespace === "kube-system" && (d.metadata?.labels?.["k8s-app"] === "kube-dns" || d.metadata?.name === "coredns"));
+  const deployments = inventory
+    .list("Deployment")
+    .filter(
+      (d) =>
+        d.metadata?.namespace === "kube-system" &&
+        (d.metadata?.labels?.["k8s-app"] === "kube-dns" || d.metadata?.name === "coredns"),
+    );
   if (!service && deployments.length === 0) return undefined;
-  const slices = inventory.list("EndpointSlice").filter((s) => s.metadata?.namespace === "kube-system" && s.metadata?.labels?.["kubernetes.io/service-name"] === "kube-dns");
-  const ready = slices.flatMap((s) => (s.endpoints ?? []) as KubeObject[]).filter((e) => e.conditions?.ready !== false).length;
+  const slices = inventory
+    .list("EndpointSlice")
+    .filter(
+      (s) =>
+        s.metadata?.namespace === "kube-system" && s.metadata?.labels?.["kubernetes.io/service-name"] === "kube-dns",
+    );
+  const ready = slices
+    .flatMap((s) => (s.endpoints ?? []) as KubeObject[])
+    .filter((e) => e.conditions?.ready !== false).length;
   const available = deployments.reduce((n, d) => n + (d.status?.availableReplicas ?? 0), 0);
   const noEndpoints = Boolean(service) && inventory.watches("EndpointSlice") && ready === 0;
   const noReplicas = deployments.length > 0 && available === 0;
   if (!noEndpoints && !noReplicas) return undefined;
   const deployment = deployments[0];
-  const since = Math.max(...deployments.map((d) => parseTime((d.status?.conditions ?? []).find((c: KubeObject) => c.type === "Available")?.lastTransitionTime, now)), now - DNS_HOLD_MS * 10);
+  const since = Math.max(
+    ...deployments.map((d) =>
+      parseTime((d.status?.conditions ?? []).find((c: KubeObject) => c.type === "Available")?.lastTransitionTime, now),
+    ),
+    now - DNS_HOLD_MS * 10,
+  );
   const held = now - since >= DNS_HOLD_MS;
   return finding({
     reason: "ClusterDNSUnavailable",
-    object: deployment ? refOf({ ...deployment, kind: "Deployment" }) : { kind: "Service", namespace: "kube-system", name: "kube-dns" },
+    object: deployment
+      ? refOf({ ...deployment, kind: "Deployment" })
+      : { kind: "Service", namespace: "kube-system", name: "kube-dns" },
     summary: `cluster DNS is down: ${noEndpoints ? "kube-system/kube-dns has no ready endpoint" : ""}${noEndpoints && noReplicas ? "; " : ""}${noReplicas ? `${deployment?.metadata?.name ?? "the DNS deployment"} has no available replica` : ""}`,
-    evidence: [["ready endpoints", service ? ready : undefined], ["available replicas", deployments.length ? available : undefined]],
+    evidence: [
+      ["ready endpoints", service ? ready : undefined],
+      ["available replicas", deployments.length ? available : undefined],
+    ],
     since,
     now,
     ...(held ? { pageRule: "ClusterCriticalDown" } : { recheckAt: since + DNS_HOLD_MS }),

@@ -7,28 +7,87 @@ const NOW = Date.parse("2026-01-01T01:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 const MIN = 60_000;
 let n = 0;
-function event(reason: string, involved: KubeObject, options: { count?: number; agoMs?: number; type?: string; message?: string } = {}): KubeObject {
+function event(
+  reason: string,
+  involved: KubeObject,
+  options: { count?: number; agoMs?: number; type?: string; message?: string } = {},
+): KubeObject {
   n += 1;
-  return { kind: "Event", apiVersion: "v1", metadata: { namespace: involved.namespace ?? "default", name: `e${n}`, uid: `uid-e${n}` }, involvedObject: involved, reason, message: options.message ?? `${reason} happened`, type: options.type ?? "Warning", count: options.count ?? 1, firstTimestamp: iso(NOW - (options.agoMs ?? MIN) - MIN), lastTimestamp: iso(NOW - (options.agoMs ?? MIN)), source: { component: "kubelet" } };
+  return {
+    kind: "Event",
+    apiVersion: "v1",
+    metadata: { namespace: involved.namespace ?? "default", name: `e${n}`, uid: `uid-e${n}` },
+    involvedObject: involved,
+    reason,
+    message: options.message ?? `${reason} happened`,
+    type: options.type ?? "Warning",
+    count: options.count ?? 1,
+    firstTimestamp: iso(NOW - (options.agoMs ?? MIN) - MIN),
+    lastTimestamp: iso(NOW - (options.agoMs ?? MIN)),
+    source: { component: "kubelet" },
+  };
 }
 const podRef = { kind: "Pod", namespace: "shop", name: "db-0", uid: "p" };
 const nodeRef = { kind: "Node", name: "n1", uid: "n" };
 
 describe("detectEvents", () => {
   const cases: [string, KubeObject[], string[]][] = [
-    ["FailedMount twice in the window", [event("FailedMount", podRef, { count: 2, message: 'MountVolume.SetUp failed for volume "certs" : secret "tls" not found' })], ["FailedMount"]],
+    [
+      "FailedMount twice in the window",
+      [
+        event("FailedMount", podRef, {
+          count: 2,
+          message: 'MountVolume.SetUp failed for volume "certs" : secret "tls" not found',
+        }),
+      ],
+      ["FailedMount"],
+    ],
     ["a single FailedMount is not enough", [event("FailedMount", podRef)], []],
-    ["FailedAttachVolume (Multi-Attach)", [event("FailedAttachVolume", podRef, { message: 'Multi-Attach error for volume "pvc-1" Volume is already exclusively attached to one node' })], ["FailedAttachVolume"]],
-    ["FailedCreatePodSandBox 3 times across events of one pod", [event("FailedCreatePodSandBox", podRef, { count: 2 }), event("FailedCreatePodSandBox", podRef)], ["FailedCreatePodSandBox"]],
-    ["SystemOOM, EvictionThresholdMet, image GC and reboot on a node", [event("SystemOOM", nodeRef), event("EvictionThresholdMet", nodeRef), event("FreeDiskSpaceFailed", nodeRef), event("Rebooted", nodeRef)], ["NodeSystemOOM", "NodeEvicting", "NodeImageGCFailed", "NodeRebooted"]],
-    ["NetworkNotReady on a pod whose node's CNI is not up", [event("NetworkNotReady", podRef, { message: "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized" })], ["NetworkNotReady"]],
+    [
+      "FailedAttachVolume (Multi-Attach)",
+      [
+        event("FailedAttachVolume", podRef, {
+          message: 'Multi-Attach error for volume "pvc-1" Volume is already exclusively attached to one node',
+        }),
+      ],
+      ["FailedAttachVolume"],
+    ],
+    [
+      "FailedCreatePodSandBox 3 times across events of one pod",
+      [event("FailedCreatePodSandBox", podRef, { count: 2 }), event("FailedCreatePodSandBox", podRef)],
+      ["FailedCreatePodSandBox"],
+    ],
+    [
+      "SystemOOM, EvictionThresholdMet, image GC and reboot on a node",
+      [
+        event("SystemOOM", nodeRef),
+        event("EvictionThresholdMet", nodeRef),
+        event("FreeDiskSpaceFailed", nodeRef),
+        event("Rebooted", nodeRef),
+      ],
+      ["NodeSystemOOM", "NodeEvicting", "NodeImageGCFailed", "NodeRebooted"],
+    ],
+    [
+      "NetworkNotReady on a pod whose node's CNI is not up",
+      [
+        event("NetworkNotReady", podRef, {
+          message:
+            "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+        }),
+      ],
+      ["NetworkNotReady"],
+    ],
     ["events older than 15 minutes resolve", [event("SystemOOM", nodeRef, { agoMs: 20 * MIN })], []],
     ["Normal events are never findings", [event("Rebooted", nodeRef, { type: "Normal" })], []],
   ];
-  for (const [name, objects, want] of cases) test(name, () => expect(detectEvents(inventoryOf(...objects), NOW).map((f) => f.reason)).toEqual(want));
+  for (const [name, objects, want] of cases)
+    test(name, () => expect(detectEvents(inventoryOf(...objects), NOW).map((f) => f.reason)).toEqual(want));
 
   test("counts, message and time window in the summary", () => {
-    const [f] = detectEvents(inventoryOf(event("FailedMount", podRef, { count: 4, message: "timed out waiting for the condition" })), NOW);
+    const [f] = detectEvents(
+      inventoryOf(event("FailedMount", podRef, { count: 4, message: "timed out waiting for the condition" })),
+      NOW,
+    );
     expect(f?.summary).toBe("pod shop/db-0: FailedMount (4× in 1 min): timed out waiting for the condition");
   });
 

@@ -25,11 +25,36 @@ export const EVENT_FINDINGS: Readonly<Record<string, { reason: string; kind: str
  * neither findings nor unexplained (failure-catalogue 0.5).
  */
 export const EXPLAINED_EVENTS: ReadonlySet<string> = new Set([
-  "BackOff", "Unhealthy", "FailedScheduling", "Failed", "FailedKillPod", "ProbeWarning", "FailedCreate", "FailedSync",
-  "FailedPreStopHook", "FailedPostStartHook", "ExceededGracePeriod", "ErrImageNeverPull", "InspectFailed", "ProvisioningFailed",
-  "FailedBinding", "NodeNotReady", "NodeNotSchedulable", "TaintManagerEviction", "InvalidDiskCapacity", "FailedGetScale",
-  "FailedComputeMetricsReplicas", "FailedGetResourceMetric", "SyncLoadBalancerFailed", "DNSConfigForming", "Evicted", "Preempting",
-  "BackoffLimitExceeded", "DeadlineExceeded", "FailedToUpdateEndpoint", "FailedToUpdateEndpointSlices",
+  "BackOff",
+  "Unhealthy",
+  "FailedScheduling",
+  "Failed",
+  "FailedKillPod",
+  "ProbeWarning",
+  "FailedCreate",
+  "FailedSync",
+  "FailedPreStopHook",
+  "FailedPostStartHook",
+  "ExceededGracePeriod",
+  "ErrImageNeverPull",
+  "InspectFailed",
+  "ProvisioningFailed",
+  "FailedBinding",
+  "NodeNotReady",
+  "NodeNotSchedulable",
+  "TaintManagerEviction",
+  "InvalidDiskCapacity",
+  "FailedGetScale",
+  "FailedComputeMetricsReplicas",
+  "FailedGetResourceMetric",
+  "SyncLoadBalancerFailed",
+  "DNSConfigForming",
+  "Evicted",
+  "Preempting",
+  "BackoffLimitExceeded",
+  "DeadlineExceeded",
+  "FailedToUpdateEndpoint",
+  "FailedToUpdateEndpointSlices",
 ]);
 
 /**
@@ -38,7 +63,10 @@ export const EXPLAINED_EVENTS: ReadonlySet<string> = new Set([
  * minutes (`count`, `series.count`). Pure.
  */
 export function detectEvents(inventory: InventoryView, now: number): Finding[] {
-  const grouped = new Map<string, { rule: (typeof EVENT_FINDINGS)[string]; event: KubeObject; count: number; first: number; last: number }>();
+  const grouped = new Map<
+    string,
+    { rule: (typeof EVENT_FINDINGS)[string]; event: KubeObject; count: number; first: number; last: number }
+  >();
   for (const event of recentWarnings(inventory, now)) {
     const rule = EVENT_FINDINGS[event.reason];
     if (!rule || event.involvedObject?.kind !== rule.kind) continue;
@@ -49,22 +77,42 @@ export function detectEvents(inventory: InventoryView, now: number): Finding[] {
     const last = lastSeen(event, now);
     const first = parseTime(event.firstTimestamp ?? event.eventTime ?? event.metadata?.creationTimestamp, last);
     if (!seen) grouped.set(key, { rule, event, count, first, last });
-    else grouped.set(key, { rule, event: last >= seen.last ? event : seen.event, count: seen.count + count, first: Math.min(first, seen.first), last: Math.max(last, seen.last) });
+    else
+      grouped.set(key, {
+        rule,
+        event: last >= seen.last ? event : seen.event,
+        count: seen.count + count,
+        first: Math.min(first, seen.first),
+        last: Math.max(last, seen.last),
+      });
   }
   const out: Finding[] = [];
   for (const g of grouped.values()) {
     if (g.count < g.rule.minCount) continue;
     const o = g.event.involvedObject;
     const subject = o.kind === "Node" ? `node ${o.name}` : `pod ${o.namespace}/${o.name}`;
-    out.push(finding({
-      reason: g.rule.reason,
-      object: { kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name, ...(o.uid ? { uid: o.uid } : {}) },
-      ...(o.kind === "Node" ? { nodeName: o.name } : {}),
-      summary: `${subject}: ${g.event.reason} (${g.count}× in ${Math.max(1, Math.round((g.last - g.first) / 60_000))} min): ${g.event.message ?? ""}`,
-      evidence: [["event", g.event.reason], ["message", g.event.message], ["count", g.count], ["last seen", new Date(g.last).toISOString()], ["reported by", g.event.source?.component ?? g.event.reportingComponent]],
-      since: g.first,
-      now,
-    }));
+    out.push(
+      finding({
+        reason: g.rule.reason,
+        object: {
+          kind: o.kind,
+          ...(o.namespace ? { namespace: o.namespace } : {}),
+          name: o.name,
+          ...(o.uid ? { uid: o.uid } : {}),
+        },
+        ...(o.kind === "Node" ? { nodeName: o.name } : {}),
+        summary: `${subject}: ${g.event.reason} (${g.count}× in ${Math.max(1, Math.round((g.last - g.first) / 60_000))} min): ${g.event.message ?? ""}`,
+        evidence: [
+          ["event", g.event.reason],
+          ["message", g.event.message],
+          ["count", g.count],
+          ["last seen", new Date(g.last).toISOString()],
+          ["reported by", g.event.source?.component ?? g.event.reportingComponent],
+        ],
+        since: g.first,
+        now,
+      }),
+    );
   }
   return out;
 }
@@ -83,5 +131,8 @@ function recentWarnings(inventory: InventoryView, now: number): KubeObject[] {
 }
 
 function lastSeen(event: KubeObject, now: number): number {
-  return parseTime(event.series?.lastObservedTime ?? event.lastTimestamp ?? event.eventTime ?? event.metadata?.creationTimestamp, now);
+  return parseTime(
+    event.series?.lastObservedTime ?? event.lastTimestamp ?? event.eventTime ?? event.metadata?.creationTimestamp,
+    now,
+  );
 }

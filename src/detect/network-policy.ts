@@ -18,29 +18,58 @@ export function detectNetworkPolicies(inventory: InventoryView, now: number): Fi
   if (!inventory.watches("NetworkPolicy")) return [];
   const out: Finding[] = [];
   const byNamespace = new Map<string, KubeObject[]>();
-  for (const p of inventory.list("NetworkPolicy")) byNamespace.set(p.metadata.namespace, [...(byNamespace.get(p.metadata.namespace) ?? []), p]);
+  for (const p of inventory.list("NetworkPolicy"))
+    byNamespace.set(p.metadata.namespace, [...(byNamespace.get(p.metadata.namespace) ?? []), p]);
   for (const [namespace, policies] of byNamespace) {
     const denyAll = policies.find((p) => isDefaultDenyIngress(p));
     if (!denyAll) continue;
-    for (const svc of inventory.list("Service").filter((s) => s.metadata?.namespace === namespace && s.spec?.selector)) {
-      const pods = inventory.list("Pod").filter((p) => p.metadata?.namespace === namespace && Object.entries(svc.spec.selector as Record<string, string>).every(([k, v]) => p.metadata?.labels?.[k] === v));
+    for (const svc of inventory
+      .list("Service")
+      .filter((s) => s.metadata?.namespace === namespace && s.spec?.selector)) {
+      const pods = inventory
+        .list("Pod")
+        .filter(
+          (p) =>
+            p.metadata?.namespace === namespace &&
+            Object.entries(svc.spec.selector as Record<string, string>).every(
+              ([k, v]) => p.metadata?.labels?.[k] === v,
+            ),
+        );
       if (pods.length === 0) continue;
       const admitted = pods.some((pod) => policies.some((p) => p !== denyAll && admitsIngress(p, pod)));
       if (admitted) continue;
-      const notReady = pods.filter((p) => (p.status?.conditions ?? []).some((c: KubeObject) => c.type === "Ready" && c.status === "False"));
+      const notReady = pods.filter((p) =>
+        (p.status?.conditions ?? []).some((c: KubeObject) => c.type === "Ready" && c.status === "False"),
+      );
       if (notReady.length === 0) continue;
-      const changed = Math.max(parseTime(denyAll.metadata?.creationTimestamp, 0), ...(denyAll.metadata?.managedFields ?? []).map((m: KubeObject) => parseTime(m.time, 0)));
+      const changed = Math.max(
+        parseTime(denyAll.metadata?.creationTimestamp, 0),
+        ...(denyAll.metadata?.managedFields ?? []).map((m: KubeObject) => parseTime(m.time, 0)),
+      );
       const recent = now - changed <= RECENT_MS;
-      out.push(finding({
-        reason: "NetworkPolicyBlocksTraffic",
-        object: refOf({ ...denyAll, kind: "NetworkPolicy" }),
-        part: svc.metadata.name,
-        summary: `networkpolicy ${namespace}/${denyAll.metadata.name} denies all ingress and no policy admits traffic to service ${svc.metadata.name}; ${notReady.length} of its pods are not ready${recent ? " (the policy changed in the last 15 minutes)" : ""}`,
-        evidence: [["policy", denyAll.metadata.name], ["service", svc.metadata.name], ["pods not ready", notReady.map((p) => p.metadata.name).slice(0, 5).join(", ")], ["policy changed", new Date(changed).toISOString()]],
-        since: changed,
-        now,
-        explains: recent ? notReady.map((p) => refOf({ ...p, kind: "Pod" })) : undefined,
-      }));
+      out.push(
+        finding({
+          reason: "NetworkPolicyBlocksTraffic",
+          object: refOf({ ...denyAll, kind: "NetworkPolicy" }),
+          part: svc.metadata.name,
+          summary: `networkpolicy ${namespace}/${denyAll.metadata.name} denies all ingress and no policy admits traffic to service ${svc.metadata.name}; ${notReady.length} of its pods are not ready${recent ? " (the policy changed in the last 15 minutes)" : ""}`,
+          evidence: [
+            ["policy", denyAll.metadata.name],
+            ["service", svc.metadata.name],
+            [
+              "pods not ready",
+              notReady
+                .map((p) => p.metadata.name)
+                .slice(0, 5)
+                .join(", "),
+            ],
+            ["policy changed", new Date(changed).toISOString()],
+          ],
+          since: changed,
+          now,
+          explains: recent ? notReady.map((p) => refOf({ ...p, kind: "Pod" })) : undefined,
+        }),
+      );
     }
   }
   return out;

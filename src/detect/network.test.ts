@@ -13,40 +13,130 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 const MIN = 60_000;
 const api = workload("shop", "api");
 
-const service = (name: string, spec: KubeObject = {}, ageMs = 60 * MIN): KubeObject => ({ kind: "Service", apiVersion: "v1", metadata: { namespace: "shop", name, creationTimestamp: iso(NOW - ageMs) }, spec: { selector: { app: name }, ports: [{ name: "http", port: 80 }], ...spec } });
-const slice = (svc: string, ready: boolean[]): KubeObject => ({ kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1", metadata: { namespace: "shop", name: `${svc}-abc`, labels: { "kubernetes.io/service-name": svc } }, endpoints: ready.map((r, i) => ({ addresses: [`10.244.0.${i + 10}`], conditions: { ready: r } })) });
-const notReadyPod = (name: string, app: string, agoMs: number) => ({ ...pod("shop", name, { owner: api.replicaSet, status: { restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1 } } } }), metadata: { namespace: "shop", name, uid: `u-${name}`, labels: { app }, ownerReferences: [{ kind: "ReplicaSet", name: api.replicaSet.metadata.name, uid: api.replicaSet.metadata.uid, controller: true }] }, status: { phase: "Running", conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - agoMs) }], containerStatuses: [{ name: "app", ready: false, restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1 } } }] } });
-const ingress = (backend: string, port?: number): KubeObject => ({ kind: "Ingress", apiVersion: "networking.k8s.io/v1", metadata: { namespace: "shop", name: "shop" }, spec: { rules: [{ host: "shop.example.com", http: { paths: [{ path: "/", backend: { service: { name: backend, port: port ? { number: port } : { name: "http" } } } }] } }] } });
+const service = (name: string, spec: KubeObject = {}, ageMs = 60 * MIN): KubeObject => ({
+  kind: "Service",
+  apiVersion: "v1",
+  metadata: { namespace: "shop", name, creationTimestamp: iso(NOW - ageMs) },
+  spec: { selector: { app: name }, ports: [{ name: "http", port: 80 }], ...spec },
+});
+const slice = (svc: string, ready: boolean[]): KubeObject => ({
+  kind: "EndpointSlice",
+  apiVersion: "discovery.k8s.io/v1",
+  metadata: { namespace: "shop", name: `${svc}-abc`, labels: { "kubernetes.io/service-name": svc } },
+  endpoints: ready.map((r, i) => ({ addresses: [`10.244.0.${i + 10}`], conditions: { ready: r } })),
+});
+const notReadyPod = (name: string, app: string, agoMs: number) => ({
+  ...pod("shop", name, {
+    owner: api.replicaSet,
+    status: {
+      restartCount: 4,
+      state: { waiting: { reason: "CrashLoopBackOff" } },
+      lastState: { terminated: { exitCode: 1 } },
+    },
+  }),
+  metadata: {
+    namespace: "shop",
+    name,
+    uid: `u-${name}`,
+    labels: { app },
+    ownerReferences: [
+      { kind: "ReplicaSet", name: api.replicaSet.metadata.name, uid: api.replicaSet.metadata.uid, controller: true },
+    ],
+  },
+  status: {
+    phase: "Running",
+    conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - agoMs) }],
+    containerStatuses: [
+      {
+        name: "app",
+        ready: false,
+        restartCount: 4,
+        state: { waiting: { reason: "CrashLoopBackOff" } },
+        lastState: { terminated: { exitCode: 1 } },
+      },
+    ],
+  },
+});
+const ingress = (backend: string, port?: number): KubeObject => ({
+  kind: "Ingress",
+  apiVersion: "networking.k8s.io/v1",
+  metadata: { namespace: "shop", name: "shop" },
+  spec: {
+    rules: [
+      {
+        host: "shop.example.com",
+        http: {
+          paths: [
+            { path: "/", backend: { service: { name: backend, port: port ? { number: port } : { name: "http" } } } },
+          ],
+        },
+      },
+    ],
+  },
+});
 
 describe("detectNetwork", () => {
   test("no ready endpoint while pods match: ServiceNoReadyEndpoints, no page when users cannot reach it", () => {
-    const found = detectNetwork(inventoryOf(service("api"), slice("api", [false, false]), notReadyPod("api-1", "api", 5 * MIN)), NOW);
+    const found = detectNetwork(
+      inventoryOf(service("api"), slice("api", [false, false]), notReadyPod("api-1", "api", 5 * MIN)),
+      NOW,
+    );
     expect(found.map((f) => [f.reason, f.pageRule])).toEqual([["ServiceNoReadyEndpoints", undefined]]);
   });
 
   test("behind an Ingress for 2 minutes: page rule UserEntryLostBackends; and it joins the pods' incident, which then pages", () => {
-    const objects = [api.deployment, api.replicaSet, service("api"), slice("api", [false]), notReadyPod("api-1", "api", 5 * MIN), ingress("api")];
+    const objects = [
+      api.deployment,
+      api.replicaSet,
+      service("api"),
+      slice("api", [false]),
+      notReadyPod("api-1", "api", 5 * MIN),
+      ingress("api"),
+    ];
     const inventory = inventoryOf(...objects);
     const net = detectNetwork(inventory, NOW);
     expect(net.map((f) => [f.reason, f.pageRule])).toEqual([["ServiceNoReadyEndpoints", "UserEntryLostBackends"]]);
     const drafts = groupFindings([...detectPods(inventory, NOW), ...net], inventory);
-    expect(drafts.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.map((f) => f.reason)])).toEqual([["Deployment", "api", "CrashLoopBackOff", ["CrashLoopBackOff", "ServiceNoReadyEndpoints"]]]);
-    expect(incidentTier(drafts[0]!.findings)).toMatchObject({ tier: "critical", mode: "page", pageRule: "UserEntryLostBackends" });
+    expect(drafts.map((d) => [d.root.kind, d.root.name, d.rootReason, d.findings.map((f) => f.reason)])).toEqual([
+      ["Deployment", "api", "CrashLoopBackOff", ["CrashLoopBackOff", "ServiceNoReadyEndpoints"]],
+    ]);
+    expect(incidentTier(drafts[0]!.findings)).toMatchObject({
+      tier: "critical",
+      mode: "page",
+      pageRule: "UserEntryLostBackends",
+    });
   });
 
   test("a Service created broken less than 10 minutes ago notifies, it does not page", () => {
-    const found = detectNetwork(inventoryOf(service("new", { type: "LoadBalancer" }, 5 * MIN), slice("new", [false]), notReadyPod("new-1", "new", 5 * MIN)), NOW);
+    const found = detectNetwork(
+      inventoryOf(
+        service("new", { type: "LoadBalancer" }, 5 * MIN),
+        slice("new", [false]),
+        notReadyPod("new-1", "new", 5 * MIN),
+      ),
+      NOW,
+    );
     expect(found[0]?.pageRule).toBeUndefined();
   });
 
   test("P1 (c) from what mon saw: a Service seen serving within the day pages however young; one watched a whole day and never seen serving does not", () => {
-    const objects = (ageMs: number) => [service("lb", { type: "LoadBalancer" }, ageMs), slice("lb", [false]), notReadyPod("lb-1", "lb", 5 * MIN)];
+    const objects = (ageMs: number) => [
+      service("lb", { type: "LoadBalancer" }, ageMs),
+      slice("lb", [false]),
+      notReadyPod("lb-1", "lb", 5 * MIN),
+    ];
     const seen = { at: new Map([["shop/lb", NOW - 3 * MIN]]), since: NOW - 4 * MIN };
-    expect(detectNetwork(inventoryOf(...objects(5 * MIN)), NOW, { served: seen })[0]?.pageRule).toBe("UserEntryLostBackends");
+    expect(detectNetwork(inventoryOf(...objects(5 * MIN)), NOW, { served: seen })[0]?.pageRule).toBe(
+      "UserEntryLostBackends",
+    );
     const neverServed = { at: new Map<string, number>(), since: NOW - 25 * 3600_000 };
-    expect(detectNetwork(inventoryOf(...objects(48 * 3600_000)), NOW, { served: neverServed })[0]?.pageRule).toBeUndefined();
+    expect(
+      detectNetwork(inventoryOf(...objects(48 * 3600_000)), NOW, { served: neverServed })[0]?.pageRule,
+    ).toBeUndefined();
     const servedLongAgo = { at: new Map([["shop/lb", NOW - 25 * 3600_000]]), since: NOW - 30 * 3600_000 };
-    expect(detectNetwork(inventoryOf(...objects(48 * 3600_000)), NOW, { served: servedLongAgo })[0]?.pageRule).toBeUndefined();
+    expect(
+      detectNetwork(inventoryOf(...objects(48 * 3600_000)), NOW, { served: servedLongAgo })[0]?.pageRule,
+    ).toBeUndefined();
   });
 
   test("a selector that matches nothing for 5 minutes", () => {
@@ -55,22 +145,60 @@ describe("detectNetwork", () => {
   });
 
   test("an Ingress to a missing Service or port", () => {
-    expect(detectNetwork(inventoryOf(ingress("nope")), NOW).map((f) => f.summary)).toEqual(["ingress shop/shop routes to service nope, which does not exist"]);
-    expect(detectNetwork(inventoryOf(service("api", {}, 60 * MIN), slice("api", [true]), ingress("api", 8080)), NOW).map((f) => f.reason)).toEqual(["IngressBackendMissing"]);
+    expect(detectNetwork(inventoryOf(ingress("nope")), NOW).map((f) => f.summary)).toEqual([
+      "ingress shop/shop routes to service nope, which does not exist",
+    ]);
+    expect(
+      detectNetwork(inventoryOf(service("api", {}, 60 * MIN), slice("api", [true]), ingress("api", 8080)), NOW).map(
+        (f) => f.reason,
+      ),
+    ).toEqual(["IngressBackendMissing"]);
   });
 
   test("healthy: ready endpoints, ExternalName, headless-ready, no selector", () => {
-    expect(detectNetwork(inventoryOf(service("api"), slice("api", [true, false]), service("ext", { type: "ExternalName", selector: undefined }), service("manual", { selector: undefined }), ingress("api")), NOW)).toEqual([]);
+    expect(
+      detectNetwork(
+        inventoryOf(
+          service("api"),
+          slice("api", [true, false]),
+          service("ext", { type: "ExternalName", selector: undefined }),
+          service("manual", { selector: undefined }),
+          ingress("api"),
+        ),
+        NOW,
+      ),
+    ).toEqual([]);
   });
 });
 
 describe("detectControlPlane", () => {
-  const lease = (name: string, renewedAgoMs: number, holder = "cp-1_abc"): KubeObject => ({ kind: "Lease", apiVersion: "coordination.k8s.io/v1", metadata: { namespace: "kube-system", name }, spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: new Date(NOW - renewedAgoMs).toISOString() } });
-  const dnsDeployment = (available: number): KubeObject => ({ kind: "Deployment", apiVersion: "apps/v1", metadata: { namespace: "kube-system", name: "coredns", labels: { "k8s-app": "kube-dns" } }, spec: { replicas: 2 }, status: { availableReplicas: available, conditions: [{ type: "Available", status: available ? "True" : "False", lastTransitionTime: iso(NOW - 5 * MIN) }] } });
+  const lease = (name: string, renewedAgoMs: number, holder = "cp-1_abc"): KubeObject => ({
+    kind: "Lease",
+    apiVersion: "coordination.k8s.io/v1",
+    metadata: { namespace: "kube-system", name },
+    spec: { holderIdentity: holder, leaseDurationSeconds: 15, renewTime: new Date(NOW - renewedAgoMs).toISOString() },
+  });
+  const dnsDeployment = (available: number): KubeObject => ({
+    kind: "Deployment",
+    apiVersion: "apps/v1",
+    metadata: { namespace: "kube-system", name: "coredns", labels: { "k8s-app": "kube-dns" } },
+    spec: { replicas: 2 },
+    status: {
+      availableReplicas: available,
+      conditions: [{ type: "Available", status: available ? "True" : "False", lastTransitionTime: iso(NOW - 5 * MIN) }],
+    },
+  });
 
   test("a leader Lease not renewed for twice its duration, or without holder", () => {
-    expect(detectControlPlane(inventoryOf(lease("kube-scheduler", 45_000), lease("kube-controller-manager", 5_000)), NOW).map((f) => f.reason)).toEqual(["ControlPlaneLeaderLost"]);
-    expect(detectControlPlane(inventoryOf(lease("kube-controller-manager", 0, "")), NOW)[0]?.summary).toBe("kube-controller-manager has no leader: its lease has no holder");
+    expect(
+      detectControlPlane(
+        inventoryOf(lease("kube-scheduler", 45_000), lease("kube-controller-manager", 5_000)),
+        NOW,
+      ).map((f) => f.reason),
+    ).toEqual(["ControlPlaneLeaderLost"]);
+    expect(detectControlPlane(inventoryOf(lease("kube-controller-manager", 0, "")), NOW)[0]?.summary).toBe(
+      "kube-controller-manager has no leader: its lease has no holder",
+    );
     expect(detectControlPlane(inventoryOf(), NOW)).toEqual([]);
   });
 
@@ -84,52 +212,119 @@ describe("detectControlPlane", () => {
 describe("API server readiness", () => {
   test("failing /readyz checks: APIServerUnhealthy, paging after a minute", () => {
     const early = detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: ["etcd"], since: NOW - 30_000 } });
-    expect(early.map((f) => [f.reason, f.pageRule, f.summary])).toEqual([["APIServerUnhealthy", undefined, "the API server reports failing readiness checks: etcd"]]);
-    expect(detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: ["etcd"], since: NOW - 90_000 } })[0]?.pageRule).toBe("ClusterCriticalDown");
+    expect(early.map((f) => [f.reason, f.pageRule, f.summary])).toEqual([
+      ["APIServerUnhealthy", undefined, "the API server reports failing readiness checks: etcd"],
+    ]);
+    expect(
+      detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: ["etcd"], since: NOW - 90_000 } })[0]?.pageRule,
+    ).toBe("ClusterCriticalDown");
     expect(detectControlPlane(inventoryOf(), NOW, {})).toEqual([]);
   });
 });
 
 describe("default-deny NetworkPolicies", () => {
-  const policy = (name: string, spec: KubeObject, changedAgoMs: number): KubeObject => ({ kind: "NetworkPolicy", apiVersion: "networking.k8s.io/v1", metadata: { namespace: "shop", name, creationTimestamp: iso(NOW - changedAgoMs) }, spec });
+  const policy = (name: string, spec: KubeObject, changedAgoMs: number): KubeObject => ({
+    kind: "NetworkPolicy",
+    apiVersion: "networking.k8s.io/v1",
+    metadata: { namespace: "shop", name, creationTimestamp: iso(NOW - changedAgoMs) },
+    spec,
+  });
   const denyAll = (agoMs: number) => policy("default-deny", { podSelector: {}, policyTypes: ["Ingress"] }, agoMs);
-  const allowApi = policy("allow-api", { podSelector: { matchLabels: { app: "api" } }, ingress: [{ from: [{ podSelector: {} }] }] }, 60 * MIN);
+  const allowApi = policy(
+    "allow-api",
+    { podSelector: { matchLabels: { app: "api" } }, ingress: [{ from: [{ podSelector: {} }] }] },
+    60 * MIN,
+  );
 
   test("a recent default-deny with no policy admitting a Service's not-ready pods is named as their cause", () => {
-    const [f] = detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW);
+    const [f] = detectNetworkPolicies(
+      inventoryOf(denyAll(5 * MIN), service("api"), notReadyPod("api-1", "api", 4 * MIN)),
+      NOW,
+    );
     expect(f?.reason).toBe("NetworkPolicyBlocksTraffic");
     expect(f?.explains?.map((o) => o.name)).toEqual(["api-1"]);
   });
 
   test("a policy admitting the traffic, or ready pods, clears it", () => {
-    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowApi, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW)).toEqual([]);
-    const ready = { ...notReadyPod("api-1", "api", 4 * MIN), status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } };
+    expect(
+      detectNetworkPolicies(
+        inventoryOf(denyAll(5 * MIN), allowApi, service("api"), notReadyPod("api-1", "api", 4 * MIN)),
+        NOW,
+      ),
+    ).toEqual([]);
+    const ready = {
+      ...notReadyPod("api-1", "api", 4 * MIN),
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
+    };
     expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), service("api"), ready), NOW)).toEqual([]);
   });
 
   test("a policy whose matchExpressions select other pods admits nothing to these", () => {
-    const allowWeb = policy("allow-web", { podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["web"] }] }, ingress: [{ from: [{ podSelector: {} }] }] }, 60 * MIN);
-    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowWeb, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW).map((f) => f.reason)).toEqual(["NetworkPolicyBlocksTraffic"]);
-    const allowApiByExpression = policy("allow-api", { podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["api"] }] }, ingress: [{ from: [{ podSelector: {} }] }] }, 60 * MIN);
-    expect(detectNetworkPolicies(inventoryOf(denyAll(5 * MIN), allowApiByExpression, service("api"), notReadyPod("api-1", "api", 4 * MIN)), NOW)).toEqual([]);
+    const allowWeb = policy(
+      "allow-web",
+      {
+        podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["web"] }] },
+        ingress: [{ from: [{ podSelector: {} }] }],
+      },
+      60 * MIN,
+    );
+    expect(
+      detectNetworkPolicies(
+        inventoryOf(denyAll(5 * MIN), allowWeb, service("api"), notReadyPod("api-1", "api", 4 * MIN)),
+        NOW,
+      ).map((f) => f.reason),
+    ).toEqual(["NetworkPolicyBlocksTraffic"]);
+    const allowApiByExpression = policy(
+      "allow-api",
+      {
+        podSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["api"] }] },
+        ingress: [{ from: [{ podSelector: {} }] }],
+      },
+      60 * MIN,
+    );
+    expect(
+      detectNetworkPolicies(
+        inventoryOf(denyAll(5 * MIN), allowApiByExpression, service("api"), notReadyPod("api-1", "api", 4 * MIN)),
+        NOW,
+      ),
+    ).toEqual([]);
   });
 });
 
 describe("error rates from the API server's and CoreDNS's own metrics (spec 4.3)", () => {
   const NOW = Date.parse("2026-01-01T01:00:00Z");
-  const dns = { kind: "Deployment", apiVersion: "apps/v1", metadata: { namespace: "kube-system", name: "coredns", uid: "uid-coredns", labels: { "k8s-app": "kube-dns" } }, spec: { replicas: 2 }, status: { availableReplicas: 2 } };
+  const dns = {
+    kind: "Deployment",
+    apiVersion: "apps/v1",
+    metadata: { namespace: "kube-system", name: "coredns", uid: "uid-coredns", labels: { "k8s-app": "kube-dns" } },
+    spec: { replicas: 2 },
+    status: { availableReplicas: 2 },
+  };
 
   test("5 % or more of 100+ API requests answered 5xx in the last round: APIServerErrorRate; fewer requests or a smaller share: nothing", () => {
     const found = detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 400, errors: 40, seconds: 60 } });
-    expect(found.map((f) => [f.reason, f.summary])).toEqual([["APIServerErrorRate", "the API server answered 10 % of requests with a 5xx in the last 60 s (40 of 400)"]]);
+    expect(found.map((f) => [f.reason, f.summary])).toEqual([
+      ["APIServerErrorRate", "the API server answered 10 % of requests with a 5xx in the last 60 s (40 of 400)"],
+    ]);
     expect(detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 60, errors: 30, seconds: 60 } })).toEqual([]);
-    expect(detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 1000, errors: 40, seconds: 60 } })).toEqual([]);
+    expect(detectControlPlane(inventoryOf(), NOW, { apiRequests: { total: 1000, errors: 40, seconds: 60 } })).toEqual(
+      [],
+    );
   });
 
   test("SERVFAIL share and lost upstreams of cluster DNS are findings on the DNS Deployment", () => {
-    const found = detectControlPlane(inventoryOf(dns), NOW, { dnsResponses: { responses: 200, servfail: 50, upstreamBroken: 1, seconds: 60 } });
-    expect(found.map((f) => [f.reason, f.object.name])).toEqual([["ClusterDNSUpstreamDown", "coredns"], ["ClusterDNSErrors", "coredns"]]);
+    const found = detectControlPlane(inventoryOf(dns), NOW, {
+      dnsResponses: { responses: 200, servfail: 50, upstreamBroken: 1, seconds: 60 },
+    });
+    expect(found.map((f) => [f.reason, f.object.name])).toEqual([
+      ["ClusterDNSUpstreamDown", "coredns"],
+      ["ClusterDNSErrors", "coredns"],
+    ]);
     expect(found[1]!.summary).toBe("cluster DNS answered 25 % of queries with SERVFAIL in the last 60 s (50 of 200)");
-    expect(detectControlPlane(inventoryOf(dns), NOW, { dnsResponses: { responses: 200, servfail: 2, upstreamBroken: 0, seconds: 60 } })).toEqual([]);
+    expect(
+      detectControlPlane(inventoryOf(dns), NOW, {
+        dnsResponses: { responses: 200, servfail: 2, upstreamBroken: 0, seconds: 60 },
+      }),
+    ).toEqual([]);
   });
 });

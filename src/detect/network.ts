@@ -27,50 +27,104 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
     const slices = slicesByService(inventory);
     for (const svc of inventory.list("Service")) {
       const selector = svc.spec?.selector as Record<string, string> | undefined;
-      if (svc.spec?.type === "ExternalName" || !selector || Object.keys(selector).length === 0 || svc.spec?.publishNotReadyAddresses) continue;
+      if (
+        svc.spec?.type === "ExternalName" ||
+        !selector ||
+        Object.keys(selector).length === 0 ||
+        svc.spec?.publishNotReadyAddresses
+      )
+        continue;
       const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
       const endpoints = (slices.get(key) ?? []).flatMap((s) => (s.endpoints ?? []) as KubeObject[]);
       const ready = endpoints.filter((e) => e.conditions?.ready !== false && !e.conditions?.terminating);
       if (ready.length > 0) continue;
-      const pods = inventory.list("Pod").filter((p) => p.metadata?.namespace === svc.metadata.namespace && matches(selector, p.metadata?.labels ?? {}) && !p.metadata?.deletionTimestamp);
+      const pods = inventory
+        .list("Pod")
+        .filter(
+          (p) =>
+            p.metadata?.namespace === svc.metadata.namespace &&
+            matches(selector, p.metadata?.labels ?? {}) &&
+            !p.metadata?.deletionTimestamp,
+        );
       const ref = refOf({ ...svc, kind: "Service" });
       const reachable = userReachable(svc, ingressBackends);
       if (pods.length === 0) {
-        out.push(finding({ reason: "ServiceSelectorMatchesNothing", object: ref, summary: `service ${key} selects no pod (${selectorText(selector)})`, evidence: [["selector", selectorText(selector)], ["reachable by users", reachable ?? "no"]], since: parseTime(svc.metadata?.creationTimestamp, now), now }));
+        out.push(
+          finding({
+            reason: "ServiceSelectorMatchesNothing",
+            object: ref,
+            summary: `service ${key} selects no pod (${selectorText(selector)})`,
+            evidence: [
+              ["selector", selectorText(selector)],
+              ["reachable by users", reachable ?? "no"],
+            ],
+            since: parseTime(svc.metadata?.creationTimestamp, now),
+            now,
+          }),
+        );
         continue;
       }
-      const since = Math.max(...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)));
+      const since = Math.max(
+        ...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)),
+      );
       const lastServed = usage.served?.at.get(key);
       const watchedADay = usage.served !== undefined && now - usage.served.since >= SERVED_WINDOW_MS;
-      const established = lastServed !== undefined ? now - lastServed <= SERVED_WINDOW_MS : !watchedADay && now - parseTime(svc.metadata?.creationTimestamp, now) >= ESTABLISHED_MS;
+      const established =
+        lastServed !== undefined
+          ? now - lastServed <= SERVED_WINDOW_MS
+          : !watchedADay && now - parseTime(svc.metadata?.creationTimestamp, now) >= ESTABLISHED_MS;
       const pages = Boolean(reachable) && established && now - since >= P1_HOLD_MS;
-      out.push(finding({
-        reason: "ServiceNoReadyEndpoints",
-        object: ref,
-        summary: `service ${key} has no ready endpoint: ${pods.length} matching pod${pods.length === 1 ? "" : "s"}, none ready${reachable ? `; users reach it through ${reachable}` : ""}`,
-        evidence: [["selector", selectorText(selector)], ["matching pods", pods.map((p) => p.metadata.name).slice(0, 5).join(", ")], ["endpoints", `${endpoints.length} (0 ready)`], ["reachable by users", reachable ?? "no"]],
-        since,
-        now,
-        joins: pods.map((p) => refOf({ ...p, kind: "Pod" })),
-        ...(pages ? { pageRule: "UserEntryLostBackends" } : {}),
-        ...(reachable && established && !pages ? { recheckAt: since + P1_HOLD_MS } : {}),
-      }));
+      out.push(
+        finding({
+          reason: "ServiceNoReadyEndpoints",
+          object: ref,
+          summary: `service ${key} has no ready endpoint: ${pods.length} matching pod${pods.length === 1 ? "" : "s"}, none ready${reachable ? `; users reach it through ${reachable}` : ""}`,
+          evidence: [
+            ["selector", selectorText(selector)],
+            [
+              "matching pods",
+              pods
+                .map((p) => p.metadata.name)
+                .slice(0, 5)
+                .join(", "),
+            ],
+            ["endpoints", `${endpoints.length} (0 ready)`],
+            ["reachable by users", reachable ?? "no"],
+          ],
+          since,
+          now,
+          joins: pods.map((p) => refOf({ ...p, kind: "Pod" })),
+          ...(pages ? { pageRule: "UserEntryLostBackends" } : {}),
+          ...(reachable && established && !pages ? { recheckAt: since + P1_HOLD_MS } : {}),
+        }),
+      );
     }
   }
   for (const ing of inventory.list("Ingress")) {
     for (const b of backendsOf(ing)) {
       const svc = inventory.get("Service", ing.metadata.namespace, b.name);
-      const portMissing = svc && b.port !== undefined && !(svc.spec?.ports ?? []).some((p: KubeObject) => p.port === b.port || p.name === b.port);
+      const portMissing =
+        svc &&
+        b.port !== undefined &&
+        !(svc.spec?.ports ?? []).some((p: KubeObject) => p.port === b.port || p.name === b.port);
       if (svc && !portMissing) continue;
-      out.push(finding({
-        reason: "IngressBackendMissing",
-        object: refOf({ ...ing, kind: "Ingress" }),
-        part: `${b.name}:${b.port ?? ""}`,
-        summary: svc ? `ingress ${ing.metadata.namespace}/${ing.metadata.name} routes to port ${b.port} of service ${b.name}, which has no such port` : `ingress ${ing.metadata.namespace}/${ing.metadata.name} routes to service ${b.name}, which does not exist`,
-        evidence: [["service", b.name], ["port", b.port], ["path", b.path]],
-        since: parseTime(ing.metadata?.creationTimestamp, now),
-        now,
-      }));
+      out.push(
+        finding({
+          reason: "IngressBackendMissing",
+          object: refOf({ ...ing, kind: "Ingress" }),
+          part: `${b.name}:${b.port ?? ""}`,
+          summary: svc
+            ? `ingress ${ing.metadata.namespace}/${ing.metadata.name} routes to port ${b.port} of service ${b.name}, which has no such port`
+            : `ingress ${ing.metadata.namespace}/${ing.metadata.name} routes to service ${b.name}, which does not exist`,
+          evidence: [
+            ["service", b.name],
+            ["port", b.port],
+            ["path", b.path],
+          ],
+          since: parseTime(ing.metadata?.creationTimestamp, now),
+          now,
+        }),
+      );
     }
   }
   return out;
@@ -83,14 +137,21 @@ function matches(selector: Record<string, string>, labels: Record<string, string
 }
 
 function selectorText(selector: Record<string, string>): string {
-  return Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(",");
+  return Object.entries(selector)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
 }
 
 /** `namespace/name` of every Service with at least one ready, not terminating endpoint now (page rule P1 (c) memory). Pure. */
 export function servingServices(inventory: InventoryView): string[] {
   const out: string[] = [];
   for (const [key, slices] of slicesByService(inventory)) {
-    if (slices.some((s) => ((s.endpoints ?? []) as KubeObject[]).some((e) => e.conditions?.ready !== false && !e.conditions?.terminating))) out.push(key);
+    if (
+      slices.some((s) =>
+        ((s.endpoints ?? []) as KubeObject[]).some((e) => e.conditions?.ready !== false && !e.conditions?.terminating),
+      )
+    )
+      out.push(key);
   }
   return out;
 }
@@ -113,13 +174,15 @@ function backendsOf(ing: KubeObject): { name: string; port?: number | string; pa
     if (svc?.name) out.push({ name: svc.name, port: svc.port?.number ?? svc.port?.name, ...(path ? { path } : {}) });
   };
   add(ing.spec?.defaultBackend);
-  for (const rule of ing.spec?.rules ?? []) for (const p of rule.http?.paths ?? []) add(p.backend, `${rule.host ?? "*"}${p.path ?? "/"}`);
+  for (const rule of ing.spec?.rules ?? [])
+    for (const p of rule.http?.paths ?? []) add(p.backend, `${rule.host ?? "*"}${p.path ?? "/"}`);
   return out;
 }
 
 function ingressServices(inventory: InventoryView): Map<string, string> {
   const out = new Map<string, string>();
-  for (const ing of inventory.list("Ingress")) for (const b of backendsOf(ing)) out.set(`${ing.metadata.namespace}/${b.name}`, `ingress ${ing.metadata.name}`);
+  for (const ing of inventory.list("Ingress"))
+    for (const b of backendsOf(ing)) out.set(`${ing.metadata.namespace}/${b.name}`, `ingress ${ing.metadata.name}`);
   return out;
 }
 

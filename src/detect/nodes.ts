@@ -28,31 +28,77 @@ export function detectNodes(inventory: InventoryView, now: number): Finding[] {
     for (const [type, reason, what] of PRESSURES) {
       const c = condition(node, type);
       if (c?.status !== "True") continue;
-      out.push(finding({ reason, object: ref, nodeName: name, summary: `node ${name} is under ${what} pressure${c.message ? `: ${c.message}` : ""}`, evidence: [["condition", `${type}=True${c.reason ? ` (${c.reason})` : ""}`], ["message", c.message], ["since", c.lastTransitionTime]], since: parseTime(c.lastTransitionTime, now), now }));
+      out.push(
+        finding({
+          reason,
+          object: ref,
+          nodeName: name,
+          summary: `node ${name} is under ${what} pressure${c.message ? `: ${c.message}` : ""}`,
+          evidence: [
+            ["condition", `${type}=True${c.reason ? ` (${c.reason})` : ""}`],
+            ["message", c.message],
+            ["since", c.lastTransitionTime],
+          ],
+          since: parseTime(c.lastTransitionTime, now),
+          now,
+        }),
+      );
     }
     const network = condition(node, "NetworkUnavailable");
     if (network?.status === "True") {
-      out.push(finding({ reason: "NodeNetworkUnavailable", object: ref, nodeName: name, summary: `node ${name} has no pod network${network.message ? `: ${network.message}` : ""}`, evidence: [["condition", `NetworkUnavailable=True${network.reason ? ` (${network.reason})` : ""}`], ["message", network.message], ["since", network.lastTransitionTime]], since: parseTime(network.lastTransitionTime, now), now }));
+      out.push(
+        finding({
+          reason: "NodeNetworkUnavailable",
+          object: ref,
+          nodeName: name,
+          summary: `node ${name} has no pod network${network.message ? `: ${network.message}` : ""}`,
+          evidence: [
+            ["condition", `NetworkUnavailable=True${network.reason ? ` (${network.reason})` : ""}`],
+            ["message", network.message],
+            ["since", network.lastTransitionTime],
+          ],
+          since: parseTime(network.lastTransitionTime, now),
+          now,
+        }),
+      );
     }
   }
   return out;
 }
 
 /** The Ready condition of a node, if it reported one. */
-export function readyCondition(node: KubeObject): { status: string; reason?: string; message?: string; lastTransitionTime?: string; lastHeartbeatTime?: string } | undefined {
+export function readyCondition(
+  node: KubeObject,
+):
+  | { status: string; reason?: string; message?: string; lastTransitionTime?: string; lastHeartbeatTime?: string }
+  | undefined {
   return (node.status?.conditions ?? []).find((c: { type?: string }) => c.type === "Ready");
 }
 
 // --- internal ---
 
-function notReady(inventory: InventoryView, node: KubeObject, ready: NonNullable<ReturnType<typeof readyCondition>>, now: number): Finding {
+function notReady(
+  inventory: InventoryView,
+  node: KubeObject,
+  ready: NonNullable<ReturnType<typeof readyCondition>>,
+  now: number,
+): Finding {
   const name: string = node.metadata.name;
   const lost = ready.status === "Unknown";
   const since = parseTime(ready.lastTransitionTime, now);
-  const pods = inventory.podsOnNode(name).filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
-  const workloadPods = pods.filter((p) => !(p.metadata?.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === "DaemonSet"));
-  const retiring = Boolean(node.spec?.unschedulable || node.metadata.deletionTimestamp || (node.spec?.taints ?? []).some((t: { key?: string }) => t.key === "ToBeDeletedByClusterAutoscaler"));
-  const pageable = !retiring && (workloadPods.length > 0 || "node-role.kubernetes.io/control-plane" in (node.metadata?.labels ?? {}));
+  const pods = inventory
+    .podsOnNode(name)
+    .filter((p) => p.status?.phase !== "Succeeded" && p.status?.phase !== "Failed");
+  const workloadPods = pods.filter(
+    (p) => !(p.metadata?.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === "DaemonSet"),
+  );
+  const retiring = Boolean(
+    node.spec?.unschedulable ||
+      node.metadata.deletionTimestamp ||
+      (node.spec?.taints ?? []).some((t: { key?: string }) => t.key === "ToBeDeletedByClusterAutoscaler"),
+  );
+  const pageable =
+    !retiring && (workloadPods.length > 0 || "node-role.kubernetes.io/control-plane" in (node.metadata?.labels ?? {}));
   const held = now - since >= NODE_PAGE_HOLD_MS;
   return finding({
     reason: lost ? "NodeLost" : "NodeNotReady",

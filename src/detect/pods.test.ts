@@ -7,72 +7,524 @@ const NOW = Date.parse("2026-01-01T01:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 const MIN = 60_000;
 const rs = workload("shop", "api").replicaSet;
-const crash = (last: KubeObject, restartCount = 5) => ({ restartCount, state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s restarting failed container" } }, lastState: { terminated: last } });
-const waitingFor = (reason: string, message?: string) => ({ state: { waiting: { reason, ...(message ? { message } : {}) } } });
+const crash = (last: KubeObject, restartCount = 5) => ({
+  restartCount,
+  state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s restarting failed container" } },
+  lastState: { terminated: last },
+});
+const waitingFor = (reason: string, message?: string) => ({
+  state: { waiting: { reason, ...(message ? { message } : {}) } },
+});
 /** A pod the kubelet accepted `ageMs` ago. */
 const aged = (p: KubeObject, ageMs: number) => ({ ...p, status: { ...p.status, startTime: iso(NOW - ageMs) } });
 const withStatus = (p: KubeObject, status: KubeObject) => ({ ...p, status: { ...p.status, ...status } });
 
-type Case = { name: string; objects: KubeObject[]; want: string[]; summary?: string; evidence?: Record<string, string> };
+type Case = {
+  name: string;
+  objects: KubeObject[];
+  want: string[];
+  summary?: string;
+  evidence?: Record<string, string>;
+};
 
 /** One realistic object per reason (status shapes as the kubelet and controllers write them). */
 const REASONS: Case[] = [
-  { name: "CrashLoopBackOff with exit code, class, output and restarts", objects: [node("n1", "True"), aged(pod("shop", "api-1", { nodeName: "n1", owner: rs, status: crash({ exitCode: 1, reason: "Error", message: "dial tcp 10.20.4.18:5432: connect: connection refused\n", finishedAt: iso(NOW - MIN) }, 7) }), 10 * MIN)], want: ["CrashLoopBackOff"], summary: 'container app of pod shop/api-1 is crash-looping: exit 1 (Error), 7 restarts; last output: "dial tcp 10.20.4.18:5432: connect: connection refused"', evidence: { restarts: "7", "exit code": "1 (Error)", "exit class": "application error", node: "n1" } },
-  { name: "OOMKilled names the limit", objects: [aged(pod("shop", "api-2", { containers: [{ name: "app", image: "x:1", resources: { limits: { memory: "512Mi" } } }], status: crash({ exitCode: 137, reason: "OOMKilled", finishedAt: iso(NOW - MIN) }, 3) }), 10 * MIN)], want: ["OOMKilled"], evidence: { "memory limit": "512Mi", "exit code": "137 (OOMKilled)" } },
-  { name: "OOMKilled without a limit says what that cost", objects: [aged(pod("shop", "api-3", { status: { ...crash({ exitCode: 137, reason: "OOMKilled" }, 1) } }), 10 * MIN)], want: ["OOMKilled"], summary: "container app of pod shop/api-3 was OOM-killed (the container has no memory limit, so the node ran out of memory first); 1 restarts" },
-  { name: "ContainerExitedNonZero for a pod that will not restart", objects: [withStatus({ ...pod("batch", "report-x", { phase: "Failed", status: { state: { terminated: { exitCode: 127, reason: "Error", message: "sh: report: not found", finishedAt: iso(NOW - MIN) } } } }), spec: { restartPolicy: "Never", containers: [{ name: "app" }] } }, {})], want: ["ContainerExitedNonZero"], evidence: { "exit class": "command not found" } },
-  { name: "RunContainerError from a StartError", objects: [aged(pod("shop", "s1", { status: { restartCount: 2, state: { waiting: { reason: "RunContainerError" } }, lastState: { terminated: { exitCode: 128, reason: "StartError", message: 'exec: "app": executable file not found in $PATH' } } } }), MIN)], want: ["RunContainerError"], summary: 'container app of pod shop/s1 could not start: exec: "app": executable file not found in $PATH' },
-  { name: "CreateContainerConfigError after its 1-minute hold", objects: [aged(pod("shop", "c1", { phase: "Pending", status: waitingFor("CreateContainerConfigError", 'secret "api-keys" not found') }), 2 * MIN)], want: ["CreateContainerConfigError"] },
-  { name: "CreateContainerError after its 2-minute hold", objects: [aged(pod("shop", "c2", { phase: "Pending", status: waitingFor("CreateContainerError", "failed to reserve container name") }), 3 * MIN)], want: ["CreateContainerError"] },
-  { name: "ImagePullBackOff after its 2-minute hold, with pull secrets", objects: [aged(pod("shop", "cart-1", { phase: "Pending", status: waitingFor("ImagePullBackOff", 'Back-off pulling image "ghcr.io/shop/cart:1.4.O"') }), 3 * MIN)], want: ["ImagePullBackOff"], evidence: { "pull secrets": "none", state: "ImagePullBackOff" } },
-  { name: "ErrImagePull shares the ImagePullBackOff finding", objects: [aged(pod("shop", "cart-2", { phase: "Pending", status: waitingFor("ErrImagePull", "rpc error: not found") }), 3 * MIN)], want: ["ImagePullBackOff"], evidence: { state: "ErrImagePull" } },
-  { name: "InvalidImageName at once", objects: [pod("shop", "bad", { phase: "Pending", status: waitingFor("InvalidImageName", 'Failed to apply default image tag "UPPER/x": couldn\'t parse image name') })], want: ["InvalidImageName"] },
-  { name: "ErrImageNeverPull is ImageUnavailable", objects: [pod("shop", "never", { phase: "Pending", status: waitingFor("ErrImageNeverPull", 'Container image "x:1" is not present with pull policy of Never') })], want: ["ImageUnavailable"] },
-  { name: "ContainerStatusUnknown", objects: [pod("shop", "lost", { status: { state: { terminated: { exitCode: 137, reason: "ContainerStatusUnknown", message: "The container could not be located when the pod was terminated" } } } })], want: ["ContainerStatusUnknown"] },
-  { name: "InitContainerFailed after its 2-minute hold", objects: [aged({ ...pod("shop", "init", { phase: "Pending", conditions: [{ type: "Initialized", status: "False" }] }), status: { phase: "Pending", conditions: [{ type: "Initialized", status: "False" }], initContainerStatuses: [{ name: "wait-for-db", restartCount: 4, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode: 1, message: "db not ready" } } }] } }, 5 * MIN)], want: ["InitContainerFailed"], evidence: { container: "wait-for-db (init)", "last output": "db not ready" } },
-  { name: "PodEvicted with the kubelet's message", objects: [pod("shop", "ev", { nodeName: "n1", phase: "Failed", status: undefined }), node("n1", "True")].map((o) => (o.kind === "Pod" ? { ...o, status: { phase: "Failed", reason: "Evicted", message: "The node was low on resource: memory." } } : o)), want: ["PodEvicted"], summary: "pod shop/ev was evicted from n1: The node was low on resource: memory." },
-  { name: "PodPreempted from the DisruptionTarget condition", objects: [{ ...pod("shop", "pre"), status: { phase: "Running", conditions: [{ type: "DisruptionTarget", status: "True", reason: "PreemptionByScheduler" }] } }], want: ["PodPreempted"] },
-  { name: "PodAdmissionRejected (OutOfcpu)", objects: [{ ...pod("shop", "oo", { nodeName: "n1" }), status: { phase: "Failed", reason: "OutOfcpu", message: "Pod was rejected: Node didn't have enough resource: cpu" } }, node("n1", "True")], want: ["PodAdmissionRejected"] },
-  { name: "UnexpectedAdmissionError", objects: [{ ...pod("shop", "gpu"), status: { phase: "Failed", reason: "UnexpectedAdmissionError", message: "Allocate failed due to no healthy devices present" } }], want: ["UnexpectedAdmissionError"] },
-  { name: "PodNodeLost for a pod on a lost node", objects: [node("n2", "Unknown"), pod("shop", "web-1", { nodeName: "n2", status: crash({ exitCode: 1 }) })], want: ["PodNodeLost"] },
-  { name: "FailedScheduling after its 3-minute hold, with the scheduler's message", objects: [pod("shop", "big", { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: "0/3 nodes are available: 3 Insufficient memory.", lastTransitionTime: iso(NOW - 5 * MIN) }] })], want: ["FailedScheduling"], evidence: { scheduler: "0/3 nodes are available: 3 Insufficient memory." } },
-  { name: "PodStuckTerminating 5 minutes past its grace period", objects: [{ ...pod("shop", "stuck"), metadata: { namespace: "shop", name: "stuck", deletionTimestamp: iso(NOW - 10 * MIN), deletionGracePeriodSeconds: 30, finalizers: ["example.com/cleanup"] } }], want: ["PodStuckTerminating"], evidence: { finalizers: "example.com/cleanup" } },
-  { name: "ReadinessProbeFailing after 5 minutes not ready", objects: [{ ...pod("shop", "nr", { owner: rs }), status: { phase: "Running", conditions: [{ type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: iso(NOW - 6 * MIN) }], containerStatuses: [{ name: "app", ready: false, started: true, restartCount: 0, state: { running: { startedAt: iso(NOW - 7 * MIN) } } }] } }], want: ["ReadinessProbeFailing"] },
+  {
+    name: "CrashLoopBackOff with exit code, class, output and restarts",
+    objects: [
+      node("n1", "True"),
+      aged(
+        pod("shop", "api-1", {
+          nodeName: "n1",
+          owner: rs,
+          status: crash(
+            {
+              exitCode: 1,
+              reason: "Error",
+              message: "dial tcp 10.20.4.18:5432: connect: connection refused\n",
+              finishedAt: iso(NOW - MIN),
+            },
+            7,
+          ),
+        }),
+        10 * MIN,
+      ),
+    ],
+    want: ["CrashLoopBackOff"],
+    summary:
+      'container app of pod shop/api-1 is crash-looping: exit 1 (Error), 7 restarts; last output: "dial tcp 10.20.4.18:5432: connect: connection refused"',
+    evidence: { restarts: "7", "exit code": "1 (Error)", "exit class": "application error", node: "n1" },
+  },
+  {
+    name: "OOMKilled names the limit",
+    objects: [
+      aged(
+        pod("shop", "api-2", {
+          containers: [{ name: "app", image: "x:1", resources: { limits: { memory: "512Mi" } } }],
+          status: crash({ exitCode: 137, reason: "OOMKilled", finishedAt: iso(NOW - MIN) }, 3),
+        }),
+        10 * MIN,
+      ),
+    ],
+    want: ["OOMKilled"],
+    evidence: { "memory limit": "512Mi", "exit code": "137 (OOMKilled)" },
+  },
+  {
+    name: "OOMKilled without a limit says what that cost",
+    objects: [
+      aged(pod("shop", "api-3", { status: { ...crash({ exitCode: 137, reason: "OOMKilled" }, 1) } }), 10 * MIN),
+    ],
+    want: ["OOMKilled"],
+    summary:
+      "container app of pod shop/api-3 was OOM-killed (the container has no memory limit, so the node ran out of memory first); 1 restarts",
+  },
+  {
+    name: "ContainerExitedNonZero for a pod that will not restart",
+    objects: [
+      withStatus(
+        {
+          ...pod("batch", "report-x", {
+            phase: "Failed",
+            status: {
+              state: {
+                terminated: {
+                  exitCode: 127,
+                  reason: "Error",
+                  message: "sh: report: not found",
+                  finishedAt: iso(NOW - MIN),
+                },
+              },
+            },
+          }),
+          spec: { restartPolicy: "Never", containers: [{ name: "app" }] },
+        },
+        {},
+      ),
+    ],
+    want: ["ContainerExitedNonZero"],
+    evidence: { "exit class": "command not found" },
+  },
+  {
+    name: "RunContainerError from a StartError",
+    objects: [
+      aged(
+        pod("shop", "s1", {
+          status: {
+            restartCount: 2,
+            state: { waiting: { reason: "RunContainerError" } },
+            lastState: {
+              terminated: {
+                exitCode: 128,
+                reason: "StartError",
+                message: 'exec: "app": executable file not found in $PATH',
+              },
+            },
+          },
+        }),
+        MIN,
+      ),
+    ],
+    want: ["RunContainerError"],
+    summary: 'container app of pod shop/s1 could not start: exec: "app": executable file not found in $PATH',
+  },
+  {
+    name: "CreateContainerConfigError after its 1-minute hold",
+    objects: [
+      aged(
+        pod("shop", "c1", {
+          phase: "Pending",
+          status: waitingFor("CreateContainerConfigError", 'secret "api-keys" not found'),
+        }),
+        2 * MIN,
+      ),
+    ],
+    want: ["CreateContainerConfigError"],
+  },
+  {
+    name: "CreateContainerError after its 2-minute hold",
+    objects: [
+      aged(
+        pod("shop", "c2", {
+          phase: "Pending",
+          status: waitingFor("CreateContainerError", "failed to reserve container name"),
+        }),
+        3 * MIN,
+      ),
+    ],
+    want: ["CreateContainerError"],
+  },
+  {
+    name: "ImagePullBackOff after its 2-minute hold, with pull secrets",
+    objects: [
+      aged(
+        pod("shop", "cart-1", {
+          phase: "Pending",
+          status: waitingFor("ImagePullBackOff", 'Back-off pulling image "ghcr.io/shop/cart:1.4.O"'),
+        }),
+        3 * MIN,
+      ),
+    ],
+    want: ["ImagePullBackOff"],
+    evidence: { "pull secrets": "none", state: "ImagePullBackOff" },
+  },
+  {
+    name: "ErrImagePull shares the ImagePullBackOff finding",
+    objects: [
+      aged(
+        pod("shop", "cart-2", { phase: "Pending", status: waitingFor("ErrImagePull", "rpc error: not found") }),
+        3 * MIN,
+      ),
+    ],
+    want: ["ImagePullBackOff"],
+    evidence: { state: "ErrImagePull" },
+  },
+  {
+    name: "InvalidImageName at once",
+    objects: [
+      pod("shop", "bad", {
+        phase: "Pending",
+        status: waitingFor(
+          "InvalidImageName",
+          'Failed to apply default image tag "UPPER/x": couldn\'t parse image name',
+        ),
+      }),
+    ],
+    want: ["InvalidImageName"],
+  },
+  {
+    name: "ErrImageNeverPull is ImageUnavailable",
+    objects: [
+      pod("shop", "never", {
+        phase: "Pending",
+        status: waitingFor("ErrImageNeverPull", 'Container image "x:1" is not present with pull policy of Never'),
+      }),
+    ],
+    want: ["ImageUnavailable"],
+  },
+  {
+    name: "ContainerStatusUnknown",
+    objects: [
+      pod("shop", "lost", {
+        status: {
+          state: {
+            terminated: {
+              exitCode: 137,
+              reason: "ContainerStatusUnknown",
+              message: "The container could not be located when the pod was terminated",
+            },
+          },
+        },
+      }),
+    ],
+    want: ["ContainerStatusUnknown"],
+  },
+  {
+    name: "InitContainerFailed after its 2-minute hold",
+    objects: [
+      aged(
+        {
+          ...pod("shop", "init", { phase: "Pending", conditions: [{ type: "Initialized", status: "False" }] }),
+          status: {
+            phase: "Pending",
+            conditions: [{ type: "Initialized", status: "False" }],
+            initContainerStatuses: [
+              {
+                name: "wait-for-db",
+                restartCount: 4,
+                state: { waiting: { reason: "CrashLoopBackOff" } },
+                lastState: { terminated: { exitCode: 1, message: "db not ready" } },
+              },
+            ],
+          },
+        },
+        5 * MIN,
+      ),
+    ],
+    want: ["InitContainerFailed"],
+    evidence: { container: "wait-for-db (init)", "last output": "db not ready" },
+  },
+  {
+    name: "PodEvicted with the kubelet's message",
+    objects: [pod("shop", "ev", { nodeName: "n1", phase: "Failed", status: undefined }), node("n1", "True")].map((o) =>
+      o.kind === "Pod"
+        ? { ...o, status: { phase: "Failed", reason: "Evicted", message: "The node was low on resource: memory." } }
+        : o,
+    ),
+    want: ["PodEvicted"],
+    summary: "pod shop/ev was evicted from n1: The node was low on resource: memory.",
+  },
+  {
+    name: "PodPreempted from the DisruptionTarget condition",
+    objects: [
+      {
+        ...pod("shop", "pre"),
+        status: {
+          phase: "Running",
+          conditions: [{ type: "DisruptionTarget", status: "True", reason: "PreemptionByScheduler" }],
+        },
+      },
+    ],
+    want: ["PodPreempted"],
+  },
+  {
+    name: "PodAdmissionRejected (OutOfcpu)",
+    objects: [
+      {
+        ...pod("shop", "oo", { nodeName: "n1" }),
+        status: {
+          phase: "Failed",
+          reason: "OutOfcpu",
+          message: "Pod was rejected: Node didn't have enough resource: cpu",
+        },
+      },
+      node("n1", "True"),
+    ],
+    want: ["PodAdmissionRejected"],
+  },
+  {
+    name: "UnexpectedAdmissionError",
+    objects: [
+      {
+        ...pod("shop", "gpu"),
+        status: {
+          phase: "Failed",
+          reason: "UnexpectedAdmissionError",
+          message: "Allocate failed due to no healthy devices present",
+        },
+      },
+    ],
+    want: ["UnexpectedAdmissionError"],
+  },
+  {
+    name: "PodNodeLost for a pod on a lost node",
+    objects: [node("n2", "Unknown"), pod("shop", "web-1", { nodeName: "n2", status: crash({ exitCode: 1 }) })],
+    want: ["PodNodeLost"],
+  },
+  {
+    name: "FailedScheduling after its 3-minute hold, with the scheduler's message",
+    objects: [
+      pod("shop", "big", {
+        phase: "Pending",
+        conditions: [
+          {
+            type: "PodScheduled",
+            status: "False",
+            reason: "Unschedulable",
+            message: "0/3 nodes are available: 3 Insufficient memory.",
+            lastTransitionTime: iso(NOW - 5 * MIN),
+          },
+        ],
+      }),
+    ],
+    want: ["FailedScheduling"],
+    evidence: { scheduler: "0/3 nodes are available: 3 Insufficient memory." },
+  },
+  {
+    name: "PodStuckTerminating 5 minutes past its grace period",
+    objects: [
+      {
+        ...pod("shop", "stuck"),
+        metadata: {
+          namespace: "shop",
+          name: "stuck",
+          deletionTimestamp: iso(NOW - 10 * MIN),
+          deletionGracePeriodSeconds: 30,
+          finalizers: ["example.com/cleanup"],
+        },
+      },
+    ],
+    want: ["PodStuckTerminating"],
+    evidence: { finalizers: "example.com/cleanup" },
+  },
+  {
+    name: "ReadinessProbeFailing after 5 minutes not ready",
+    objects: [
+      {
+        ...pod("shop", "nr", { owner: rs }),
+        status: {
+          phase: "Running",
+          conditions: [
+            { type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: iso(NOW - 6 * MIN) },
+          ],
+          containerStatuses: [
+            {
+              name: "app",
+              ready: false,
+              started: true,
+              restartCount: 0,
+              state: { running: { startedAt: iso(NOW - 7 * MIN) } },
+            },
+          ],
+        },
+      },
+    ],
+    want: ["ReadinessProbeFailing"],
+  },
 ];
 
 /** Healthy churn (issue "detect every failure", done-when): none of these is a failure. */
 const HEALTHY: Case[] = [
-  { name: "a running, ready pod", objects: [pod("shop", "ok", { owner: rs, status: { ready: true, state: { running: {} } } })], want: [] },
-  { name: "a completed Job pod", objects: [pod("batch", "done", { phase: "Succeeded", status: { state: { terminated: { exitCode: 0, reason: "Completed" } } } })], want: [] },
-  { name: "a pod terminating gracefully within its grace period", objects: [{ ...pod("shop", "going", { status: crash({ exitCode: 143 }) }), metadata: { namespace: "shop", name: "going", deletionTimestamp: iso(NOW + 20_000), deletionGracePeriodSeconds: 30 } }], want: [] },
-  { name: "a fresh pod still pulling its image within its grace period", objects: [aged(pod("shop", "new", { phase: "Pending", status: waitingFor("ErrImagePull", "pulling") }), 30_000)], want: [] },
-  { name: "PodNeverReady (digest) when it never became ready while a sibling serves", objects: [{ ...pod("shop", "nr", { owner: rs }), status: { phase: "Running", conditions: [{ type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: iso(NOW - 7 * MIN) }], containerStatuses: [{ name: "app", ready: false, started: true, restartCount: 0, state: { running: { startedAt: iso(NOW - 7 * MIN) } } }] } }, pod("shop", "serving", { owner: rs, conditions: [{ type: "Ready", status: "True" }] })], want: ["PodNeverReady"] },
-  { name: "ReadinessProbeFailing when it was ready and lost it, even while a sibling serves", objects: [{ ...pod("shop", "nr", { owner: rs }), status: { phase: "Running", conditions: [{ type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: iso(NOW - 6 * MIN) }], containerStatuses: [{ name: "app", ready: false, started: true, restartCount: 0, state: { running: { startedAt: iso(NOW - 60 * MIN) } } }] } }, pod("shop", "serving", { owner: rs, conditions: [{ type: "Ready", status: "True" }] })], want: ["ReadinessProbeFailing"] },
-  { name: "a pod of a rolling update not ready for a minute", objects: [{ ...pod("shop", "rolling", { owner: rs }), status: { phase: "Running", conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - MIN) }], containerStatuses: [{ name: "app", ready: false, started: true, restartCount: 0, state: { running: {} } }] } }], want: [] },
-  { name: "a first crash gets 3 minutes to recover", objects: [aged(pod("shop", "once", { status: crash({ exitCode: 1 }, 1) }), MIN)], want: [] },
-  { name: "a pod waiting for the scheduler for a minute", objects: [pod("shop", "wait", { phase: "Pending", conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", lastTransitionTime: iso(NOW - MIN) }] })], want: [] },
-  { name: "a Job pod not ready (Jobs are not probed for traffic)", objects: [{ ...pod("batch", "job-pod"), metadata: { namespace: "batch", name: "job-pod", ownerReferences: [{ kind: "Job", name: "j", uid: "u" }] }, status: { phase: "Running", conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - 60 * MIN) }], containerStatuses: [{ name: "app", ready: false, started: true, state: { running: {} } }] } }], want: [] },
+  {
+    name: "a running, ready pod",
+    objects: [pod("shop", "ok", { owner: rs, status: { ready: true, state: { running: {} } } })],
+    want: [],
+  },
+  {
+    name: "a completed Job pod",
+    objects: [
+      pod("batch", "done", {
+        phase: "Succeeded",
+        status: { state: { terminated: { exitCode: 0, reason: "Completed" } } },
+      }),
+    ],
+    want: [],
+  },
+  {
+    name: "a pod terminating gracefully within its grace period",
+    objects: [
+      {
+        ...pod("shop", "going", { status: crash({ exitCode: 143 }) }),
+        metadata: {
+          namespace: "shop",
+          name: "going",
+          deletionTimestamp: iso(NOW + 20_000),
+          deletionGracePeriodSeconds: 30,
+        },
+      },
+    ],
+    want: [],
+  },
+  {
+    name: "a fresh pod still pulling its image within its grace period",
+    objects: [aged(pod("shop", "new", { phase: "Pending", status: waitingFor("ErrImagePull", "pulling") }), 30_000)],
+    want: [],
+  },
+  {
+    name: "PodNeverReady (digest) when it never became ready while a sibling serves",
+    objects: [
+      {
+        ...pod("shop", "nr", { owner: rs }),
+        status: {
+          phase: "Running",
+          conditions: [
+            { type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: iso(NOW - 7 * MIN) },
+          ],
+          containerStatuses: [
+            {
+              name: "app",
+              ready: false,
+              started: true,
+              restartCount: 0,
+              state: { running: { startedAt: iso(NOW - 7 * MIN) } },
+            },
+          ],
+        },
+      },
+      pod("shop", "serving", { owner: rs, conditions: [{ type: "Ready", status: "True" }] }),
+    ],
+    want: ["PodNeverReady"],
+  },
+  {
+    name: "ReadinessProbeFailing when it was ready and lost it, even while a sibling serves",
+    objects: [
+      {
+        ...pod("shop", "nr", { owner: rs }),
+        status: {
+          phase: "Running",
+          conditions: [
+            { type: "Ready", status: "False", reason: "ContainersNotReady", lastTransitionTime: iso(NOW - 6 * MIN) },
+          ],
+          containerStatuses: [
+            {
+              name: "app",
+              ready: false,
+              started: true,
+              restartCount: 0,
+              state: { running: { startedAt: iso(NOW - 60 * MIN) } },
+            },
+          ],
+        },
+      },
+      pod("shop", "serving", { owner: rs, conditions: [{ type: "Ready", status: "True" }] }),
+    ],
+    want: ["ReadinessProbeFailing"],
+  },
+  {
+    name: "a pod of a rolling update not ready for a minute",
+    objects: [
+      {
+        ...pod("shop", "rolling", { owner: rs }),
+        status: {
+          phase: "Running",
+          conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - MIN) }],
+          containerStatuses: [{ name: "app", ready: false, started: true, restartCount: 0, state: { running: {} } }],
+        },
+      },
+    ],
+    want: [],
+  },
+  {
+    name: "a first crash gets 3 minutes to recover",
+    objects: [aged(pod("shop", "once", { status: crash({ exitCode: 1 }, 1) }), MIN)],
+    want: [],
+  },
+  {
+    name: "a pod waiting for the scheduler for a minute",
+    objects: [
+      pod("shop", "wait", {
+        phase: "Pending",
+        conditions: [
+          { type: "PodScheduled", status: "False", reason: "Unschedulable", lastTransitionTime: iso(NOW - MIN) },
+        ],
+      }),
+    ],
+    want: [],
+  },
+  {
+    name: "a Job pod not ready (Jobs are not probed for traffic)",
+    objects: [
+      {
+        ...pod("batch", "job-pod"),
+        metadata: { namespace: "batch", name: "job-pod", ownerReferences: [{ kind: "Job", name: "j", uid: "u" }] },
+        status: {
+          phase: "Running",
+          conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - 60 * MIN) }],
+          containerStatuses: [{ name: "app", ready: false, started: true, state: { running: {} } }],
+        },
+      },
+    ],
+    want: [],
+  },
 ];
 
 describe("detectPods", () => {
   for (const c of [...REASONS, ...HEALTHY]) {
     test(c.name, () => {
-      const open = detectPods(inventoryOf(...c.objects), NOW).filter((f) => f.opensAt === undefined || f.opensAt <= NOW);
+      const open = detectPods(inventoryOf(...c.objects), NOW).filter(
+        (f) => f.opensAt === undefined || f.opensAt <= NOW,
+      );
       expect(open.map((f) => f.reason)).toEqual(c.want);
       const f = open[0];
       if (c.summary) expect(f?.summary).toBe(c.summary);
-      if (c.evidence) expect(Object.fromEntries((f?.evidence ?? []).map((e) => [e.label, e.value]))).toMatchObject(c.evidence);
+      if (c.evidence)
+        expect(Object.fromEntries((f?.evidence ?? []).map((e) => [e.label, e.value]))).toMatchObject(c.evidence);
     });
   }
 
   test("a finding within its hold opens later: opensAt = start + hold", () => {
-    const [f] = detectPods(inventoryOf(aged(pod("shop", "new", { phase: "Pending", status: waitingFor("ImagePullBackOff") }), 30_000)), NOW);
+    const [f] = detectPods(
+      inventoryOf(aged(pod("shop", "new", { phase: "Pending", status: waitingFor("ImagePullBackOff") }), 30_000)),
+      NOW,
+    );
     expect(f?.opensAt).toBe(NOW - 30_000 + 120_000);
   });
 
   test("the finding key stays the same while restart counts and messages change", () => {
     const a = detectPods(inventoryOf(pod("shop", "p", { status: crash({ exitCode: 1 }, 3) })), NOW)[0]!;
-    const b = detectPods(inventoryOf(pod("shop", "p", { status: crash({ exitCode: 2, message: "other" }, 9) })), NOW)[0]!;
+    const b = detectPods(
+      inventoryOf(pod("shop", "p", { status: crash({ exitCode: 2, message: "other" }, 9) })),
+      NOW,
+    )[0]!;
     expect(a.key).toBe("CrashLoopBackOff/Pod/shop/p/app");
     expect(b.key).toBe(a.key);
   });

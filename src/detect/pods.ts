@@ -6,7 +6,12 @@ import { exitClass } from "./exit-codes.ts";
 import { readyCondition } from "./nodes.ts";
 
 const IMAGE_PULL = new Set(["ImagePullBackOff", "ErrImagePull"]);
-const IMAGE_UNAVAILABLE = new Set(["ErrImageNeverPull", "ImageInspectError", "RegistryUnavailable", "SignatureValidationFailed"]);
+const IMAGE_UNAVAILABLE = new Set([
+  "ErrImageNeverPull",
+  "ImageInspectError",
+  "RegistryUnavailable",
+  "SignatureValidationFailed",
+]);
 const RUN_ERRORS = new Set(["StartError", "ContainerCannotRun"]);
 const OOM_MEMORY_MS = 60 * 60_000;
 const STUCK_TERMINATING_MS = 5 * 60_000;
@@ -27,9 +32,30 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
     const nodeName: string | undefined = pod.spec?.nodeName || undefined;
     const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
     const nodeReady = node ? readyCondition(node) : undefined;
-    const ctx = { pod, now, ref: refOf({ ...pod, kind: "Pod" }), name: `${pod.metadata.namespace}/${pod.metadata.name}`, nodeName, watchesSecrets: inventory.watches("Secret"), readyOf };
+    const ctx = {
+      pod,
+      now,
+      ref: refOf({ ...pod, kind: "Pod" }),
+      name: `${pod.metadata.namespace}/${pod.metadata.name}`,
+      nodeName,
+      watchesSecrets: inventory.watches("Secret"),
+      readyOf,
+    };
     if (node && nodeReady && nodeReady.status !== "True") {
-      out.push(finding({ reason: "PodNodeLost", object: ctx.ref, summary: `pod ${ctx.name} went down with node ${nodeName}`, evidence: [["node", nodeName], ["node not ready since", nodeReady.lastTransitionTime]], since: parseTime(nodeReady.lastTransitionTime, now), now, nodeName: nodeName ?? "" }));
+      out.push(
+        finding({
+          reason: "PodNodeLost",
+          object: ctx.ref,
+          summary: `pod ${ctx.name} went down with node ${nodeName}`,
+          evidence: [
+            ["node", nodeName],
+            ["node not ready since", nodeReady.lastTransitionTime],
+          ],
+          since: parseTime(nodeReady.lastTransitionTime, now),
+          now,
+          nodeName: nodeName ?? "",
+        }),
+      );
       continue;
     }
     if (pod.metadata?.deletionTimestamp) {
@@ -44,7 +70,16 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
     }
     const unscheduled = condition(pod, "PodScheduled");
     if (pod.status?.phase === "Pending" && unscheduled?.status === "False" && unscheduled.reason === "Unschedulable") {
-      out.push(finding({ reason: "FailedScheduling", object: ctx.ref, summary: `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`, evidence: [["scheduler", unscheduled.message]], since: parseTime(unscheduled.lastTransitionTime, now), now }));
+      out.push(
+        finding({
+          reason: "FailedScheduling",
+          object: ctx.ref,
+          summary: `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`,
+          evidence: [["scheduler", unscheduled.message]],
+          since: parseTime(unscheduled.lastTransitionTime, now),
+          now,
+        }),
+      );
       continue;
     }
     out.push(...initContainers(ctx), ...containers(ctx));
@@ -67,14 +102,19 @@ interface PodContext {
 
 function terminating(ctx: PodContext): Finding | undefined {
   const { pod, now } = ctx;
-  const deadline = parseTime(pod.metadata.deletionTimestamp, now) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+  const deadline =
+    parseTime(pod.metadata.deletionTimestamp, now) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
   if (now < deadline + STUCK_TERMINATING_MS) return undefined;
   const finalizers = (pod.metadata.finalizers ?? []).join(", ");
   return finding({
     reason: "PodStuckTerminating",
     object: ctx.ref,
     summary: `pod ${ctx.name} has been terminating since ${pod.metadata.deletionTimestamp}${finalizers ? `; finalizers: ${finalizers}` : ""}`,
-    evidence: [["deletion requested", pod.metadata.deletionTimestamp], ["finalizers", finalizers], ["node", ctx.nodeName]],
+    evidence: [
+      ["deletion requested", pod.metadata.deletionTimestamp],
+      ["finalizers", finalizers],
+      ["node", ctx.nodeName],
+    ],
     since: deadline,
     now,
     ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
@@ -89,11 +129,39 @@ function podFailure(ctx: PodContext): Finding | undefined {
   if (pod.status?.phase !== "Failed" && !preempted) return undefined;
   const since = parseTime(pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
   const common = { object: ctx.ref, since, now, ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}) };
-  const evidence: [string, unknown][] = [["node", ctx.nodeName], ["reason", reason], ["message", message]];
-  if (reason === "Evicted") return finding({ ...common, reason: "PodEvicted", summary: `pod ${ctx.name} was evicted from ${ctx.nodeName ?? "its node"}: ${message || "no message"}`, evidence });
-  if (preempted) return finding({ ...common, reason: "PodPreempted", summary: `pod ${ctx.name} was preempted on ${ctx.nodeName ?? "its node"}`, evidence });
-  if (/^OutOf/.test(reason) || reason === "NodeAffinity" || reason === "NodeShutdown") return finding({ ...common, reason: "PodAdmissionRejected", summary: `pod ${ctx.name} was rejected by the kubelet on ${ctx.nodeName ?? "its node"}: ${reason} — ${message}`, evidence });
-  if (reason === "UnexpectedAdmissionError") return finding({ ...common, reason: "UnexpectedAdmissionError", summary: `pod ${ctx.name} could not be admitted on ${ctx.nodeName ?? "its node"}: ${message}`, evidence });
+  const evidence: [string, unknown][] = [
+    ["node", ctx.nodeName],
+    ["reason", reason],
+    ["message", message],
+  ];
+  if (reason === "Evicted")
+    return finding({
+      ...common,
+      reason: "PodEvicted",
+      summary: `pod ${ctx.name} was evicted from ${ctx.nodeName ?? "its node"}: ${message || "no message"}`,
+      evidence,
+    });
+  if (preempted)
+    return finding({
+      ...common,
+      reason: "PodPreempted",
+      summary: `pod ${ctx.name} was preempted on ${ctx.nodeName ?? "its node"}`,
+      evidence,
+    });
+  if (/^OutOf/.test(reason) || reason === "NodeAffinity" || reason === "NodeShutdown")
+    return finding({
+      ...common,
+      reason: "PodAdmissionRejected",
+      summary: `pod ${ctx.name} was rejected by the kubelet on ${ctx.nodeName ?? "its node"}: ${reason} — ${message}`,
+      evidence,
+    });
+  if (reason === "UnexpectedAdmissionError")
+    return finding({
+      ...common,
+      reason: "UnexpectedAdmissionError",
+      summary: `pod ${ctx.name} could not be admitted on ${ctx.nodeName ?? "its node"}: ${message}`,
+      evidence,
+    });
   return undefined;
 }
 
@@ -106,17 +174,25 @@ function initContainers(ctx: PodContext): Finding[] {
     const failing = s.state?.waiting?.reason === "CrashLoopBackOff" || (last && last.exitCode !== 0);
     if (!failing) continue;
     const output = last?.message ? `: "${lastLine(last.message)}"` : "";
-    out.push(finding({
-      reason: "InitContainerFailed",
-      object: ctx.ref,
-      part: s.name,
-      container: `${s.name} (init)`,
-      summary: `pod ${ctx.name} is stuck in init: ${s.name} exit ${last?.exitCode ?? "?"} after ${s.restartCount ?? 0} tries${output}`,
-      evidence: [["container", `${s.name} (init)`], ["exit code", last ? describeExit(last) : undefined], ["restarts", s.restartCount], ["last output", last?.message ? lastLine(last.message) : undefined], ["image", s.image]],
-      since: parseTime(pod.status?.startTime, now),
-      now,
-      ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
-    }));
+    out.push(
+      finding({
+        reason: "InitContainerFailed",
+        object: ctx.ref,
+        part: s.name,
+        container: `${s.name} (init)`,
+        summary: `pod ${ctx.name} is stuck in init: ${s.name} exit ${last?.exitCode ?? "?"} after ${s.restartCount ?? 0} tries${output}`,
+        evidence: [
+          ["container", `${s.name} (init)`],
+          ["exit code", last ? describeExit(last) : undefined],
+          ["restarts", s.restartCount],
+          ["last output", last?.message ? lastLine(last.message) : undefined],
+          ["image", s.image],
+        ],
+        since: parseTime(pod.status?.startTime, now),
+        now,
+        ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
+      }),
+    );
   }
   return out;
 }
@@ -136,16 +212,45 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
   const terminated = s.state?.terminated;
   const last = s.lastState?.terminated;
   const started = parseTime(pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
-  const base = { object: ctx.ref, part: s.name, container: s.name, now, ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}) };
+  const base = {
+    object: ctx.ref,
+    part: s.name,
+    container: s.name,
+    now,
+    ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
+  };
   const restarts = s.restartCount ?? 0;
-  const common: [string, unknown][] = [["container", s.name], ["restarts", restarts], ["image", s.image], ["node", ctx.nodeName]];
+  const common: [string, unknown][] = [
+    ["container", s.name],
+    ["restarts", restarts],
+    ["image", s.image],
+    ["node", ctx.nodeName],
+  ];
   const limit = memoryLimit(pod, s.name);
 
-  const oom = terminated?.reason === "OOMKilled" ? terminated : last?.reason === "OOMKilled" && (waiting || now - parseTime(last.finishedAt, 0) < OOM_MEMORY_MS) ? last : undefined;
+  const oom =
+    terminated?.reason === "OOMKilled"
+      ? terminated
+      : last?.reason === "OOMKilled" && (waiting || now - parseTime(last.finishedAt, 0) < OOM_MEMORY_MS)
+        ? last
+        : undefined;
   if (oom) {
     // What it cost (spec 1.6): without a memory limit the node's memory ran out first.
-    const cost = limit ? `memory limit ${limit}` : "the container has no memory limit, so the node ran out of memory first";
-    return finding({ ...base, reason: "OOMKilled", summary: `container ${s.name} of pod ${ctx.name} was OOM-killed (${cost}); ${restarts} restarts`, evidence: [...common, ["exit code", describeExit(oom)], ["memory limit", limit ?? "none"], ["last termination", oom.finishedAt]], since: parseTime(oom.finishedAt, started) });
+    const cost = limit
+      ? `memory limit ${limit}`
+      : "the container has no memory limit, so the node ran out of memory first";
+    return finding({
+      ...base,
+      reason: "OOMKilled",
+      summary: `container ${s.name} of pod ${ctx.name} was OOM-killed (${cost}); ${restarts} restarts`,
+      evidence: [
+        ...common,
+        ["exit code", describeExit(oom)],
+        ["memory limit", limit ?? "none"],
+        ["last termination", oom.finishedAt],
+      ],
+      since: parseTime(oom.finishedAt, started),
+    });
   }
   if (waiting?.reason === "CrashLoopBackOff") {
     const output = last?.message ? `; last output: "${lastLine(last.message)}"` : "";
@@ -153,57 +258,166 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
       ...base,
       reason: "CrashLoopBackOff",
       summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${last ? describeExit(last) : "unknown"}, ${restarts} restarts${output}`,
-      evidence: [...common, ["exit code", last ? describeExit(last) : undefined], ["exit class", last ? exitClass(last.exitCode) : undefined], ["last output", last?.message ? lastLine(last.message) : undefined], ["last termination", last?.finishedAt], ["back-off", waiting.message]],
+      evidence: [
+        ...common,
+        ["exit code", last ? describeExit(last) : undefined],
+        ["exit class", last ? exitClass(last.exitCode) : undefined],
+        ["last output", last?.message ? lastLine(last.message) : undefined],
+        ["last termination", last?.finishedAt],
+        ["back-off", waiting.message],
+      ],
       since: started,
       // Opens at once from 3 restarts; a first crash gets 3 minutes to recover (failure-catalogue A1).
       holdMs: restarts >= 3 ? 0 : 180_000,
     });
   }
   if (waiting?.reason && IMAGE_PULL.has(waiting.reason)) {
-    return finding({ ...base, part: `${s.name}/${s.image}`, reason: "ImagePullBackOff", summary: `pod ${ctx.name} cannot pull image ${s.image}: ${waiting.message ?? waiting.reason}`, evidence: [["container", s.name], ["image", s.image], ["state", waiting.reason], ["message", waiting.message], ["pull secrets", (pod.spec?.imagePullSecrets ?? []).map((x: { name: string }) => x.name).join(", ") || "none"], ["node", ctx.nodeName]], since: started });
+    return finding({
+      ...base,
+      part: `${s.name}/${s.image}`,
+      reason: "ImagePullBackOff",
+      summary: `pod ${ctx.name} cannot pull image ${s.image}: ${waiting.message ?? waiting.reason}`,
+      evidence: [
+        ["container", s.name],
+        ["image", s.image],
+        ["state", waiting.reason],
+        ["message", waiting.message],
+        ["pull secrets", (pod.spec?.imagePullSecrets ?? []).map((x: { name: string }) => x.name).join(", ") || "none"],
+        ["node", ctx.nodeName],
+      ],
+      since: started,
+    });
   }
   if (waiting?.reason === "InvalidImageName") {
-    return finding({ ...base, reason: "InvalidImageName", summary: `container ${s.name} of pod ${ctx.name}: image reference "${s.image}" cannot be parsed`, evidence: [["container", s.name], ["image", s.image], ["message", waiting.message]], since: started });
+    return finding({
+      ...base,
+      reason: "InvalidImageName",
+      summary: `container ${s.name} of pod ${ctx.name}: image reference "${s.image}" cannot be parsed`,
+      evidence: [
+        ["container", s.name],
+        ["image", s.image],
+        ["message", waiting.message],
+      ],
+      since: started,
+    });
   }
   if (waiting?.reason && IMAGE_UNAVAILABLE.has(waiting.reason)) {
-    return finding({ ...base, reason: "ImageUnavailable", summary: `container ${s.name} of pod ${ctx.name}: ${waiting.reason} for ${s.image}${waiting.message ? `: ${waiting.message}` : ""}`, evidence: [["container", s.name], ["image", s.image], ["state", waiting.reason], ["message", waiting.message], ["node", ctx.nodeName]], since: started });
+    return finding({
+      ...base,
+      reason: "ImageUnavailable",
+      summary: `container ${s.name} of pod ${ctx.name}: ${waiting.reason} for ${s.image}${waiting.message ? `: ${waiting.message}` : ""}`,
+      evidence: [
+        ["container", s.name],
+        ["image", s.image],
+        ["state", waiting.reason],
+        ["message", waiting.message],
+        ["node", ctx.nodeName],
+      ],
+      since: started,
+    });
   }
   if (waiting?.reason === "CreateContainerConfigError") {
     // With Secrets not watched, mon cannot tell whether a named Secret exists: it says so (spec 2.1 watch.secrets).
-    const unverifiable = /secret/i.test(waiting.message ?? "") && !ctx.watchesSecrets ? "cannot verify: Secrets are not watched (watch.secrets is false)" : undefined;
-    return finding({ ...base, reason: "CreateContainerConfigError", summary: `container ${s.name} of pod ${ctx.name} cannot be configured: ${waiting.message ?? "configuration error"}`, evidence: [["container", s.name], ["message", waiting.message], ["image", s.image], ["secret check", unverifiable]], since: started });
+    const unverifiable =
+      /secret/i.test(waiting.message ?? "") && !ctx.watchesSecrets
+        ? "cannot verify: Secrets are not watched (watch.secrets is false)"
+        : undefined;
+    return finding({
+      ...base,
+      reason: "CreateContainerConfigError",
+      summary: `container ${s.name} of pod ${ctx.name} cannot be configured: ${waiting.message ?? "configuration error"}`,
+      evidence: [
+        ["container", s.name],
+        ["message", waiting.message],
+        ["image", s.image],
+        ["secret check", unverifiable],
+      ],
+      since: started,
+    });
   }
   if (waiting?.reason === "CreateContainerError") {
-    return finding({ ...base, reason: "CreateContainerError", summary: `container ${s.name} of pod ${ctx.name}: the runtime on ${ctx.nodeName ?? "its node"} could not create it: ${waiting.message ?? ""}`, evidence: [["container", s.name], ["message", waiting.message], ["node", ctx.nodeName]], since: started });
+    return finding({
+      ...base,
+      reason: "CreateContainerError",
+      summary: `container ${s.name} of pod ${ctx.name}: the runtime on ${ctx.nodeName ?? "its node"} could not create it: ${waiting.message ?? ""}`,
+      evidence: [
+        ["container", s.name],
+        ["message", waiting.message],
+        ["node", ctx.nodeName],
+      ],
+      since: started,
+    });
   }
-  const runError = waiting?.reason === "RunContainerError" ? last : terminated && RUN_ERRORS.has(terminated.reason) ? terminated : undefined;
+  const runError =
+    waiting?.reason === "RunContainerError"
+      ? last
+      : terminated && RUN_ERRORS.has(terminated.reason)
+        ? terminated
+        : undefined;
   if (waiting?.reason === "RunContainerError" || runError) {
     const message = runError?.message ?? waiting?.message ?? "";
-    return finding({ ...base, reason: "RunContainerError", summary: `container ${s.name} of pod ${ctx.name} could not start: ${message}`, evidence: [...common, ["exit code", runError ? describeExit(runError) : undefined], ["message", message]], since: started });
+    return finding({
+      ...base,
+      reason: "RunContainerError",
+      summary: `container ${s.name} of pod ${ctx.name} could not start: ${message}`,
+      evidence: [...common, ["exit code", runError ? describeExit(runError) : undefined], ["message", message]],
+      since: started,
+    });
   }
   if (terminated?.reason === "ContainerStatusUnknown") {
-    return finding({ ...base, reason: "ContainerStatusUnknown", summary: `container ${s.name} of pod ${ctx.name}: the runtime lost the container (node ${ctx.nodeName ?? "?"} restarted or was lost)`, evidence: [...common, ["message", terminated.message]], since: parseTime(terminated.finishedAt, started) });
+    return finding({
+      ...base,
+      reason: "ContainerStatusUnknown",
+      summary: `container ${s.name} of pod ${ctx.name}: the runtime lost the container (node ${ctx.nodeName ?? "?"} restarted or was lost)`,
+      evidence: [...common, ["message", terminated.message]],
+      since: parseTime(terminated.finishedAt, started),
+    });
   }
   if (terminated && terminated.exitCode !== 0 && willNotRestart(pod)) {
     return finding({
       ...base,
       reason: "ContainerExitedNonZero",
       summary: `container ${s.name} of pod ${ctx.name} exited ${describeExit(terminated)}, ${exitClass(terminated.exitCode)}${terminated.message ? `: "${lastLine(terminated.message)}"` : ""}`,
-      evidence: [...common, ["exit code", describeExit(terminated)], ["exit class", exitClass(terminated.exitCode)], ["last output", terminated.message ? lastLine(terminated.message) : undefined], ["finished", terminated.finishedAt]],
+      evidence: [
+        ...common,
+        ["exit code", describeExit(terminated)],
+        ["exit class", exitClass(terminated.exitCode)],
+        ["last output", terminated.message ? lastLine(terminated.message) : undefined],
+        ["finished", terminated.finishedAt],
+      ],
       since: parseTime(terminated.finishedAt, started),
     });
   }
   const ready = condition(pod, "Ready");
-  if (pod.status?.phase === "Running" && s.state?.running && s.started !== false && s.ready === false && servesTraffic(pod) && ready?.status === "False") {
+  if (
+    pod.status?.phase === "Running" &&
+    s.state?.running &&
+    s.started !== false &&
+    s.ready === false &&
+    servesTraffic(pod) &&
+    ready?.status === "False"
+  ) {
     // Never ready since it started while its siblings serve: a cost worth knowing, not a failure happening
     // now (spec 1.6) — it goes to the digest.
     const controller = (pod.metadata?.ownerReferences ?? []).find((r: KubeObject) => r.controller);
     const others = controller?.uid ? ctx.readyOf(controller.uid) : 0;
     const neverReady = parseTime(ready.lastTransitionTime, 0) <= parseTime(s.state.running.startedAt, 0);
     if (others > 0 && neverReady) {
-      return finding({ ...base, reason: "PodNeverReady", summary: `pod ${ctx.name} runs but has never been ready while ${others} other pod${others === 1 ? "" : "s"} of ${controller.kind} ${controller.name} serve`, evidence: [...common, ["ready siblings", others], ["message", ready.message]], since: parseTime(ready.lastTransitionTime, started) });
+      return finding({
+        ...base,
+        reason: "PodNeverReady",
+        summary: `pod ${ctx.name} runs but has never been ready while ${others} other pod${others === 1 ? "" : "s"} of ${controller.kind} ${controller.name} serve`,
+        evidence: [...common, ["ready siblings", others], ["message", ready.message]],
+        since: parseTime(ready.lastTransitionTime, started),
+      });
     }
-    return finding({ ...base, reason: "ReadinessProbeFailing", summary: `pod ${ctx.name} runs but container ${s.name} has not been ready since ${ready.lastTransitionTime ?? "it started"}`, evidence: [...common, ["not ready since", ready.lastTransitionTime], ["message", ready.message]], since: parseTime(ready.lastTransitionTime, started) });
+    return finding({
+      ...base,
+      reason: "ReadinessProbeFailing",
+      summary: `pod ${ctx.name} runs but container ${s.name} has not been ready since ${ready.lastTransitionTime ?? "it started"}`,
+      evidence: [...common, ["not ready since", ready.lastTransitionTime], ["message", ready.message]],
+      since: parseTime(ready.lastTransitionTime, started),
+    });
   }
   return undefined;
 }
@@ -220,12 +434,16 @@ function readyByController(inventory: InventoryView): Map<string, number> {
 }
 
 function willNotRestart(pod: KubeObject): boolean {
-  return pod.spec?.restartPolicy === "Never" || (pod.spec?.restartPolicy === "OnFailure" && pod.status?.phase === "Failed");
+  return (
+    pod.spec?.restartPolicy === "Never" || (pod.spec?.restartPolicy === "OnFailure" && pod.status?.phase === "Failed")
+  );
 }
 
 /** Pods a workload expects to serve: owned by a ReplicaSet or StatefulSet (not Jobs, whose pods are not probed for traffic). */
 function servesTraffic(pod: KubeObject): boolean {
-  return (pod.metadata?.ownerReferences ?? []).some((r: { kind?: string }) => r.kind === "ReplicaSet" || r.kind === "StatefulSet");
+  return (pod.metadata?.ownerReferences ?? []).some(
+    (r: { kind?: string }) => r.kind === "ReplicaSet" || r.kind === "StatefulSet",
+  );
 }
 
 function describeExit(t: KubeObject): string {
@@ -233,7 +451,9 @@ function describeExit(t: KubeObject): string {
 }
 
 function memoryLimit(pod: KubeObject, container: string): string | undefined {
-  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c: KubeObject) => c.name === container);
+  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find(
+    (c: KubeObject) => c.name === container,
+  );
   return spec?.resources?.limits?.memory;
 }
 

@@ -19,13 +19,47 @@ export function detectProbes(_inventory: InventoryView, now: number, usage: Usag
 
 function probeFinding(p: ProbeStatus, now: number): Finding {
   const t = p.target;
-  const object: ObjectRef = t.service ?? (t.origin === "dependency" ? { kind: "Endpoint", name: t.address } : { kind: "Probe", name: t.name });
-  const what = t.origin === "service" ? `Service ${t.service?.namespace}/${t.service?.name} (${t.address})` : t.origin === "dependency" ? `dependency ${t.address}` : `${t.kind} probe ${t.name} (${t.address})`;
-  const evidence: [string, unknown][] = [["probe", `${t.kind} ${t.address}`], ["error", p.last.error], ["status", p.last.status], ["latency", `${Math.round(p.last.latencyMs)} ms`], ["failed rounds", p.failures || undefined], ["called by", t.callers?.slice(0, 5).map((c) => `pod ${c.namespace}/${c.name}`).join(", ")]];
+  const object: ObjectRef =
+    t.service ?? (t.origin === "dependency" ? { kind: "Endpoint", name: t.address } : { kind: "Probe", name: t.name });
+  const what =
+    t.origin === "service"
+      ? `Service ${t.service?.namespace}/${t.service?.name} (${t.address})`
+      : t.origin === "dependency"
+        ? `dependency ${t.address}`
+        : `${t.kind} probe ${t.name} (${t.address})`;
+  const evidence: [string, unknown][] = [
+    ["probe", `${t.kind} ${t.address}`],
+    ["error", p.last.error],
+    ["status", p.last.status],
+    ["latency", `${Math.round(p.last.latencyMs)} ms`],
+    ["failed rounds", p.failures || undefined],
+    [
+      "called by",
+      t.callers
+        ?.slice(0, 5)
+        .map((c) => `pod ${c.namespace}/${c.name}`)
+        .join(", "),
+    ],
+  ];
   const explains = t.callers?.length ? { explains: t.callers } : {};
   if (p.slow && p.last.ok) {
     const limit = p.slow === "critical" ? t.latencyCriticalMs : t.latencyWarningMs;
-    return finding({ reason: p.slow === "critical" ? "ActiveProbeTooSlow" : "ActiveProbeSlow", object, summary: `${what} answered in ${Math.round(p.last.latencyMs)} ms, over its ${limit} ms limit`, evidence, since: p.since, now });
+    return finding({
+      reason: p.slow === "critical" ? "ActiveProbeTooSlow" : "ActiveProbeSlow",
+      object,
+      summary: `${what} answered in ${Math.round(p.last.latencyMs)} ms, over its ${limit} ms limit`,
+      evidence,
+      since: p.since,
+      now,
+    });
   }
-  return finding({ reason: "ActiveProbeFailure", object, summary: `${what} is failing: ${p.last.error ?? "no answer"} (${p.failures} rounds in a row)`, evidence, since: p.since, now, ...explains });
+  return finding({
+    reason: "ActiveProbeFailure",
+    object,
+    summary: `${what} is failing: ${p.last.error ?? "no answer"} (${p.failures} rounds in a row)`,
+    evidence,
+    since: p.since,
+    now,
+    ...explains,
+  });
 }

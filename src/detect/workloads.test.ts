@@ -8,34 +8,187 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 const MIN = 60_000;
 
 function deployment(name: string, spec: KubeObject, status: KubeObject, extra: KubeObject = {}): KubeObject {
-  return { kind: "Deployment", apiVersion: "apps/v1", metadata: { namespace: "shop", name, uid: `d-${name}`, creationTimestamp: iso(NOW - 60 * MIN), ...extra }, spec, status };
+  return {
+    kind: "Deployment",
+    apiVersion: "apps/v1",
+    metadata: { namespace: "shop", name, uid: `d-${name}`, creationTimestamp: iso(NOW - 60 * MIN), ...extra },
+    spec,
+    status,
+  };
 }
-const available = (status: "True" | "False", agoMs: number, message = "Deployment does not have minimum availability.") => ({ type: "Available", status, reason: status === "True" ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable", message, lastTransitionTime: iso(NOW - agoMs) });
+const available = (
+  status: "True" | "False",
+  agoMs: number,
+  message = "Deployment does not have minimum availability.",
+) => ({
+  type: "Available",
+  status,
+  reason: status === "True" ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+  message,
+  lastTransitionTime: iso(NOW - agoMs),
+});
 function job(name: string, conditions: KubeObject[], owner?: KubeObject, created = NOW - 10 * MIN): KubeObject {
-  return { kind: "Job", apiVersion: "batch/v1", metadata: { namespace: "batch", name, uid: `j-${name}`, creationTimestamp: iso(created), ...(owner ? { ownerReferences: [{ kind: "CronJob", name: owner.metadata.name, uid: owner.metadata.uid, controller: true }] } : {}) }, spec: {}, status: { conditions, failed: 6 } };
+  return {
+    kind: "Job",
+    apiVersion: "batch/v1",
+    metadata: {
+      namespace: "batch",
+      name,
+      uid: `j-${name}`,
+      creationTimestamp: iso(created),
+      ...(owner
+        ? {
+            ownerReferences: [
+              { kind: "CronJob", name: owner.metadata.name, uid: owner.metadata.uid, controller: true },
+            ],
+          }
+        : {}),
+    },
+    spec: {},
+    status: { conditions, failed: 6 },
+  };
 }
-const failedCondition = { type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastTransitionTime: iso(NOW - 5 * MIN) };
-const cron: KubeObject = { kind: "CronJob", apiVersion: "batch/v1", metadata: { namespace: "batch", name: "nightly", uid: "c-nightly" }, spec: { schedule: "0 2 * * *" }, status: { lastScheduleTime: iso(NOW - 10 * MIN), lastSuccessfulTime: iso(NOW - 24 * 60 * MIN) } };
+const failedCondition = {
+  type: "Failed",
+  status: "True",
+  reason: "BackoffLimitExceeded",
+  message: "Job has reached the specified backoff limit",
+  lastTransitionTime: iso(NOW - 5 * MIN),
+};
+const cron: KubeObject = {
+  kind: "CronJob",
+  apiVersion: "batch/v1",
+  metadata: { namespace: "batch", name: "nightly", uid: "c-nightly" },
+  spec: { schedule: "0 2 * * *" },
+  status: { lastScheduleTime: iso(NOW - 10 * MIN), lastSuccessfulTime: iso(NOW - 24 * 60 * MIN) },
+};
 
 const cases: { name: string; objects: KubeObject[]; want: string[] }[] = [
-  { name: "WorkloadUnavailable: no available replica for 2 minutes", objects: [deployment("api", { replicas: 3 }, { replicas: 3, availableReplicas: 0, conditions: [available("False", 5 * MIN)] })], want: ["WorkloadUnavailable"] },
-  { name: "WorkloadUnavailable for a StatefulSet", objects: [{ kind: "StatefulSet", apiVersion: "apps/v1", metadata: { namespace: "shop", name: "db", uid: "s-db", creationTimestamp: iso(NOW - 60 * MIN) }, spec: { replicas: 1 }, status: { replicas: 1, readyReplicas: 0, availableReplicas: 0 } }], want: ["WorkloadUnavailable"] },
-  { name: "ProgressDeadlineExceeded (serving, so not unavailable)", objects: [deployment("web", { replicas: 2, progressDeadlineSeconds: 600 }, { availableReplicas: 2, conditions: [available("True", 60 * MIN), { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: 'ReplicaSet "web-5d8b7f9c4" has timed out progressing.', lastTransitionTime: iso(NOW - 2 * MIN) }] })], want: ["ProgressDeadlineExceeded"] },
-  { name: "ReplicaCreateFailed from a ReplicaSet's ReplicaFailure condition", objects: [{ kind: "ReplicaSet", apiVersion: "apps/v1", metadata: { namespace: "shop", name: "api-7c9", uid: "rs" }, status: { conditions: [{ type: "ReplicaFailure", status: "True", reason: "FailedCreate", message: 'pods "api-7c9-" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=8, limited: cpu=8' }] } }], want: ["ReplicaCreateFailed"] },
+  {
+    name: "WorkloadUnavailable: no available replica for 2 minutes",
+    objects: [
+      deployment(
+        "api",
+        { replicas: 3 },
+        { replicas: 3, availableReplicas: 0, conditions: [available("False", 5 * MIN)] },
+      ),
+    ],
+    want: ["WorkloadUnavailable"],
+  },
+  {
+    name: "WorkloadUnavailable for a StatefulSet",
+    objects: [
+      {
+        kind: "StatefulSet",
+        apiVersion: "apps/v1",
+        metadata: { namespace: "shop", name: "db", uid: "s-db", creationTimestamp: iso(NOW - 60 * MIN) },
+        spec: { replicas: 1 },
+        status: { replicas: 1, readyReplicas: 0, availableReplicas: 0 },
+      },
+    ],
+    want: ["WorkloadUnavailable"],
+  },
+  {
+    name: "ProgressDeadlineExceeded (serving, so not unavailable)",
+    objects: [
+      deployment(
+        "web",
+        { replicas: 2, progressDeadlineSeconds: 600 },
+        {
+          availableReplicas: 2,
+          conditions: [
+            available("True", 60 * MIN),
+            {
+              type: "Progressing",
+              status: "False",
+              reason: "ProgressDeadlineExceeded",
+              message: 'ReplicaSet "web-5d8b7f9c4" has timed out progressing.',
+              lastTransitionTime: iso(NOW - 2 * MIN),
+            },
+          ],
+        },
+      ),
+    ],
+    want: ["ProgressDeadlineExceeded"],
+  },
+  {
+    name: "ReplicaCreateFailed from a ReplicaSet's ReplicaFailure condition",
+    objects: [
+      {
+        kind: "ReplicaSet",
+        apiVersion: "apps/v1",
+        metadata: { namespace: "shop", name: "api-7c9", uid: "rs" },
+        status: {
+          conditions: [
+            {
+              type: "ReplicaFailure",
+              status: "True",
+              reason: "FailedCreate",
+              message:
+                'pods "api-7c9-" is forbidden: exceeded quota: compute, requested: cpu=2, used: cpu=8, limited: cpu=8',
+            },
+          ],
+        },
+      },
+    ],
+    want: ["ReplicaCreateFailed"],
+  },
   { name: "JobFailed with the controller's reason", objects: [job("report", [failedCondition])], want: ["JobFailed"] },
-  { name: "CronJobFailing when the newest run failed and none succeeded since", objects: [cron, job("nightly-1", [failedCondition], cron)], want: ["JobFailed", "CronJobFailing"] },
+  {
+    name: "CronJobFailing when the newest run failed and none succeeded since",
+    objects: [cron, job("nightly-1", [failedCondition], cron)],
+    want: ["JobFailed", "CronJobFailing"],
+  },
   // Healthy churn.
-  { name: "a rolling update keeps replicas available", objects: [deployment("api", { replicas: 3 }, { availableReplicas: 2, updatedReplicas: 1, conditions: [available("True", 60 * MIN), { type: "Progressing", status: "True", reason: "ReplicaSetUpdated" }] })], want: [] },
-  { name: "a new Deployment scaling up has 2 minutes", objects: [deployment("new", { replicas: 2 }, { availableReplicas: 0, conditions: [available("False", 30_000)] })], want: [] },
-  { name: "scaled to zero, paused or being deleted is not unavailable", objects: [deployment("zero", { replicas: 0 }, {}), deployment("paused", { replicas: 1, paused: true }, {}), deployment("going", { replicas: 1 }, {}, { deletionTimestamp: iso(NOW) })], want: [] },
+  {
+    name: "a rolling update keeps replicas available",
+    objects: [
+      deployment(
+        "api",
+        { replicas: 3 },
+        {
+          availableReplicas: 2,
+          updatedReplicas: 1,
+          conditions: [
+            available("True", 60 * MIN),
+            { type: "Progressing", status: "True", reason: "ReplicaSetUpdated" },
+          ],
+        },
+      ),
+    ],
+    want: [],
+  },
+  {
+    name: "a new Deployment scaling up has 2 minutes",
+    objects: [deployment("new", { replicas: 2 }, { availableReplicas: 0, conditions: [available("False", 30_000)] })],
+    want: [],
+  },
+  {
+    name: "scaled to zero, paused or being deleted is not unavailable",
+    objects: [
+      deployment("zero", { replicas: 0 }, {}),
+      deployment("paused", { replicas: 1, paused: true }, {}),
+      deployment("going", { replicas: 1 }, {}, { deletionTimestamp: iso(NOW) }),
+    ],
+    want: [],
+  },
   { name: "a completed Job", objects: [job("ok", [{ type: "Complete", status: "True" }])], want: [] },
-  { name: "a CronJob whose last run succeeded after its failure", objects: [{ ...cron, status: { lastScheduleTime: iso(NOW - 10 * MIN), lastSuccessfulTime: iso(NOW - 5 * MIN) } }, job("nightly-2", [{ type: "Complete", status: "True" }], cron, NOW - 10 * MIN)], want: [] },
+  {
+    name: "a CronJob whose last run succeeded after its failure",
+    objects: [
+      { ...cron, status: { lastScheduleTime: iso(NOW - 10 * MIN), lastSuccessfulTime: iso(NOW - 5 * MIN) } },
+      job("nightly-2", [{ type: "Complete", status: "True" }], cron, NOW - 10 * MIN),
+    ],
+    want: [],
+  },
 ];
 
 describe("detectWorkloads", () => {
   for (const c of cases) {
     test(c.name, () => {
-      const open = detectWorkloads(inventoryOf(...c.objects), NOW).filter((f) => f.opensAt === undefined || f.opensAt <= NOW);
+      const open = detectWorkloads(inventoryOf(...c.objects), NOW).filter(
+        (f) => f.opensAt === undefined || f.opensAt <= NOW,
+      );
       expect(open.map((f) => f.reason)).toEqual(c.want);
     });
   }

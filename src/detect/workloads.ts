@@ -22,12 +22,47 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
       const available = w.status?.availableReplicas ?? 0;
       if (wanted >= 1 && available === 0) {
         const cond = condition(w, "Available");
-        const since = parseTime(cond?.status === "False" ? cond.lastTransitionTime : w.metadata?.creationTimestamp, now);
-        out.push(finding({ reason: "WorkloadUnavailable", object: ref, summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})`, evidence: [["replicas wanted", wanted], ["ready", w.status?.readyReplicas ?? 0], ["updated", w.status?.updatedReplicas ?? 0], ["condition", cond?.message]], since, now, holdMs: UNAVAILABLE_HOLD_MS }));
+        const since = parseTime(
+          cond?.status === "False" ? cond.lastTransitionTime : w.metadata?.creationTimestamp,
+          now,
+        );
+        out.push(
+          finding({
+            reason: "WorkloadUnavailable",
+            object: ref,
+            summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})`,
+            evidence: [
+              ["replicas wanted", wanted],
+              ["ready", w.status?.readyReplicas ?? 0],
+              ["updated", w.status?.updatedReplicas ?? 0],
+              ["condition", cond?.message],
+            ],
+            since,
+            now,
+            holdMs: UNAVAILABLE_HOLD_MS,
+          }),
+        );
       }
       const progressing = condition(w, "Progressing");
-      if (kind === "Deployment" && progressing?.status === "False" && progressing.reason === "ProgressDeadlineExceeded") {
-        out.push(finding({ reason: "ProgressDeadlineExceeded", object: ref, summary: `rollout of deployment ${name} is stuck: ${progressing.message ?? "progress deadline exceeded"}`, evidence: [["message", progressing.message], ["deadline", `${w.spec?.progressDeadlineSeconds ?? 600} s`], ["since", progressing.lastTransitionTime]], since: parseTime(progressing.lastTransitionTime, now), now }));
+      if (
+        kind === "Deployment" &&
+        progressing?.status === "False" &&
+        progressing.reason === "ProgressDeadlineExceeded"
+      ) {
+        out.push(
+          finding({
+            reason: "ProgressDeadlineExceeded",
+            object: ref,
+            summary: `rollout of deployment ${name} is stuck: ${progressing.message ?? "progress deadline exceeded"}`,
+            evidence: [
+              ["message", progressing.message],
+              ["deadline", `${w.spec?.progressDeadlineSeconds ?? 600} s`],
+              ["since", progressing.lastTransitionTime],
+            ],
+            since: parseTime(progressing.lastTransitionTime, now),
+            now,
+          }),
+        );
       }
     }
   }
@@ -35,13 +70,39 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
     for (const w of inventory.list(kind)) {
       const failure = condition(w, "ReplicaFailure");
       if (failure?.status !== "True") continue;
-      out.push(finding({ reason: "ReplicaCreateFailed", object: refOf({ ...w, kind }), summary: `${kind.toLowerCase()} ${w.metadata.namespace}/${w.metadata.name} cannot create pods: ${failure.message ?? failure.reason ?? ""}`, evidence: [["reason", failure.reason], ["message", failure.message]], since: parseTime(failure.lastTransitionTime, now), now }));
+      out.push(
+        finding({
+          reason: "ReplicaCreateFailed",
+          object: refOf({ ...w, kind }),
+          summary: `${kind.toLowerCase()} ${w.metadata.namespace}/${w.metadata.name} cannot create pods: ${failure.message ?? failure.reason ?? ""}`,
+          evidence: [
+            ["reason", failure.reason],
+            ["message", failure.message],
+          ],
+          since: parseTime(failure.lastTransitionTime, now),
+          now,
+        }),
+      );
     }
   }
   for (const job of inventory.list("Job")) {
     const failed = condition(job, "Failed");
     if (failed?.status !== "True") continue;
-    out.push(finding({ reason: "JobFailed", object: refOf({ ...job, kind: "Job" }), summary: `job ${job.metadata.namespace}/${job.metadata.name} failed: ${failed.reason ?? ""}${failed.message ? ` — ${failed.message}` : ""}`, evidence: [["reason", failed.reason], ["message", failed.message], ["failed pods", job.status?.failed ?? 0], ["started", job.status?.startTime]], since: parseTime(failed.lastTransitionTime, now), now }));
+    out.push(
+      finding({
+        reason: "JobFailed",
+        object: refOf({ ...job, kind: "Job" }),
+        summary: `job ${job.metadata.namespace}/${job.metadata.name} failed: ${failed.reason ?? ""}${failed.message ? ` — ${failed.message}` : ""}`,
+        evidence: [
+          ["reason", failed.reason],
+          ["message", failed.message],
+          ["failed pods", job.status?.failed ?? 0],
+          ["started", job.status?.startTime],
+        ],
+        since: parseTime(failed.lastTransitionTime, now),
+        now,
+      }),
+    );
   }
   for (const cron of inventory.list("CronJob")) {
     const failing = failingCronJob(inventory, cron, now);
@@ -53,19 +114,30 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
 // --- internal ---
 
 function failingCronJob(inventory: InventoryView, cron: KubeObject, now: number): Finding | undefined {
-  const jobs = inventory.list("Job").filter((j) => (j.metadata?.ownerReferences ?? []).some((r: { uid?: string }) => r.uid === cron.metadata?.uid));
-  const newest = jobs.sort((a, b) => String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)))[0];
+  const jobs = inventory
+    .list("Job")
+    .filter((j) => (j.metadata?.ownerReferences ?? []).some((r: { uid?: string }) => r.uid === cron.metadata?.uid));
+  const newest = jobs.sort((a, b) =>
+    String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)),
+  )[0];
   if (!newest || condition(newest, "Failed")?.status !== "True") return undefined;
   const lastSuccess = parseTime(cron.status?.lastSuccessfulTime, 0);
   const lastSchedule = parseTime(cron.status?.lastScheduleTime, now);
   if (lastSuccess >= lastSchedule) return undefined;
-  const failedRuns = jobs.filter((j) => condition(j, "Failed")?.status === "True" && parseTime(j.metadata?.creationTimestamp, 0) > lastSuccess).length;
+  const failedRuns = jobs.filter(
+    (j) => condition(j, "Failed")?.status === "True" && parseTime(j.metadata?.creationTimestamp, 0) > lastSuccess,
+  ).length;
   const name = `${cron.metadata.namespace}/${cron.metadata.name}`;
   return finding({
     reason: "CronJobFailing",
     object: refOf({ ...cron, kind: "CronJob" }),
     summary: `cronjob ${name}: its last ${failedRuns} run${failedRuns === 1 ? "" : "s"} failed (newest: ${newest.metadata.name})`,
-    evidence: [["newest run", newest.metadata.name], ["failed runs since last success", failedRuns], ["last success", cron.status?.lastSuccessfulTime ?? "never"], ["last schedule", cron.status?.lastScheduleTime]],
+    evidence: [
+      ["newest run", newest.metadata.name],
+      ["failed runs since last success", failedRuns],
+      ["last success", cron.status?.lastSuccessfulTime ?? "never"],
+      ["last schedule", cron.status?.lastScheduleTime],
+    ],
     since: parseTime(condition(newest, "Failed")?.lastTransitionTime, now),
     now,
   });

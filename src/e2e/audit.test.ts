@@ -10,38 +10,69 @@ import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 const track = useCleanup();
 
 describe("audit log: the daemon against the simulator", () => {
-  test.each(["pro", "community"] as const)("Pro writes one JSON line per decision to the configured file; Community writes none (%s)", async (edition) => {
-    const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
-    const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { auditLog: { output: path } } }));
-    const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    crashPod(sim, "shop", "web-abc12-p0", 7, clock.now());
-    await cluster.settle();
-    crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
-    await cluster.settle();
-    await clock.advance(90_000);
-    sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4));
-    await cluster.settle();
-    await hook.waitFor(3);
-    await cluster.stop();
-    if (edition === "community") {
-      expect(existsSync(path)).toBe(false);
-      return;
-    }
-    const entries = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(entries.map((e) => [e.decision, e.delivery, e.incidentId])).toEqual([
-      ["announced", "startup summary", "Deployment/shop/web"],
-      ["announced", "absent", "Deployment/shop/api"],
-      ["resolved", "absent", "Deployment/shop/api"],
-    ]);
-    expect(entries[2]).toMatchObject({ cluster: "prod", reason: "CrashLoopBackOff", tier: "medium", mode: "notify", revision: 2, openSeconds: 90, dedupKey: "mon-prod-deployment-shop-api-notify", root: { kind: "Deployment", namespace: "shop", name: "api" } });
-  });
+  test.each(["pro", "community"] as const)(
+    "Pro writes one JSON line per decision to the configured file; Community writes none (%s)",
+    async (edition) => {
+      const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
+      const hook = track(await startCaptureServer());
+      const cluster = track(
+        await startTestCluster(
+          { webhook: { url: `${hook.url}/mon` } },
+          { cluster: "prod", edition, config: { auditLog: { output: path } } },
+        ),
+      );
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      crashPod(sim, "shop", "web-abc12-p0", 7, clock.now());
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
+      await cluster.settle();
+      await clock.advance(90_000);
+      sim.patchStatus(
+        "v1",
+        "Pod",
+        "shop",
+        "api-abc12-p0",
+        runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4),
+      );
+      await cluster.settle();
+      await hook.waitFor(3);
+      await cluster.stop();
+      if (edition === "community") {
+        expect(existsSync(path)).toBe(false);
+        return;
+      }
+      const entries = readFileSync(path, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(entries.map((e) => [e.decision, e.delivery, e.incidentId])).toEqual([
+        ["announced", "startup summary", "Deployment/shop/web"],
+        ["announced", "absent", "Deployment/shop/api"],
+        ["resolved", "absent", "Deployment/shop/api"],
+      ]);
+      expect(entries[2]).toMatchObject({
+        cluster: "prod",
+        reason: "CrashLoopBackOff",
+        tier: "medium",
+        mode: "notify",
+        revision: 2,
+        openSeconds: 90,
+        dedupKey: "mon-prod-deployment-shop-api-notify",
+        root: { kind: "Deployment", namespace: "shop", name: "api" },
+      });
+    },
+  );
 
   test("a lost node writes one skipped entry per workload folded into it, naming it in `subject`", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
     const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition: "pro", config: { auditLog: { output: path } } }));
+    const cluster = track(
+      await startTestCluster(
+        { webhook: { url: `${hook.url}/mon` } },
+        { cluster: "prod", edition: "pro", config: { auditLog: { output: path } } },
+      ),
+    );
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -50,7 +81,10 @@ describe("audit log: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(1);
     await cluster.stop();
-    const entries = readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const entries = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(entries.map((e) => [e.decision, e.skipReason, e.incidentId, e.subject?.name])).toEqual([
       ["skipped", "node_inhibition", "Node//n3", "web"],
       ["announced", undefined, "Node//n3", undefined],

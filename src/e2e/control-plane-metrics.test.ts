@@ -21,19 +21,64 @@ describe("cluster DNS metrics (port 9153): the daemon against the simulator", ()
     coredns = createServer((_req, res) => {
       reads++;
       res.setHeader("content-type", "text/plain; version=0.0.4");
-      res.end(["# TYPE coredns_dns_responses_total counter", `coredns_dns_responses_total{plugin="forward",rcode="NOERROR",server="dns://:53",zone="."} ${300 * reads}`, `coredns_dns_responses_total{plugin="forward",rcode="SERVFAIL",server="dns://:53",zone="."} ${100 * reads}`, ""].join("\n"));
+      res.end(
+        [
+          "# TYPE coredns_dns_responses_total counter",
+          `coredns_dns_responses_total{plugin="forward",rcode="NOERROR",server="dns://:53",zone="."} ${300 * reads}`,
+          `coredns_dns_responses_total{plugin="forward",rcode="SERVFAIL",server="dns://:53",zone="."} ${100 * reads}`,
+          "",
+        ].join("\n"),
+      );
     });
     await new Promise<void>((r) => coredns!.listen(0, "127.0.0.1", r));
     const port = (coredns.address() as AddressInfo).port;
 
     hook = await startCaptureServer();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", dnsMetricsPort: port });
+    cluster = await startTestCluster(
+      { webhook: { url: `${hook.url}/mon` } },
+      { cluster: "prod", dnsMetricsPort: port },
+    );
     const { sim, clock, daemon } = cluster;
     seedShop(sim, clock.now());
-    sim.apply({ apiVersion: "apps/v1", kind: "Deployment", metadata: { namespace: "kube-system", name: "coredns", labels: { "k8s-app": "kube-dns" } }, spec: { replicas: 1, selector: { matchLabels: { "k8s-app": "kube-dns" } }, template: { metadata: { labels: { "k8s-app": "kube-dns" } }, spec: { containers: [{ name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.11.3" }] } } } });
-    sim.patchStatus("apps/v1", "Deployment", "kube-system", "coredns", { replicas: 1, readyReplicas: 1, availableReplicas: 1 });
-    sim.apply({ apiVersion: "v1", kind: "Pod", metadata: { namespace: "kube-system", name: "coredns-5d78c9869d-abcde", labels: { "k8s-app": "kube-dns" } }, spec: { nodeName: "n1", containers: [{ name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.11.3" }] } });
-    sim.patchStatus("v1", "Pod", "kube-system", "coredns-5d78c9869d-abcde", { phase: "Running", podIP: "127.0.0.1", containerStatuses: [{ name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.11.3", imageID: "", ready: true, started: true, restartCount: 0, state: { running: { startedAt: new Date(clock.now()).toISOString() } } }] });
+    sim.apply({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { namespace: "kube-system", name: "coredns", labels: { "k8s-app": "kube-dns" } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { "k8s-app": "kube-dns" } },
+        template: {
+          metadata: { labels: { "k8s-app": "kube-dns" } },
+          spec: { containers: [{ name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.11.3" }] },
+        },
+      },
+    });
+    sim.patchStatus("apps/v1", "Deployment", "kube-system", "coredns", {
+      replicas: 1,
+      readyReplicas: 1,
+      availableReplicas: 1,
+    });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "kube-system", name: "coredns-5d78c9869d-abcde", labels: { "k8s-app": "kube-dns" } },
+      spec: { nodeName: "n1", containers: [{ name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.11.3" }] },
+    });
+    sim.patchStatus("v1", "Pod", "kube-system", "coredns-5d78c9869d-abcde", {
+      phase: "Running",
+      podIP: "127.0.0.1",
+      containerStatuses: [
+        {
+          name: "coredns",
+          image: "registry.k8s.io/coredns/coredns:v1.11.3",
+          imageID: "",
+          ready: true,
+          started: true,
+          restartCount: 0,
+          state: { running: { startedAt: new Date(clock.now()).toISOString() } },
+        },
+      ],
+    });
     await cluster.settle();
     // The first read (at sync) may or may not have seen the DNS pod; two more at this same instant (one asked
     // for while another runs) give no rate over 0 s, and the read a minute later gives one 60 s interval.
@@ -44,7 +89,13 @@ describe("cluster DNS metrics (port 9153): the daemon against the simulator", ()
     expect(daemon.usage.latest().dnsResponses).toMatchObject({ responses: 400, servfail: 100 });
     await cluster.settle();
     const [told] = await hook.waitFor(1);
-    expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/kube-system/coredns", reason: "ClusterDNSErrors" });
-    expect(told!.json().text).toContain("cluster DNS answered 25 % of queries with SERVFAIL in the last 60 s (100 of 400)");
+    expect(told!.json()).toMatchObject({
+      action: "announce",
+      incidentId: "Deployment/kube-system/coredns",
+      reason: "ClusterDNSErrors",
+    });
+    expect(told!.json().text).toContain(
+      "cluster DNS answered 25 % of queries with SERVFAIL in the last 60 s (100 of 400)",
+    );
   });
 });

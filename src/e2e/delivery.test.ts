@@ -30,7 +30,13 @@ const slackHook = (url: string) => {
 function addApp(sim: Simulator, name: string, now: number): void {
   const { deployment: d, replicaSet } = deployment("shop", name, 1, `ghcr.io/shop/${name}:1.0`, "abc12");
   const dep = sim.apply(d);
-  const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }] } });
+  const rs = sim.apply({
+    ...replicaSet,
+    metadata: {
+      ...replicaSet.metadata,
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }],
+    },
+  });
   sim.apply(runningPod(rs, "p0", "n1", now - 3_600_000));
 }
 
@@ -49,13 +55,21 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
       await cluster.settle();
     }
     await hook.waitFor(3);
-    expect(hook.requests.map((r) => r.json().incidentId)).toEqual(["Deployment/shop/app0", "Deployment/shop/app1", "Deployment/shop/app2"]);
+    expect(hook.requests.map((r) => r.json().incidentId)).toEqual([
+      "Deployment/shop/app0",
+      "Deployment/shop/app1",
+      "Deployment/shop/app2",
+    ]);
     await clock.advance(10 * 60_000);
     await cluster.settle();
     const [, , , digest] = await hook.waitFor(4);
-    expect(digest!.json().text.split("\n")[0]).toBe("🟠 Overflow digest: 7 notifications held back by the hourly budget [prod]");
+    expect(digest!.json().text.split("\n")[0]).toBe(
+      "🟠 Overflow digest: 7 notifications held back by the hourly budget [prod]",
+    );
     expect(digest!.json().text).toContain("• CrashLoopBackOff: 7");
-    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_budget_folded_total")).toContain("mon_delivery_budget_folded_total 7");
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_budget_folded_total")).toContain(
+      "mon_delivery_budget_folded_total 7",
+    );
   });
 
   test("Pro: a provider that rejects for good hands the message to its fallback; the resolve follows it there", async () => {
@@ -63,7 +77,10 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     const hook = await capture();
     slack.setDefault({ status: 401, body: "invalid_auth" });
     cluster = await startTestCluster(
-      { slack: { webhook: slackHook(`${slack.url}/services/T1/B1/x`), fallback: "webhook" }, webhook: { url: `${hook.url}/mon`, routes: [{ namespaces: ["other"] }] } },
+      {
+        slack: { webhook: slackHook(`${slack.url}/services/T1/B1/x`), fallback: "webhook" },
+        webhook: { url: `${hook.url}/mon`, routes: [{ namespaces: ["other"] }] },
+      },
       { cluster: "prod", edition: "pro" },
     );
     const { sim, clock } = cluster;
@@ -74,8 +91,17 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     // The webhook's routes do not cover shop: it hears of this only as slack's fallback.
     const [announce] = await hook.waitFor(1);
     expect(announce!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/web" });
-    expect(cluster.daemon.health.report().components["provider-slack"]).toMatchObject({ state: "degraded", reason: "provider_rejected" });
-    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    expect(cluster.daemon.health.report().components["provider-slack"]).toMatchObject({
+      state: "degraded",
+      reason: "provider_rejected",
+    });
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "web-abc12-p0",
+      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
+    );
     await cluster.settle();
     const [, resolve] = await hook.waitFor(2);
     expect(resolve!.json()).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/web" });
@@ -95,7 +121,11 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
-    hook.queue({ status: 429, body: "slow down" }, { status: 429, body: "slow down" }, { status: 429, body: "slow down", headers: { "retry-after": "30" } });
+    hook.queue(
+      { status: 429, body: "slow down" },
+      { status: 429, body: "slow down" },
+      { status: 429, body: "slow down", headers: { "retry-after": "30" } },
+    );
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
     await hook.waitFor(1);
@@ -130,7 +160,13 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
     await cluster.settle();
     for (let i = 0; i < 12; i++) await clock.advance(5 * 60_000);
-    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "web-abc12-p0",
+      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
+    );
     await cluster.settle();
     // Every attempt so far was refused; the provider comes back while mon waits out a backoff.
     const refused = hook.requests.length;
@@ -142,6 +178,8 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     // The web announcement never reached anyone: it and its resolve became one combined message. Each
     // message arrives exactly once; nothing was given up.
     expect(delivered.sort()).toEqual(["announce Deployment/shop/api", "opened_resolved Deployment/shop/web"]);
-    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_dropped_total")).toContain("mon_delivery_dropped_total 0");
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_dropped_total")).toContain(
+      "mon_delivery_dropped_total 0",
+    );
   });
 });

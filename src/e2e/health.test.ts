@@ -12,7 +12,11 @@ afterEach(async () => {
 });
 
 async function start(kubeconfig: (s: Simulator) => string): Promise<string> {
-  running = await startSimulatedDaemon({ kubeconfig, config: { app: { disableStartupMessage: true }, alert: { stdout: {} } }, healthPort: 0 });
+  running = await startSimulatedDaemon({
+    kubeconfig,
+    config: { app: { disableStartupMessage: true }, alert: { stdout: {} } },
+    healthPort: 0,
+  });
   return running.daemon.healthUrl()!;
 }
 
@@ -21,30 +25,56 @@ describe("health server (spec 4.1, 4.2)", () => {
     const url = await start((s) => s.kubeconfig());
     await waitUntil(async () => (await fetch(`${url}/readyz`)).status === 200, "readiness");
     // Ready needs only the required caches; optional API groups may still be syncing for a moment.
-    await waitUntil(async () => !(await (await fetch(`${url}/health`)).json()).reasons.includes("cache_sync_pending"), "every informer to sync");
+    await waitUntil(
+      async () => !(await (await fetch(`${url}/health`)).json()).reasons.includes("cache_sync_pending"),
+      "every informer to sync",
+    );
     expect(await (await fetch(`${url}/healthz`)).text()).toBe("ok\n");
     expect((await fetch(`${url}/availabilityz`)).status).toBe(200);
     const health = await (await fetch(`${url}/health`)).json();
-    expect(health).toMatchObject({ status: "degraded", ready: true, stateLock: "not_used", reasons: ["optional_api_unavailable"], providers: { kept: ["stdout"], inactive: [] } });
+    expect(health).toMatchObject({
+      status: "degraded",
+      ready: true,
+      stateLock: "not_used",
+      reasons: ["optional_api_unavailable"],
+      providers: { kept: ["stdout"], inactive: [] },
+    });
     expect(health.coverage).toEqual({ kinds: [], reasons: {}, truncated: 0 });
     expect(health.components.caches).toEqual({ state: "ok", required: true });
     expect(health.components["informers-core"]).toEqual({ state: "ok", required: false });
     expect(health.components["informers-apps"]).toEqual({ state: "ok", required: false });
     expect(health.components.discovery).toEqual({ state: "ok", required: false });
     // The simulator serves no Gateway API: an optional API, so only degraded.
-    expect(health.components["optional-apis"]).toEqual({ state: "degraded", reason: "optional_api_unavailable", required: false });
+    expect(health.components["optional-apis"]).toEqual({
+      state: "degraded",
+      reason: "optional_api_unavailable",
+      required: false,
+    });
     expect(health.components["provider-stdout"]).toEqual({ state: "ok", required: false });
     const metrics = await fetch(`${url}/metrics`);
     expect(metrics.headers.get("content-type")).toContain("text/plain");
     const text = await metrics.text();
-    for (const name of ["mon_incidents_open 0", "# TYPE mon_incidents_total counter", "mon_delivery_notifications_total 0", "mon_delivery_retries_total 0", "mon_delivery_dropped_total 0", "process_cpu_seconds_total", "process_resident_memory_bytes"]) {
+    for (const name of [
+      "mon_incidents_open 0",
+      "# TYPE mon_incidents_total counter",
+      "mon_delivery_notifications_total 0",
+      "mon_delivery_retries_total 0",
+      "mon_delivery_dropped_total 0",
+      "process_cpu_seconds_total",
+      "process_resident_memory_bytes",
+    ]) {
       expect(text).toContain(name);
     }
   });
 
   test("an API server mon cannot trust: not ready, /health failed with watcher_failed, still live", async () => {
-    const url = await start((s) => renderKubeconfig({ server: s.server.url, caCert: createSimPki("other").caCert, token: s.token }));
-    await waitUntil(async () => (await (await fetch(`${url}/health`)).json()).status === "failed", "the failure to show");
+    const url = await start((s) =>
+      renderKubeconfig({ server: s.server.url, caCert: createSimPki("other").caCert, token: s.token }),
+    );
+    await waitUntil(
+      async () => (await (await fetch(`${url}/health`)).json()).status === "failed",
+      "the failure to show",
+    );
     const health = await (await fetch(`${url}/health`)).json();
     expect(health.components.discovery).toEqual({ state: "failed", reason: "discovery_failed", required: false });
     expect(health.components.caches).toEqual({ state: "failed", reason: "watcher_failed", required: true });

@@ -21,7 +21,9 @@ afterEach(async () => {
 /** Starts the Pro daemon in its own process; its log is kept for the failure message. */
 function daemon(files: { kubeconfig: string; config: string; data: string }): { child: ChildProcess; log: string[] } {
   const log: string[] = [];
-  const child = spawn(process.execPath, [ENTRY, files.kubeconfig, files.config, files.data], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ENTRY, files.kubeconfig, files.config, files.data], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child.stdout?.on("data", (b) => log.push(String(b)));
   child.stderr?.on("data", (b) => log.push(String(b)));
   children.push(child);
@@ -35,7 +37,10 @@ describe("restart: the outbox survives the process (spec 1.9, 6)", () => {
     const dir = mkdtempSync(join(tmpdir(), "mon-restart-"));
     const files = { kubeconfig: join(dir, "kubeconfig"), config: join(dir, "config.yaml"), data: join(dir, "data") };
     writeFileSync(files.kubeconfig, sim.kubeconfig());
-    writeFileSync(files.config, `app:\n  clusterName: prod\nhealthCheck:\n  enabled: false\nalert:\n  webhook:\n    url: ${hook.url}/mon\n`);
+    writeFileSync(
+      files.config,
+      `app:\n  clusterName: prod\nhealthCheck:\n  enabled: false\nalert:\n  webhook:\n    url: ${hook.url}/mon\n`,
+    );
     seedShop(sim, Date.now());
     crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
 
@@ -51,17 +56,26 @@ describe("restart: the outbox survives the process (spec 1.9, 6)", () => {
     hook.setDefault({ status: 200, body: "ok" });
     const attempts = hook.requests.length;
     const second = daemon(files);
-    await waitUntil(() => hook!.requests.slice(attempts).some((r) => r.json().id === summaryId), `the resumed message (log: ${second.log.join("")})`, 20_000);
+    await waitUntil(
+      () => hook!.requests.slice(attempts).some((r) => r.json().id === summaryId),
+      `the resumed message (log: ${second.log.join("")})`,
+      20_000,
+    );
     expect(second.log.join("")).toContain("resumed 1 message(s) left in the outbox by the previous process");
     second.child.kill("SIGKILL");
     await new Promise((r) => second.child.once("exit", r));
 
     // A state file that cannot be read is set aside; the daemon starts and delivers anyway.
     writeFileSync(join(files.data, "state.db"), "this is not a SQLite file ".repeat(400));
-    for (const suffix of ["-wal", "-shm"]) if (existsSync(join(files.data, `state.db${suffix}`))) writeFileSync(join(files.data, `state.db${suffix}`), "");
+    for (const suffix of ["-wal", "-shm"])
+      if (existsSync(join(files.data, `state.db${suffix}`))) writeFileSync(join(files.data, `state.db${suffix}`), "");
     const before = hook.requests.length;
     const third = daemon(files);
-    await waitUntil(() => hook!.requests.length > before, `a delivery after the reset (log: ${third.log.join("")})`, 20_000);
+    await waitUntil(
+      () => hook!.requests.length > before,
+      `a delivery after the reset (log: ${third.log.join("")})`,
+      20_000,
+    );
     expect(existsSync(join(files.data, "state.db.corrupt"))).toBe(true);
     expect(third.log.join("")).toContain("set aside as state.db.corrupt and recreated");
     expect(third.child.exitCode).toBeNull();

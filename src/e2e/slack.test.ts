@@ -21,7 +21,13 @@ afterEach(async () => {
 async function startSlack(): Promise<CaptureServer> {
   const server = await startCaptureServer();
   let ts = 1000;
-  server.setDefault((req) => ({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(req.path.endsWith("/chat.postMessage") ? { ok: true, channel: "C1", ts: `${++ts}.000100` } : { ok: true }) }));
+  server.setDefault((req) => ({
+    status: 200,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(
+      req.path.endsWith("/chat.postMessage") ? { ok: true, channel: "C1", ts: `${++ts}.000100` } : { ok: true },
+    ),
+  }));
   return server;
 }
 
@@ -30,12 +36,15 @@ async function counter(c: TestCluster, name: string): Promise<number> {
   return Number(/ (\d+(?:\.\d+)?)$/m.exec(text)?.[1] ?? 0);
 }
 
-const posts = (server: CaptureServer) => server.requests.filter((r) => r.path.endsWith("/chat.postMessage")).map((r) => r.json());
+const posts = (server: CaptureServer) =>
+  server.requests.filter((r) => r.path.endsWith("/chat.postMessage")).map((r) => r.json());
 
 describe("slack bot: the daemon against the simulator", () => {
   test("a lost node with its pods is one announcement, news is one threaded update, recovery resolves in the thread", async () => {
     slack = await startSlack();
-    cluster = await startTestCluster({ slack: { token: `\${file:${join(secrets, "token")}}`, channel: "C1", apiUrl: slack.url } });
+    cluster = await startTestCluster({
+      slack: { token: `\${file:${join(secrets, "token")}}`, channel: "C1", apiUrl: slack.url },
+    });
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
@@ -79,7 +88,14 @@ describe("slack bot: the daemon against the simulator", () => {
 
     // Recovery: each incident resolves in its own thread, naming what it was blamed on.
     sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("True", clock.now())] });
-    for (const pod of ["api-abc12-p0", "api-abc12-p1"]) sim.patchStatus("v1", "Pod", "shop", pod, runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 8));
+    for (const pod of ["api-abc12-p0", "api-abc12-p1"])
+      sim.patchStatus(
+        "v1",
+        "Pod",
+        "shop",
+        pod,
+        runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 8),
+      );
     await cluster.settle();
     await waitUntil(() => posts(slack!).length === 5, "two resolves");
     const resolves = posts(slack).slice(3);
@@ -87,7 +103,10 @@ describe("slack bot: the daemon against the simulator", () => {
     expect(resolves.every((r) => r.text.startsWith("✅ *Resolved:"))).toBe(true);
     expect(resolves.map((r) => r.text).join("\n")).toContain("Was blamed on node n3 (NodeLost)");
     // The resolve also edits the root message so the channel shows it is over.
-    await waitUntil(() => slack!.requests.filter((r) => r.path.endsWith("/chat.update")).length === 2, "root messages edited");
+    await waitUntil(
+      () => slack!.requests.filter((r) => r.path.endsWith("/chat.update")).length === 2,
+      "root messages edited",
+    );
 
     const metrics = await cluster.daemon.metrics.registry.metrics();
     expect(metrics).toContain('mon_incidents_total{action="announce"} 2');
@@ -109,15 +128,24 @@ describe("slack webhook: retries and permanent failures", () => {
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
     await slack.waitFor(1);
-    await waitUntil(async () => (await counter(cluster!, "mon_delivery_retries_total")) === 1, "a retry to be scheduled");
+    await waitUntil(
+      async () => (await counter(cluster!, "mon_delivery_retries_total")) === 1,
+      "a retry to be scheduled",
+    );
     await clock.advance(1_200); // first backoff: 1 s ± 20 %
     await slack.waitFor(2);
-    await waitUntil(async () => (await counter(cluster!, "mon_delivery_retries_total")) === 2, "a second retry to be scheduled");
+    await waitUntil(
+      async () => (await counter(cluster!, "mon_delivery_retries_total")) === 2,
+      "a second retry to be scheduled",
+    );
     await clock.advance(2_400); // then 2 s ± 20 %
     await slack.waitFor(3);
     expect(slack.requests.map((r) => r.path)).toEqual(Array(3).fill("/services/T1/B1/x"));
     expect(slack.requests[2]!.json().text).toStartWith("🟠 *deployment shop/web: CrashLoopBackOff");
-    await waitUntil(() => cluster!.daemon.health.report().components["provider-slack"]?.state === "ok", "the provider to be healthy again");
+    await waitUntil(
+      () => cluster!.daemon.health.report().components["provider-slack"]?.state === "ok",
+      "the provider to be healthy again",
+    );
     const metrics = await cluster.daemon.metrics.registry.metrics();
     expect(metrics).toContain("mon_delivery_retries_total 2");
     expect(metrics).toContain("mon_delivery_notifications_total 3");
@@ -138,10 +166,18 @@ describe("slack webhook: retries and permanent failures", () => {
     await waitUntil(() => cluster!.daemon.delivery.deadLetters().length === 1, "a dead letter");
     await clock.advance(3_600_000);
     expect(slack.requests).toHaveLength(1);
-    expect(cluster.daemon.delivery.deadLetters()[0]).toMatchObject({ provider: "slack", action: "announce", reason: "http_400: invalid_payload" });
+    expect(cluster.daemon.delivery.deadLetters()[0]).toMatchObject({
+      provider: "slack",
+      action: "announce",
+      reason: "http_400: invalid_payload",
+    });
     const metrics = await cluster.daemon.metrics.registry.metrics();
     expect(metrics).toContain("mon_delivery_dead_letters_total 1");
     expect(metrics).toContain("mon_delivery_retries_total 0");
-    expect(cluster.daemon.health.report().components["provider-slack"]).toEqual({ state: "degraded", reason: "provider_rejected", required: false });
+    expect(cluster.daemon.health.report().components["provider-slack"]).toEqual({
+      state: "degraded",
+      reason: "provider_rejected",
+      required: false,
+    });
   });
 });

@@ -13,25 +13,56 @@ afterEach(async () => {
   running = sim = undefined;
 });
 
-async function start(options: { sim?: SimulatorOptions; config?: Record<string, unknown>; env?: Record<string, string>; rules?: readonly SimRule[]; before?: (s: Simulator) => void } = {}): Promise<Daemon> {
+async function start(
+  options: {
+    sim?: SimulatorOptions;
+    config?: Record<string, unknown>;
+    env?: Record<string, string>;
+    rules?: readonly SimRule[];
+    before?: (s: Simulator) => void;
+  } = {},
+): Promise<Daemon> {
   const rules = options.rules;
   running = await startSimulatedDaemon({
     ...(options.sim ? { simOptions: options.sim } : {}),
     ...(options.before ? { before: options.before } : {}),
-    ...(rules ? { kubeconfig: (s: Simulator) => s.kubeconfigFor(s.addUser("system:serviceaccount:mon:mon", rules)) } : {}),
+    ...(rules
+      ? { kubeconfig: (s: Simulator) => s.kubeconfigFor(s.addUser("system:serviceaccount:mon:mon", rules)) }
+      : {}),
     config: { healthCheck: { enabled: false }, ...options.config },
     ...(options.env ? { env: options.env } : {}),
   });
   sim = running.sim;
   const daemon = running.daemon;
-  await waitUntil(() => daemon.health.report().components.discovery?.state !== "pending" && !Object.values(daemon.health.report().components).some((c) => c.state === "pending"), "the watcher to settle", 10_000);
+  await waitUntil(
+    () =>
+      daemon.health.report().components.discovery?.state !== "pending" &&
+      !Object.values(daemon.health.report().components).some((c) => c.state === "pending"),
+    "the watcher to settle",
+    10_000,
+  );
   return daemon;
 }
 
 const READ = ["get", "list", "watch"];
 /** The least-privilege rule set: the explicit list of known kinds, nothing else (spec 5.5). */
 const LEAST_PRIVILEGE: SimRule[] = [
-  { groups: [""], resources: ["pods", "nodes", "namespaces", "services", "endpoints", "events", "persistentvolumeclaims", "persistentvolumes", "configmaps", "serviceaccounts"], verbs: READ },
+  {
+    groups: [""],
+    resources: [
+      "pods",
+      "nodes",
+      "namespaces",
+      "services",
+      "endpoints",
+      "events",
+      "persistentvolumeclaims",
+      "persistentvolumes",
+      "configmaps",
+      "serviceaccounts",
+    ],
+    verbs: READ,
+  },
   { groups: ["apps"], resources: ["deployments", "replicasets", "statefulsets", "daemonsets"], verbs: READ },
   { groups: ["batch"], resources: ["jobs", "cronjobs"], verbs: READ },
   { groups: ["discovery.k8s.io"], resources: ["endpointslices"], verbs: READ },
@@ -42,12 +73,27 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
   test("full mode: discovery finds a custom resource and it is watched, metadata only", async () => {
     const d = await start({
       before: (s) => {
-        const widgets = s.addCustomResource({ group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true });
-        s.store.create(widgets, "default", { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1", labels: { a: "b" } }, spec: { size: 3, secretSauce: "x" } });
+        const widgets = s.addCustomResource({
+          group: "example.com",
+          version: "v1",
+          plural: "widgets",
+          kind: "Widget",
+          namespaced: true,
+        });
+        s.store.create(widgets, "default", {
+          apiVersion: "example.com/v1",
+          kind: "Widget",
+          metadata: { name: "w1", labels: { a: "b" } },
+          spec: { size: 3, secretSauce: "x" },
+        });
       },
     });
     await waitUntil(() => d.inventory.list("example.com/widgets").length === 1, "the custom resource in the Inventory");
-    expect(d.inventory.list("example.com/widgets")[0]).toEqual({ apiVersion: "example.com/v1", kind: "Widget", metadata: expect.objectContaining({ name: "w1", namespace: "default", labels: { a: "b" } }) });
+    expect(d.inventory.list("example.com/widgets")[0]).toEqual({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: expect.objectContaining({ name: "w1", namespace: "default", labels: { a: "b" } }),
+    });
     expect(d.health.ready()).toBe(true);
     expect(d.health.report().components["informers-example.com"]).toEqual({ state: "ok", required: false });
   });
@@ -58,7 +104,15 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
     expect(report.ready).toBe(true);
     expect(report.components.caches).toEqual({ state: "ok", required: true });
     const denied = report.coverage.kinds.filter((k) => k.reason === "permission_denied").map((k) => k.kind);
-    expect(denied).toEqual(expect.arrayContaining(["secrets", "networking.k8s.io/ingresses", "storage.k8s.io/storageclasses", "policy/poddisruptionbudgets", "autoscaling/horizontalpodautoscalers"]));
+    expect(denied).toEqual(
+      expect.arrayContaining([
+        "secrets",
+        "networking.k8s.io/ingresses",
+        "storage.k8s.io/storageclasses",
+        "policy/poddisruptionbudgets",
+        "autoscaling/horizontalpodautoscalers",
+      ]),
+    );
     expect(report.coverage.reasons.permission_denied).toBe(denied.length);
     expect(d.inventory.list("Pod")).toEqual([]);
     expect(d.inventory.list("Namespace").length).toBe(4);
@@ -67,7 +121,11 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
   test("a required kind that is forbidden fails readiness with permission_denied", async () => {
     const d = await start({ rules: LEAST_PRIVILEGE.filter((r) => !r.groups.includes("apps")) });
     expect(d.health.ready()).toBe(false);
-    expect(d.health.report().components.caches).toEqual({ state: "failed", reason: "permission_denied", required: true });
+    expect(d.health.report().components.caches).toEqual({
+      state: "failed",
+      reason: "permission_denied",
+      required: true,
+    });
   });
 
   test("watch.secrets=false (or MON_WATCH_SECRETS=false): no Secret watch, disabled_by_config, health not degraded by it", async () => {
@@ -80,7 +138,15 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
   });
 
   test("watched Secrets keep hashes of their values, never the values", async () => {
-    const d = await start({ before: (s) => s.apply({ apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "default" }, data: { password: btoa("hunter2") } }) });
+    const d = await start({
+      before: (s) =>
+        s.apply({
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: "db", namespace: "default" },
+          data: { password: btoa("hunter2") },
+        }),
+    });
     await waitUntil(() => d.inventory.list("Secret").length === 1, "the Secret");
     const secret = d.inventory.get("Secret", "default", "db")!;
     expect(secret.data.password).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -90,13 +156,21 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
   test("optional APIs missing (VolumeAttachment, Gateway API): optional_api_unavailable, readiness unaffected", async () => {
     const d = await start({ sim: { without: ["storage.k8s.io/v1/volumeattachments"] } });
     expect(d.health.ready()).toBe(true);
-    expect(d.health.report().components["optional-apis"]).toEqual({ state: "degraded", reason: "optional_api_unavailable", required: false });
-    expect(await d.metrics.registry.getSingleMetricAsString("mon_optional_api_unavailable_total")).toContain("mon_optional_api_unavailable_total 3");
+    expect(d.health.report().components["optional-apis"]).toEqual({
+      state: "degraded",
+      reason: "optional_api_unavailable",
+      required: false,
+    });
+    expect(await d.metrics.registry.getSingleMetricAsString("mon_optional_api_unavailable_total")).toContain(
+      "mon_optional_api_unavailable_total 3",
+    );
   });
 
   test("a known kind the server does not serve is api_unavailable in coverage", async () => {
     const d = await start({ sim: { without: ["policy/v1/poddisruptionbudgets"] } });
-    expect(d.health.report().coverage.kinds).toEqual([{ kind: "policy/poddisruptionbudgets", reason: "api_unavailable" }]);
+    expect(d.health.report().coverage.kinds).toEqual([
+      { kind: "policy/poddisruptionbudgets", reason: "api_unavailable" },
+    ]);
     expect(d.health.ready()).toBe(true);
   });
 });
@@ -106,47 +180,103 @@ describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
     const d = await start({
       sim: { metricsApi: true },
       before: (s) => {
-        for (const n of ["n1", "n2", "n3"]) s.apply({ apiVersion: "v1", kind: "Node", metadata: { name: n }, status: { conditions: [{ type: "Ready", status: "True" }] } });
+        for (const n of ["n1", "n2", "n3"])
+          s.apply({
+            apiVersion: "v1",
+            kind: "Node",
+            metadata: { name: n },
+            status: { conditions: [{ type: "Ready", status: "True" }] },
+          });
       },
     });
     await Promise.all([sim!.startKubelet("n1"), sim!.startKubelet("n2")]);
     sim!.breakKubelet("n3");
-    await waitUntil(() => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints), "the nodes' kubelet endpoints");
+    await waitUntil(
+      () => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints),
+      "the nodes' kubelet endpoints",
+    );
     await d.usage.round();
     const round = d.usage.latest().kubelet!;
     expect([...round.summaries.keys()].sort()).toEqual(["n1", "n2"]);
     expect([...round.failures.keys()]).toEqual(["n3"]);
-    expect(d.health.report().components["kubelet-stats"]).toEqual({ state: "degraded", reason: "kubelet_partially_unreachable", required: false });
+    expect(d.health.report().components["kubelet-stats"]).toEqual({
+      state: "degraded",
+      reason: "kubelet_partially_unreachable",
+      required: false,
+    });
     expect(d.health.ready()).toBe(true);
-    expect(await d.metrics.registry.getSingleMetricAsString("mon_kubelet_stats_failures_total")).toMatch(/mon_kubelet_stats_failures_total [1-9]/);
+    expect(await d.metrics.registry.getSingleMetricAsString("mon_kubelet_stats_failures_total")).toMatch(
+      /mon_kubelet_stats_failures_total [1-9]/,
+    );
     expect(d.health.report().components["metrics-api"]).toEqual({ state: "ok", required: false });
     expect(d.usage.latest().metrics).toEqual({ nodes: [], pods: [] });
   });
 
   test("every kubelet unreachable: kubelet_unreachable; without the metrics API: optional_api_unavailable", async () => {
-    const d = await start({ before: (s) => s.apply({ apiVersion: "v1", kind: "Node", metadata: { name: "n1" }, status: { conditions: [{ type: "Ready", status: "True" }] } }) });
+    const d = await start({
+      before: (s) =>
+        s.apply({
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: { name: "n1" },
+          status: { conditions: [{ type: "Ready", status: "True" }] },
+        }),
+    });
     sim!.breakKubelet("n1");
-    await waitUntil(() => Boolean(d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === 1), "the broken endpoint");
+    await waitUntil(
+      () => Boolean(d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === 1),
+      "the broken endpoint",
+    );
     await d.usage.round();
-    expect(d.health.report().components["kubelet-stats"]).toEqual({ state: "degraded", reason: "kubelet_unreachable", required: false });
-    expect(d.health.report().components["metrics-api"]).toEqual({ state: "degraded", reason: "optional_api_unavailable", required: false });
+    expect(d.health.report().components["kubelet-stats"]).toEqual({
+      state: "degraded",
+      reason: "kubelet_unreachable",
+      required: false,
+    });
+    expect(d.health.report().components["metrics-api"]).toEqual({
+      state: "degraded",
+      reason: "optional_api_unavailable",
+      required: false,
+    });
   });
 
   test("a kubelet whose certificate the cluster CA does not sign is refused unless kubelet.insecureSkipVerify", async () => {
     const { createSimPki } = await import("../sim/pki.ts");
     const { startFakeKubelet, summaryFor } = await import("../sim/kubelet.ts");
     const { SimAuthorizer } = await import("../sim/authz.ts");
-    const d = await start({ before: (s) => s.apply({ apiVersion: "v1", kind: "Node", metadata: { name: "n1" }, status: { conditions: [{ type: "Ready", status: "True" }] } }) });
+    const d = await start({
+      before: (s) =>
+        s.apply({
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: { name: "n1" },
+          status: { conditions: [{ type: "Ready", status: "True" }] },
+        }),
+    });
     const authorizer = new SimAuthorizer();
     authorizer.addUser(sim!.token, { name: "admin", rules: "all" });
-    const foreign = await startFakeKubelet({ pki: createSimPki("self-signed-kubelet"), authorizer, summary: () => summaryFor("n1", Date.now()) });
+    const foreign = await startFakeKubelet({
+      pki: createSimPki("self-signed-kubelet"),
+      authorizer,
+      summary: () => summaryFor("n1", Date.now()),
+    });
     try {
-      sim!.patchStatus("v1", "Node", undefined, "n1", { addresses: [{ type: "InternalIP", address: "127.0.0.1" }], daemonEndpoints: { kubeletEndpoint: { Port: foreign.port } } });
-      await waitUntil(() => d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === foreign.port, "the endpoint");
+      sim!.patchStatus("v1", "Node", undefined, "n1", {
+        addresses: [{ type: "InternalIP", address: "127.0.0.1" }],
+        daemonEndpoints: { kubeletEndpoint: { Port: foreign.port } },
+      });
+      await waitUntil(
+        () => d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === foreign.port,
+        "the endpoint",
+      );
       await d.usage.round();
       expect(d.usage.latest().kubelet!.failures.get("n1")).toMatch(/VERIFY|CERT|SELF_SIGNED/);
       const { readKubeletStats } = await import("../kube/kubelet-stats.ts");
-      const skipping = await readKubeletStats({ connection: await connectKube({ kubeconfigText: sim!.kubeconfig() }), nodes: d.inventory.list("Node"), insecureSkipVerify: true });
+      const skipping = await readKubeletStats({
+        connection: await connectKube({ kubeconfigText: sim!.kubeconfig() }),
+        nodes: d.inventory.list("Node"),
+        insecureSkipVerify: true,
+      });
       expect([...skipping.summaries.keys()]).toEqual(["n1"]);
     } finally {
       await foreign.close();

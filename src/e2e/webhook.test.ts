@@ -10,7 +10,7 @@ import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 import { VERSION } from "../version.ts";
 
 const secrets = mkdtempSync(join(tmpdir(), "mon-webhook-"));
-const SECRET = "whsec_" + Buffer.from("a-signing-secret-of-32-bytes....").toString("base64");
+const SECRET = `whsec_${Buffer.from("a-signing-secret-of-32-bytes....").toString("base64")}`;
 writeFileSync(join(secrets, "signing"), `${SECRET}\n`);
 
 const track = useCleanup();
@@ -18,11 +18,22 @@ const track = useCleanup();
 describe("webhook: the daemon against the simulator", () => {
   test("announce and resolve carry the documented body, signed with Standard Webhooks headers", async () => {
     const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon`, signingSecret: `\${file:${join(secrets, "signing")}}` } }, { cluster: "prod-eu1" }));
+    const cluster = track(
+      await startTestCluster(
+        { webhook: { url: `${hook.url}/mon`, signingSecret: `\${file:${join(secrets, "signing")}}` } },
+        { cluster: "prod-eu1" },
+      ),
+    );
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
-    sim.setLogs("shop", "api-abc12-p0", "api", "starting api 1.0\nconnecting to postgres://api:hunter2@10.96.0.9:5432/orders\npanic: cannot connect to db: connection refused\ngoroutine 1 [running]:\n", true);
+    sim.setLogs(
+      "shop",
+      "api-abc12-p0",
+      "api",
+      "starting api 1.0\nconnecting to postgres://api:hunter2@10.96.0.9:5432/orders\npanic: cannot connect to db: connection refused\ngoroutine 1 [running]:\n",
+      true,
+    );
     crashPod(sim, "shop", "api-abc12-p0", 4, clock.now(), "panic: cannot connect to db");
     await cluster.settle();
     const [request] = await hook.waitFor(1);
@@ -62,15 +73,25 @@ describe("webhook: the daemon against the simulator", () => {
     // Standard Webhooks: HMAC-SHA256 over "<id>.<timestamp>.<body>" with the base64-decoded secret.
     const id = String(request!.headers["webhook-id"]);
     const timestamp = String(request!.headers["webhook-timestamp"]);
-    const expected = createHmac("sha256", Buffer.from(SECRET.slice(6), "base64")).update(`${id}.${timestamp}.${request!.body}`).digest("base64");
+    const expected = createHmac("sha256", Buffer.from(SECRET.slice(6), "base64"))
+      .update(`${id}.${timestamp}.${request!.body}`)
+      .digest("base64");
     expect(request!.headers["webhook-signature"]).toBe(`v1,${expected}`);
     expect(Number(timestamp)).toBe(Math.floor(clock.now() / 1000));
 
-    sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 5));
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "api-abc12-p0",
+      runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 5),
+    );
     await cluster.settle();
     const resolved = (await hook.waitFor(2))[1]!.json();
     expect(resolved).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/api", dedupKey: body.dedupKey });
-    expect(resolved.text).toStartWith("✅ Resolved: deployment shop/api [prod-eu1]\nWas blamed on deployment shop/api (CrashLoopBackOff)");
+    expect(resolved.text).toStartWith(
+      "✅ Resolved: deployment shop/api [prod-eu1]\nWas blamed on deployment shop/api (CrashLoopBackOff)",
+    );
     expect(resolved.messageId).not.toBe(body.messageId);
   });
 
@@ -85,13 +106,21 @@ describe("webhook: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(1);
     await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 1, "the announcement to wait for its retry");
-    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "web-abc12-p0",
+      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
+    );
     await cluster.settle();
     await clock.advance(1_200);
     await hook.waitFor(2);
     await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 0, "the queue to empty");
     expect(hook.requests.map((r) => r.json().action)).toEqual(["announce", "opened_resolved"]);
-    expect(hook.requests[1]!.json().text).toStartWith("✅ Opened and resolved: deployment shop/web: CrashLoopBackOff in 1 pod");
+    expect(hook.requests[1]!.json().text).toStartWith(
+      "✅ Opened and resolved: deployment shop/web: CrashLoopBackOff in 1 pod",
+    );
   });
 
   test("problems already open at startup come as one startup summary; what fails later is announced on its own", async () => {
@@ -104,7 +133,12 @@ describe("webhook: the daemon against the simulator", () => {
     await cluster.settle();
     const [summary] = await hook.waitFor(1);
     const body = summary!.json();
-    expect(body).toMatchObject({ action: "announce", delivery: "startup summary", covers: ["Deployment/shop/api", "Deployment/shop/web"], root: { kind: "Cluster", name: "prod" } });
+    expect(body).toMatchObject({
+      action: "announce",
+      delivery: "startup summary",
+      covers: ["Deployment/shop/api", "Deployment/shop/web"],
+      root: { kind: "Cluster", name: "prod" },
+    });
     expect(body.text.split("\n")).toEqual([
       "🟠 Startup summary: 2 problems already open [prod]",
       "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own.",
@@ -115,7 +149,13 @@ describe("webhook: the daemon against the simulator", () => {
     // News waits out the 5-minute update cooldown after the summary; resolves never wait.
     await clock.advance(300_000);
     crashPod(sim, "shop", "api-abc12-p1", 3, clock.now());
-    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 10));
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "web-abc12-p0",
+      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 10),
+    );
     await cluster.settle();
     await hook.waitFor(3);
     const later = hook.requests.slice(1).map((r) => r.json());
@@ -129,13 +169,29 @@ describe("webhook: the daemon against the simulator", () => {
 
   test("a silenced namespace sends nothing; the rest of the cluster is still told", async () => {
     const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { config: { silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"] }] } }));
+    const cluster = track(
+      await startTestCluster(
+        { webhook: { url: `${hook.url}/mon` } },
+        { config: { silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"] }] } },
+      ),
+    );
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
     crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
     await cluster.settle();
-    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [{ type: "Ready", status: "False", reason: "KubeletNotReady", message: "container runtime is down", lastHeartbeatTime: new Date(clock.now()).toISOString(), lastTransitionTime: new Date(clock.now() - 600_000).toISOString() }] });
+    sim.patchStatus("v1", "Node", undefined, "n3", {
+      conditions: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: "KubeletNotReady",
+          message: "container runtime is down",
+          lastHeartbeatTime: new Date(clock.now()).toISOString(),
+          lastTransitionTime: new Date(clock.now() - 600_000).toISOString(),
+        },
+      ],
+    });
     await clock.advance(300_000);
     await cluster.settle();
     const [told] = await hook.waitFor(1);
@@ -143,29 +199,36 @@ describe("webhook: the daemon against the simulator", () => {
     expect(hook.requests.map((r) => r.json().incidentId)).not.toContain("Deployment/shop/api");
   });
 
-  test.each(["pro", "community"] as const)("maintenance on a namespace holds its incidents in Pro until the annotation goes; Community ignores it (%s)", async (edition) => {
-    const underMaintenance = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", annotations: { "mon.io/maintenance": "true" } } };
-    const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition }));
-    const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    sim.apply(underMaintenance);
-    await cluster.settle();
-    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
-    await cluster.settle();
-    const crashedAt = clock.now();
-    if (edition === "pro") {
-      await clock.advance(60_000);
+  test.each(["pro", "community"] as const)(
+    "maintenance on a namespace holds its incidents in Pro until the annotation goes; Community ignores it (%s)",
+    async (edition) => {
+      const underMaintenance = {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: "shop", annotations: { "mon.io/maintenance": "true" } },
+      };
+      const hook = track(await startCaptureServer());
+      const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition }));
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      sim.apply(underMaintenance);
       await cluster.settle();
-      sim.apply({ ...underMaintenance, metadata: { name: "shop" } });
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
       await cluster.settle();
-    }
-    const [told] = await hook.waitFor(1);
-    expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/api" });
-    // Held through the maintenance window in Pro: announced when it was lifted, not when the pod crashed.
-    expect(Date.parse(told!.json().at) - crashedAt).toBe(edition === "pro" ? 60_000 : 0);
-    expect(hook.requests).toHaveLength(1);
-  });
+      const crashedAt = clock.now();
+      if (edition === "pro") {
+        await clock.advance(60_000);
+        await cluster.settle();
+        sim.apply({ ...underMaintenance, metadata: { name: "shop" } });
+        await cluster.settle();
+      }
+      const [told] = await hook.waitFor(1);
+      expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Deployment/shop/api" });
+      // Held through the maintenance window in Pro: announced when it was lifted, not when the pod crashed.
+      expect(Date.parse(told!.json().at) - crashedAt).toBe(edition === "pro" ? 60_000 : 0);
+      expect(hook.requests).toHaveLength(1);
+    },
+  );
 
   test("two problems starting in one pass are one roll-up; each resolves on its own and the roll-up closes after the last", async () => {
     const hook = track(await startCaptureServer());
@@ -177,16 +240,37 @@ describe("webhook: the daemon against the simulator", () => {
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
     const rollUp = (await hook.waitFor(1))[0]!.json();
-    expect(rollUp).toMatchObject({ action: "announce", delivery: "roll-up", covers: ["Deployment/shop/api", "Deployment/shop/web"] });
+    expect(rollUp).toMatchObject({
+      action: "announce",
+      delivery: "roll-up",
+      covers: ["Deployment/shop/api", "Deployment/shop/web"],
+    });
     expect(rollUp.text).toStartWith("🟠 2 new problems [prod]\n");
 
-    sim.patchStatus("v1", "Pod", "shop", "api-abc12-p0", runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4));
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "api-abc12-p0",
+      runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4),
+    );
     await cluster.settle();
     await clock.advance(120_000);
-    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4));
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "web-abc12-p0",
+      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
+    );
     await cluster.settle();
     await hook.waitFor(4);
-    expect(hook.requests.slice(1).map((r) => r.json()).map((b) => [b.action, b.incidentId])).toEqual([
+    expect(
+      hook.requests
+        .slice(1)
+        .map((r) => r.json())
+        .map((b) => [b.action, b.incidentId]),
+    ).toEqual([
       ["resolve", "Deployment/shop/api"],
       ["resolve", "Deployment/shop/web"],
       ["resolve", rollUp.incidentId],
@@ -201,7 +285,19 @@ describe("webhook: the daemon against the simulator", () => {
     seedShop(sim, clock.now());
     await cluster.settle();
     const status = runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now() - 3_600_000).toISOString());
-    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", { ...status, conditions: [...(status.conditions ?? []), { type: "DisruptionTarget", status: "True", reason: "PreemptionByScheduler", message: "preempted by a higher-priority pod", lastTransitionTime: new Date(clock.now()).toISOString() }] });
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", {
+      ...status,
+      conditions: [
+        ...(status.conditions ?? []),
+        {
+          type: "DisruptionTarget",
+          status: "True",
+          reason: "PreemptionByScheduler",
+          message: "preempted by a higher-priority pod",
+          lastTransitionTime: new Date(clock.now()).toISOString(),
+        },
+      ],
+    });
     await cluster.settle();
     await clock.advance(29 * 60_000);
     await cluster.settle();
@@ -210,8 +306,15 @@ describe("webhook: the daemon against the simulator", () => {
     await clock.advance(60_000);
     await cluster.settle();
     const digest = (await hook.waitFor(1))[0]!.json();
-    expect(digest).toMatchObject({ action: "announce", delivery: "digest", mode: "digest", covers: ["Deployment/shop/web"] });
-    expect(digest.text).toBe("🔵 Low-priority digest: 1 problem [prod]\n• deployment shop/web: PodPreempted in 1 pod — still open");
+    expect(digest).toMatchObject({
+      action: "announce",
+      delivery: "digest",
+      mode: "digest",
+      covers: ["Deployment/shop/web"],
+    });
+    expect(digest.text).toBe(
+      "🔵 Low-priority digest: 1 problem [prod]\n• deployment shop/web: PodPreempted in 1 pod — still open",
+    );
   });
 
   test("a pod failing on a node that joined minutes ago gets 5 extra minutes before it is announced", async () => {
@@ -220,7 +323,9 @@ describe("webhook: the daemon against the simulator", () => {
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     sim.apply(readyNode("n4", clock.now()));
-    const rs = sim.store.list(sim.typeOf("apps", "v1", "replicasets"), "shop").find((r) => r.metadata.name.startsWith("web-"))!;
+    const rs = sim.store
+      .list(sim.typeOf("apps", "v1", "replicasets"), "shop")
+      .find((r) => r.metadata.name.startsWith("web-"))!;
     sim.apply(runningPod(rs, "p9", "n4", clock.now()));
     await cluster.settle();
     crashPod(sim, "shop", `${rs.metadata.name}-p9`, 3, clock.now());
@@ -234,32 +339,40 @@ describe("webhook: the daemon against the simulator", () => {
     expect(Date.parse(told!.json().at) - crashedAt).toBe(5 * 60_000);
   });
 
-  test.each(["pro", "community"] as const)("Pro: mon.io/ack on a failing pod posts one acknowledgement, removing it posts one more; Community ignores it (%s)", async (edition) => {
-    const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition }));
-    const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    await cluster.settle();
-    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
-    await cluster.settle();
-    await hook.waitFor(1);
-    const annotate = (annotations: Record<string, string>) => {
-      const pod = sim.store.get(sim.typeOf("", "v1", "pods"), "shop", "api-abc12-p0");
-      sim.apply({ ...pod, metadata: { ...pod.metadata, annotations } });
-    };
-    annotate({ "mon.io/ack": "looking; db creds postgres://app:hunter2@db:5432 rotated" });
-    await cluster.settle();
-    annotate({});
-    await cluster.settle();
-    await clock.advance(300_000);
-    crashPod(sim, "shop", "api-abc12-p1", 4, clock.now());
-    await cluster.settle();
-    const updates = (await hook.waitFor(edition === "pro" ? 4 : 2)).slice(1).map((r) => r.json());
-    expect(updates.map((u) => u.news)).toEqual([
-      ...(edition === "pro" ? [['Acknowledged on Pod/api-abc12-p0: "looking; db creds postgres://app:[redacted]@db:5432 rotated"'], ["Acknowledgement removed"]] : []),
-      ["now affects 2 or more pods"],
-    ]);
-  });
+  test.each(["pro", "community"] as const)(
+    "Pro: mon.io/ack on a failing pod posts one acknowledgement, removing it posts one more; Community ignores it (%s)",
+    async (edition) => {
+      const hook = track(await startCaptureServer());
+      const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { edition }));
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      await cluster.settle();
+      await hook.waitFor(1);
+      const annotate = (annotations: Record<string, string>) => {
+        const pod = sim.store.get(sim.typeOf("", "v1", "pods"), "shop", "api-abc12-p0");
+        sim.apply({ ...pod, metadata: { ...pod.metadata, annotations } });
+      };
+      annotate({ "mon.io/ack": "looking; db creds postgres://app:hunter2@db:5432 rotated" });
+      await cluster.settle();
+      annotate({});
+      await cluster.settle();
+      await clock.advance(300_000);
+      crashPod(sim, "shop", "api-abc12-p1", 4, clock.now());
+      await cluster.settle();
+      const updates = (await hook.waitFor(edition === "pro" ? 4 : 2)).slice(1).map((r) => r.json());
+      expect(updates.map((u) => u.news)).toEqual([
+        ...(edition === "pro"
+          ? [
+              ['Acknowledged on Pod/api-abc12-p0: "looking; db creds postgres://app:[redacted]@db:5432 rotated"'],
+              ["Acknowledgement removed"],
+            ]
+          : []),
+        ["now affects 2 or more pods"],
+      ]);
+    },
+  );
 
   test("two workloads refusing on the same database are one incident naming host:port", async () => {
     const hook = track(await startCaptureServer());
@@ -267,40 +380,64 @@ describe("webhook: the daemon against the simulator", () => {
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
-    for (const [pod, container] of [["api-abc12-p0", "api"], ["web-abc12-p0", "web"]] as const) {
+    for (const [pod, container] of [
+      ["api-abc12-p0", "api"],
+      ["web-abc12-p0", "web"],
+    ] as const) {
       sim.setLogs("shop", pod, container, "starting\ndial tcp 10.96.0.50:5432: connect: connection refused\n", true);
       crashPod(sim, "shop", pod, 4, clock.now());
     }
     await cluster.settle();
     const [told] = await hook.waitFor(1);
-    expect(told!.json()).toMatchObject({ action: "announce", incidentId: "Endpoint//10.96.0.50:5432", reason: "DependencyUnreachable", root: { kind: "Endpoint", name: "10.96.0.50:5432" } });
-    expect(told!.json().text).toStartWith("🟠 endpoint 10.96.0.50:5432: unreachable, 2 workloads failing on it (deployment shop/api, deployment shop/web) [prod]");
+    expect(told!.json()).toMatchObject({
+      action: "announce",
+      incidentId: "Endpoint//10.96.0.50:5432",
+      reason: "DependencyUnreachable",
+      root: { kind: "Endpoint", name: "10.96.0.50:5432" },
+    });
+    expect(told!.json().text).toStartWith(
+      "🟠 endpoint 10.96.0.50:5432: unreachable, 2 workloads failing on it (deployment shop/api, deployment shop/web) [prod]",
+    );
     expect(hook.requests).toHaveLength(1);
   });
 
-  test.each(["pro", "community"] as const)("Pro: severityByReason critical makes a crash loop page, in red, under the paging dedup key; Community keeps the built-in tier (%s)", async (edition) => {
-    const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } }));
-    const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    await cluster.settle();
-    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
-    await cluster.settle();
-    const told = (await hook.waitFor(1))[0]!.json();
-    if (edition === "pro") {
-      expect(told).toMatchObject({ tier: "critical", mode: "page", dedupKey: "mon-prod-deployment-shop-api-page" });
-      expect(told.text).toStartWith("🔴 deployment shop/api: CrashLoopBackOff in 1 pod [prod]\ncritical · CrashLoopBackOff · page rule severityByReason");
-    } else {
-      expect(told).toMatchObject({ tier: "medium", mode: "notify" });
-    }
-  });
+  test.each(["pro", "community"] as const)(
+    "Pro: severityByReason critical makes a crash loop page, in red, under the paging dedup key; Community keeps the built-in tier (%s)",
+    async (edition) => {
+      const hook = track(await startCaptureServer());
+      const cluster = track(
+        await startTestCluster(
+          { webhook: { url: `${hook.url}/mon` } },
+          { cluster: "prod", edition, config: { severityByReason: { crashloopbackoff: "Critical" } } },
+        ),
+      );
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      await cluster.settle();
+      const told = (await hook.waitFor(1))[0]!.json();
+      if (edition === "pro") {
+        expect(told).toMatchObject({ tier: "critical", mode: "page", dedupKey: "mon-prod-deployment-shop-api-page" });
+        expect(told.text).toStartWith(
+          "🔴 deployment shop/api: CrashLoopBackOff in 1 pod [prod]\ncritical · CrashLoopBackOff · page rule severityByReason",
+        );
+      } else {
+        expect(told).toMatchObject({ tier: "medium", mode: "notify" });
+      }
+    },
+  );
 
   test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {
     const hook = track(await startCaptureServer());
     const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop", labels: { "mon.io/owner": "team-payments" } } });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "shop", labels: { "mon.io/owner": "team-payments" } },
+    });
     await cluster.settle();
     crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
     await cluster.settle();
@@ -311,9 +448,15 @@ describe("webhook: the daemon against the simulator", () => {
 
   test("the startup message: one plain sentence with the version, before any incident; app.disableStartupMessage turns it off", async () => {
     const hook = track(await startCaptureServer());
-    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", startupMessage: true }));
+    const _cluster = track(
+      await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", startupMessage: true }),
+    );
     const [notice] = await hook.waitFor(1);
-    expect(notice!.json()).toMatchObject({ action: "announce", delivery: "notice", root: { kind: "Cluster", name: "prod" } });
+    expect(notice!.json()).toMatchObject({
+      action: "announce",
+      delivery: "notice",
+      root: { kind: "Cluster", name: "prod" },
+    });
     expect(notice!.json().text).toBe(`🔵 mon ${VERSION} started watching prod.`);
   });
 });

@@ -3,20 +3,50 @@ export type ComponentState = "ok" | "pending" | "degraded" | "failed";
 
 /** The fixed vocabulary of health reasons (spec 7.3). */
 export const HEALTH_REASONS = [
-  "component_failed", "component_stalled", "component_stopped", "timeout", "canceled",
-  "cache_sync_pending", "cache_sync_timeout", "cache_sync_failed", "source_not_configured",
-  "permission_denied", "optional_permission_denied", "api_unavailable", "optional_api_unavailable",
-  "watcher_failed", "persistence_restore_failed", "storage_reset", "storage_over_cap",
-  "provider_unavailable", "provider_rejected", "provider_rate_limited", "heartbeat_failed",
-  "kubelet_unreachable", "kubelet_partially_unreachable", "config_overlay_invalid", "leadership_lost", "shutdown",
-  "source_configuration_failed", "discovery_failed", "persistence_write_failed", "provider_shutdown_timeout", "rate_limited",
+  "component_failed",
+  "component_stalled",
+  "component_stopped",
+  "timeout",
+  "canceled",
+  "cache_sync_pending",
+  "cache_sync_timeout",
+  "cache_sync_failed",
+  "source_not_configured",
+  "permission_denied",
+  "optional_permission_denied",
+  "api_unavailable",
+  "optional_api_unavailable",
+  "watcher_failed",
+  "persistence_restore_failed",
+  "storage_reset",
+  "storage_over_cap",
+  "provider_unavailable",
+  "provider_rejected",
+  "provider_rate_limited",
+  "heartbeat_failed",
+  "kubelet_unreachable",
+  "kubelet_partially_unreachable",
+  "config_overlay_invalid",
+  "leadership_lost",
+  "shutdown",
+  "source_configuration_failed",
+  "discovery_failed",
+  "persistence_write_failed",
+  "provider_shutdown_timeout",
+  "rate_limited",
 ] as const;
 
 /** A health reason of spec 7.3. */
 export type HealthReason = (typeof HEALTH_REASONS)[number];
 
 /** Coverage reasons for kinds not watched (spec 7.3). */
-export type CoverageReason = "permission_denied" | "api_unavailable" | "sync_timeout" | "budget_exceeded" | "object_cap_reached" | "disabled_by_config";
+export type CoverageReason =
+  | "permission_denied"
+  | "api_unavailable"
+  | "sync_timeout"
+  | "budget_exceeded"
+  | "object_cap_reached"
+  | "disabled_by_config";
 
 /** One component's report. `required` components decide readiness; optional ones only degrade. */
 export interface ComponentHealth {
@@ -35,7 +65,11 @@ export interface HealthReport {
   components: Record<string, { state: ComponentState; reason?: HealthReason; required: boolean }>;
   /** Reasons of every component not ok, sorted, at most 20 (bounded degradation reasons). */
   reasons: HealthReason[];
-  coverage: { kinds: { kind: string; reason: CoverageReason }[]; reasons: Partial<Record<CoverageReason, number>>; truncated: number };
+  coverage: {
+    kinds: { kind: string; reason: CoverageReason }[];
+    reasons: Partial<Record<CoverageReason, number>>;
+    truncated: number;
+  };
   providers: { kept: string[]; inactive: string[] };
 }
 
@@ -63,7 +97,14 @@ export class HealthRegistry {
   set(name: string, state: ComponentState, options: { reason?: string; required?: boolean } = {}): void {
     const previous = this.components.get(name);
     const required = options.required ?? previous?.required ?? false;
-    const reason = state === "ok" ? undefined : options.reason === undefined ? undefined : KNOWN.has(options.reason) ? (options.reason as HealthReason) : "component_failed";
+    const reason =
+      state === "ok"
+        ? undefined
+        : options.reason === undefined
+          ? undefined
+          : KNOWN.has(options.reason)
+            ? (options.reason as HealthReason)
+            : "component_failed";
     if (previous && previous.state === state && previous.reason === reason && previous.required === required) return;
     const next: ComponentHealth = { state, required, since: this.now(), ...(reason ? { reason } : {}) };
     this.components.set(name, next);
@@ -118,7 +159,11 @@ export class HealthRegistry {
       ready: this.ready(),
       components,
       reasons: [...reasons].sort().slice(0, 20),
-      coverage: { kinds: this.coverageKinds.slice(0, COVERAGE_LIST_LIMIT), reasons: counts, truncated: Math.max(0, this.coverageKinds.length - COVERAGE_LIST_LIMIT) },
+      coverage: {
+        kinds: this.coverageKinds.slice(0, COVERAGE_LIST_LIMIT),
+        reasons: counts,
+        truncated: Math.max(0, this.coverageKinds.length - COVERAGE_LIST_LIMIT),
+      },
       providers: this.providers,
     };
   }

@@ -14,7 +14,12 @@ export const ACK_NOTE_MAX_BYTES = 200;
  * is passed through `clean` (credential redaction) first, then made one line and cut to 200 bytes at a
  * character boundary, so a cut never leaves part of a secret. Pure.
  */
-export function ackOf(root: ObjectRef, findings: readonly Finding[], inventory: InventoryView, clean: (text: string) => string): Ack | undefined {
+export function ackOf(
+  root: ObjectRef,
+  findings: readonly Finding[],
+  inventory: InventoryView,
+  clean: (text: string) => string,
+): Ack | undefined {
   for (const ref of [root, ...findings.map((f) => f.object)]) {
     const raw = inventory.get(ref.kind, ref.namespace, ref.name)?.metadata?.annotations?.[ACK_ANNOTATION];
     if (typeof raw === "string") return { on: ref, note: oneLine(clean(raw)) };
@@ -40,7 +45,8 @@ export function stepAck(previous: AckState, present: Ack | undefined): { news: s
     if (ackKey(present) !== ackKey(previous.ack)) return { news: [acknowledged(present)], state: { ack: present } };
     return { news: [], state: { ack: previous.ack } };
   }
-  if (present && ackKey(present) !== previous.ackAtOpen) return { news: [acknowledged(present)], state: { ack: present } };
+  if (present && ackKey(present) !== previous.ackAtOpen)
+    return { news: [acknowledged(present)], state: { ack: present } };
   return { news: [], state: present && previous.ackAtOpen ? { ackAtOpen: previous.ackAtOpen } : {} };
 }
 

@@ -2,7 +2,12 @@ import type { Decision, Skip } from "../model/decision.ts";
 import type { AuditDecision, AuditDelivery, AuditEntry } from "../model/audit.ts";
 import type { Incident } from "../model/incident.ts";
 
-const DECIDED: Readonly<Record<Decision["action"], AuditDecision>> = { announce: "announced", update: "updated", resolve: "resolved", opened_resolved: "resolved" };
+const DECIDED: Readonly<Record<Decision["action"], AuditDecision>> = {
+  announce: "announced",
+  update: "updated",
+  resolve: "resolved",
+  opened_resolved: "resolved",
+};
 
 /**
  * One audit entry per lifecycle decision (spec 6). An announcement folded into the startup summary or a
@@ -13,12 +18,23 @@ const DECIDED: Readonly<Record<Decision["action"], AuditDecision>> = { announce:
 export function auditEntries(decisions: readonly Decision[], skipped: readonly Skip[], cluster: string): AuditEntry[] {
   const skips = skipped.map((k): AuditEntry => {
     const folded = k.reason !== "baseline" && k.reason !== "cooldown";
-    return { ...head(k.at, cluster, "skipped", "absent"), skipReason: k.reason, ...about(k.incident), ...(folded ? { subject: k.subject } : {}), news: [] };
+    return {
+      ...head(k.at, cluster, "skipped", "absent"),
+      skipReason: k.reason,
+      ...about(k.incident),
+      ...(folded ? { subject: k.subject } : {}),
+      news: [],
+    };
   });
   const told = decisions.map((d): AuditEntry => {
     const i = d.incident;
     const delivery: AuditDelivery = d.delivery ?? "absent";
-    return { ...head(d.at, cluster, DECIDED[d.action], delivery), ...about(i), news: d.news, ...(i.resolvedAt !== undefined ? { openSeconds: Math.round((i.resolvedAt - i.openedAt) / 1000) } : {}) };
+    return {
+      ...head(d.at, cluster, DECIDED[d.action], delivery),
+      ...about(i),
+      news: d.news,
+      ...(i.resolvedAt !== undefined ? { openSeconds: Math.round((i.resolvedAt - i.openedAt) / 1000) } : {}),
+    };
   });
   return [...skips, ...told];
 }
@@ -31,5 +47,15 @@ function head(at: number, cluster: string, decision: AuditDecision, delivery: Au
 
 /** The fields every entry carries about its incident. */
 function about(i: Incident) {
-  return { incidentId: i.id, root: i.root, reason: i.rootReason, tier: i.tier, mode: i.mode, revision: i.revision, dedupKey: i.dedupKey, ...(i.owner ? { owner: i.owner } : {}), findings: i.findings.length };
+  return {
+    incidentId: i.id,
+    root: i.root,
+    reason: i.rootReason,
+    tier: i.tier,
+    mode: i.mode,
+    revision: i.revision,
+    dedupKey: i.dedupKey,
+    ...(i.owner ? { owner: i.owner } : {}),
+    findings: i.findings.length,
+  };
 }

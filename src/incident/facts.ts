@@ -11,7 +11,9 @@ export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode):
   const facts = new Set<string>();
   for (const f of findings) facts.add(`reason:${f.reason}`);
   if (mode === "page") facts.add("paging");
-  const affected = new Set(findings.filter((f) => f.object.kind !== "Node").map((f) => `${f.object.namespace}/${f.object.name}`)).size;
+  const affected = new Set(
+    findings.filter((f) => f.object.kind !== "Node").map((f) => `${f.object.namespace}/${f.object.name}`),
+  ).size;
   for (const step of STEPS) if (affected >= step) facts.add(`affected:${step}`);
   return [...facts].sort();
 }

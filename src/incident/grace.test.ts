@@ -5,9 +5,23 @@ import { opensAtWithGrace } from "./grace.ts";
 
 const T = Date.parse("2026-06-01T12:00:00Z");
 const MIN = 60_000;
-const node = (name: string, created: number) => ({ kind: "Node", apiVersion: "v1", metadata: { name, creationTimestamp: new Date(created).toISOString() } });
+const node = (name: string, created: number) => ({
+  kind: "Node",
+  apiVersion: "v1",
+  metadata: { name, creationTimestamp: new Date(created).toISOString() },
+});
 const inventory = inventoryOf(node("fresh", T - 3 * MIN), node("old", T - 86_400_000));
-const f = (nodeName: string | undefined, opensAt?: number): Finding => ({ key: "k", reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: "api-1" }, tier: "medium", summary: "crash", evidence: [], since: T, ...(nodeName ? { nodeName } : {}), ...(opensAt !== undefined ? { opensAt } : {}) });
+const f = (nodeName: string | undefined, opensAt?: number): Finding => ({
+  key: "k",
+  reason: "CrashLoopBackOff",
+  object: { kind: "Pod", namespace: "shop", name: "api-1" },
+  tier: "medium",
+  summary: "crash",
+  evidence: [],
+  since: T,
+  ...(nodeName ? { nodeName } : {}),
+  ...(opensAt !== undefined ? { opensAt } : {}),
+});
 
 describe("young-node grace (spec 1.8)", () => {
   test("a pod failing on a node younger than 10 minutes opens 5 minutes later than its hold says", () => {

@@ -14,9 +14,15 @@ export const YOUNG_NODE_GRACE_SECONDS = 300;
  * opens, or undefined when it has no hold and no grace. Pure: reads the node's `metadata.creationTimestamp`
  * from the Inventory.
  */
-export function opensAtWithGrace(finding: Finding, inventory: InventoryView, failingNodes: ReadonlySet<string> = new Set()): number | undefined {
+export function opensAtWithGrace(
+  finding: Finding,
+  inventory: InventoryView,
+  failingNodes: ReadonlySet<string> = new Set(),
+): number | undefined {
   if (finding.object.kind !== "Pod" || !finding.nodeName || failingNodes.has(finding.nodeName)) return finding.opensAt;
-  const created = Date.parse(String(inventory.get("Node", undefined, finding.nodeName)?.metadata?.creationTimestamp ?? ""));
+  const created = Date.parse(
+    String(inventory.get("Node", undefined, finding.nodeName)?.metadata?.creationTimestamp ?? ""),
+  );
   if (Number.isNaN(created) || finding.since - created >= YOUNG_NODE_SECONDS * 1000) return finding.opensAt;
   return (finding.opensAt ?? finding.since) + YOUNG_NODE_GRACE_SECONDS * 1000;
 }

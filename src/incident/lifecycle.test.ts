@@ -6,12 +6,26 @@ import { emptyLifecycle, nextReminderAt, openCount, stepLifecycle, type Lifecycl
 import { dedupKey } from "./tiers.ts";
 
 const root = { kind: "Deployment", namespace: "shop", name: "api" };
-function finding(pod: string, reason = "CrashLoopBackOff", tier: Tier = "medium", extra: Partial<Finding> = {}): Finding {
-  return { key: `${reason}/Pod/shop/${pod}/app`, reason, object: { kind: "Pod", namespace: "shop", name: pod }, tier, summary: `${pod} ${reason}`, evidence: [], since: 0, ...extra };
+function finding(
+  pod: string,
+  reason = "CrashLoopBackOff",
+  tier: Tier = "medium",
+  extra: Partial<Finding> = {},
+): Finding {
+  return {
+    key: `${reason}/Pod/shop/${pod}/app`,
+    reason,
+    object: { kind: "Pod", namespace: "shop", name: pod },
+    tier,
+    summary: `${pod} ${reason}`,
+    evidence: [],
+    since: 0,
+    ...extra,
+  };
 }
 const draft = (...findings: Finding[]): IncidentDraft => ({ root, rootReason: findings[0]?.reason ?? "", findings });
 
-function run(steps: (IncidentDraft[])[]): { actions: string[][]; state: LifecycleState; news: string[][] } {
+function run(steps: IncidentDraft[][]): { actions: string[][]; state: LifecycleState; news: string[][] } {
   let state = emptyLifecycle();
   const actions: string[][] = [];
   const news: string[][] = [];
@@ -37,7 +51,11 @@ describe("stepLifecycle (spec 3.1)", () => {
   });
 
   test("a new reason is news; a finding leaving is not", () => {
-    const { actions, news } = run([[draft(finding("p1"), finding("p2"))], [draft(finding("p1"))], [draft(finding("p1"), finding("p1", "OOMKilled"))]]);
+    const { actions, news } = run([
+      [draft(finding("p1"), finding("p2"))],
+      [draft(finding("p1"))],
+      [draft(finding("p1"), finding("p1", "OOMKilled"))],
+    ]);
     expect(actions).toEqual([["announce"], [], ["update"]]);
     expect(news[2]![0]).toStartWith("new: OOMKilled");
   });
@@ -73,14 +91,32 @@ describe("stepLifecycle (spec 3.1)", () => {
 
   test("a page rule makes the incident critical and paging: news when it starts paging", () => {
     const nodeRoot = { kind: "Node", name: "n1" };
-    const lost = (pageRule?: string): Finding => ({ key: "NodeLost/Node//n1", reason: "NodeLost", object: nodeRoot, tier: "high", summary: "n1 lost", evidence: [], since: 0, ...(pageRule ? { pageRule } : {}) });
+    const lost = (pageRule?: string): Finding => ({
+      key: "NodeLost/Node//n1",
+      reason: "NodeLost",
+      object: nodeRoot,
+      tier: "high",
+      summary: "n1 lost",
+      evidence: [],
+      since: 0,
+      ...(pageRule ? { pageRule } : {}),
+    });
     let state = emptyLifecycle();
     const first = stepLifecycle(state, [{ root: nodeRoot, rootReason: "NodeLost", findings: [lost()] }], 0, "prod");
     expect(first.decisions[0]!.incident).toMatchObject({ tier: "high", mode: "notify" });
     state = first.state;
-    const paged = stepLifecycle(state, [{ root: nodeRoot, rootReason: "NodeLost", findings: [lost("ClusterCriticalDown")] }], 300_000, "prod");
+    const paged = stepLifecycle(
+      state,
+      [{ root: nodeRoot, rootReason: "NodeLost", findings: [lost("ClusterCriticalDown")] }],
+      300_000,
+      "prod",
+    );
     expect(paged.decisions.map((d) => d.action)).toEqual(["update"]);
-    expect(paged.decisions[0]!.incident).toMatchObject({ tier: "critical", mode: "page", pageRule: "ClusterCriticalDown" });
+    expect(paged.decisions[0]!.incident).toMatchObject({
+      tier: "critical",
+      mode: "page",
+      pageRule: "ClusterCriticalDown",
+    });
   });
 
   test("the dedup key is derived from cluster and root only, so it survives a state reset", () => {
@@ -109,16 +145,38 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "startup summary"]]);
     const later = stepLifecycle(first.state, [draft(finding("p1"), finding("p2"))], 360_000, "prod");
     expect(later.decisions.map((d) => [d.action, d.delivery])).toEqual([["update", undefined]]);
-    const fresh = stepLifecycle(later.state, [draft(finding("p1"), finding("p2")), { root: { kind: "Deployment", namespace: "shop", name: "web" }, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] }], 420_000, "prod");
-    expect(fresh.decisions.map((d) => [d.action, d.incident.id, d.delivery])).toEqual([["announce", "Deployment/shop/web", undefined]]);
+    const fresh = stepLifecycle(
+      later.state,
+      [
+        draft(finding("p1"), finding("p2")),
+        {
+          root: { kind: "Deployment", namespace: "shop", name: "web" },
+          rootReason: "OOMKilled",
+          findings: [finding("w1", "OOMKilled")],
+        },
+      ],
+      420_000,
+      "prod",
+    );
+    expect(fresh.decisions.map((d) => [d.action, d.incident.id, d.delivery])).toEqual([
+      ["announce", "Deployment/shop/web", undefined],
+    ]);
   });
 
   test("two or more announcements in one pass are one roll-up, which closes when the last of them resolves", () => {
     const web = { kind: "Deployment", namespace: "shop", name: "web" };
     const webDraft = { root: web, rootReason: "OOMKilled", findings: [finding("w1", "OOMKilled")] };
     const first = stepLifecycle(emptyLifecycle(), [draft(finding("p1")), webDraft], 1_000, "prod");
-    expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "roll-up"], ["announce", "roll-up"]]);
-    expect(first.rollUp).toEqual({ id: "roll-up@1000", openedAt: 1_000, covers: ["Deployment/shop/api", "Deployment/shop/web"], open: ["Deployment/shop/api", "Deployment/shop/web"] });
+    expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([
+      ["announce", "roll-up"],
+      ["announce", "roll-up"],
+    ]);
+    expect(first.rollUp).toEqual({
+      id: "roll-up@1000",
+      openedAt: 1_000,
+      covers: ["Deployment/shop/api", "Deployment/shop/web"],
+      open: ["Deployment/shop/api", "Deployment/shop/web"],
+    });
     const one = stepLifecycle(first.state, [webDraft], 2_000, "prod");
     expect(one.decisions.map((d) => [d.action, d.delivery])).toEqual([["resolve", undefined]]);
     expect(one.closedRollUps).toEqual([]);
@@ -150,9 +208,13 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     const own: string[] = [];
     let digests = 0;
     for (let t = 0; t < 24 * 60 * MIN; t += 10 * MIN) {
-      for (const [at, drafts] of [[t, [draft(finding("p1"))]], [t + 5 * MIN, []]] as const) {
+      for (const [at, drafts] of [
+        [t, [draft(finding("p1"))]],
+        [t + 5 * MIN, []],
+      ] as const) {
         const out = stepLifecycle(state, drafts, at, "prod");
-        for (const d of out.decisions) if (d.delivery === undefined) own.push(`${d.action}${d.news.length ? `: ${d.news.join("; ")}` : ""}`);
+        for (const d of out.decisions)
+          if (d.delivery === undefined) own.push(`${d.action}${d.news.length ? `: ${d.news.join("; ")}` : ""}`);
         if (out.digest) digests++;
         state = out.state;
       }
@@ -174,7 +236,12 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     let state = paging(0).state;
     const pages: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const open = stepLifecycle(state, [draft(finding("p1", "CrashLoopBackOff", "critical", { pageRule: "P9" }))], i * 600_000, "prod");
+      const open = stepLifecycle(
+        state,
+        [draft(finding("p1", "CrashLoopBackOff", "critical", { pageRule: "P9" }))],
+        i * 600_000,
+        "prod",
+      );
       pages.push(...open.decisions.map((d) => `${d.action}:${d.delivery ?? "own"}`));
       state = stepLifecycle(open.state, [], i * 600_000 + 300_000, "prod").state;
     }
@@ -213,7 +280,9 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
   test("a new incident while the annotation is present is not pre-acknowledged; its announcement says so", () => {
     const ack = { on: { kind: "Pod", namespace: "shop", name: "p1" }, note: "old note" };
     const out = stepLifecycle(emptyLifecycle(), [{ ...draft(finding("p1")), ack }], 0, "prod");
-    expect(out.decisions[0]!.news).toEqual(['mon.io/ack is present on Pod/p1 ("old note"); this new incident is not acknowledged by it until it is changed or added again']);
+    expect(out.decisions[0]!.news).toEqual([
+      'mon.io/ack is present on Pod/p1 ("old note"); this new incident is not acknowledged by it until it is changed or added again',
+    ]);
     expect(stepLifecycle(out.state, [{ ...draft(finding("p1")), ack }], 1_000, "prod").decisions).toEqual([]);
   });
 
@@ -240,22 +309,52 @@ describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", ()
     expect(b.decisions).toEqual([]);
     expect(b.skipped.map((s) => [s.reason, s.incident.id])).toEqual([["cooldown", "Deployment/shop/api"]]);
     expect(nextReminderAt(b.state)).toBe(5 * MIN);
-    const c = stepLifecycle(b.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 2 * MIN, "prod");
+    const c = stepLifecycle(
+      b.state,
+      [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))],
+      2 * MIN,
+      "prod",
+    );
     expect(c.decisions).toEqual([]);
     expect(c.skipped).toEqual([]);
-    const d = stepLifecycle(c.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 5 * MIN, "prod");
+    const d = stepLifecycle(
+      c.state,
+      [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))],
+      5 * MIN,
+      "prod",
+    );
     expect(d.decisions.map((x) => x.news.length)).toEqual([2]);
     expect(d.decisions[0]!.news.join("; ")).toContain("now affects 2 or more pods");
     // What became true and false again inside the cooldown is never told.
-    const e = stepLifecycle(d.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"), finding("p3", "ImagePullBackOff"))], 6 * MIN, "prod");
-    const f = stepLifecycle(e.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 7 * MIN, "prod");
-    const g = stepLifecycle(f.state, [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))], 10 * MIN, "prod");
+    const e = stepLifecycle(
+      d.state,
+      [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"), finding("p3", "ImagePullBackOff"))],
+      6 * MIN,
+      "prod",
+    );
+    const f = stepLifecycle(
+      e.state,
+      [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))],
+      7 * MIN,
+      "prod",
+    );
+    const g = stepLifecycle(
+      f.state,
+      [draft(finding("p1"), finding("p2"), finding("p2", "OOMKilled"))],
+      10 * MIN,
+      "prod",
+    );
     expect([...e.decisions, ...f.decisions, ...g.decisions]).toEqual([]);
   });
 
   test("escalation to paging never waits for the cooldown", () => {
     const a = stepLifecycle(emptyLifecycle(), [draft(finding("p1", "CrashLoopBackOff", "high"))], 0, "prod");
-    const b = stepLifecycle(a.state, [draft(finding("p1", "CrashLoopBackOff", "critical", { pageRule: "LastReplicaDown" }))], 1 * MIN, "prod");
+    const b = stepLifecycle(
+      a.state,
+      [draft(finding("p1", "CrashLoopBackOff", "critical", { pageRule: "LastReplicaDown" }))],
+      1 * MIN,
+      "prod",
+    );
     expect(b.decisions.map((d) => [d.action, d.incident.mode])).toEqual([["update", "page"]]);
     expect(b.skipped).toEqual([]);
   });
@@ -268,7 +367,14 @@ describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", ()
     const c = stepLifecycle(b.state, [], 12 * MIN, "prod");
     expect(c.decisions.map((d) => [d.action, d.incident.revision])).toEqual([["resolve", 3]]);
     const d = stepLifecycle(c.state, [{ ...draft(finding("p1")), ack }], 20 * MIN, "prod");
-    expect(d.decisions.map((x) => [x.action, x.incident.revision, x.incident.dedupKey, x.news])).toEqual([["announce", 4, a.decisions[0]!.incident.dedupKey, ["failing again 8 minutes after it resolved; still acknowledged"]]]);
+    expect(d.decisions.map((x) => [x.action, x.incident.revision, x.incident.dedupKey, x.news])).toEqual([
+      [
+        "announce",
+        4,
+        a.decisions[0]!.incident.dedupKey,
+        ["failing again 8 minutes after it resolved; still acknowledged"],
+      ],
+    ]);
     expect(d.state.incidents.get("Deployment/shop/api")?.ack).toEqual(ack);
     const e = stepLifecycle(d.state, [], 21 * MIN, "prod");
     const f = stepLifecycle(e.state, [draft(finding("p1"))], 60 * MIN, "prod");
@@ -292,10 +398,29 @@ describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", ()
 
   test("each would-be incident folded into another is recorded once, when it first folds in", () => {
     const nodeRoot = { kind: "Node", name: "n1" };
-    const lost: Finding = { key: "NodeLost/Node//n1", reason: "NodeLost", object: nodeRoot, tier: "high", summary: "n1 lost", evidence: [], since: 0 };
-    const node = (...workloads: string[]): IncidentDraft => ({ root: nodeRoot, rootReason: "NodeLost", findings: [lost], folded: workloads.map((name) => ({ root: { kind: "Deployment", namespace: "shop", name }, reason: "node_inhibition" as const })) });
+    const lost: Finding = {
+      key: "NodeLost/Node//n1",
+      reason: "NodeLost",
+      object: nodeRoot,
+      tier: "high",
+      summary: "n1 lost",
+      evidence: [],
+      since: 0,
+    };
+    const node = (...workloads: string[]): IncidentDraft => ({
+      root: nodeRoot,
+      rootReason: "NodeLost",
+      findings: [lost],
+      folded: workloads.map((name) => ({
+        root: { kind: "Deployment", namespace: "shop", name },
+        reason: "node_inhibition" as const,
+      })),
+    });
     const a = stepLifecycle(emptyLifecycle(), [node("api", "web")], 0, "prod");
-    expect(a.skipped.map((s) => [s.reason, s.subject.name, s.incident.id])).toEqual([["node_inhibition", "api", "Node//n1"], ["node_inhibition", "web", "Node//n1"]]);
+    expect(a.skipped.map((s) => [s.reason, s.subject.name, s.incident.id])).toEqual([
+      ["node_inhibition", "api", "Node//n1"],
+      ["node_inhibition", "web", "Node//n1"],
+    ]);
     const b = stepLifecycle(a.state, [node("api", "web", "db")], 1_000, "prod");
     expect(b.skipped.map((s) => s.subject.name)).toEqual(["db"]);
     expect(stepLifecycle(b.state, [node("api", "web", "db")], 2_000, "prod").skipped).toEqual([]);

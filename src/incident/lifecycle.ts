@@ -104,7 +104,13 @@ export interface LifecycleState {
 
 /** An empty lifecycle state (a fresh start). */
 export function emptyLifecycle(): LifecycleState {
-  return { incidents: new Map(), rollUps: new Map(), digest: { opened: [], resolved: [] }, memory: new Map(), recent: new Map() };
+  return {
+    incidents: new Map(),
+    rollUps: new Map(),
+    digest: { opened: [], resolved: [] },
+    memory: new Map(),
+    recent: new Map(),
+  };
 }
 
 /** What one lifecycle step decided: incident decisions, plus the roll-up opened and those closed in this pass. */
@@ -146,7 +152,13 @@ export interface LifecycleStep {
  * which closes in the pass its last incident resolves.
  * Pure: `now` is epoch ms; returns the decisions and the next state.
  */
-export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDraft[], now: number, cluster: string, options: { baseline?: boolean } = {}): LifecycleStep {
+export function stepLifecycle(
+  state: LifecycleState,
+  drafts: readonly IncidentDraft[],
+  now: number,
+  cluster: string,
+  options: { baseline?: boolean } = {},
+): LifecycleStep {
   const next = new Map(state.incidents);
   const decisions: Decision[] = [];
   const seen = new Set<string>();
@@ -157,7 +169,11 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   const recent = new Map<string, Resolved>();
   for (const [id, r] of state.recent) if (now - r.resolvedAt < REPAGE_WINDOW_SECONDS * 1000) recent.set(id, r);
   // Each would-be incident folded into this one is recorded once (spec 6 audit `skipped`).
-  const recordFolds = (incident: Incident, draft: IncidentDraft, before: readonly string[] = []): readonly string[] | undefined => {
+  const recordFolds = (
+    incident: Incident,
+    draft: IncidentDraft,
+    before: readonly string[] = [],
+  ): readonly string[] | undefined => {
     if (!draft.folded?.length) return before.length ? before : undefined;
     const known = new Set(before);
     for (const f of draft.folded) {
@@ -187,14 +203,28 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       phase: "open" as const,
       dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
     };
-    if (!previous || !previous.announced) {
+    if (!previous?.announced) {
       if (draft.held) {
-        next.set(id, { ...base, openedAt: previous?.openedAt ?? now, told: [], revision: previous?.revision ?? 0, announced: false, ...(previous?.digested ? { digested: true } : {}), ...(previous?.recurring ? { recurring: true } : {}), ...(previous?.baseline ? { baseline: true } : {}) });
+        next.set(id, {
+          ...base,
+          openedAt: previous?.openedAt ?? now,
+          told: [],
+          revision: previous?.revision ?? 0,
+          announced: false,
+          ...(previous?.digested ? { digested: true } : {}),
+          ...(previous?.recurring ? { recurring: true } : {}),
+          ...(previous?.baseline ? { baseline: true } : {}),
+        });
         continue;
       }
       // A low-priority problem already there at startup is not news (spec 1.7): kept quiet unless it gets worse.
       if (mode === "digest" && (options.baseline || previous?.baseline)) {
-        const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: previous?.revision ?? 0 };
+        const incident = {
+          ...base,
+          openedAt: previous?.openedAt ?? now,
+          told: facts,
+          revision: previous?.revision ?? 0,
+        };
         if (!previous) skipped.push({ reason: "baseline", incident, subject: draft.root, at: now });
         next.set(id, { ...incident, announced: false, baseline: true });
         continue;
@@ -204,11 +234,21 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       const revision = previous?.revision ?? back?.revision ?? 0;
       // Recurrences told twice within a day go to the digest too (spec 1.8); page-tier ones still page.
       const recurring = previous?.digested === true && previous.recurring === true && mode !== "page";
-      const judged = !previous && mode === "notify" && !options.baseline ? judgeRecurrence(memory.get(id), now) : undefined;
+      const judged =
+        !previous && mode === "notify" && !options.baseline ? judgeRecurrence(memory.get(id), now) : undefined;
       if (mode === "digest" || recurring || judged?.verdict === "digest") {
         const keep = recurring || judged?.verdict === "digest" ? { recurring: true } : {};
         if (previous?.digested) {
-          next.set(id, { ...previous, ...base, openedAt: previous.openedAt, told: previous.told, revision: previous.revision, announced: false, digested: true, ...keep });
+          next.set(id, {
+            ...previous,
+            ...base,
+            openedAt: previous.openedAt,
+            told: previous.told,
+            revision: previous.revision,
+            announced: false,
+            digested: true,
+            ...keep,
+          });
           continue;
         }
         const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: revision + 1 };
@@ -223,31 +263,72 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
       // Back within the repage window: the same incident, still acknowledged if the annotation stayed (spec 3.1).
       const kept = back?.ack && draft.ack ? stepAck({ ack: back.ack }, draft.ack) : undefined;
       const present = !kept && draft.ack ? ackPresentAtOpen(draft.ack) : undefined;
-      const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: revision + 1, announced: true, spokeAt: now, ...(kept ? kept.state : present?.state) };
+      const incident = {
+        ...base,
+        openedAt: previous?.openedAt ?? now,
+        told: facts,
+        revision: revision + 1,
+        announced: true,
+        spokeAt: now,
+        ...(kept ? kept.state : present?.state),
+      };
       const folds = recordFolds(incident, draft);
       next.set(id, { ...incident, ...(folds ? { folds } : {}) });
       const stated = judged?.verdict === "state";
       memory.set(id, remember(memory.get(id), now, stated));
       const news = [
-        ...(back ? [`failing again ${Math.max(1, Math.round((now - back.resolvedAt) / 60_000))} minutes after it resolved${kept?.state.ack && kept.news.length === 0 ? "; still acknowledged" : ""}`] : []),
-        ...(stated ? [`recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`] : []),
+        ...(back
+          ? [
+              `failing again ${Math.max(1, Math.round((now - back.resolvedAt) / 60_000))} minutes after it resolved${kept?.state.ack && kept.news.length === 0 ? "; still acknowledged" : ""}`,
+            ]
+          : []),
+        ...(stated
+          ? [
+              `recurring: fails every ${Math.max(1, Math.round(judged.everySeconds / 60))} minutes; further recurrences go to the low-priority digest`,
+            ]
+          : []),
         ...(kept ? kept.news : present ? [present.news] : []),
       ];
-      decisions.push({ action: "announce", incident, news, at: now, ...(options.baseline ? { delivery: "startup summary" as const } : {}) });
+      decisions.push({
+        action: "announce",
+        incident,
+        news,
+        at: now,
+        ...(options.baseline ? { delivery: "startup summary" as const } : {}),
+      });
       continue;
     }
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
     const fresh = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
-    const acked = draft.held ? { news: [], state: { ...(previous.ack ? { ack: previous.ack } : {}), ...(previous.ackAtOpen ? { ackAtOpen: previous.ackAtOpen } : {}) } } : stepAck(previous, draft.ack);
+    const acked = draft.held
+      ? {
+          news: [],
+          state: {
+            ...(previous.ack ? { ack: previous.ack } : {}),
+            ...(previous.ackAtOpen ? { ackAtOpen: previous.ackAtOpen } : {}),
+          },
+        }
+      : stepAck(previous, draft.ack);
     // Routine news waits out the cooldown after the last message; a page escalation or an ack change does not.
     const spokeAt = previous.spokeAt ?? previous.openedAt;
     const urgent = (previous.mode !== "page" && mode === "page") || acked.news.length > 0;
     const cooling = fresh.length > 0 && !urgent && now - spokeAt < UPDATE_COOLDOWN_SECONDS * 1000;
     const factNews = cooling ? [] : fresh;
-    if (cooling && previous.coolsAt === undefined) skipped.push({ reason: "cooldown", incident: previous, subject: draft.root, at: now });
+    if (cooling && previous.coolsAt === undefined)
+      skipped.push({ reason: "cooldown", incident: previous, subject: draft.root, at: now });
     // Reminders stop while acknowledged (spec 3.1) and never speak for a held incident.
-    const remind = !draft.held && !cooling && !acked.state.ack && factNews.length === 0 && acked.news.length === 0 && now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000;
-    const news = [...factNews.map((f) => describeFact(f, draft.findings)), ...acked.news, ...(remind ? [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`] : [])];
+    const remind =
+      !draft.held &&
+      !cooling &&
+      !acked.state.ack &&
+      factNews.length === 0 &&
+      acked.news.length === 0 &&
+      now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000;
+    const news = [
+      ...factNews.map((f) => describeFact(f, draft.findings)),
+      ...acked.news,
+      ...(remind ? [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`] : []),
+    ];
     // Any message restarts the week of silence a 'still open' reminder waits for.
     const remindedAt = news.length ? now : previous.remindedAt;
     const folds = recordFolds(previous, draft, previous.folds);
@@ -272,7 +353,18 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
   for (const [id, incident] of state.incidents) {
     if (seen.has(id)) continue;
     next.delete(id);
-    const { announced, digested, recurring: _r, remindedAt: _m, spokeAt: _s, coolsAt: _c, folds: _f, baseline: _b, ackAtOpen: _a, ...kept } = incident;
+    const {
+      announced,
+      digested,
+      recurring: _r,
+      remindedAt: _m,
+      spokeAt: _s,
+      coolsAt: _c,
+      folds: _f,
+      baseline: _b,
+      ackAtOpen: _a,
+      ...kept
+    } = incident;
     if (!announced && !digested) continue;
     const ended = { ...kept, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
     recent.set(id, { resolvedAt: now, revision: ended.revision, ...(incident.ack ? { ack: incident.ack } : {}) });
@@ -298,7 +390,8 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     const covers = announced.map((d) => d.incident.id).sort();
     rollUp = { id: `roll-up@${now}`, openedAt: now, covers, open: covers };
     rollUps.set(rollUp.id, rollUp);
-    for (let i = 0; i < decisions.length; i++) if (announced.includes(decisions[i]!)) decisions[i] = { ...decisions[i]!, delivery: "roll-up" };
+    for (let i = 0; i < decisions.length; i++)
+      if (announced.includes(decisions[i]!)) decisions[i] = { ...decisions[i]!, delivery: "roll-up" };
   }
   let digest: Digest = { opened, resolved, ...(state.digest.dueAt !== undefined ? { dueAt: state.digest.dueAt } : {}) };
   let due: Digest | undefined;
@@ -308,7 +401,14 @@ export function stepLifecycle(state: LifecycleState, drafts: readonly IncidentDr
     due = digest;
     digest = { opened: [], resolved: [] };
   }
-  return { decisions, skipped, state: { incidents: next, rollUps, digest, memory, recent }, ...(rollUp ? { rollUp } : {}), closedRollUps, ...(due ? { digest: due } : {}) };
+  return {
+    decisions,
+    skipped,
+    state: { incidents: next, rollUps, digest, memory, recent },
+    ...(rollUp ? { rollUp } : {}),
+    closedRollUps,
+    ...(due ? { digest: due } : {}),
+  };
 }
 
 /** Number of open incidents that were announced (the `mon_incidents_open` gauge). */

@@ -19,8 +19,17 @@ describe("memory of earlier alerts (spec 1.8)", () => {
   });
 
   test("memories older than a day are forgotten", () => {
-    const kept = forget(new Map([["a", { told: [0] }], ["b", { told: [0, 23 * HOUR] }]]), 24 * HOUR);
+    const kept = forget(
+      new Map([
+        ["a", { told: [0] }],
+        ["b", { told: [0, 23 * HOUR] }],
+      ]),
+      24 * HOUR,
+    );
     expect([...kept.keys()]).toEqual(["b"]);
-    expect(remember({ told: [0, 23 * HOUR], stated: true }, 24 * HOUR)).toEqual({ told: [23 * HOUR, 24 * HOUR], stated: true });
+    expect(remember({ told: [0, 23 * HOUR], stated: true }, 24 * HOUR)).toEqual({
+      told: [23 * HOUR, 24 * HOUR],
+      stated: true,
+    });
   });
 });

@@ -11,7 +11,10 @@ export interface Recurrence {
 }
 
 /** How a returning incident is told (spec 1.8). `everySeconds` is set with `state`. */
-export type RecurrenceVerdict = { readonly verdict: "announce" } | { readonly verdict: "state"; readonly everySeconds: number } | { readonly verdict: "digest" };
+export type RecurrenceVerdict =
+  | { readonly verdict: "announce" }
+  | { readonly verdict: "state"; readonly everySeconds: number }
+  | { readonly verdict: "digest" };
 
 /**
  * Judges an incident that opens again (spec 1.8): told fewer than twice in the last day → `announce`;
@@ -26,7 +29,8 @@ export function judgeRecurrence(memory: Recurrence | undefined, now: number): Re
     const times = [...told, now];
     const intervals = times.slice(1).map((t, i) => t - times[i]!);
     const mean = intervals.reduce((a, b) => a + b, 0) / intervals.length;
-    if (mean >= 60_000 && intervals.every((d) => Math.abs(d - mean) <= mean * STEADY_TOLERANCE)) return { verdict: "state", everySeconds: Math.round(mean / 1000) };
+    if (mean >= 60_000 && intervals.every((d) => Math.abs(d - mean) <= mean * STEADY_TOLERANCE))
+      return { verdict: "state", everySeconds: Math.round(mean / 1000) };
   }
   return { verdict: "digest" };
 }

@@ -8,8 +8,12 @@ export interface SeverityOverrides {
 }
 
 /** Builds the overrides from configuration maps, whose keys are case-insensitive. */
-export function severityOverrides(byReason: Readonly<Record<string, Tier>> = {}, byOwnerKind: Readonly<Record<string, Tier>> = {}): SeverityOverrides {
-  const lower = (m: Readonly<Record<string, Tier>>) => new Map(Object.entries(m).map(([k, v]) => [k.toLowerCase(), v] as const));
+export function severityOverrides(
+  byReason: Readonly<Record<string, Tier>> = {},
+  byOwnerKind: Readonly<Record<string, Tier>> = {},
+): SeverityOverrides {
+  const lower = (m: Readonly<Record<string, Tier>>) =>
+    new Map(Object.entries(m).map(([k, v]) => [k.toLowerCase(), v] as const));
   return { byReason: lower(byReason), byOwnerKind: lower(byOwnerKind) };
 }
 
@@ -25,5 +29,7 @@ export function overrideSeverity(finding: Finding, ownerKind: string, overrides:
   const tier = byReason ?? byKind;
   if (tier === undefined) return finding;
   const { pageRule: _dropped, ...rest } = finding;
-  return tier === "critical" ? { ...rest, tier, pageRule: byReason !== undefined ? "severityByReason" : "severityByOwnerKind" } : { ...rest, tier };
+  return tier === "critical"
+    ? { ...rest, tier, pageRule: byReason !== undefined ? "severityByReason" : "severityByOwnerKind" }
+    : { ...rest, tier };
 }

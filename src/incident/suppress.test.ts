@@ -5,12 +5,55 @@ import { inventoryOf } from "../testing/inventory.ts";
 import { holdOf, prepareRules, type DeliveryRules } from "./suppress.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
-const f = (over: Partial<Finding> = {}): Finding => ({ key: "k", reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: "api-7c9-x2kq9" }, container: "app", tier: "medium", summary: "container app is crash-looping: dial tcp 10.0.0.5:5432: connection refused", evidence: [{ label: "exit code", value: "1 (Error)" }], since: 0, ...over });
-const ns = (name: string, labels: Record<string, string> = {}, annotations: Record<string, string> = {}): KubeObject => ({ kind: "Namespace", apiVersion: "v1", metadata: { name, labels, annotations } });
-const inventory = inventoryOf(ns("shop", { team: "payments" }), ns("dev", { team: "web" }), ns("ops", {}, { "mon.io/maintenance": "Yes" }), { kind: "Pod", apiVersion: "v1", metadata: { namespace: "shop", name: "held-pod", annotations: { "mon.io/maintenance": "true", "mon.io/maintenance-until": "2026-06-01T13:00:00Z" } } }, { kind: "Pod", apiVersion: "v1", metadata: { namespace: "shop", name: "expired", annotations: { "mon.io/maintenance": "on", "mon.io/maintenance-until": "2026-06-01T11:00:00Z" } } });
+const f = (over: Partial<Finding> = {}): Finding => ({
+  key: "k",
+  reason: "CrashLoopBackOff",
+  object: { kind: "Pod", namespace: "shop", name: "api-7c9-x2kq9" },
+  container: "app",
+  tier: "medium",
+  summary: "container app is crash-looping: dial tcp 10.0.0.5:5432: connection refused",
+  evidence: [{ label: "exit code", value: "1 (Error)" }],
+  since: 0,
+  ...over,
+});
+const ns = (
+  name: string,
+  labels: Record<string, string> = {},
+  annotations: Record<string, string> = {},
+): KubeObject => ({ kind: "Namespace", apiVersion: "v1", metadata: { name, labels, annotations } });
+const inventory = inventoryOf(
+  ns("shop", { team: "payments" }),
+  ns("dev", { team: "web" }),
+  ns("ops", {}, { "mon.io/maintenance": "Yes" }),
+  {
+    kind: "Pod",
+    apiVersion: "v1",
+    metadata: {
+      namespace: "shop",
+      name: "held-pod",
+      annotations: { "mon.io/maintenance": "true", "mon.io/maintenance-until": "2026-06-01T13:00:00Z" },
+    },
+  },
+  {
+    kind: "Pod",
+    apiVersion: "v1",
+    metadata: {
+      namespace: "shop",
+      name: "expired",
+      annotations: { "mon.io/maintenance": "on", "mon.io/maintenance-until": "2026-06-01T11:00:00Z" },
+    },
+  },
+);
 const none: DeliveryRules = { silences: [] };
-const hold = (finding: Finding, rules: Partial<DeliveryRules>) => holdOf(finding, inventory, prepareRules({ ...none, ...rules }), NOW);
-const node = f({ reason: "NodeNotReady", object: { kind: "Node", name: "n1" }, container: undefined, summary: "node n1 is NotReady: PLEG is not healthy", evidence: [{ label: "condition", value: "Ready=False (KubeletNotReady)" }] });
+const hold = (finding: Finding, rules: Partial<DeliveryRules>) =>
+  holdOf(finding, inventory, prepareRules({ ...none, ...rules }), NOW);
+const node = f({
+  reason: "NodeNotReady",
+  object: { kind: "Node", name: "n1" },
+  container: undefined,
+  summary: "node n1 is NotReady: PLEG is not healthy",
+  evidence: [{ label: "condition", value: "Ready=False (KubeletNotReady)" }],
+});
 
 describe("scope (spec 1.4, 2.1)", () => {
   test("namespaces: an include list, or an exclude list of ! entries; cluster-scoped findings are outside an include list", () => {
@@ -24,7 +67,11 @@ describe("scope (spec 1.4, 2.1)", () => {
 
   test("namespaceSelector by labels and expressions", () => {
     expect(hold(f(), { namespaceSelector: { matchLabels: { team: "payments" } } })).toBeUndefined();
-    expect(hold(f(), { namespaceSelector: { matchExpressions: [{ key: "team", operator: "NotIn", values: ["payments"] }] } })).toBe("out_of_scope");
+    expect(
+      hold(f(), {
+        namespaceSelector: { matchExpressions: [{ key: "team", operator: "NotIn", values: ["payments"] }] },
+      }),
+    ).toBe("out_of_scope");
   });
 
   test("reasons: include or exclude, any letter case", () => {
@@ -41,9 +88,25 @@ describe("silences (spec 2.2)", () => {
     ["podNamePatterns (regular expressions)", { podNamePatterns: ["^api-"] }, f(), true],
     ["podNamePatterns never match a node", { podNamePatterns: [".*"] }, node, false],
     ["containerNames", { containerNames: ["app"] }, f(), true],
-    ["containerMessages search summary and evidence (case-sensitive)", { containerMessages: ["connection refused"] }, f(), true],
+    [
+      "containerMessages search summary and evidence (case-sensitive)",
+      { containerMessages: ["connection refused"] },
+      f(),
+      true,
+    ],
     ["containerMessages are case-sensitive", { containerMessages: ["Connection Refused"] }, f(), false],
-    ["eventMessages only for event-backed findings", { eventMessages: ["timed out"] }, f({ reason: "FailedMount", evidence: [{ label: "event", value: "FailedMount" }, { label: "message", value: "timed out waiting for the condition" }] }), true],
+    [
+      "eventMessages only for event-backed findings",
+      { eventMessages: ["timed out"] },
+      f({
+        reason: "FailedMount",
+        evidence: [
+          { label: "event", value: "FailedMount" },
+          { label: "message", value: "timed out waiting for the condition" },
+        ],
+      }),
+      true,
+    ],
     ["nodeReasons", { nodeReasons: ["KubeletNotReady"] }, node, true],
     ["nodeMessages", { nodeMessages: ["PLEG"] }, node, true],
     ["every field set must match", { namespaces: ["shop"], reasons: ["OOMKilled"] }, f(), false],

@@ -52,7 +52,9 @@ export function prepareRules(rules: DeliveryRules): PreparedRules {
   return {
     ...rules,
     prepared: {
-      ...(reasons.length ? { reasons: { exclude, listed: new Set(exclude ? reasons.map((r) => r.slice(1)) : reasons) } } : {}),
+      ...(reasons.length
+        ? { reasons: { exclude, listed: new Set(exclude ? reasons.map((r) => r.slice(1)) : reasons) } }
+        : {}),
       silences: rules.silences.map((rule) => ({
         ...rule,
         ...(rule.reasons?.length ? { lowerReasons: new Set(rule.reasons.map((r) => r.toLowerCase())) } : {}),
@@ -73,7 +75,12 @@ export type Hold = "out_of_scope" | "silenced" | "maintenance";
  * annotation on the object or its namespace (truthy `true`/`1`/`yes`/`on`, bounded by an RFC 3339 `-until`).
  * Pure: `now` is epoch ms.
  */
-export function holdOf(finding: Finding, inventory: InventoryView, rules: PreparedRules, now: number): Hold | undefined {
+export function holdOf(
+  finding: Finding,
+  inventory: InventoryView,
+  rules: PreparedRules,
+  now: number,
+): Hold | undefined {
   if (!inScope(finding, inventory, rules)) return "out_of_scope";
   if (rules.prepared.silences.length > 0) {
     const text = [finding.summary, ...finding.evidence.map((e) => e.value)].join("\n");
@@ -104,13 +111,23 @@ function inScope(f: Finding, inventory: InventoryView, rules: PreparedRules): bo
 
 function silences(rule: PreparedSilence, f: Finding, text: string): boolean {
   const checks: (boolean | undefined)[] = [
-    rule.namespaces?.length ? f.object.namespace !== undefined && rule.namespaces.includes(f.object.namespace) : undefined,
+    rule.namespaces?.length
+      ? f.object.namespace !== undefined && rule.namespaces.includes(f.object.namespace)
+      : undefined,
     rule.lowerReasons ? rule.lowerReasons.has(f.reason.toLowerCase()) : undefined,
     rule.podNames ? f.object.kind === "Pod" && rule.podNames.some((p) => p.test(f.object.name)) : undefined,
-    rule.containerNames?.length ? f.container !== undefined && rule.containerNames.includes(f.container.replace(/ \(init\)$/, "")) : undefined,
-    rule.containerMessages?.length ? f.container !== undefined && rule.containerMessages.some((m) => text.includes(m)) : undefined,
-    rule.eventMessages?.length ? f.evidence.some((e) => e.label === "event") && rule.eventMessages.some((m) => text.includes(m)) : undefined,
-    rule.nodeReasons?.length ? f.object.kind === "Node" && rule.nodeReasons.some((r) => text.includes(r) || f.reason === r) : undefined,
+    rule.containerNames?.length
+      ? f.container !== undefined && rule.containerNames.includes(f.container.replace(/ \(init\)$/, ""))
+      : undefined,
+    rule.containerMessages?.length
+      ? f.container !== undefined && rule.containerMessages.some((m) => text.includes(m))
+      : undefined,
+    rule.eventMessages?.length
+      ? f.evidence.some((e) => e.label === "event") && rule.eventMessages.some((m) => text.includes(m))
+      : undefined,
+    rule.nodeReasons?.length
+      ? f.object.kind === "Node" && rule.nodeReasons.some((r) => text.includes(r) || f.reason === r)
+      : undefined,
     rule.nodeMessages?.length ? f.object.kind === "Node" && rule.nodeMessages.some((m) => text.includes(m)) : undefined,
   ];
   const set = checks.filter((c) => c !== undefined);
@@ -119,7 +136,12 @@ function silences(rule: PreparedSilence, f: Finding, text: string): boolean {
 
 const TRUTHY = new Set(["true", "1", "yes", "on"]);
 
-function underMaintenance(f: Finding, inventory: InventoryView, m: NonNullable<DeliveryRules["maintenance"]>, now: number): boolean {
+function underMaintenance(
+  f: Finding,
+  inventory: InventoryView,
+  m: NonNullable<DeliveryRules["maintenance"]>,
+  now: number,
+): boolean {
   const object = inventory.get(f.object.kind, f.object.namespace, f.object.name);
   const namespace = f.object.namespace ? inventory.get("Namespace", undefined, f.object.namespace) : undefined;
   return [object, namespace].some((o) => held(o, m, now));
@@ -127,7 +149,14 @@ function underMaintenance(f: Finding, inventory: InventoryView, m: NonNullable<D
 
 function held(o: KubeObject | undefined, m: NonNullable<DeliveryRules["maintenance"]>, now: number): boolean {
   const annotations = (o?.metadata?.annotations ?? {}) as Record<string, string>;
-  if (!TRUTHY.has(String(annotations[m.annotation] ?? "").trim().toLowerCase())) return false;
+  if (
+    !TRUTHY.has(
+      String(annotations[m.annotation] ?? "")
+        .trim()
+        .toLowerCase(),
+    )
+  )
+    return false;
   const until = annotations[m.untilAnnotation];
   if (until === undefined) return true;
   const end = Date.parse(until);

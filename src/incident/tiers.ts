@@ -17,7 +17,16 @@ export function incidentTier(findings: readonly Finding[]): { tier: Tier; mode: 
  * Paging dedup key `mon-<cluster>-<root>-<mode>` (spec 2.6; providers.md 1.2): lower case, `[a-z0-9-]`,
  * at most 255 characters. Derived only from the cluster name and the root, so it survives state resets.
  */
-export function dedupKey(cluster: string, root: { kind: string; namespace?: string; name: string }, mode: string): string {
+export function dedupKey(
+  cluster: string,
+  root: { kind: string; namespace?: string; name: string },
+  mode: string,
+): string {
   const raw = ["mon", cluster || "cluster", root.kind, root.namespace ?? "", root.name, mode].filter(Boolean).join("-");
-  return raw.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/-+/g, "-").slice(0, 255).replace(/-$/, "");
+  return raw
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/-+/g, "-")
+    .slice(0, 255)
+    .replace(/-$/, "");
 }

@@ -5,7 +5,12 @@ import type { Incident } from "../model/incident.ts";
  * ready, a rollout that stopped, a Service with no ready endpoint. An incident made only of them has no
  * finding naming a cause.
  */
-const EFFECT_ONLY: ReadonlySet<string> = new Set(["WorkloadUnavailable", "ReadinessProbeFailing", "ProgressDeadlineExceeded", "ServiceNoReadyEndpoints"]);
+const EFFECT_ONLY: ReadonlySet<string> = new Set([
+  "WorkloadUnavailable",
+  "ReadinessProbeFailing",
+  "ProgressDeadlineExceeded",
+  "ServiceNoReadyEndpoints",
+]);
 
 /**
  * True when no finding of the incident names a cause, only effects (`mon_unexplained_total{kind="incident"}`,

@@ -7,7 +7,11 @@ import type { WatchTarget } from "./kinds.ts";
  * that cannot be made (the server refuses the review itself) counts as allowed: the informer then finds out
  * and reports it.
  */
-export async function checkAccess(connection: KubeConnection, targets: readonly WatchTarget[], options: { concurrency?: number; signal?: AbortSignal } = {}): Promise<{ allowed: WatchTarget[]; denied: WatchTarget[] }> {
+export async function checkAccess(
+  connection: KubeConnection,
+  targets: readonly WatchTarget[],
+  options: { concurrency?: number; signal?: AbortSignal } = {},
+): Promise<{ allowed: WatchTarget[]; denied: WatchTarget[] }> {
   const allowed: WatchTarget[] = [];
   const denied: WatchTarget[] = [];
   const queue = [...targets];
@@ -15,7 +19,14 @@ export async function checkAccess(connection: KubeConnection, targets: readonly 
     const body = {
       apiVersion: "authorization.k8s.io/v1",
       kind: "SelfSubjectAccessReview",
-      spec: { resourceAttributes: { verb, group: target.group, resource: target.resource, ...(target.namespace ? { namespace: target.namespace } : {}) } },
+      spec: {
+        resourceAttributes: {
+          verb,
+          group: target.group,
+          resource: target.resource,
+          ...(target.namespace ? { namespace: target.namespace } : {}),
+        },
+      },
     };
     try {
       const response = await connection.request("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", {

@@ -30,9 +30,15 @@ export function apiServerRequests(text: string): ApiServerRequests {
  * Reads the API server's `/metrics` when reachable (spec 4.3). Returns undefined when it cannot be read
  * (forbidden, not served, unreachable, unparsable): mon then has no request error rate, never a guess. Never throws.
  */
-export async function readApiServerRequests(connection: KubeConnection, signal?: AbortSignal): Promise<ApiServerRequests | undefined> {
+export async function readApiServerRequests(
+  connection: KubeConnection,
+  signal?: AbortSignal,
+): Promise<ApiServerRequests | undefined> {
   try {
-    const response = await connection.request("/metrics", { headers: { accept: "text/plain" }, ...(signal ? { signal } : {}) });
+    const response = await connection.request("/metrics", {
+      headers: { accept: "text/plain" },
+      ...(signal ? { signal } : {}),
+    });
     const text = await response.text();
     if (!response.ok) return undefined;
     return apiServerRequests(text);

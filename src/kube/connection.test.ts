@@ -33,7 +33,9 @@ describe("connectKube over HTTPS (the TLS path mon uses in production)", () => {
   });
 
   test("a client certificate authenticates without a token", async () => {
-    const conn = await connectKube({ kubeconfigPath: kubeconfigFile("cert.yaml", sim.kubeconfig({ clientCert: true, token: false })) });
+    const conn = await connectKube({
+      kubeconfigPath: kubeconfigFile("cert.yaml", sim.kubeconfig({ clientCert: true, token: false })),
+    });
     expect(await conn.getJson<{ kind: string }>("/api/v1/nodes")).toMatchObject({ kind: "NodeList" });
   });
 
@@ -64,7 +66,10 @@ describe("connectKube over HTTPS (the TLS path mon uses in production)", () => {
   });
 
   test("insecure-skip-tls-verify connects without the CA", async () => {
-    const text = renderKubeconfig({ server: sim.server.url, caCert: sim.pki.caCert, token: sim.token }).replace(/certificate-authority-data: .*/, "insecure-skip-tls-verify: true");
+    const text = renderKubeconfig({ server: sim.server.url, caCert: sim.pki.caCert, token: sim.token }).replace(
+      /certificate-authority-data: .*/,
+      "insecure-skip-tls-verify: true",
+    );
     const conn = await connectKube({ kubeconfigPath: kubeconfigFile("insecure.yaml", text) });
     expect(await conn.getJson<{ kind: string }>("/api/v1/namespaces")).toMatchObject({ kind: "NamespaceList" });
   });

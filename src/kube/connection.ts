@@ -25,7 +25,13 @@ export interface KubeConnection {
  * runtime/tls-fetch.ts, because client-node's own undici transport loses it under Bun.
  * Throws KubeError "tls" / "network" with a clear message when the kubeconfig cannot be used.
  */
-export async function connectKube(options: { kubeconfigPath?: string; kubeconfigText?: string; env?: Readonly<Record<string, string | undefined>> } = {}): Promise<KubeConnection> {
+export async function connectKube(
+  options: {
+    kubeconfigPath?: string;
+    kubeconfigText?: string;
+    env?: Readonly<Record<string, string | undefined>>;
+  } = {},
+): Promise<KubeConnection> {
   const env = options.env ?? process.env;
   const kc = new KubeConfig();
   let source: string;
@@ -46,7 +52,10 @@ export async function connectKube(options: { kubeconfigPath?: string; kubeconfig
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new KubeError("kubeconfig", `cannot load ${path ? `kubeconfig ${path}` : "the kubeconfig"}: ${code === "ENOENT" ? "no such file" : (error as Error).message}`);
+    throw new KubeError(
+      "kubeconfig",
+      `cannot load ${path ? `kubeconfig ${path}` : "the kubeconfig"}: ${code === "ENOENT" ? "no such file" : (error as Error).message}`,
+    );
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeError("network", `no current cluster in ${source}`);
@@ -63,7 +72,8 @@ export async function connectKube(options: { kubeconfigPath?: string; kubeconfig
   const request = async (target: string, init: RequestInit = {}): Promise<Response> => {
     const auth = await httpsOptions(kc);
     const headers = new Headers(init.headers);
-    for (const [name, value] of Object.entries(auth.headers ?? {})) if (value !== undefined) headers.set(name, String(value));
+    for (const [name, value] of Object.entries(auth.headers ?? {}))
+      if (value !== undefined) headers.set(name, String(value));
     if (auth.auth && !headers.has("authorization")) headers.set("authorization", `Basic ${btoa(String(auth.auth))}`);
     if (!headers.has("accept")) headers.set("accept", "application/json");
     headers.set("user-agent", "mon");

@@ -23,12 +23,20 @@ export interface DiscoveryResult {
  * both `list` and `watch`, never subresources. A group whose document fails (an aggregated API that is down)
  * is reported, not fatal. Throws KubeError only when the core API itself cannot be read.
  */
-export async function discoverResources(connection: KubeConnection, options: { signal?: AbortSignal; concurrency?: number } = {}): Promise<DiscoveryResult> {
+export async function discoverResources(
+  connection: KubeConnection,
+  options: { signal?: AbortSignal; concurrency?: number } = {},
+): Promise<DiscoveryResult> {
   const core = await connection.getJson<ResourceList>("/api/v1", options.signal);
   const resources: ServedResource[] = [...fromList("", "v1", core)];
   const failedGroups: { group: string; message: string }[] = [];
-  const groups = await connection.getJson<{ groups: { name: string; preferredVersion?: { version: string }; versions: { version: string }[] }[] }>("/apis", options.signal);
-  const queue = groups.groups.map((g) => ({ group: g.name, version: g.preferredVersion?.version ?? g.versions[0]?.version ?? "" }));
+  const groups = await connection.getJson<{
+    groups: { name: string; preferredVersion?: { version: string }; versions: { version: string }[] }[];
+  }>("/apis", options.signal);
+  const queue = groups.groups.map((g) => ({
+    group: g.name,
+    version: g.preferredVersion?.version ?? g.versions[0]?.version ?? "",
+  }));
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       try {

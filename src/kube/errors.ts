@@ -1,5 +1,14 @@
 /** Why a request to the Kubernetes API failed; a closed list used in health reasons and logs. */
-export type KubeFailure = "kubeconfig" | "tls" | "unauthorized" | "forbidden" | "not_found" | "gone" | "network" | "timeout" | "http";
+export type KubeFailure =
+  | "kubeconfig"
+  | "tls"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "gone"
+  | "network"
+  | "timeout"
+  | "http";
 
 /** A failed Kubernetes API request with a message an engineer can act on. */
 export class KubeError extends Error {
@@ -20,7 +29,8 @@ export function classifyFetchError(error: unknown, server: string): KubeError {
   if (error instanceof KubeError) return error;
   const e = error as { code?: string; name?: string; message?: string };
   const code = e.code ?? "";
-  if (e.name === "AbortError" || e.name === "TimeoutError") return new KubeError("timeout", `request to ${server} timed out`);
+  if (e.name === "AbortError" || e.name === "TimeoutError")
+    return new KubeError("timeout", `request to ${server} timed out`);
   if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(e.message ?? "")) {
     return new KubeError(
       "tls",
@@ -39,6 +49,15 @@ export function classifyStatus(status: number, body: string, what: string): Kube
   } catch {
     // a plain-text body is used as is
   }
-  const failure: KubeFailure = status === 401 ? "unauthorized" : status === 403 ? "forbidden" : status === 404 ? "not_found" : status === 410 ? "gone" : "http";
+  const failure: KubeFailure =
+    status === 401
+      ? "unauthorized"
+      : status === 403
+        ? "forbidden"
+        : status === 404
+          ? "not_found"
+          : status === 410
+            ? "gone"
+            : "http";
   return new KubeError(failure, `${what}: ${status} ${message}`.trim(), status);
 }

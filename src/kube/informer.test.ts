@@ -44,11 +44,19 @@ describe("informer", () => {
   test("lists, then streams changes from the list's resourceVersion", async () => {
     sim = await startSimulator();
     const { events, cache } = await watchNamespaces(sim);
-    expect(events.filter((e) => e.type === "ADDED").map((e) => e.name).sort()).toEqual(["default", "kube-node-lease", "kube-public", "kube-system"]);
+    expect(
+      events
+        .filter((e) => e.type === "ADDED")
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(["default", "kube-node-lease", "kube-public", "kube-system"]);
     sim.apply(configMapLike("shop"));
     sim.remove("v1", "Namespace", undefined, "kube-public");
     await waitUntil(() => cache.has("shop") && !cache.has("kube-public"), "the watch events");
-    expect(events.slice(4)).toEqual([{ type: "ADDED", name: "shop" }, { type: "DELETED", name: "kube-public" }]);
+    expect(events.slice(4)).toEqual([
+      { type: "ADDED", name: "shop" },
+      { type: "DELETED", name: "kube-public" },
+    ]);
   });
 
   test("a watch that ends is reopened from the last resourceVersion: nothing lost, nothing twice", async () => {
@@ -60,7 +68,9 @@ describe("informer", () => {
     await waitUntil(() => cache.has("while-disconnected"), "the change made while disconnected");
     sim.apply(configMapLike("after"));
     await waitUntil(() => cache.has("after"), "the next change");
-    expect(events.filter((e) => e.name === "while-disconnected")).toEqual([{ type: "ADDED", name: "while-disconnected" }]);
+    expect(events.filter((e) => e.name === "while-disconnected")).toEqual([
+      { type: "ADDED", name: "while-disconnected" },
+    ]);
     expect(events.filter((e) => e.name === "default")).toHaveLength(1);
   });
 

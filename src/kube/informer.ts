@@ -14,7 +14,12 @@ import { trimManagedFields } from "./trim.ts";
 export type InformerState =
   | { readonly state: "syncing"; readonly reason: "cache_sync_pending" }
   | { readonly state: "synced" }
-  | { readonly state: "failing"; readonly reason: "permission_denied" | "api_unavailable" | "watcher_failed"; readonly message: string; readonly attempts: number };
+  | {
+      readonly state: "failing";
+      readonly reason: "permission_denied" | "api_unavailable" | "watcher_failed";
+      readonly message: string;
+      readonly attempts: number;
+    };
 
 /** Options of one informer. Backoff after a failure: `initialBackoffMs` doubling to `maxBackoffMs`, with jitter. */
 export interface InformerOptions {
@@ -78,7 +83,10 @@ export function createInformer(options: InformerOptions): Informer {
   };
 
   const list = async (signal: AbortSignal) => {
-    const body = await connection.getJson<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(kind.path, signal);
+    const body = await connection.getJson<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(
+      kind.path,
+      signal,
+    );
     const seen = new Set<string>();
     const apiVersion = kind.path.startsWith("/api/") ? "v1" : kind.path.split("/").slice(2, 4).join("/");
     for (const item of body.items) {
@@ -113,42 +121,44 @@ export function createInformer(options: InformerOptions): Informer {
       cancelIdle?.();
       if (idleMs <= 0) return;
       cancelIdle = clock.setTimer(() => {
-        logger.warn(`informer ${kind.kind}: watch stalled (no data for ${Math.round(idleMs / 1000)} s); reopening from resourceVersion ${resourceVersion}`);
+        logger.warn(
+          `informer ${kind.kind}: watch stalled (no data for ${Math.round(idleMs / 1000)} s); reopening from resourceVersion ${resourceVersion}`,
+        );
         options.onStall?.();
         current?.abort(new DOMException("stalled", "AbortError"));
       }, idleMs);
     };
     armIdle();
     try {
-    for (;;) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        // An accepted watch that breaks (an API server restarting) is reopened at once from the last
-        // resourceVersion; three breaks in a row without any data count as a failure and back off.
-        if (!signal.aborted && brokenStreams < 3) {
-          brokenStreams += 1;
-          logger.debug(`informer ${kind.kind}: watch stream ended (${(error as Error).message}); reopening`);
-          return;
+      for (;;) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          // An accepted watch that breaks (an API server restarting) is reopened at once from the last
+          // resourceVersion; three breaks in a row without any data count as a failure and back off.
+          if (!signal.aborted && brokenStreams < 3) {
+            brokenStreams += 1;
+            logger.debug(`informer ${kind.kind}: watch stream ended (${(error as Error).message}); reopening`);
+            return;
+          }
+          throw error;
         }
-        throw error;
+        const { value, done } = chunk;
+        if (done) break;
+        brokenStreams = 0;
+        armIdle();
+        buffered += value;
+        if (buffered.includes("\n")) {
+          const lines = buffered.split("\n");
+          buffered = lines.pop() ?? "";
+          for (const line of lines) if (line.trim()) handleLine(line);
+        }
+        if (failures > 0) {
+          failures = 0;
+          options.onState({ state: "synced" });
+        }
       }
-      const { value, done } = chunk;
-      if (done) break;
-      brokenStreams = 0;
-      armIdle();
-      buffered += value;
-      if (buffered.includes("\n")) {
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) if (line.trim()) handleLine(line);
-      }
-      if (failures > 0) {
-        failures = 0;
-        options.onState({ state: "synced" });
-      }
-    }
     } finally {
       cancelIdle?.();
     }
@@ -199,11 +209,18 @@ export function createInformer(options: InformerOptions): Informer {
           continue;
         }
         failures += 1;
-        const reason = error instanceof KubeError && (error.failure === "forbidden" || error.failure === "unauthorized") ? "permission_denied" : "watcher_failed";
+        const reason =
+          error instanceof KubeError && (error.failure === "forbidden" || error.failure === "unauthorized")
+            ? "permission_denied"
+            : "watcher_failed";
         const message = (error as Error).message;
         options.onState({ state: "failing", reason, message, attempts: failures });
-        if (failures === 1 || failures % 10 === 0) logger.warn(`informer ${kind.kind}: ${message} (attempt ${failures}; retrying with backoff)`);
-        const base = Math.min(options.maxBackoffMs ?? 30_000, (options.initialBackoffMs ?? 1_000) * 2 ** Math.min(failures - 1, 16));
+        if (failures === 1 || failures % 10 === 0)
+          logger.warn(`informer ${kind.kind}: ${message} (attempt ${failures}; retrying with backoff)`);
+        const base = Math.min(
+          options.maxBackoffMs ?? 30_000,
+          (options.initialBackoffMs ?? 1_000) * 2 ** Math.min(failures - 1, 16),
+        );
         try {
           await clock.sleep(base * (0.8 + Math.random() * 0.4), current.signal);
         } catch {

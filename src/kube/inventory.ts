@@ -42,7 +42,12 @@ export class Inventory implements InventoryView {
       for (const ip of addressesOf(kind, object)) {
         let owners = this.byIp.get(ip);
         if (!owners) this.byIp.set(ip, (owners = new Map()));
-        owners.set(`${kind}/${key}`, { kind, label: object.metadata?.namespace ? `${object.metadata.namespace}/${object.metadata.name}` : `node ${object.metadata?.name}` });
+        owners.set(`${kind}/${key}`, {
+          kind,
+          label: object.metadata?.namespace
+            ? `${object.metadata.namespace}/${object.metadata.name}`
+            : `node ${object.metadata?.name}`,
+        });
       }
       if (kind === "Pod" && object.spec?.nodeName) {
         let pods = this.podsByNode.get(object.spec.nodeName);
@@ -120,17 +125,23 @@ function addressesOf(kind: string, o: KubeObject): string[] {
 }
 
 function serviceIps(o: KubeObject): string[] {
-  return [o.spec?.clusterIP, ...(o.spec?.clusterIPs ?? [])].filter((ip): ip is string => typeof ip === "string" && ip !== "None");
+  return [o.spec?.clusterIP, ...(o.spec?.clusterIPs ?? [])].filter(
+    (ip): ip is string => typeof ip === "string" && ip !== "None",
+  );
 }
 
 function podIps(o: KubeObject): string[] {
   // Host-network pods share their node's address; the node owns it.
   if (o.spec?.hostNetwork) return [];
-  return [o.status?.podIP, ...((o.status?.podIPs ?? []) as { ip?: string }[]).map((p) => p.ip)].filter((ip): ip is string => typeof ip === "string");
+  return [o.status?.podIP, ...((o.status?.podIPs ?? []) as { ip?: string }[]).map((p) => p.ip)].filter(
+    (ip): ip is string => typeof ip === "string",
+  );
 }
 
 function nodeIps(o: KubeObject): string[] {
-  return ((o.status?.addresses ?? []) as { type?: string; address?: string }[]).filter((a) => a.type === "InternalIP" && a.address).map((a) => a.address as string);
+  return ((o.status?.addresses ?? []) as { type?: string; address?: string }[])
+    .filter((a) => a.type === "InternalIP" && a.address)
+    .map((a) => a.address as string);
 }
 
 function objectKey(object: KubeObject): string {

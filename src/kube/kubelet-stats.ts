@@ -36,7 +36,10 @@ export async function readKubeletStats(options: {
     const url = kubeletUrl(node);
     if (!url) return void failures.set(name, "no InternalIP address");
     try {
-      const response = await fetchKubelet(url, { headers: { accept: "application/json", ...(authorization ? { authorization } : {}) }, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000) });
+      const response = await fetchKubelet(url, {
+        headers: { accept: "application/json", ...(authorization ? { authorization } : {}) },
+        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      });
       if (!response.ok) {
         await response.body?.cancel();
         return void failures.set(name, `HTTP ${response.status}`);
@@ -44,7 +47,7 @@ export async function readKubeletStats(options: {
       summaries.set(name, await response.json());
     } catch (error) {
       const e = error as { code?: string; name?: string; message?: string };
-      failures.set(name, e.name === "TimeoutError" ? "timeout" : e.code ?? e.message ?? "unreachable");
+      failures.set(name, e.name === "TimeoutError" ? "timeout" : (e.code ?? e.message ?? "unreachable"));
     }
   };
   const worker = async () => {
@@ -56,7 +59,9 @@ export async function readKubeletStats(options: {
 
 /** The Summary API URL of a node: its InternalIP (IPv6 in brackets) and kubelet port; undefined without an InternalIP. */
 export function kubeletUrl(node: KubeObject): string | undefined {
-  const address = (node.status?.addresses ?? []).find((a: { type?: string }) => a.type === "InternalIP")?.address as string | undefined;
+  const address = (node.status?.addresses ?? []).find((a: { type?: string }) => a.type === "InternalIP")?.address as
+    | string
+    | undefined;
   if (!address) return undefined;
   const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || KUBELET_PORT;
   return `https://${address.includes(":") ? `[${address}]` : address}:${port}/stats/summary`;

@@ -12,7 +12,10 @@ export interface UsageSnapshot {
  * API is not installed (404), so the detectors that need it stay silent (spec 1.5). Throws KubeError for
  * other failures.
  */
-export async function readMetricsApi(connection: KubeConnection, signal?: AbortSignal): Promise<UsageSnapshot | "unavailable"> {
+export async function readMetricsApi(
+  connection: KubeConnection,
+  signal?: AbortSignal,
+): Promise<UsageSnapshot | "unavailable"> {
   try {
     const nodes = await connection.getJson<{ items: unknown[] }>("/apis/metrics.k8s.io/v1beta1/nodes", signal);
     const pods = await connection.getJson<{ items: unknown[] }>("/apis/metrics.k8s.io/v1beta1/pods", signal);

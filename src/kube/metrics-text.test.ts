@@ -5,7 +5,15 @@ import { apiServerRequests } from "./apiserver-metrics.ts";
 import { dnsCounters, dnsPods } from "./dns-metrics.ts";
 import { increase } from "./prometheus-text.ts";
 
-const FIXTURE = join(import.meta.dirname, "..", "sim", "testdata", "kube-apiserver-v1.32", "nonresource", "metrics.json");
+const FIXTURE = join(
+  import.meta.dirname,
+  "..",
+  "sim",
+  "testdata",
+  "kube-apiserver-v1.32",
+  "nonresource",
+  "metrics.json",
+);
 const recorded = JSON.parse(readFileSync(FIXTURE, "utf8")).response;
 
 describe("API server /metrics (spec 4.3)", () => {
@@ -50,14 +58,32 @@ describe("CoreDNS metrics, port 9153 (spec 4.3)", () => {
   });
 
   test("what happened between two reads, per pod; a pod whose counters went down restarted and is left out", () => {
-    const before = new Map([["a", dnsCounters(exposition(100, 0, 0))], ["b", dnsCounters(exposition(500, 5, 0))], ["gone", dnsCounters(exposition(1, 1, 1))]]);
-    const after = new Map([["a", dnsCounters(exposition(180, 20, 1))], ["b", dnsCounters(exposition(3, 0, 0))], ["new", dnsCounters(exposition(10, 0, 0))]]);
+    const before = new Map([
+      ["a", dnsCounters(exposition(100, 0, 0))],
+      ["b", dnsCounters(exposition(500, 5, 0))],
+      ["gone", dnsCounters(exposition(1, 1, 1))],
+    ]);
+    const after = new Map([
+      ["a", dnsCounters(exposition(180, 20, 1))],
+      ["b", dnsCounters(exposition(3, 0, 0))],
+      ["new", dnsCounters(exposition(10, 0, 0))],
+    ]);
     expect(increase(before, after)).toEqual({ responses: 100, servfail: 20, upstreamBroken: 1 });
     expect(increase(new Map(), after)).toBeUndefined();
   });
 
   test("the cluster DNS pods are the running k8s-app=kube-dns pods of kube-system with an IP", () => {
-    const pod = (ns: string, app: string, phase: string, podIP?: string) => ({ metadata: { namespace: ns, name: `${app}-${phase}`, labels: { "k8s-app": app } }, status: { phase, ...(podIP ? { podIP } : {}) } });
-    expect(dnsPods([pod("kube-system", "kube-dns", "Running", "10.244.0.3"), pod("kube-system", "kube-dns", "Pending"), pod("shop", "kube-dns", "Running", "10.244.1.9"), pod("kube-system", "metrics", "Running", "10.244.0.4")]).map((p) => p.metadata.name)).toEqual(["kube-dns-Running"]);
+    const pod = (ns: string, app: string, phase: string, podIP?: string) => ({
+      metadata: { namespace: ns, name: `${app}-${phase}`, labels: { "k8s-app": app } },
+      status: { phase, ...(podIP ? { podIP } : {}) },
+    });
+    expect(
+      dnsPods([
+        pod("kube-system", "kube-dns", "Running", "10.244.0.3"),
+        pod("kube-system", "kube-dns", "Pending"),
+        pod("shop", "kube-dns", "Running", "10.244.1.9"),
+        pod("kube-system", "metrics", "Running", "10.244.0.4"),
+      ]).map((p) => p.metadata.name),
+    ).toEqual(["kube-dns-Running"]);
   });
 });

@@ -14,5 +14,10 @@ export function hashSecretValues(secret: KubeObject): KubeObject {
   const data = secret.data as Record<string, string> | undefined;
   const { stringData: _dropped, data: _data, ...rest } = secret;
   if (!data) return rest;
-  return { ...rest, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, `sha256:${createHash("sha256").update(String(v)).digest("hex")}`])) };
+  return {
+    ...rest,
+    data: Object.fromEntries(
+      Object.entries(data).map(([k, v]) => [k, `sha256:${createHash("sha256").update(String(v)).digest("hex")}`]),
+    ),
+  };
 }

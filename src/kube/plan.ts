@@ -2,7 +2,13 @@ import type { ServedResource } from "./discovery.ts";
 import { KNOWN_KINDS, kindKey, NOT_WATCHED, type WatchTarget } from "./kinds.ts";
 
 /** Coverage reasons of spec 7.3 for kinds mon does not watch. */
-export type CoverageReason = "permission_denied" | "api_unavailable" | "sync_timeout" | "budget_exceeded" | "object_cap_reached" | "disabled_by_config";
+export type CoverageReason =
+  | "permission_denied"
+  | "api_unavailable"
+  | "sync_timeout"
+  | "budget_exceeded"
+  | "object_cap_reached"
+  | "disabled_by_config";
 
 /** One kind not watched, and why (the `coverage` object of /health, spec 2.6). */
 export interface CoverageEntry {
@@ -42,7 +48,14 @@ export function planWatches(served: readonly ServedResource[], options: { watchS
       coverage.push({ kind: key, reason: "disabled_by_config" });
       continue;
     }
-    targets.push(target(found, { required: Boolean(known.required), metadataOnly: false, sensitive: Boolean(known.sensitive), ...(known.namespace ? { namespace: known.namespace } : {}) }));
+    targets.push(
+      target(found, {
+        required: Boolean(known.required),
+        metadataOnly: false,
+        sensitive: Boolean(known.sensitive),
+        ...(known.namespace ? { namespace: known.namespace } : {}),
+      }),
+    );
   }
   const knownKeys = new Set(KNOWN_KINDS.map(kindKey));
   for (const r of served) {
@@ -55,8 +68,18 @@ export function planWatches(served: readonly ServedResource[], options: { watchS
 
 // --- internal ---
 
-function target(r: ServedResource, extra: { required: boolean; metadataOnly: boolean; sensitive: boolean; namespace?: string }): WatchTarget {
+function target(
+  r: ServedResource,
+  extra: { required: boolean; metadataOnly: boolean; sensitive: boolean; namespace?: string },
+): WatchTarget {
   const base = r.group ? `/apis/${r.group}/${r.version}` : `/api/${r.version}`;
   const scope = extra.namespace && r.namespaced ? `/namespaces/${extra.namespace}` : "";
-  return { group: r.group, version: r.version, resource: r.resource, kind: r.kind, path: `${base}${scope}/${r.resource}`, ...extra };
+  return {
+    group: r.group,
+    version: r.version,
+    resource: r.resource,
+    kind: r.kind,
+    path: `${base}${scope}/${r.resource}`,
+    ...extra,
+  };
 }

@@ -19,9 +19,14 @@ export function readCounters(text: string, names: readonly string[]): Map<string
     return m !== null && wanted.has(m[1]!);
   });
   const out = new Map<string, CounterSample[]>(names.map((n) => [n, []]));
-  for (const family of parsePrometheusTextFormat(lines.join("\n") + "\n")) {
+  for (const family of parsePrometheusTextFormat(`${lines.join("\n")}\n`)) {
     if (!wanted.has(family.name)) continue;
-    out.set(family.name, family.metrics.map((s) => ({ labels: s.labels ?? {}, value: Number(s.value) })).filter((s) => Number.isFinite(s.value)));
+    out.set(
+      family.name,
+      family.metrics
+        .map((s) => ({ labels: s.labels ?? {}, value: Number(s.value) }))
+        .filter((s) => Number.isFinite(s.value)),
+    );
   }
   return out;
 }
@@ -31,7 +36,10 @@ export function readCounters(text: string, names: readonly string[]): Map<string
  * server): the per-key increase of every field, summed over keys present in both reads. A key whose value
  * went down restarted and is left out (its counters began again). Pure.
  */
-export function increase<T extends { readonly [K in keyof T]: number }>(before: ReadonlyMap<string, T>, after: ReadonlyMap<string, T>): T | undefined {
+export function increase<T extends { readonly [K in keyof T]: number }>(
+  before: ReadonlyMap<string, T>,
+  after: ReadonlyMap<string, T>,
+): T | undefined {
   let total: Record<string, number> | undefined;
   for (const [key, next] of after) {
     const prev = before.get(key);

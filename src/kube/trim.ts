@@ -11,7 +11,9 @@ export function trimManagedFields(object: KubeObject): KubeObject {
   const byTime = [...entries].sort((a, b) => String(b.time ?? "").localeCompare(String(a.time ?? "")));
   const latest = byTime[0];
   const specWriter = byTime.find((e) => e.subresource !== "status");
-  const kept = [latest, specWriter].filter((e, i, all): e is Record<string, unknown> => Boolean(e) && all.indexOf(e) === i);
+  const kept = [latest, specWriter].filter(
+    (e, i, all): e is Record<string, unknown> => Boolean(e) && all.indexOf(e) === i,
+  );
   object.metadata.managedFields = kept.map(({ fieldsV1: _fields, ...rest }) => rest);
   return object;
 }

@@ -17,7 +17,15 @@ afterEach(async () => {
 
 async function watch(hooks: WatcherHooks, options: { syncTimeoutMs?: number } = {}) {
   const clock = createFakeClock(Date.now());
-  watcher = createClusterWatcher({ connection: await connectKube({ kubeconfigText: sim!.kubeconfig() }), clock, logger: createSilentLogger(), watchSecrets: true, resyncMs: 0, hooks, ...options });
+  watcher = createClusterWatcher({
+    connection: await connectKube({ kubeconfigText: sim!.kubeconfig() }),
+    clock,
+    logger: createSilentLogger(),
+    watchSecrets: true,
+    resyncMs: 0,
+    hooks,
+    ...options,
+  });
   watcher.start();
   return clock;
 }
@@ -46,7 +54,10 @@ describe("cluster watcher", () => {
     sim = await startSimulator();
     sim.failResource("batch/cronjobs", 500);
     const states: string[] = [];
-    const clock = await watch({ onKindState: (t, state) => t.resource === "cronjobs" && states.push(state) }, { syncTimeoutMs: 60_000 });
+    const clock = await watch(
+      { onKindState: (t, state) => t.resource === "cronjobs" && states.push(state) },
+      { syncTimeoutMs: 60_000 },
+    );
     await waitUntil(() => states.includes("failing"), "the failing list");
     await clock.advance(60_000);
     await waitUntil(() => states.includes("sync_timeout"), "the timeout");
@@ -62,7 +73,12 @@ describe("cluster watcher", () => {
     sim = await startSimulator();
     sim.failResource("pods", 503);
     await watch({});
-    await waitUntil(() => [...watcher!.states()].filter(([k]) => k !== "pods").every(([, s]) => s === "synced") && watcher!.states().size > 10, "every other kind to sync");
+    await waitUntil(
+      () =>
+        [...watcher!.states()].filter(([k]) => k !== "pods").every(([, s]) => s === "synced") &&
+        watcher!.states().size > 10,
+      "every other kind to sync",
+    );
     expect(watcher!.states().get("pods")).toBe("failing");
     expect(watcher!.requiredSynced()).toBe(false);
   });

@@ -87,7 +87,8 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       } catch (error) {
         if (stopped) return undefined;
         const message = error instanceof KubeError ? error.message : String(error);
-        if (attempt === 1 || attempt % 10 === 0) logger.warn(`discovery failed: ${message} (attempt ${attempt}; retrying with backoff)`);
+        if (attempt === 1 || attempt % 10 === 0)
+          logger.warn(`discovery failed: ${message} (attempt ${attempt}; retrying with backoff)`);
         hooks.onDiscoveryFailure?.("", message, attempt);
         const wait = Math.min(30_000, (options.informerBackoffMs ?? 1_000) * 2 ** Math.min(attempt - 1, 10));
         try {
@@ -109,12 +110,20 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
     const plan = planWatches(discovered.resources, { watchSecrets: options.watchSecrets });
     planned = [...plan.coverage];
     optionalMissing = [...plan.optionalMissing];
-    if (optionalMissing.length) logger.info(`optional APIs not installed: ${optionalMissing.join(", ")}; the detectors that need them stay silent`);
+    if (optionalMissing.length)
+      logger.info(
+        `optional APIs not installed: ${optionalMissing.join(", ")}; the detectors that need them stay silent`,
+      );
     const access = await checkAccess(connection, plan.targets, { signal: stopper.signal });
     if (stopped) return;
     denied = access.denied.map((t) => ({ kind: kindKey(t), reason: "permission_denied" as const }));
-    requiredUnavailable = plan.coverage.some((c) => c.reason === "api_unavailable" && REQUIRED.has(c.kind)) || access.denied.some((t) => t.required);
-    if (denied.length) logger.warn(`not permitted to list and watch: ${denied.map((d) => d.kind).join(", ")} (reported as permission_denied in coverage)`);
+    requiredUnavailable =
+      plan.coverage.some((c) => c.reason === "api_unavailable" && REQUIRED.has(c.kind)) ||
+      access.denied.some((t) => t.required);
+    if (denied.length)
+      logger.warn(
+        `not permitted to list and watch: ${denied.map((d) => d.kind).join(", ")} (reported as permission_denied in coverage)`,
+      );
     watched = access.allowed;
     for (const target of watched) startInformer(target);
     hooks.onWatching?.();
@@ -134,11 +143,17 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
         ...(options.informerBackoffMs !== undefined ? { initialBackoffMs: options.informerBackoffMs } : {}),
         onEvent: (type, object) => {
           try {
-            const kept = target.metadataOnly ? metadataOnly(object) : target.sensitive ? hashSecretValues(object) : object;
+            const kept = target.metadataOnly
+              ? metadataOnly(object)
+              : target.sensitive
+                ? hashSecretValues(object)
+                : object;
             hooks.onEvent?.(inventoryKind, type, kept);
           } catch (error) {
             hooks.onHandlerFailure?.(target.kind, error);
-            logger.error(`informer ${target.kind}: handler failed on ${object?.metadata?.namespace ?? ""}/${object?.metadata?.name ?? ""}: ${(error as Error).message}`);
+            logger.error(
+              `informer ${target.kind}: handler failed on ${object?.metadata?.namespace ?? ""}/${object?.metadata?.name ?? ""}: ${(error as Error).message}`,
+            );
           }
         },
         onStall: () => hooks.onStall?.(target.kind),
@@ -170,7 +185,9 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
     },
     targets: () => watched,
     coverage() {
-      const timedOut = watched.filter((t) => states.get(kindKey(t)) === "sync_timeout").map((t) => ({ kind: kindKey(t), reason: "sync_timeout" as const }));
+      const timedOut = watched
+        .filter((t) => states.get(kindKey(t)) === "sync_timeout")
+        .map((t) => ({ kind: kindKey(t), reason: "sync_timeout" as const }));
       return [...planned, ...denied, ...timedOut].sort((a, b) => a.kind.localeCompare(b.kind));
     },
     optionalMissing: () => optionalMissing,

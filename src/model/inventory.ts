@@ -15,6 +15,7 @@ export interface DnsResponseCounts {
 }
 
 /** A Kubernetes object as served by the API (JSON). */
+// biome-ignore lint/suspicious/noExplicitAny: the untyped object shape that typed views of each kind replace.
 export type KubeObject = Record<string, any>;
 
 /**

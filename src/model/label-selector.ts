@@ -1,7 +1,11 @@
 /** A Kubernetes label selector (metav1.LabelSelector): namespaceSelector, a NetworkPolicy's podSelector. */
 export interface LabelSelector {
   readonly matchLabels?: Readonly<Record<string, string>>;
-  readonly matchExpressions?: readonly { readonly key: string; readonly operator: string; readonly values?: readonly string[] }[];
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }[];
 }
 
 /**
@@ -14,7 +18,18 @@ export function selects(selector: LabelSelector, labels: Readonly<Record<string,
   for (const e of selector.matchExpressions ?? []) {
     const has = Object.hasOwn(labels, e.key);
     const listed = has && (e.values ?? []).includes(labels[e.key]!);
-    if (e.operator === "In" ? !listed : e.operator === "NotIn" ? listed : e.operator === "Exists" ? !has : e.operator === "DoesNotExist" ? has : true) return false;
+    if (
+      e.operator === "In"
+        ? !listed
+        : e.operator === "NotIn"
+          ? listed
+          : e.operator === "Exists"
+            ? !has
+            : e.operator === "DoesNotExist"
+              ? has
+              : true
+    )
+      return false;
   }
   return true;
 }

@@ -12,7 +12,11 @@ describe("the startup message (spec 6)", () => {
   });
 
   test("after a monitoring gap or a state reset: another emoji, and the unwatched period named", () => {
-    expect(renderStartupNotice("1.2.3", "prod", NOW, { lastAlive: NOW - 7 * 60_000 }).text).toBe("🟠 mon 1.2.3 restarted on prod: 08:03–08:10 UTC (7 min) was not watched.");
-    expect(renderStartupNotice("1.2.3", "prod", NOW, { stateReset: true }).text).toBe("🟠 mon 1.2.3 restarted on prod: its state file could not be used and was recreated, so open incidents are told again.");
+    expect(renderStartupNotice("1.2.3", "prod", NOW, { lastAlive: NOW - 7 * 60_000 }).text).toBe(
+      "🟠 mon 1.2.3 restarted on prod: 08:03–08:10 UTC (7 min) was not watched.",
+    );
+    expect(renderStartupNotice("1.2.3", "prod", NOW, { stateReset: true }).text).toBe(
+      "🟠 mon 1.2.3 restarted on prod: its state file could not be used and was recreated, so open incidents are told again.",
+    );
   });
 });

@@ -19,11 +19,17 @@ export function renderStartupNotice(version: string, cluster: string, now: numbe
   const minutes = start.lastAlive !== undefined ? Math.max(1, Math.round((now - start.lastAlive) / 60_000)) : 0;
   const clock = (t: number) => new Date(t).toISOString().slice(11, 16);
   const why = [
-    ...(start.lastAlive !== undefined ? [`${clock(start.lastAlive)}–${clock(now)} UTC (${minutes} min) was not watched`] : []),
-    ...(start.stateReset ? ["its state file could not be used and was recreated, so open incidents are told again"] : []),
+    ...(start.lastAlive !== undefined
+      ? [`${clock(start.lastAlive)}–${clock(now)} UTC (${minutes} min) was not watched`]
+      : []),
+    ...(start.stateReset
+      ? ["its state file could not be used and was recreated, so open incidents are told again"]
+      : []),
   ];
   const mark = why.length ? "notify" : "low";
-  const sentence = why.length ? `mon ${version} restarted on ${name}: ${why.join("; ")}.` : `mon ${version} started watching ${name}.`;
+  const sentence = why.length
+    ? `mon ${version} restarted on ${name}: ${why.join("; ")}.`
+    : `mon ${version} started watching ${name}.`;
   const text = `${STATUS_EMOJI[mark]} ${sentence}`;
   return {
     id: `startup@${now}#1`,

@@ -3,7 +3,10 @@ import { redact } from "./redact.ts";
 
 describe("redact (spec 6.8)", () => {
   const cases: [string, string][] = [
-    ["dial postgres://checkout:s3cret@db:5432/orders failed", "dial postgres://checkout:[redacted]@db:5432/orders failed"],
+    [
+      "dial postgres://checkout:s3cret@db:5432/orders failed",
+      "dial postgres://checkout:[redacted]@db:5432/orders failed",
+    ],
     ["Authorization: Bearer eyJhbGciOi.abc", "Authorization: Bearer [redacted]"],
     ["password=hunter2 user=bob", "password=[redacted] user=bob"],
     ['{"api_key": "abc123"}', '{"api_key": "[redacted]"}'],

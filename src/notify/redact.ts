@@ -1,12 +1,19 @@
-const KEYWORDS = "password|passwd|pwd|secret|secret[_-]?key|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key";
+const KEYWORDS =
+  "password|passwd|pwd|secret|secret[_-]?key|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|api[_-]?key|apikey|access[_-]?key|private[_-]?key";
 
 const PATTERNS: readonly [RegExp, string][] = [
-  [/-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END \1PRIVATE KEY( BLOCK)?-----/g, "[redacted-private-key]"],
+  [
+    /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END \1PRIVATE KEY( BLOCK)?-----/g,
+    "[redacted-private-key]",
+  ],
   [/\b([a-z][a-z0-9+.-]*):\/\/([^:\s/@]*):([^@\s/]+)@/gi, "$1://$2:[redacted]@"],
   [/\b(authorization:\s*(?:bearer|basic|token)\s+)\S+/gi, "$1[redacted]"],
   [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, "$1[redacted]"],
   // Not a path segment (`/serviceaccount/token: no such file`) and not prose (`password: (input hidden)`).
-  [new RegExp(`(?<![/\\\\])\\b([a-z0-9_.-]*(?:${KEYWORDS})["']?\\s*[:=]\\s*["']?)[^\\s"',;&()]+`, "gi"), "$1[redacted]"],
+  [
+    new RegExp(`(?<![/\\\\])\\b([a-z0-9_.-]*(?:${KEYWORDS})["']?\\s*[:=]\\s*["']?)[^\\s"',;&()]+`, "gi"),
+    "$1[redacted]",
+  ],
   [/\b(xox[abposr]-)[A-Za-z0-9-]+/g, "$1[redacted]"],
   [/\b(AKIA|ASIA)[A-Z0-9]{16}\b/g, "[redacted-aws-key]"],
   [/\bAIza[0-9A-Za-z_-]{35}\b/g, "[redacted-google-api-key]"],

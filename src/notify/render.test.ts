@@ -11,7 +11,17 @@ function decision(action: Action, mode: Incident["mode"], extra: Partial<Inciden
     rootReason: "CrashLoopBackOff",
     tier: mode === "page" ? "critical" : mode === "digest" ? "normal" : "medium",
     mode,
-    findings: [{ key: "k", reason: "CrashLoopBackOff", object: { kind: "Pod", namespace: "shop", name: "api-1" }, tier: "medium", summary: 'exit 1; last output: "postgres://app:hunter2@db:5432/x refused"', evidence: [{ label: "token", value: "Authorization: Bearer abcdefghijklmnop" }], since: 0 }],
+    findings: [
+      {
+        key: "k",
+        reason: "CrashLoopBackOff",
+        object: { kind: "Pod", namespace: "shop", name: "api-1" },
+        tier: "medium",
+        summary: 'exit 1; last output: "postgres://app:hunter2@db:5432/x refused"',
+        evidence: [{ label: "token", value: "Authorization: Bearer abcdefghijklmnop" }],
+        since: 0,
+      },
+    ],
     openedAt: 0,
     phase: action === "resolve" ? "resolved" : "open",
     resolvedAt: action === "resolve" ? 754_000 : undefined,
@@ -45,7 +55,8 @@ describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
   }
 
   test("red is reserved for paging incidents", () => {
-    for (const mode of ["notify", "digest"] as const) expect(renderDecision(decision("announce", mode), "").message.text).not.toContain("🔴");
+    for (const mode of ["notify", "digest"] as const)
+      expect(renderDecision(decision("announce", mode), "").message.text).not.toContain("🔴");
   });
 
   test("credentials in what a pod wrote are redacted and counted", () => {
@@ -58,20 +69,47 @@ describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
 
   test("a resolve names what the incident was blamed on and how long it was open; it carries the combined variant", () => {
     const { message, openedResolved } = renderDecision(decision("resolve", "notify"), "prod");
-    expect(message.text).toBe("✅ Resolved: deployment shop/api [prod]\nWas blamed on deployment shop/api (CrashLoopBackOff); open 12 min.");
+    expect(message.text).toBe(
+      "✅ Resolved: deployment shop/api [prod]\nWas blamed on deployment shop/api (CrashLoopBackOff); open 12 min.",
+    );
     expect(openedResolved?.action).toBe("opened_resolved");
-    expect(openedResolved?.text).toStartWith("✅ Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod [prod]");
+    expect(openedResolved?.text).toStartWith(
+      "✅ Opened and resolved: deployment shop/api: CrashLoopBackOff in 1 pod [prod]",
+    );
   });
 
   test("durations read naturally", () => {
-    expect([duration(42_000), duration(7 * 60_000), duration(185 * 60_000), duration(52 * 3_600_000)]).toEqual(["42 s", "7 min", "3 h 5 min", "2 d 4 h"]);
+    expect([duration(42_000), duration(7 * 60_000), duration(185 * 60_000), duration(52 * 3_600_000)]).toEqual([
+      "42 s",
+      "7 min",
+      "3 h 5 min",
+      "2 d 4 h",
+    ]);
   });
 
   test("a namespace outage and a shared endpoint name the workloads they fold in", () => {
     const affected = ["a", "b", "c", "d"].map((name) => ({ kind: "Deployment", namespace: "shop", name }));
-    const outage = renderDecision(decision("announce", "notify", { root: { kind: "Namespace", name: "shop" }, rootReason: "NamespaceOutage", affected }), "prod").message;
-    expect(outage.title).toBe("namespace shop: outage, 4 workloads failing (deployment shop/a, deployment shop/b, deployment shop/c, …)");
-    const endpoint = renderDecision(decision("announce", "notify", { root: { kind: "Endpoint", name: "orders-db.shop:5432" }, rootReason: "DependencyUnreachable", affected: affected.slice(0, 2) }), "prod").message;
-    expect(endpoint.title).toBe("endpoint orders-db.shop:5432: unreachable, 2 workloads failing on it (deployment shop/a, deployment shop/b)");
+    const outage = renderDecision(
+      decision("announce", "notify", {
+        root: { kind: "Namespace", name: "shop" },
+        rootReason: "NamespaceOutage",
+        affected,
+      }),
+      "prod",
+    ).message;
+    expect(outage.title).toBe(
+      "namespace shop: outage, 4 workloads failing (deployment shop/a, deployment shop/b, deployment shop/c, …)",
+    );
+    const endpoint = renderDecision(
+      decision("announce", "notify", {
+        root: { kind: "Endpoint", name: "orders-db.shop:5432" },
+        rootReason: "DependencyUnreachable",
+        affected: affected.slice(0, 2),
+      }),
+      "prod",
+    ).message;
+    expect(endpoint.title).toBe(
+      "endpoint orders-db.shop:5432: unreachable, 2 workloads failing on it (deployment shop/a, deployment shop/b)",
+    );
   });
 });

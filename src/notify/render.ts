@@ -8,7 +8,12 @@ import { annotateIps } from "./ip-owners.ts";
 import { redact } from "./redact.ts";
 
 /** The four status emoji (spec 3.2): red only for incidents that page. */
-export const STATUS_EMOJI: Readonly<Record<StatusMark, string>> = { page: "🔴", notify: "🟠", low: "🔵", resolved: "✅" };
+export const STATUS_EMOJI: Readonly<Record<StatusMark, string>> = {
+  page: "🔴",
+  notify: "🟠",
+  low: "🔵",
+  resolved: "✅",
+};
 
 /** Most findings listed in one message; the rest are counted. */
 export const MAX_LISTED_FINDINGS = 10;
@@ -20,24 +25,44 @@ export const MAX_LISTED_FINDINGS = 10;
  * (spec 3.1). `cluster` is shown in the headline when set; `ipOwner` names the owners of addresses in the
  * evidence (spec 6.8). Pure. Returns the count of redacted values too.
  */
-export function renderDecision(decision: Decision, cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; openedResolved?: Message; redacted: number } {
+export function renderDecision(
+  decision: Decision,
+  cluster: string,
+  ipOwner?: (ip: string) => string | undefined,
+): { message: Message; openedResolved?: Message; redacted: number } {
   const counter = { n: 0 };
   const message = render(decision, decision.action, cluster, counter, ipOwner);
-  const openedResolved = decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner) : undefined;
+  const openedResolved =
+    decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner) : undefined;
   return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n };
 }
 
 // --- internal ---
 
-function render(decision: Decision, action: Message["action"], cluster: string, counter: { n: number }, ipOwner?: (ip: string) => string | undefined): Message {
+function render(
+  decision: Decision,
+  action: Message["action"],
+  cluster: string,
+  counter: { n: number },
+  ipOwner?: (ip: string) => string | undefined,
+): Message {
   const incident = decision.incident;
-  const mark: StatusMark = action === "resolve" || action === "opened_resolved" ? "resolved" : incident.mode === "page" ? "page" : incident.mode === "digest" ? "low" : "notify";
+  const mark: StatusMark =
+    action === "resolve" || action === "opened_resolved"
+      ? "resolved"
+      : incident.mode === "page"
+        ? "page"
+        : incident.mode === "digest"
+          ? "low"
+          : "notify";
   const emoji = STATUS_EMOJI[mark];
   const clean = cleaner(counter, ipOwner);
   const findings = messageFindings(incident.findings, clean);
   const title = headline(incident, action);
   const where = cluster ? ` [${cluster}]` : "";
-  const lines: { text: string; md: string }[] = [{ text: `${emoji} ${title}${where}`, md: `${emoji} **${title}**${where}` }];
+  const lines: { text: string; md: string }[] = [
+    { text: `${emoji} ${title}${where}`, md: `${emoji} **${title}**${where}` },
+  ];
   const meta = `${incident.tier} · ${incident.rootReason}${incident.pageRule ? ` · page rule ${incident.pageRule}` : ""} · ${incident.findings.length} finding${incident.findings.length === 1 ? "" : "s"}${incident.owner ? ` · owner ${incident.owner}` : ""}`;
   // An announcement carries news only when it states something about its history (a steady recurrence).
   if (action === "update" || action === "announce") {
@@ -53,8 +78,12 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
     for (const f of findings.slice(0, MAX_LISTED_FINDINGS)) {
       lines.push({ text: `• ${f.summary}`, md: `• ${f.summary}` });
       // Evidence already quoted in the summary is not repeated.
-      const details = f.evidence.filter((e) => e.label !== "container" && !f.summary.includes(e.value)).map((e) => `${e.label}: ${e.value}`).join(" · ");
-      if (details && action !== "opened_resolved") lines.push({ text: `    ${details}`, md: `    \`${details.replace(/`/g, "'")}\`` });
+      const details = f.evidence
+        .filter((e) => e.label !== "container" && !f.summary.includes(e.value))
+        .map((e) => `${e.label}: ${e.value}`)
+        .join(" · ");
+      if (details && action !== "opened_resolved")
+        lines.push({ text: `    ${details}`, md: `    \`${details.replace(/`/g, "'")}\`` });
     }
     if (findings.length > MAX_LISTED_FINDINGS) {
       const more = `… and ${findings.length - MAX_LISTED_FINDINGS} more`;
@@ -86,7 +115,10 @@ function render(decision: Decision, action: Message["action"], cluster: string, 
  * A text cleaner for anything a pod or the cluster wrote (spec 6.8): credentials redacted (counted in
  * `counter.n`), IPv4 addresses followed by their owner when `ipOwner` knows it.
  */
-export function cleaner(counter: { n: number }, ipOwner?: (ip: string) => string | undefined): (text: string) => string {
+export function cleaner(
+  counter: { n: number },
+  ipOwner?: (ip: string) => string | undefined,
+): (text: string) => string {
   return (text) => {
     const r = redact(text);
     counter.n += r.count;
@@ -134,7 +166,9 @@ function headline(incident: Incident, action: Message["action"]): string {
 
 /** What an incident is about in a few words: `NotReady, 30 pods on it down`, `CrashLoopBackOff in 2 pods`. */
 export function describe(incident: Incident): string {
-  const root = incident.findings.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name);
+  const root = incident.findings.find(
+    (f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name,
+  );
   const symptoms = incident.findings.filter((f) => f !== root);
   if (incident.affected?.length) {
     const n = incident.affected.length;
@@ -145,7 +179,8 @@ export function describe(incident: Incident): string {
     return `unreachable, ${workloads} failing on it (${named})`;
   }
   if (root && incident.root.kind === "Node") {
-    const state = root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;
+    const state =
+      root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;
     return symptoms.length ? `${state}, ${symptoms.length} pod${symptoms.length === 1 ? "" : "s"} on it down` : state;
   }
   if (root) {
@@ -155,4 +190,3 @@ export function describe(incident: Incident): string {
   const pods = new Set(incident.findings.map((f: Finding) => f.object.name)).size;
   return `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}`;
 }
-

@@ -21,7 +21,8 @@ describe("redaction corpus", () => {
       const { text, count } = await scrubText(line);
       expect(count).toBeGreaterThan(0);
       // Neither end of the secret value survives (8 characters of each).
-      for (const part of [s.secret.slice(0, 8), s.secret.slice(-8)]) expect(text.includes(part), `${s.name}: ${text}`).toBe(false);
+      for (const part of [s.secret.slice(0, 8), s.secret.slice(-8)])
+        expect(text.includes(part), `${s.name}: ${text}`).toBe(false);
       expect(text).toStartWith("error while connecting: ");
     });
   }
@@ -35,15 +36,30 @@ describe("redaction corpus", () => {
 
 describe("context survives redaction", () => {
   test("a connection string keeps its host and database; only the password goes", async () => {
-    const { text } = await scrubText("dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:s3cret@orders-db.shop:5432/orders)");
-    expect(text).toBe("dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:[redacted]@orders-db.shop:5432/orders)");
+    const { text } = await scrubText(
+      "dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:s3cret@orders-db.shop:5432/orders)",
+    );
+    expect(text).toBe(
+      "dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:[redacted]@orders-db.shop:5432/orders)",
+    );
   });
 });
 
 describe("scrubMessage", () => {
   test("every string a message carries is scrubbed, and the count is reported", async () => {
     const token = corpus.secrets.find((s) => s.name === "GitHub personal token")!.text;
-    const m: Message = { ...message("a", "announce", { text: `🟠 leaked ${token}`, markdown: `leaked ${token}`, news: [`new ${token}`] }), findings: [{ reason: "CrashLoopBackOff", object: { kind: "Pod", name: "p" }, tier: "medium", summary: `uses ${token}`, evidence: [{ label: "last output", value: `token ${token}` }] }] };
+    const m: Message = {
+      ...message("a", "announce", { text: `🟠 leaked ${token}`, markdown: `leaked ${token}`, news: [`new ${token}`] }),
+      findings: [
+        {
+          reason: "CrashLoopBackOff",
+          object: { kind: "Pod", name: "p" },
+          tier: "medium",
+          summary: `uses ${token}`,
+          evidence: [{ label: "last output", value: `token ${token}` }],
+        },
+      ],
+    };
     const { message: clean, count } = await scrubMessage(m);
     expect(JSON.stringify(clean)).not.toContain(token);
     expect(count).toBe(5);

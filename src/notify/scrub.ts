@@ -17,7 +17,10 @@ export async function scrubText(input: string): Promise<{ text: string; count: n
   const generic = redact(input);
   const text = generic.text;
   if (text.length < 8) return generic;
-  const result = await lintSource({ source: { filePath: "message.txt", content: text, ext: ".txt", contentType: "text" }, options: { config: CONFIG, noPhysicFilePath: true } });
+  const result = await lintSource({
+    source: { filePath: "message.txt", content: text, ext: ".txt", contentType: "text" },
+    options: { config: CONFIG, noPhysicFilePath: true },
+  });
   const ranges = result.messages.map((m) => m.range).sort((a, b) => a[0] - b[0]);
   let out = "";
   let at = 0;
@@ -42,7 +45,11 @@ export async function scrubMessage(message: Message): Promise<{ message: Message
   };
   const findings: MessageFinding[] = [];
   for (const f of message.findings) {
-    findings.push({ ...f, summary: await clean(f.summary), evidence: await Promise.all(f.evidence.map(async (e) => ({ label: e.label, value: await clean(e.value) }))) });
+    findings.push({
+      ...f,
+      summary: await clean(f.summary),
+      evidence: await Promise.all(f.evidence.map(async (e) => ({ label: e.label, value: await clean(e.value) }))),
+    });
   }
   const scrubbed: Message = {
     ...message,

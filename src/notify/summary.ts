@@ -18,7 +18,12 @@ export type SummaryKind = "startup summary" | "roll-up";
  * resolves are messages of their own. `decisions` are the announcements (at least one; throws Error when
  * empty). Pure. Returns the count of redacted values too.
  */
-export function renderSummary(kind: SummaryKind, decisions: readonly Decision[], cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
+export function renderSummary(
+  kind: SummaryKind,
+  decisions: readonly Decision[],
+  cluster: string,
+  ipOwner?: (ip: string) => string | undefined,
+): { message: Message; redacted: number } {
   if (decisions.length === 0) throw new Error(`a ${kind} needs at least one incident`);
   const counter = { n: 0 };
   const clean = cleaner(counter, ipOwner);
@@ -28,30 +33,40 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
   const mark: StatusMark = pages ? "page" : "notify";
   const tier = sorted.map((d) => d.incident.tier).reduce<Tier>((a, b) => louder(a, b), "normal");
   const n = sorted.length;
-  const title = kind === "startup summary" ? `Startup summary: ${n} problem${n === 1 ? "" : "s"} already open` : `${n} new problems`;
+  const title =
+    kind === "startup summary"
+      ? `Startup summary: ${n} problem${n === 1 ? "" : "s"} already open`
+      : `${n} new problems`;
   const note =
     kind === "startup summary"
       ? "These were failing when mon started; each is updated and resolved from here, new problems are announced on their own."
       : "They started together; each gets its own message when it changes or resolves.";
-  const lines = listed(sorted, ({ incident: i }) => `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`);
+  const lines = listed(
+    sorted,
+    ({ incident: i }) =>
+      `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`,
+  );
   const findings = sorted.flatMap((d) => messageFindings(d.incident.findings, clean));
   const at = sorted[0]!.at;
-  const message = clusterMessage({
-    id: `${kind === "startup summary" ? "startup-summary" : "roll-up"}@${at}`,
-    action: "announce",
-    mark,
-    tier,
-    mode: pages ? "page" : "notify",
-    title,
-    note,
-    lines,
-    reason: kind === "startup summary" ? "StartupSummary" : "RollUp",
-    findings,
-    at,
-    delivery: kind,
-    covers: sorted.map((d) => d.incident.id),
-    problems: sorted.map((d) => routeFacts(d.incident)),
-  }, cluster);
+  const message = clusterMessage(
+    {
+      id: `${kind === "startup summary" ? "startup-summary" : "roll-up"}@${at}`,
+      action: "announce",
+      mark,
+      tier,
+      mode: pages ? "page" : "notify",
+      title,
+      note,
+      lines,
+      reason: kind === "startup summary" ? "StartupSummary" : "RollUp",
+      findings,
+      at,
+      delivery: kind,
+      covers: sorted.map((d) => d.incident.id),
+      problems: sorted.map((d) => routeFacts(d.incident)),
+    },
+    cluster,
+  );
   return { message, redacted: counter.n };
 }
 
@@ -59,23 +74,32 @@ export function renderSummary(kind: SummaryKind, decisions: readonly Decision[],
  * Renders the message that closes a roll-up once every incident it named has resolved (spec 6): a `resolve`
  * in the roll-up's own conversation. `now` is epoch ms. Pure.
  */
-export function renderRollUpClosed(rollUp: { readonly id: string; readonly openedAt: number; readonly covers: readonly string[] }, now: number, cluster: string): Message {
+export function renderRollUpClosed(
+  rollUp: { readonly id: string; readonly openedAt: number; readonly covers: readonly string[] },
+  now: number,
+  cluster: string,
+): Message {
   const n = rollUp.covers.length;
-  return clusterMessage({
-    id: rollUp.id,
-    revision: "close",
-    action: "resolve",
-    mark: "resolved",
-    tier: "normal",
-    mode: "notify",
-    title: `Resolved: all ${n} problems of the roll-up`,
-    lines: [`Rolled up at ${new Date(rollUp.openedAt).toISOString().slice(11, 16)} UTC; the last resolved ${duration(now - rollUp.openedAt)} later.`],
-    reason: "RollUp",
-    findings: [],
-    at: now,
-    delivery: "roll-up",
-    covers: rollUp.covers,
-  }, cluster);
+  return clusterMessage(
+    {
+      id: rollUp.id,
+      revision: "close",
+      action: "resolve",
+      mark: "resolved",
+      tier: "normal",
+      mode: "notify",
+      title: `Resolved: all ${n} problems of the roll-up`,
+      lines: [
+        `Rolled up at ${new Date(rollUp.openedAt).toISOString().slice(11, 16)} UTC; the last resolved ${duration(now - rollUp.openedAt)} later.`,
+      ],
+      reason: "RollUp",
+      findings: [],
+      at: now,
+      delivery: "roll-up",
+      covers: rollUp.covers,
+    },
+    cluster,
+  );
 }
 
 /**
@@ -84,12 +108,19 @@ export function renderRollUpClosed(rollUp: { readonly id: string; readonly opene
  * recurred, marked still open or resolved with its duration; 🔵. `digest.opened` and
  * `digest.resolved` are the lifecycle's lists; `now` is epoch ms. Pure. Returns the count of redacted values.
  */
-export function renderDigest(digest: { readonly opened: readonly Incident[]; readonly resolved: readonly Incident[] }, now: number, cluster: string, ipOwner?: (ip: string) => string | undefined): { message: Message; redacted: number } {
+export function renderDigest(
+  digest: { readonly opened: readonly Incident[]; readonly resolved: readonly Incident[] },
+  now: number,
+  cluster: string,
+  ipOwner?: (ip: string) => string | undefined,
+): { message: Message; redacted: number } {
   const counter = { n: 0 };
   const clean = cleaner(counter, ipOwner);
   const key = (i: Incident) => `${i.id}@${i.openedAt}`;
   const ended = new Map(digest.resolved.map((i) => [key(i), i] as const));
-  const occurrences = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort((a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id));
+  const occurrences = [...digest.opened.filter((i) => !ended.has(key(i))), ...digest.resolved].sort(
+    (a, b) => a.openedAt - b.openedAt || a.id.localeCompare(b.id),
+  );
   // A recurring problem is one line with its count; its state is that of its latest occurrence.
   const byId = new Map<string, Incident[]>();
   for (const i of occurrences) {
@@ -100,24 +131,30 @@ export function renderDigest(digest: { readonly opened: readonly Incident[]; rea
   const items = [...byId.values()].map((list) => ({ latest: list.at(-1)!, times: list.length }));
   const n = items.length;
   const lines = listed(items, ({ latest: i, times }) => {
-    const state = i.resolvedAt !== undefined ? `${times > 1 ? "the last " : ""}resolved after ${duration(i.resolvedAt - i.openedAt)}` : "still open";
+    const state =
+      i.resolvedAt !== undefined
+        ? `${times > 1 ? "the last " : ""}resolved after ${duration(i.resolvedAt - i.openedAt)}`
+        : "still open";
     return `• ${refLabel(i.root)}: ${clean(describe(i))} — ${times > 1 ? `${times} times, ` : ""}${state}`;
   });
-  const message = clusterMessage({
-    id: `digest@${now}`,
-    action: "announce",
-    mark: "low",
-    tier: "normal",
-    mode: "digest",
-    title: `Low-priority digest: ${n} problem${n === 1 ? "" : "s"}`,
-    lines,
-    reason: "Digest",
-    findings: items.flatMap(({ latest }) => messageFindings(latest.findings, clean)),
-    at: now,
-    delivery: "digest",
-    covers: items.map(({ latest }) => latest.id),
-    problems: items.map(({ latest }) => routeFacts(latest)),
-  }, cluster);
+  const message = clusterMessage(
+    {
+      id: `digest@${now}`,
+      action: "announce",
+      mark: "low",
+      tier: "normal",
+      mode: "digest",
+      title: `Low-priority digest: ${n} problem${n === 1 ? "" : "s"}`,
+      lines,
+      reason: "Digest",
+      findings: items.flatMap(({ latest }) => messageFindings(latest.findings, clean)),
+      at: now,
+      delivery: "digest",
+      covers: items.map(({ latest }) => latest.id),
+      problems: items.map(({ latest }) => routeFacts(latest)),
+    },
+    cluster,
+  );
   return { message, redacted: counter.n };
 }
 
@@ -129,26 +166,38 @@ export const MAX_OVERFLOW_REASONS = 10;
  * counted per reason, most common first, the rest as '+N other kinds'. `overflow.counts` maps reason to
  * count; `now` is epoch ms. Pure.
  */
-export function renderOverflowDigest(overflow: { readonly provider: string; readonly since: number; readonly counts: ReadonlyMap<string, number>; readonly incidents: readonly string[] }, now: number, cluster: string): Message {
+export function renderOverflowDigest(
+  overflow: {
+    readonly provider: string;
+    readonly since: number;
+    readonly counts: ReadonlyMap<string, number>;
+    readonly incidents: readonly string[];
+  },
+  now: number,
+  cluster: string,
+): Message {
   const sorted = [...overflow.counts.entries()].sort(([ra, a], [rb, b]) => b - a || ra.localeCompare(rb));
   const total = sorted.reduce((n, [, c]) => n + c, 0);
   const shown = sorted.slice(0, MAX_OVERFLOW_REASONS).map(([reason, n]) => `• ${reason}: ${n}`);
   const rest = sorted.length - shown.length;
-  return clusterMessage({
-    id: `overflow-${overflow.provider}@${now}`,
-    action: "announce",
-    mark: "notify",
-    tier: "warning",
-    mode: "notify",
-    title: `Overflow digest: ${total} notification${total === 1 ? "" : "s"} held back by the hourly budget`,
-    note: `Since ${new Date(overflow.since).toISOString()} this channel reached its hourly budget of new conversations; these were not sent one by one.`,
-    lines: [...shown, ...(rest > 0 ? [`+${rest} other kind${rest === 1 ? "" : "s"}`] : [])],
-    reason: "OverflowDigest",
-    findings: [],
-    at: now,
-    delivery: "digest",
-    covers: overflow.incidents,
-  }, cluster);
+  return clusterMessage(
+    {
+      id: `overflow-${overflow.provider}@${now}`,
+      action: "announce",
+      mark: "notify",
+      tier: "warning",
+      mode: "notify",
+      title: `Overflow digest: ${total} notification${total === 1 ? "" : "s"} held back by the hourly budget`,
+      note: `Since ${new Date(overflow.since).toISOString()} this channel reached its hourly budget of new conversations; these were not sent one by one.`,
+      lines: [...shown, ...(rest > 0 ? [`+${rest} other kind${rest === 1 ? "" : "s"}`] : [])],
+      reason: "OverflowDigest",
+      findings: [],
+      at: now,
+      delivery: "digest",
+      covers: overflow.incidents,
+    },
+    cluster,
+  );
 }
 
 // --- internal ---
@@ -156,14 +205,35 @@ export function renderOverflowDigest(overflow: { readonly provider: string; read
 /** One line for each of the first MAX_SUMMARY_INCIDENTS items, the rest counted. */
 function listed<T>(items: readonly T[], line: (item: T) => string): string[] {
   const shown = items.slice(0, MAX_SUMMARY_INCIDENTS).map(line);
-  return items.length > MAX_SUMMARY_INCIDENTS ? [...shown, `… and ${items.length - MAX_SUMMARY_INCIDENTS} more`] : shown;
+  return items.length > MAX_SUMMARY_INCIDENTS
+    ? [...shown, `… and ${items.length - MAX_SUMMARY_INCIDENTS} more`]
+    : shown;
 }
 
 /**
  * A message about the cluster rather than one incident (summaries, roll-up close, digest): rooted at the
  * cluster, its own conversation `id`, the headline then an optional italic note then the lines.
  */
-function clusterMessage(m: { id: string; revision?: string; action: Message["action"]; mark: StatusMark; tier: Tier; mode: Message["mode"]; title: string; note?: string; lines: readonly string[]; reason: string; findings: Message["findings"]; at: number; delivery: NonNullable<Message["delivery"]>; covers: readonly string[]; problems?: readonly RouteFacts[] }, cluster: string): Message {
+function clusterMessage(
+  m: {
+    id: string;
+    revision?: string;
+    action: Message["action"];
+    mark: StatusMark;
+    tier: Tier;
+    mode: Message["mode"];
+    title: string;
+    note?: string;
+    lines: readonly string[];
+    reason: string;
+    findings: Message["findings"];
+    at: number;
+    delivery: NonNullable<Message["delivery"]>;
+    covers: readonly string[];
+    problems?: readonly RouteFacts[];
+  },
+  cluster: string,
+): Message {
   const emoji = STATUS_EMOJI[m.mark];
   const where = cluster ? ` [${cluster}]` : "";
   const name = cluster || "cluster";
@@ -193,5 +263,11 @@ function clusterMessage(m: { id: string; revision?: string; action: Message["act
 /** What a route matches on for one incident (spec 2.4): its namespace, tier, every reason, its owner. */
 export function routeFacts(i: Incident): RouteFacts {
   const namespace = i.root.namespace ?? i.findings.find((f) => f.object.namespace)?.object.namespace;
-  return { incidentId: i.id, ...(namespace ? { namespace } : {}), tier: i.tier, reasons: [...new Set([i.rootReason, ...i.findings.map((f) => f.reason)])], ...(i.owner ? { owner: i.owner } : {}) };
+  return {
+    incidentId: i.id,
+    ...(namespace ? { namespace } : {}),
+    tier: i.tier,
+    reasons: [...new Set([i.rootReason, ...i.findings.map((f) => f.reason)])],
+    ...(i.owner ? { owner: i.owner } : {}),
+  };
 }

@@ -21,11 +21,20 @@ describe("the outbound HTTP client (app.proxyURL, app.caBundlePath, app.insecure
   test("app.caBundlePath: a server signed by the bundle's CA is trusted; without the bundle it is not", async () => {
     const trusted = await createOutboundClient({ caBundle: pki.caCert }).request({ method: "GET", url: httpsUrl });
     expect(trusted).toMatchObject({ status: 200, body: "secure ok" });
-    expect(await createOutboundClient().request({ method: "GET", url: httpsUrl }).then(() => "connected", () => "refused")).toBe("refused");
+    expect(
+      await createOutboundClient()
+        .request({ method: "GET", url: httpsUrl })
+        .then(
+          () => "connected",
+          () => "refused",
+        ),
+    ).toBe("refused");
   });
 
   test("app.insecureSkipTLSVerify connects without verifying", async () => {
-    expect((await createOutboundClient({ insecureSkipTLSVerify: true }).request({ method: "GET", url: httpsUrl })).status).toBe(200);
+    expect(
+      (await createOutboundClient({ insecureSkipTLSVerify: true }).request({ method: "GET", url: httpsUrl })).status,
+    ).toBe(200);
   });
 
   test("app.proxyURL: requests go through the proxy, with its credentials", async () => {

@@ -41,7 +41,11 @@ export interface OutboundOptions {
 export function createOutboundClient(options: OutboundOptions = {}): HttpClient {
   const configured = Boolean(options.proxyUrl || options.caBundle || options.insecureSkipTLSVerify);
   const transport = configured
-    ? createTlsFetch({ ...(options.caBundle ? { ca: options.caBundle } : {}), insecureSkipVerify: options.insecureSkipTLSVerify, ...(options.proxyUrl ? { proxy: options.proxyUrl } : {}) })
+    ? createTlsFetch({
+        ...(options.caBundle ? { ca: options.caBundle } : {}),
+        insecureSkipVerify: options.insecureSkipTLSVerify,
+        ...(options.proxyUrl ? { proxy: options.proxyUrl } : {}),
+      })
     : undefined;
   const $fetch = transport ? createFetch({ fetch: transport as typeof fetch }) : createFetch();
   return {

@@ -18,7 +18,16 @@ export async function checkTarget(target: ProbeTarget, timeoutMs: number, clock:
     const latencyMs = clock.now() - started;
     if (status === undefined) return { ok: true, latencyMs };
     const ok = target.expectedStatus !== undefined ? status === target.expectedStatus : status >= 200 && status < 400;
-    return { ok, latencyMs, status, ...(ok ? {} : { error: `status ${status}${target.expectedStatus !== undefined ? `, expected ${target.expectedStatus}` : ""}` }) };
+    return {
+      ok,
+      latencyMs,
+      status,
+      ...(ok
+        ? {}
+        : {
+            error: `status ${status}${target.expectedStatus !== undefined ? `, expected ${target.expectedStatus}` : ""}`,
+          }),
+    };
   } catch (error) {
     return { ok: false, latencyMs: clock.now() - started, error: describe(error) };
   } finally {
@@ -31,7 +40,12 @@ export async function checkTarget(target: ProbeTarget, timeoutMs: number, clock:
 async function run(target: ProbeTarget, signal: AbortSignal): Promise<number | undefined> {
   switch (target.kind) {
     case "http": {
-      const response = await fetch(target.address, { method: "GET", redirect: "manual", signal, headers: { "user-agent": "mon-probe" } });
+      const response = await fetch(target.address, {
+        method: "GET",
+        redirect: "manual",
+        signal,
+        headers: { "user-agent": "mon-probe" },
+      });
       await response.body?.cancel();
       return response.status;
     }
@@ -83,7 +97,15 @@ function withAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const CODES: Readonly<Record<string, string>> = { ECONNREFUSED: "connection refused", ECONNRESET: "connection reset", EHOSTUNREACH: "host unreachable", ENETUNREACH: "network unreachable", ETIMEDOUT: "timed out", ENOTFOUND: "name not found", EAI_AGAIN: "name lookup failed" };
+const CODES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ETIMEDOUT: "timed out",
+  ENOTFOUND: "name not found",
+  EAI_AGAIN: "name lookup failed",
+};
 
 function describe(error: unknown): string {
   const e = error as { code?: string; message?: string; cause?: { code?: string } };

@@ -20,7 +20,14 @@ afterAll(close);
 describe("probe rounds (spec 2.3)", () => {
   test("reported after failureThreshold failed rounds in a row, resolved on the first success", async () => {
     const runner = createProbeRunner({
-      settings: { autoServices: false, autoDependencies: false, excludeNamespaces: [], http: [], dns: [], tcp: [{ name: "db", address: `127.0.0.1:${port}` }] },
+      settings: {
+        autoServices: false,
+        autoDependencies: false,
+        excludeNamespaces: [],
+        http: [],
+        dns: [],
+        tcp: [{ name: "db", address: `127.0.0.1:${port}` }],
+      },
       intervalMs: 30_000,
       timeoutMs: 2_000,
       failureThreshold: 3,
@@ -36,7 +43,9 @@ describe("probe rounds (spec 2.3)", () => {
     await runner.round();
     expect(runner.latest()).toEqual([]);
     await runner.round();
-    expect(runner.latest().map((p) => [p.target.name, p.failures, p.last.error])).toEqual([["db", 3, "connection refused"]]);
+    expect(runner.latest().map((p) => [p.target.name, p.failures, p.last.error])).toEqual([
+      ["db", 3, "connection refused"],
+    ]);
     await listen();
     await runner.round();
     expect(runner.latest()).toEqual([]);
@@ -48,9 +57,23 @@ describe("automatic targets that leave the cluster", () => {
     const { Inventory } = await import("../kube/inventory.ts");
     const inventory = new Inventory();
     inventory.markWatched("Service");
-    const svc = { kind: "Service", apiVersion: "v1", metadata: { namespace: "shop", name: "db", uid: "u-db", resourceVersion: "1" }, spec: { clusterIP: "127.0.0.1", ports: [{ port: 1 }] } };
+    const svc = {
+      kind: "Service",
+      apiVersion: "v1",
+      metadata: { namespace: "shop", name: "db", uid: "u-db", resourceVersion: "1" },
+      spec: { clusterIP: "127.0.0.1", ports: [{ port: 1 }] },
+    };
     inventory.apply("Service", "ADDED", svc);
-    const runner = createProbeRunner({ settings: { autoServices: true, autoDependencies: false, excludeNamespaces: [], http: [], tcp: [], dns: [] }, intervalMs: 30_000, timeoutMs: 2_000, failureThreshold: 1, inventory, clock: createFakeClock(0), logger: createSilentLogger(), health: new HealthRegistry(() => 0) });
+    const runner = createProbeRunner({
+      settings: { autoServices: true, autoDependencies: false, excludeNamespaces: [], http: [], tcp: [], dns: [] },
+      intervalMs: 30_000,
+      timeoutMs: 2_000,
+      failureThreshold: 1,
+      inventory,
+      clock: createFakeClock(0),
+      logger: createSilentLogger(),
+      health: new HealthRegistry(() => 0),
+    });
     await runner.round();
     expect(runner.latest().map((p) => p.target.name)).toEqual(["service/shop/db"]);
     inventory.apply("Service", "DELETED", svc);

@@ -28,7 +28,17 @@ export interface ProbeRunner {
  * runs after each round so a pass can use it. The `probes` health component is ok once rounds run (a failing
  * probe is a finding about its target, not a fault of mon).
  */
-export function createProbeRunner(options: { settings: ProbeSettings; intervalMs: number; timeoutMs: number; failureThreshold: number; inventory: InventoryView; clock: Clock; logger: Logger; health: HealthRegistry; onRound?: () => void }): ProbeRunner {
+export function createProbeRunner(options: {
+  settings: ProbeSettings;
+  intervalMs: number;
+  timeoutMs: number;
+  failureThreshold: number;
+  inventory: InventoryView;
+  clock: Clock;
+  logger: Logger;
+  health: HealthRegistry;
+  onRound?: () => void;
+}): ProbeRunner {
   const { clock } = options;
   const streaks = new Map<string, { target: ProbeTarget; failures: number; since: number; last: ProbeCheck }>();
   const slow = new Map<string, ProbeStatus>();
@@ -54,14 +64,23 @@ export function createProbeRunner(options: { settings: ProbeSettings; intervalMs
       const before = streaks.get(target.name);
       slow.delete(target.name);
       if (check.ok) {
-        if (before && before.failures >= options.failureThreshold) options.logger.info(`probe ${target.name}: answering again`);
+        if (before && before.failures >= options.failureThreshold)
+          options.logger.info(`probe ${target.name}: answering again`);
         streaks.delete(target.name);
-        const level = target.latencyCriticalMs !== undefined && check.latencyMs >= target.latencyCriticalMs ? "critical" : target.latencyWarningMs !== undefined && check.latencyMs >= target.latencyWarningMs ? "warning" : undefined;
+        const level =
+          target.latencyCriticalMs !== undefined && check.latencyMs >= target.latencyCriticalMs
+            ? "critical"
+            : target.latencyWarningMs !== undefined && check.latencyMs >= target.latencyWarningMs
+              ? "warning"
+              : undefined;
         if (level) slow.set(target.name, { target, failures: 0, since: now, last: check, slow: level });
         continue;
       }
       const failures = (before?.failures ?? 0) + 1;
-      if (failures === options.failureThreshold) options.logger.warn(`probe ${target.name} (${target.address}): ${check.error ?? "failed"}, ${failures} rounds in a row`);
+      if (failures === options.failureThreshold)
+        options.logger.warn(
+          `probe ${target.name} (${target.address}): ${check.error ?? "failed"}, ${failures} rounds in a row`,
+        );
       streaks.set(target.name, { target, failures, since: before?.since ?? now, last: check });
     }
     // Targets that left the inventory (a Service deleted) are forgotten with it; those only outside this
@@ -92,7 +111,9 @@ export function createProbeRunner(options: { settings: ProbeSettings; intervalMs
       timer?.();
     },
     latest() {
-      const failing = [...streaks.values()].filter((s) => s.failures >= options.failureThreshold).map((s): ProbeStatus => ({ target: s.target, failures: s.failures, since: s.since, last: s.last }));
+      const failing = [...streaks.values()]
+        .filter((s) => s.failures >= options.failureThreshold)
+        .map((s): ProbeStatus => ({ target: s.target, failures: s.failures, since: s.since, last: s.last }));
       return [...failing, ...slow.values()];
     },
   };

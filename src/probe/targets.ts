@@ -13,7 +13,13 @@ export interface ProbeSettings {
   readonly autoServices: boolean;
   readonly autoDependencies: boolean;
   readonly excludeNamespaces: readonly string[];
-  readonly http: readonly { name: string; url: string; expectedStatus?: number; latencyWarningMs?: number; latencyCriticalMs?: number }[];
+  readonly http: readonly {
+    name: string;
+    url: string;
+    expectedStatus?: number;
+    latencyWarningMs?: number;
+    latencyCriticalMs?: number;
+  }[];
   readonly tcp: readonly { name: string; address: string }[];
   readonly dns: readonly { name: string; host: string }[];
 }
@@ -26,14 +32,29 @@ export interface ProbeSettings {
  * and loopback addresses are left to autoServices). At most `perRound` (200) of each automatic kind per
  * round: `round` rotates the window so that every one is probed in turn. Pure.
  */
-export function probeTargets(settings: ProbeSettings, inventory: InventoryView, round = 0, perRound = AUTO_PROBES_PER_ROUND): ProbeTarget[] {
+export function probeTargets(
+  settings: ProbeSettings,
+  inventory: InventoryView,
+  round = 0,
+  perRound = AUTO_PROBES_PER_ROUND,
+): ProbeTarget[] {
   return roundOf(allProbeTargets(settings, inventory), round, perRound);
 }
 
 /** Every target the settings name now, automatic ones included (no window): what a round is chosen from. Pure. */
 export function allProbeTargets(settings: ProbeSettings, inventory: InventoryView): ProbeTarget[] {
   const out: ProbeTarget[] = [
-    ...settings.http.map((t): ProbeTarget => ({ kind: "http", name: t.name, origin: "configured", address: t.url, ...(t.expectedStatus !== undefined ? { expectedStatus: t.expectedStatus } : {}), ...(t.latencyWarningMs !== undefined ? { latencyWarningMs: t.latencyWarningMs } : {}), ...(t.latencyCriticalMs !== undefined ? { latencyCriticalMs: t.latencyCriticalMs } : {}) })),
+    ...settings.http.map(
+      (t): ProbeTarget => ({
+        kind: "http",
+        name: t.name,
+        origin: "configured",
+        address: t.url,
+        ...(t.expectedStatus !== undefined ? { expectedStatus: t.expectedStatus } : {}),
+        ...(t.latencyWarningMs !== undefined ? { latencyWarningMs: t.latencyWarningMs } : {}),
+        ...(t.latencyCriticalMs !== undefined ? { latencyCriticalMs: t.latencyCriticalMs } : {}),
+      }),
+    ),
     ...settings.tcp.map((t): ProbeTarget => ({ kind: "tcp", name: t.name, origin: "configured", address: t.address })),
     ...settings.dns.map((t): ProbeTarget => ({ kind: "dns", name: t.name, origin: "configured", address: t.host })),
   ];
@@ -45,7 +66,19 @@ export function allProbeTargets(settings: ProbeSettings, inventory: InventoryVie
 
 /** `round`'s share of `all`: every configured target, and a rotating window of `perRound` of each automatic kind. Pure. */
 export function roundOf(all: readonly ProbeTarget[], round: number, perRound = AUTO_PROBES_PER_ROUND): ProbeTarget[] {
-  return [...all.filter((t) => t.origin === "configured"), ...window(all.filter((t) => t.origin === "service"), round, perRound), ...window(all.filter((t) => t.origin === "dependency"), round, perRound)];
+  return [
+    ...all.filter((t) => t.origin === "configured"),
+    ...window(
+      all.filter((t) => t.origin === "service"),
+      round,
+      perRound,
+    ),
+    ...window(
+      all.filter((t) => t.origin === "dependency"),
+      round,
+      perRound,
+    ),
+  ];
 }
 
 /**
@@ -66,7 +99,20 @@ export function dependencyOf(value: string): string | undefined {
 
 // --- internal ---
 
-const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: "80", https: "443", postgres: "5432", postgresql: "5432", mysql: "3306", redis: "6379", rediss: "6380", amqp: "5672", amqps: "5671", mongodb: "27017", nats: "4222", kafka: "9092" };
+const DEFAULT_PORTS: Readonly<Record<string, string>> = {
+  http: "80",
+  https: "443",
+  postgres: "5432",
+  postgresql: "5432",
+  mysql: "3306",
+  redis: "6379",
+  rediss: "6380",
+  amqp: "5672",
+  amqps: "5671",
+  mongodb: "27017",
+  nats: "4222",
+  kafka: "9092",
+};
 
 /** `round`'s window of at most `size` targets, wrapping around. */
 function window(targets: readonly ProbeTarget[], round: number, size: number): ProbeTarget[] {
@@ -76,7 +122,12 @@ function window(targets: readonly ProbeTarget[], round: number, size: number): P
 }
 
 function refOf(o: KubeObject, kind: string): ObjectRef {
-  return { kind, namespace: o.metadata?.namespace, name: String(o.metadata?.name), ...(o.metadata?.uid ? { uid: o.metadata.uid } : {}) };
+  return {
+    kind,
+    namespace: o.metadata?.namespace,
+    name: String(o.metadata?.name),
+    ...(o.metadata?.uid ? { uid: o.metadata.uid } : {}),
+  };
 }
 
 function serviceTargets(inventory: InventoryView, excluded: ReadonlySet<string>): ProbeTarget[] {
@@ -88,7 +139,13 @@ function serviceTargets(inventory: InventoryView, excluded: ReadonlySet<string>)
     if ((s.spec?.type ?? "ClusterIP") === "ExternalName") continue;
     if (s.metadata?.annotations?.[SKIP_PROBE_ANNOTATION] === "true") continue;
     const host = ip.includes(":") ? `[${ip}]` : ip;
-    out.push({ kind: "tcp", name: `service/${s.metadata.namespace}/${s.metadata.name}`, origin: "service", address: `${host}:${port}`, service: refOf(s, "Service") });
+    out.push({
+      kind: "tcp",
+      name: `service/${s.metadata.namespace}/${s.metadata.name}`,
+      origin: "service",
+      address: `${host}:${port}`,
+      service: refOf(s, "Service"),
+    });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -112,7 +169,15 @@ function dependencyTargets(inventory: InventoryView, excluded: ReadonlySet<strin
       else callers.set(dep, [refOf(pod, "Pod")]);
     }
   }
-  return [...callers.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([dep, pods]) => ({ kind: "tcp", name: `dependency/${dep}`, origin: "dependency", address: dep, callers: pods }));
+  return [...callers.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([dep, pods]) => ({
+      kind: "tcp",
+      name: `dependency/${dep}`,
+      origin: "dependency",
+      address: dep,
+      callers: pods,
+    }));
 }
 
 /** In-cluster Services (by DNS name or ClusterIP) and loopback addresses are not external dependencies. */

@@ -20,9 +20,18 @@ describe("alerta", () => {
   });
 
   test("the de-duplication triple stays the same for an incident: environment, resource, event", async () => {
-    const { requests } = await sendAll(alerta, options, [message("a", "announce"), message("a", "resolve")], { status: 201, body: "{}" });
-    const triples = requests.map((r) => { const b = r.json(); return [b.environment, b.resource, b.event]; });
-    expect(triples).toEqual([["prod", "Deployment/shop/a", "CrashLoopBackOff"], ["prod", "Deployment/shop/a", "CrashLoopBackOff"]]);
+    const { requests } = await sendAll(alerta, options, [message("a", "announce"), message("a", "resolve")], {
+      status: 201,
+      body: "{}",
+    });
+    const triples = requests.map((r) => {
+      const b = r.json();
+      return [b.environment, b.resource, b.event];
+    });
+    expect(triples).toEqual([
+      ["prod", "Deployment/shop/a", "CrashLoopBackOff"],
+      ["prod", "Deployment/shop/a", "CrashLoopBackOff"],
+    ]);
   });
 });
 
@@ -33,8 +42,12 @@ describe("alerta check", () => {
     const server = await startCaptureServer();
     try {
       server.setDefault({ status: 200, body: '{"status":"ok","alerts":[]}' });
-      expect(await makeProvider(alerta, options(server.url)).check!(AbortSignal.timeout(5_000))).toEqual({ kind: "ok" });
-      expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([["GET", "/api/alerts?page-size=1", "Key alerta-key-secret"]]);
+      expect(await makeProvider(alerta, options(server.url)).check!(AbortSignal.timeout(5_000))).toEqual({
+        kind: "ok",
+      });
+      expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toEqual([
+        ["GET", "/api/alerts?page-size=1", "Key alerta-key-secret"],
+      ]);
     } finally {
       await server.close();
     }

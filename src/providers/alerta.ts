@@ -15,9 +15,15 @@ export default definePager({
   guide: { credential: "Alerta → API Keys → Create with write:alerts (and read:alerts for check)." },
   options: v.object({
     url: v.pipe(v.string(), v.url(), v.description("API URL (often https://{host}/api).")),
-    apiKey: v.pipe(v.string(), v.minLength(8), v.description("API key with write:alerts (a credential: ${file:/path}).")),
+    apiKey: v.pipe(
+      v.string(),
+      v.minLength(8),
+      v.description("API key with write:alerts (a credential: ${file:/path})."),
+    ),
     service: v.optional(v.pipe(v.array(v.string()), v.description("`service` on every alert.")), ["kubernetes"]),
-    environment: v.optional(v.pipe(v.string(), v.description("`environment`; default: the cluster name (it must be one Alerta allows)."))),
+    environment: v.optional(
+      v.pipe(v.string(), v.description("`environment`; default: the cluster name (it must be one Alerta allows).")),
+    ),
   }),
   credentials: ["apiKey"],
   url: (o) => `${o.url.replace(/\/+$/, "")}/alert`,
@@ -27,7 +33,15 @@ export default definePager({
     resource: `${m.root.kind}/${m.root.namespace ? `${m.root.namespace}/` : ""}${m.root.name}`,
     event: m.reason,
     environment: o.environment ?? cluster,
-    severity: ends(m) ? "normal" : m.mode === "page" ? "critical" : m.tier === "high" ? "major" : m.tier === "normal" ? "informational" : "minor",
+    severity: ends(m)
+      ? "normal"
+      : m.mode === "page"
+        ? "critical"
+        : m.tier === "high"
+          ? "major"
+          : m.tier === "normal"
+            ? "informational"
+            : "minor",
     service: o.service,
     group: "mon",
     value: m.tier,

@@ -9,20 +9,48 @@ import { providerSuite } from "../testing/provider-suite.ts";
 import alertmanager from "./alertmanager.ts";
 
 describe("alertmanager", () => {
-  providerSuite({ definition: alertmanager, options: (base) => ({ urls: [base], bearerToken: "am-proxy-secret" }), invalid: [[{ urls: [] }, "at least one replica"], [{ urls: ["https://a"], repostSeconds: 1 }, "re-post at most every 10 s"]], secret: "am-proxy-secret" });
+  providerSuite({
+    definition: alertmanager,
+    options: (base) => ({ urls: [base], bearerToken: "am-proxy-secret" }),
+    invalid: [
+      [{ urls: [] }, "at least one replica"],
+      [{ urls: ["https://a"], repostSeconds: 1 }, "re-post at most every 10 s"],
+    ],
+    secret: "am-proxy-secret",
+  });
 
   test("posted to every replica; open alerts are re-posted before they expire; the resolve ends them and the re-posting", async () => {
     const a = await startCaptureServer();
     const b = await startCaptureServer();
     try {
       const clock = createFakeClock(Date.parse("2026-01-01T00:00:00Z"));
-      const provider = alertmanager.create(v.parse(alertmanager.options, { urls: [a.url, b.url], repostSeconds: 60 }), { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "prod", stdout: () => {}, clock });
-      const m = (action: "announce" | "update" | "resolve", mode: "page" | "notify" = "notify") => message("Deployment/shop/api", action, { mode, dedupKey: "mon-prod-deployment-shop-api", root: { kind: "Deployment", namespace: "shop", name: "api" }, at: clock.now() });
-      expect(await provider.send(m("announce"), { signal: AbortSignal.timeout(5_000), now: clock.now() })).toEqual({ kind: "ok" });
+      const provider = alertmanager.create(v.parse(alertmanager.options, { urls: [a.url, b.url], repostSeconds: 60 }), {
+        http: createOutboundClient(),
+        logger: createSilentLogger(),
+        clusterName: "prod",
+        stdout: () => {},
+        clock,
+      });
+      const m = (action: "announce" | "update" | "resolve", mode: "page" | "notify" = "notify") =>
+        message("Deployment/shop/api", action, {
+          mode,
+          dedupKey: "mon-prod-deployment-shop-api",
+          root: { kind: "Deployment", namespace: "shop", name: "api" },
+          at: clock.now(),
+        });
+      expect(await provider.send(m("announce"), { signal: AbortSignal.timeout(5_000), now: clock.now() })).toEqual({
+        kind: "ok",
+      });
       expect([a.requests.length, b.requests.length]).toEqual([1, 1]);
       const first = a.requests[0]!.json()[0];
       expect(a.requests[0]!.path).toBe("/api/v2/alerts");
-      expect(first.labels).toEqual({ alertname: "MonIncident", mon_dedup_key: "mon-prod-deployment-shop-api", cluster: "prod", namespace: "shop", severity: "warning" });
+      expect(first.labels).toEqual({
+        alertname: "MonIncident",
+        mon_dedup_key: "mon-prod-deployment-shop-api",
+        cluster: "prod",
+        namespace: "shop",
+        severity: "warning",
+      });
       expect(Date.parse(first.endsAt) - clock.now()).toBe(180_000);
       // Escalation keeps the alert's identity: the severity label stays as announced.
       await provider.send(m("update", "page"), { signal: AbortSignal.timeout(5_000), now: clock.now() });

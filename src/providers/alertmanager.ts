@@ -8,11 +8,29 @@ import { ends } from "./keys.ts";
 
 const Options = v.pipe(
   v.object({
-    urls: v.pipe(v.array(v.pipe(v.string(), v.url())), v.minLength(1), v.description("Every Alertmanager replica (alerts are posted to each).")),
-    repostSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(600), v.description("How often open alerts are posted again; each is valid for three times this.")), 60),
-    labels: v.optional(v.pipe(v.record(v.string(), v.string()), v.description("Static labels added to every alert.")), {}),
+    urls: v.pipe(
+      v.array(v.pipe(v.string(), v.url())),
+      v.minLength(1),
+      v.description("Every Alertmanager replica (alerts are posted to each)."),
+    ),
+    repostSeconds: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(10),
+        v.maxValue(600),
+        v.description("How often open alerts are posted again; each is valid for three times this."),
+      ),
+      60,
+    ),
+    labels: v.optional(
+      v.pipe(v.record(v.string(), v.string()), v.description("Static labels added to every alert.")),
+      {},
+    ),
     username: v.optional(v.pipe(v.string(), v.description("Basic auth user (behind an auth proxy)."))),
-    basicAuthPassword: v.optional(v.pipe(v.string(), v.description("Basic auth password (a credential: ${file:/path})."))),
+    basicAuthPassword: v.optional(
+      v.pipe(v.string(), v.description("Basic auth password (a credential: ${file:/path}).")),
+    ),
     bearerToken: v.optional(v.pipe(v.string(), v.description("Bearer token (a credential: ${file:/path})."))),
   }),
   v.check((o) => !(o.basicAuthPassword && o.bearerToken), "set basicAuthPassword or bearerToken, not both"),
@@ -36,15 +54,37 @@ export default defineProvider({
   credentials: ["basicAuthPassword", "bearerToken"],
   create(options, deps) {
     const clock = deps.clock ?? createSystemClock();
-    const auth: Record<string, string> = options.bearerToken ? { authorization: `Bearer ${options.bearerToken}` } : options.basicAuthPassword ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.basicAuthPassword}`)}` } : {};
+    const auth: Record<string, string> = options.bearerToken
+      ? { authorization: `Bearer ${options.bearerToken}` }
+      : options.basicAuthPassword
+        ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.basicAuthPassword}`)}` }
+        : {};
     // The label set is the alert's identity: its severity stays what it was announced with.
     const open = new Map<string, { message: Message; severity: string }>();
     const periodMs = options.repostSeconds * 1000;
     let timer: Cancel | undefined;
 
-    const post = async (alerts: readonly Record<string, unknown>[], signal: AbortSignal, now: number): Promise<Outcome> => {
+    const post = async (
+      alerts: readonly Record<string, unknown>[],
+      signal: AbortSignal,
+      now: number,
+    ): Promise<Outcome> => {
       const outcomes = await Promise.all(
-        options.urls.map(async (u) => (await sendAndClassify(deps.http, { url: `${u.replace(/\/+$/, "")}/api/v2/alerts`, headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(alerts), signal }, now)).outcome),
+        options.urls.map(
+          async (u) =>
+            (
+              await sendAndClassify(
+                deps.http,
+                {
+                  url: `${u.replace(/\/+$/, "")}/api/v2/alerts`,
+                  headers: { "content-type": "application/json", ...auth },
+                  body: JSON.stringify(alerts),
+                  signal,
+                },
+                now,
+              )
+            ).outcome,
+        ),
       );
       return outcomes.find((o) => o.kind === "ok") ?? outcomes.find((o) => o.kind === "permanent") ?? outcomes[0]!;
     };
@@ -52,8 +92,17 @@ export default defineProvider({
       timer = undefined;
       if (open.size === 0) return;
       const now = clock.now();
-      void post([...open.values()].map((o) => alertOf(o.message, deps.clusterName, options.labels, now + 3 * periodMs, o.severity)), AbortSignal.timeout(10_000), now).then((o) => {
-        if (o.kind !== "ok") deps.logger.warn(`alertmanager: re-posting ${open.size} open alert(s) failed (${o.kind === "rateLimited" ? "rate limited" : o.reason}); retried in ${options.repostSeconds} s`);
+      void post(
+        [...open.values()].map((o) =>
+          alertOf(o.message, deps.clusterName, options.labels, now + 3 * periodMs, o.severity),
+        ),
+        AbortSignal.timeout(10_000),
+        now,
+      ).then((o) => {
+        if (o.kind !== "ok")
+          deps.logger.warn(
+            `alertmanager: re-posting ${open.size} open alert(s) failed (${o.kind === "rateLimited" ? "rate limited" : o.reason}); retried in ${options.repostSeconds} s`,
+          );
       });
       timer = clock.setTimer(repost, periodMs);
     };
@@ -66,13 +115,29 @@ export default defineProvider({
         const severity = open.get(key)?.severity ?? (message.mode === "page" ? "critical" : "warning");
         if (ends(message)) open.delete(key);
         else open.set(key, { message, severity });
-        const outcome = await post([alertOf(message, deps.clusterName, options.labels, ends(message) ? message.at : context.now + 3 * periodMs, severity)], context.signal, context.now);
+        const outcome = await post(
+          [
+            alertOf(
+              message,
+              deps.clusterName,
+              options.labels,
+              ends(message) ? message.at : context.now + 3 * periodMs,
+              severity,
+            ),
+          ],
+          context.signal,
+          context.now,
+        );
         if (open.size > 0 && !timer) timer = clock.setTimer(repost, periodMs);
         return outcome;
       },
       async check(signal) {
         for (const u of options.urls) {
-          const { outcome } = await sendAndClassify(deps.http, { method: "GET", url: `${u.replace(/\/+$/, "")}/api/v2/status`, headers: auth, signal }, Date.now());
+          const { outcome } = await sendAndClassify(
+            deps.http,
+            { method: "GET", url: `${u.replace(/\/+$/, "")}/api/v2/status`, headers: auth, signal },
+            Date.now(),
+          );
           if (outcome.kind !== "ok") return outcome;
         }
         return { kind: "ok" };
@@ -86,9 +151,22 @@ export default defineProvider({
 });
 
 /** The alert for an incident message, valid until `endsAt` (epoch ms), with the `severity` label it was announced with. */
-export function alertOf(m: Message, cluster: string, labels: Readonly<Record<string, string>>, endsAt: number, severity: string): Record<string, unknown> {
+export function alertOf(
+  m: Message,
+  cluster: string,
+  labels: Readonly<Record<string, string>>,
+  endsAt: number,
+  severity: string,
+): Record<string, unknown> {
   return {
-    labels: { ...labels, alertname: "MonIncident", mon_dedup_key: m.dedupKey, cluster, ...(m.root.namespace ? { namespace: m.root.namespace } : {}), severity },
+    labels: {
+      ...labels,
+      alertname: "MonIncident",
+      mon_dedup_key: m.dedupKey,
+      cluster,
+      ...(m.root.namespace ? { namespace: m.root.namespace } : {}),
+      severity,
+    },
     annotations: { summary: truncate(m.title, 500), description: truncate(m.text, 20_000) },
     startsAt: new Date(m.at).toISOString(),
     endsAt: new Date(endsAt).toISOString(),

@@ -15,8 +15,14 @@ interface Credentials {
 
 /** The options every AWS provider has (`sns`, `eventBridge`): region, optional static keys, endpoint override. */
 export const AWS_OPTIONS = {
-  region: v.pipe(v.string(), v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"), v.description("Region.")),
-  accessKeyId: v.optional(v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used."))),
+  region: v.pipe(
+    v.string(),
+    v.regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "must be an AWS region such as eu-west-1"),
+    v.description("Region."),
+  ),
+  accessKeyId: v.optional(
+    v.pipe(v.string(), v.description("Access key id; without keys, IRSA (web identity) is used.")),
+  ),
   secretAccessKey: v.optional(v.pipe(v.string(), v.description("Secret access key (a credential: ${file:/path})."))),
   endpoint: v.optional(v.pipe(v.string(), v.url(), v.description("Endpoint override (a VPC endpoint)."))),
 };
@@ -36,15 +42,28 @@ export interface AwsSettings {
  * `AWS_WEB_IDENTITY_TOKEN_FILE`, exchanged at STS `AssumeRoleWithWebIdentity` and renewed 5 minutes before
  * they expire). Requests go through mon's outbound client (proxy, CA bundle).
  */
-export function awsCaller(settings: AwsSettings, service: string, http: HttpClient, env: Readonly<Record<string, string | undefined>> = process.env) {
-  let cached: Credentials | undefined = settings.accessKeyId && settings.secretAccessKey ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } : undefined;
+export function awsCaller(
+  settings: AwsSettings,
+  service: string,
+  http: HttpClient,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+) {
+  let cached: Credentials | undefined =
+    settings.accessKeyId && settings.secretAccessKey
+      ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
+      : undefined;
   const endpoint = (settings.endpoint ?? `https://${service}.${settings.region}.amazonaws.com`).replace(/\/+$/, "");
 
   const credentials = async (signal: AbortSignal, now: number): Promise<Credentials | Outcome> => {
     if (cached && (cached.expiresAt === undefined || cached.expiresAt - 5 * 60_000 > now)) return cached;
     const role = env.AWS_ROLE_ARN;
     const tokenFile = env.AWS_WEB_IDENTITY_TOKEN_FILE;
-    if (!role || !tokenFile) return { kind: "permanent", reason: "no AWS credentials: set accessKeyId/secretAccessKey, or run with IRSA (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)" };
+    if (!role || !tokenFile)
+      return {
+        kind: "permanent",
+        reason:
+          "no AWS credentials: set accessKeyId/secretAccessKey, or run with IRSA (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)",
+      };
     let token: string;
     try {
       token = readFileSync(tokenFile, "utf8").trim();
@@ -52,15 +71,43 @@ export function awsCaller(settings: AwsSettings, service: string, http: HttpClie
       return { kind: "retry", reason: `web identity token unreadable: ${(error as Error).message}` };
     }
     const sts = env.AWS_STS_ENDPOINT ?? `https://sts.${settings.region}.amazonaws.com`;
-    const query = new URLSearchParams({ Action: "AssumeRoleWithWebIdentity", Version: "2011-06-15", RoleArn: role, RoleSessionName: "mon", WebIdentityToken: token });
+    const query = new URLSearchParams({
+      Action: "AssumeRoleWithWebIdentity",
+      Version: "2011-06-15",
+      RoleArn: role,
+      RoleSessionName: "mon",
+      WebIdentityToken: token,
+    });
     try {
-      const answer = await http.request({ method: "POST", url: sts, headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: query.toString(), signal });
+      const answer = await http.request({
+        method: "POST",
+        url: sts,
+        headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+        body: query.toString(),
+        signal,
+      });
       const outcome = classifyStatus(answer, now);
       if (outcome.kind !== "ok") return outcome;
-      const c = parseJson<{ AssumeRoleWithWebIdentityResponse?: { AssumeRoleWithWebIdentityResult?: { Credentials?: { AccessKeyId: string; SecretAccessKey: string; SessionToken: string; Expiration: number | string } } } }>(answer.body)?.AssumeRoleWithWebIdentityResponse?.AssumeRoleWithWebIdentityResult?.Credentials;
+      const c = parseJson<{
+        AssumeRoleWithWebIdentityResponse?: {
+          AssumeRoleWithWebIdentityResult?: {
+            Credentials?: {
+              AccessKeyId: string;
+              SecretAccessKey: string;
+              SessionToken: string;
+              Expiration: number | string;
+            };
+          };
+        };
+      }>(answer.body)?.AssumeRoleWithWebIdentityResponse?.AssumeRoleWithWebIdentityResult?.Credentials;
       if (!c) return { kind: "retry", reason: "sts_unparseable_answer" };
       const expiration = typeof c.Expiration === "number" ? c.Expiration * 1000 : Date.parse(c.Expiration);
-      cached = { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiresAt: expiration };
+      cached = {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        sessionToken: c.SessionToken,
+        expiresAt: expiration,
+      };
       return cached;
     } catch (error) {
       return classifyError(error);
@@ -68,13 +115,30 @@ export function awsCaller(settings: AwsSettings, service: string, http: HttpClie
   };
 
   /** One signed call: `headers` and `body` as the API wants them; returns the outcome and the answer body. */
-  return async (headers: Record<string, string>, body: string, signal: AbortSignal, now: number): Promise<{ outcome: Outcome; body?: string }> => {
+  return async (
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+    now: number,
+  ): Promise<{ outcome: Outcome; body?: string }> => {
     const creds = await credentials(signal, now);
     if ("kind" in creds) return { outcome: creds };
-    const client = new AwsClient({ accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey, ...(creds.sessionToken ? { sessionToken: creds.sessionToken } : {}), service, region: settings.region });
+    const client = new AwsClient({
+      accessKeyId: creds.accessKeyId,
+      secretAccessKey: creds.secretAccessKey,
+      ...(creds.sessionToken ? { sessionToken: creds.sessionToken } : {}),
+      service,
+      region: settings.region,
+    });
     const signed = await client.sign(`${endpoint}/`, { method: "POST", headers, body });
     try {
-      const answer = await http.request({ method: "POST", url: signed.url, headers: Object.fromEntries(signed.headers.entries()), body, signal });
+      const answer = await http.request({
+        method: "POST",
+        url: signed.url,
+        headers: Object.fromEntries(signed.headers.entries()),
+        body,
+        signal,
+      });
       return { outcome: classifyStatus(answer, now), body: answer.body };
     } catch (error) {
       return { outcome: classifyError(error) };

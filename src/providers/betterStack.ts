@@ -7,7 +7,10 @@ import { ends } from "./keys.ts";
 const Options = v.object({
   apiToken: v.pipe(v.string(), v.minLength(8), v.description("Team Uptime API token (a credential: ${file:/path}).")),
   requesterEmail: v.pipe(v.string(), v.email(), v.description("Email of the person the incidents are requested by.")),
-  url: v.optional(v.pipe(v.string(), v.url(), v.description("Uptime API base.")), "https://uptime.betterstack.com/api/v3"),
+  url: v.optional(
+    v.pipe(v.string(), v.url(), v.description("Uptime API base.")),
+    "https://uptime.betterstack.com/api/v3",
+  ),
   call: v.optional(v.pipe(v.boolean(), v.description("Phone call for page-tier incidents.")), false),
 });
 
@@ -33,11 +36,27 @@ export default defineProvider({
       async send(message, context): Promise<Outcome> {
         if (ends(message)) {
           if (!context.conversation) return { kind: "ok" };
-          const { outcome, answer } = await call("POST", `/incidents/${context.conversation}/resolve`, { resolved_by: options.requesterEmail }, context.signal, context.now);
+          const { outcome, answer } = await call(
+            "POST",
+            `/incidents/${context.conversation}/resolve`,
+            { resolved_by: options.requesterEmail },
+            context.signal,
+            context.now,
+          );
           return answer?.status === 409 ? { kind: "ok" } : outcome;
         }
-        if (message.action === "update") return { kind: "ok", ...(context.conversation ? { conversation: context.conversation } : {}) };
-        const body = { requester_email: options.requesterEmail, name: truncate(`${message.title} [${message.dedupKey}]`, 250, "…"), summary: truncate(message.title, 250), description: truncate(`${message.text}\n\nmon dedup key: ${message.dedupKey}`, 10_000), call: options.call && message.mode === "page", sms: false, email: true, push: true };
+        if (message.action === "update")
+          return { kind: "ok", ...(context.conversation ? { conversation: context.conversation } : {}) };
+        const body = {
+          requester_email: options.requesterEmail,
+          name: truncate(`${message.title} [${message.dedupKey}]`, 250, "…"),
+          summary: truncate(message.title, 250),
+          description: truncate(`${message.text}\n\nmon dedup key: ${message.dedupKey}`, 10_000),
+          call: options.call && message.mode === "page",
+          sms: false,
+          email: true,
+          push: true,
+        };
         const { outcome, answer } = await call("POST", "/incidents", body, context.signal, context.now);
         if (outcome.kind !== "ok") return outcome;
         const id = parseJson<{ data?: { id?: string | number } }>(answer?.body)?.data?.id;

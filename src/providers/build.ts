@@ -30,11 +30,22 @@ export interface ProblemSite {
  * that names no other configured provider (errors); unknown option keys (warnings, with a suggestion).
  * Providers with an error are left out; startup refuses when any error is reported.
  */
-export function buildProviders(alert: Readonly<Record<string, Readonly<Record<string, unknown>>>>, deps: ProviderDeps, site: ProblemSite): { providers: ConfiguredProvider[]; problems: ConfigProblem[] } {
+export function buildProviders(
+  alert: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+  deps: ProviderDeps,
+  site: ProblemSite,
+): { providers: ConfiguredProvider[]; problems: ConfigProblem[] } {
   const providers: ConfiguredProvider[] = [];
   const problems: ConfigProblem[] = [];
   const add = (level: ConfigProblem["level"], rule: ConfigProblem["rule"], key: string, message: string) =>
-    problems.push({ level, rule, key, message, ...(site.file ? { file: site.file } : {}), ...(site.lineOf(key) ?? nearest(key, site) ? { line: site.lineOf(key) ?? nearest(key, site) } : {}) });
+    problems.push({
+      level,
+      rule,
+      key,
+      message,
+      ...(site.file ? { file: site.file } : {}),
+      ...((site.lineOf(key) ?? nearest(key, site)) ? { line: site.lineOf(key) ?? nearest(key, site) } : {}),
+    });
   const names = Object.keys(alert).sort();
 
   for (const name of names) {
@@ -42,7 +53,12 @@ export function buildProviders(alert: Readonly<Record<string, Readonly<Record<st
     const definition = PROVIDERS[name];
     if (!definition) {
       const hint = closestProvider(name);
-      add("error", "provider_unknown", key, `${key}: no provider named ${name}${hint ? ` (did you mean ${hint}?)` : ""}`);
+      add(
+        "error",
+        "provider_unknown",
+        key,
+        `${key}: no provider named ${name}${hint ? ` (did you mean ${hint}?)` : ""}`,
+      );
       continue;
     }
     const raw: Record<string, unknown> = { ...(alert[name] ?? {}) };
@@ -55,13 +71,23 @@ export function buildProviders(alert: Readonly<Record<string, Readonly<Record<st
     }
     for (const unknown of unknownKeys(definition.options, raw)) {
       const hint = suggestKey(definition.options, unknown) ?? suggestKey(ProviderCommonSchema, unknown);
-      add("warning", "unknown_key", `${key}.${unknown}`, `unknown key ${key}.${unknown}${hint ? ` (did you mean ${hint}?)` : ""}`);
+      add(
+        "warning",
+        "unknown_key",
+        `${key}.${unknown}`,
+        `unknown key ${key}.${unknown}${hint ? ` (did you mean ${hint}?)` : ""}`,
+      );
     }
     let failed = false;
     for (const field of definition.credentials) {
       const value = raw[field];
       const full = `${key}.${field}`;
-      const values = typeof value === "string" ? [[field, value] as const] : value && typeof value === "object" ? Object.entries(value as Record<string, unknown>).map(([k, x]) => [`${field}.${k}`, x] as const) : [];
+      const values =
+        typeof value === "string"
+          ? [[field, value] as const]
+          : value && typeof value === "object"
+            ? Object.entries(value as Record<string, unknown>).map(([k, x]) => [`${field}.${k}`, x] as const)
+            : [];
       for (const [path, item] of values) {
         if (typeof item !== "string") continue;
         const itemKey = `${key}.${path}`;
@@ -74,18 +100,38 @@ export function buildProviders(alert: Readonly<Record<string, Readonly<Record<st
           }
         } else if (!definition.credentialsMayBeInline?.includes(field)) {
           failed = true;
-          add("error", "credential_not_file_ref", itemKey, `${itemKey}: credentials must be given as \${file:/absolute/path} (a file mounted from a Secret)`);
+          add(
+            "error",
+            "credential_not_file_ref",
+            itemKey,
+            `${itemKey}: credentials must be given as \${file:/absolute/path} (a file mounted from a Secret)`,
+          );
         }
       }
-      if (values.length === 0 && value !== undefined) add("error", "provider_invalid", full, `${full}: must be a string`);
+      if (values.length === 0 && value !== undefined)
+        add("error", "provider_invalid", full, `${full}: must be a string`);
     }
     const common = v.safeParse(ProviderCommonSchema, commonRaw);
     if (!common.success) {
       failed = true;
-      for (const issue of common.issues) add("error", "provider_invalid", `${key}.${v.getDotPath(issue) ?? ""}`, `${key}.${v.getDotPath(issue) ?? ""}: ${issueMessage(issue)}`);
-    } else if (common.output.fallback !== undefined && (common.output.fallback === name || !names.includes(common.output.fallback))) {
+      for (const issue of common.issues)
+        add(
+          "error",
+          "provider_invalid",
+          `${key}.${v.getDotPath(issue) ?? ""}`,
+          `${key}.${v.getDotPath(issue) ?? ""}: ${issueMessage(issue)}`,
+        );
+    } else if (
+      common.output.fallback !== undefined &&
+      (common.output.fallback === name || !names.includes(common.output.fallback))
+    ) {
       failed = true;
-      add("error", "provider_invalid", `${key}.fallback`, `${key}.fallback: ${common.output.fallback === name ? "a provider cannot be its own fallback" : `names ${common.output.fallback}, which is not configured under alert`}`);
+      add(
+        "error",
+        "provider_invalid",
+        `${key}.fallback`,
+        `${key}.fallback: ${common.output.fallback === name ? "a provider cannot be its own fallback" : `names ${common.output.fallback}, which is not configured under alert`}`,
+      );
     }
     const parsed = v.safeParse(definition.options, raw);
     if (!parsed.success) {
@@ -100,7 +146,12 @@ export function buildProviders(alert: Readonly<Record<string, Readonly<Record<st
     if (failed || !common.success) continue;
     try {
       const provider = definition.create(parsed.output as never, deps);
-      providers.push({ definition, provider, options: parsed.output as Record<string, unknown>, common: common.output });
+      providers.push({
+        definition,
+        provider,
+        options: parsed.output as Record<string, unknown>,
+        common: common.output,
+      });
     } catch (error) {
       add("error", "provider_invalid", key, `${key}: cannot be constructed: ${(error as Error).message}`);
     }

@@ -5,7 +5,20 @@ import { ends, shortKey } from "./keys.ts";
 
 const Options = v.object({
   apiKey: v.pipe(v.string(), v.minLength(16), v.description("API key (a credential: ${file:/path}).")),
-  site: v.optional(v.pipe(v.picklist(["datadoghq.com", "us3.datadoghq.com", "us5.datadoghq.com", "datadoghq.eu", "ap1.datadoghq.com", "ddog-gov.com"]), v.description("Datadog site.")), "datadoghq.com"),
+  site: v.optional(
+    v.pipe(
+      v.picklist([
+        "datadoghq.com",
+        "us3.datadoghq.com",
+        "us5.datadoghq.com",
+        "datadoghq.eu",
+        "ap1.datadoghq.com",
+        "ddog-gov.com",
+      ]),
+      v.description("Datadog site."),
+    ),
+    "datadoghq.com",
+  ),
   url: v.optional(v.pipe(v.string(), v.url(), v.description("API base; overrides `site`."))),
   tags: v.optional(v.pipe(v.array(v.string()), v.description("Tags on every event.")), []),
 });
@@ -30,21 +43,44 @@ export default defineProvider({
       name: "datadog",
       kind: "info",
       async send(message, context) {
-        const alertType = ends(message) ? "success" : message.mode === "page" || message.tier === "high" ? "error" : message.tier === "normal" ? "info" : "warning";
+        const alertType = ends(message)
+          ? "success"
+          : message.mode === "page" || message.tier === "high"
+            ? "error"
+            : message.tier === "normal"
+              ? "info"
+              : "warning";
         const body = JSON.stringify({
           title: truncate(message.title, 100, "…"),
           text: truncate(message.text, 4_000),
           alert_type: alertType,
           aggregation_key: shortKey(message.dedupKey, 100),
-          tags: [...options.tags, `cluster:${deps.clusterName}`, `reason:${message.reason}`, `mon_dedup_key:${message.dedupKey}`],
+          tags: [
+            ...options.tags,
+            `cluster:${deps.clusterName}`,
+            `reason:${message.reason}`,
+            `mon_dedup_key:${message.dedupKey}`,
+          ],
           source_type_name: "mon",
           priority: message.mode === "page" ? "normal" : "low",
           date_happened: Math.floor(message.at / 1000),
         });
-        return (await sendAndClassify(deps.http, { url: `${base}/api/v1/events`, headers, body, signal: context.signal }, context.now)).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { url: `${base}/api/v1/events`, headers, body, signal: context.signal },
+            context.now,
+          )
+        ).outcome;
       },
       async check(signal) {
-        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/api/v1/validate`, headers, signal }, Date.now())).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { method: "GET", url: `${base}/api/v1/validate`, headers, signal },
+            Date.now(),
+          )
+        ).outcome;
       },
     };
   },

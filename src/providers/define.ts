@@ -1,4 +1,4 @@
-import * as v from "valibot";
+import type * as v from "valibot";
 import type { Logger } from "../runtime/logger.ts";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
@@ -78,8 +78,11 @@ export interface ProviderDefinition<S extends v.GenericSchema = v.GenericSchema>
  * Declares a provider. Checks the declaration (a credential key must exist in the option schema),
  * and freezes it so the registry cannot change after start. Throws Error on an invalid declaration.
  */
-export function defineProvider<S extends v.GenericSchema>(definition: ProviderDefinition<S>): Readonly<ProviderDefinition<S>> {
-  if (!/^[a-z][A-Za-z0-9]*$/.test(definition.name)) throw new Error(`provider name ${definition.name} must be lowerCamelCase`);
+export function defineProvider<S extends v.GenericSchema>(
+  definition: ProviderDefinition<S>,
+): Readonly<ProviderDefinition<S>> {
+  if (!/^[a-z][A-Za-z0-9]*$/.test(definition.name))
+    throw new Error(`provider name ${definition.name} must be lowerCamelCase`);
   const entries = (definition.options as unknown as { entries?: Record<string, unknown> }).entries ?? {};
   for (const key of definition.credentials) {
     if (!(key in entries)) throw new Error(`provider ${definition.name}: credential ${key} is not an option`);

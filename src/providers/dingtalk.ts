@@ -8,8 +8,17 @@ const RATE_LIMITED = [130101];
 
 const Options = v.object({
   accessToken: v.pipe(v.string(), v.minLength(8), v.description("Robot access token (a credential: ${file:/path}).")),
-  signingSecret: v.optional(v.pipe(v.string(), v.startsWith("SEC", "a DingTalk signing secret starts with SEC"), v.description("Signing secret `SEC…`, when the robot's security is \"sign\" (a credential: ${file:/path})."))),
-  url: v.optional(v.pipe(v.string(), v.url(), v.description("Robot send endpoint.")), "https://oapi.dingtalk.com/robot/send"),
+  signingSecret: v.optional(
+    v.pipe(
+      v.string(),
+      v.startsWith("SEC", "a DingTalk signing secret starts with SEC"),
+      v.description('Signing secret `SEC…`, when the robot\'s security is "sign" (a credential: ${file:/path}).'),
+    ),
+  ),
+  url: v.optional(
+    v.pipe(v.string(), v.url(), v.description("Robot send endpoint.")),
+    "https://oapi.dingtalk.com/robot/send",
+  ),
   keyword: v.optional(v.pipe(v.string(), v.description("Keyword the robot filters on; added to every message."))),
 });
 
@@ -22,7 +31,10 @@ export default defineProvider({
   name: "dingtalk",
   kind: "chat",
   title: "DingTalk",
-  guide: { credential: "Group settings → Smart Group Assistant → Add Robot → Custom; copy the access_token of the webhook URL (and the SEC… secret for \"sign\" security)." },
+  guide: {
+    credential:
+      'Group settings → Smart Group Assistant → Add Robot → Custom; copy the access_token of the webhook URL (and the SEC… secret for "sign" security).',
+  },
   threading: "none",
   options: Options,
   credentials: ["accessToken", "signingSecret"],
@@ -37,9 +49,18 @@ export default defineProvider({
           url.searchParams.set("timestamp", String(context.now));
           url.searchParams.set("sign", await dingtalkSign(options.signingSecret, String(context.now)));
         }
-        const text = truncate(options.keyword && !message.markdown.includes(options.keyword) ? `${message.markdown}\n\n${options.keyword}` : message.markdown, 5_000);
+        const text = truncate(
+          options.keyword && !message.markdown.includes(options.keyword)
+            ? `${message.markdown}\n\n${options.keyword}`
+            : message.markdown,
+          5_000,
+        );
         const body = JSON.stringify({ msgtype: "markdown", markdown: { title: truncate(message.title, 100), text } });
-        const { outcome, answer } = await sendAndClassify(deps.http, { url: url.toString(), headers: { "content-type": "application/json" }, body, signal: context.signal }, context.now);
+        const { outcome, answer } = await sendAndClassify(
+          deps.http,
+          { url: url.toString(), headers: { "content-type": "application/json" }, body, signal: context.signal },
+          context.now,
+        );
         return classifyBodyCode(outcome, answer?.body, (j) => ({ code: j.errcode, message: j.errmsg }), RATE_LIMITED);
       },
     };

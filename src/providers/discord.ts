@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./define.ts";
 import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./http.ts";
@@ -9,9 +8,19 @@ import { ends } from "./keys.ts";
 const CONTENT_MAX = 2_000;
 
 const Options = v.object({
-  webhookUrl: v.pipe(v.string(), v.url(), v.description("Channel webhook URL `https://discord.com/api/webhooks/{id}/{token}` (a credential: ${file:/path}).")),
+  webhookUrl: v.pipe(
+    v.string(),
+    v.url(),
+    v.description("Channel webhook URL `https://discord.com/api/webhooks/{id}/{token}` (a credential: ${file:/path})."),
+  ),
   username: v.optional(v.pipe(v.string(), v.maxLength(80), v.description("Name shown on the messages."))),
-  threadId: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a thread (channel) id"), v.description("Post into this existing thread."))),
+  threadId: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, "must be a thread (channel) id"),
+      v.description("Post into this existing thread."),
+    ),
+  ),
 });
 
 /**
@@ -35,8 +44,24 @@ export default defineProvider({
       const params = new URLSearchParams({ ...extra, ...(options.threadId ? { thread_id: options.threadId } : {}) });
       return params.size ? `?${params}` : "";
     };
-    const call = async (method: "POST" | "PATCH" | "GET", url: string, body: unknown, signal: AbortSignal, now: number) => {
-      const { outcome, answer } = await sendAndClassify(deps.http, { method, url, headers: { "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    const call = async (
+      method: "POST" | "PATCH" | "GET",
+      url: string,
+      body: unknown,
+      signal: AbortSignal,
+      now: number,
+    ) => {
+      const { outcome, answer } = await sendAndClassify(
+        deps.http,
+        {
+          method,
+          url,
+          headers: { "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal,
+        },
+        now,
+      );
       return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after", 1000), answer };
     };
     return {
@@ -51,7 +76,14 @@ export default defineProvider({
           return id ? { kind: "ok", conversation: id } : { kind: "ok" };
         }
         // The resolve also marks the announcement itself; a failed edit does not undo the delivered resolve.
-        if (ends(message) && context.conversation) await call("PATCH", `${base}/messages/${context.conversation}${query({})}`, { content: truncate(`${message.emoji} ${message.title}`, CONTENT_MAX), allowed_mentions: { parse: [] } }, context.signal, context.now);
+        if (ends(message) && context.conversation)
+          await call(
+            "PATCH",
+            `${base}/messages/${context.conversation}${query({})}`,
+            { content: truncate(`${message.emoji} ${message.title}`, CONTENT_MAX), allowed_mentions: { parse: [] } },
+            context.signal,
+            context.now,
+          );
         return { kind: "ok", ...(context.conversation ? { conversation: context.conversation } : {}) };
       },
       async check(signal) {
@@ -63,5 +95,9 @@ export default defineProvider({
 
 /** The execute-webhook body: the message as Discord markdown, capped at 2,000 characters, no mentions. */
 export function discordPayload(message: Message, username?: string): Record<string, unknown> {
-  return { content: truncate(message.markdown, CONTENT_MAX), allowed_mentions: { parse: [] }, ...(username ? { username } : {}) };
+  return {
+    content: truncate(message.markdown, CONTENT_MAX),
+    allowed_mentions: { parse: [] },
+    ...(username ? { username } : {}),
+  };
 }

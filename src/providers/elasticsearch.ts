@@ -6,11 +6,23 @@ import { sendAndClassify, truncate } from "./http.ts";
 const Options = v.pipe(
   v.object({
     url: v.pipe(v.string(), v.url(), v.description("Elasticsearch or OpenSearch URL.")),
-    index: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9._{}-]*$/, "must be a lower-case index name; {date} becomes YYYY.MM.DD"), v.description("Index or data stream; `{date}` becomes the UTC date.")), "mon-incidents-{date}"),
-    apiKey: v.optional(v.pipe(v.string(), v.description("Elastic API key, base64 of id:key (a credential: ${file:/path})."))),
+    index: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^[a-z0-9][a-z0-9._{}-]*$/, "must be a lower-case index name; {date} becomes YYYY.MM.DD"),
+        v.description("Index or data stream; `{date}` becomes the UTC date."),
+      ),
+      "mon-incidents-{date}",
+    ),
+    apiKey: v.optional(
+      v.pipe(v.string(), v.description("Elastic API key, base64 of id:key (a credential: ${file:/path}).")),
+    ),
     username: v.optional(v.pipe(v.string(), v.description("Basic auth user."))),
     password: v.optional(v.pipe(v.string(), v.description("Basic auth password (a credential: ${file:/path})."))),
-    dataStream: v.optional(v.pipe(v.boolean(), v.description("The index is a data stream (documents are created with op_type=create).")), false),
+    dataStream: v.optional(
+      v.pipe(v.boolean(), v.description("The index is a data stream (documents are created with op_type=create).")),
+      false,
+    ),
   }),
   v.check((o) => !(o.apiKey && o.password), "set apiKey or username/password, not both"),
 );
@@ -24,23 +36,50 @@ export default defineProvider({
   name: "elasticsearch",
   kind: "info",
   title: "Elasticsearch / OpenSearch",
-  guide: { credential: "Kibana → Stack Management → API keys (create_doc on the index); or a user and password.", requires: { username: ["password"] } },
+  guide: {
+    credential: "Kibana → Stack Management → API keys (create_doc on the index); or a user and password.",
+    requires: { username: ["password"] },
+  },
   threading: "dedup_key",
   options: Options,
   credentials: ["apiKey", "password"],
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
-    const auth: Record<string, string> = options.apiKey ? { authorization: `ApiKey ${options.apiKey}` } : options.password ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.password}`)}` } : {};
+    const auth: Record<string, string> = options.apiKey
+      ? { authorization: `ApiKey ${options.apiKey}` }
+      : options.password
+        ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.password}`)}` }
+        : {};
     return {
       name: "elasticsearch",
       kind: "info",
       async send(message, context) {
-        const index = options.index.replace("{date}", new Date(message.at).toISOString().slice(0, 10).replace(/-/g, "."));
+        const index = options.index.replace(
+          "{date}",
+          new Date(message.at).toISOString().slice(0, 10).replace(/-/g, "."),
+        );
         const url = `${base}/${encodeURIComponent(index)}/_doc${options.dataStream ? "?op_type=create" : ""}`;
-        return (await sendAndClassify(deps.http, { url, headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(ecsDocument(message, deps.clusterName)), signal: context.signal }, context.now)).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            {
+              url,
+              headers: { "content-type": "application/json", ...auth },
+              body: JSON.stringify(ecsDocument(message, deps.clusterName)),
+              signal: context.signal,
+            },
+            context.now,
+          )
+        ).outcome;
       },
       async check(signal) {
-        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/_security/_authenticate`, headers: auth, signal }, Date.now())).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { method: "GET", url: `${base}/_security/_authenticate`, headers: auth, signal },
+            Date.now(),
+          )
+        ).outcome;
       },
     };
   },
@@ -50,14 +89,23 @@ export default defineProvider({
 export function ecsDocument(message: Message, cluster: string): Record<string, unknown> {
   return {
     "@timestamp": new Date(message.at).toISOString(),
-    event: { kind: "alert", action: message.action, dataset: "mon.incident", severity: message.mode === "page" ? 1 : message.tier === "high" ? 2 : 3 },
+    event: {
+      kind: "alert",
+      action: message.action,
+      dataset: "mon.incident",
+      severity: message.mode === "page" ? 1 : message.tier === "high" ? 2 : 3,
+    },
     message: truncate(message.text, 100_000),
     dedupKey: message.dedupKey,
     incidentId: message.incidentId,
     cluster,
     reason: message.reason,
     tier: message.tier,
-    kubernetes: { ...(message.root.namespace ? { namespace: message.root.namespace } : {}), kind: message.root.kind, name: message.root.name },
+    kubernetes: {
+      ...(message.root.namespace ? { namespace: message.root.namespace } : {}),
+      kind: message.root.kind,
+      name: message.root.name,
+    },
     news: message.news,
   };
 }

@@ -40,8 +40,18 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-const options = (extra: Record<string, unknown> = {}) => ({ host: "127.0.0.1", port, requireTls: false, username: "mon", password: "s3cret", from: "mon@acme.example", to: ["oncall@acme.example"], ...extra });
-const send = (m: ReturnType<typeof message>, extra: Record<string, unknown> = {}) => makeProvider(email, options(extra)).send(m, { signal: AbortSignal.timeout(5_000), now: 0 });
+const options = (extra: Record<string, unknown> = {}) => ({
+  host: "127.0.0.1",
+  port,
+  requireTls: false,
+  username: "mon",
+  password: "s3cret",
+  from: "mon@acme.example",
+  to: ["oncall@acme.example"],
+  ...extra,
+});
+const send = (m: ReturnType<typeof message>, extra: Record<string, unknown> = {}) =>
+  makeProvider(email, options(extra)).send(m, { signal: AbortSignal.timeout(5_000), now: 0 });
 const header = (raw: string, name: string) => new RegExp(`^${name}: (.*)$`, "mi").exec(raw)?.[1]?.trim();
 
 describe("email", () => {
@@ -60,7 +70,12 @@ describe("email", () => {
   });
 
   test("SMTP 5xx is permanent, 4xx is retried; a wrong password is permanent; check authenticates without sending", async () => {
-    reply = (rcpt) => (rcpt.startsWith("gone") ? { code: 550, text: "No such user" } : rcpt.startsWith("busy") ? { code: 451, text: "Try again later" } : undefined);
+    reply = (rcpt) =>
+      rcpt.startsWith("gone")
+        ? { code: 550, text: "No such user" }
+        : rcpt.startsWith("busy")
+          ? { code: 451, text: "Try again later" }
+          : undefined;
     try {
       expect((await send(message("a", "announce"), { to: ["gone@acme.example"] })).kind).toBe("permanent");
       expect((await send(message("a", "announce"), { to: ["busy@acme.example"] })).kind).toBe("retry");

@@ -8,8 +8,20 @@ import { escapeHtml } from "./keys.ts";
 
 const Options = v.object({
   host: v.pipe(v.string(), v.minLength(1), v.description("SMTP server.")),
-  port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65_535), v.description("Port: 587 with STARTTLS, 465 with TLS.")), 587),
-  secure: v.optional(v.pipe(v.boolean(), v.description("TLS from the first byte (port 465); otherwise STARTTLS is required.")), false),
+  port: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(65_535),
+      v.description("Port: 587 with STARTTLS, 465 with TLS."),
+    ),
+    587,
+  ),
+  secure: v.optional(
+    v.pipe(v.boolean(), v.description("TLS from the first byte (port 465); otherwise STARTTLS is required.")),
+    false,
+  ),
   requireTls: v.optional(v.pipe(v.boolean(), v.description("Refuse to send without STARTTLS.")), true),
   username: v.optional(v.pipe(v.string(), v.description("SMTP user."))),
   password: v.optional(v.pipe(v.string(), v.description("SMTP password (a credential: ${file:/path})."))),
@@ -48,7 +60,13 @@ export default defineProvider({
       kind: "info",
       async send(message) {
         try {
-          await transport.sendMail({ from: options.from, to: options.to, ...emailHeaders(message, deps.clusterName), text: message.text, html: `<pre style="font-family:monospace">${escapeHtml(message.text)}</pre>` });
+          await transport.sendMail({
+            from: options.from,
+            to: options.to,
+            ...emailHeaders(message, deps.clusterName),
+            text: message.text,
+            html: `<pre style="font-family:monospace">${escapeHtml(message.text)}</pre>`,
+          });
           return { kind: "ok" };
         } catch (error) {
           return classifySmtp(error);
@@ -67,18 +85,26 @@ export default defineProvider({
 });
 
 /** Subject and threading headers: one root `Message-ID` per incident, replies pointing at it. */
-export function emailHeaders(message: Message, cluster: string): { subject: string; messageId: string; inReplyTo?: string; references?: string } {
+export function emailHeaders(
+  message: Message,
+  cluster: string,
+): { subject: string; messageId: string; inReplyTo?: string; references?: string } {
   const thread = message.root.kind === "Cluster" ? message.incidentId : message.dedupKey;
   const root = `<mon.${createHash("sha256").update(thread).digest("hex").slice(0, 24)}@${(cluster || "cluster").replace(/[^A-Za-z0-9.-]/g, "-")}.mon>`;
   const subjectOf = `[mon] ${message.root.kind === "Cluster" ? message.title : `${message.root.kind.toLowerCase()} ${message.root.namespace ? `${message.root.namespace}/` : ""}${message.root.name}`}`;
-  if (message.action === "announce" || message.root.kind === "Cluster") return { subject: message.root.kind === "Cluster" ? subjectOf : `${subjectOf}: ${message.reason}`, messageId: root };
+  if (message.action === "announce" || message.root.kind === "Cluster")
+    return {
+      subject: message.root.kind === "Cluster" ? subjectOf : `${subjectOf}: ${message.reason}`,
+      messageId: root,
+    };
   const own = `<mon.${createHash("sha256").update(message.id).digest("hex").slice(0, 24)}@${(cluster || "cluster").replace(/[^A-Za-z0-9.-]/g, "-")}.mon>`;
   return { subject: `Re: ${subjectOf}: ${message.reason}`, messageId: own, inReplyTo: root, references: root };
 }
 
 function classifySmtp(error: unknown): Outcome {
   const e = error as { code?: string; responseCode?: number; response?: string; message?: string };
-  if (e.code === "EAUTH") return { kind: "permanent", reason: `smtp_auth: ${String(e.response ?? e.message ?? "").slice(0, 200)}` };
+  if (e.code === "EAUTH")
+    return { kind: "permanent", reason: `smtp_auth: ${String(e.response ?? e.message ?? "").slice(0, 200)}` };
   if (typeof e.responseCode === "number") {
     const reason = `smtp_${e.responseCode}: ${String(e.response ?? "").slice(0, 200)}`;
     return e.responseCode >= 500 ? { kind: "permanent", reason } : { kind: "retry", reason };

@@ -19,7 +19,11 @@ export default defineProvider({
   name: "eventBridge",
   kind: "info",
   title: "Amazon EventBridge",
-  guide: { credential: "IRSA: an IAM role with events:PutEvents on the bus, annotated on mon's ServiceAccount (no secret); or an access key.", requires: { accessKeyId: ["secretAccessKey"] } },
+  guide: {
+    credential:
+      "IRSA: an IAM role with events:PutEvents on the bus, annotated on mon's ServiceAccount (no secret); or an access key.",
+    requires: { accessKeyId: ["secretAccessKey"] },
+  },
   threading: "dedup_key",
   options: Options,
   credentials: ["secretAccessKey"],
@@ -29,15 +33,46 @@ export default defineProvider({
       name: "eventBridge",
       kind: "info",
       async send(message, context): Promise<Outcome> {
-        const detail = { action: message.action, incidentId: message.incidentId, dedupKey: message.dedupKey, cluster: deps.clusterName, reason: message.reason, tier: message.tier, mode: message.mode, title: message.title, text: truncate(message.text, 100_000), root: message.root };
-        const body = JSON.stringify({ Entries: [{ Source: options.source, DetailType: `mon incident ${message.action}`, Detail: JSON.stringify(detail), EventBusName: options.eventBusName, Time: Math.floor(message.at / 1000) }] });
-        const { outcome, body: answer } = await call({ "content-type": "application/x-amz-json-1.1", "x-amz-target": "AWSEvents.PutEvents" }, body, context.signal, context.now);
+        const detail = {
+          action: message.action,
+          incidentId: message.incidentId,
+          dedupKey: message.dedupKey,
+          cluster: deps.clusterName,
+          reason: message.reason,
+          tier: message.tier,
+          mode: message.mode,
+          title: message.title,
+          text: truncate(message.text, 100_000),
+          root: message.root,
+        };
+        const body = JSON.stringify({
+          Entries: [
+            {
+              Source: options.source,
+              DetailType: `mon incident ${message.action}`,
+              Detail: JSON.stringify(detail),
+              EventBusName: options.eventBusName,
+              Time: Math.floor(message.at / 1000),
+            },
+          ],
+        });
+        const { outcome, body: answer } = await call(
+          { "content-type": "application/x-amz-json-1.1", "x-amz-target": "AWSEvents.PutEvents" },
+          body,
+          context.signal,
+          context.now,
+        );
         if (outcome.kind !== "ok") return outcome;
-        const result = parseJson<{ FailedEntryCount?: number; Entries?: { ErrorCode?: string; ErrorMessage?: string }[] }>(answer);
+        const result = parseJson<{
+          FailedEntryCount?: number;
+          Entries?: { ErrorCode?: string; ErrorMessage?: string }[];
+        }>(answer);
         if (!result?.FailedEntryCount) return outcome;
         const entry = result.Entries?.find((e) => e.ErrorCode);
         const reason = `eventbridge_${entry?.ErrorCode ?? "failed"}: ${String(entry?.ErrorMessage ?? "").slice(0, 200)}`;
-        return /Throttl|InternalFailure/i.test(entry?.ErrorCode ?? "") ? { kind: "retry", reason } : { kind: "permanent", reason };
+        return /Throttl|InternalFailure/i.test(entry?.ErrorCode ?? "")
+          ? { kind: "retry", reason }
+          : { kind: "permanent", reason };
       },
     };
   },

@@ -9,8 +9,19 @@ const TEXT_MAX_BYTES = 18_000;
 const RATE_LIMITED = [11232, 9499];
 
 const Options = v.object({
-  webhookUrl: v.pipe(v.string(), v.url(), v.description("Custom bot webhook `https://open.feishu.cn/open-apis/bot/v2/hook/{token}` (Lark: open.larksuite.com) (a credential: ${file:/path}).")),
-  signingSecret: v.optional(v.pipe(v.string(), v.description("Signing secret, when the bot verifies signatures (a credential: ${file:/path})."))),
+  webhookUrl: v.pipe(
+    v.string(),
+    v.url(),
+    v.description(
+      "Custom bot webhook `https://open.feishu.cn/open-apis/bot/v2/hook/{token}` (Lark: open.larksuite.com) (a credential: ${file:/path}).",
+    ),
+  ),
+  signingSecret: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Signing secret, when the bot verifies signatures (a credential: ${file:/path})."),
+    ),
+  ),
   keyword: v.optional(v.pipe(v.string(), v.description("Keyword the bot filters on; added to every message."))),
 });
 
@@ -23,7 +34,10 @@ export default defineProvider({
   name: "feishu",
   kind: "chat",
   title: "Feishu / Lark",
-  guide: { credential: "Group settings → Bots → Add Bot → Custom Bot; copy the webhook URL (and the signing secret if signature verification is on)." },
+  guide: {
+    credential:
+      "Group settings → Bots → Add Bot → Custom Bot; copy the webhook URL (and the signing secret if signature verification is on).",
+  },
   threading: "none",
   options: Options,
   credentials: ["webhookUrl", "signingSecret"],
@@ -32,11 +46,29 @@ export default defineProvider({
       name: "feishu",
       kind: "chat",
       async send(message, context) {
-        const text = truncateBytes(options.keyword && !message.text.includes(options.keyword) ? `${message.text}\n${options.keyword}` : message.text, TEXT_MAX_BYTES);
+        const text = truncateBytes(
+          options.keyword && !message.text.includes(options.keyword)
+            ? `${message.text}\n${options.keyword}`
+            : message.text,
+          TEXT_MAX_BYTES,
+        );
         const timestamp = String(Math.floor(context.now / 1000));
-        const body = JSON.stringify({ ...(options.signingSecret ? { timestamp, sign: await feishuSign(options.signingSecret, timestamp) } : {}), msg_type: "text", content: { text } });
-        const { outcome, answer } = await sendAndClassify(deps.http, { url: options.webhookUrl, headers: { "content-type": "application/json" }, body, signal: context.signal }, context.now);
-        return classifyBodyCode(outcome, answer?.body, (j) => ({ code: j.code ?? j.StatusCode, message: j.msg ?? j.StatusMessage }), RATE_LIMITED);
+        const body = JSON.stringify({
+          ...(options.signingSecret ? { timestamp, sign: await feishuSign(options.signingSecret, timestamp) } : {}),
+          msg_type: "text",
+          content: { text },
+        });
+        const { outcome, answer } = await sendAndClassify(
+          deps.http,
+          { url: options.webhookUrl, headers: { "content-type": "application/json" }, body, signal: context.signal },
+          context.now,
+        );
+        return classifyBodyCode(
+          outcome,
+          answer?.body,
+          (j) => ({ code: j.code ?? j.StatusCode, message: j.msg ?? j.StatusMessage }),
+          RATE_LIMITED,
+        );
       },
     };
   },

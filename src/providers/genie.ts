@@ -15,13 +15,30 @@ const DESCRIPTION_MAX = 15_000;
  * whose `alias` is the incident's dedup key, updates add notes to that alias, the resolve closes it. Writes
  * are asynchronous (202 with a `requestId`). `GenieKey` authorization.
  */
-export function defineGenie(spec: { name: string; title: string; guide?: ProviderGuide; baseUrl: (options: { region: "us" | "eu"; url?: string }) => string; check: boolean }): Readonly<ProviderDefinition> {
+export function defineGenie(spec: {
+  name: string;
+  title: string;
+  guide?: ProviderGuide;
+  baseUrl: (options: { region: "us" | "eu"; url?: string }) => string;
+  check: boolean;
+}): Readonly<ProviderDefinition> {
   const Options = v.object({
     apiKey: v.pipe(v.string(), v.minLength(8), v.description("API integration key (a credential: ${file:/path}).")),
     region: v.optional(v.pipe(v.picklist(["us", "eu"]), v.description("`eu` for the EU instance.")), "us"),
     url: v.optional(v.pipe(v.string(), v.url(), v.description("API base URL; overrides `region`."))),
-    tags: v.optional(v.pipe(v.array(v.pipe(v.string(), v.maxLength(50))), v.maxLength(20), v.description("Tags on every alert (≤ 20, ≤ 50 characters)."))),
-    responders: v.optional(v.pipe(v.array(v.object({ type: v.picklist(["team", "user", "escalation", "schedule"]), name: v.string() })), v.description("Who the alert notifies."))),
+    tags: v.optional(
+      v.pipe(
+        v.array(v.pipe(v.string(), v.maxLength(50))),
+        v.maxLength(20),
+        v.description("Tags on every alert (≤ 20, ≤ 50 characters)."),
+      ),
+    ),
+    responders: v.optional(
+      v.pipe(
+        v.array(v.object({ type: v.picklist(["team", "user", "escalation", "schedule"]), name: v.string() })),
+        v.description("Who the alert notifies."),
+      ),
+    ),
   });
   return defineProvider({
     name: spec.name,
@@ -34,20 +51,53 @@ export function defineGenie(spec: { name: string; title: string; guide?: Provide
     create(options, deps) {
       const base = spec.baseUrl(options).replace(/\/+$/, "");
       const post = async (path: string, body: unknown, signal: AbortSignal, now: number) =>
-        (await sendAndClassify(deps.http, { url: `${base}${path}`, headers: { "content-type": "application/json", authorization: `GenieKey ${options.apiKey}` }, body: JSON.stringify(body), signal }, now)).outcome;
+        (
+          await sendAndClassify(
+            deps.http,
+            {
+              url: `${base}${path}`,
+              headers: { "content-type": "application/json", authorization: `GenieKey ${options.apiKey}` },
+              body: JSON.stringify(body),
+              signal,
+            },
+            now,
+          )
+        ).outcome;
       return {
         name: spec.name,
         kind: "paging",
         async send(message, context) {
           const alias = encodeURIComponent(shortKey(message.dedupKey, ALIAS_MAX));
-          if (ends(message)) return post(`/v2/alerts/${alias}/close?identifierType=alias`, { source: "mon", note: truncate(message.text, DESCRIPTION_MAX) }, context.signal, context.now);
-          if (message.action === "update") return post(`/v2/alerts/${alias}/notes?identifierType=alias`, { source: "mon", note: truncate(message.text, DESCRIPTION_MAX) }, context.signal, context.now);
-          return post("/v2/alerts", genieAlert(message, options.tags ?? [], options.responders ?? [], deps.clusterName), context.signal, context.now);
+          if (ends(message))
+            return post(
+              `/v2/alerts/${alias}/close?identifierType=alias`,
+              { source: "mon", note: truncate(message.text, DESCRIPTION_MAX) },
+              context.signal,
+              context.now,
+            );
+          if (message.action === "update")
+            return post(
+              `/v2/alerts/${alias}/notes?identifierType=alias`,
+              { source: "mon", note: truncate(message.text, DESCRIPTION_MAX) },
+              context.signal,
+              context.now,
+            );
+          return post(
+            "/v2/alerts",
+            genieAlert(message, options.tags ?? [], options.responders ?? [], deps.clusterName),
+            context.signal,
+            context.now,
+          );
         },
         ...(spec.check
           ? {
               async check(signal: AbortSignal) {
-                const answer = await deps.http.request({ method: "GET", url: `${base}/v2/alerts?limit=1`, headers: { authorization: `GenieKey ${options.apiKey}` }, signal });
+                const answer = await deps.http.request({
+                  method: "GET",
+                  url: `${base}/v2/alerts?limit=1`,
+                  headers: { authorization: `GenieKey ${options.apiKey}` },
+                  signal,
+                });
                 // 403: the key is valid but may not read alerts; it can still create and close them.
                 if (answer.status === 200 || answer.status === 403) return { kind: "ok" as const };
                 return { kind: "permanent" as const, reason: `http_${answer.status}` };
@@ -60,7 +110,12 @@ export function defineGenie(spec: { name: string; title: string; guide?: Provide
 }
 
 /** The create-alert body for an announcement. */
-export function genieAlert(message: Message, tags: readonly string[], responders: readonly { type: string; name: string }[], cluster: string): Record<string, unknown> {
+export function genieAlert(
+  message: Message,
+  tags: readonly string[],
+  responders: readonly { type: string; name: string }[],
+  cluster: string,
+): Record<string, unknown> {
   return {
     message: truncate(message.title, MESSAGE_MAX, "…"),
     alias: shortKey(message.dedupKey, ALIAS_MAX),

@@ -3,8 +3,17 @@ import { jsonApi, parseJson, truncate } from "./http.ts";
 import { defineTracker, marker } from "./tracker.ts";
 
 const Options = v.object({
-  token: v.pipe(v.string(), v.minLength(8), v.description("Project or group access token with `api` scope (a credential: ${file:/path}).")),
-  projectId: v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.minLength(1), v.description("Project id, or its path such as group/project.")),
+  token: v.pipe(
+    v.string(),
+    v.minLength(8),
+    v.description("Project or group access token with `api` scope (a credential: ${file:/path})."),
+  ),
+  projectId: v.pipe(
+    v.union([v.string(), v.number()]),
+    v.transform(String),
+    v.minLength(1),
+    v.description("Project id, or its path such as group/project."),
+  ),
   url: v.optional(v.pipe(v.string(), v.url(), v.description("GitLab URL.")), "https://gitlab.com"),
   labels: v.optional(v.pipe(v.array(v.string()), v.description("Labels besides `mon`.")), []),
   confidential: v.optional(v.pipe(v.boolean(), v.description("Create confidential issues.")), false),
@@ -28,19 +37,40 @@ export default defineTracker({
     const parse = parseJson;
     return {
       async find(key, signal, now) {
-        const { outcome, answer } = await call("GET", `/issues?state=opened&labels=mon&in=description&search=${encodeURIComponent(key)}`, undefined, signal, now);
+        const { outcome, answer } = await call(
+          "GET",
+          `/issues?state=opened&labels=mon&in=description&search=${encodeURIComponent(key)}`,
+          undefined,
+          signal,
+          now,
+        );
         if (outcome.kind !== "ok") return { outcome };
         const listed = parse<unknown>(answer?.body);
-        const hit = ((Array.isArray(listed) ? listed : []) as { iid: number; description?: string | null }[]).find((i) => (i.description ?? "").includes(marker(key)));
+        const hit = ((Array.isArray(listed) ? listed : []) as { iid: number; description?: string | null }[]).find(
+          (i) => (i.description ?? "").includes(marker(key)),
+        );
         return { outcome, ...(hit ? { id: String(hit.iid) } : {}) };
       },
       async create(m, signal, now) {
-        const { outcome, answer } = await call("POST", "/issues", { title: truncate(m.title, 250), description: `${truncate(m.markdown, 100_000)}\n\n${marker(m.dedupKey)}`, labels: ["mon", ...o.labels].join(","), confidential: o.confidential }, signal, now);
+        const { outcome, answer } = await call(
+          "POST",
+          "/issues",
+          {
+            title: truncate(m.title, 250),
+            description: `${truncate(m.markdown, 100_000)}\n\n${marker(m.dedupKey)}`,
+            labels: ["mon", ...o.labels].join(","),
+            confidential: o.confidential,
+          },
+          signal,
+          now,
+        );
         const iid = parse<{ iid?: number }>(answer?.body)?.iid;
         return { outcome, ...(typeof iid === "number" ? { id: String(iid) } : {}) };
       },
-      comment: async (id, m, signal, now) => (await call("POST", `/issues/${id}/notes`, { body: truncate(m.markdown, 100_000) }, signal, now)).outcome,
-      close: async (id, _m, signal, now) => (await call("PUT", `/issues/${id}`, { state_event: "close" }, signal, now)).outcome,
+      comment: async (id, m, signal, now) =>
+        (await call("POST", `/issues/${id}/notes`, { body: truncate(m.markdown, 100_000) }, signal, now)).outcome,
+      close: async (id, _m, signal, now) =>
+        (await call("PUT", `/issues/${id}`, { state_event: "close" }, signal, now)).outcome,
       check: async (signal) => (await call("GET", "", undefined, signal, Date.now())).outcome,
     };
   },

@@ -7,8 +7,15 @@ import { sendAndClassify, truncate } from "./http.ts";
 const TEXT_MAX = 4_000;
 
 const Options = v.object({
-  webhookUrl: v.pipe(v.string(), v.url(), v.description("Space webhook URL with its `key` and `token` parameters (a credential: ${file:/path}).")),
-  threadPerIncident: v.optional(v.pipe(v.boolean(), v.description("Keep every message of an incident in one thread (threadKey = its dedup key).")), true),
+  webhookUrl: v.pipe(
+    v.string(),
+    v.url(),
+    v.description("Space webhook URL with its `key` and `token` parameters (a credential: ${file:/path})."),
+  ),
+  threadPerIncident: v.optional(
+    v.pipe(v.boolean(), v.description("Keep every message of an incident in one thread (threadKey = its dedup key).")),
+    true,
+  ),
 });
 
 /**
@@ -22,7 +29,10 @@ export default defineProvider({
   name: "googleChat",
   kind: "chat",
   title: "Google Chat",
-  guide: { credential: "In the space: Apps & integrations → Webhooks → Add webhook; copy the URL (its key and token are the secret)." },
+  guide: {
+    credential:
+      "In the space: Apps & integrations → Webhooks → Add webhook; copy the URL (its key and token are the secret).",
+  },
   threading: "thread",
   options: Options,
   credentials: ["webhookUrl"],
@@ -33,7 +43,13 @@ export default defineProvider({
       async send(message, context) {
         const url = threadUrl(options.webhookUrl, options.threadPerIncident ? message : undefined);
         const body = JSON.stringify({ text: googleChatText(message) });
-        return (await sendAndClassify(deps.http, { url, headers: { "content-type": "application/json; charset=UTF-8" }, body, signal: context.signal }, context.now)).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { url, headers: { "content-type": "application/json; charset=UTF-8" }, body, signal: context.signal },
+            context.now,
+          )
+        ).outcome;
       },
     };
   },

@@ -27,8 +27,24 @@ export default defineProvider({
       kind: "info",
       async send(message, context) {
         const priority = message.mode === "page" ? 8 : message.mode === "digest" || message.tier === "normal" ? 2 : 5;
-        const body = JSON.stringify({ title: truncate(message.title, 250), message: truncate(message.markdown, 60_000), priority, extras: { "client::display": { contentType: "text/markdown" } } });
-        return (await sendAndClassify(deps.http, { url: `${base}/message`, headers: { "content-type": "application/json", "x-gotify-key": options.appToken }, body, signal: context.signal }, context.now)).outcome;
+        const body = JSON.stringify({
+          title: truncate(message.title, 250),
+          message: truncate(message.markdown, 60_000),
+          priority,
+          extras: { "client::display": { contentType: "text/markdown" } },
+        });
+        return (
+          await sendAndClassify(
+            deps.http,
+            {
+              url: `${base}/message`,
+              headers: { "content-type": "application/json", "x-gotify-key": options.appToken },
+              body,
+              signal: context.signal,
+            },
+            context.now,
+          )
+        ).outcome;
       },
       async check(signal) {
         return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/health`, signal }, Date.now())).outcome;

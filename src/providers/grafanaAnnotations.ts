@@ -6,10 +6,17 @@ import { ends, shortKey } from "./keys.ts";
 
 const Options = v.object({
   url: v.pipe(v.string(), v.url(), v.description("Grafana URL.")),
-  serviceAccountToken: v.pipe(v.string(), v.minLength(8), v.description("Service account token with annotation write rights (a credential: ${file:/path}).")),
+  serviceAccountToken: v.pipe(
+    v.string(),
+    v.minLength(8),
+    v.description("Service account token with annotation write rights (a credential: ${file:/path})."),
+  ),
   dashboardUid: v.optional(v.pipe(v.string(), v.description("Dashboard to annotate; organization-wide without it."))),
   panelId: v.optional(v.pipe(v.number(), v.integer(), v.description("Panel of that dashboard."))),
-  tags: v.optional(v.pipe(v.array(v.string()), v.description("Tags on every annotation besides `mon` and the incident's key.")), []),
+  tags: v.optional(
+    v.pipe(v.array(v.string()), v.description("Tags on every annotation besides `mon` and the incident's key.")),
+    [],
+  ),
 });
 
 /**
@@ -35,7 +42,13 @@ export default defineProvider({
         const text = truncate(message.text, 10_000);
         if (context.conversation && message.action !== "announce" && message.action !== "opened_resolved") {
           const patch = { text, ...(ends(message) ? { timeEnd: message.at } : {}) };
-          const { outcome } = await call("PATCH", `/api/annotations/${context.conversation}`, patch, context.signal, context.now);
+          const { outcome } = await call(
+            "PATCH",
+            `/api/annotations/${context.conversation}`,
+            patch,
+            context.signal,
+            context.now,
+          );
           return outcome.kind === "ok" ? { kind: "ok", conversation: context.conversation } : outcome;
         }
         const body = {

@@ -11,5 +11,10 @@ export default definePager({
   options: v.object({ webhookUrl: CredentialUrl("Formatted webhook integration URL") }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,
-  body: (m) => ({ alert_uid: m.dedupKey, title: truncate(m.title, 500), message: truncate(m.text, 20_000), state: ends(m) ? "ok" : "alerting" }),
+  body: (m) => ({
+    alert_uid: m.dedupKey,
+    title: truncate(m.title, 500),
+    message: truncate(m.text, 20_000),
+    state: ends(m) ? "ok" : "alerting",
+  }),
 });

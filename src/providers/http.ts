@@ -38,7 +38,11 @@ export function retryAfterMs(header: string | null, now: number): number | undef
 }
 
 /** Sends and classifies in one step; the common case for providers whose API speaks plain HTTP status codes. */
-export async function sendAndClassify(http: HttpClient, request: HttpRequest, now: number): Promise<{ outcome: Outcome; answer?: HttpAnswer }> {
+export async function sendAndClassify(
+  http: HttpClient,
+  request: HttpRequest,
+  now: number,
+): Promise<{ outcome: Outcome; answer?: HttpAnswer }> {
   try {
     const answer = await http.request(request);
     return { outcome: classifyStatus(answer, now), answer };
@@ -58,7 +62,12 @@ export function truncate(text: string, max: number, marker = "… (truncated)"):
  * and WeCom `errcode`): the HTTP outcome first, then `code` from the parsed body — `0` (or absent) is ok, a
  * code in `rateLimited` waits, any other is permanent and quoted with `message`.
  */
-export function classifyBodyCode(outcome: Outcome, body: string | undefined, read: (json: Record<string, unknown>) => { code?: unknown; message?: unknown }, rateLimited: readonly number[]): Outcome {
+export function classifyBodyCode(
+  outcome: Outcome,
+  body: string | undefined,
+  read: (json: Record<string, unknown>) => { code?: unknown; message?: unknown },
+  rateLimited: readonly number[],
+): Outcome {
   if (outcome.kind !== "ok" || !body) return outcome;
   let json: Record<string, unknown>;
   try {
@@ -87,7 +96,17 @@ export function parseJson<T>(body: string | undefined): T | undefined {
  */
 export function jsonApi(http: HttpClient, base: string, headers: Record<string, string>) {
   return (method: "GET" | "POST" | "PUT" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
-    sendAndClassify(http, { method, url: `${base}${path}`, headers: { "content-type": "application/json", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal }, now);
+    sendAndClassify(
+      http,
+      {
+        method,
+        url: `${base}${path}`,
+        headers: { "content-type": "application/json", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal,
+      },
+      now,
+    );
 }
 
 /**

@@ -9,7 +9,11 @@ export default definePager({
   title: "ilert",
   guide: { credential: "Alert sources → Create → API (or Prometheus/Custom); copy the integration key." },
   options: v.object({
-    integrationKey: v.pipe(v.string(), v.minLength(8), v.description("Alert source integration key (a credential: ${file:/path}).")),
+    integrationKey: v.pipe(
+      v.string(),
+      v.minLength(8),
+      v.description("Alert source integration key (a credential: ${file:/path})."),
+    ),
     url: v.optional(v.pipe(v.string(), v.url(), v.description("Events API URL.")), "https://api.ilert.com/api/events"),
   }),
   credentials: ["integrationKey"],

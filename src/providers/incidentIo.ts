@@ -12,8 +12,16 @@ export default definePager({
   title: "incident.io",
   guide: { credential: "Alerts → Sources → New → HTTP; copy the bearer token and the alert source config id." },
   options: v.object({
-    token: v.pipe(v.string(), v.minLength(8), v.description("Alert source bearer token (a credential: ${file:/path}).")),
-    alertSourceConfigId: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]+$/, "must be the alert source config id"), v.description("The HTTP alert source's config id.")),
+    token: v.pipe(
+      v.string(),
+      v.minLength(8),
+      v.description("Alert source bearer token (a credential: ${file:/path})."),
+    ),
+    alertSourceConfigId: v.pipe(
+      v.string(),
+      v.regex(/^[A-Za-z0-9]+$/, "must be the alert source config id"),
+      v.description("The HTTP alert source's config id."),
+    ),
     url: v.optional(v.pipe(v.string(), v.url(), v.description("API base.")), "https://api.incident.io"),
   }),
   credentials: ["token"],
@@ -24,6 +32,13 @@ export default definePager({
     description: truncate(m.text, 100_000),
     status: ends(m) ? "resolved" : "firing",
     deduplication_key: m.dedupKey,
-    metadata: { cluster, reason: m.reason, tier: m.tier, mode: m.mode, ...(m.root.namespace ? { namespace: m.root.namespace } : {}), ...(m.owner ? { owner: m.owner } : {}) },
+    metadata: {
+      cluster,
+      reason: m.reason,
+      tier: m.tier,
+      mode: m.mode,
+      ...(m.root.namespace ? { namespace: m.root.namespace } : {}),
+      ...(m.owner ? { owner: m.owner } : {}),
+    },
   }),
 });

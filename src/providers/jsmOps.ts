@@ -8,7 +8,10 @@ import { defineGenie } from "./genie.ts";
 export default defineGenie({
   name: "jsmOps",
   title: "Jira Service Management Operations",
-  guide: { credential: "Jira Service Management → Operations → Integrations → Add → API; copy its API key (not an Atlassian API token)." },
+  guide: {
+    credential:
+      "Jira Service Management → Operations → Integrations → Add → API; copy its API key (not an Atlassian API token).",
+  },
   baseUrl: (o) => o.url ?? "https://api.atlassian.com/jsm/ops/integration",
   check: false,
 });

@@ -2,12 +2,21 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { classifyError, classifyStatus, parseJson, truncate } from "./http.ts";
 import { defineTracker, marker } from "./tracker.ts";
-import type { HttpClient } from "../outbound/client.ts";
+import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 
 const Options = v.object({
-  apiKey: v.pipe(v.string(), v.minLength(8), v.description("Personal API key, sent as `Authorization: <key>` (a credential: ${file:/path}).")),
+  apiKey: v.pipe(
+    v.string(),
+    v.minLength(8),
+    v.description("Personal API key, sent as `Authorization: <key>` (a credential: ${file:/path})."),
+  ),
   teamId: v.pipe(v.string(), v.minLength(1), v.description("Team id.")),
-  resolvedStateId: v.optional(v.pipe(v.string(), v.description("Workflow state that closes it; default: the team's first state of type completed."))),
+  resolvedStateId: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("Workflow state that closes it; default: the team's first state of type completed."),
+    ),
+  ),
   url: v.optional(v.pipe(v.string(), v.url(), v.description("GraphQL endpoint.")), "https://api.linear.app/graphql"),
 });
 
@@ -24,7 +33,8 @@ export default defineTracker({
   options: Options,
   credentials: ["apiKey"],
   api(o, http) {
-    const gql = (query: string, variables: Record<string, unknown>, signal: AbortSignal, now: number) => graphql(http, o.url, o.apiKey, query, variables, signal, now);
+    const gql = (query: string, variables: Record<string, unknown>, signal: AbortSignal, now: number) =>
+      graphql(http, o.url, o.apiKey, query, variables, signal, now);
     return {
       async find(key, signal, now) {
         const r = await gql(
@@ -37,21 +47,56 @@ export default defineTracker({
         return { outcome: r.outcome, ...(id ? { id } : {}) };
       },
       async create(m, signal, now) {
-        const r = await gql(`mutation($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id } } }`, { input: { teamId: o.teamId, title: truncate(m.title, 250), description: `${truncate(m.markdown, 50_000)}\n\n${marker(m.dedupKey)}`, priority: m.mode === "page" ? 1 : 3 } }, signal, now);
+        const r = await gql(
+          `mutation($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id } } }`,
+          {
+            input: {
+              teamId: o.teamId,
+              title: truncate(m.title, 250),
+              description: `${truncate(m.markdown, 50_000)}\n\n${marker(m.dedupKey)}`,
+              priority: m.mode === "page" ? 1 : 3,
+            },
+          },
+          signal,
+          now,
+        );
         const id = (r.data as { issueCreate?: { issue?: { id?: string } } } | undefined)?.issueCreate?.issue?.id;
         return { outcome: r.outcome, ...(id ? { id } : {}) };
       },
-      comment: async (id, m, signal, now) => (await gql(`mutation($input: CommentCreateInput!) { commentCreate(input: $input) { success } }`, { input: { issueId: id, body: truncate(m.markdown, 50_000) } }, signal, now)).outcome,
+      comment: async (id, m, signal, now) =>
+        (
+          await gql(
+            `mutation($input: CommentCreateInput!) { commentCreate(input: $input) { success } }`,
+            { input: { issueId: id, body: truncate(m.markdown, 50_000) } },
+            signal,
+            now,
+          )
+        ).outcome,
       async close(id, _m, signal, now): Promise<Outcome> {
         let state = o.resolvedStateId;
         if (!state) {
-          const r = await gql(`query($team: String!) { team(id: $team) { states { nodes { id type position } } } }`, { team: o.teamId }, signal, now);
+          const r = await gql(
+            `query($team: String!) { team(id: $team) { states { nodes { id type position } } } }`,
+            { team: o.teamId },
+            signal,
+            now,
+          );
           if (r.outcome.kind !== "ok") return r.outcome;
-          const nodes = (r.data as { team?: { states?: { nodes?: { id: string; type: string; position: number }[] } } } | undefined)?.team?.states?.nodes ?? [];
+          const nodes =
+            (r.data as { team?: { states?: { nodes?: { id: string; type: string; position: number }[] } } } | undefined)
+              ?.team?.states?.nodes ?? [];
           state = nodes.filter((n) => n.type === "completed").sort((a, b) => a.position - b.position)[0]?.id;
-          if (!state) return { kind: "permanent", reason: `team ${o.teamId} has no completed state; set resolvedStateId` };
+          if (!state)
+            return { kind: "permanent", reason: `team ${o.teamId} has no completed state; set resolvedStateId` };
         }
-        return (await gql(`mutation($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success } }`, { id, input: { stateId: state } }, signal, now)).outcome;
+        return (
+          await gql(
+            `mutation($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success } }`,
+            { id, input: { stateId: state } },
+            signal,
+            now,
+          )
+        ).outcome;
       },
       check: async (signal) => (await gql(`query { viewer { id } }`, {}, signal, Date.now())).outcome,
     };
@@ -59,19 +104,35 @@ export default defineTracker({
 });
 
 /** One GraphQL call: the HTTP status first, then `errors` in the body (`RATELIMITED` waits). */
-async function graphql(http: HttpClient, url: string, apiKey: string, query: string, variables: Record<string, unknown>, signal: AbortSignal, now: number): Promise<{ outcome: Outcome; data?: unknown }> {
-  let answer;
+async function graphql(
+  http: HttpClient,
+  url: string,
+  apiKey: string,
+  query: string,
+  variables: Record<string, unknown>,
+  signal: AbortSignal,
+  now: number,
+): Promise<{ outcome: Outcome; data?: unknown }> {
+  let answer: HttpAnswer;
   try {
-    answer = await http.request({ url, headers: { "content-type": "application/json", authorization: apiKey }, body: JSON.stringify({ query, variables }), signal });
+    answer = await http.request({
+      url,
+      headers: { "content-type": "application/json", authorization: apiKey },
+      body: JSON.stringify({ query, variables }),
+      signal,
+    });
   } catch (error) {
     return { outcome: classifyError(error) };
   }
   const status = classifyStatus(answer, now);
-  const body = parseJson<{ data?: unknown; errors?: { message?: string; extensions?: { code?: string } }[] }>(answer.body);
+  const body = parseJson<{ data?: unknown; errors?: { message?: string; extensions?: { code?: string } }[] }>(
+    answer.body,
+  );
   if (!body) return { outcome: status };
   const error = body.errors?.[0];
   if (error?.extensions?.code === "RATELIMITED") return { outcome: { kind: "rateLimited" } };
   if (status.kind !== "ok") return { outcome: status };
-  if (error) return { outcome: { kind: "permanent", reason: `graphql: ${String(error.message ?? "error").slice(0, 200)}` } };
+  if (error)
+    return { outcome: { kind: "permanent", reason: `graphql: ${String(error.message ?? "error").slice(0, 200)}` } };
   return { outcome: status, data: body.data };
 }

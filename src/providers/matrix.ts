@@ -8,8 +8,16 @@ import { ends, escapeHtml } from "./keys.ts";
 
 const Options = v.object({
   homeserverUrl: v.pipe(v.string(), v.url(), v.description("Homeserver URL.")),
-  accessToken: v.pipe(v.string(), v.minLength(8), v.description("Access token of the bot user (a credential: ${file:/path}).")),
-  roomId: v.pipe(v.string(), v.regex(/^!.+:.+$/, "must be a room id such as !abc:example.org"), v.description("Room id the bot has joined.")),
+  accessToken: v.pipe(
+    v.string(),
+    v.minLength(8),
+    v.description("Access token of the bot user (a credential: ${file:/path})."),
+  ),
+  roomId: v.pipe(
+    v.string(),
+    v.regex(/^!.+:.+$/, "must be a room id such as !abc:example.org"),
+    v.description("Room id the bot has joined."),
+  ),
 });
 
 /**
@@ -22,7 +30,10 @@ export default defineProvider({
   name: "matrix",
   kind: "chat",
   title: "Matrix",
-  guide: { credential: "Log in as the bot user (e.g. with Element → Settings → Help & About → Access Token) and join it to the room." },
+  guide: {
+    credential:
+      "Log in as the bot user (e.g. with Element → Settings → Help & About → Access Token) and join it to the room.",
+  },
   threading: "thread",
   options: Options,
   credentials: ["accessToken"],
@@ -31,35 +42,86 @@ export default defineProvider({
     const auth = { authorization: `Bearer ${options.accessToken}` };
     const put = async (txn: string, content: unknown, signal: AbortSignal, now: number) => {
       const url = `${base}/rooms/${encodeURIComponent(options.roomId)}/send/m.room.message/${txn}`;
-      const { outcome, answer } = await sendAndClassify(deps.http, { method: "PUT", url, headers: { "content-type": "application/json", ...auth }, body: JSON.stringify(content), signal }, now);
+      const { outcome, answer } = await sendAndClassify(
+        deps.http,
+        {
+          method: "PUT",
+          url,
+          headers: { "content-type": "application/json", ...auth },
+          body: JSON.stringify(content),
+          signal,
+        },
+        now,
+      );
       return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after_ms", 1), body: answer?.body };
     };
     return {
       name: "matrix",
       kind: "chat",
       async send(message, context): Promise<Outcome> {
-        const root = message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
-        const content = { ...matrixContent(message), ...(root ? { "m.relates_to": { rel_type: "m.thread", event_id: root, is_falling_back: true, "m.in_reply_to": { event_id: root } } } : {}) };
+        const root =
+          message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
+        const content = {
+          ...matrixContent(message),
+          ...(root
+            ? {
+                "m.relates_to": {
+                  rel_type: "m.thread",
+                  event_id: root,
+                  is_falling_back: true,
+                  "m.in_reply_to": { event_id: root },
+                },
+              }
+            : {}),
+        };
         const sent = await put(txnId(message.id), content, context.signal, context.now);
         if (sent.outcome.kind !== "ok") return sent.outcome;
         if (root && ends(message)) {
           const fresh = matrixContent(message);
-          await put(txnId(`${message.id}#edit`), { ...fresh, body: `* ${fresh.body}`, "m.new_content": fresh, "m.relates_to": { rel_type: "m.replace", event_id: root } }, context.signal, context.now);
+          await put(
+            txnId(`${message.id}#edit`),
+            {
+              ...fresh,
+              body: `* ${fresh.body}`,
+              "m.new_content": fresh,
+              "m.relates_to": { rel_type: "m.replace", event_id: root },
+            },
+            context.signal,
+            context.now,
+          );
         }
         const id = idFrom(sent.body, "event_id");
         return root ? { kind: "ok", conversation: root } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
-        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/account/whoami`, headers: auth, signal }, Date.now())).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { method: "GET", url: `${base}/account/whoami`, headers: auth, signal },
+            Date.now(),
+          )
+        ).outcome;
       },
     };
   },
 });
 
 /** The `m.notice` content of a message: plain body and HTML (`**bold**` as `<b>`), each capped well under 64 KB. */
-export function matrixContent(message: Message): { msgtype: string; body: string; format: string; formatted_body: string } {
+export function matrixContent(message: Message): {
+  msgtype: string;
+  body: string;
+  format: string;
+  formatted_body: string;
+} {
   const text = truncate(message.markdown, 20_000);
-  return { msgtype: "m.notice", body: text, format: "org.matrix.custom.html", formatted_body: escapeHtml(text).replace(/\*\*(.+?)\*\*/g, "<b>$1</b>").replace(/\n/g, "<br>") };
+  return {
+    msgtype: "m.notice",
+    body: text,
+    format: "org.matrix.custom.html",
+    formatted_body: escapeHtml(text)
+      .replace(/\*\*(.+?)\*\*/g, "<b>$1</b>")
+      .replace(/\n/g, "<br>"),
+  };
 }
 
 function txnId(id: string): string {

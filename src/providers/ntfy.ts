@@ -10,7 +10,11 @@ const BODY_MAX_BYTES = 4_000;
 const Options = v.pipe(
   v.object({
     url: v.optional(v.pipe(v.string(), v.url(), v.description("Server URL.")), "https://ntfy.sh"),
-    topic: v.pipe(v.string(), v.regex(/^[-_A-Za-z0-9]{1,64}$/, "must be a topic name (letters, digits, - and _)"), v.description("Topic to publish to.")),
+    topic: v.pipe(
+      v.string(),
+      v.regex(/^[-_A-Za-z0-9]{1,64}$/, "must be a topic name (letters, digits, - and _)"),
+      v.description("Topic to publish to."),
+    ),
     accessToken: v.optional(v.pipe(v.string(), v.description("Access token `tk_…` (a credential: ${file:/path})."))),
     username: v.optional(v.pipe(v.string(), v.description("User for basic auth, with `password`."))),
     password: v.optional(v.pipe(v.string(), v.description("Password for basic auth (a credential: ${file:/path})."))),
@@ -29,34 +33,73 @@ export default defineProvider({
   name: "ntfy",
   kind: "info",
   title: "ntfy",
-  guide: { credential: "ntfy account → Access tokens (tk_…); or a user and password; none for an open topic.", requires: { username: ["password"] } },
+  guide: {
+    credential: "ntfy account → Access tokens (tk_…); or a user and password; none for an open topic.",
+    requires: { username: ["password"] },
+  },
   threading: "edit",
   options: Options,
   credentials: ["accessToken", "password"],
   create(options, deps) {
-    const auth = options.accessToken ? `Bearer ${options.accessToken}` : options.password ? `Basic ${btoa(`${options.username}:${options.password}`)}` : undefined;
+    const auth = options.accessToken
+      ? `Bearer ${options.accessToken}`
+      : options.password
+        ? `Basic ${btoa(`${options.username}:${options.password}`)}`
+        : undefined;
     return {
       name: "ntfy",
       kind: "info",
       async send(message, context) {
-        const request = { url: `${options.url.replace(/\/+$/, "")}/${options.topic}`, headers: { ...ntfyHeaders(message), ...(auth ? { authorization: auth } : {}) }, body: truncateBytes(message.text, BODY_MAX_BYTES), signal: context.signal };
+        const request = {
+          url: `${options.url.replace(/\/+$/, "")}/${options.topic}`,
+          headers: { ...ntfyHeaders(message), ...(auth ? { authorization: auth } : {}) },
+          body: truncateBytes(message.text, BODY_MAX_BYTES),
+          signal: context.signal,
+        };
         return (await sendAndClassify(deps.http, request, context.now)).outcome;
       },
       // Read access to the topic proves the server, the topic and the credentials without publishing.
-      check: async (signal) => (await sendAndClassify(deps.http, { method: "GET", url: `${options.url.replace(/\/+$/, "")}/${options.topic}/auth`, headers: auth ? { authorization: auth } : {}, signal }, Date.now())).outcome,
+      check: async (signal) =>
+        (
+          await sendAndClassify(
+            deps.http,
+            {
+              method: "GET",
+              url: `${options.url.replace(/\/+$/, "")}/${options.topic}/auth`,
+              headers: auth ? { authorization: auth } : {},
+              signal,
+            },
+            Date.now(),
+          )
+        ).outcome,
     };
   },
 });
 
 /** The publish headers for one message (values ASCII-safe: ntfy reads RFC 2047-encoded titles). */
 export function ntfyHeaders(message: Message): Record<string, string> {
-  const priority = message.mode === "page" ? "5" : message.tier === "high" ? "4" : message.mode === "digest" || message.tier === "normal" ? "2" : "3";
-  const tag = message.action === "resolve" || message.action === "opened_resolved" ? "white_check_mark" : message.mode === "page" ? "rotating_light" : "warning";
+  const priority =
+    message.mode === "page"
+      ? "5"
+      : message.tier === "high"
+        ? "4"
+        : message.mode === "digest" || message.tier === "normal"
+          ? "2"
+          : "3";
+  const tag =
+    message.action === "resolve" || message.action === "opened_resolved"
+      ? "white_check_mark"
+      : message.mode === "page"
+        ? "rotating_light"
+        : "warning";
   return {
     "content-type": "text/plain; charset=utf-8",
     title: `=?UTF-8?B?${base64(message.title.slice(0, 250))}?=`,
     priority,
     tags: tag,
-    "x-sequence-id": shortKey(message.root.kind === "Cluster" ? message.incidentId : message.dedupKey, 64).replace(/[^-_A-Za-z0-9]/g, "-"),
+    "x-sequence-id": shortKey(message.root.kind === "Cluster" ? message.incidentId : message.dedupKey, 64).replace(
+      /[^-_A-Za-z0-9]/g,
+      "-",
+    ),
   };
 }

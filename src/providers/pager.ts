@@ -34,10 +34,26 @@ export function definePager<S extends v.GenericSchema>(spec: {
         name: spec.name,
         kind: "paging",
         async send(message, context) {
-          const request = { url: spec.url(options), headers: { "content-type": "application/json", ...spec.headers?.(options) }, body: JSON.stringify(spec.body(message, options, deps.clusterName)), signal: context.signal };
+          const request = {
+            url: spec.url(options),
+            headers: { "content-type": "application/json", ...spec.headers?.(options) },
+            body: JSON.stringify(spec.body(message, options, deps.clusterName)),
+            signal: context.signal,
+          };
           return (await sendAndClassify(deps.http, request, context.now)).outcome;
         },
-        ...(spec.check ? { check: async (signal: AbortSignal) => (await sendAndClassify(deps.http, { method: "GET", url: spec.check!(options), headers: { ...spec.headers?.(options) }, signal }, Date.now())).outcome } : {}),
+        ...(spec.check
+          ? {
+              check: async (signal: AbortSignal) =>
+                (
+                  await sendAndClassify(
+                    deps.http,
+                    { method: "GET", url: spec.check!(options), headers: { ...spec.headers?.(options) }, signal },
+                    Date.now(),
+                  )
+                ).outcome,
+            }
+          : {}),
       };
     },
   });
@@ -51,4 +67,5 @@ export function severityOf<T>(message: Message, scale: readonly [page: T, high: 
 }
 
 /** A webhook URL option that is a credential (the token is in the URL). */
-export const CredentialUrl = (what: string) => v.pipe(v.string(), v.url(), v.description(`${what} (a credential: \${file:/path}).`));
+export const CredentialUrl = (what: string) =>
+  v.pipe(v.string(), v.url(), v.description(`${what} (a credential: \${file:/path}).`));

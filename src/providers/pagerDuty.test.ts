@@ -26,19 +26,40 @@ describe("pagerDuty", () => {
     const server = await startCaptureServer();
     try {
       server.setDefault({ status: 202, body: '{"status":"success"}' });
-      const provider = pagerDuty.create(v.parse(pagerDuty.options, { routingKey: KEY, url: `${server.url}/v2/enqueue` }), { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "prod", stdout: () => {} });
-      for (const m of [message("a", "announce", { mode: "page", tier: "critical" }), message("a", "update", { tier: "high" }), message("a", "resolve")]) await provider.send(m, { signal: AbortSignal.timeout(5_000), now: 0 });
+      const provider = pagerDuty.create(
+        v.parse(pagerDuty.options, { routingKey: KEY, url: `${server.url}/v2/enqueue` }),
+        { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "prod", stdout: () => {} },
+      );
+      for (const m of [
+        message("a", "announce", { mode: "page", tier: "critical" }),
+        message("a", "update", { tier: "high" }),
+        message("a", "resolve"),
+      ])
+        await provider.send(m, { signal: AbortSignal.timeout(5_000), now: 0 });
       const bodies = server.requests.map((r) => r.json());
-      expect(server.requests.every((r) => r.method === "POST" && r.path === "/v2/enqueue" && r.headers["content-type"] === "application/json")).toBe(true);
-      expect(bodies.map((b) => [b.event_action, b.dedup_key, b.payload?.severity])).toEqual([["trigger", "mon-test-a", "critical"], ["trigger", "mon-test-a", "error"], ["resolve", "mon-test-a", undefined]]);
-      expect(bodies[0]).toMatchObject({ routing_key: KEY, payload: { summary: "announce a", source: "prod", component: "Deployment/shop/a", class: "CrashLoopBackOff" } });
+      expect(
+        server.requests.every(
+          (r) => r.method === "POST" && r.path === "/v2/enqueue" && r.headers["content-type"] === "application/json",
+        ),
+      ).toBe(true);
+      expect(bodies.map((b) => [b.event_action, b.dedup_key, b.payload?.severity])).toEqual([
+        ["trigger", "mon-test-a", "critical"],
+        ["trigger", "mon-test-a", "error"],
+        ["resolve", "mon-test-a", undefined],
+      ]);
+      expect(bodies[0]).toMatchObject({
+        routing_key: KEY,
+        payload: { summary: "announce a", source: "prod", component: "Deployment/shop/a", class: "CrashLoopBackOff" },
+      });
     } finally {
       await server.close();
     }
   });
 
   test("the EU region sends to events.eu.pagerduty.com; the default is the US endpoint", () => {
-    expect(eventsUrl(v.parse(pagerDuty.options, { routingKey: KEY, region: "eu" }))).toBe("https://events.eu.pagerduty.com/v2/enqueue");
+    expect(eventsUrl(v.parse(pagerDuty.options, { routingKey: KEY, region: "eu" }))).toBe(
+      "https://events.eu.pagerduty.com/v2/enqueue",
+    );
     expect(eventsUrl(v.parse(pagerDuty.options, { routingKey: KEY }))).toBe("https://events.pagerduty.com/v2/enqueue");
   });
 });

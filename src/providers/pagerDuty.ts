@@ -9,12 +9,24 @@ const SUMMARY_MAX = 1_024;
 /** Keep the event well under the 512 KB cap: details beyond this are cut. */
 const DETAILS_MAX = 200_000;
 
-const ENDPOINTS = { us: "https://events.pagerduty.com/v2/enqueue", eu: "https://events.eu.pagerduty.com/v2/enqueue" } as const;
+const ENDPOINTS = {
+  us: "https://events.pagerduty.com/v2/enqueue",
+  eu: "https://events.eu.pagerduty.com/v2/enqueue",
+} as const;
 
 const Options = v.object({
-  routingKey: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{32}$/, "must be the 32-character integration key"), v.description("Events API v2 integration (routing) key (a credential: ${file:/path}).")),
-  region: v.optional(v.pipe(v.picklist(["us", "eu"]), v.description("Service region: `eu` sends to events.eu.pagerduty.com.")), "us"),
-  url: v.optional(v.pipe(v.string(), v.url(), v.description("Events API URL; overrides `region` (a proxy or a test server)."))),
+  routingKey: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z0-9]{32}$/, "must be the 32-character integration key"),
+    v.description("Events API v2 integration (routing) key (a credential: ${file:/path})."),
+  ),
+  region: v.optional(
+    v.pipe(v.picklist(["us", "eu"]), v.description("Service region: `eu` sends to events.eu.pagerduty.com.")),
+    "us",
+  ),
+  url: v.optional(
+    v.pipe(v.string(), v.url(), v.description("Events API URL; overrides `region` (a proxy or a test server).")),
+  ),
   source: v.optional(v.pipe(v.string(), v.minLength(1), v.description("`payload.source`; default: the cluster name."))),
 });
 
@@ -28,7 +40,9 @@ export default defineProvider({
   name: "pagerDuty",
   kind: "paging",
   title: "PagerDuty (Events API v2)",
-  guide: { credential: "Service → Integrations → Add Integration → Events API V2; copy the 32-character Integration Key." },
+  guide: {
+    credential: "Service → Integrations → Add Integration → Events API V2; copy the 32-character Integration Key.",
+  },
   threading: "dedup_key",
   options: Options,
   credentials: ["routingKey"],
@@ -39,7 +53,13 @@ export default defineProvider({
       kind: "paging",
       async send(message, context) {
         const body = JSON.stringify(pagerDutyEvent(message, options.routingKey, options.source ?? deps.clusterName));
-        return (await sendAndClassify(deps.http, { url, headers: { "content-type": "application/json" }, body, signal: context.signal }, context.now)).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { url, headers: { "content-type": "application/json" }, body, signal: context.signal },
+            context.now,
+          )
+        ).outcome;
       },
     };
   },
@@ -53,7 +73,14 @@ export function eventsUrl(options: { url?: string; region: "us" | "eu" }): strin
 /** The Events API v2 body for one message. */
 export function pagerDutyEvent(message: Message, routingKey: string, source: string): Record<string, unknown> {
   if (ends(message)) return { routing_key: routingKey, event_action: "resolve", dedup_key: message.dedupKey };
-  const severity = message.mode === "page" ? "critical" : message.tier === "high" ? "error" : message.tier === "normal" ? "info" : "warning";
+  const severity =
+    message.mode === "page"
+      ? "critical"
+      : message.tier === "high"
+        ? "error"
+        : message.tier === "normal"
+          ? "info"
+          : "warning";
   return {
     routing_key: routingKey,
     event_action: "trigger",
@@ -66,7 +93,12 @@ export function pagerDutyEvent(message: Message, routingKey: string, source: str
       component: `${message.root.kind}/${message.root.namespace ? `${message.root.namespace}/` : ""}${message.root.name}`,
       group: message.root.namespace ?? "",
       class: message.reason,
-      custom_details: { text: truncate(message.text, DETAILS_MAX), news: message.news, findings: message.findings.length, ...(message.owner ? { owner: message.owner } : {}) },
+      custom_details: {
+        text: truncate(message.text, DETAILS_MAX),
+        news: message.news,
+        findings: message.findings.length,
+        ...(message.owner ? { owner: message.owner } : {}),
+      },
     },
     client: "mon",
   };

@@ -8,8 +8,17 @@ export default definePager({
   name: "pagerTree",
   title: "PagerTree",
   guide: { credential: "Integrations → Create → Webhook; copy the integration URL." },
-  options: v.object({ integrationUrl: CredentialUrl("Integration URL `https://api.pagertree.com/integration/{int_…}`") }),
+  options: v.object({
+    integrationUrl: CredentialUrl("Integration URL `https://api.pagertree.com/integration/{int_…}`"),
+  }),
   credentials: ["integrationUrl"],
   url: (o) => o.integrationUrl,
-  body: (m) => ({ event_type: ends(m) ? "resolve" : "create", Id: m.dedupKey, Title: truncate(m.title, 250), Description: truncate(m.text, 10_000), Urgency: severityOf(m, ["critical", "high", "medium", "low"]), Tags: [m.reason] }),
+  body: (m) => ({
+    event_type: ends(m) ? "resolve" : "create",
+    Id: m.dedupKey,
+    Title: truncate(m.title, 250),
+    Description: truncate(m.text, 10_000),
+    Urgency: severityOf(m, ["critical", "high", "medium", "low"]),
+    Tags: [m.reason],
+  }),
 });

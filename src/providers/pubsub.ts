@@ -1,17 +1,41 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import type { HttpClient } from "../outbound/client.ts";
+import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 import { defineProvider } from "./define.ts";
 import { classifyError, classifyStatus, jsonApi, parseJson, truncate } from "./http.ts";
 import { base64 } from "./keys.ts";
 
 const Options = v.object({
-  project: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "must be a Google Cloud project id"), v.description("Project id.")),
-  topic: v.pipe(v.string(), v.regex(/^[A-Za-z][A-Za-z0-9._~%+-]{2,254}$/, "must be a Pub/Sub topic name"), v.description("Topic name.")),
-  serviceAccountKey: v.optional(v.pipe(v.string(), v.description("Service account key JSON; without it, GKE Workload Identity (the metadata server) is used (a credential: ${file:/path})."))),
-  orderingKey: v.optional(v.pipe(v.boolean(), v.description("Publish with the incident key as ordering key (the subscription must enable ordering).")), false),
+  project: v.pipe(
+    v.string(),
+    v.regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "must be a Google Cloud project id"),
+    v.description("Project id."),
+  ),
+  topic: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z][A-Za-z0-9._~%+-]{2,254}$/, "must be a Pub/Sub topic name"),
+    v.description("Topic name."),
+  ),
+  serviceAccountKey: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        "Service account key JSON; without it, GKE Workload Identity (the metadata server) is used (a credential: ${file:/path}).",
+      ),
+    ),
+  ),
+  orderingKey: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description("Publish with the incident key as ordering key (the subscription must enable ordering)."),
+    ),
+    false,
+  ),
   apiUrl: v.optional(v.pipe(v.string(), v.url(), v.description("Pub/Sub API base.")), "https://pubsub.googleapis.com"),
-  metadataUrl: v.optional(v.pipe(v.string(), v.url(), v.description("Metadata server, for Workload Identity.")), "http://metadata.google.internal"),
+  metadataUrl: v.optional(
+    v.pipe(v.string(), v.url(), v.description("Metadata server, for Workload Identity.")),
+    "http://metadata.google.internal",
+  ),
 });
 
 const SCOPE = "https://www.googleapis.com/auth/pubsub";
@@ -26,7 +50,9 @@ export default defineProvider({
   name: "pubsub",
   kind: "info",
   title: "Google Cloud Pub/Sub",
-  guide: { credential: "GKE Workload Identity with roles/pubsub.publisher (no secret); or a service account key JSON." },
+  guide: {
+    credential: "GKE Workload Identity with roles/pubsub.publisher (no secret); or a service account key JSON.",
+  },
   threading: "dedup_key",
   options: Options,
   credentials: ["serviceAccountKey"],
@@ -38,10 +64,37 @@ export default defineProvider({
       async send(message, context): Promise<Outcome> {
         const token = await tokens(context.signal, context.now);
         if (typeof token !== "string") return token;
-        const data = { action: message.action, incidentId: message.incidentId, dedupKey: message.dedupKey, cluster: deps.clusterName, reason: message.reason, tier: message.tier, mode: message.mode, title: message.title, text: truncate(message.text, 500_000), at: new Date(message.at).toISOString() };
-        const body = { messages: [{ data: base64(JSON.stringify(data)), attributes: { dedupKey: message.dedupKey, action: message.action }, ...(options.orderingKey ? { orderingKey: message.dedupKey } : {}) }] };
+        const data = {
+          action: message.action,
+          incidentId: message.incidentId,
+          dedupKey: message.dedupKey,
+          cluster: deps.clusterName,
+          reason: message.reason,
+          tier: message.tier,
+          mode: message.mode,
+          title: message.title,
+          text: truncate(message.text, 500_000),
+          at: new Date(message.at).toISOString(),
+        };
+        const body = {
+          messages: [
+            {
+              data: base64(JSON.stringify(data)),
+              attributes: { dedupKey: message.dedupKey, action: message.action },
+              ...(options.orderingKey ? { orderingKey: message.dedupKey } : {}),
+            },
+          ],
+        };
         const call = jsonApi(deps.http, options.apiUrl.replace(/\/+$/, ""), { authorization: `Bearer ${token}` });
-        return (await call("POST", `/v1/projects/${options.project}/topics/${encodeURIComponent(options.topic)}:publish`, body, context.signal, context.now)).outcome;
+        return (
+          await call(
+            "POST",
+            `/v1/projects/${options.project}/topics/${encodeURIComponent(options.topic)}:publish`,
+            body,
+            context.signal,
+            context.now,
+          )
+        ).outcome;
       },
     };
   },
@@ -53,15 +106,41 @@ function googleTokens(options: { serviceAccountKey?: string; metadataUrl: string
   return async (signal: AbortSignal, now: number): Promise<string | Outcome> => {
     if (cached && cached.expiresAt - 5 * 60_000 > now) return cached.token;
     try {
-      let answer;
+      let answer: HttpAnswer;
       if (options.serviceAccountKey) {
-        const key = parseJson<{ client_email?: string; private_key?: string; token_uri?: string }>(options.serviceAccountKey);
-        if (!key?.client_email || !key.private_key) return { kind: "permanent", reason: "serviceAccountKey is not a service account key JSON (client_email, private_key)" };
+        const key = parseJson<{ client_email?: string; private_key?: string; token_uri?: string }>(
+          options.serviceAccountKey,
+        );
+        if (!key?.client_email || !key.private_key)
+          return {
+            kind: "permanent",
+            reason: "serviceAccountKey is not a service account key JSON (client_email, private_key)",
+          };
         const tokenUri = key.token_uri ?? "https://oauth2.googleapis.com/token";
-        const assertion = await signJwt(key.private_key, { iss: key.client_email, scope: SCOPE, aud: tokenUri, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 3600 });
-        answer = await http.request({ method: "POST", url: tokenUri, headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion }).toString(), signal });
+        const assertion = await signJwt(key.private_key, {
+          iss: key.client_email,
+          scope: SCOPE,
+          aud: tokenUri,
+          iat: Math.floor(now / 1000),
+          exp: Math.floor(now / 1000) + 3600,
+        });
+        answer = await http.request({
+          method: "POST",
+          url: tokenUri,
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+            assertion,
+          }).toString(),
+          signal,
+        });
       } else {
-        answer = await http.request({ method: "GET", url: `${options.metadataUrl.replace(/\/+$/, "")}/computeMetadata/v1/instance/service-accounts/default/token?scopes=${encodeURIComponent(SCOPE)}`, headers: { "metadata-flavor": "Google" }, signal });
+        answer = await http.request({
+          method: "GET",
+          url: `${options.metadataUrl.replace(/\/+$/, "")}/computeMetadata/v1/instance/service-accounts/default/token?scopes=${encodeURIComponent(SCOPE)}`,
+          headers: { "metadata-flavor": "Google" },
+          signal,
+        });
       }
       const outcome = classifyStatus(answer, now);
       if (outcome.kind !== "ok") return outcome;
@@ -77,11 +156,19 @@ function googleTokens(options: { serviceAccountKey?: string; metadataUrl: string
 
 /** A JWT signed RS256 with WebCrypto from a PKCS#8 PEM key. */
 export async function signJwt(pem: string, claims: Record<string, unknown>): Promise<string> {
-  const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const b64url = (bytes: Uint8Array) =>
+    btoa(String.fromCharCode(...bytes))
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+      .replace(/=+$/, "");
   const text = (s: string) => b64url(new TextEncoder().encode(s));
   const der = Uint8Array.from(atob(pem.replace(/-----[^-]+-----/g, "").replace(/\s+/g, "")), (c) => c.charCodeAt(0));
-  const key = await crypto.subtle.importKey("pkcs8", der, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey("pkcs8", der, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
   const unsigned = `${text(JSON.stringify({ alg: "RS256", typ: "JWT" }))}.${text(JSON.stringify(claims))}`;
-  const signature = new Uint8Array(await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, new TextEncoder().encode(unsigned)));
+  const signature = new Uint8Array(
+    await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, new TextEncoder().encode(unsigned)),
+  );
   return `${unsigned}.${b64url(signature)}`;
 }

@@ -4,8 +4,16 @@ import { sendAndClassify, truncate } from "./http.ts";
 import { shortKey } from "./keys.ts";
 
 const Options = v.object({
-  appToken: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{30}$/, "must be a 30-character application token"), v.description("Application API token (a credential: ${file:/path}).")),
-  userKey: v.pipe(v.string(), v.regex(/^[A-Za-z0-9]{30}$/, "must be a 30-character user or group key"), v.description("User or group key (a credential: ${file:/path}).")),
+  appToken: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z0-9]{30}$/, "must be a 30-character application token"),
+    v.description("Application API token (a credential: ${file:/path})."),
+  ),
+  userKey: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z0-9]{30}$/, "must be a 30-character user or group key"),
+    v.description("User or group key (a credential: ${file:/path})."),
+  ),
   device: v.optional(v.pipe(v.string(), v.description("Only this device."))),
   url: v.optional(v.pipe(v.string(), v.url(), v.description("API base.")), "https://api.pushover.net"),
 });
@@ -28,7 +36,18 @@ export default defineProvider({
     const base = options.url.replace(/\/+$/, "");
     const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
     const post = async (path: string, fields: Record<string, string>, signal: AbortSignal, now: number) =>
-      (await sendAndClassify(deps.http, { url: `${base}${path}`, headers: { "content-type": "application/x-www-form-urlencoded" }, body: form(fields), signal }, now)).outcome;
+      (
+        await sendAndClassify(
+          deps.http,
+          {
+            url: `${base}${path}`,
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: form(fields),
+            signal,
+          },
+          now,
+        )
+      ).outcome;
     return {
       name: "pushover",
       kind: "info",
@@ -40,14 +59,16 @@ export default defineProvider({
             user: options.userKey,
             title: truncate(message.title, 250),
             message: truncate(message.text, 1_024),
-            priority: message.mode === "page" ? "1" : message.mode === "digest" || message.tier === "normal" ? "-1" : "0",
+            priority:
+              message.mode === "page" ? "1" : message.mode === "digest" || message.tier === "normal" ? "-1" : "0",
             tags: shortKey(message.dedupKey, 64),
             ...(options.device ? { device: options.device } : {}),
           },
           context.signal,
           context.now,
         ),
-      check: (signal) => post("/1/users/validate.json", { token: options.appToken, user: options.userKey }, signal, Date.now()),
+      check: (signal) =>
+        post("/1/users/validate.json", { token: options.appToken, user: options.userKey }, signal, Date.now()),
     };
   },
 });

@@ -11,15 +11,35 @@ import { definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "rootly",
   title: "Rootly",
-  guide: { credential: "Alerts → Sources → Generic Webhook; copy the secret; set dedup on $.dedup_key and resolve on $.status == \"resolved\"." },
+  guide: {
+    credential:
+      'Alerts → Sources → Generic Webhook; copy the secret; set dedup on $.dedup_key and resolve on $.status == "resolved".',
+  },
   options: v.object({
-    secret: v.pipe(v.string(), v.minLength(8), v.description("Alert source secret, sent as a bearer token (a credential: ${file:/path}).")),
-    targetType: v.pipe(v.picklist(["Service", "Group", "EscalationPolicy", "Functionality", "User"]), v.description("What the alert notifies.")),
+    secret: v.pipe(
+      v.string(),
+      v.minLength(8),
+      v.description("Alert source secret, sent as a bearer token (a credential: ${file:/path})."),
+    ),
+    targetType: v.pipe(
+      v.picklist(["Service", "Group", "EscalationPolicy", "Functionality", "User"]),
+      v.description("What the alert notifies."),
+    ),
     targetId: v.pipe(v.string(), v.minLength(1), v.description("Id of that target.")),
-    url: v.optional(v.pipe(v.string(), v.url(), v.description("Webhook base.")), "https://webhooks.rootly.com/webhooks/incoming/generic_webhooks/notify"),
+    url: v.optional(
+      v.pipe(v.string(), v.url(), v.description("Webhook base.")),
+      "https://webhooks.rootly.com/webhooks/incoming/generic_webhooks/notify",
+    ),
   }),
   credentials: ["secret"],
   url: (o) => `${o.url.replace(/\/+$/, "")}/${o.targetType}/${encodeURIComponent(o.targetId)}`,
   headers: (o) => ({ authorization: `Bearer ${o.secret}` }),
-  body: (m, _o, cluster) => ({ title: truncate(m.title, 500), description: truncate(m.text, 20_000), dedup_key: m.dedupKey, status: ends(m) ? "resolved" : "triggered", severity: severityOf(m, ["critical", "high", "medium", "low"]), labels: { cluster, reason: m.reason } }),
+  body: (m, _o, cluster) => ({
+    title: truncate(m.title, 500),
+    description: truncate(m.text, 20_000),
+    dedup_key: m.dedupKey,
+    status: ends(m) ? "resolved" : "triggered",
+    severity: severityOf(m, ["critical", "high", "medium", "low"]),
+    labels: { cluster, reason: m.reason },
+  }),
 });

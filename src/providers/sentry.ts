@@ -8,7 +8,11 @@ import { sendAndClassify, truncate } from "./http.ts";
 const DSN = /^(https?):\/\/([^:@/]+)(?::[^@/]*)?@([^/]+)(\/.*)?\/(\d+)$/;
 
 const Options = v.object({
-  dsn: v.pipe(v.string(), v.regex(DSN, "must be a Sentry DSN such as https://<key>@o1.ingest.sentry.io/42"), v.description("Project DSN (keep it in a Secret: a credential, ${file:/path}).")),
+  dsn: v.pipe(
+    v.string(),
+    v.regex(DSN, "must be a Sentry DSN such as https://<key>@o1.ingest.sentry.io/42"),
+    v.description("Project DSN (keep it in a Secret: a credential, ${file:/path})."),
+  ),
 });
 
 /**
@@ -31,8 +35,22 @@ export default defineProvider({
       name: "sentry",
       kind: "info",
       async send(message, context) {
-        const headers = { "content-type": "application/x-sentry-envelope", "x-sentry-auth": `Sentry sentry_version=7, sentry_key=${publicKey}, sentry_client=mon/${VERSION}` };
-        return (await sendAndClassify(deps.http, { url, headers, body: sentryEnvelope(message, deps.clusterName, options.dsn, context.now), signal: context.signal }, context.now)).outcome;
+        const headers = {
+          "content-type": "application/x-sentry-envelope",
+          "x-sentry-auth": `Sentry sentry_version=7, sentry_key=${publicKey}, sentry_client=mon/${VERSION}`,
+        };
+        return (
+          await sendAndClassify(
+            deps.http,
+            {
+              url,
+              headers,
+              body: sentryEnvelope(message, deps.clusterName, options.dsn, context.now),
+              signal: context.signal,
+            },
+            context.now,
+          )
+        ).outcome;
       },
     };
   },
@@ -41,7 +59,16 @@ export default defineProvider({
 /** The envelope for one message: envelope header, item header, event, one JSON document per line. */
 export function sentryEnvelope(message: Message, cluster: string, dsn: string, now: number): string {
   const eventId = createHash("sha256").update(message.id).digest("hex").slice(0, 32);
-  const level = message.action === "resolve" || message.action === "opened_resolved" ? "info" : message.mode === "page" ? "fatal" : message.tier === "high" ? "error" : message.tier === "normal" ? "info" : "warning";
+  const level =
+    message.action === "resolve" || message.action === "opened_resolved"
+      ? "info"
+      : message.mode === "page"
+        ? "fatal"
+        : message.tier === "high"
+          ? "error"
+          : message.tier === "normal"
+            ? "info"
+            : "warning";
   const event = JSON.stringify({
     event_id: eventId,
     timestamp: message.at / 1000,
@@ -51,7 +78,16 @@ export function sentryEnvelope(message: Message, cluster: string, dsn: string, n
     environment: cluster,
     message: { formatted: truncate(message.text, 8_000) },
     fingerprint: ["mon", message.dedupKey],
-    tags: { reason: message.reason, tier: message.tier, action: message.action, incident: message.incidentId.slice(0, 200) },
+    tags: {
+      reason: message.reason,
+      tier: message.tier,
+      action: message.action,
+      incident: message.incidentId.slice(0, 200),
+    },
   });
-  return [JSON.stringify({ event_id: eventId, sent_at: new Date(now).toISOString(), dsn }), JSON.stringify({ type: "event", length: new TextEncoder().encode(event).length }), event].join("\n");
+  return [
+    JSON.stringify({ event_id: eventId, sent_at: new Date(now).toISOString(), dsn }),
+    JSON.stringify({ type: "event", length: new TextEncoder().encode(event).length }),
+    event,
+  ].join("\n");
 }

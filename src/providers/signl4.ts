@@ -7,9 +7,15 @@ import { definePager } from "./pager.ts";
 export default definePager({
   name: "signl4",
   title: "SIGNL4",
-  guide: { credential: "Team settings → Team secret (the last segment of https://connect.signl4.com/webhook/{ secret})." },
+  guide: {
+    credential: "Team settings → Team secret (the last segment of https://connect.signl4.com/webhook/{ secret}).",
+  },
   options: v.object({
-    teamSecret: v.pipe(v.string(), v.minLength(4), v.description("Team secret, the last path segment of the webhook URL (a credential: ${file:/path}).")),
+    teamSecret: v.pipe(
+      v.string(),
+      v.minLength(4),
+      v.description("Team secret, the last path segment of the webhook URL (a credential: ${file:/path})."),
+    ),
     url: v.optional(v.pipe(v.string(), v.url(), v.description("Webhook base.")), "https://connect.signl4.com/webhook"),
     service: v.optional(v.pipe(v.string(), v.description("`X-S4-Service`: the SIGNL4 category."))),
   }),

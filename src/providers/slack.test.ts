@@ -23,7 +23,8 @@ describe("slack (incoming webhook)", () => {
     const p = slackPayload(message("a", "announce", { markdown: `🟠 **Title**\n${"detail ".repeat(1_000)}` }));
     expect(p.text.startsWith("🟠 *Title*")).toBe(true);
     expect(p.blocks).toHaveLength(3);
-    for (const b of p.blocks as { text?: { text: string } }[]) if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(3_000);
+    for (const b of p.blocks as { text?: { text: string } }[])
+      if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(3_000);
     expect(JSON.stringify(p)).toContain("… (truncated)");
   });
 
@@ -33,8 +34,18 @@ describe("slack (incoming webhook)", () => {
 });
 
 describe("slack (bot token)", () => {
-  const create = (apiUrl: string) => slack.create(v.parse(slack.options, { token: "xoxb-secret", channel: "C123", apiUrl }), { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "t", stdout: () => {} });
-  const ctx = (conversation?: string) => ({ signal: AbortSignal.timeout(5_000), now: 0, ...(conversation ? { conversation } : {}) });
+  const create = (apiUrl: string) =>
+    slack.create(v.parse(slack.options, { token: "xoxb-secret", channel: "C123", apiUrl }), {
+      http: createOutboundClient(),
+      logger: createSilentLogger(),
+      clusterName: "t",
+      stdout: () => {},
+    });
+  const ctx = (conversation?: string) => ({
+    signal: AbortSignal.timeout(5_000),
+    now: 0,
+    ...(conversation ? { conversation } : {}),
+  });
 
   test("announce posts to the channel and returns the message ts as the conversation", async () => {
     const server = await startCaptureServer();
@@ -55,14 +66,26 @@ describe("slack (bot token)", () => {
     const server = await startCaptureServer();
     try {
       server.setDefault({ status: 200, body: JSON.stringify({ ok: true, ts: "2" }) });
-      expect(await create(server.url).send(message("a", "resolve"), ctx("1.1"))).toEqual({ kind: "ok", conversation: "1.1" });
-      expect(server.requests.map((r) => [r.path, r.json().thread_ts ?? r.json().ts])).toEqual([["/chat.postMessage", "1.1"], ["/chat.update", "1.1"]]);
+      expect(await create(server.url).send(message("a", "resolve"), ctx("1.1"))).toEqual({
+        kind: "ok",
+        conversation: "1.1",
+      });
+      expect(server.requests.map((r) => [r.path, r.json().thread_ts ?? r.json().ts])).toEqual([
+        ["/chat.postMessage", "1.1"],
+        ["/chat.update", "1.1"],
+      ]);
     } finally {
       await server.close();
     }
   });
 
-  const errors: [string, string][] = [["invalid_auth", "permanent"], ["channel_not_found", "permanent"], ["not_in_channel", "permanent"], ["internal_error", "retry"], ["ratelimited", "rateLimited"]];
+  const errors: [string, string][] = [
+    ["invalid_auth", "permanent"],
+    ["channel_not_found", "permanent"],
+    ["not_in_channel", "permanent"],
+    ["internal_error", "retry"],
+    ["ratelimited", "rateLimited"],
+  ];
   for (const [error, kind] of errors) {
     test(`HTTP 200 with ok:false error ${error} → ${kind}`, async () => {
       const server = await startCaptureServer();

@@ -10,8 +10,15 @@ const SECTION_MAX = 3_000;
 
 const Options = v.pipe(
   v.object({
-    webhook: v.optional(v.pipe(v.string(), v.description("Incoming webhook URL (a credential: ${file:/path}). Cannot thread."))),
-    token: v.optional(v.pipe(v.string(), v.description("Bot token xoxb-… (a credential: ${file:/path}); with `channel`, threads updates."))),
+    webhook: v.optional(
+      v.pipe(v.string(), v.description("Incoming webhook URL (a credential: ${file:/path}). Cannot thread.")),
+    ),
+    token: v.optional(
+      v.pipe(
+        v.string(),
+        v.description("Bot token xoxb-… (a credential: ${file:/path}); with `channel`, threads updates."),
+      ),
+    ),
     channel: v.optional(v.pipe(v.string(), v.minLength(1), v.description("Channel ID for the bot token."))),
     apiUrl: v.optional(v.pipe(v.string(), v.url(), v.description("Web API base URL.")), "https://slack.com/api"),
   }),
@@ -29,7 +36,12 @@ export default defineProvider({
   name: "slack",
   kind: "chat",
   title: "Slack",
-  guide: { credential: "Slack app → Incoming Webhooks → Add New Webhook to Workspace (webhook); or OAuth & Permissions → Bot User OAuth Token xoxb-… with chat:write (token).", oneOf: [["webhook", "token"]], requires: { token: ["channel"] } },
+  guide: {
+    credential:
+      "Slack app → Incoming Webhooks → Add New Webhook to Workspace (webhook); or OAuth & Permissions → Bot User OAuth Token xoxb-… with chat:write (token).",
+    oneOf: [["webhook", "token"]],
+    requires: { token: ["channel"] },
+  },
   threading: "thread",
   options: Options,
   credentials: ["webhook", "token"],
@@ -44,7 +56,14 @@ export default defineProvider({
       send,
       check: options.token
         ? async (signal) => {
-            const result = await callWebApi(deps.http, `${options.apiUrl}/auth.test`, options.token ?? "", {}, signal, Date.now());
+            const result = await callWebApi(
+              deps.http,
+              `${options.apiUrl}/auth.test`,
+              options.token ?? "",
+              {},
+              signal,
+              Date.now(),
+            );
             return result.outcome;
           }
         : undefined,
@@ -54,7 +73,11 @@ export default defineProvider({
 
 /** Slack's mrkdwn for a message: bold is `*x*`, code is backticks; `&`, `<`, `>` escaped. */
 export function toMrkdwn(message: Message): string {
-  return message.markdown.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\*\*(.+?)\*\*/g, "*$1*");
+  return message.markdown
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/\*\*(.+?)\*\*/g, "*$1*");
 }
 
 /** The `{text, blocks}` payload; the fallback `text` carries the whole message, blocks the readable layout. */
@@ -64,14 +87,24 @@ export function slackPayload(message: Message): { text: string; blocks: unknown[
   const blocks: unknown[] = [{ type: "section", text: { type: "mrkdwn", text: truncate(headline, SECTION_MAX) } }];
   const details = rest.join("\n").trim();
   if (details) blocks.push({ type: "section", text: { type: "mrkdwn", text: truncate(details, SECTION_MAX) } });
-  blocks.push({ type: "context", elements: [{ type: "mrkdwn", text: truncate(`${message.reason} · ${message.tier} · ${message.dedupKey}`, SECTION_MAX) }] });
+  blocks.push({
+    type: "context",
+    elements: [
+      { type: "mrkdwn", text: truncate(`${message.reason} · ${message.tier} · ${message.dedupKey}`, SECTION_MAX) },
+    ],
+  });
   return { text: truncate(body, TEXT_MAX), blocks };
 }
 
 // --- internal ---
 
 async function postWebhook(http: HttpClient, url: string, message: Message, context: SendContext): Promise<Outcome> {
-  const request = { url, headers: { "content-type": "application/json" }, body: JSON.stringify(slackPayload(message)), signal: context.signal };
+  const request = {
+    url,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(slackPayload(message)),
+    signal: context.signal,
+  };
   return (await sendAndClassify(http, request, context.now)).outcome;
 }
 
@@ -79,7 +112,14 @@ async function postWebhook(http: HttpClient, url: string, message: Message, cont
  * One message through the Web API (shared with `slackBot`): `chat.postMessage`, threaded under the
  * announcement's `ts` for updates and the resolve, which also edits the root (`chat.update`).
  */
-export async function postBot(http: HttpClient, apiUrl: string, token: string, channel: string, message: Message, context: SendContext): Promise<Outcome> {
+export async function postBot(
+  http: HttpClient,
+  apiUrl: string,
+  token: string,
+  channel: string,
+  message: Message,
+  context: SendContext,
+): Promise<Outcome> {
   const payload = slackPayload(message);
   const threaded = context.conversation && message.action !== "announce" && message.action !== "opened_resolved";
   const body = { channel, ...payload, ...(threaded ? { thread_ts: context.conversation } : {}) };
@@ -87,13 +127,30 @@ export async function postBot(http: HttpClient, apiUrl: string, token: string, c
   if (posted.outcome.kind !== "ok") return posted.outcome;
   if (threaded && message.action === "resolve") {
     // Keep the root message current so a scrolling reader sees the incident is over; a failed edit is not worth a resend.
-    await callWebApi(http, `${apiUrl}/chat.update`, token, { channel, ts: context.conversation, ...payload }, context.signal, context.now);
+    await callWebApi(
+      http,
+      `${apiUrl}/chat.update`,
+      token,
+      { channel, ts: context.conversation, ...payload },
+      context.signal,
+      context.now,
+    );
   }
   const ts = typeof posted.json?.ts === "string" ? posted.json.ts : undefined;
-  return threaded ? { kind: "ok", conversation: context.conversation } : ts ? { kind: "ok", conversation: ts } : { kind: "ok" };
+  return threaded
+    ? { kind: "ok", conversation: context.conversation }
+    : ts
+      ? { kind: "ok", conversation: ts }
+      : { kind: "ok" };
 }
 
-const RETRYABLE_ERRORS = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout", "ratelimited"]);
+const RETRYABLE_ERRORS = new Set([
+  "internal_error",
+  "fatal_error",
+  "service_unavailable",
+  "request_timeout",
+  "ratelimited",
+]);
 
 /** One Web API call: HTTP status, then the `{ok:false, error}` body Slack answers with HTTP 200. */
 export async function callWebApi(

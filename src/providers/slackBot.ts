@@ -3,7 +3,11 @@ import { defineProvider } from "./define.ts";
 import { callWebApi, postBot } from "./slack.ts";
 
 const Options = v.object({
-  botToken: v.pipe(v.string(), v.startsWith("xoxb-", "must be a bot token xoxb-…"), v.description("Bot token (a credential: ${file:/path}).")),
+  botToken: v.pipe(
+    v.string(),
+    v.startsWith("xoxb-", "must be a bot token xoxb-…"),
+    v.description("Bot token (a credential: ${file:/path})."),
+  ),
   channel: v.pipe(v.string(), v.minLength(1), v.description("Channel ID (preferred) or name the bot is in.")),
   apiUrl: v.optional(v.pipe(v.string(), v.url(), v.description("Web API base URL.")), "https://slack.com/api"),
 });
@@ -18,7 +22,10 @@ export default defineProvider({
   name: "slackBot",
   kind: "chat",
   title: "Slack (bot)",
-  guide: { credential: "Slack app → OAuth & Permissions → Bot User OAuth Token (xoxb-…) with the chat:write scope; invite the bot to the channel." },
+  guide: {
+    credential:
+      "Slack app → OAuth & Permissions → Bot User OAuth Token (xoxb-…) with the chat:write scope; invite the bot to the channel.",
+  },
   threading: "thread",
   options: Options,
   credentials: ["botToken"],
@@ -26,8 +33,10 @@ export default defineProvider({
     return {
       name: "slackBot",
       kind: "chat",
-      send: (message, context) => postBot(deps.http, options.apiUrl, options.botToken, options.channel, message, context),
-      check: async (signal) => (await callWebApi(deps.http, `${options.apiUrl}/auth.test`, options.botToken, {}, signal, Date.now())).outcome,
+      send: (message, context) =>
+        postBot(deps.http, options.apiUrl, options.botToken, options.channel, message, context),
+      check: async (signal) =>
+        (await callWebApi(deps.http, `${options.apiUrl}/auth.test`, options.botToken, {}, signal, Date.now())).outcome,
     };
   },
 });

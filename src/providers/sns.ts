@@ -5,7 +5,11 @@ import { truncate } from "./http.ts";
 import { shortKey } from "./keys.ts";
 
 const Options = v.object({
-  topicArn: v.pipe(v.string(), v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, "must be an SNS topic ARN"), v.description("Topic ARN (a `.fifo` topic gets the incident key as message group).")),
+  topicArn: v.pipe(
+    v.string(),
+    v.regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_.-]+$/, "must be an SNS topic ARN"),
+    v.description("Topic ARN (a `.fifo` topic gets the incident key as message group)."),
+  ),
   ...AWS_OPTIONS,
 });
 
@@ -18,7 +22,11 @@ export default defineProvider({
   name: "sns",
   kind: "info",
   title: "Amazon SNS",
-  guide: { credential: "IRSA: an IAM role with sns:Publish on the topic, annotated on mon's ServiceAccount (no secret); or an access key.", requires: { accessKeyId: ["secretAccessKey"] } },
+  guide: {
+    credential:
+      "IRSA: an IAM role with sns:Publish on the topic, annotated on mon's ServiceAccount (no secret); or an access key.",
+    requires: { accessKeyId: ["secretAccessKey"] },
+  },
   threading: "dedup_key",
   options: Options,
   credentials: ["secretAccessKey"],
@@ -40,9 +48,18 @@ export default defineProvider({
           "MessageAttributes.entry.2.Name": "action",
           "MessageAttributes.entry.2.Value.DataType": "String",
           "MessageAttributes.entry.2.Value.StringValue": message.action,
-          ...(options.topicArn.endsWith(".fifo") ? { MessageGroupId: shortKey(message.dedupKey, 128), MessageDeduplicationId: shortKey(message.id, 128) } : {}),
+          ...(options.topicArn.endsWith(".fifo")
+            ? { MessageGroupId: shortKey(message.dedupKey, 128), MessageDeduplicationId: shortKey(message.id, 128) }
+            : {}),
         });
-        return (await call({ "content-type": "application/x-www-form-urlencoded; charset=utf-8" }, form.toString(), context.signal, context.now)).outcome;
+        return (
+          await call(
+            { "content-type": "application/x-www-form-urlencoded; charset=utf-8" },
+            form.toString(),
+            context.signal,
+            context.now,
+          )
+        ).outcome;
       },
     };
   },

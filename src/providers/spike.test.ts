@@ -11,7 +11,8 @@ describe("spike", () => {
     secret: "spk-secret-1",
     path: "/spk-secret-1/push-events",
     // Spike keys incidents on the title: it carries the dedup key and never changes.
-    dedup: (b) => (b.title.startsWith("[mon-prod-deployment-shop-api-page]") ? "mon-prod-deployment-shop-api-page" : b.title),
+    dedup: (b) =>
+      b.title.startsWith("[mon-prod-deployment-shop-api-page]") ? "mon-prod-deployment-shop-api-page" : b.title,
     status: (b) => b.status,
     expected: ["trigger", "trigger", "resolve"],
   });

@@ -13,10 +13,17 @@ export default definePager({
   name: "spike",
   title: "Spike.sh",
   guide: { credential: "Integrations → Webhook; copy the push-events URL." },
-  options: v.object({ webhookUrl: CredentialUrl("Webhook integration URL `https://hooks.spike.sh/{token}/push-events`") }),
+  options: v.object({
+    webhookUrl: CredentialUrl("Webhook integration URL `https://hooks.spike.sh/{token}/push-events`"),
+  }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,
-  body: (m) => ({ title: spikeTitle(m), body: truncate(m.text, 10_000), status: ends(m) ? "resolve" : "trigger", severity: m.mode === "page" ? "sev1" : "sev3" }),
+  body: (m) => ({
+    title: spikeTitle(m),
+    body: truncate(m.text, 10_000),
+    status: ends(m) ? "resolve" : "trigger",
+    severity: m.mode === "page" ? "sev1" : "sev3",
+  }),
 });
 
 /** The title Spike keys an incident on: stable for its whole life. */

@@ -4,7 +4,11 @@ import { sendAndClassify, truncate } from "./http.ts";
 
 const Options = v.object({
   url: v.pipe(v.string(), v.url(), v.description("HEC base URL, e.g. https://splunk.example.com:8088.")),
-  hecToken: v.pipe(v.string(), v.minLength(8), v.description("HTTP Event Collector token (a credential: ${file:/path}).")),
+  hecToken: v.pipe(
+    v.string(),
+    v.minLength(8),
+    v.description("HTTP Event Collector token (a credential: ${file:/path})."),
+  ),
   index: v.optional(v.pipe(v.string(), v.description("Index (the token's default otherwise)."))),
   sourcetype: v.optional(v.pipe(v.string(), v.description("Sourcetype.")), "mon:incident"),
   source: v.optional(v.pipe(v.string(), v.description("Source.")), "mon"),
@@ -36,14 +40,28 @@ export default defineProvider({
           source: options.source,
           sourcetype: options.sourcetype,
           ...(options.index ? { index: options.index } : {}),
-          event: { action: message.action, incidentId: message.incidentId, title: message.title, text: truncate(message.text, 60_000), reason: message.reason, tier: message.tier, mode: message.mode, root: message.root, news: message.news },
+          event: {
+            action: message.action,
+            incidentId: message.incidentId,
+            title: message.title,
+            text: truncate(message.text, 60_000),
+            reason: message.reason,
+            tier: message.tier,
+            mode: message.mode,
+            root: message.root,
+            news: message.news,
+          },
           fields: { dedup_key: message.dedupKey, cluster: deps.clusterName },
         });
         return (await sendAndClassify(deps.http, { url, headers, body, signal: context.signal }, context.now)).outcome;
       },
       async check(signal) {
         const answer = await deps.http.request({ url, headers, body: "", signal });
-        return answer.status === 400 && /No data/i.test(answer.body) ? { kind: "ok" } : answer.status >= 200 && answer.status < 300 ? { kind: "ok" } : { kind: "permanent", reason: `http_${answer.status}` };
+        return answer.status === 400 && /No data/i.test(answer.body)
+          ? { kind: "ok" }
+          : answer.status >= 200 && answer.status < 300
+            ? { kind: "ok" }
+            : { kind: "permanent", reason: `http_${answer.status}` };
       },
     };
   },

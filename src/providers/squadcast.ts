@@ -8,7 +8,9 @@ export default definePager({
   name: "squadcast",
   title: "Squadcast",
   guide: { credential: "Service → Alert Sources → Incident Webhook; copy the URL." },
-  options: v.object({ webhookUrl: CredentialUrl("Incident webhook URL `https://api.squadcast.com/v2/incidents/api/{apiKey}`") }),
+  options: v.object({
+    webhookUrl: CredentialUrl("Incident webhook URL `https://api.squadcast.com/v2/incidents/api/{apiKey}`"),
+  }),
   credentials: ["webhookUrl"],
   url: (o) => o.webhookUrl,
   body: (m, _o, cluster) => ({

@@ -13,10 +13,17 @@ const Options = v.object({
   webhookUrl: v.pipe(
     v.string(),
     v.url("must be the Workflows trigger URL"),
-    v.check((u) => !/\.webhook\.office\.com$/i.test(safeHost(u)), "Office 365 connector URLs (*.webhook.office.com) are retired: create a Teams Workflows webhook instead"),
-    v.description("Teams Workflows (Power Automate) webhook URL; its `sig` parameter is the secret (a credential: ${file:/path})."),
+    v.check(
+      (u) => !/\.webhook\.office\.com$/i.test(safeHost(u)),
+      "Office 365 connector URLs (*.webhook.office.com) are retired: create a Teams Workflows webhook instead",
+    ),
+    v.description(
+      "Teams Workflows (Power Automate) webhook URL; its `sig` parameter is the secret (a credential: ${file:/path}).",
+    ),
   ),
-  title: v.optional(v.pipe(v.string(), v.description("Heading shown above every card; default: the message's own headline."))),
+  title: v.optional(
+    v.pipe(v.string(), v.description("Heading shown above every card; default: the message's own headline.")),
+  ),
 });
 
 /**
@@ -30,7 +37,10 @@ export default defineProvider({
   name: "teams",
   kind: "chat",
   title: "Microsoft Teams (Workflows)",
-  guide: { credential: "In the Teams channel: … → Workflows → \"Post to a channel when a webhook request is received\"; copy the HTTP POST URL." },
+  guide: {
+    credential:
+      'In the Teams channel: … → Workflows → "Post to a channel when a webhook request is received"; copy the HTTP POST URL.',
+  },
   threading: "none",
   options: Options,
   credentials: ["webhookUrl"],
@@ -40,12 +50,23 @@ export default defineProvider({
       kind: "chat",
       async send(message, context) {
         const body = JSON.stringify(teamsCard(message, options.title));
-        return (await sendAndClassify(deps.http, { url: options.webhookUrl, headers: { "content-type": "application/json" }, body, signal: context.signal }, context.now)).outcome;
+        return (
+          await sendAndClassify(
+            deps.http,
+            { url: options.webhookUrl, headers: { "content-type": "application/json" }, body, signal: context.signal },
+            context.now,
+          )
+        ).outcome;
       },
       async check() {
         const host = safeHost(options.webhookUrl);
         const sig = new URL(options.webhookUrl).searchParams.has("sig");
-        return WORKFLOW_HOSTS.test(host) && sig ? { kind: "ok" } : { kind: "permanent", reason: `not a Teams Workflows trigger URL (host ${host}${sig ? "" : ", no sig parameter"})` };
+        return WORKFLOW_HOSTS.test(host) && sig
+          ? { kind: "ok" }
+          : {
+              kind: "permanent",
+              reason: `not a Teams Workflows trigger URL (host ${host}${sig ? "" : ", no sig parameter"})`,
+            };
       },
     };
   },
@@ -54,14 +75,34 @@ export default defineProvider({
 /** The `{type: "message", attachments: [Adaptive Card]}` envelope for one message. */
 export function teamsCard(message: Message, title?: string): Record<string, unknown> {
   const [headline = "", ...rest] = message.text.split("\n");
-  const body: unknown[] = [{ type: "TextBlock", text: title ?? headline, weight: "Bolder", size: "Medium", wrap: true }];
+  const body: unknown[] = [
+    { type: "TextBlock", text: title ?? headline, weight: "Bolder", size: "Medium", wrap: true },
+  ];
   if (title) body.push({ type: "TextBlock", text: headline, wrap: true });
   const details = rest.join("\n\n").trim();
   if (details) body.push({ type: "TextBlock", text: truncate(details, TEXT_MAX), wrap: true });
-  body.push({ type: "FactSet", facts: [{ title: "Reason", value: message.reason }, { title: "Tier", value: message.tier }, { title: "Key", value: message.dedupKey }] });
+  body.push({
+    type: "FactSet",
+    facts: [
+      { title: "Reason", value: message.reason },
+      { title: "Tier", value: message.tier },
+      { title: "Key", value: message.dedupKey },
+    ],
+  });
   return {
     type: "message",
-    attachments: [{ contentType: "application/vnd.microsoft.card.adaptive", contentUrl: null, content: { $schema: "http://adaptivecards.io/schemas/adaptive-card.json", type: "AdaptiveCard", version: "1.4", body } }],
+    attachments: [
+      {
+        contentType: "application/vnd.microsoft.card.adaptive",
+        contentUrl: null,
+        content: {
+          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+          type: "AdaptiveCard",
+          version: "1.4",
+          body,
+        },
+      },
+    ],
   };
 }
 

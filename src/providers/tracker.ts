@@ -32,7 +32,14 @@ export function marker(key: string): string {
  * (a restart that forgot it) the issue is found by its key. A create whose answer names no issue is `ok` with
  * `untracked` (counted in `mon_tracker_untracked_total`).
  */
-export function defineTracker<S extends v.GenericSchema>(spec: { name: string; title: string; guide?: ProviderGuide; options: S; credentials: readonly string[]; api: (options: v.InferOutput<S>, http: HttpClient, cluster: string) => TrackerApi }): Readonly<ProviderDefinition<S>> {
+export function defineTracker<S extends v.GenericSchema>(spec: {
+  name: string;
+  title: string;
+  guide?: ProviderGuide;
+  options: S;
+  credentials: readonly string[];
+  api: (options: v.InferOutput<S>, http: HttpClient, cluster: string) => TrackerApi;
+}): Readonly<ProviderDefinition<S>> {
   return defineProvider({
     name: spec.name,
     kind: "tracker",

@@ -5,7 +5,11 @@ import victorOps from "./victorOps.ts";
 describe("victorOps", () => {
   pagerContract({
     definition: victorOps,
-    options: (b) => ({ apiKey: "api-key-secret-1", routingKey: "team-a", url: `${b}/integrations/generic/20131114/alert` }),
+    options: (b) => ({
+      apiKey: "api-key-secret-1",
+      routingKey: "team-a",
+      url: `${b}/integrations/generic/20131114/alert`,
+    }),
     invalid: [[{ routingKey: "x" }, "apiKey is required"]],
     secret: "api-key-secret-1",
     path: "/integrations/generic/20131114/alert/api-key-secret-1/team-a",

@@ -11,11 +11,17 @@ import { definePager, severityOf } from "./pager.ts";
 export default definePager({
   name: "victorOps",
   title: "Splunk On-Call (VictorOps)",
-  guide: { credential: "Integrations → 3rd Party Integrations → REST – Generic; copy the key from the URL and pick a routing key." },
+  guide: {
+    credential:
+      "Integrations → 3rd Party Integrations → REST – Generic; copy the key from the URL and pick a routing key.",
+  },
   options: v.object({
     apiKey: v.pipe(v.string(), v.minLength(8), v.description("REST integration key (a credential: ${file:/path}).")),
     routingKey: v.pipe(v.string(), v.minLength(1), v.description("Routing key that picks the escalation policy.")),
-    url: v.optional(v.pipe(v.string(), v.url(), v.description("REST endpoint base.")), "https://alert.victorops.com/integrations/generic/20131114/alert"),
+    url: v.optional(
+      v.pipe(v.string(), v.url(), v.description("REST endpoint base.")),
+      "https://alert.victorops.com/integrations/generic/20131114/alert",
+    ),
   }),
   credentials: ["apiKey"],
   url: (o) => `${o.url.replace(/\/+$/, "")}/${encodeURIComponent(o.apiKey)}/${encodeURIComponent(o.routingKey)}`,

@@ -22,7 +22,10 @@ export default defineProvider({
   name: "webex",
   kind: "chat",
   title: "Webex",
-  guide: { credential: "developer.webex.com → My Webex Apps → Create a Bot; copy its access token and add the bot to the space." },
+  guide: {
+    credential:
+      "developer.webex.com → My Webex Apps → Create a Bot; copy its access token and add the bot to the space.",
+  },
   threading: "thread",
   options: Options,
   credentials: ["botToken"],
@@ -34,16 +37,26 @@ export default defineProvider({
       kind: "chat",
       async send(message, context): Promise<Outcome> {
         const markdown = truncateBytes(message.markdown, MAX_BYTES);
-        const parent = message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
-        const { outcome, answer } = await call("POST", "/messages", { roomId: options.roomId, markdown, ...(parent ? { parentId: parent } : {}) }, context.signal, context.now);
+        const parent =
+          message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;
+        const { outcome, answer } = await call(
+          "POST",
+          "/messages",
+          { roomId: options.roomId, markdown, ...(parent ? { parentId: parent } : {}) },
+          context.signal,
+          context.now,
+        );
         if (outcome.kind !== "ok") return outcome;
-        if (parent && ends(message)) await call("PUT", `/messages/${parent}`, { roomId: options.roomId, markdown }, context.signal, context.now);
+        if (parent && ends(message))
+          await call("PUT", `/messages/${parent}`, { roomId: options.roomId, markdown }, context.signal, context.now);
         const id = idFrom(answer?.body);
         return parent ? { kind: "ok", conversation: parent } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
         const me = await call("GET", "/people/me", undefined, signal, Date.now());
-        return me.outcome.kind !== "ok" ? me.outcome : (await call("GET", `/rooms/${encodeURIComponent(options.roomId)}`, undefined, signal, Date.now())).outcome;
+        return me.outcome.kind !== "ok"
+          ? me.outcome
+          : (await call("GET", `/rooms/${encodeURIComponent(options.roomId)}`, undefined, signal, Date.now())).outcome;
       },
     };
   },

@@ -17,8 +17,33 @@ describe("webhook", () => {
   });
 
   test("the body carries the fields docs/providers/webhook.md documents", () => {
-    const body = webhookBody(message("Deployment/shop/api", "update", { news: ["now affects 2 or more pods"] }), "prod");
-    expect(Object.keys(body)).toEqual(["version", "action", "incidentId", "messageId", "dedupKey", "cluster", "root", "tier", "mode", "reason", "title", "text", "news", "findings", "at"]);
-    expect(body).toMatchObject({ version: "1", action: "update", cluster: "prod", news: ["now affects 2 or more pods"], at: "1970-01-01T00:00:00.000Z" });
+    const body = webhookBody(
+      message("Deployment/shop/api", "update", { news: ["now affects 2 or more pods"] }),
+      "prod",
+    );
+    expect(Object.keys(body)).toEqual([
+      "version",
+      "action",
+      "incidentId",
+      "messageId",
+      "dedupKey",
+      "cluster",
+      "root",
+      "tier",
+      "mode",
+      "reason",
+      "title",
+      "text",
+      "news",
+      "findings",
+      "at",
+    ]);
+    expect(body).toMatchObject({
+      version: "1",
+      action: "update",
+      cluster: "prod",
+      news: ["now affects 2 or more pods"],
+      at: "1970-01-01T00:00:00.000Z",
+    });
   });
 });

@@ -8,10 +8,19 @@ import { sendAndClassify, truncate } from "./http.ts";
 export const WEBHOOK_BODY_VERSION = "1";
 
 const Options = v.object({
-  url: v.pipe(v.string(), v.url("must be an absolute URL"), v.description("Receiver URL; a ${file:/path} reference when it embeds a token.")),
+  url: v.pipe(
+    v.string(),
+    v.url("must be an absolute URL"),
+    v.description("Receiver URL; a ${file:/path} reference when it embeds a token."),
+  ),
   method: v.optional(v.pipe(v.picklist(["POST", "PUT"]), v.description("HTTP method.")), "POST"),
-  headers: v.optional(v.pipe(v.record(v.string(), v.string()), v.description("Extra headers; values are credentials (${file:/path}).")), {}),
-  signingSecret: v.optional(v.pipe(v.string(), v.description("Standard Webhooks signing secret (whsec_…; a credential)."))),
+  headers: v.optional(
+    v.pipe(v.record(v.string(), v.string()), v.description("Extra headers; values are credentials (${file:/path}).")),
+    {},
+  ),
+  signingSecret: v.optional(
+    v.pipe(v.string(), v.description("Standard Webhooks signing secret (whsec_…; a credential).")),
+  ),
   timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(60)), 10),
   maxBodyBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(4096)), 262_144),
 });
@@ -33,7 +42,14 @@ export interface WebhookBody {
   title: string;
   text: string;
   news: readonly string[];
-  findings: { reason: string; object: { kind: string; namespace?: string; name: string }; container?: string; tier: string; summary: string; evidence: Record<string, string> }[];
+  findings: {
+    reason: string;
+    object: { kind: string; namespace?: string; name: string };
+    container?: string;
+    tier: string;
+    summary: string;
+    evidence: Record<string, string>;
+  }[];
   at: string;
   /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
   delivery?: "startup summary" | "roll-up" | "digest" | "notice";
@@ -64,7 +80,14 @@ export default defineProvider({
         const id = `msg_${message.id}`;
         headers["webhook-id"] = id;
         if (options.signingSecret) Object.assign(headers, await sign(options.signingSecret, id, context.now, body));
-        const request = { method: options.method, url: options.url, headers, body, signal: context.signal, timeoutMs: options.timeoutSeconds * 1000 };
+        const request = {
+          method: options.method,
+          url: options.url,
+          headers,
+          body,
+          signal: context.signal,
+          timeoutMs: options.timeoutSeconds * 1000,
+        };
         return (await sendAndClassify(deps.http, request, context.now)).outcome;
       },
     };
@@ -90,14 +113,20 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
     news: message.news,
     findings: message.findings.map((f) => ({
       reason: f.reason,
-      object: { kind: f.object.kind, ...(f.object.namespace ? { namespace: f.object.namespace } : {}), name: f.object.name },
+      object: {
+        kind: f.object.kind,
+        ...(f.object.namespace ? { namespace: f.object.namespace } : {}),
+        name: f.object.name,
+      },
       ...(f.container ? { container: f.container } : {}),
       tier: f.tier,
       summary: f.summary,
       evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
     })),
     at: new Date(message.at).toISOString(),
-    ...(message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest" ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
+    ...(message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest"
+      ? { delivery: message.delivery, covers: message.covers ?? [] }
+      : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
   };
 }
@@ -108,13 +137,19 @@ function encodeBody(body: WebhookBody, maxBytes: number): string {
   let json = JSON.stringify(body);
   if (new TextEncoder().encode(json).length <= maxBytes) return json;
   // Evidence goes first, the header stays: a receiver must still learn which incident changed.
-  const slim = { ...body, findings: body.findings.map((f) => ({ ...f, evidence: {} })), text: truncate(body.text, Math.floor(maxBytes / 4)) };
+  const slim = {
+    ...body,
+    findings: body.findings.map((f) => ({ ...f, evidence: {} })),
+    text: truncate(body.text, Math.floor(maxBytes / 4)),
+  };
   json = JSON.stringify(slim);
   return json;
 }
 
 async function sign(secret: string, id: string, now: number, body: string): Promise<Record<string, string>> {
-  const keyBytes = secret.startsWith("whsec_") ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0)) : secret;
+  const keyBytes = secret.startsWith("whsec_")
+    ? Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0))
+    : secret;
   const timestamp = String(Math.floor(now / 1000));
   const signature = await hmacSha256Base64(keyBytes, `${id}.${timestamp}.${body}`);
   return { "webhook-timestamp": timestamp, "webhook-signature": `v1,${signature}` };

@@ -30,24 +30,48 @@ export default defineProvider({
   credentials: ["apiKey"],
   create(options, deps) {
     const base = `${options.url.replace(/\/+$/, "")}/api/v1`;
-    const headers = { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${options.botEmail}:${options.apiKey}`)}` };
+    const headers = {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${btoa(`${options.botEmail}:${options.apiKey}`)}`,
+    };
     return {
       name: "zulip",
       kind: "chat",
       async send(message, context) {
         const topic = zulipTopic(message);
-        const form = new URLSearchParams({ type: "stream", to: options.channel, topic, content: truncate(message.markdown, CONTENT_MAX) });
-        const { outcome, answer } = await sendAndClassify(deps.http, { url: `${base}/messages`, headers, body: form.toString(), signal: context.signal }, context.now);
+        const form = new URLSearchParams({
+          type: "stream",
+          to: options.channel,
+          topic,
+          content: truncate(message.markdown, CONTENT_MAX),
+        });
+        const { outcome, answer } = await sendAndClassify(
+          deps.http,
+          { url: `${base}/messages`, headers, body: form.toString(), signal: context.signal },
+          context.now,
+        );
         if (outcome.kind !== "ok") return outcome;
         const id = idFrom(answer?.body);
         if (ends(message) && message.root.kind !== "Cluster" && id) {
           const rename = new URLSearchParams({ topic: `✔ ${topic}`.slice(0, TOPIC_MAX), propagate_mode: "change_all" });
-          await sendAndClassify(deps.http, { method: "PATCH", url: `${base}/messages/${id}`, headers, body: rename.toString(), signal: context.signal }, context.now);
+          await sendAndClassify(
+            deps.http,
+            {
+              method: "PATCH",
+              url: `${base}/messages/${id}`,
+              headers,
+              body: rename.toString(),
+              signal: context.signal,
+            },
+            context.now,
+          );
         }
         return { kind: "ok" };
       },
       async check(signal) {
-        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/users/me`, headers, signal }, Date.now())).outcome;
+        return (
+          await sendAndClassify(deps.http, { method: "GET", url: `${base}/users/me`, headers, signal }, Date.now())
+        ).outcome;
       },
     };
   },

@@ -50,7 +50,13 @@ export function createBudgets(limits: ReadonlyMap<string, number>): Budgets {
   return {
     admit(provider, message, now) {
       const limit = limits.get(provider) ?? 0;
-      if (limit === 0 || message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") return true;
+      if (
+        limit === 0 ||
+        message.delivery === "startup summary" ||
+        message.delivery === "roll-up" ||
+        message.delivery === "digest"
+      )
+        return true;
       const conversations = folded.get(provider) ?? new Set<string>();
       folded.set(provider, conversations);
       const opens = message.action === "announce" || message.action === "opened_resolved";
@@ -80,7 +86,8 @@ export function createBudgets(limits: ReadonlyMap<string, number>): Budgets {
     },
     nextDueAt() {
       let next: number | undefined;
-      for (const p of pending.values()) if (next === undefined || p.since + OVERFLOW_DIGEST_DELAY_MS < next) next = p.since + OVERFLOW_DIGEST_DELAY_MS;
+      for (const p of pending.values())
+        if (next === undefined || p.since + OVERFLOW_DIGEST_DELAY_MS < next) next = p.since + OVERFLOW_DIGEST_DELAY_MS;
       return next;
     },
   };

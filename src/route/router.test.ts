@@ -2,7 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { message } from "../testing/messages.ts";
 import { createRouter } from "./router.ts";
 
-const providers = [{ name: "webhook", kind: "info" as const }, { name: "slack", kind: "chat" as const }];
+const providers = [
+  { name: "webhook", kind: "info" as const },
+  { name: "slack", kind: "chat" as const },
+];
 
 describe("router (Community, spec 1.10)", () => {
   test("one provider only: app.communityProvider when configured", () => {
@@ -32,7 +35,11 @@ describe("router (Community, spec 1.10)", () => {
 
   test("startup summary goes to chat and info providers; page-tier problems go on their own to paging tools", () => {
     const withPager = [...providers, { name: "pagerDuty", kind: "paging" as const }];
-    const summary = message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a", "b"], mode: "page" });
+    const summary = message("startup-summary@0", "announce", {
+      delivery: "startup summary",
+      covers: ["a", "b"],
+      mode: "page",
+    });
     const pageA = message("a", "announce", { delivery: "paging", mode: "page" });
 
     const chat = createRouter({ providers: withPager, communityProvider: "slack" });
@@ -49,9 +56,14 @@ describe("router (Community, spec 1.10)", () => {
   });
 
   test("a roll-up's closing message goes where the roll-up went, so a pager never gets it", () => {
-    const router = createRouter({ providers: [...providers, { name: "pagerDuty", kind: "paging" as const }], communityProvider: "pagerDuty" });
+    const router = createRouter({
+      providers: [...providers, { name: "pagerDuty", kind: "paging" as const }],
+      communityProvider: "pagerDuty",
+    });
     expect(router.route(message("roll-up@0", "announce", { delivery: "roll-up", covers: ["a", "b"] }), 0)).toEqual([]);
-    expect(router.route(message("a", "announce", { delivery: "paging", mode: "page" }), 0).map((j) => j.provider)).toEqual(["pagerDuty"]);
+    expect(
+      router.route(message("a", "announce", { delivery: "paging", mode: "page" }), 0).map((j) => j.provider),
+    ).toEqual(["pagerDuty"]);
     expect(router.route(message("a", "resolve"), 1).map((j) => j.provider)).toEqual(["pagerDuty"]);
     expect(router.route(message("roll-up@0", "resolve", { delivery: "roll-up" }), 2)).toEqual([]);
   });
@@ -71,30 +83,84 @@ describe("router (Pro, spec 6 items 3-5)", () => {
       ],
     });
     expect(router.active).toEqual(["pagerDuty", "slack", "webhook"]);
-    expect(to(router.route(message("a", "announce", { owner: "team-payments" }), 0))).toEqual(["pagerDuty", "slack", "webhook"]);
-    expect(to(router.route(message("b", "announce", { root: { kind: "Deployment", namespace: "ops", name: "b" } }), 0))).toEqual(["webhook"]);
+    expect(to(router.route(message("a", "announce", { owner: "team-payments" }), 0))).toEqual([
+      "pagerDuty",
+      "slack",
+      "webhook",
+    ]);
+    expect(
+      to(router.route(message("b", "announce", { root: { kind: "Deployment", namespace: "ops", name: "b" } }), 0)),
+    ).toEqual(["webhook"]);
     // The owner label changed after the announcement: the conversation keeps its providers.
-    expect(to(router.route(message("a", "update", { owner: "team-search" }), 1))).toEqual(["pagerDuty", "slack", "webhook"]);
+    expect(to(router.route(message("a", "update", { owner: "team-search" }), 1))).toEqual([
+      "pagerDuty",
+      "slack",
+      "webhook",
+    ]);
     // A route listing owners still needs its other fields: the owner alone is not enough.
-    expect(to(router.route(message("c", "announce", { owner: "team-payments", reason: "OOMKilled", root: { kind: "Deployment", namespace: "ops", name: "c" } }), 0))).toEqual(["webhook"]);
+    expect(
+      to(
+        router.route(
+          message("c", "announce", {
+            owner: "team-payments",
+            reason: "OOMKilled",
+            root: { kind: "Deployment", namespace: "ops", name: "c" },
+          }),
+          0,
+        ),
+      ),
+    ).toEqual(["webhook"]);
   });
 
   test("after a restart with no record, an update or resolve is judged on the route parts it carries", () => {
-    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] }, { name: "webhook", kind: "info", routes: [{ namespaces: ["ops"] }] }] });
+    const router = createRouter({
+      edition: "pro",
+      providers: [
+        { name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] },
+        { name: "webhook", kind: "info", routes: [{ namespaces: ["ops"] }] },
+      ],
+    });
     expect(to(router.route(message("a", "resolve"), 0))).toEqual(["slack"]);
   });
 
   test("a summary goes to a routed provider when one problem it names matches; each problem continues where it was sent", () => {
-    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] }, { name: "webhook", kind: "info", routes: [{ namespaces: ["ops"] }] }] });
-    const summary = message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a", "b"], problems: [{ incidentId: "a", namespace: "shop", tier: "medium", reasons: ["CrashLoopBackOff"] }, { incidentId: "b", namespace: "kube-system", tier: "high", reasons: ["NodeLost"] }] });
+    const router = createRouter({
+      edition: "pro",
+      providers: [
+        { name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] },
+        { name: "webhook", kind: "info", routes: [{ namespaces: ["ops"] }] },
+      ],
+    });
+    const summary = message("startup-summary@0", "announce", {
+      delivery: "startup summary",
+      covers: ["a", "b"],
+      problems: [
+        { incidentId: "a", namespace: "shop", tier: "medium", reasons: ["CrashLoopBackOff"] },
+        { incidentId: "b", namespace: "kube-system", tier: "high", reasons: ["NodeLost"] },
+      ],
+    });
     expect(to(router.route(summary, 0))).toEqual(["slack"]);
     expect(to(router.route(message("a", "resolve"), 1))).toEqual(["slack"]);
   });
 
   test("hourly budget: 3 new conversations, the rest and their later messages fold into one overflow digest; pages are exempt", () => {
     const folds: string[] = [];
-    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", hourlyBudget: 3 }, { name: "pagerDuty", kind: "paging", hourlyBudget: 3 }], onFold: (p, m) => folds.push(`${p}:${m.incidentId}:${m.action}`) });
-    const sent = Array.from({ length: 10 }, (_, i) => to(router.route(message(`i${i}`, "announce", { reason: i % 3 === 0 ? "OOMKilled" : "CrashLoopBackOff" }), i * 1000)));
+    const router = createRouter({
+      edition: "pro",
+      providers: [
+        { name: "slack", kind: "chat", hourlyBudget: 3 },
+        { name: "pagerDuty", kind: "paging", hourlyBudget: 3 },
+      ],
+      onFold: (p, m) => folds.push(`${p}:${m.incidentId}:${m.action}`),
+    });
+    const sent = Array.from({ length: 10 }, (_, i) =>
+      to(
+        router.route(
+          message(`i${i}`, "announce", { reason: i % 3 === 0 ? "OOMKilled" : "CrashLoopBackOff" }),
+          i * 1000,
+        ),
+      ),
+    );
     expect(sent.filter((t) => t.includes("slack"))).toHaveLength(3);
     // Updates and resolves of announced conversations are never counted; those of folded ones fold too.
     expect(to(router.route(message("i0", "update"), 20_000))).toEqual(["pagerDuty", "slack"]);
@@ -105,19 +171,39 @@ describe("router (Pro, spec 6 items 3-5)", () => {
     const { due, skipped } = router.overflowDue(3_000 + 10 * MIN);
     // The pager's overflow digest is skipped: paging tools never receive plain messages.
     expect(skipped).toBe(1);
-    expect(due.map((o) => [o.provider, [...o.counts.entries()]])).toEqual([["slack", [["OOMKilled", 3], ["CrashLoopBackOff", 5]]]]);
+    expect(due.map((o) => [o.provider, [...o.counts.entries()]])).toEqual([
+      [
+        "slack",
+        [
+          ["OOMKilled", 3],
+          ["CrashLoopBackOff", 5],
+        ],
+      ],
+    ]);
     expect(folds.filter((f) => f.startsWith("slack:"))).toHaveLength(8);
     // An hour later the budget is free again.
     expect(to(router.route(message("later", "announce"), 3_700_000))).toEqual(["pagerDuty", "slack"]);
   });
 
   test("fallback: for chat, and for a pager's updates; never for a pager's opening or resolve, never a pager for a summary", () => {
-    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", fallback: "webhook" }, { name: "pagerDuty", kind: "paging", fallback: "webhook" }, { name: "webhook", kind: "info", fallback: "pagerDuty" }] });
+    const router = createRouter({
+      edition: "pro",
+      providers: [
+        { name: "slack", kind: "chat", fallback: "webhook" },
+        { name: "pagerDuty", kind: "paging", fallback: "webhook" },
+        { name: "webhook", kind: "info", fallback: "pagerDuty" },
+      ],
+    });
     expect(router.fallback("slack", message("a", "announce"))).toEqual({ provider: "webhook", send: true });
     expect(router.fallback("pagerDuty", message("a", "announce", { mode: "page" }))).toBeUndefined();
     expect(router.fallback("pagerDuty", message("a", "resolve"))).toBeUndefined();
     expect(router.fallback("pagerDuty", message("a", "update"))).toEqual({ provider: "webhook", send: true });
-    expect(router.fallback("webhook", message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a"] }))).toBeUndefined();
+    expect(
+      router.fallback(
+        "webhook",
+        message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a"] }),
+      ),
+    ).toBeUndefined();
     expect(router.fallback("webhook", message("b", "announce"))).toEqual({ provider: "pagerDuty", send: true });
     // A fallback that got this very message already gets nothing more.
     router.route(message("d", "announce"), 0);
@@ -131,7 +217,14 @@ describe("router (Pro, spec 6 items 3-5)", () => {
 
 describe("plain notices (spec 6)", () => {
   test("go to every provider but paging tools and trackers, whatever their routes and budgets", () => {
-    const router = createRouter({ edition: "pro", providers: [{ name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }], hourlyBudget: 1 }, { name: "pagerDuty", kind: "paging" }, { name: "webhook", kind: "info" }] });
+    const router = createRouter({
+      edition: "pro",
+      providers: [
+        { name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }], hourlyBudget: 1 },
+        { name: "pagerDuty", kind: "paging" },
+        { name: "webhook", kind: "info" },
+      ],
+    });
     router.route(message("a", "announce"), 0);
     const notice = message("startup@0", "announce", { delivery: "notice", root: { kind: "Cluster", name: "prod" } });
     expect(router.route(notice, 1).map((j) => j.provider)).toEqual(["slack", "webhook"]);
@@ -141,13 +234,23 @@ describe("plain notices (spec 6)", () => {
 describe("conversations across restarts (spec 6 item 4)", () => {
   test("every change of a conversation's providers is reported; a restored one sends the resolve where the announcement went", () => {
     const seen: [string, readonly string[] | undefined][] = [];
-    const providers = [{ name: "slack", kind: "chat" as const }, { name: "webhook", kind: "info" as const }];
-    const before = createRouter({ edition: "pro", providers: [providers[0]!], onConversation: (id, p) => seen.push([id, p]) });
+    const providers = [
+      { name: "slack", kind: "chat" as const },
+      { name: "webhook", kind: "info" as const },
+    ];
+    const before = createRouter({
+      edition: "pro",
+      providers: [providers[0]!],
+      onConversation: (id, p) => seen.push([id, p]),
+    });
     before.route(message("a", "announce"), 0);
     expect(seen).toEqual([["a", ["slack"]]]);
     // After a restart the webhook is configured too, without routes: it would get a new conversation, not this one.
     const after = createRouter({ edition: "pro", providers, onConversation: (id, p) => seen.push([id, p]) });
-    after.restore([["a", ["slack"]], ["gone", ["pagerDuty"]]]);
+    after.restore([
+      ["a", ["slack"]],
+      ["gone", ["pagerDuty"]],
+    ]);
     expect(after.route(message("a", "resolve"), 1).map((j) => j.provider)).toEqual(["slack"]);
     expect(seen.at(-1)).toEqual(["a", undefined]);
     // A provider no longer configured is dropped; nothing left means the route parts decide.

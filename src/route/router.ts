@@ -56,12 +56,21 @@ export interface Router {
  * the providers its announcement went to (spec 6 item 4), even when the root's owner label changes; after a
  * restart with no record, an update or resolve is judged on the route parts it carries.
  */
-export function createRouter(options: { providers: readonly RoutedProvider[]; communityProvider?: string; edition?: Edition; onFold?: (provider: string, message: Message) => void; onConversation?: (incidentId: string, providers: readonly string[] | undefined) => void }): Router {
+export function createRouter(options: {
+  providers: readonly RoutedProvider[];
+  communityProvider?: string;
+  edition?: Edition;
+  onFold?: (provider: string, message: Message) => void;
+  onConversation?: (incidentId: string, providers: readonly string[] | undefined) => void;
+}): Router {
   const names = options.providers.map((p) => p.name).sort();
   const pro = options.edition === "pro";
   const wanted = options.communityProvider ?? "";
   const kept = wanted && names.includes(wanted) ? wanted : names[0];
-  const warning = !pro && wanted && !names.includes(wanted) ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}` : undefined;
+  const warning =
+    !pro && wanted && !names.includes(wanted)
+      ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}`
+      : undefined;
   const active = pro ? names : kept ? [kept] : [];
   const byName = new Map(options.providers.map((p) => [p.name, p] as const));
   const conversations = new Map<string, readonly string[]>();
@@ -73,7 +82,8 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
   };
   const pages = (name: string) => byName.get(name)?.kind === "paging" || byName.get(name)?.kind === "tracker";
   const routed = (name: string, message: Message) => !pro || routesMatch(byName.get(name)?.routes, problemsOf(message));
-  const join = (id: string, targets: readonly string[]) => remember(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
+  const join = (id: string, targets: readonly string[]) =>
+    remember(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
   const budgets = createBudgets(new Map(active.map((n) => [n, byName.get(n)?.hourlyBudget ?? 60] as const)));
   // Which providers each recent message went to, so a fallback never gets a message twice.
   const sentTo = new Map<string, Set<string>>();
@@ -109,10 +119,17 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
         // Plain notices go to every provider but paging tools and trackers, whatever their routes (spec 6).
         return active.filter((n) => !pages(n)).map((provider) => job(provider, message, now));
       }
-      if ((message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") && message.action === "announce") {
+      if (
+        (message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") &&
+        message.action === "announce"
+      ) {
         // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
         targets = active.filter((n) => !pages(n) && routed(n, message));
-        for (const p of problemsOf(message)) join(p.incidentId, targets.filter((n) => !pro || routesMatch(byName.get(n)?.routes, [p])));
+        for (const p of problemsOf(message))
+          join(
+            p.incidentId,
+            targets.filter((n) => !pro || routesMatch(byName.get(n)?.routes, [p])),
+          );
         if (message.delivery === "roll-up") remember(message.incidentId, targets);
       } else if (message.delivery === "paging") {
         targets = active.filter((n) => pages(n) && routed(n, message));
@@ -149,7 +166,11 @@ export function createRouter(options: { providers: readonly RoutedProvider[]; co
     fallback(provider, message) {
       const name = byName.get(provider)?.fallback;
       if (!name || name === provider || !active.includes(name)) return undefined;
-      const plain = message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest" || message.root.kind === "Cluster";
+      const plain =
+        message.delivery === "startup summary" ||
+        message.delivery === "roll-up" ||
+        message.delivery === "digest" ||
+        message.root.kind === "Cluster";
       if (pages(provider) && !plain && message.action !== "update") return undefined;
       if (pages(name) && plain) return undefined;
       if (sentTo.get(message.id)?.has(name)) return { provider: name, send: false };

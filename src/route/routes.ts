@@ -26,7 +26,15 @@ export function problemsOf(message: Message): readonly RouteFacts[] {
   if (message.problems) return message.problems;
   if (message.covers) return message.covers.map((incidentId) => ({ incidentId, tier: message.tier, reasons: [] }));
   const namespace = message.root.namespace ?? message.findings.find((f) => f.object.namespace)?.object.namespace;
-  return [{ incidentId: message.incidentId, ...(namespace ? { namespace } : {}), tier: message.tier, reasons: [...new Set([message.reason, ...message.findings.map((f) => f.reason)])], ...(message.owner ? { owner: message.owner } : {}) }];
+  return [
+    {
+      incidentId: message.incidentId,
+      ...(namespace ? { namespace } : {}),
+      tier: message.tier,
+      reasons: [...new Set([message.reason, ...message.findings.map((f) => f.reason)])],
+      ...(message.owner ? { owner: message.owner } : {}),
+    },
+  ];
 }
 
 // --- internal ---
@@ -38,6 +46,10 @@ function routeMatches(route: Route, p: RouteFacts): boolean {
     const wanted = new Set(route.reasons.map((r) => r.toLowerCase()));
     if (!p.reasons.some((r) => wanted.has(r.toLowerCase()))) return false;
   }
-  if (route.owners?.length && !(p.owner !== undefined && route.owners.some((o) => o.toLowerCase() === p.owner!.toLowerCase()))) return false;
+  if (
+    route.owners?.length &&
+    !(p.owner !== undefined && route.owners.some((o) => o.toLowerCase() === p.owner!.toLowerCase()))
+  )
+    return false;
   return true;
 }

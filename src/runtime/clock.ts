@@ -22,10 +22,15 @@ export function createSystemClock(): Clock {
       const handle = setTimeout(fn, Math.max(0, delayMs));
       return () => clearTimeout(handle);
     },
-    sleep: (delayMs, signal) => sleepWith((fn, ms) => {
-      const handle = setTimeout(fn, Math.max(0, ms));
-      return () => clearTimeout(handle);
-    }, delayMs, signal),
+    sleep: (delayMs, signal) =>
+      sleepWith(
+        (fn, ms) => {
+          const handle = setTimeout(fn, Math.max(0, ms));
+          return () => clearTimeout(handle);
+        },
+        delayMs,
+        signal,
+      ),
   };
 }
 
@@ -74,7 +79,11 @@ export function createFakeClock(startMs = Date.UTC(2026, 0, 1)): FakeClock {
 
 // --- internal ---
 
-function sleepWith(setTimer: (fn: () => void, ms: number) => Cancel, delayMs: number, signal?: AbortSignal): Promise<void> {
+function sleepWith(
+  setTimer: (fn: () => void, ms: number) => Cancel,
+  delayMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const cancel = setTimer(() => {

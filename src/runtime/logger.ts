@@ -42,5 +42,5 @@ function writeJson(entry: LogObject): void {
     if (extra && typeof extra === "object" && !(extra instanceof Error)) Object.assign(line, extra);
     else if (extra instanceof Error) line.error = extra.message;
   }
-  process.stderr.write(JSON.stringify(line) + "\n");
+  process.stderr.write(`${JSON.stringify(line)}\n`);
 }

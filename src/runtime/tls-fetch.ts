@@ -20,7 +20,10 @@ export type TlsFetch = (url: string, init?: RequestInit) => Promise<Response>;
  * fetch and only works with publicly trusted certificates (Node is not a supported runtime for `mon run`).
  */
 export function createTlsFetch(tls: TlsMaterial): TlsFetch {
-  const runtime = globalThis as unknown as { Bun?: unknown; Deno?: { createOutboundClient(o: Record<string, unknown>): unknown } };
+  const runtime = globalThis as unknown as {
+    Bun?: unknown;
+    Deno?: { createOutboundClient(o: Record<string, unknown>): unknown };
+  };
   if (runtime.Bun) {
     const options = {
       ...(tls.ca ? { ca: tls.ca } : {}),
@@ -29,7 +32,8 @@ export function createTlsFetch(tls: TlsMaterial): TlsFetch {
       ...(tls.serverName ? { serverName: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecureSkipVerify,
     };
-    return (url, init) => fetch(url, { ...init, tls: options, ...(tls.proxy ? { proxy: tls.proxy } : {}) } as RequestInit);
+    return (url, init) =>
+      fetch(url, { ...init, tls: options, ...(tls.proxy ? { proxy: tls.proxy } : {}) } as RequestInit);
   }
   if (runtime.Deno) {
     const client = runtime.Deno.createOutboundClient({

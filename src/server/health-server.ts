@@ -14,17 +14,34 @@ export interface HealthServer {
  * or a replica waiting for the lock), `/health` (JSON report; 200 unless failed, then 503) and `/metrics`
  * (Prometheus text exposition). Bound to `hostname` (default all interfaces). Documented in docs/health.md.
  */
-export async function startHealthServer(options: { port: number; hostname?: string; health: HealthRegistry; metrics: Registry }): Promise<HealthServer> {
+export async function startHealthServer(options: {
+  port: number;
+  hostname?: string;
+  health: HealthRegistry;
+  metrics: Registry;
+}): Promise<HealthServer> {
   const app = new H3()
     .get("/healthz", () => text(200, "ok\n"))
-    .get("/readyz", () => (options.health.ready() ? text(200, "ok\n") : text(503, "not ready: required caches not synced\n")))
+    .get("/readyz", () =>
+      options.health.ready() ? text(200, "ok\n") : text(503, "not ready: required caches not synced\n"),
+    )
     // Without leader election every replica is the lock holder; a standby waiting for the lock also passes (spec 4.1).
     .get("/availabilityz", () => text(200, "ok\n"))
     .get("/health", () => {
       const report = options.health.report();
-      return new Response(`${JSON.stringify(report)}\n`, { status: report.status === "failed" ? 503 : 200, headers: { "content-type": "application/json" } });
+      return new Response(`${JSON.stringify(report)}\n`, {
+        status: report.status === "failed" ? 503 : 200,
+        headers: { "content-type": "application/json" },
+      });
     })
-    .get("/metrics", async () => new Response(await options.metrics.metrics(), { status: 200, headers: { "content-type": options.metrics.contentType } }));
+    .get(
+      "/metrics",
+      async () =>
+        new Response(await options.metrics.metrics(), {
+          status: 200,
+          headers: { "content-type": options.metrics.contentType },
+        }),
+    );
   const server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
   await server.ready();
   // Show an address a person can open; the server itself listens on `hostname` (all interfaces by default).

@@ -49,7 +49,12 @@ export class SimAuthorizer {
     if (user.rules === "all") return true;
     return user.rules.some((rule) => {
       const any = (list: readonly string[], value: string) => list.includes("*") || list.includes(value);
-      if (!any(rule.verbs, attributes.verb) || !any(rule.groups, attributes.group) || !any(rule.resources, attributes.resource)) return false;
+      if (
+        !any(rule.verbs, attributes.verb) ||
+        !any(rule.groups, attributes.group) ||
+        !any(rule.resources, attributes.resource)
+      )
+        return false;
       if (!rule.namespaces) return true;
       return attributes.namespace !== undefined && any(rule.namespaces, attributes.namespace);
     });

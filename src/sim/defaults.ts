@@ -27,12 +27,16 @@ export function applyCreateDefaults(kind: string, object: Record<string, any>, r
 /** QoS class of a pod spec, as the apiserver computes it on create. */
 export function qosClass(spec: Record<string, any>): "Guaranteed" | "Burstable" | "BestEffort" {
   const containers: any[] = [...(spec.containers ?? []), ...(spec.initContainers ?? [])];
-  const any = containers.some((c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length);
+  const any = containers.some(
+    (c) => Object.keys(c.resources?.requests ?? {}).length || Object.keys(c.resources?.limits ?? {}).length,
+  );
   if (!any) return "BestEffort";
   const guaranteed = containers.every((c) => {
     const limits = c.resources?.limits ?? {};
     const requests = c.resources?.requests ?? limits;
-    return ["cpu", "memory"].every((r) => limits[r] !== undefined && String(requests[r] ?? limits[r]) === String(limits[r]));
+    return ["cpu", "memory"].every(
+      (r) => limits[r] !== undefined && String(requests[r] ?? limits[r]) === String(limits[r]),
+    );
   });
   return guaranteed ? "Guaranteed" : "Burstable";
 }
@@ -51,7 +55,11 @@ function defaultPod(pod: Record<string, any>, random: () => string): void {
           sources: [
             { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
             { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
-            { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
+            {
+              downwardAPI: {
+                items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }],
+              },
+            },
           ],
           defaultMode: 420,
         },
@@ -61,7 +69,10 @@ function defaultPod(pod: Record<string, any>, random: () => string): void {
   for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     c.resources ??= {};
     if (spec.automountServiceAccountToken !== false) {
-      c.volumeMounts = [...(c.volumeMounts ?? []), { name: volume, readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" }];
+      c.volumeMounts = [
+        ...(c.volumeMounts ?? []),
+        { name: volume, readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" },
+      ];
     }
     c.terminationMessagePath ??= "/dev/termination-log";
     c.terminationMessagePolicy ??= "File";

@@ -15,12 +15,23 @@ export const VERSION_INFO = {
 
 /** `GET /api`: the core APIVersions. */
 export function apiVersions(host: string) {
-  return { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: host }] };
+  return {
+    kind: "APIVersions",
+    versions: ["v1"],
+    serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress: host }],
+  };
 }
 
 /** `GET /apis`: the APIGroupList of every named group served. */
 export function apiGroupList(registry: TypeRegistry) {
-  return { kind: "APIGroupList", apiVersion: "v1", groups: registry.groups().filter((g) => g.group).map((g) => groupEntry(g.group, g.version)) };
+  return {
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: registry
+      .groups()
+      .filter((g) => g.group)
+      .map((g) => groupEntry(g.group, g.version)),
+  };
 }
 
 /** `GET /apis/<group>`: one APIGroup, or undefined when the group is not served. */
@@ -44,10 +55,19 @@ export function apiResourceList(registry: TypeRegistry, group: string, version: 
       ...(t.shortNames ? { shortNames: [...t.shortNames] } : {}),
       ...(t.categories ? { categories: [...t.categories] } : {}),
     });
-    if (t.status) resources.push({ name: `${t.name}/status`, singularName: "", namespaced: t.namespaced, kind: t.kind, verbs: ["get", "patch", "update"] });
+    if (t.status)
+      resources.push({
+        name: `${t.name}/status`,
+        singularName: "",
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: ["get", "patch", "update"],
+      });
   }
   const groupVersion = apiVersionOf(types[0]!);
-  return group ? { kind: "APIResourceList", apiVersion: "v1", groupVersion, resources } : { kind: "APIResourceList", groupVersion, resources };
+  return group
+    ? { kind: "APIResourceList", apiVersion: "v1", groupVersion, resources }
+    : { kind: "APIResourceList", groupVersion, resources };
 }
 
 // --- internal ---

@@ -4,7 +4,14 @@ import { stringify } from "yaml";
  * A kubeconfig for the simulator (YAML text): server URL, CA data, and a bearer token and/or a client
  * certificate. `kubectl --kubeconfig FILE` and `mon run --kubeconfig FILE` both read it.
  */
-export function renderKubeconfig(options: { server: string; caCert: string; token?: string; clientCert?: string; clientKey?: string; name?: string }): string {
+export function renderKubeconfig(options: {
+  server: string;
+  caCert: string;
+  token?: string;
+  clientCert?: string;
+  clientKey?: string;
+  name?: string;
+}): string {
   const name = options.name ?? "mon-sim";
   const b64 = (text: string) => Buffer.from(text).toString("base64");
   const user: Record<string, string> = {};

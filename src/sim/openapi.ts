@@ -9,7 +9,10 @@ export function openApiIndex(registry: TypeRegistry): { paths: Record<string, { 
   const paths: Record<string, { serverRelativeURL: string }> = {};
   for (const { group, version } of registry.groups()) {
     const key = group ? `apis/${group}/${version}` : `api/${version}`;
-    const hash = createHash("sha512").update(JSON.stringify(openApiDocument(registry, group, version))).digest("hex").toUpperCase();
+    const hash = createHash("sha512")
+      .update(JSON.stringify(openApiDocument(registry, group, version)))
+      .digest("hex")
+      .toUpperCase();
     paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${hash}` };
   }
   return { paths };
@@ -20,7 +23,11 @@ export function openApiIndex(registry: TypeRegistry): { paths: Record<string, { 
  * tagged with `x-kubernetes-group-version-kind` and the `fieldValidation` query parameter. Schemas are
  * not included (documented in docs/simulator.md); kubectl then computes patches from its built-in types.
  */
-export function openApiDocument(registry: TypeRegistry, group: string, version: string): Record<string, unknown> | undefined {
+export function openApiDocument(
+  registry: TypeRegistry,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
   const types = registry.all().filter((t) => t.group === group && t.version === version);
   if (types.length === 0) return undefined;
   const paths: Record<string, unknown> = {};
@@ -37,7 +44,12 @@ export function openApiDocument(registry: TypeRegistry, group: string, version: 
       ],
       responses: { "200": { description: "OK" } },
     });
-    paths[itemPath(t)] = { get: operation("get"), put: operation("put"), patch: operation("patch"), delete: operation("delete") };
+    paths[itemPath(t)] = {
+      get: operation("get"),
+      put: operation("put"),
+      patch: operation("patch"),
+      delete: operation("delete"),
+    };
     paths[collectionPath(t)] = { get: operation("list"), post: operation("post") };
   }
   return { openapi: "3.0.0", info: { title: "Kubernetes", version: "v1.32.13" }, paths, components: { schemas: {} } };

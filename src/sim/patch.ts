@@ -24,7 +24,8 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith("$")) continue;
     if (value === null) delete out[key];
-    else if (Array.isArray(value) && Array.isArray(out[key]) && mergeKeyOf(value) !== undefined) out[key] = mergeList(out[key] as unknown[], value, mergeKeyOf(value) ?? "name");
+    else if (Array.isArray(value) && Array.isArray(out[key]) && mergeKeyOf(value) !== undefined)
+      out[key] = mergeList(out[key] as unknown[], value, mergeKeyOf(value) ?? "name");
     else out[key] = strategicMergePatch(out[key], value);
   }
   return out;
@@ -108,7 +109,10 @@ function mergeList(current: unknown[], patch: unknown[], key: string): unknown[]
 function parsePointer(pointer: string): string[] {
   if (pointer === "") return [];
   if (!pointer.startsWith("/")) throw rejected();
-  return pointer.slice(1).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function getAt(doc: Json, path: string[]): Json {

@@ -20,7 +20,13 @@ export function createSimPki(commonName = "mon-sim"): SimPki {
   const ca = issue({ cn: `${commonName}-ca`, isCA: true });
   const server = issue({ cn: commonName, issuer: ca, san: ["localhost", "127.0.0.1", "::1"] });
   const client = issue({ cn: "admin", org: "system:masters", issuer: ca });
-  return { caCert: ca.certPem, serverCert: server.certPem, serverKey: server.keyPem, clientCert: client.certPem, clientKey: client.keyPem };
+  return {
+    caCert: ca.certPem,
+    serverCert: server.certPem,
+    serverKey: server.keyPem,
+    clientCert: client.certPem,
+    clientKey: client.keyPem,
+  };
 }
 
 // --- internal ---
@@ -49,13 +55,17 @@ function issue(options: { cn: string; org?: string; isCA?: boolean; issuer?: Iss
   cert.setSubject(subject);
   cert.setIssuer(options.issuer ? options.issuer.cert.subject.attributes : subject);
   const extensions: object[] = [{ name: "basicConstraints", cA: Boolean(options.isCA), critical: true }];
-  if (options.isCA) extensions.push({ name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true });
+  if (options.isCA)
+    extensions.push({ name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true });
   else {
     extensions.push({ name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true });
     extensions.push({ name: "extKeyUsage", serverAuth: Boolean(options.san), clientAuth: !options.san });
   }
   if (options.san) {
-    extensions.push({ name: "subjectAltName", altNames: options.san.map((s) => (/^[\d.:]+$/.test(s) ? { type: 7, ip: s } : { type: 2, value: s })) });
+    extensions.push({
+      name: "subjectAltName",
+      altNames: options.san.map((s) => (/^[\d.:]+$/.test(s) ? { type: 7, ip: s } : { type: 2, value: s })),
+    });
   }
   cert.setExtensions(extensions);
   const key = forge.pki.privateKeyFromPem(pair.privateKey) as forge.pki.rsa.PrivateKey;

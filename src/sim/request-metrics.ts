@@ -23,7 +23,9 @@ export function createRequestMetrics(): RequestMetrics {
       });
     },
     exposition() {
-      const lines = [...counts.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, n]) => `apiserver_request_total{${key}} ${n}`);
+      const lines = [...counts.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, n]) => `apiserver_request_total{${key}} ${n}`);
       return [
         "# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
         "# TYPE apiserver_request_total counter",
@@ -43,7 +45,16 @@ function labels(method: string, url: URL, code: number): string {
   const rest = isResource ? parts.slice(isCore ? 2 : 3) : [];
   if (rest[0] === "namespaces" && rest.length >= 3) rest.splice(0, 2);
   const named = rest.length >= 2;
-  const verb = method === "GET" ? (url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1" ? "WATCH" : named ? "GET" : "LIST") : method === "PUT" ? "PUT" : method;
+  const verb =
+    method === "GET"
+      ? url.searchParams.get("watch") === "true" || url.searchParams.get("watch") === "1"
+        ? "WATCH"
+        : named
+          ? "GET"
+          : "LIST"
+      : method === "PUT"
+        ? "PUT"
+        : method;
   const fields: [string, string][] = [
     ["code", String(code)],
     ["component", isResource ? "apiserver" : ""],

@@ -16,7 +16,15 @@ export interface ResourceType {
 const ALL = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"] as const;
 const NO_COLLECTION = ["create", "delete", "get", "list", "patch", "update", "watch"] as const;
 
-function r(group: string, version: string, name: string, kind: string, namespaced: boolean, status: boolean, extra: Partial<ResourceType> = {}): ResourceType {
+function r(
+  group: string,
+  version: string,
+  name: string,
+  kind: string,
+  namespaced: boolean,
+  status: boolean,
+  extra: Partial<ResourceType> = {},
+): ResourceType {
   return { group, version, name, singularName: kind.toLowerCase(), kind, namespaced, verbs: ALL, status, ...extra };
 }
 
@@ -52,8 +60,13 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   r("storage.k8s.io", "v1", "volumeattachments", "VolumeAttachment", false, true),
   r("storage.k8s.io", "v1", "csidrivers", "CSIDriver", false, false),
   r("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true, true, { shortNames: ["pdb"] }),
-  r("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, true, { shortNames: ["hpa"], categories: ["all"] }),
-  r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, false, { verbs: ["create"] }),
+  r("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, true, {
+    shortNames: ["hpa"],
+    categories: ["all"],
+  }),
+  r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, false, {
+    verbs: ["create"],
+  }),
 ];
 
 /** The metrics API (metrics.k8s.io/v1beta1), optional: served only when a simulator is started with it. */
@@ -63,7 +76,14 @@ export const METRICS_TYPES: readonly ResourceType[] = [
 ];
 
 /** Builds a custom resource type (a CRD's kind), served with the full verb set. */
-export function customResourceType(options: { group: string; version: string; plural: string; kind: string; namespaced: boolean; status?: boolean }): ResourceType {
+export function customResourceType(options: {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+  status?: boolean;
+}): ResourceType {
   return r(options.group, options.version, options.plural, options.kind, options.namespaced, options.status ?? false);
 }
 

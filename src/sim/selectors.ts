@@ -20,11 +20,29 @@ export function parseLabelSelector(text: string | null): Selector {
 
 const FIELDS_ALL = ["metadata.name", "metadata.namespace"];
 const FIELDS_BY_KIND: Record<string, string[]> = {
-  Pod: ["spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"],
+  Pod: [
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ],
   Node: ["spec.unschedulable"],
   Event: [
-    "involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
-    "involvedObject.resourceVersion", "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type",
+    "involvedObject.kind",
+    "involvedObject.namespace",
+    "involvedObject.name",
+    "involvedObject.uid",
+    "involvedObject.apiVersion",
+    "involvedObject.resourceVersion",
+    "involvedObject.fieldPath",
+    "reason",
+    "reportingComponent",
+    "source",
+    "type",
   ],
   Secret: ["type"],
   Namespace: ["status.phase"],
@@ -39,13 +57,16 @@ const FIELDS_BY_KIND: Record<string, string[]> = {
 export function parseFieldSelector(text: string | null, kind: string): Selector {
   if (!text) return () => true;
   const allowed = new Set([...FIELDS_ALL, ...(FIELDS_BY_KIND[kind] ?? [])]);
-  const terms = text.split(",").filter(Boolean).map((term) => {
-    const match = /^([^!=]+)(==|=|!=)(.*)$/.exec(term.trim());
-    if (!match) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
-    const [, field = "", op, value = ""] = match;
-    if (!allowed.has(field)) throw badRequest(`field label not supported: ${field}`);
-    return { field, negate: op === "!=", value };
-  });
+  const terms = text
+    .split(",")
+    .filter(Boolean)
+    .map((term) => {
+      const match = /^([^!=]+)(==|=|!=)(.*)$/.exec(term.trim());
+      if (!match) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
+      const [, field = "", op, value = ""] = match;
+      if (!allowed.has(field)) throw badRequest(`field label not supported: ${field}`);
+      return { field, negate: op === "!=", value };
+    });
   return (object) => terms.every((t) => (fieldValue(object, t.field) === t.value) !== t.negate);
 }
 
@@ -72,8 +93,12 @@ function parseRequirement(text: string): Requirement {
   if (set) {
     const [, key = "", op, rest = ""] = set;
     const inner = /^\((.*)\)$/.exec(rest.trim());
-    if (!inner) throw badRequest(`unable to parse requirement: found '${rest.trim().split(/[\s,]/)[0] ?? ""}' expected: '('`);
-    const values = (inner[1] ?? "").split(",").map((v) => v.trim()).filter(Boolean);
+    if (!inner)
+      throw badRequest(`unable to parse requirement: found '${rest.trim().split(/[\s,]/)[0] ?? ""}' expected: '('`);
+    const values = (inner[1] ?? "")
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean);
     return { key: checkKey(key), op: op as "in" | "notin", values };
   }
   const eq = /^([^!=\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(text);
@@ -113,7 +138,8 @@ function matches(req: Requirement, value: string | undefined): boolean {
 function fieldValue(object: Record<string, unknown>, path: string): string {
   if (path === "source") path = "source.component";
   let node: unknown = object;
-  for (const part of path.split(".")) node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split("."))
+    node = node && typeof node === "object" ? (node as Record<string, unknown>)[part] : undefined;
   if (node === undefined || node === null) return path === "spec.unschedulable" ? "false" : "";
   return String(node);
 }

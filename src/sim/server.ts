@@ -54,10 +54,19 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const streams = new Set<ServerResponse>();
   const requests = createRequestMetrics();
   const server = createServer(
-    { cert: options.pki.serverCert, key: options.pki.serverKey, ca: options.pki.caCert, requestCert: true, rejectUnauthorized: false },
+    {
+      cert: options.pki.serverCert,
+      key: options.pki.serverKey,
+      ca: options.pki.caCert,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => {
       handle(req, res, { ...options, now, streams, requests }).catch((error: unknown) => {
-        const api = error instanceof ApiError ? error : failure(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
+        const api =
+          error instanceof ApiError
+            ? error
+            : failure(500, "InternalError", `Internal error occurred: ${(error as Error).message}`);
         if (!res.headersSent) sendJson(res, api.code, api.body);
         else res.end();
       });
@@ -101,15 +110,27 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   const auth = authenticate(req, ctx);
   if (auth === "invalid") return sendJson(res, 401, failure(401, "Unauthorized", "Unauthorized").body);
   if (auth === "anonymous" && !PUBLIC_PATHS.has(path)) {
-    return sendJson(res, 403, failure(403, "Forbidden", `forbidden: User "system:anonymous" cannot get path "${path}"`, {}).body);
+    return sendJson(
+      res,
+      403,
+      failure(403, "Forbidden", `forbidden: User "system:anonymous" cannot get path "${path}"`, {}).body,
+    );
   }
   const user: SimUser = auth === "anonymous" ? { name: "system:anonymous", rules: [] } : auth;
   ctx.requests.observe(req, res, url);
-  if (path === "/metrics") return sendText(res, 200, ctx.requests.exposition(), "text/plain; version=0.0.4; charset=utf-8; escaping=values");
+  if (path === "/metrics")
+    return sendText(res, 200, ctx.requests.exposition(), "text/plain; version=0.0.4; charset=utf-8; escaping=values");
   if (path === "/readyz") {
     // As kube-apiserver: `[+]check ok` / `[-]check failed: reason withheld` lines, 500 when a check fails.
     const failing = ctx.readyzFailing?.() ?? [];
-    const checks = ["ping", "log", "etcd", "etcd-readiness", "informer-sync", "poststarthook/start-apiserver-admission-initializer"];
+    const checks = [
+      "ping",
+      "log",
+      "etcd",
+      "etcd-readiness",
+      "informer-sync",
+      "poststarthook/start-apiserver-admission-initializer",
+    ];
     if (failing.length === 0 && !url.searchParams.has("verbose")) return sendText(res, 200, "ok");
     const lines = checks.map((c) => (failing.includes(c) ? `[-]${c} failed: reason withheld` : `[+]${c} ok`));
     const body = `${lines.join("\n")}\n${failing.length ? "readyz check failed" : "readyz check passed"}\n`;
@@ -122,7 +143,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   if (path === "/openapi/v3") return sendJson(res, 200, openApiIndex(ctx.registry));
   if (path.startsWith("/openapi/v3/")) {
     const gv = path.slice("/openapi/v3/".length).split("/");
-    const doc = gv[0] === "api" ? openApiDocument(ctx.registry, "", gv[1] ?? "") : openApiDocument(ctx.registry, gv[1] ?? "", gv[2] ?? "");
+    const doc =
+      gv[0] === "api"
+        ? openApiDocument(ctx.registry, "", gv[1] ?? "")
+        : openApiDocument(ctx.registry, gv[1] ?? "", gv[2] ?? "");
     return doc ? sendJson(res, 200, doc) : sendText(res, 404, "404 page not found\n");
   }
   const parts = path.split("/").filter(Boolean);
@@ -141,21 +165,37 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   }
   const target = parseResourcePath(rest);
   const type = ctx.registry.find(group, version, target.resource);
-  if (!type) return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
+  if (!type)
+    return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   if (type.name === "selfsubjectaccessreviews" && req.method === "POST") return serveAccessReview(req, res, ctx, user);
   const injected = ctx.failures?.get(type.group ? `${type.group}/${type.name}` : type.name);
-  if (injected) return sendJson(res, injected, failure(injected, injected === 503 ? "ServiceUnavailable" : "InternalError", `injected failure ${injected}`).body);
+  if (injected)
+    return sendJson(
+      res,
+      injected,
+      failure(injected, injected === 503 ? "ServiceUnavailable" : "InternalError", `injected failure ${injected}`).body,
+    );
   if (type.name === "pods" && target.subresource === "log" && req.method === "GET" && target.name) {
     const namespace = target.namespace ?? "";
     if (!ctx.authorizer.allowed(user, { verb: "get", group: "", resource: "pods/log", namespace })) {
-      return sendJson(res, 403, failure(403, "Forbidden", forbiddenMessage(user, { verb: "get", group: "", resource: "pods/log", namespace }), { kind: "pods" }).body);
+      return sendJson(
+        res,
+        403,
+        failure(403, "Forbidden", forbiddenMessage(user, { verb: "get", group: "", resource: "pods/log", namespace }), {
+          kind: "pods",
+        }).body,
+      );
     }
     ctx.store.get(type, namespace, target.name);
     const q = url.searchParams;
     const text = ctx.logs?.(namespace, target.name, q.get("container") ?? "", q.get("previous") === "true");
     if (text === undefined) {
       // As a real apiserver answers when it cannot reach the kubelet (fixtures writes/pod-46).
-      return sendJson(res, 500, failure(500, "", `Get "https://node:10250/containerLogs/${namespace}/${target.name}": no logs recorded`).body);
+      return sendJson(
+        res,
+        500,
+        failure(500, "", `Get "https://node:10250/containerLogs/${namespace}/${target.name}": no logs recorded`).body,
+      );
     }
     let lines = text.split("\n");
     const tail = Number(q.get("tailLines") ?? 0);
@@ -169,9 +209,19 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   }
   const namespace = type.namespaced ? target.namespace : undefined;
-  const attributes = { verb: verbOf(req.method ?? "GET", Boolean(target.name), url.searchParams), group: type.group, resource: target.subresource ? `${type.name}/${target.subresource}` : type.name, ...(namespace ? { namespace } : {}) };
+  const attributes = {
+    verb: verbOf(req.method ?? "GET", Boolean(target.name), url.searchParams),
+    group: type.group,
+    resource: target.subresource ? `${type.name}/${target.subresource}` : type.name,
+    ...(namespace ? { namespace } : {}),
+  };
   if (!ctx.authorizer.allowed(user, { ...attributes, resource: type.name })) {
-    return sendJson(res, 403, failure(403, "Forbidden", forbiddenMessage(user, { ...attributes, resource: type.name }), { kind: type.name }).body);
+    return sendJson(
+      res,
+      403,
+      failure(403, "Forbidden", forbiddenMessage(user, { ...attributes, resource: type.name }), { kind: type.name })
+        .body,
+    );
   }
   await serveResource(req, res, ctx, url, type, namespace, target.name, target.subresource as "status" | undefined);
 }
@@ -195,15 +245,37 @@ function verbOf(method: string, named: boolean, q: URLSearchParams): string {
 }
 
 /** POST selfsubjectaccessreviews: answers whether the caller may do what `spec.resourceAttributes` says (201). */
-async function serveAccessReview(req: IncomingMessage, res: ServerResponse, ctx: Context, user: SimUser): Promise<void> {
-  const body = (await readOptionalJson(req)) as { spec?: { resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string> } } | undefined;
+async function serveAccessReview(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  user: SimUser,
+): Promise<void> {
+  const body = (await readOptionalJson(req)) as
+    | { spec?: { resourceAttributes?: Record<string, string>; nonResourceAttributes?: Record<string, string> } }
+    | undefined;
   const spec = body?.spec ?? {};
   if (!spec.resourceAttributes === !spec.nonResourceAttributes) {
-    const message = 'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified';
-    return sendJson(res, 422, failure(422, "Invalid", `.authorization.k8s.io "" is invalid: spec.resourceAttributes: ${message}`, { group: "authorization.k8s.io", causes: [{ reason: "FieldValueInvalid", message, field: "spec.resourceAttributes" }] }).body);
+    const message =
+      'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified';
+    return sendJson(
+      res,
+      422,
+      failure(422, "Invalid", `.authorization.k8s.io "" is invalid: spec.resourceAttributes: ${message}`, {
+        group: "authorization.k8s.io",
+        causes: [{ reason: "FieldValueInvalid", message, field: "spec.resourceAttributes" }],
+      }).body,
+    );
   }
   const a = spec.resourceAttributes;
-  const allowed = a ? ctx.authorizer.allowed(user, { verb: a.verb ?? "", group: a.group ?? "", resource: a.resource ?? "", ...(a.namespace ? { namespace: a.namespace } : {}) }) : true;
+  const allowed = a
+    ? ctx.authorizer.allowed(user, {
+        verb: a.verb ?? "",
+        group: a.group ?? "",
+        resource: a.resource ?? "",
+        ...(a.namespace ? { namespace: a.namespace } : {}),
+      })
+    : true;
   sendJson(res, 201, {
     kind: "SelfSubjectAccessReview",
     apiVersion: "authorization.k8s.io/v1",
@@ -213,7 +285,12 @@ async function serveAccessReview(req: IncomingMessage, res: ServerResponse, ctx:
   });
 }
 
-function parseResourcePath(rest: string[]): { namespace?: string; resource: string; name?: string; subresource?: string } {
+function parseResourcePath(rest: string[]): {
+  namespace?: string;
+  resource: string;
+  name?: string;
+  subresource?: string;
+} {
   if (rest[0] === "namespaces" && rest.length >= 3) {
     return { namespace: rest[1], resource: rest[2] ?? "", name: rest[3], subresource: rest[4] };
   }
@@ -235,7 +312,8 @@ async function serveResource(
   const store = ctx.store;
   if (method === "GET" && !name) {
     const filter = selectorOf(q, type);
-    if (q.get("watch") === "true" || q.get("watch") === "1") return serveWatch(req, res, ctx, type, namespace, q, filter);
+    if (q.get("watch") === "true" || q.get("watch") === "1")
+      return serveWatch(req, res, ctx, type, namespace, q, filter);
     return serveList(req, res, ctx, type, namespace, q, filter);
   }
   if (method === "GET" && name) return sendObject(req, res, ctx, 200, store.get(type, namespace, name));
@@ -243,22 +321,48 @@ async function serveResource(
     const created = store.create(type, namespace, await readJson(req, type), { dryRun: q.get("dryRun") === "All" });
     return sendObject(req, res, ctx, 201, created);
   }
-  if (method === "PUT" && name) return sendObject(req, res, ctx, 200, store.update(type, namespace, name, await readJson(req, type), subresource));
+  if (method === "PUT" && name)
+    return sendObject(req, res, ctx, 200, store.update(type, namespace, name, await readJson(req, type), subresource));
   if (method === "PATCH" && name) {
     const contentType = (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
-    return sendObject(req, res, ctx, 200, store.patch(type, namespace, name, contentType, await readJson(req, type), subresource));
+    return sendObject(
+      req,
+      res,
+      ctx,
+      200,
+      store.patch(type, namespace, name, contentType, await readJson(req, type), subresource),
+    );
   }
   if (method === "DELETE" && name) {
     const body = await readOptionalJson(req);
     const grace = q.get("gracePeriodSeconds") ?? body?.gracePeriodSeconds;
-    return sendJson(res, 200, store.delete(type, namespace, name, grace === undefined || grace === null ? {} : { gracePeriodSeconds: Number(grace) }));
+    return sendJson(
+      res,
+      200,
+      store.delete(
+        type,
+        namespace,
+        name,
+        grace === undefined || grace === null ? {} : { gracePeriodSeconds: Number(grace) },
+      ),
+    );
   }
   if (method === "DELETE" && !name) {
     const items = store.list(type, namespace, selectorOf(q, type));
-    for (const item of items) store.delete(type, item.metadata.namespace, item.metadata.name, { gracePeriodSeconds: 0 });
-    return sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata: { resourceVersion: String(store.resourceVersion()) }, items });
+    for (const item of items)
+      store.delete(type, item.metadata.namespace, item.metadata.name, { gracePeriodSeconds: 0 });
+    return sendJson(res, 200, {
+      kind: `${type.kind}List`,
+      apiVersion: apiVersion(type),
+      metadata: { resourceVersion: String(store.resourceVersion()) },
+      items,
+    });
   }
-  return sendJson(res, 405, failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}).body);
+  return sendJson(
+    res,
+    405,
+    failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}).body,
+  );
 }
 
 function selectorOf(q: URLSearchParams, type: ResourceType) {
@@ -267,14 +371,37 @@ function selectorOf(q: URLSearchParams, type: ResourceType) {
   return (o: KubeObject) => labels(o) && fields(o);
 }
 
-function serveList(req: IncomingMessage, res: ServerResponse, ctx: Context, type: ResourceType, namespace: string | undefined, q: URLSearchParams, filter: (o: KubeObject) => boolean): void {
+function serveList(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  type: ResourceType,
+  namespace: string | undefined,
+  q: URLSearchParams,
+  filter: (o: KubeObject) => boolean,
+): void {
   const rv = q.get("resourceVersion");
   const match = q.get("resourceVersionMatch");
   if (match && !rv) {
-    throw failure(422, "Invalid", `resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, { causes: [{ reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided", field: "resourceVersionMatch" }] });
+    throw failure(
+      422,
+      "Invalid",
+      `resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`,
+      {
+        causes: [
+          {
+            reason: "FieldValueForbidden",
+            message: "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+            field: "resourceVersionMatch",
+          },
+        ],
+      },
+    );
   }
   if (rv && rv !== "0" && Number(rv) > ctx.store.resourceVersion()) {
-    throw failure(504, "Timeout", `Too large resource version: ${rv}, current: ${ctx.store.resourceVersion()}`, { causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }], });
+    throw failure(504, "Timeout", `Too large resource version: ${rv}, current: ${ctx.store.resourceVersion()}`, {
+      causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+    });
   }
   if (match === "Exact" && rv && Number(rv) < ctx.store.compactedResourceVersion()) {
     throw failure(410, "Expired", `The resourceVersion for the provided list is too old.`);
@@ -286,33 +413,61 @@ function serveList(req: IncomingMessage, res: ServerResponse, ctx: Context, type
   if (token) {
     const decoded = decodeContinue(token);
     if (decoded.rv < ctx.store.compactedResourceVersion()) {
-      throw failure(410, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
+      throw failure(
+        410,
+        "Expired",
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+      );
     }
     metadata.resourceVersion = String(decoded.rv);
     items = items.filter((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}` > decoded.start);
   }
   if (limit > 0 && rv !== "0" && items.length > limit) {
     const last = items[limit - 1]!;
-    metadata.continue = encodeContinue(Number(metadata.resourceVersion), `${last.metadata.namespace ?? ""}/${last.metadata.name}`);
+    metadata.continue = encodeContinue(
+      Number(metadata.resourceVersion),
+      `${last.metadata.namespace ?? ""}/${last.metadata.name}`,
+    );
     metadata.remainingItemCount = items.length - limit;
     items = items.slice(0, limit);
   }
   if (wantsTable(req)) {
-    return sendJson(res, 200, toTable(type.kind, items, String(metadata.resourceVersion), ctx.now(), { includeObject: q.get("includeObject") ?? undefined }));
+    const table = toTable(type.kind, items, String(metadata.resourceVersion), ctx.now(), {
+      includeObject: q.get("includeObject") ?? undefined,
+    });
+    sendJson(res, 200, table);
+    return;
   }
   const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
   sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata, items: stripped });
 }
 
-function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Context, type: ResourceType, namespace: string | undefined, q: URLSearchParams, filter: (o: KubeObject) => boolean): void {
+function serveWatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: Context,
+  type: ResourceType,
+  namespace: string | undefined,
+  q: URLSearchParams,
+  filter: (o: KubeObject) => boolean,
+): void {
   const rv = q.get("resourceVersion");
   const bookmarks = q.get("allowWatchBookmarks") === "true";
   const sendInitial = q.get("sendInitialEvents");
   if (sendInitial === "true" && q.get("resourceVersionMatch") !== "NotOlderThan") {
-    throw failure(422, "Invalid", "Invalid value: \"\": sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled", {});
+    throw failure(
+      422,
+      "Invalid",
+      'Invalid value: "": sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+      {},
+    );
   }
   const table = wantsTable(req);
-  res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Audit-Id": crypto.randomUUID() });
+  res.writeHead(200, {
+    "Content-Type": "application/json",
+    "Cache-Control": "no-cache, private",
+    "Audit-Id": crypto.randomUUID(),
+  });
   // kube-apiserver sends the headers at once; a client must not wait for the first event to learn the watch is open.
   res.flushHeaders();
   ctx.streams.add(res);
@@ -321,7 +476,10 @@ function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Context, typ
     if (res.destroyed || res.writableEnded) return;
     let object = event.object;
     if (table && event.type !== "BOOKMARK" && event.type !== "ERROR") {
-      object = toTable(type.kind, [object], object.metadata.resourceVersion, ctx.now(), { withColumns: first, includeObject: q.get("includeObject") ?? undefined });
+      object = toTable(type.kind, [object], object.metadata.resourceVersion, ctx.now(), {
+        withColumns: first,
+        includeObject: q.get("includeObject") ?? undefined,
+      });
       first = false;
     }
     res.write(`${JSON.stringify({ type: event.type, object })}\n`);
@@ -343,7 +501,10 @@ function serveWatch(req: IncomingMessage, res: ServerResponse, ctx: Context, typ
   const timers: ReturnType<typeof setTimeout>[] = [];
   if (bookmarks) {
     const every = ctx.bookmarkIntervalMs ?? 60_000;
-    const interval = setInterval(() => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) }), every);
+    const interval = setInterval(
+      () => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) }),
+      every,
+    );
     timers.push(interval);
   }
   const timeout = Number(q.get("timeoutSeconds") ?? 0);
@@ -361,7 +522,10 @@ function bookmark(type: ResourceType, rv: number, initialEnd: boolean): KubeObje
   const metadata: Record<string, unknown> = { resourceVersion: String(rv), creationTimestamp: null };
   if (initialEnd) {
     const blueprint = `${JSON.stringify({ kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata: {}, items: null })}\n`;
-    metadata.annotations = { "k8s.io/initial-events-end": "true", "kubernetes.io/initial-events-list-blueprint": Buffer.from(blueprint).toString("base64") };
+    metadata.annotations = {
+      "k8s.io/initial-events-end": "true",
+      "kubernetes.io/initial-events-list-blueprint": Buffer.from(blueprint).toString("base64"),
+    };
   }
   const object: KubeObject = { kind: type.kind, apiVersion: apiVersion(type), metadata };
   if (type.kind === "Pod") Object.assign(object, { spec: { containers: null }, status: {} });
@@ -383,25 +547,35 @@ function encodeContinue(rv: number, start: string): string {
 function decodeContinue(token: string): { rv: number; start: string } {
   try {
     const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { rv: number; start: string };
-    return { rv: Number(parsed.rv), start: String(parsed.start).replace(/\u0000$/, "") };
+    return { rv: Number(parsed.rv), start: String(parsed.start).replace(/\0$/, "") };
   } catch {
     throw badRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
   }
 }
 
 function sendObject(req: IncomingMessage, res: ServerResponse, ctx: Context, code: number, object: KubeObject): void {
-  if (wantsTable(req)) return sendJson(res, code, toTable(object.kind, [object], object.metadata.resourceVersion ?? "", ctx.now()));
-  sendJson(res, code, object);
+  if (wantsTable(req))
+    sendJson(res, code, toTable(object.kind, [object], object.metadata.resourceVersion ?? "", ctx.now()));
+  else sendJson(res, code, object);
 }
 
 function sendJson(res: ServerResponse, code: number, body: unknown): void {
   const text = `${JSON.stringify(body)}\n`;
-  res.writeHead(code, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Audit-Id": crypto.randomUUID(), "Content-Length": Buffer.byteLength(text) });
+  res.writeHead(code, {
+    "Content-Type": "application/json",
+    "Cache-Control": "no-cache, private",
+    "Audit-Id": crypto.randomUUID(),
+    "Content-Length": Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 function sendText(res: ServerResponse, code: number, text: string, contentType = "text/plain; charset=utf-8"): void {
-  res.writeHead(code, { "Content-Type": contentType, "Cache-Control": "no-cache, private", "X-Content-Type-Options": "nosniff" });
+  res.writeHead(code, {
+    "Content-Type": contentType,
+    "Cache-Control": "no-cache, private",
+    "X-Content-Type-Options": "nosniff",
+  });
   res.end(text);
 }
 
@@ -416,7 +590,9 @@ async function readJson(req: IncomingMessage, type: ResourceType): Promise<KubeO
   try {
     return JSON.parse(text) as KubeObject;
   } catch (error) {
-    throw badRequest(`the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${(error as Error).message}`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${(error as Error).message}`,
+    );
   }
 }
 

@@ -33,7 +33,13 @@ export interface Simulator {
    */
   apply(object: KubeObject): KubeObject;
   /** Merge-patches an object's status subresource. */
-  patchStatus(apiVersion: string, kind: string, namespace: string | undefined, name: string, status: Record<string, unknown>): KubeObject;
+  patchStatus(
+    apiVersion: string,
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    status: Record<string, unknown>,
+  ): KubeObject;
   /** Deletes an object; pods are force-deleted (grace period 0). Missing objects are ignored. */
   remove(apiVersion: string, kind: string, namespace: string | undefined, name: string): void;
   readonly registry: TypeRegistry;
@@ -57,7 +63,14 @@ export interface Simulator {
   /** Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`; undefined heals it. */
   failResource(resource: string, status: number | undefined): void;
   /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
-  addCustomResource(options: { group: string; version: string; plural: string; kind: string; namespaced: boolean; status?: boolean }): ResourceType;
+  addCustomResource(options: {
+    group: string;
+    version: string;
+    plural: string;
+    kind: string;
+    namespaced: boolean;
+    status?: boolean;
+  }): ResourceType;
   /** The served resource type for a group, version and plural name; throws when not served. */
   typeOf(group: string, version: string, plural: string): ResourceType;
   stop(): Promise<void>;
@@ -84,15 +97,36 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const kubelets: FakeKubelet[] = [];
   const logs = new Map<string, string>();
   let readyzFailing: readonly string[] = [];
-  const server = await startSimServer({ store, pki, registry, authorizer, failures, logs: (ns, pod, c, previous) => logs.get(`${ns}/${pod}/${c}/${previous}`), readyzFailing: () => readyzFailing, port: options.port, bookmarkIntervalMs: options.bookmarkIntervalMs, now });
+  const server = await startSimServer({
+    store,
+    pki,
+    registry,
+    authorizer,
+    failures,
+    logs: (ns, pod, c, previous) => logs.get(`${ns}/${pod}/${c}/${previous}`),
+    readyzFailing: () => readyzFailing,
+    port: options.port,
+    bookmarkIntervalMs: options.bookmarkIntervalMs,
+    now,
+  });
   const namespaces = typeOf(registry, "v1", "Namespace");
-  for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"]) store.create(namespaces, undefined, { metadata: { name } });
+  for (const name of ["default", "kube-system", "kube-public", "kube-node-lease"])
+    store.create(namespaces, undefined, { metadata: { name } });
 
   const pointNode = (node: string, port: number) => {
     const nodes = typeOf(registry, "v1", "Node");
     const current = store.get(nodes, undefined, node);
-    const addresses = [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: node }];
-    store.update(nodes, undefined, node, { status: { ...current.status, addresses, daemonEndpoints: { kubeletEndpoint: { Port: port } } } }, "status");
+    const addresses = [
+      { type: "InternalIP", address: "127.0.0.1" },
+      { type: "Hostname", address: node },
+    ];
+    store.update(
+      nodes,
+      undefined,
+      node,
+      { status: { ...current.status, addresses, daemonEndpoints: { kubeletEndpoint: { Port: port } } } },
+      "status",
+    );
   };
 
   const apply = (object: KubeObject): KubeObject => {
@@ -105,9 +139,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       current = undefined;
     }
     let written = current
-      ? store.update(type, namespace, object.metadata.name, { ...object, metadata: { ...object.metadata, resourceVersion: undefined } })
+      ? store.update(type, namespace, object.metadata.name, {
+          ...object,
+          metadata: { ...object.metadata, resourceVersion: undefined },
+        })
       : store.create(type, namespace, object, { keepCreationTimestamp: true });
-    if (type.status && object.status) written = store.update(type, namespace, object.metadata.name, { status: object.status }, "status");
+    if (type.status && object.status)
+      written = store.update(type, namespace, object.metadata.name, { status: object.status }, "status");
     return written;
   };
 
@@ -125,7 +163,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       }),
     apply,
     patchStatus(apiVersion, kind, namespace, name, status) {
-      return store.patch(typeOf(registry, apiVersion, kind), namespace, name, "application/merge-patch+json", { status }, "status");
+      return store.patch(
+        typeOf(registry, apiVersion, kind),
+        namespace,
+        name,
+        "application/merge-patch+json",
+        { status },
+        "status",
+      );
     },
     remove(apiVersion, kind, namespace, name) {
       try {

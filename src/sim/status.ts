@@ -8,7 +8,13 @@ export interface StatusBody {
   status: "Failure" | "Success";
   message?: string;
   reason?: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: { reason: string; message: string; field?: string }[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    uid?: string;
+    causes?: { reason: string; message: string; field?: string }[];
+  };
   code?: number;
 }
 
@@ -45,7 +51,11 @@ export function conflict(type: ResourceType, name: string): ApiError {
 }
 
 /** 422 Invalid with field causes, message `Kind "name" is invalid: [field: msg, ...]`. */
-export function invalid(type: ResourceType, name: string, causes: { field: string; message: string; reason?: string }[]): ApiError {
+export function invalid(
+  type: ResourceType,
+  name: string,
+  causes: { field: string; message: string; reason?: string }[],
+): ApiError {
   const list = causes.map((c) => `${c.field}: ${c.message}`);
   const text = list.length === 1 ? list[0] : `[${list.join(", ")}]`;
   const kind = type.group ? `${type.kind}.${type.group}` : type.kind;
@@ -64,17 +74,40 @@ export function badRequest(message: string): ApiError {
 
 /** A Status failure of any code and reason. */
 export function failure(code: number, reason: string, message: string, detail?: StatusBody["details"]): ApiError {
-  return new ApiError({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, ...(detail ? { details: detail } : {}), code });
+  return new ApiError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+    ...(detail ? { details: detail } : {}),
+    code,
+  });
 }
 
 /** The 410 Expired Status sent as a watch ERROR event: `too old resource version: 1 (251)`. */
 export function expired(requested: string, oldest: number): StatusBody {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: `too old resource version: ${requested} (${oldest})`, reason: "Expired", code: 410 };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: `too old resource version: ${requested} (${oldest})`,
+    reason: "Expired",
+    code: 410,
+  };
 }
 
 /** Success Status returned by DELETE on most kinds (not pods), with `details {name, group?, kind, uid}`. */
 export function deleted(type: ResourceType, name: string, uid: string): StatusBody {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { ...details(type, name), uid } };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: { ...details(type, name), uid },
+  };
 }
 
 /** The `apiVersion` a type is served under (re-exported for the server). */

@@ -14,7 +14,10 @@ export interface WatchEvent {
 }
 
 /** Patch media types kube-apiserver accepts (others answer 415). */
-export type PatchType = "application/merge-patch+json" | "application/json-patch+json" | "application/strategic-merge-patch+json";
+export type PatchType =
+  | "application/merge-patch+json"
+  | "application/json-patch+json"
+  | "application/strategic-merge-patch+json";
 
 interface Change {
   rv: number;
@@ -86,12 +89,19 @@ export class ObjectStore {
    * `keepCreationTimestamp` keeps a creationTimestamp the body carries (scenario setup of objects that existed
    * before the story starts); the HTTP API never sets it, as the apiserver ignores the client's value.
    */
-  create(type: ResourceType, namespace: string | undefined, body: KubeObject, options: { dryRun?: boolean; keepCreationTimestamp?: boolean } = {}): KubeObject {
-    if (!body || typeof body !== "object" || Array.isArray(body)) throw badRequest(`the object provided is unrecognized (must be of type ${type.kind})`);
+  create(
+    type: ResourceType,
+    namespace: string | undefined,
+    body: KubeObject,
+    options: { dryRun?: boolean; keepCreationTimestamp?: boolean } = {},
+  ): KubeObject {
+    if (!body || typeof body !== "object" || Array.isArray(body))
+      throw badRequest(`the object provided is unrecognized (must be of type ${type.kind})`);
     const object: KubeObject = structuredClone(body);
     const meta = (object.metadata ??= {});
     if (type.namespaced) {
-      if (meta.namespace && meta.namespace !== namespace) throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      if (meta.namespace && meta.namespace !== namespace)
+        throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       meta.namespace = namespace;
       if (!this.collection(this.registry.find("", "v1", "namespaces")!).has(objectKey(undefined, namespace ?? ""))) {
         throw failure(404, "NotFound", `namespaces "${namespace}" not found`, { name: namespace, kind: "namespaces" });
@@ -103,7 +113,10 @@ export class ObjectStore {
     object.kind = type.kind;
     object.apiVersion = apiVersionOf(type);
     meta.uid = crypto.randomUUID();
-    const given = options.keepCreationTimestamp && typeof meta.creationTimestamp === "string" ? Date.parse(meta.creationTimestamp) : Number.NaN;
+    const given =
+      options.keepCreationTimestamp && typeof meta.creationTimestamp === "string"
+        ? Date.parse(meta.creationTimestamp)
+        : Number.NaN;
     meta.creationTimestamp = timestamp(Number.isNaN(given) ? this.now() : given);
     if (GENERATION_KINDS.has(type.kind)) meta.generation = 1;
     delete meta.resourceVersion;
@@ -117,16 +130,30 @@ export class ObjectStore {
    * Replaces an object (PUT), or only its status with `subresource: "status"`. A stale
    * `metadata.resourceVersion` answers 409 Conflict; an unchanged object keeps its resourceVersion.
    */
-  update(type: ResourceType, namespace: string | undefined, name: string, body: KubeObject, subresource?: "status"): KubeObject {
+  update(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    subresource?: "status",
+  ): KubeObject {
     const current = this.get(type, namespace, name);
-    if (body?.metadata?.name && body.metadata.name !== name) throw badRequest("the name of the object does not match the name on the URL");
+    if (body?.metadata?.name && body.metadata.name !== name)
+      throw badRequest("the name of the object does not match the name on the URL");
     const wanted = body?.metadata?.resourceVersion;
     if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(type, name);
     return this.replace(type, current, body, subresource);
   }
 
   /** Patches an object (PATCH) with a merge, JSON or strategic merge patch; see `update` for conflicts. */
-  patch(type: ResourceType, namespace: string | undefined, name: string, patchType: string, patch: unknown, subresource?: "status"): KubeObject {
+  patch(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    patchType: string,
+    patch: unknown,
+    subresource?: "status",
+  ): KubeObject {
     const current = this.get(type, namespace, name);
     let next: unknown;
     if (patchType === "application/merge-patch+json") next = mergePatch(current, patch);
@@ -143,7 +170,12 @@ export class ObjectStore {
    * unless `gracePeriodSeconds` is 0; an unbound or force-deleted pod gets MODIFIED then DELETED.
    * Returns the object for pods and a Success Status for other kinds, as the apiserver does.
    */
-  delete(type: ResourceType, namespace: string | undefined, name: string, options: { gracePeriodSeconds?: number } = {}): KubeObject | StatusBody {
+  delete(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    options: { gracePeriodSeconds?: number } = {},
+  ): KubeObject | StatusBody {
     const current = this.get(type, namespace, name);
     if (type.kind === "Pod") {
       const grace = options.gracePeriodSeconds ?? current.spec?.terminationGracePeriodSeconds ?? 30;
@@ -176,7 +208,13 @@ export class ObjectStore {
    * starts matching the filter arrives as ADDED, one that stops matching as DELETED (with its new state).
    * Returns undefined and sends nothing when `fromRv` is older than the retained history: the caller answers 410.
    */
-  watch(type: ResourceType, namespace: string | undefined, fromRv: number, filter: Selector, send: (event: WatchEvent) => void): (() => void) | undefined {
+  watch(
+    type: ResourceType,
+    namespace: string | undefined,
+    fromRv: number,
+    filter: Selector,
+    send: (event: WatchEvent) => void,
+  ): (() => void) | undefined {
     if (fromRv < this.compactedRv) return undefined;
     const watcher: Watcher = { key: typeKey(type), namespace, filter, send };
     for (const change of this.history) if (change.rv > fromRv && change.key === watcher.key) deliver(watcher, change);
@@ -200,20 +238,40 @@ export class ObjectStore {
       next = structuredClone(body);
       next.kind = type.kind;
       next.apiVersion = apiVersionOf(type);
-      const keep = ["uid", "creationTimestamp", "namespace", "name", "generation", "deletionTimestamp", "deletionGracePeriodSeconds"];
+      const keep = [
+        "uid",
+        "creationTimestamp",
+        "namespace",
+        "name",
+        "generation",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+      ];
       next.metadata = { ...(next.metadata ?? {}) };
       for (const field of keep) {
         if (current.metadata[field] === undefined) delete next.metadata[field];
         else next.metadata[field] = current.metadata[field];
       }
       if (type.status) next.status = structuredClone(current.status);
-      if (GENERATION_KINDS.has(type.kind) && JSON.stringify(next.spec) !== JSON.stringify(current.spec)) next.metadata.generation = (current.metadata.generation ?? 1) + 1;
+      if (GENERATION_KINDS.has(type.kind) && JSON.stringify(next.spec) !== JSON.stringify(current.spec))
+        next.metadata.generation = (current.metadata.generation ?? 1) + 1;
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     next = ordered(next);
     if (JSON.stringify(next) === JSON.stringify(current)) return current;
-    if (type.kind === "Pod" && JSON.stringify(next.spec?.nodeName) !== JSON.stringify(current.spec?.nodeName) && current.spec?.nodeName) {
-      throw invalid(type, current.metadata.name, [{ field: "spec", message: "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)", reason: "FieldValueForbidden" }]);
+    if (
+      type.kind === "Pod" &&
+      JSON.stringify(next.spec?.nodeName) !== JSON.stringify(current.spec?.nodeName) &&
+      current.spec?.nodeName
+    ) {
+      throw invalid(type, current.metadata.name, [
+        {
+          field: "spec",
+          message:
+            "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+          reason: "FieldValueForbidden",
+        },
+      ]);
     }
     return this.commit(type, "MODIFIED", next, current);
   }
@@ -247,10 +305,12 @@ export class ObjectStore {
   }
 
   private allTypes(): ResourceType[] {
-    return [...this.objects.keys()].map((k) => {
-      const [group = "", version = "", name = ""] = k.split("/");
-      return this.registry.find(group, version, name);
-    }).filter((t): t is ResourceType => Boolean(t));
+    return [...this.objects.keys()]
+      .map((k) => {
+        const [group = "", version = "", name = ""] = k.split("/");
+        return this.registry.find(group, version, name);
+      })
+      .filter((t): t is ResourceType => Boolean(t));
   }
 
   private randomSuffix(): string {
@@ -293,13 +353,21 @@ const NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 
 function validateName(type: ResourceType, name: unknown): void {
   if (typeof name !== "string" || name === "") {
-    throw invalid(type, "", [{ field: "metadata.name", message: "Required value: name or generateName is required", reason: "FieldValueRequired" }]);
+    throw invalid(type, "", [
+      {
+        field: "metadata.name",
+        message: "Required value: name or generateName is required",
+        reason: "FieldValueRequired",
+      },
+    ]);
   }
   if (name.length > 253 || !NAME.test(name)) {
-    throw invalid(type, name, [{
-      field: "metadata.name",
-      message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
-    }]);
+    throw invalid(type, name, [
+      {
+        field: "metadata.name",
+        message: `Invalid value: "${name}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      },
+    ]);
   }
 }
 

@@ -9,25 +9,89 @@ interface Column {
   cell: (object: KubeObject, now: number) => string | number;
 }
 
-const NAME: Column = { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0, cell: (o) => o.metadata.name };
-const AGE: Column = { name: "Age", type: "string", format: "", description: "CreationTimestamp is a timestamp representing the server time when this object was created.", priority: 0, cell: (o, now) => age(o.metadata.creationTimestamp, now) };
+const NAME: Column = {
+  name: "Name",
+  type: "string",
+  format: "name",
+  description: "Name must be unique within a namespace.",
+  priority: 0,
+  cell: (o) => o.metadata.name,
+};
+const AGE: Column = {
+  name: "Age",
+  type: "string",
+  format: "",
+  description: "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  priority: 0,
+  cell: (o, now) => age(o.metadata.creationTimestamp, now),
+};
 
 const COLUMNS: Record<string, Column[]> = {
   Pod: [
     NAME,
-    { name: "Ready", type: "string", format: "", description: "The aggregate readiness state of this pod for accepting traffic.", priority: 0, cell: podReady },
-    { name: "Status", type: "string", format: "", description: "The aggregate status of the containers in this pod.", priority: 0, cell: podStatus },
-    { name: "Restarts", type: "string", format: "", description: "The number of times the containers in this pod have been restarted.", priority: 0, cell: (o) => String((o.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0)) },
+    {
+      name: "Ready",
+      type: "string",
+      format: "",
+      description: "The aggregate readiness state of this pod for accepting traffic.",
+      priority: 0,
+      cell: podReady,
+    },
+    {
+      name: "Status",
+      type: "string",
+      format: "",
+      description: "The aggregate status of the containers in this pod.",
+      priority: 0,
+      cell: podStatus,
+    },
+    {
+      name: "Restarts",
+      type: "string",
+      format: "",
+      description: "The number of times the containers in this pod have been restarted.",
+      priority: 0,
+      cell: (o) =>
+        String((o.status?.containerStatuses ?? []).reduce((n: number, c: any) => n + (c.restartCount ?? 0), 0)),
+    },
     AGE,
-    { name: "IP", type: "string", format: "", description: "IP address allocated to the pod.", priority: 1, cell: (o) => o.status?.podIP ?? "<none>" },
-    { name: "Node", type: "string", format: "", description: "Name of the Node this pod runs on.", priority: 1, cell: (o) => o.spec?.nodeName ?? "<none>" },
+    {
+      name: "IP",
+      type: "string",
+      format: "",
+      description: "IP address allocated to the pod.",
+      priority: 1,
+      cell: (o) => o.status?.podIP ?? "<none>",
+    },
+    {
+      name: "Node",
+      type: "string",
+      format: "",
+      description: "Name of the Node this pod runs on.",
+      priority: 1,
+      cell: (o) => o.spec?.nodeName ?? "<none>",
+    },
   ],
   Node: [
     NAME,
-    { name: "Status", type: "string", format: "", description: "The status of the node.", priority: 0, cell: nodeStatus },
+    {
+      name: "Status",
+      type: "string",
+      format: "",
+      description: "The status of the node.",
+      priority: 0,
+      cell: nodeStatus,
+    },
     { name: "Roles", type: "string", format: "", description: "The roles of the node.", priority: 0, cell: nodeRoles },
     AGE,
-    { name: "Version", type: "string", format: "", description: "Kubelet Version reported by the node.", priority: 0, cell: (o) => o.status?.nodeInfo?.kubeletVersion ?? "" },
+    {
+      name: "Version",
+      type: "string",
+      format: "",
+      description: "Kubelet Version reported by the node.",
+      priority: 0,
+      cell: (o) => o.status?.nodeInfo?.kubeletVersion ?? "",
+    },
   ],
 };
 
@@ -36,13 +100,20 @@ const COLUMNS: Record<string, Column[]> = {
  * (fixtures lists/*.table.json). `includeObject` is `Metadata` (PartialObjectMetadata) unless `Object`.
  * `withColumns` false gives `columnDefinitions: null` (watch events after the first).
  */
-export function toTable(kind: string, objects: KubeObject[], resourceVersion: string, now: number, options: { includeObject?: string; withColumns?: boolean } = {}): KubeObject {
+export function toTable(
+  kind: string,
+  objects: KubeObject[],
+  resourceVersion: string,
+  now: number,
+  options: { includeObject?: string; withColumns?: boolean } = {},
+): KubeObject {
   const columns = COLUMNS[kind] ?? [NAME, AGE];
   return {
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata: { resourceVersion },
-    columnDefinitions: options.withColumns === false ? null : columns.map(({ cell: _cell, ...definition }) => definition),
+    columnDefinitions:
+      options.withColumns === false ? null : columns.map(({ cell: _cell, ...definition }) => definition),
     rows: objects.map((object) => ({
       cells: columns.map((c) => c.cell(object, now)),
       object:
@@ -86,6 +157,8 @@ function nodeStatus(o: KubeObject): string {
 }
 
 function nodeRoles(o: KubeObject): string {
-  const roles = Object.keys(o.metadata.labels ?? {}).filter((k) => k.startsWith("node-role.kubernetes.io/")).map((k) => k.slice(24));
+  const roles = Object.keys(o.metadata.labels ?? {})
+    .filter((k) => k.startsWith("node-role.kubernetes.io/"))
+    .map((k) => k.slice(24));
   return roles.length ? roles.join(",") : "<none>";
 }

@@ -21,7 +21,11 @@ export const CONVERSATION_RETENTION_MS = 30 * 24 * 3_600_000;
  * that does not decode is skipped and reported, never fatal. Retention: conversation ids for 30 days (`now`
  * is the injected clock, epoch ms), dead letters the newest 1,000; outbox jobs are judged by delivery (24 h).
  */
-export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks = {}, now: () => number = () => 0): DeliveryStore {
+export function createDeliveryStore(
+  store: StateStore,
+  hooks: DeliveryStoreHooks = {},
+  now: () => number = () => 0,
+): DeliveryStore {
   const key = (...parts: string[]) => parts.map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join(":");
   const load = async <T>(prefix: string, valid: (v: unknown) => v is T): Promise<{ key: string; value: T }[]> => {
     const out: { key: string; value: T }[] = [];
@@ -46,7 +50,13 @@ export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks
     async loadJobs() {
       return (await load("outbox", isJob)).map((r) => r.value).sort((a, b) => a.createdAt - b.createdAt);
     },
-    saveConversation: async (provider, incidentId, conversation) => void (await store.set(key("conversation", provider, incidentId), { provider, incidentId, conversation, savedAt: now() })),
+    saveConversation: async (provider, incidentId, conversation) =>
+      void (await store.set(key("conversation", provider, incidentId), {
+        provider,
+        incidentId,
+        conversation,
+        savedAt: now(),
+      })),
     removeConversation: (provider, incidentId) => store.remove(key("conversation", provider, incidentId)),
     async loadConversations() {
       const out: { provider: string; incidentId: string; conversation: string }[] = [];
@@ -60,7 +70,8 @@ export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks
       }
       return out;
     },
-    saveRoute: async (incidentId, providers) => void (await store.set(key("route", incidentId), { incidentId, providers: [...providers], savedAt: now() })),
+    saveRoute: async (incidentId, providers) =>
+      void (await store.set(key("route", incidentId), { incidentId, providers: [...providers], savedAt: now() })),
     removeRoute: (incidentId) => store.remove(key("route", incidentId)),
     async loadRoutes() {
       const out: [string, string[]][] = [];
@@ -75,7 +86,10 @@ export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks
       return out;
     },
     async saveDeadLetter(letter) {
-      await store.set(key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider), letter);
+      await store.set(
+        key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider),
+        letter,
+      );
       const all = await store.keys("deadletter");
       for (const old of all.slice(0, Math.max(0, all.length - MAX_DEAD_LETTERS))) await store.remove(old);
     },
@@ -90,15 +104,35 @@ export function createDeliveryStore(store: StateStore, hooks: DeliveryStoreHooks
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
 function isJob(v: unknown): v is Job {
-  return isObject(v) && typeof v.id === "string" && typeof v.provider === "string" && typeof v.createdAt === "number" && isObject(v.message) && typeof v.message.id === "string" && typeof v.message.incidentId === "string";
+  return (
+    isObject(v) &&
+    typeof v.id === "string" &&
+    typeof v.provider === "string" &&
+    typeof v.createdAt === "number" &&
+    isObject(v.message) &&
+    typeof v.message.id === "string" &&
+    typeof v.message.incidentId === "string"
+  );
 }
 
-function isConversation(v: unknown): v is { provider: string; incidentId: string; conversation: string; savedAt?: number } {
-  return isObject(v) && typeof v.provider === "string" && typeof v.incidentId === "string" && typeof v.conversation === "string";
+function isConversation(
+  v: unknown,
+): v is { provider: string; incidentId: string; conversation: string; savedAt?: number } {
+  return (
+    isObject(v) &&
+    typeof v.provider === "string" &&
+    typeof v.incidentId === "string" &&
+    typeof v.conversation === "string"
+  );
 }
 
 function isRoute(v: unknown): v is { incidentId: string; providers: string[]; savedAt?: number } {
-  return isObject(v) && typeof v.incidentId === "string" && Array.isArray(v.providers) && v.providers.every((p) => typeof p === "string");
+  return (
+    isObject(v) &&
+    typeof v.incidentId === "string" &&
+    Array.isArray(v.providers) &&
+    v.providers.every((p) => typeof p === "string")
+  );
 }
 
 function isDeadLetter(v: unknown): v is DeadLetter {

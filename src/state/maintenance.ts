@@ -53,5 +53,11 @@ export async function maintainStore(store: StateStore, capBytes: number): Promis
     rewritten = true;
     size = await store.size();
   }
-  return { fileBytes: size.fileBytes, freeBytes: size.freeBytes, evicted, rewritten, overCap: size.fileBytes > capBytes };
+  return {
+    fileBytes: size.fileBytes,
+    freeBytes: size.freeBytes,
+    evicted,
+    rewritten,
+    overCap: size.fileBytes > capBytes,
+  };
 }

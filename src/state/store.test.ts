@@ -57,15 +57,33 @@ describe("delivery records (spec 6)", () => {
     const store = await openStateStore({ dataDir: d });
     const corrupt: string[] = [];
     const records = createDeliveryStore(store, { corrupt: (k) => corrupt.push(k) });
-    const job = { id: "webhook:Deployment/shop/api#1", provider: "webhook", message: message("Deployment/shop/api", "announce"), priority: "routine" as const, createdAt: 5 };
+    const job = {
+      id: "webhook:Deployment/shop/api#1",
+      provider: "webhook",
+      message: message("Deployment/shop/api", "announce"),
+      priority: "routine" as const,
+      createdAt: 5,
+    };
     await records.saveJob(job);
     await records.saveJob({ ...job, id: "webhook:Deployment/shop/web#1", createdAt: 1 });
     await records.saveConversation("slack", "Deployment/shop/api", "1001.000100");
-    await records.saveDeadLetter({ provider: "slack", messageId: "m1", incidentId: "Deployment/shop/api", action: "announce", reason: "http_401: invalid_auth", at: 7 });
+    await records.saveDeadLetter({
+      provider: "slack",
+      messageId: "m1",
+      incidentId: "Deployment/shop/api",
+      action: "announce",
+      reason: "http_401: invalid_auth",
+      at: 7,
+    });
     await store.set("outbox:garbage", "not a job");
-    expect((await records.loadJobs()).map((j) => j.id)).toEqual(["webhook:Deployment/shop/web#1", "webhook:Deployment/shop/api#1"]);
+    expect((await records.loadJobs()).map((j) => j.id)).toEqual([
+      "webhook:Deployment/shop/web#1",
+      "webhook:Deployment/shop/api#1",
+    ]);
     expect(corrupt).toEqual(["outbox:garbage"]);
-    expect(await records.loadConversations()).toEqual([{ provider: "slack", incidentId: "Deployment/shop/api", conversation: "1001.000100" }]);
+    expect(await records.loadConversations()).toEqual([
+      { provider: "slack", incidentId: "Deployment/shop/api", conversation: "1001.000100" },
+    ]);
     expect((await records.loadDeadLetters()).map((l) => l.reason)).toEqual(["http_401: invalid_auth"]);
     await records.removeJob(job.id);
     expect((await records.loadJobs()).map((j) => j.id)).toEqual(["webhook:Deployment/shop/web#1"]);
@@ -77,7 +95,15 @@ describe("delivery records (spec 6)", () => {
     const store = await openStateStore({ dataDir: d });
     const records = createDeliveryStore(store);
     const big = "x".repeat(4000);
-    for (let i = 0; i < 60; i++) await records.saveDeadLetter({ provider: "slack", messageId: `m${i}`, incidentId: "i", action: "announce", reason: big, at: i });
+    for (let i = 0; i < 60; i++)
+      await records.saveDeadLetter({
+        provider: "slack",
+        messageId: `m${i}`,
+        incidentId: "i",
+        action: "announce",
+        reason: big,
+        at: i,
+      });
     const before = (await store.size()).fileBytes;
     const report = await maintainStore(store, before / 2);
     expect(report.evicted).toBeGreaterThan(0);
@@ -86,7 +112,14 @@ describe("delivery records (spec 6)", () => {
     const kept = (await records.loadDeadLetters()).map((l) => l.messageId);
     expect(kept).toContain("m59");
     expect(kept).not.toContain("m0");
-    for (let i = 0; i < 60; i++) await records.saveJob({ id: `webhook:j${i}`, provider: "webhook", message: { ...message(`j${i}`, "announce"), text: big }, priority: "routine", createdAt: i });
+    for (let i = 0; i < 60; i++)
+      await records.saveJob({
+        id: `webhook:j${i}`,
+        provider: "webhook",
+        message: { ...message(`j${i}`, "announce"), text: big },
+        priority: "routine",
+        createdAt: i,
+      });
     const full = await maintainStore(store, 1024);
     expect(full.overCap).toBe(true);
     expect(await records.loadJobs()).toHaveLength(60);

@@ -55,11 +55,16 @@ export async function openStateStore(options: { dataDir?: string; hooks?: StoreH
   let opened = await tryOpen(path);
   let problem: { reason: ResetReason; detail: string } | undefined;
   if ("error" in opened) problem = { reason: "unreadable", detail: opened.error };
-  else if (existed && opened.version !== SCHEMA_VERSION) problem = { reason: "schema_mismatch", detail: `schema version ${opened.version ?? "none"}, expected ${SCHEMA_VERSION}` };
+  else if (existed && opened.version !== SCHEMA_VERSION)
+    problem = {
+      reason: "schema_mismatch",
+      detail: `schema version ${opened.version ?? "none"}, expected ${SCHEMA_VERSION}`,
+    };
   if (problem) {
     if (!("error" in opened)) await opened.db.dispose();
     renameSync(path, `${path}.corrupt`);
-    for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) renameSync(path + suffix, `${path}.corrupt${suffix}`);
+    for (const suffix of ["-wal", "-shm"])
+      if (existsSync(path + suffix)) renameSync(path + suffix, `${path}.corrupt${suffix}`);
     options.hooks?.reset?.(problem.reason, problem.detail);
     opened = await tryOpen(path);
     if ("error" in opened) throw new Error(`cannot create ${path}: ${opened.error}`);
@@ -134,7 +139,9 @@ function fileStore(storage: Storage, db: Database, path: string, hooks: StoreHoo
       const pageSize = Number(await pragma(db, "page_size")) || 4096;
       const pages = Number(await pragma(db, "page_count")) || 0;
       const free = Number(await pragma(db, "freelist_count")) || 0;
-      const onDisk = existsSync(path) ? statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0) : 0;
+      const onDisk = existsSync(path)
+        ? statSync(path).size + (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0)
+        : 0;
       return { fileBytes: Math.max(onDisk, pages * pageSize), freeBytes: free * pageSize };
     },
     async compact() {

@@ -39,7 +39,13 @@ export async function startCaptureServer(): Promise<CaptureServer> {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
-      const captured: CapturedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body, json: () => JSON.parse(body) };
+      const captured: CapturedRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body,
+        json: () => JSON.parse(body),
+      };
       requests.push(captured);
       const answer = queued.shift() ?? (typeof fallback === "function" ? fallback(captured) : fallback);
       res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
@@ -70,15 +76,20 @@ export async function startCaptureServer(): Promise<CaptureServer> {
         waiters.add(check);
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 /** Polls `condition` every 5 ms of real time until it holds; rejects with `what` after `timeoutMs`. For waiting on network I/O, never on time itself. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -14,9 +14,15 @@ export interface CliResult {
  * Runs the real CLI (`bun src/main.ts ...args`) as a separate process with only PATH, HOME and `env` set,
  * so the host's variables never leak into a test. Never blocks the test's own event loop.
  */
-export function runCli(args: readonly string[], options: { env?: Record<string, string>; home: string }): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; home: string },
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: options.home, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: options.home, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

@@ -32,12 +32,40 @@ export interface TestCluster {
  * temporary directory unless given: Pro keeps its state file there); the startup message is off unless
  * `options.startupMessage`, so tests count only the messages they cause.
  */
-export async function startTestCluster(alert: Record<string, unknown>, options: { cluster?: string; config?: Record<string, unknown>; edition?: Edition; dnsMetricsPort?: number; dataDir?: string; startupMessage?: boolean } = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  alert: Record<string, unknown>,
+  options: {
+    cluster?: string;
+    config?: Record<string, unknown>;
+    edition?: Edition;
+    dnsMetricsPort?: number;
+    dataDir?: string;
+    startupMessage?: boolean;
+  } = {},
+): Promise<TestCluster> {
   const sim = await startSimulator();
   const clock = createFakeClock(Date.now());
-  const config = parseConfig(stringify({ ...options.config, app: { clusterName: options.cluster ?? "test", disableStartupMessage: !options.startupMessage }, healthCheck: { enabled: false }, alert }), "test.yaml", { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")) });
+  const config = parseConfig(
+    stringify({
+      ...options.config,
+      app: { clusterName: options.cluster ?? "test", disableStartupMessage: !options.startupMessage },
+      healthCheck: { enabled: false },
+      alert,
+    }),
+    "test.yaml",
+    { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")) },
+  );
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
-  const daemon = await startDaemon({ config, connection, clock, logger: createSilentLogger(), passDelayMs: 3_600_000, stdout: () => {}, ...(options.edition ? { edition: options.edition } : {}), ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}) });
+  const daemon = await startDaemon({
+    config,
+    connection,
+    clock,
+    logger: createSilentLogger(),
+    passDelayMs: 3_600_000,
+    stdout: () => {},
+    ...(options.edition ? { edition: options.edition } : {}),
+    ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
+  });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
   return {
     sim,
@@ -66,24 +94,51 @@ export function seedShop(sim: Simulator, now: number): { api: KubeObject; web: K
   const make = (name: string, nodes: string[]) => {
     const { deployment: d, replicaSet } = deployment("shop", name, nodes.length, `ghcr.io/shop/${name}:1.0`, "abc12");
     const dep = sim.apply(d);
-    const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }] } });
-    nodes.forEach((node, i) => sim.apply(runningPod(rs, `p${i}`, node, now - 3_600_000)));
+    const rs = sim.apply({
+      ...replicaSet,
+      metadata: {
+        ...replicaSet.metadata,
+        ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }],
+      },
+    });
+    for (const [i, node] of nodes.entries()) sim.apply(runningPod(rs, `p${i}`, node, now - 3_600_000));
     return dep;
   };
   return { api: make("api", ["n1", "n2"]), web: make("web", ["n3"]) };
 }
 
 /** Puts a pod's only container into CrashLoopBackOff with `restarts` restarts and exit code 1; `output` is its last termination message (default: a panic naming the container). */
-export function crashPod(sim: Simulator, namespace: string, name: string, restarts: number, now: number, output?: string): void {
+export function crashPod(
+  sim: Simulator,
+  namespace: string,
+  name: string,
+  restarts: number,
+  now: number,
+  output?: string,
+): void {
   const pod = sim.store.get(sim.typeOf("", "v1", "pods"), namespace, name);
   const c = pod.spec.containers[0];
   sim.patchStatus("v1", "Pod", namespace, name, {
     phase: "Running",
-    containerStatuses: [{
-      name: c.name, image: c.image, imageID: "", ready: false, started: false, restartCount: restarts,
-      state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container" } },
-      lastState: { terminated: { exitCode: 1, reason: "Error", message: output ?? `panic: ${c.name} cannot load its configuration`, finishedAt: new Date(now).toISOString() } },
-    }],
+    containerStatuses: [
+      {
+        name: c.name,
+        image: c.image,
+        imageID: "",
+        ready: false,
+        started: false,
+        restartCount: restarts,
+        state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container" } },
+        lastState: {
+          terminated: {
+            exitCode: 1,
+            reason: "Error",
+            message: output ?? `panic: ${c.name} cannot load its configuration`,
+            finishedAt: new Date(now).toISOString(),
+          },
+        },
+      },
+    ],
   });
 }
 
@@ -102,8 +157,11 @@ function consistent(sim: Simulator, daemon: Daemon): boolean {
     const want = sim.store.list(sim.typeOf(group, "v1", plural), undefined);
     const have = daemon.inventory.list(kind);
     if (want.length !== have.length) return false;
-    const versions = new Map(have.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
-    for (const o of want) if (versions.get(`${o.metadata.namespace}/${o.metadata.name}`) !== o.metadata.resourceVersion) return false;
+    const versions = new Map(
+      have.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+    );
+    for (const o of want)
+      if (versions.get(`${o.metadata.namespace}/${o.metadata.name}`) !== o.metadata.resourceVersion) return false;
   }
   return true;
 }
@@ -120,19 +178,30 @@ export interface SimulatedDaemon {
  * a fake clock. `kubeconfig` chooses the credentials (default: the admin token); `config` and `env` are the
  * configuration file's content and the environment; `healthPort` 0 serves health on a free port.
  */
-export async function startSimulatedDaemon(options: {
-  simOptions?: SimulatorOptions;
-  before?: (sim: Simulator) => void;
-  kubeconfig?: (sim: Simulator) => string;
-  config?: Record<string, unknown>;
-  env?: Record<string, string>;
-  healthPort?: number;
-} = {}): Promise<SimulatedDaemon> {
+export async function startSimulatedDaemon(
+  options: {
+    simOptions?: SimulatorOptions;
+    before?: (sim: Simulator) => void;
+    kubeconfig?: (sim: Simulator) => string;
+    config?: Record<string, unknown>;
+    env?: Record<string, string>;
+    healthPort?: number;
+  } = {},
+): Promise<SimulatedDaemon> {
   const sim = await startSimulator(options.simOptions);
   options.before?.(sim);
   const config = parseConfig(stringify(options.config ?? {}), "test.yaml", options.env ?? {});
-  const connection = await connectKube({ kubeconfigText: (options.kubeconfig ?? ((s: Simulator) => s.kubeconfig()))(sim) });
-  const daemon = await startDaemon({ config, connection, clock: createFakeClock(Date.now()), logger: createSilentLogger(), stdout: () => {}, ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}) });
+  const connection = await connectKube({
+    kubeconfigText: (options.kubeconfig ?? ((s: Simulator) => s.kubeconfig()))(sim),
+  });
+  const daemon = await startDaemon({
+    config,
+    connection,
+    clock: createFakeClock(Date.now()),
+    logger: createSilentLogger(),
+    stdout: () => {},
+    ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
+  });
   return {
     sim,
     daemon,

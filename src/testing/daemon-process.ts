@@ -11,7 +11,8 @@ import { createSystemClock } from "../runtime/clock.ts";
 import { createLogger } from "../runtime/logger.ts";
 
 const [kubeconfig, configFile, dataDir] = process.argv.slice(2);
-if (!kubeconfig || !configFile || !dataDir) throw new Error("usage: daemon-process.ts <kubeconfig> <config> <data dir>");
+if (!kubeconfig || !configFile || !dataDir)
+  throw new Error("usage: daemon-process.ts <kubeconfig> <config> <data dir>");
 const config = parseConfig(readFileSync(configFile, "utf8"), configFile, { MON_DATA_DIR: dataDir });
 const connection = await connectKube({ kubeconfigPath: kubeconfig });
 await startDaemon({ config, connection, clock: createSystemClock(), logger: createLogger(), edition: "pro" });

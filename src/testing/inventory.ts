@@ -5,7 +5,31 @@ import type { KubeObject } from "../model/inventory.ts";
 export function inventoryOf(...objects: KubeObject[]): Inventory {
   const inventory = new Inventory();
   for (const o of objects) inventory.apply(o.kind, "ADDED", o);
-  for (const kind of ["Pod", "Node", "Namespace", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "Service", "EndpointSlice", "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "VolumeAttachment", "ConfigMap", "Secret", "ServiceAccount", "Event", "NetworkPolicy", "Ingress", "Lease"]) inventory.markWatched(kind);
+  for (const kind of [
+    "Pod",
+    "Node",
+    "Namespace",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+    "Service",
+    "EndpointSlice",
+    "PersistentVolumeClaim",
+    "PersistentVolume",
+    "StorageClass",
+    "VolumeAttachment",
+    "ConfigMap",
+    "Secret",
+    "ServiceAccount",
+    "Event",
+    "NetworkPolicy",
+    "Ingress",
+    "Lease",
+  ])
+    inventory.markWatched(kind);
   return inventory;
 }
 
@@ -20,21 +44,63 @@ export function inventoryWatching(watched: readonly string[], ...objects: KubeOb
 const T0 = "2026-01-01T00:00:00Z";
 
 /** A Node with the given Ready status; `since` is the condition's lastTransitionTime. */
-export function node(name: string, ready: "True" | "False" | "Unknown", since = T0, extra: KubeObject = {}): KubeObject {
+export function node(
+  name: string,
+  ready: "True" | "False" | "Unknown",
+  since = T0,
+  extra: KubeObject = {},
+): KubeObject {
   const reason = ready === "True" ? "KubeletReady" : ready === "Unknown" ? "NodeStatusUnknown" : "KubeletNotReady";
-  const message = ready === "Unknown" ? "Kubelet stopped posting node status." : ready === "False" ? "container runtime is down" : "kubelet is posting ready status";
-  return { kind: "Node", apiVersion: "v1", metadata: { name, uid: `uid-${name}` }, spec: {}, status: { conditions: [{ type: "Ready", status: ready, reason, message, lastTransitionTime: since }] }, ...extra };
+  const message =
+    ready === "Unknown"
+      ? "Kubelet stopped posting node status."
+      : ready === "False"
+        ? "container runtime is down"
+        : "kubelet is posting ready status";
+  return {
+    kind: "Node",
+    apiVersion: "v1",
+    metadata: { name, uid: `uid-${name}` },
+    spec: {},
+    status: { conditions: [{ type: "Ready", status: ready, reason, message, lastTransitionTime: since }] },
+    ...extra,
+  };
 }
 
 /** A Deployment → ReplicaSet pair with uids, for owner chains. */
 export function workload(namespace: string, name: string): { deployment: KubeObject; replicaSet: KubeObject } {
-  const deployment = { kind: "Deployment", apiVersion: "apps/v1", metadata: { namespace, name, uid: `uid-d-${name}` }, spec: { replicas: 2 } };
-  const replicaSet = { kind: "ReplicaSet", apiVersion: "apps/v1", metadata: { namespace, name: `${name}-7c9d8f6b5`, uid: `uid-rs-${name}`, ownerReferences: [{ kind: "Deployment", name, uid: `uid-d-${name}`, controller: true }] } };
+  const deployment = {
+    kind: "Deployment",
+    apiVersion: "apps/v1",
+    metadata: { namespace, name, uid: `uid-d-${name}` },
+    spec: { replicas: 2 },
+  };
+  const replicaSet = {
+    kind: "ReplicaSet",
+    apiVersion: "apps/v1",
+    metadata: {
+      namespace,
+      name: `${name}-7c9d8f6b5`,
+      uid: `uid-rs-${name}`,
+      ownerReferences: [{ kind: "Deployment", name, uid: `uid-d-${name}`, controller: true }],
+    },
+  };
   return { deployment, replicaSet };
 }
 
 /** A pod owned by `owner` (a ReplicaSet, or none) on `nodeName`, with the given container status. */
-export function pod(namespace: string, name: string, options: { owner?: KubeObject; nodeName?: string; phase?: string; status?: KubeObject; containers?: KubeObject[]; conditions?: KubeObject[] } = {}): KubeObject {
+export function pod(
+  namespace: string,
+  name: string,
+  options: {
+    owner?: KubeObject;
+    nodeName?: string;
+    phase?: string;
+    status?: KubeObject;
+    containers?: KubeObject[];
+    conditions?: KubeObject[];
+  } = {},
+): KubeObject {
   return {
     kind: "Pod",
     apiVersion: "v1",
@@ -43,9 +109,33 @@ export function pod(namespace: string, name: string, options: { owner?: KubeObje
       name,
       uid: `uid-p-${name}`,
       creationTimestamp: T0,
-      ...(options.owner ? { ownerReferences: [{ kind: options.owner.kind, name: options.owner.metadata.name, uid: options.owner.metadata.uid, controller: true }] } : {}),
+      ...(options.owner
+        ? {
+            ownerReferences: [
+              {
+                kind: options.owner.kind,
+                name: options.owner.metadata.name,
+                uid: options.owner.metadata.uid,
+                controller: true,
+              },
+            ],
+          }
+        : {}),
     },
-    spec: { ...(options.nodeName ? { nodeName: options.nodeName } : {}), containers: options.containers ?? [{ name: "app", image: "registry.example/app:1.0" }] },
-    status: { phase: options.phase ?? "Running", ...(options.conditions ? { conditions: options.conditions } : {}), ...(options.status ? { containerStatuses: [{ name: "app", image: "registry.example/app:1.0", ready: false, restartCount: 0, ...options.status }] } : {}) },
+    spec: {
+      ...(options.nodeName ? { nodeName: options.nodeName } : {}),
+      containers: options.containers ?? [{ name: "app", image: "registry.example/app:1.0" }],
+    },
+    status: {
+      phase: options.phase ?? "Running",
+      ...(options.conditions ? { conditions: options.conditions } : {}),
+      ...(options.status
+        ? {
+            containerStatuses: [
+              { name: "app", image: "registry.example/app:1.0", ready: false, restartCount: 0, ...options.status },
+            ],
+          }
+        : {}),
+    },
   };
 }

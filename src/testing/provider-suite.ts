@@ -92,8 +92,18 @@ export function providerSuite(c: ProviderCase): void {
       expect(written.length).toBeGreaterThan(0);
       const format = c.bodyFormat ?? "json";
       // A token exchange before the write (pubsub) is a form: only JSON requests must parse as JSON.
-      for (const request of written) if (format === "json" && String(request.headers["content-type"] ?? "").includes("json")) expect(() => JSON.parse(request.body)).not.toThrow();
-      const readable = written.map((request) => (c.readable ? c.readable(request.body) : format === "form" ? [...new URLSearchParams(request.body).values()].join("\n") : request.body)).join("\n");
+      for (const request of written)
+        if (format === "json" && String(request.headers["content-type"] ?? "").includes("json"))
+          expect(() => JSON.parse(request.body)).not.toThrow();
+      const readable = written
+        .map((request) =>
+          c.readable
+            ? c.readable(request.body)
+            : format === "form"
+              ? [...new URLSearchParams(request.body).values()].join("\n")
+              : request.body,
+        )
+        .join("\n");
       expect(readable).toContain("ünïcødé ✅ 中文");
     } finally {
       await server.close();
@@ -103,11 +113,25 @@ export function providerSuite(c: ProviderCase): void {
 
 /** Builds a provider from raw options (parsed by its schema), with a real outbound client: for vendor-specific tests. */
 export function makeProvider(definition: ProviderDefinition, options: Record<string, unknown>, clusterName = "prod") {
-  return definition.create(v.parse(definition.options, options) as never, { http: createOutboundClient(), logger: createSilentLogger(), clusterName, stdout: () => {} });
+  return definition.create(v.parse(definition.options, options) as never, {
+    http: createOutboundClient(),
+    logger: createSilentLogger(),
+    clusterName,
+    stdout: () => {},
+  });
 }
 
 /** Sends messages through a provider in order, against a capture server answering `answer`; returns what the server received. */
-export async function sendAll(definition: ProviderDefinition, options: (base: string) => Record<string, unknown>, messages: readonly Message[], answer: ScriptedAnswer | ((request: import("./capture-server.ts").CapturedRequest) => ScriptedAnswer) = { status: 200, body: "ok" }, conversation?: (index: number) => string | undefined) {
+export async function sendAll(
+  definition: ProviderDefinition,
+  options: (base: string) => Record<string, unknown>,
+  messages: readonly Message[],
+  answer: ScriptedAnswer | ((request: import("./capture-server.ts").CapturedRequest) => ScriptedAnswer) = {
+    status: 200,
+    body: "ok",
+  },
+  conversation?: (index: number) => string | undefined,
+) {
   const server = await startCaptureServer();
   try {
     server.setDefault(answer);
@@ -115,7 +139,13 @@ export async function sendAll(definition: ProviderDefinition, options: (base: st
     const outcomes: Outcome[] = [];
     for (const [i, m] of messages.entries()) {
       const c = conversation?.(i);
-      outcomes.push(await provider.send(m, { signal: AbortSignal.timeout(5_000), now: Date.parse("2026-01-01T00:00:00Z"), ...(c ? { conversation: c } : {}) }));
+      outcomes.push(
+        await provider.send(m, {
+          signal: AbortSignal.timeout(5_000),
+          now: Date.parse("2026-01-01T00:00:00Z"),
+          ...(c ? { conversation: c } : {}),
+        }),
+      );
     }
     provider.close?.();
     return { requests: [...server.requests], outcomes };
@@ -129,11 +159,29 @@ export async function sendAll(definition: ProviderDefinition, options: (base: st
  * incident reach `path` with `headers`, carry the incident's dedup key in the vendor's field (`dedup`) and
  * the vendor's status values (`status`: what announce, update and resolve send).
  */
-export function pagerContract(c: ProviderCase & { readonly path: string; readonly headers?: Record<string, string>; readonly dedup: (body: any) => unknown; readonly status: (body: any) => unknown; readonly expected: readonly [announce: unknown, update: unknown, resolve: unknown] }): void {
+export function pagerContract(
+  c: ProviderCase & {
+    readonly path: string;
+    readonly headers?: Record<string, string>;
+    readonly dedup: (body: any) => unknown;
+    readonly status: (body: any) => unknown;
+    readonly expected: readonly [announce: unknown, update: unknown, resolve: unknown];
+  },
+): void {
   providerSuite(c);
   test(`${c.definition.name}: announce, update and resolve of one incident under its dedup key`, async () => {
-    const m = (action: "announce" | "update" | "resolve") => message("Deployment/shop/api", action, { mode: action === "announce" ? "page" : "notify", tier: action === "announce" ? "critical" : "high", dedupKey: "mon-prod-deployment-shop-api-page" });
-    const { requests, outcomes } = await sendAll(c.definition, c.options, [m("announce"), m("update"), m("resolve")], c.okAnswer ?? { status: 200, body: "ok" });
+    const m = (action: "announce" | "update" | "resolve") =>
+      message("Deployment/shop/api", action, {
+        mode: action === "announce" ? "page" : "notify",
+        tier: action === "announce" ? "critical" : "high",
+        dedupKey: "mon-prod-deployment-shop-api-page",
+      });
+    const { requests, outcomes } = await sendAll(
+      c.definition,
+      c.options,
+      [m("announce"), m("update"), m("resolve")],
+      c.okAnswer ?? { status: 200, body: "ok" },
+    );
     expect(outcomes.every((o) => o.kind === "ok")).toBe(true);
     for (const r of requests) {
       expect(r.method).toBe("POST");

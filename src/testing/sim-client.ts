@@ -4,13 +4,27 @@ import { createTlsFetch } from "../runtime/tls-fetch.ts";
 import type { Simulator } from "../sim/simulator.ts";
 
 /** A raw HTTPS request to the simulator with its CA and (unless `token` is null) its admin token. */
-export async function simRequest(sim: Simulator, method: string, path: string, options: { body?: unknown; contentType?: string; token?: string | null; accept?: string } = {}): Promise<{ status: number; headers: Headers; text: string; json: any }> {
+export async function simRequest(
+  sim: Simulator,
+  method: string,
+  path: string,
+  options: { body?: unknown; contentType?: string; token?: string | null; accept?: string } = {},
+): Promise<{ status: number; headers: Headers; text: string; json: any }> {
   const tlsFetch = createTlsFetch({ ca: sim.pki.caCert });
   const headers: Record<string, string> = { accept: options.accept ?? "application/json" };
   const token = options.token === undefined ? sim.token : options.token;
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers["content-type"] = options.contentType ?? "application/json";
-  const response = await tlsFetch(`${sim.server.url}${path}`, { method, headers, body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body) });
+  const response = await tlsFetch(`${sim.server.url}${path}`, {
+    method,
+    headers,
+    body:
+      options.body === undefined
+        ? undefined
+        : typeof options.body === "string"
+          ? options.body
+          : JSON.stringify(options.body),
+  });
   const text = await response.text();
   let json: unknown;
   try {
@@ -22,11 +36,20 @@ export async function simRequest(sim: Simulator, method: string, path: string, o
 }
 
 /** Reads the watch stream of `path` until `count` events arrived or the server closed it; returns the events. */
-export async function readWatch(sim: Simulator, path: string, count: number, during?: () => void, timeoutMs = 3_000): Promise<{ status: number; events: { type: string; object: any }[] }> {
+export async function readWatch(
+  sim: Simulator,
+  path: string,
+  count: number,
+  during?: () => void,
+  timeoutMs = 3_000,
+): Promise<{ status: number; events: { type: string; object: any }[] }> {
   const tlsFetch = createTlsFetch({ ca: sim.pki.caCert });
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), timeoutMs);
-  const response = await tlsFetch(`${sim.server.url}${path}`, { headers: { authorization: `Bearer ${sim.token}` }, signal: abort.signal });
+  const response = await tlsFetch(`${sim.server.url}${path}`, {
+    headers: { authorization: `Bearer ${sim.token}` },
+    signal: abort.signal,
+  });
   const events: { type: string; object: any }[] = [];
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = "";

@@ -7,7 +7,11 @@ import { onShutdownSignal } from "../../runtime/signals.ts";
 export default defineCommand({
   meta: { name: "demo", description: "Run mon against the built-in cluster simulator and print what it delivers." },
   args: {
-    keep: { type: "boolean", description: "Keep serving (health, metrics) after the story until interrupted", default: false },
+    keep: {
+      type: "boolean",
+      description: "Keep serving (health, metrics) after the story until interrupted",
+      default: false,
+    },
     port: { type: "string", description: "Health server port (default: a free port)" },
     verbose: { type: "boolean", description: "Show mon's own log lines", default: false },
   },
@@ -24,9 +28,12 @@ export default defineCommand({
       stdout: (text) => process.stdout.write(text),
       healthPort: args.port ? Number(args.port) : 0,
       keepUntil,
-      onStarted: (daemon) => process.stdout.write(`health and metrics: ${daemon.healthUrl() ?? "off"}/health, /metrics\n`),
+      onStarted: (daemon) =>
+        process.stdout.write(`health and metrics: ${daemon.healthUrl() ?? "off"}/health, /metrics\n`),
     });
-    process.stdout.write(`\nmon demo: ${result.announced} incidents announced, ${result.updated} updated, ${result.resolved} resolved, ${result.openAtEnd} still open\n`);
+    process.stdout.write(
+      `\nmon demo: ${result.announced} incidents announced, ${result.updated} updated, ${result.resolved} resolved, ${result.openAtEnd} still open\n`,
+    );
     process.exit(result.openAtEnd === 0 && result.announced > 0 ? 0 : 1);
   },
 });

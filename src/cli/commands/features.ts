@@ -16,10 +16,16 @@ export default defineCommand({
     const features = featureCatalog();
     const providers = catalogProviders().map((d) => ({ name: `alert.${d.name}`, kind: d.kind, title: d.title }));
     if (args.format === "tsv") return void process.stdout.write(featureCatalogTsv(features));
-    if (args.format === "json") return void process.stdout.write(`${JSON.stringify({ features, providers }, null, 2)}\n`);
+    if (args.format === "json")
+      return void process.stdout.write(`${JSON.stringify({ features, providers }, null, 2)}\n`);
     const width = Math.max(...features.map((f) => f.id.length), ...providers.map((p) => p.name.length));
-    const lines = features.map((f) => `${f.id.padEnd(width)}  ${(f.pro ? "Pro" : "").padEnd(7)}  ${f.description}${f.dependsOn.length ? ` (needs ${f.dependsOn.join(", ")})` : ""}`);
+    const lines = features.map(
+      (f) =>
+        `${f.id.padEnd(width)}  ${(f.pro ? "Pro" : "").padEnd(7)}  ${f.description}${f.dependsOn.length ? ` (needs ${f.dependsOn.join(", ")})` : ""}`,
+    );
     const providerLines = providers.map((p) => `${p.name.padEnd(width)}  ${p.kind.padEnd(7)}  ${p.title}`);
-    process.stdout.write(`${lines.join("\n")}\n\nAlert providers (${providers.length}):\n${providerLines.join("\n")}\n`);
+    process.stdout.write(
+      `${lines.join("\n")}\n\nAlert providers (${providers.length}):\n${providerLines.join("\n")}\n`,
+    );
   },
 });

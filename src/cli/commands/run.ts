@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { startDaemon } from "../../app/daemon.ts";
 import { prepareStartup } from "../../app/prepare.ts";
-import { loadConfig } from "../../config/load.ts";
+import { type LoadedConfig, loadConfig } from "../../config/load.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { createSystemClock } from "../../runtime/clock.ts";
 import { createLogger } from "../../runtime/logger.ts";
@@ -12,12 +12,15 @@ import { failStartup } from "../exit.ts";
 export default defineCommand({
   meta: { name: "run", description: "Watch the cluster and deliver incidents (the daemon)." },
   args: {
-    kubeconfig: { type: "string", description: "Path to a kubeconfig (default: in-cluster, then KUBECONFIG, then ~/.kube/config)" },
+    kubeconfig: {
+      type: "string",
+      description: "Path to a kubeconfig (default: in-cluster, then KUBECONFIG, then ~/.kube/config)",
+    },
     config: { type: "string", description: "Configuration file (default: CONFIG_FILE)" },
   },
   async run({ args }) {
     const early = createLogger();
-    let config;
+    let config: LoadedConfig;
     try {
       config = loadConfig({ env: process.env, path: args.config });
     } catch (error) {

@@ -12,9 +12,16 @@ const SCENARIOS = { demo: demoScenario } as const;
 export default defineCommand({
   meta: { name: "sim", description: "Serve the built-in Kubernetes API simulator over HTTPS on 127.0.0.1." },
   args: {
-    kubeconfig: { type: "string", description: "Where to write the kubeconfig (server URL, CA data, token)", required: true },
+    kubeconfig: {
+      type: "string",
+      description: "Where to write the kubeconfig (server URL, CA data, token)",
+      required: true,
+    },
     port: { type: "string", description: "Port (default: a free port)" },
-    scenario: { type: "string", description: `Scenario to play: ${Object.keys(SCENARIOS).join(", ")} (default: an empty cluster)` },
+    scenario: {
+      type: "string",
+      description: `Scenario to play: ${Object.keys(SCENARIOS).join(", ")} (default: an empty cluster)`,
+    },
   },
   async run({ args }) {
     const logger = createLogger();
@@ -32,7 +39,11 @@ export default defineCommand({
     });
     if (scenario) {
       scenario.setup(sim, Date.now());
-      await playScenario(scenario, sim, { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)), onStep: (say) => logger.info(`scenario: ${say}`) });
+      await playScenario(scenario, sim, {
+        now: () => Date.now(),
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+        onStep: (say) => logger.info(`scenario: ${say}`),
+      });
       logger.info("scenario finished; still serving");
     }
   },

@@ -5,13 +5,24 @@ export function readyNode(name: string, at: number): KubeObject {
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name, creationTimestamp: new Date(at).toISOString(), labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" } },
+    metadata: {
+      name,
+      creationTimestamp: new Date(at).toISOString(),
+      labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" },
+    },
     spec: {},
     status: {
       conditions: [nodeReady("True", at)],
-      nodeInfo: { kubeletVersion: "v1.32.13", containerRuntimeVersion: "containerd://2.0.5", osImage: "Ubuntu 24.04 LTS" },
+      nodeInfo: {
+        kubeletVersion: "v1.32.13",
+        containerRuntimeVersion: "containerd://2.0.5",
+        osImage: "Ubuntu 24.04 LTS",
+      },
       // Loopback, so that nothing ever dials outside this machine; the kubelet port comes from daemonEndpoints.
-      addresses: [{ type: "InternalIP", address: "127.0.0.1" }, { type: "Hostname", address: name }],
+      addresses: [
+        { type: "InternalIP", address: "127.0.0.1" },
+        { type: "Hostname", address: name },
+      ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     },
   };
@@ -20,48 +31,118 @@ export function readyNode(name: string, at: number): KubeObject {
 /** The Ready condition as the kubelet (True/False) or the node lifecycle controller (Unknown) writes it. */
 export function nodeReady(status: "True" | "False" | "Unknown", at: number): KubeObject {
   const iso = new Date(at).toISOString().replace(/\.\d+Z$/, "Z");
-  if (status === "True") return { type: "Ready", status, reason: "KubeletReady", message: "kubelet is posting ready status", lastHeartbeatTime: iso, lastTransitionTime: iso };
-  if (status === "Unknown") return { type: "Ready", status, reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", lastHeartbeatTime: iso, lastTransitionTime: iso };
-  return { type: "Ready", status, reason: "KubeletNotReady", message: "container runtime is down", lastHeartbeatTime: iso, lastTransitionTime: iso };
+  if (status === "True")
+    return {
+      type: "Ready",
+      status,
+      reason: "KubeletReady",
+      message: "kubelet is posting ready status",
+      lastHeartbeatTime: iso,
+      lastTransitionTime: iso,
+    };
+  if (status === "Unknown")
+    return {
+      type: "Ready",
+      status,
+      reason: "NodeStatusUnknown",
+      message: "Kubelet stopped posting node status.",
+      lastHeartbeatTime: iso,
+      lastTransitionTime: iso,
+    };
+  return {
+    type: "Ready",
+    status,
+    reason: "KubeletNotReady",
+    message: "container runtime is down",
+    lastHeartbeatTime: iso,
+    lastTransitionTime: iso,
+  };
 }
 
 /** A Deployment and its ReplicaSet (owner references as the controllers write them). */
-export function deployment(namespace: string, name: string, replicas: number, image: string, hash: string): { deployment: KubeObject; replicaSet: KubeObject } {
+export function deployment(
+  namespace: string,
+  name: string,
+  replicas: number,
+  image: string,
+  hash: string,
+): { deployment: KubeObject; replicaSet: KubeObject } {
   const labels = { app: name };
   const template = { metadata: { labels }, spec: { containers: [{ name, image }] } };
   // Status as the Deployment and ReplicaSet controllers write it for a rolled-out, available workload.
-  const available = { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." };
-  const progressing = { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: `ReplicaSet "${name}-${hash}" has successfully progressed.` };
+  const available = {
+    type: "Available",
+    status: "True",
+    reason: "MinimumReplicasAvailable",
+    message: "Deployment has minimum availability.",
+  };
+  const progressing = {
+    type: "Progressing",
+    status: "True",
+    reason: "NewReplicaSetAvailable",
+    message: `ReplicaSet "${name}-${hash}" has successfully progressed.`,
+  };
   const dep: KubeObject = {
     apiVersion: "apps/v1",
     kind: "Deployment",
     metadata: { namespace, name, labels },
     spec: { replicas, selector: { matchLabels: labels }, template },
-    status: { observedGeneration: 1, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, conditions: [available, progressing] },
+    status: {
+      observedGeneration: 1,
+      replicas,
+      updatedReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      conditions: [available, progressing],
+    },
   };
   const rs: KubeObject = {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
     metadata: { namespace, name: `${name}-${hash}`, labels: { ...labels, "pod-template-hash": hash } },
     spec: { replicas, selector: { matchLabels: { ...labels, "pod-template-hash": hash } }, template },
-    status: { replicas, fullyLabeledReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, observedGeneration: 1 },
+    status: {
+      replicas,
+      fullyLabeledReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      observedGeneration: 1,
+    },
   };
   return { deployment: dep, replicaSet: rs };
 }
 
 /** Owner reference to an object created in the simulator (needs its uid). */
 export function ownerRef(owner: KubeObject): KubeObject {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: owner.metadata.name,
+    uid: owner.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** A pod of a ReplicaSet bound to `node`, with its status as the kubelet writes it for a running, ready container. */
-export function runningPod(replicaSet: KubeObject, suffix: string, node: string, at: number, image?: string): KubeObject {
+export function runningPod(
+  replicaSet: KubeObject,
+  suffix: string,
+  node: string,
+  at: number,
+  image?: string,
+): KubeObject {
   const container = replicaSet.spec.template.spec.containers[0];
   const iso = new Date(at).toISOString().replace(/\.\d+Z$/, "Z");
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { namespace: replicaSet.metadata.namespace, name: `${replicaSet.metadata.name}-${suffix}`, labels: { ...replicaSet.spec.selector.matchLabels }, ownerReferences: [ownerRef(replicaSet)] },
+    metadata: {
+      namespace: replicaSet.metadata.namespace,
+      name: `${replicaSet.metadata.name}-${suffix}`,
+      labels: { ...replicaSet.spec.selector.matchLabels },
+      ownerReferences: [ownerRef(replicaSet)],
+    },
     spec: { nodeName: node, containers: [{ name: container.name, image: image ?? container.image }] },
     status: runningStatus(container.name, image ?? container.image, iso),
   };
@@ -78,6 +159,17 @@ export function runningStatus(container: string, image: string, iso: string, res
       { type: "Ready", status: "True", lastTransitionTime: iso },
     ],
     startTime: iso,
-    containerStatuses: [{ name: container, image, imageID: `${image}@sha256:${"0".repeat(64)}`, ready: true, started: true, restartCount, state: { running: { startedAt: iso } }, lastState: {} }],
+    containerStatuses: [
+      {
+        name: container,
+        image,
+        imageID: `${image}@sha256:${"0".repeat(64)}`,
+        ready: true,
+        started: true,
+        restartCount,
+        state: { running: { startedAt: iso } },
+        lastState: {},
+      },
+    ],
   };
 }

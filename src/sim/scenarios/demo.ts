@@ -18,7 +18,12 @@ export const demoScenario: Scenario = {
     for (const node of ["worker-1", "worker-2", "worker-3"]) sim.apply(readyNode(node, now - 86_400_000));
     sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
     // The orders database runs outside the cluster behind a selector-less Service (its address is what checkout dials).
-    sim.apply({ apiVersion: "v1", kind: "Service", metadata: { namespace: NS, name: "orders-db" }, spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] } });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { namespace: NS, name: "orders-db" },
+      spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] },
+    });
     const apps: [string, number, string, string, string[]][] = [
       ["checkout", 2, "ghcr.io/shop/checkout:2.3.1", "7c9d8f6b5", ["worker-1", "worker-2"]],
       ["cart", 2, "ghcr.io/shop/cart:1.4.0", "5d8b7f9c4", ["worker-1", "worker-3"]],
@@ -28,8 +33,13 @@ export const demoScenario: Scenario = {
     for (const [name, replicas, image, hash, nodes] of apps) {
       const { deployment: dep, replicaSet } = deployment(NS, name, replicas, image, hash);
       const storedDep = sim.apply(dep);
-      const storedRs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [owner(storedDep)] } });
-      nodes.forEach((node, i) => sim.apply(runningPod(storedRs, `${"abcde"[i]}${hash.slice(0, 4)}`, node, now - 3_600_000)));
+      const storedRs = sim.apply({
+        ...replicaSet,
+        metadata: { ...replicaSet.metadata, ownerReferences: [owner(storedDep)] },
+      });
+      for (const [i, node] of nodes.entries()) {
+        sim.apply(runningPod(storedRs, `${"abcde"[i]}${hash.slice(0, 4)}`, node, now - 3_600_000));
+      }
     }
   },
   steps: [
@@ -38,8 +48,15 @@ export const demoScenario: Scenario = {
       say: "worker-3 stops posting status: the node is lost with 3 pods on it",
       run(sim, now) {
         const node = sim.store.get(type(sim, "Node"), undefined, "worker-3");
-        sim.patchStatus("v1", "Node", undefined, "worker-3", { conditions: [nodeReady("Unknown", now)], nodeInfo: node.status.nodeInfo, addresses: node.status.addresses });
-        for (const pod of podsOn(sim, "worker-3")) sim.patchStatus("v1", "Pod", NS, pod.metadata.name, { conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(now) }] });
+        sim.patchStatus("v1", "Node", undefined, "worker-3", {
+          conditions: [nodeReady("Unknown", now)],
+          nodeInfo: node.status.nodeInfo,
+          addresses: node.status.addresses,
+        });
+        for (const pod of podsOn(sim, "worker-3"))
+          sim.patchStatus("v1", "Pod", NS, pod.metadata.name, {
+            conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(now) }],
+          });
       },
     },
     {
@@ -54,7 +71,15 @@ export const demoScenario: Scenario = {
       say: "a rollout of cart uses the image tag 1.4.O (a typo for 1.4.0)",
       run(sim, now) {
         const rs = sim.store.get(type(sim, "ReplicaSet"), NS, "cart-5d8b7f9c4");
-        const bad = { ...rs, metadata: { namespace: NS, name: "cart-64f5b8d7c9", labels: { app: "cart", "pod-template-hash": "64f5b8d7c9" }, ownerReferences: rs.metadata.ownerReferences } };
+        const bad = {
+          ...rs,
+          metadata: {
+            namespace: NS,
+            name: "cart-64f5b8d7c9",
+            labels: { app: "cart", "pod-template-hash": "64f5b8d7c9" },
+            ownerReferences: rs.metadata.ownerReferences,
+          },
+        };
         const stored = sim.apply(bad);
         const pod = runningPod(stored, "x2kq9", "worker-2", now, "ghcr.io/shop/cart:1.4.O");
         // The story compresses time: the kubelet accepted the pod two and a half minutes ago, past the image-pull hold.
@@ -62,11 +87,24 @@ export const demoScenario: Scenario = {
           phase: "Pending",
           startTime: iso(now - 150_000),
           conditions: [{ type: "PodScheduled", status: "True", lastTransitionTime: iso(now - 150_000) }],
-          containerStatuses: [{
-            name: "cart", image: "ghcr.io/shop/cart:1.4.O", imageID: "", ready: false, started: false, restartCount: 0,
-            state: { waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "ghcr.io/shop/cart:1.4.O": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/shop/cart:1.4.O": not found' } },
-            lastState: {},
-          }],
+          containerStatuses: [
+            {
+              name: "cart",
+              image: "ghcr.io/shop/cart:1.4.O",
+              imageID: "",
+              ready: false,
+              started: false,
+              restartCount: 0,
+              state: {
+                waiting: {
+                  reason: "ImagePullBackOff",
+                  message:
+                    'Back-off pulling image "ghcr.io/shop/cart:1.4.O": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/shop/cart:1.4.O": not found',
+                },
+              },
+              lastState: {},
+            },
+          ],
         };
         sim.apply(pod);
       },
@@ -84,10 +122,20 @@ export const demoScenario: Scenario = {
       say: "worker-3 comes back: the node is Ready and its pods run again",
       run(sim, now) {
         const node = sim.store.get(type(sim, "Node"), undefined, "worker-3");
-        sim.patchStatus("v1", "Node", undefined, "worker-3", { conditions: [nodeReady("True", now)], nodeInfo: node.status.nodeInfo, addresses: node.status.addresses });
+        sim.patchStatus("v1", "Node", undefined, "worker-3", {
+          conditions: [nodeReady("True", now)],
+          nodeInfo: node.status.nodeInfo,
+          addresses: node.status.addresses,
+        });
         for (const pod of podsOn(sim, "worker-3")) {
           const c = pod.spec.containers[0];
-          sim.store.update(type(sim, "Pod"), NS, pod.metadata.name, { status: runningStatus(c.name, c.image, iso(now)) }, "status");
+          sim.store.update(
+            type(sim, "Pod"),
+            NS,
+            pod.metadata.name,
+            { status: runningStatus(c.name, c.image, iso(now)) },
+            "status",
+          );
         }
       },
     },
@@ -96,7 +144,13 @@ export const demoScenario: Scenario = {
       say: "the checkout database is back: both pods run and are ready",
       run(sim, now) {
         for (const name of ["checkout-7c9d8f6b5-a7c9d", "checkout-7c9d8f6b5-b7c9d"]) {
-          sim.store.update(type(sim, "Pod"), NS, name, { status: runningStatus("checkout", "ghcr.io/shop/checkout:2.3.1", iso(now), 6) }, "status");
+          sim.store.update(
+            type(sim, "Pod"),
+            NS,
+            name,
+            { status: runningStatus("checkout", "ghcr.io/shop/checkout:2.3.1", iso(now), 6) },
+            "status",
+          );
         }
       },
     },
@@ -114,7 +168,14 @@ export const demoScenario: Scenario = {
 // --- internal ---
 
 function owner(object: KubeObject): KubeObject {
-  return { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, uid: object.metadata.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.metadata.name,
+    uid: object.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 function type(sim: Parameters<Scenario["setup"]>[0], kind: string) {
@@ -127,22 +188,63 @@ function podsOn(sim: Parameters<Scenario["setup"]>[0], node: string): KubeObject
 }
 
 function crash(sim: Parameters<Scenario["setup"]>[0], pod: string, now: number, restarts: number): void {
-  sim.setLogs(NS, pod, "checkout", [
-    `${iso(now - 3_000)} INFO  checkout 2.3.1 starting on :8080`,
-    `${iso(now - 2_900)} INFO  connecting to postgres://checkout:s3cret@orders-db.shop:5432/orders`,
-    `${iso(now - 1_200)} ERROR dial tcp 10.96.14.7:5432: connect: connection refused`,
-    `${iso(now - 1_100)} FATAL cannot start without the orders database; exiting`,
-    "",
-  ].join("\n"), true);
-  sim.store.update(type(sim, "Pod"), NS, pod, {
-    status: {
-      phase: "Running",
-      conditions: [{ type: "Ready", status: "False", reason: "ContainersNotReady", message: "containers with unready status: [checkout]", lastTransitionTime: iso(now) }],
-      containerStatuses: [{
-        name: "checkout", image: "ghcr.io/shop/checkout:2.3.1", imageID: `ghcr.io/shop/checkout@sha256:${"1".repeat(64)}`, ready: false, started: false, restartCount: restarts,
-        state: { waiting: { reason: "CrashLoopBackOff", message: `back-off 40s restarting failed container=checkout pod=${pod}_shop` } },
-        lastState: { terminated: { exitCode: 1, reason: "Error", message: "dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:s3cret@orders-db.shop:5432/orders)", startedAt: iso(now - 3_000), finishedAt: iso(now - 1_000) } },
-      }],
+  sim.setLogs(
+    NS,
+    pod,
+    "checkout",
+    [
+      `${iso(now - 3_000)} INFO  checkout 2.3.1 starting on :8080`,
+      `${iso(now - 2_900)} INFO  connecting to postgres://checkout:s3cret@orders-db.shop:5432/orders`,
+      `${iso(now - 1_200)} ERROR dial tcp 10.96.14.7:5432: connect: connection refused`,
+      `${iso(now - 1_100)} FATAL cannot start without the orders database; exiting`,
+      "",
+    ].join("\n"),
+    true,
+  );
+  sim.store.update(
+    type(sim, "Pod"),
+    NS,
+    pod,
+    {
+      status: {
+        phase: "Running",
+        conditions: [
+          {
+            type: "Ready",
+            status: "False",
+            reason: "ContainersNotReady",
+            message: "containers with unready status: [checkout]",
+            lastTransitionTime: iso(now),
+          },
+        ],
+        containerStatuses: [
+          {
+            name: "checkout",
+            image: "ghcr.io/shop/checkout:2.3.1",
+            imageID: `ghcr.io/shop/checkout@sha256:${"1".repeat(64)}`,
+            ready: false,
+            started: false,
+            restartCount: restarts,
+            state: {
+              waiting: {
+                reason: "CrashLoopBackOff",
+                message: `back-off 40s restarting failed container=checkout pod=${pod}_shop`,
+              },
+            },
+            lastState: {
+              terminated: {
+                exitCode: 1,
+                reason: "Error",
+                message:
+                  "dial tcp 10.96.14.7:5432: connect: connection refused (postgres://checkout:s3cret@orders-db.shop:5432/orders)",
+                startedAt: iso(now - 3_000),
+                finishedAt: iso(now - 1_000),
+              },
+            },
+          },
+        ],
+      },
     },
-  }, "status");
+    "status",
+  );
 }
