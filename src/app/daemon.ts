@@ -1,5 +1,4 @@
 import type { LoadedConfig } from "../config/load.ts";
-import { formatWarning } from "../config/errors.ts";
 import { createDelivery, type Delivery } from "../deliver/delivery.ts";
 import { HealthRegistry } from "../health/registry.ts";
 import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
@@ -90,7 +89,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config: loaded, clock, logger } = options;
   const config = loaded.config;
   const cluster = config.app.clusterName;
-  for (const w of loaded.warnings) logger.warn(formatWarning(w));
 
   const metrics = createMetrics();
   const health = new HealthRegistry(
@@ -109,7 +107,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const built =
     options.prepared ??
     prepareStartup(loaded, { logger, clock, ...(options.stdout ? { stdout: options.stdout } : {}) });
-  for (const w of built.warnings) logger.warn(formatWarning(w));
   const edition: Edition = options.edition ?? "community";
   let persistRoute: (incidentId: string, providers: readonly string[] | undefined) => void = () => {};
   const router = createRouter({

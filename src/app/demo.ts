@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import { parseConfig } from "../config/load.ts";
+import { CONFIG_DOMAIN } from "./config-domain.ts";
 import { connectKube } from "../kube/connection.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
@@ -48,7 +49,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       sim.store.list(sim.typeOf("", "v1", "nodes"), undefined).map((node) => sim.startKubelet(node.metadata.name)),
     );
     const alert = options.alert ?? { stdout: {} };
-    const config = parseConfig(stringify({ app: { clusterName: "demo" }, alert }), "demo configuration", process.env);
+    const config = parseConfig(
+      stringify({ app: { clusterName: "demo" }, alert }),
+      "demo configuration",
+      process.env,
+      CONFIG_DOMAIN,
+    );
     const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
     const daemon = await startDaemon({
       config,

@@ -1,11 +1,10 @@
 import { checkConfigSource } from "../config/load.ts";
 import type { ConfigProblem } from "../config/errors.ts";
 import type { Outcome } from "../model/job.ts";
-import { createOutboundClient } from "../outbound/client.ts";
-import { buildProviders } from "../providers/build.ts";
 import { createRouter } from "../route/router.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
-import { VERSION } from "../version.ts";
+import { CONFIG_DOMAIN } from "./config-domain.ts";
+import { prepareProviders } from "./prepare.ts";
 
 /** What `mon lint` found (spec 4.4). `exitCode`: 0 clean or warnings only, 1 errors, 2 the file could not be read. */
 export interface LintReport {
@@ -29,26 +28,15 @@ export async function lint(options: {
   strict?: boolean;
   check?: boolean;
 }): Promise<LintReport> {
-  const checked = checkConfigSource(options);
+  const checked = checkConfigSource({ ...options, domain: CONFIG_DOMAIN });
   const problems: ConfigProblem[] = [...checked.problems];
   const unreadable = problems.some((p) => p.rule === "file_missing" || p.rule === "file_unreadable");
   let kept: string[] = [];
   let inactive: string[] = [];
   const checks: { provider: string; outcome: Outcome | { kind: "unsupported" } }[] = [];
-  const alert = checked.config?.alert ?? checked.alert;
-  if (alert) {
+  {
     const config = checked.config;
-    const http = createOutboundClient({
-      userAgent: `mon/${VERSION}`,
-      ...(config?.app.proxyURL ? { proxyUrl: config.app.proxyURL } : {}),
-      ...(checked.caBundle ? { caBundle: checked.caBundle } : {}),
-      insecureSkipTLSVerify: config?.app.insecureSkipTLSVerify ?? false,
-    });
-    const built = buildProviders(
-      alert,
-      { http, logger: createSilentLogger(), clusterName: config?.app.clusterName ?? "", stdout: () => {} },
-      { ...(checked.file ? { file: checked.file } : {}), lineOf: checked.lineOf },
-    );
+    const built = prepareProviders(checked, { logger: createSilentLogger(), stdout: () => {} });
     problems.push(...built.problems);
     const router = createRouter({
       providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })),
@@ -65,7 +53,7 @@ export async function lint(options: {
         ...(checked.file ? { file: checked.file } : {}),
         ...(checked.lineOf("app.communityProvider") ? { line: checked.lineOf("app.communityProvider") } : {}),
       });
-    if (Object.keys(alert).length === 0)
+    if (checked.providers.length === 0 && !problems.some((p) => p.rule === "provider_unknown"))
       problems.push({
         level: "warning",
         rule: "no_provider",
@@ -100,7 +88,7 @@ export async function lint(options: {
     }
   }
   const final = (
-    options.strict ? problems.map((p) => (p.rule === "unknown_key" ? { ...p, level: "error" as const } : p)) : problems
+    options.strict ? problems.map((p) => (STRICT.has(p.rule) ? { ...p, level: "error" as const } : p)) : problems
   ).sort(byPlace);
   const errors = final.filter((p) => p.level === "error").length;
   return {
@@ -113,6 +101,14 @@ export async function lint(options: {
     exitCode: unreadable ? 2 : errors > 0 ? 1 : 0,
   };
 }
+
+/** What `--strict` turns from warnings into errors: keys and names that are probably mistakes (spec 2.1, 4.4). */
+const STRICT: ReadonlySet<ConfigProblem["rule"]> = new Set([
+  "unknown_key",
+  "removed_key",
+  "provider_unknown",
+  "unknown_reason",
+]);
 
 /** Environment problems first, then the file's problems by line (those without a line after them). */
 function byPlace(a: ConfigProblem, b: ConfigProblem): number {

@@ -13,6 +13,7 @@ export type ConfigRule =
   | "provider_unknown"
   | "provider_check_failed"
   | "unknown_key"
+  | "unknown_reason"
   | "removed_key"
   | "deprecated_key"
   | "pro_only"
@@ -30,9 +31,6 @@ export interface ConfigProblem {
   /** 1-based line in `file`. */
   readonly line?: number;
 }
-
-/** Kept for readers of warnings: a warning is a ConfigProblem of level `warning`. */
-export type ConfigWarning = ConfigProblem;
 
 /**
  * A configuration problem that refuses startup (spec 7.2), thrown by `loadConfig`. Its message is one line:
@@ -58,6 +56,3 @@ export function formatProblem(p: ConfigProblem): string {
   const where = p.file ? (p.line ? `${p.file}:${p.line}: ` : `${p.file}: `) : "";
   return `${where}${p.message}`;
 }
-
-/** Same as formatProblem (warnings are problems). */
-export const formatWarning = formatProblem;

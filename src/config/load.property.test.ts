@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as v from "valibot";
 import { stringify } from "yaml";
-import { checkConfig } from "./load.ts";
+import { checkConfig } from "../testing/config.ts";
 import { ConfigSchema } from "./schema.ts";
 
 /** A valid configuration touching most sections, the seed of the mutations. */

@@ -30,6 +30,8 @@ export function issueMessage(issue: v.BaseIssue<unknown>, secret = false): strin
   else if (issue.type === "url" && issue.message.startsWith("Invalid URL")) message = "must be an absolute URL";
   else message = issue.message.replace(/^Invalid (type|value): /, "");
   const received = issue.received;
+  // A length check receives the length, which says less than the message.
+  if (issue.type === "min_length" || issue.type === "max_length") return message;
   if (secret || received === undefined || message.includes(received) || /^(Object|Array|undefined)$/.test(received))
     return message;
   return `${message} (got ${received})`;

@@ -35,12 +35,14 @@ const Severity = v.pipe(
   v.metadata({ format: "severity" }),
 );
 
-const stringList = v.array(v.string());
+/** A list of names or substrings: an empty entry would match everything or nothing, so it is refused. */
+const stringList = v.array(v.pipe(v.string(), v.minLength(1, "must not be empty")));
 
 /** An include list, or an exclude list when every entry starts with `!`; never both (spec 2.1). */
 const includeOrExclude = (what: string) =>
   v.pipe(
     stringList,
+    v.check((list) => !list.includes("!"), `a lone ! names no ${what.replace(/s$/, "")}`),
     v.check(
       (list) => list.every((s) => s.startsWith("!")) || list.every((s) => !s.startsWith("!")),
       `cannot mix included and excluded (!) ${what}`,
@@ -181,13 +183,22 @@ const ProbeMonitor = v.object({
   ),
 });
 
-/** Route of a provider (spec 2.4, Pro): every field it sets must match; reasons and owners compare case-insensitively. */
-export const RouteSchema = v.object({
-  namespaces: v.optional(stringList),
-  severities: v.optional(v.array(Severity)),
-  reasons: v.optional(stringList),
-  owners: v.optional(stringList),
-});
+/**
+ * Route of a provider (spec 2.4, Pro): every field it sets must match; reasons and owners compare
+ * case-insensitively. A route that sets nothing (a misspelled field) would match everything, so it is refused.
+ */
+export const RouteSchema = v.pipe(
+  v.object({
+    namespaces: v.optional(stringList),
+    severities: v.optional(v.array(Severity)),
+    reasons: v.optional(stringList),
+    owners: v.optional(stringList),
+  }),
+  v.check(
+    (route) => Object.values(route).some((value) => Array.isArray(value) && value.length > 0),
+    "a route must set namespaces, severities, reasons or owners (an empty route would match everything)",
+  ),
+);
 
 /** Settings every provider has besides its own options (spec 2.4). */
 export const ProviderCommonSchema = v.object({
@@ -228,14 +239,11 @@ export const ProviderCommonSchema = v.object({
   ),
 });
 
-/** Keys every `alert.<provider>` accepts besides the provider's own. */
-export const PROVIDER_COMMON_KEYS: readonly string[] = Object.keys(ProviderCommonSchema.entries);
-
 /**
  * The one schema of mon's configuration file (spec 2.1–2.4). Each key carries its default, a one-line
  * description and metadata (KeyMeta); docs/configuration.md, deploy/feature-catalog.tsv and
  * deploy/config.schema.json are generated from it (scripts/gen-config-docs.ts). Provider options
- * (`alert.<provider>`) are each provider's own schema plus ProviderCommonSchema, combined in providers/build.ts.
+ * (`alert.<provider>`) are each provider's own schema plus ProviderCommonSchema, checked by config/alert.ts.
  */
 export const ConfigSchema = v.pipe(
   v.object({
@@ -485,8 +493,11 @@ export const ConfigSchema = v.pipe(
   ),
 );
 
-/** The validated configuration, defaults filled in, frozen after loading. */
-export type Config = v.InferOutput<typeof ConfigSchema>;
+/**
+ * The validated configuration, defaults filled in, frozen after loading. `alert` is not part of it: the
+ * providers are checked against their own schemas and come as `LoadedConfig.providers`.
+ */
+export type Config = Omit<v.InferOutput<typeof ConfigSchema>, "alert">;
 
 /** A silence rule after validation. */
 export type SilenceRule = v.InferOutput<typeof SilenceRuleSchema>;

@@ -34,11 +34,15 @@ export function suggestKey(schema: v.GenericSchema, dotted: string): string | un
     else current = objectEntries(current)?.[part];
   }
   const entries = current ? objectEntries(current) : undefined;
-  const last = parts[parts.length - 1] ?? "";
+  return closestName(parts[parts.length - 1] ?? "", Object.keys(entries ?? {}));
+}
+
+/** The name of `names` closest to `name`, ignoring letter case (edit distance at most 2), if any. */
+export function closestName(name: string, names: Iterable<string>): string | undefined {
   let best: { name: string; distance: number } | undefined;
-  for (const name of Object.keys(entries ?? {})) {
-    const distance = editDistance(last.toLowerCase(), name.toLowerCase());
-    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  for (const candidate of names) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
   }
   return best?.name;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectKube } from "../kube/connection.ts";
-import { parseConfig } from "../config/load.ts";
+import { parseConfig } from "./config.ts";
 import { startDaemon, type Daemon } from "../app/daemon.ts";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";

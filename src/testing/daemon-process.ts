@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { startDaemon } from "../app/daemon.ts";
-import { parseConfig } from "../config/load.ts";
+import { parseConfig } from "./config.ts";
 import { connectKube } from "../kube/connection.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createLogger } from "../runtime/logger.ts";

@@ -1,5 +1,7 @@
 import { defineCommand } from "citty";
 import { startDaemon } from "../../app/daemon.ts";
+import { CONFIG_DOMAIN } from "../../app/config-domain.ts";
+import { formatProblem } from "../../config/errors.ts";
 import { prepareStartup } from "../../app/prepare.ts";
 import { type LoadedConfig, loadConfig } from "../../config/load.ts";
 import { connectKube } from "../../kube/connection.ts";
@@ -22,11 +24,13 @@ export default defineCommand({
     const early = createLogger();
     let config: LoadedConfig;
     try {
-      config = loadConfig({ env: process.env, path: args.config });
+      config = loadConfig({ env: process.env, path: args.config, domain: CONFIG_DOMAIN });
     } catch (error) {
       failStartup(early, error);
     }
     const logger = createLogger({ format: config.config.app.logFormatter });
+    // Warnings first, before anything can fail: a typo is the first thing to read when mon does not behave.
+    for (const w of config.warnings) logger.warn(formatProblem(w));
     try {
       const prepared = prepareStartup(config, { logger });
       const connection = await connectKube({ kubeconfigPath: args.kubeconfig });
