@@ -86,6 +86,26 @@ describe("architecture", () => {
     expect(upward).toEqual([]);
   });
 
+  test("deliver/ owns everything after routing: route/ is pure, only deliver/ retries, budgets or falls back", () => {
+    // route/ is a pure function of a message (and the conversations it remembers): no clock, no I/O.
+    const impureRoute = sources
+      .filter((s) => s.layer === "route")
+      .filter((s) => /Date\.now\(\)|new Date\(\)|setTimeout\(|fetch\(|\.sleep\(|setTimer\(/.test(s.text))
+      .map((s) => s.path);
+    expect(impureRoute).toEqual([]);
+    // Backoff, budgets and fallbacks are deliver/'s stages; nothing outside deliver/ imports them.
+    const stagesOfDeliver = /\/deliver\/(backoff|budget|fallback|attempt|queue|records)\.ts$/;
+    const outside = sources
+      .filter((s) => s.layer !== "deliver")
+      .flatMap((s) => s.imports.filter((i) => stagesOfDeliver.test(join("/", i))).map((i) => `${s.path} imports ${i}`));
+    expect(outside).toEqual([]);
+    // The retry stage is the only code that waits between attempts (STYLE.md: never retry in two layers).
+    const sleepers = sources
+      .filter((s) => ["deliver", "providers", "route"].includes(s.layer) && /\.sleep\(/.test(s.text))
+      .map((s) => s.path);
+    expect(sleepers).toEqual(["deliver/attempt.ts"]);
+  });
+
   test("Bun.* is used only behind the runtime adapter", () => {
     expect(sources.filter((s) => s.layer !== "runtime" && /\bBun\.[a-z]/.test(s.text)).map((s) => s.path)).toEqual([]);
   });

@@ -19,30 +19,47 @@ export function createMetrics() {
       ["action"],
     ),
     incidentsOpen: gauge("mon_incidents_open", "Unresolved incidents that were announced."),
-    deliveryNotifications: counter("mon_delivery_notifications_total", "Notification attempts (every provider call)."),
-    deliveryRetries: counter("mon_delivery_retries_total", "Retry attempts after a transient failure or rate limit."),
+    deliveryNotifications: counter(
+      "mon_delivery_notifications_total",
+      "Notification attempts (every provider call), by provider.",
+      ["provider"],
+    ),
+    deliveryRetries: counter(
+      "mon_delivery_retries_total",
+      "Retry attempts after a transient failure or rate limit, by provider and failure reason.",
+      ["provider", "reason"],
+    ),
     deliveryDropped: counter(
       "mon_delivery_dropped_total",
-      "Notifications no provider accepted (retries exhausted). Alert on this to tell 'no incidents' from 'no deliveries'.",
+      "Notifications no provider accepted (retries exhausted, no fallback left), by provider and reason (retries_exhausted, retry_window). Alert on this to tell 'no incidents' from 'no deliveries'.",
+      ["provider", "reason"],
     ),
     deliveryTerminalErrors: counter(
       "mon_delivery_terminal_errors_total",
-      "Notifications failed with no fallback left.",
+      "Notifications failed with no fallback left, by provider and failure reason.",
+      ["provider", "reason"],
     ),
     deliveryDeadLetters: counter(
       "mon_delivery_dead_letters_total",
-      "Notifications rejected permanently and dead-lettered.",
+      "Notifications rejected permanently and dead-lettered, by provider and reason (unauthorized, rejected).",
+      ["provider", "reason"],
     ),
-    deliveryResolvesLost: counter("mon_delivery_resolves_lost_total", "Resolve messages given up."),
-    deliveryDeferred: counter("mon_delivery_deferred_total", "Jobs still queued at shutdown."),
+    deliveryResolvesLost: counter("mon_delivery_resolves_lost_total", "Resolve messages given up, by provider.", [
+      "provider",
+    ]),
+    deliveryDeferred: counter("mon_delivery_deferred_total", "Jobs still queued at shutdown, by provider.", [
+      "provider",
+    ]),
     deliveryQueueDepth: gauge("mon_delivery_queue_depth", "Jobs waiting per provider.", ["provider"]),
     deliveryQueueSaturated: counter(
       "mon_delivery_queue_saturated_total",
-      "Times the outbox was full (2048 jobs) and a job had to make room.",
+      "Times the outbox was full (2048 jobs) and a job had to make room, by the provider of the job dropped.",
+      ["provider"],
     ),
     deliveryPendingDropped: counter(
       "mon_delivery_pending_dropped_total",
-      "Jobs dropped before delivery started: to make room in a full outbox, or left over 24 h by an earlier process.",
+      "Jobs dropped before delivery started, by provider and reason: outbox_full (to make room), expired (left over 24 h by an earlier process), provider_removed (no longer configured).",
+      ["provider", "reason"],
     ),
     storageResets: counter(
       "mon_storage_resets_total",
@@ -74,11 +91,13 @@ export function createMetrics() {
     ),
     deliveryBudgetFolded: counter(
       "mon_delivery_budget_folded_total",
-      "Notifications folded into an overflow digest by a provider's hourly budget.",
+      "Notifications folded into an overflow digest by a provider's hourly budget, by provider.",
+      ["provider"],
     ),
     deliveryDigestSkipped: counter(
       "mon_delivery_digest_skipped_total",
-      "Overflow digests not sent because the provider skips plain messages (paging tools, trackers).",
+      "Overflow digests not sent because the provider skips plain messages (paging tools, trackers), by provider.",
+      ["provider"],
     ),
     decisionLag: new Histogram({
       name: "mon_pipeline_decision_lag_seconds",
@@ -129,3 +148,38 @@ export function createMetrics() {
 
 /** The metric set of one daemon. */
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Creates the `mon_delivery_*` series of every configured provider at zero, so a dashboard or an alert sees
+ * `0` rather than no data before the first failure. `reasons` lists, per counter, the failure reasons it can
+ * carry (bounded: deliver/failure.ts).
+ */
+export function initDeliverySeries(
+  metrics: Metrics,
+  providers: readonly string[],
+  reasons: {
+    readonly retry: readonly string[];
+    readonly dropped: readonly string[];
+    readonly deadLetter: readonly string[];
+    readonly terminal: readonly string[];
+    readonly pending: readonly string[];
+  },
+): void {
+  for (const provider of providers) {
+    for (const c of [
+      metrics.deliveryNotifications,
+      metrics.deliveryResolvesLost,
+      metrics.deliveryDeferred,
+      metrics.deliveryQueueSaturated,
+      metrics.deliveryBudgetFolded,
+      metrics.deliveryDigestSkipped,
+    ])
+      c.inc({ provider }, 0);
+    metrics.deliveryQueueDepth.set({ provider }, 0);
+    for (const reason of reasons.retry) metrics.deliveryRetries.inc({ provider, reason }, 0);
+    for (const reason of reasons.dropped) metrics.deliveryDropped.inc({ provider, reason }, 0);
+    for (const reason of reasons.deadLetter) metrics.deliveryDeadLetters.inc({ provider, reason }, 0);
+    for (const reason of reasons.terminal) metrics.deliveryTerminalErrors.inc({ provider, reason }, 0);
+    for (const reason of reasons.pending) metrics.deliveryPendingDropped.inc({ provider, reason }, 0);
+  }
+}

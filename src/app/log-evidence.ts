@@ -20,7 +20,10 @@ export const LOG_WAIT_MS = 5_000;
 export interface LogEvidence {
   /** The last error lines for a finding, when read. */
   lines(finding: Finding): readonly string[] | undefined;
-  /** True while the log for a new finding is being read (at most LOG_WAIT_MS); the first call starts the read. */
+  /**
+   * True while a new finding waits for its log: not requested yet, or requested less than LOG_WAIT_MS ago and
+   * not read. A question only: reads start with `request`, which the pass loop calls after each pass.
+   */
   pending(finding: Finding): boolean;
   /** Starts reading logs for the findings that need them and do not have them yet. */
   request(findings: readonly Finding[]): void;
@@ -80,15 +83,9 @@ export function createLogEvidence(options: {
     pending(f) {
       const v = version(f);
       if (read.has(v) || !(f.reason in WITH_LOGS) || f.object.kind !== "Pod") return false;
-      // Asking is what starts the read: the first pass that sees a crash defers it until its log is in.
-      if (!started.has(v)) this.request([f]);
+      // Not asked for yet: the pass defers it, and the loop requests it right after the pass.
       const at = started.get(v);
-      if (at !== undefined && options.clock.now() - at >= LOG_WAIT_MS) {
-        if (!read.has(v)) options.metrics.investigations.inc({ result: "timeout" });
-        read.set(v, read.get(v) ?? null);
-        return false;
-      }
-      return at !== undefined;
+      return at === undefined || options.clock.now() - at < LOG_WAIT_MS;
     },
     busy: () => running > 0 || queue.length > 0,
     request(findings) {
@@ -98,7 +95,14 @@ export function createLogEvidence(options: {
         if (started.has(v)) continue;
         started.set(v, options.clock.now());
         queue.push({ version: v, finding: f });
-        options.clock.setTimer(options.onReady, LOG_WAIT_MS);
+        // A read that has not answered by then times out: the announcement goes out without its log.
+        options.clock.setTimer(() => {
+          if (!read.has(v)) {
+            options.metrics.investigations.inc({ result: "timeout" });
+            read.set(v, null);
+          }
+          options.onReady();
+        }, LOG_WAIT_MS);
       }
       if (started.size > 20_000) {
         for (const key of [...started.keys()].slice(0, 10_000)) {

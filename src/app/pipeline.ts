@@ -45,8 +45,8 @@ export interface PassResult {
   readonly panicked?: { readonly stage: "incident" | "compose"; readonly error: string };
   /** UIDs of recent Warning events no rule explains (the daemon counts each once). */
   readonly unexplainedEvents: readonly string[];
-  /** Every finding detected, open or not (the daemon reads logs for the new ones). */
-  readonly allFindings: readonly Finding[];
+  /** New findings deferred until their container's log is read: the pass loop requests those reads after the pass. */
+  readonly awaitingEvidence: readonly Finding[];
 }
 
 /** The kind at the top of a finding's owner chain (a Pod's Deployment), or the object's own kind. */
@@ -117,7 +117,7 @@ export function runPass(
       redacted: 0,
       failedDetectors: [],
       unexplainedEvents: [],
-      allFindings: [],
+      awaitingEvidence: [],
       panicked: { stage: stage.current, error: message },
     };
   }
@@ -154,7 +154,7 @@ function decide(
       redacted: 0,
       failedDetectors,
       unexplainedEvents: [],
-      allFindings: findings,
+      awaitingEvidence: [],
     };
   }
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
@@ -170,12 +170,10 @@ function decide(
     const opensAt = opensAtWithGrace(f, inventory, failingNodes);
     return opensAt === f.opensAt ? f : { ...f, opensAt };
   });
-  const open = graced
-    .filter(
-      (f) =>
-        (f.opensAt === undefined || f.opensAt <= now) && (told.has(f.key) || options.baseline || !evidence?.pending(f)),
-    )
-    .map((f) => withLog(f, evidence?.lines(f)));
+  const due = graced.filter((f) => f.opensAt === undefined || f.opensAt <= now);
+  const waits = (f: Finding) => !told.has(f.key) && !options.baseline && (evidence?.pending(f) ?? false);
+  const awaitingEvidence = due.filter(waits);
+  const open = due.filter((f) => !waits(f)).map((f) => withLog(f, evidence?.lines(f)));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
   const isOpen = (id: string) => state.incidents.has(id);
@@ -242,7 +240,7 @@ function decide(
     redacted,
     failedDetectors,
     unexplainedEvents: unexplainedEvents(inventory, now),
-    allFindings: findings,
+    awaitingEvidence,
     ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
   };
 }

@@ -5,7 +5,10 @@ import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { message } from "../testing/messages.ts";
 import { backoffMs, RETRY_WINDOW_MS } from "./backoff.ts";
-import { createDelivery, type Sender } from "./delivery.ts";
+import { createDelivery, type DeliveryProvider, type Sender } from "./delivery.ts";
+
+/** Provider `p` (chat) sending through `sender`. */
+const provider = (sender: Sender, name = "p"): DeliveryProvider => ({ name, kind: "chat", sender });
 
 /** A provider stand-in answering from a script and recording what it was sent and when. */
 function scripted(outcomes: Outcome[], clock: { now(): number }) {
@@ -52,7 +55,7 @@ describe("delivery", () => {
     const clock = createFakeClock(0);
     const { sender, sent } = scripted([{ kind: "rateLimited", afterMs: 7_000 }], clock);
     const delivery = createDelivery({
-      senders: new Map([["p", sender]]),
+      providers: [provider(sender)],
       clock,
       logger: createSilentLogger(),
       random: noJitter,
@@ -77,15 +80,15 @@ describe("delivery", () => {
     const { sender, sent } = scripted(Array(1_000).fill({ kind: "retry", reason: "http_503" }), clock);
     const dropped: string[] = [];
     const delivery = createDelivery({
-      senders: new Map([["p", sender]]),
+      providers: [provider(sender)],
       clock,
       logger: createSilentLogger(),
       random: noJitter,
-      hooks: { dropped: (j, why) => dropped.push(`${j.message.id}: ${why}`) },
+      hooks: { gaveUp: (j, settled) => dropped.push(`${j.message.id}: ${settled.failure} (${settled.detail})`) },
     });
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(RETRY_WINDOW_MS + 60_000);
-    expect(dropped).toEqual(["a#announce: http_503"]);
+    expect(dropped).toEqual(["a#announce: retry_window (http_503)"]);
     expect(sent.length).toBeGreaterThan(280); // 1 s doubling to 5 min over 24 h
     expect(sent[sent.length - 1]!.at).toBeLessThanOrEqual(RETRY_WINDOW_MS);
     expect(delivery.depth("p")).toBe(0);
@@ -94,7 +97,7 @@ describe("delivery", () => {
   test("resolves and pages go ahead of routine jobs, but never ahead of an earlier job of their own incident", async () => {
     const clock = createFakeClock(0);
     const { sender, ids: order, release } = gatedSender();
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("first", "announce")));
     delivery.enqueue(job(message("b", "announce")));
     delivery.enqueue(job(message("c", "update")));
@@ -108,7 +111,7 @@ describe("delivery", () => {
   test("a permanent rejection is dead-lettered at once, never retried", async () => {
     const clock = createFakeClock(0);
     const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403" }], clock);
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(3_600_000);
     expect(sent).toHaveLength(1);
@@ -120,7 +123,7 @@ describe("delivery", () => {
   test("the conversation id of an announcement is given to its updates and resolve, then forgotten", async () => {
     const clock = createFakeClock(0);
     const { sender, sent } = scripted([{ kind: "ok", conversation: "1700.01" }], clock);
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     for (const action of ["announce", "update", "resolve"] as const) {
       delivery.enqueue(job(message("a", action)));
       await delivery.drain(1_000);
@@ -132,7 +135,7 @@ describe("delivery", () => {
   test("a resolve supersedes updates still waiting in the queue", async () => {
     const clock = createFakeClock(0);
     const { sender, ids, release } = gatedSender();
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("a", "announce")));
     delivery.enqueue(job(message("a", "update")));
     delivery.enqueue(job(message("a", "resolve"), 0, "urgent", message("a", "opened_resolved")));
@@ -144,7 +147,7 @@ describe("delivery", () => {
   test("a resolve while the announcement still waits in the queue becomes one 'opened and resolved' message", async () => {
     const clock = createFakeClock(0);
     const { sender, ids, release } = gatedSender();
-    const delivery = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger() });
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("busy", "announce")));
     delivery.enqueue(job(message("a", "announce")));
     delivery.enqueue(job(message("a", "update")));
@@ -163,17 +166,14 @@ describe("the outbox (spec 6, 8)", () => {
     const clock = createFakeClock(0);
     const seenInOutbox: number[] = [];
     const first = createDelivery({
-      senders: new Map([
-        [
-          "p",
-          {
-            send: async () => {
-              seenInOutbox.push((await store.loadJobs()).length);
-              return { kind: "retry", reason: "http_503" } as Outcome;
-            },
+      providers: [
+        provider({
+          send: async () => {
+            seenInOutbox.push((await store.loadJobs()).length);
+            return { kind: "retry", reason: "http_503" } as Outcome;
           },
-        ],
-      ]),
+        }),
+      ],
       clock,
       logger: createSilentLogger(),
       store,
@@ -186,7 +186,7 @@ describe("the outbox (spec 6, 8)", () => {
     first.stop();
     // A new process with the same store: the job is sent, then gone from the outbox.
     const { sender, sent } = scripted([], clock);
-    const second = createDelivery({ senders: new Map([["p", sender]]), clock, logger: createSilentLogger(), store });
+    const second = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger(), store });
     expect(await second.restore()).toBe(1);
     await second.drain(1_000);
     expect(sent.map((s) => s.id)).toEqual(["a#announce"]);
@@ -203,11 +203,11 @@ describe("the outbox (spec 6, 8)", () => {
     const expired: string[] = [];
     const { sender, sent } = scripted([], clock);
     const delivery = createDelivery({
-      senders: new Map([["p", sender]]),
+      providers: [provider(sender)],
       clock,
       logger: createSilentLogger(),
       store,
-      hooks: { expired: (j) => expired.push(j.id) },
+      hooks: { pendingDropped: (j, why) => why === "expired" && expired.push(j.id) },
     });
     expect(await delivery.restore()).toBe(0);
     expect(expired).toEqual(["p:old#announce"]);
@@ -219,11 +219,11 @@ describe("the outbox (spec 6, 8)", () => {
     const { sender, ids, release } = gatedSender();
     const saturated: string[] = [];
     const delivery = createDelivery({
-      senders: new Map([["p", sender]]),
+      providers: [provider(sender)],
       clock,
       logger: createSilentLogger(),
       maxJobs: 3,
-      hooks: { saturated: (j) => saturated.push(j.message.id) },
+      hooks: { pendingDropped: (j, why) => why === "outbox_full" && saturated.push(j.message.id) },
     });
     delivery.enqueue(job(message("first", "announce"), 0));
     await new Promise((r) => setTimeout(r, 1));
@@ -246,7 +246,7 @@ describe("dead letters", () => {
       clock,
     );
     const delivery = createDelivery({
-      senders: new Map([["p", sender]]),
+      providers: [provider(sender)],
       clock,
       logger: createSilentLogger(),
       clean: (t) => t.replace(/xoxb-[\w-]+/g, "[redacted]"),
@@ -256,3 +256,103 @@ describe("dead letters", () => {
     expect(delivery.deadLetters().map((l) => l.reason)).toEqual(["http_400: bad token [redacted] in request"]);
   });
 });
+
+describe("the pipeline's other stages: budget, overflow digests, fallback (spec 6 items 3, 5)", () => {
+  test("submit: the hourly budget folds what is over it; paging tools get no overflow digest", async () => {
+    const clock = createFakeClock(0);
+    const chat = scripted([], clock);
+    const pager = scripted([], clock);
+    const folded: string[] = [];
+    const delivery = createDelivery({
+      providers: [
+        { name: "slack", kind: "chat", sender: chat.sender, hourlyBudget: 1 },
+        { name: "pagerDuty", kind: "paging", sender: pager.sender, hourlyBudget: 1 },
+      ],
+      clock,
+      logger: createSilentLogger(),
+      hooks: { folded: (j) => folded.push(j.id) },
+    });
+    const both = (m: Message) => ["slack", "pagerDuty"].map((p) => ({ ...job(m), id: `${p}:${m.id}`, provider: p }));
+    delivery.submit(both(message("a", "announce")), 0);
+    delivery.submit(both(message("b", "announce")), 1);
+    await delivery.drain(1_000);
+    expect(chat.sent.map((s) => s.id)).toEqual(["a#announce"]);
+    expect(folded).toEqual(["slack:b#announce", "pagerDuty:b#announce"]);
+    expect(delivery.nextOverflowAt()).toBe(1 + 10 * 60_000);
+    const { due, skipped } = delivery.overflowDue(1 + 10 * 60_000);
+    expect(due.map((o) => o.provider)).toEqual(["slack"]);
+    expect(skipped).toEqual(["pagerDuty"]);
+  });
+
+  test("a permanent failure goes to the fallback, which joins the conversation; never twice to the same provider", async () => {
+    const clock = createFakeClock(0);
+    const slack = scripted([{ kind: "permanent", reason: "http_401: invalid_auth" }], clock);
+    const webhook = scripted([], clock);
+    const events: string[] = [];
+    const delivery = createDelivery({
+      providers: [
+        { name: "slack", kind: "chat", sender: slack.sender, fallback: "webhook" },
+        { name: "webhook", kind: "info", sender: webhook.sender },
+      ],
+      clock,
+      logger: createSilentLogger(),
+      onJoin: (id, p) => events.push(`join ${id} ${p}`),
+      hooks: {
+        rejected: (j, _l, f) => events.push(`rejected ${j.provider} ${f.failure}`),
+        handedOver: (j, to, send) => events.push(`handed ${j.provider} → ${to} ${send}`),
+        lost: (j, f) => events.push(`lost ${j.provider} ${f}`),
+      },
+    });
+    const a = message("a", "announce");
+    delivery.enqueue({ ...job(a), id: `slack:${a.id}`, provider: "slack" });
+    await delivery.drain(1_000);
+    expect(webhook.sent.map((s) => s.id)).toEqual(["a#announce"]);
+    expect(events).toEqual([
+      "rejected slack unauthorized",
+      "handed slack → webhook true",
+      `join ${a.incidentId} webhook`,
+    ]);
+    // The webhook got this message already: a second failure of the same message is not sent there again.
+    const slackAgain = scripted([{ kind: "permanent", reason: "http_400" }], clock);
+    const again = createDelivery({
+      providers: [
+        { name: "slack", kind: "chat", sender: slackAgain.sender, fallback: "webhook" },
+        { name: "webhook", kind: "info", sender: webhook.sender },
+      ],
+      clock,
+      logger: createSilentLogger(),
+      hooks: { handedOver: (_j, to, send) => events.push(`again → ${to} ${send}`) },
+    });
+    again.enqueue({ ...job(a), id: `webhook:${a.id}`, provider: "webhook" });
+    again.enqueue({ ...job(a), id: `slack:${a.id}`, provider: "slack" });
+    await again.drain(1_000);
+    expect(events.at(-1)).toBe("again → webhook false");
+    expect(webhook.sent.map((s) => s.id)).toEqual(["a#announce", "a#announce"]);
+  });
+
+  test("retry.maxAttempts gives up after that many attempts; retry.delay replaces the backoff", async () => {
+    const clock = createFakeClock(0);
+    const { sender, sent } = scripted(Array(5).fill({ kind: "retry", reason: "http_503" }), clock);
+    const gaveUp: string[] = [];
+    const delivery = createDelivery({
+      providers: [{ ...provider(sender), retry: { maxAttempts: 3, delayMs: 7_000 } }],
+      clock,
+      logger: createSilentLogger(),
+      hooks: { gaveUp: (_j, s) => gaveUp.push(`${s.failure} after ${s.attempts} (${s.last.failure})`) },
+    });
+    delivery.enqueue(job(message("a", "announce")));
+    await waitForSent(sent, 1);
+    await clock.advance(7_000);
+    await waitForSent(sent, 2);
+    await clock.advance(7_000);
+    await delivery.drain(1_000);
+    expect(sent.map((s) => s.at)).toEqual([0, 7_000, 14_000]);
+    expect(gaveUp).toEqual(["retries_exhausted after 3 (server_error)"]);
+  });
+});
+
+/** Waits (on the event loop, not the clock) until `sent` has `n` entries. */
+async function waitForSent(sent: readonly unknown[], n: number): Promise<void> {
+  for (let i = 0; i < 10_000 && sent.length < n; i++) await Promise.resolve();
+  expect(sent.length).toBeGreaterThanOrEqual(n);
+}

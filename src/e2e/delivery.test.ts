@@ -68,7 +68,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     );
     expect(digest!.json().text).toContain("• CrashLoopBackOff: 7");
     expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_budget_folded_total")).toContain(
-      "mon_delivery_budget_folded_total 7",
+      'mon_delivery_budget_folded_total{provider="webhook"} 7',
     );
   });
 
@@ -110,9 +110,15 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     await cluster.daemon.delivery.drain(1_000);
     expect(hook.requests).toHaveLength(2);
     const metric = (name: string) => cluster!.daemon.metrics.registry.getSingleMetricAsString(name);
-    expect(await metric("mon_delivery_dead_letters_total")).toContain("mon_delivery_dead_letters_total 2");
-    expect(await metric("mon_delivery_dropped_total")).toContain("mon_delivery_dropped_total 0");
-    expect(await metric("mon_delivery_terminal_errors_total")).toContain("mon_delivery_terminal_errors_total 0");
+    expect(await metric("mon_delivery_dead_letters_total")).toContain(
+      'mon_delivery_dead_letters_total{provider="slack",reason="unauthorized"} 2',
+    );
+    expect(await metric("mon_delivery_dropped_total")).toContain(
+      'mon_delivery_dropped_total{provider="slack",reason="retry_window"} 0',
+    );
+    expect(await metric("mon_delivery_terminal_errors_total")).toContain(
+      'mon_delivery_terminal_errors_total{provider="slack",reason="unauthorized"} 0',
+    );
   });
 
   test("429 without Retry-After waits 5 s, then 10 s (± 20 %); with Retry-After it waits what the server says", async () => {
@@ -179,7 +185,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     // message arrives exactly once; nothing was given up.
     expect(delivered.sort()).toEqual(["announce Deployment/shop/api", "opened_resolved Deployment/shop/web"]);
     expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_dropped_total")).toContain(
-      "mon_delivery_dropped_total 0",
+      'mon_delivery_dropped_total{provider="webhook",reason="retry_window"} 0',
     );
   });
 });

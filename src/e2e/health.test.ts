@@ -57,9 +57,10 @@ describe("health server (spec 4.1, 4.2)", () => {
     for (const name of [
       "mon_incidents_open 0",
       "# TYPE mon_incidents_total counter",
-      "mon_delivery_notifications_total 0",
-      "mon_delivery_retries_total 0",
-      "mon_delivery_dropped_total 0",
+      // Every configured provider has its delivery series from the start, at zero.
+      'mon_delivery_notifications_total{provider="stdout"} 0',
+      'mon_delivery_retries_total{provider="stdout",reason="network"} 0',
+      'mon_delivery_dropped_total{provider="stdout",reason="retry_window"} 0',
       "process_cpu_seconds_total",
       "process_resident_memory_bytes",
     ]) {

@@ -31,9 +31,10 @@ async function startSlack(): Promise<CaptureServer> {
   return server;
 }
 
+/** A counter's total over all its series (every provider and reason). */
 async function counter(c: TestCluster, name: string): Promise<number> {
-  const text = await c.daemon.metrics.registry.getSingleMetricAsString(name);
-  return Number(/ (\d+(?:\.\d+)?)$/m.exec(text)?.[1] ?? 0);
+  const metric = await c.daemon.metrics.registry.getSingleMetric(name)?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
 
 const posts = (server: CaptureServer) =>
@@ -147,9 +148,9 @@ describe("slack webhook: retries and permanent failures", () => {
       "the provider to be healthy again",
     );
     const metrics = await cluster.daemon.metrics.registry.metrics();
-    expect(metrics).toContain("mon_delivery_retries_total 2");
-    expect(metrics).toContain("mon_delivery_notifications_total 3");
-    expect(metrics).toContain("mon_delivery_dropped_total 0");
+    expect(metrics).toContain('mon_delivery_retries_total{provider="slack",reason="server_error"} 2');
+    expect(metrics).toContain('mon_delivery_notifications_total{provider="slack"} 3');
+    expect(metrics).toContain('mon_delivery_dropped_total{provider="slack",reason="retry_window"} 0');
   });
 
   test("a 400 is not retried: the message is dead-lettered and counted", async () => {
@@ -172,8 +173,8 @@ describe("slack webhook: retries and permanent failures", () => {
       reason: "http_400: invalid_payload",
     });
     const metrics = await cluster.daemon.metrics.registry.metrics();
-    expect(metrics).toContain("mon_delivery_dead_letters_total 1");
-    expect(metrics).toContain("mon_delivery_retries_total 0");
+    expect(metrics).toContain('mon_delivery_dead_letters_total{provider="slack",reason="rejected"} 1');
+    expect(metrics).toContain('mon_delivery_retries_total{provider="slack",reason="server_error"} 0');
     expect(cluster.daemon.health.report().components["provider-slack"]).toEqual({
       state: "degraded",
       reason: "provider_rejected",

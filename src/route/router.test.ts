@@ -70,7 +70,6 @@ describe("router (Community, spec 1.10)", () => {
 });
 
 describe("router (Pro, spec 6 items 3-5)", () => {
-  const MIN = 60_000;
   const to = (jobs: { provider: string }[]) => jobs.map((j) => j.provider);
 
   test("every provider receives, each through its routes; a conversation stays where its announcement went", () => {
@@ -143,84 +142,27 @@ describe("router (Pro, spec 6 items 3-5)", () => {
     expect(to(router.route(message("a", "resolve"), 1))).toEqual(["slack"]);
   });
 
-  test("hourly budget: 3 new conversations, the rest and their later messages fold into one overflow digest; pages are exempt", () => {
-    const folds: string[] = [];
+  test("a fallback joins the conversation: the resolve goes there too", () => {
     const router = createRouter({
       edition: "pro",
       providers: [
-        { name: "slack", kind: "chat", hourlyBudget: 3 },
-        { name: "pagerDuty", kind: "paging", hourlyBudget: 3 },
-      ],
-      onFold: (p, m) => folds.push(`${p}:${m.incidentId}:${m.action}`),
-    });
-    const sent = Array.from({ length: 10 }, (_, i) =>
-      to(
-        router.route(
-          message(`i${i}`, "announce", { reason: i % 3 === 0 ? "OOMKilled" : "CrashLoopBackOff" }),
-          i * 1000,
-        ),
-      ),
-    );
-    expect(sent.filter((t) => t.includes("slack"))).toHaveLength(3);
-    // Updates and resolves of announced conversations are never counted; those of folded ones fold too.
-    expect(to(router.route(message("i0", "update"), 20_000))).toEqual(["pagerDuty", "slack"]);
-    expect(to(router.route(message("i9", "resolve"), 21_000))).toEqual([]);
-    expect(to(router.route(message("p", "announce", { mode: "page" }), 22_000))).toEqual(["pagerDuty", "slack"]);
-    expect(router.nextOverflowAt()).toBe(3_000 + 10 * MIN);
-    expect(router.overflowDue(5 * MIN).due).toEqual([]);
-    const { due, skipped } = router.overflowDue(3_000 + 10 * MIN);
-    // The pager's overflow digest is skipped: paging tools never receive plain messages.
-    expect(skipped).toBe(1);
-    expect(due.map((o) => [o.provider, [...o.counts.entries()]])).toEqual([
-      [
-        "slack",
-        [
-          ["OOMKilled", 3],
-          ["CrashLoopBackOff", 5],
-        ],
-      ],
-    ]);
-    expect(folds.filter((f) => f.startsWith("slack:"))).toHaveLength(8);
-    // An hour later the budget is free again.
-    expect(to(router.route(message("later", "announce"), 3_700_000))).toEqual(["pagerDuty", "slack"]);
-  });
-
-  test("fallback: for chat, and for a pager's updates; never for a pager's opening or resolve, never a pager for a summary", () => {
-    const router = createRouter({
-      edition: "pro",
-      providers: [
-        { name: "slack", kind: "chat", fallback: "webhook" },
-        { name: "pagerDuty", kind: "paging", fallback: "webhook" },
-        { name: "webhook", kind: "info", fallback: "pagerDuty" },
+        { name: "slack", kind: "chat" },
+        { name: "pagerDuty", kind: "paging" },
+        { name: "webhook", kind: "info" },
       ],
     });
-    expect(router.fallback("slack", message("a", "announce"))).toEqual({ provider: "webhook", send: true });
-    expect(router.fallback("pagerDuty", message("a", "announce", { mode: "page" }))).toBeUndefined();
-    expect(router.fallback("pagerDuty", message("a", "resolve"))).toBeUndefined();
-    expect(router.fallback("pagerDuty", message("a", "update"))).toEqual({ provider: "webhook", send: true });
-    expect(
-      router.fallback(
-        "webhook",
-        message("startup-summary@0", "announce", { delivery: "startup summary", covers: ["a"] }),
-      ),
-    ).toBeUndefined();
-    expect(router.fallback("webhook", message("b", "announce"))).toEqual({ provider: "pagerDuty", send: true });
-    // A fallback that got this very message already gets nothing more.
-    router.route(message("d", "announce"), 0);
-    expect(router.fallback("slack", message("d", "announce"))).toEqual({ provider: "webhook", send: false });
-    // The fallback joins the conversation: the resolve goes there too.
     router.route(message("c", "announce"), 0);
-    router.fallback("slack", message("c", "announce"));
+    router.join("c", "webhook");
     expect(to(router.route(message("c", "resolve"), 1))).toEqual(["pagerDuty", "slack", "webhook"]);
   });
 });
 
 describe("plain notices (spec 6)", () => {
-  test("go to every provider but paging tools and trackers, whatever their routes and budgets", () => {
+  test("go to every provider but paging tools and trackers, whatever their routes", () => {
     const router = createRouter({
       edition: "pro",
       providers: [
-        { name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }], hourlyBudget: 1 },
+        { name: "slack", kind: "chat", routes: [{ namespaces: ["shop"] }] },
         { name: "pagerDuty", kind: "paging" },
         { name: "webhook", kind: "info" },
       ],

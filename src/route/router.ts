@@ -1,7 +1,6 @@
 import type { Edition } from "../model/edition.ts";
 import type { Job } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import { createBudgets, type Overflow } from "./budget.ts";
 import { problemsOf, routesMatch, type Route } from "./routes.ts";
 
 /** What routing needs to know of a configured provider (spec 2.4). */
@@ -10,10 +9,6 @@ export interface RoutedProvider {
   readonly kind: "chat" | "paging" | "tracker" | "info";
   /** Pro: who this provider hears about; absent or empty → everything. */
   readonly routes?: readonly Route[];
-  /** New conversations per hour; 0 or absent → unlimited (spec 6 item 3). */
-  readonly hourlyBudget?: number;
-  /** The provider that gets a message this one failed for good (spec 6 item 5). */
-  readonly fallback?: string;
 }
 
 /** Who hears what, and which configured providers are inactive (spec 1.10, 2.1 app.communityProvider, 6). */
@@ -29,25 +24,15 @@ export interface Router {
    * startup summary, a roll-up and the digest go to every active provider but paging tools and trackers, which get the
    * page-tier announcements marked `delivery: "paging"` instead; each incident a summary lists continues with
    * the providers that got it, and a roll-up's closing message follows the roll-up. In Pro a provider's
-   * routes choose what it hears. A message over a provider's hourly budget is folded into its overflow digest.
+   * routes choose what it hears. (The hourly budget and fallbacks are deliver/'s.)
    */
   route(message: Message, now: number, openedResolved?: Message): Job[];
-  /** Overflow digests due at `now`, for `notify/` to render; providers that skip plain messages get none (counted in `skipped`). */
-  overflowDue(now: number): { due: Overflow[]; skipped: number };
-  /** Epoch ms of the next overflow digest due. */
-  nextOverflowAt(): number | undefined;
   /** Takes up the conversations an earlier process recorded (incident id → providers that got its announcement). */
   restore(entries: Iterable<readonly [string, readonly string[]]>): void;
   /** A job for one provider outside routing (an overflow digest for the provider it belongs to). */
   direct(provider: string, message: Message, now: number): Job;
-  /**
-   * The provider that gets a message `provider` failed for good (spec 6 item 5), or undefined: none is
-   * configured or active; what only the primary can do (a pager's or tracker's opening and resolve) has
-   * none; a paging tool or tracker is never the fallback for a plain notice or summary; nor is a provider
-   * that got this very message already (then `send` is false: the message reached someone). The fallback
-   * joins the conversation, so its updates and resolve follow.
-   */
-  fallback(provider: string, message: Message): { readonly provider: string; readonly send: boolean } | undefined;
+  /** A provider joins an incident's conversation (a fallback took over a message): its updates and resolve follow. */
+  join(incidentId: string, provider: string): void;
 }
 
 /**
@@ -60,7 +45,6 @@ export function createRouter(options: {
   providers: readonly RoutedProvider[];
   communityProvider?: string;
   edition?: Edition;
-  onFold?: (provider: string, message: Message) => void;
   onConversation?: (incidentId: string, providers: readonly string[] | undefined) => void;
 }): Router {
   const names = options.providers.map((p) => p.name).sort();
@@ -84,23 +68,7 @@ export function createRouter(options: {
   const routed = (name: string, message: Message) => !pro || routesMatch(byName.get(name)?.routes, problemsOf(message));
   const join = (id: string, targets: readonly string[]) =>
     remember(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
-  const budgets = createBudgets(new Map(active.map((n) => [n, byName.get(n)?.hourlyBudget ?? 60] as const)));
-  // Which providers each recent message went to, so a fallback never gets a message twice.
-  const sentTo = new Map<string, Set<string>>();
-  const record = (messageId: string, provider: string) => {
-    let set = sentTo.get(messageId);
-    if (!set) {
-      sentTo.set(messageId, (set = new Set()));
-      if (sentTo.size > 10_000) sentTo.delete(sentTo.keys().next().value as string);
-    }
-    set.add(provider);
-  };
-  const job = (provider: string, message: Message, now: number, openedResolved?: Message): Job => {
-    record(message.id, provider);
-    if (openedResolved) record(openedResolved.id, provider);
-    return makeJob(provider, message, now, openedResolved);
-  };
-  const makeJob = (provider: string, message: Message, now: number, openedResolved?: Message): Job => ({
+  const job = (provider: string, message: Message, now: number, openedResolved?: Message): Job => ({
     id: `${provider}:${message.id}`,
     provider,
     message,
@@ -141,20 +109,8 @@ export function createRouter(options: {
         targets = conversations.get(message.incidentId) ?? active.filter((n) => routed(n, message));
         if (message.action === "resolve") remember(message.incidentId, undefined);
       }
-      return targets
-        .filter((provider) => {
-          const admitted = budgets.admit(provider, message, now);
-          if (!admitted) options.onFold?.(provider, message);
-          return admitted;
-        })
-        .map((provider) => job(provider, message, now, openedResolved));
+      return targets.map((provider) => job(provider, message, now, openedResolved));
     },
-    overflowDue(now) {
-      const all = budgets.due(now);
-      const due = all.filter((o) => !pages(o.provider));
-      return { due, skipped: all.length - due.length };
-    },
-    nextOverflowAt: () => budgets.nextDueAt(),
     restore(entries) {
       // A provider no longer configured cannot continue a conversation; the others still do.
       for (const [id, providers] of entries) {
@@ -163,19 +119,6 @@ export function createRouter(options: {
       }
     },
     direct: (provider, message, now) => job(provider, message, now),
-    fallback(provider, message) {
-      const name = byName.get(provider)?.fallback;
-      if (!name || name === provider || !active.includes(name)) return undefined;
-      const plain =
-        message.delivery === "startup summary" ||
-        message.delivery === "roll-up" ||
-        message.delivery === "digest" ||
-        message.root.kind === "Cluster";
-      if (pages(provider) && !plain && message.action !== "update") return undefined;
-      if (pages(name) && plain) return undefined;
-      if (sentTo.get(message.id)?.has(name)) return { provider: name, send: false };
-      join(message.incidentId, [name]);
-      return { provider: name, send: true };
-    },
+    join: (incidentId, provider) => join(incidentId, [provider]),
   };
 }

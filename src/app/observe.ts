@@ -1,0 +1,171 @@
+import type { DeliveryHooks } from "../deliver/delivery.ts";
+import type { HealthRegistry } from "../health/registry.ts";
+import { isUnexplained } from "../incident/unexplained.ts";
+import { initDeliverySeries, type Metrics } from "../metrics.ts";
+import type { Logger } from "../runtime/logger.ts";
+import type { PassResult } from "./pipeline.ts";
+
+/**
+ * The one place where what the stages report becomes metrics, health and log lines (spec 4.2, 7.3): the
+ * delivery pipeline's hooks, a pass's result, the state store's events. Stages know none of the three.
+ */
+export interface Observers {
+  readonly delivery: DeliveryHooks;
+  /** Counts and logs one pass (decisions, panics, failed detectors, unexplained events, redactions). */
+  pass(result: PassResult): void;
+  /** Audit entries lost (Pro): counted, logged for the first loss and then once per thousand. */
+  auditDropped(count: number, why: "queue_full" | "write_failed", output: string, error?: Error): void;
+  /** Jobs still queued at shutdown, per provider (they stay in the outbox for the next process). */
+  deferred(left: readonly (readonly [string, number])[]): void;
+}
+
+/** Creates the observers of one daemon; `providers` get their delivery series at zero. */
+export function createObservers(options: {
+  metrics: Metrics;
+  health: HealthRegistry;
+  logger: Logger;
+  providers: readonly string[];
+}): Observers {
+  const { metrics, health, logger } = options;
+  initDeliverySeries(metrics, options.providers, {
+    retry: ["network", "timeout", "server_error", "unavailable", "rate_limited", "provider_error"],
+    dropped: ["retries_exhausted", "retry_window"],
+    deadLetter: ["unauthorized", "rejected"],
+    terminal: ["retries_exhausted", "retry_window", "unauthorized", "rejected"],
+    pending: ["outbox_full", "expired", "provider_removed"],
+  });
+  for (const provider of options.providers) health.set(`provider-${provider}`, "ok");
+  const countedEvents = new Set<string>();
+  let auditDrops = 0;
+
+  const delivery: DeliveryHooks = {
+    attempted: (job) => metrics.deliveryNotifications.inc({ provider: job.provider }),
+    retried(job, { failure, detail }, attempt, waitMs) {
+      metrics.deliveryRetries.inc({ provider: job.provider, reason: failure });
+      health.set(`provider-${job.provider}`, "degraded", {
+        reason: failure === "rate_limited" ? "provider_rate_limited" : "provider_unavailable",
+      });
+      if (attempt === 1 || attempt % 10 === 0) {
+        logger.warn(
+          `delivery to ${job.provider} failed (${failure}: ${detail}); retry ${attempt} in ${Math.round(waitMs / 1000)} s`,
+        );
+      }
+    },
+    delivered(job, outcome) {
+      health.set(`provider-${job.provider}`, "ok");
+      if (outcome.untracked) {
+        metrics.trackerUntracked.inc();
+        logger.warn(
+          `${job.provider}: the issue created for ${job.message.incidentId} was not named in the answer; later messages will look it up by its key`,
+        );
+      }
+    },
+    folded(job) {
+      metrics.deliveryBudgetFolded.inc({ provider: job.provider });
+      logger.info(
+        `${job.provider}: hourly budget reached; ${job.message.action} ${job.message.incidentId} goes into the overflow digest`,
+      );
+    },
+    rejected(job, _letter, { failure, detail }) {
+      metrics.deliveryDeadLetters.inc({ provider: job.provider, reason: failure });
+      health.set(`provider-${job.provider}`, "degraded", { reason: "provider_rejected" });
+      logger.error(
+        `delivery to ${job.provider} rejected permanently (${failure}: ${detail}); message ${job.message.id} dead-lettered, not retried`,
+      );
+    },
+    gaveUp(job, settled) {
+      const why = settled.failure === "retries_exhausted" ? " (retry.maxAttempts)" : " over 24 h";
+      logger.error(
+        `delivery to ${job.provider} gave up after ${settled.attempts} attempt${settled.attempts === 1 ? "" : "s"}${why} (${settled.last.failure}: ${settled.detail}); message ${job.message.id} not delivered there`,
+      );
+    },
+    handedOver(job, to, send) {
+      logger.warn(
+        send
+          ? `delivery: ${job.provider} failed for good for message ${job.message.id}; handing it to its fallback ${to}`
+          : `delivery: ${job.provider} failed for good for message ${job.message.id}; its fallback ${to} already has it`,
+      );
+    },
+    lost(job, failure) {
+      if (failure === "retries_exhausted" || failure === "retry_window") {
+        metrics.deliveryDropped.inc({ provider: job.provider, reason: failure });
+      }
+      metrics.deliveryTerminalErrors.inc({ provider: job.provider, reason: failure });
+      if (job.message.action === "resolve" || job.message.action === "opened_resolved") {
+        metrics.deliveryResolvesLost.inc({ provider: job.provider });
+      }
+    },
+    pendingDropped(job, failure) {
+      metrics.deliveryPendingDropped.inc({ provider: job.provider, reason: failure });
+      if (failure === "outbox_full") {
+        metrics.deliveryQueueSaturated.inc({ provider: job.provider });
+        logger.error(`delivery: outbox full; message ${job.message.id} for ${job.provider} dropped before delivery`);
+      } else if (failure === "expired") {
+        logger.error(`delivery: message ${job.message.id} for ${job.provider} waited over 24 h in the outbox; dropped`);
+      } else {
+        logger.warn(
+          `delivery: message ${job.message.id} was queued for ${job.provider}, which no longer receives messages; dropped`,
+        );
+      }
+    },
+    combined(job) {
+      logger.debug(
+        `delivery to ${job.provider}: ${job.message.incidentId} resolved before its announcement went out; sending one combined message`,
+      );
+    },
+    queueDepth: (provider, depth) => metrics.deliveryQueueDepth.set({ provider }, depth),
+  };
+
+  return {
+    delivery,
+    auditDropped(count, why, output, error) {
+      metrics.auditDropped.inc(count);
+      // One line for the first loss and then one per thousand, so a stuck disk does not flood the log.
+      if (auditDrops === 0 || Math.floor((auditDrops + count) / 1000) > Math.floor(auditDrops / 1000)) {
+        const cause =
+          why === "queue_full" ? "queue full" : `cannot write ${output}: ${error?.message ?? "unknown error"}`;
+        logger.warn(
+          `audit log: ${count} entr${count === 1 ? "y" : "ies"} dropped (${cause}); counted in mon_audit_dropped_total`,
+        );
+      }
+      auditDrops += count;
+    },
+    deferred(left) {
+      let total = 0;
+      for (const [provider, depth] of left) {
+        metrics.deliveryDeferred.inc({ provider }, depth);
+        total += depth;
+      }
+      logger.warn(
+        `shutdown: ${total} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`,
+      );
+    },
+    pass(result) {
+      if (result.panicked) {
+        metrics.panicsRecovered.inc({ stage: result.panicked.stage });
+        logger.error(
+          `pass failed in stage ${result.panicked.stage}: ${result.panicked.error}; nothing was decided, the next pass tries again`,
+        );
+      }
+      for (const name of result.failedDetectors) {
+        metrics.panicsRecovered.inc({ stage: "detector" });
+        logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);
+      }
+      for (const uid of result.unexplainedEvents) {
+        if (countedEvents.has(uid)) continue;
+        countedEvents.add(uid);
+        metrics.unexplained.inc({ kind: "event" });
+        // Bounded memory: events older than the window are never seen again anyway.
+        if (countedEvents.size > 20_000) countedEvents.delete(countedEvents.values().next().value as string);
+      }
+      metrics.redactedValues.inc(result.redacted);
+      for (const d of result.decisions) {
+        metrics.incidentsTotal.inc({ action: d.action });
+        if ((d.action === "announce" || d.action === "opened_resolved") && isUnexplained(d.incident)) {
+          metrics.unexplained.inc({ kind: "incident" });
+        }
+      }
+      metrics.incidentsOpen.set(result.open);
+    },
+  };
+}

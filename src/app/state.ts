@@ -1,0 +1,137 @@
+import type { HealthRegistry } from "../health/registry.ts";
+import type { Metrics } from "../metrics.ts";
+import type { DeliveryStore } from "../model/job.ts";
+import type { Cancel, Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { createDeliveryStore } from "../state/delivery-store.ts";
+import { CAP_SHARE, DEFAULT_CAP_BYTES, maintainStore } from "../state/maintenance.ts";
+import { openStateStore, type StateStore } from "../state/store.ts";
+
+/** State key of the heartbeat (epoch ms), written every ALIVE_INTERVAL_MS while mon runs (Pro). */
+const ALIVE_KEY = "meta:alive";
+const ALIVE_INTERVAL_MS = 60_000;
+const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
+
+/** The daemon's state (spec 1.9): the store, delivery's records in it, and what the previous process left. */
+export interface DaemonState {
+  readonly store: StateStore;
+  readonly delivery: DeliveryStore;
+  /** Epoch ms the previous process was last alive, when it was silent long enough to name an unwatched period. */
+  readonly lastAlive?: number;
+  /** True when the state file was set aside and recreated at this start. */
+  readonly reset: boolean;
+  /** Stops the heartbeat and maintenance and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the state store (spec 1.9): memory without `dataDir`; the file under `dataDir` otherwise, reporting a
+ * reset (set aside as `state.db.corrupt`) in metrics, health (`storage_reset`) and the log. A data directory
+ * that cannot be used at all falls back to memory with an error: mon keeps watching. A persistent store gets
+ * a heartbeat (the next process names the gap) and maintenance every 10 minutes (retention, size cap of
+ * `volumeLimitBytes` × CAP_SHARE, compaction).
+ */
+export async function openDaemonState(options: {
+  dataDir?: string;
+  volumeLimitBytes?: number;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  health: HealthRegistry;
+}): Promise<DaemonState> {
+  const { clock, logger, metrics, health } = options;
+  const store = await openStore(options.dataDir, { logger, metrics, health });
+  const reset = health.report().components.storage?.reason === "storage_reset";
+  const previous = await store.get(ALIVE_KEY).catch(() => undefined);
+  const lastAlive =
+    typeof previous === "number" && clock.now() - previous > 2 * ALIVE_INTERVAL_MS ? previous : undefined;
+  const timers: Cancel[] = [];
+  if (store.persistent) {
+    const beat = () => {
+      void store.set(ALIVE_KEY, clock.now());
+      timers[0] = clock.setTimer(beat, ALIVE_INTERVAL_MS);
+    };
+    beat();
+    const capBytes = options.volumeLimitBytes !== undefined ? options.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;
+    const maintain = async () => {
+      await maintainOnce(store, capBytes, { logger, metrics, health });
+      timers[1] = clock.setTimer(() => void maintain(), MAINTENANCE_INTERVAL_MS);
+    };
+    void maintain();
+  }
+  const delivery = createDeliveryStore(
+    store,
+    {
+      corrupt: (key) => {
+        metrics.storageCorruptRecords.inc();
+        logger.warn(`state store: record ${key} could not be decoded; skipped`);
+      },
+      expired: () => metrics.storageExpired.inc(),
+    },
+    () => clock.now(),
+  );
+  return {
+    store,
+    delivery,
+    ...(lastAlive !== undefined ? { lastAlive } : {}),
+    reset,
+    async close() {
+      for (const cancel of timers) cancel?.();
+      await store
+        .close()
+        .catch((error: unknown) => logger.warn(`state store: close failed: ${(error as Error).message}`));
+    },
+  };
+}
+
+// --- internal ---
+
+type Deps = { logger: Logger; metrics: Metrics; health: HealthRegistry };
+
+async function maintainOnce(store: StateStore, capBytes: number, { logger, metrics, health }: Deps): Promise<void> {
+  try {
+    const report = await maintainStore(store, capBytes);
+    metrics.storageFileBytes.set(report.fileBytes);
+    metrics.storageFreeBytes.set(report.freeBytes);
+    metrics.storageEvicted.inc(report.evicted);
+    if (report.rewritten) metrics.storageRewrites.inc();
+    if (report.evicted) {
+      logger.warn(
+        `state store: ${report.evicted} oldest dead letter(s) evicted to stay under ${Math.round(capBytes / 1048576)} MiB`,
+      );
+    }
+    if (report.overCap) health.set("storage", "degraded", { reason: "storage_over_cap" });
+    else if (health.report().components.storage?.reason === "storage_over_cap") health.set("storage", "ok");
+  } catch (error) {
+    logger.warn(`state store maintenance failed: ${(error as Error).message}`);
+  }
+}
+
+async function openStore(dataDir: string | undefined, { logger, metrics, health }: Deps): Promise<StateStore> {
+  if (!dataDir) return openStateStore();
+  try {
+    const store = await openStateStore({
+      dataDir,
+      hooks: {
+        reset(reason, detail) {
+          metrics.storageResets.inc({ reason });
+          health.set("storage", "degraded", { reason: "storage_reset" });
+          logger.error(
+            `state store: ${dataDir}/state.db ${reason === "unreadable" ? "could not be read" : "has another schema version"} (${detail}); set aside as state.db.corrupt and recreated`,
+          );
+        },
+        writeFailed(key, error) {
+          metrics.storageWriteFailures.inc();
+          logger.warn(`state store: writing ${key} failed: ${error.message}`);
+        },
+      },
+    });
+    if (!health.report().components.storage) health.set("storage", "ok");
+    logger.info(`state store: ${dataDir}/state.db`);
+    return store;
+  } catch (error) {
+    health.set("storage", "degraded", { reason: "persistence_restore_failed" });
+    logger.error(`state store: cannot use ${dataDir} (${(error as Error).message}); keeping state in memory only`);
+    return openStateStore();
+  }
+}

@@ -1,0 +1,77 @@
+import type { DeadLetter, DeliveryStore, Job } from "../model/job.ts";
+import type { Logger } from "../runtime/logger.ts";
+
+/**
+ * What delivery keeps across restarts (spec 1.9, 6), in memory and, with a store, persisted: the outbox (every
+ * job from before its first attempt until it settles), the vendors' conversation (thread) ids, and the dead
+ * letters (at most `maxDeadLetters`, oldest dropped first). A failed write is logged and delivery goes on
+ * from memory.
+ */
+export interface DeliveryRecords {
+  /** Writes a job to the outbox; `written(id)` resolves once the write is done (or failed). */
+  saveJob(job: Job): void;
+  written(jobId: string): Promise<void>;
+  removeJob(job: Job): void;
+  conversation(provider: string, incidentId: string): string | undefined;
+  setConversation(provider: string, incidentId: string, conversation: string): void;
+  endConversation(provider: string, incidentId: string): void;
+  addDeadLetter(letter: DeadLetter): void;
+  deadLetters(): readonly DeadLetter[];
+  /** Loads conversation ids and dead letters; returns the outbox's jobs, oldest first. */
+  restore(): Promise<Job[]>;
+}
+
+/** Creates the records over `store` (none: memory only). */
+export function createDeliveryRecords(options: {
+  store?: DeliveryStore;
+  logger: Logger;
+  maxDeadLetters?: number;
+}): DeliveryRecords {
+  const { store, logger } = options;
+  const conversations = new Map<string, string>();
+  const letters: DeadLetter[] = [];
+  const writes = new Map<string, Promise<void>>();
+  const key = (provider: string, incidentId: string) => `${provider}\u0000${incidentId}`;
+  const persist = (label: string, work: (s: DeliveryStore) => Promise<void>): Promise<void> =>
+    store
+      ? work(store).catch((error: unknown) =>
+          logger.warn(`state store: ${label} failed (${(error as Error).message}); delivery goes on from memory`),
+        )
+      : Promise.resolve();
+
+  return {
+    saveJob(job) {
+      writes.set(
+        job.id,
+        persist(`writing ${job.id} to the outbox`, (s) => s.saveJob(job)),
+      );
+    },
+    written: (jobId) => writes.get(jobId) ?? Promise.resolve(),
+    removeJob(job) {
+      writes.delete(job.id);
+      void persist(`removing ${job.id} from the outbox`, (s) => s.removeJob(job.id));
+    },
+    conversation: (provider, incidentId) => conversations.get(key(provider, incidentId)),
+    setConversation(provider, incidentId, conversation) {
+      if (conversations.get(key(provider, incidentId)) === conversation) return;
+      conversations.set(key(provider, incidentId), conversation);
+      void persist("saving a conversation id", (s) => s.saveConversation(provider, incidentId, conversation));
+    },
+    endConversation(provider, incidentId) {
+      conversations.delete(key(provider, incidentId));
+      void persist("removing a conversation", (s) => s.removeConversation(provider, incidentId));
+    },
+    addDeadLetter(letter) {
+      letters.push(letter);
+      if (letters.length > (options.maxDeadLetters ?? 1000)) letters.shift();
+      void persist("saving a dead letter", (s) => s.saveDeadLetter(letter));
+    },
+    deadLetters: () => [...letters],
+    async restore() {
+      if (!store) return [];
+      for (const c of await store.loadConversations()) conversations.set(key(c.provider, c.incidentId), c.conversation);
+      for (const letter of await store.loadDeadLetters()) letters.push(letter);
+      return store.loadJobs();
+    },
+  };
+}
