@@ -3,8 +3,6 @@ import type { LoadedConfig } from "../config/load.ts";
 import { createDelivery, type Delivery } from "../deliver/delivery.ts";
 import { HealthRegistry } from "../health/registry.ts";
 import { auditEntries } from "../incident/audit.ts";
-import { severityOverrides } from "../incident/overrides.ts";
-import { prepareRules } from "../incident/suppress.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
@@ -26,6 +24,7 @@ import { createOutgoing } from "./outgoing.ts";
 import { createPassLoop } from "./pass-loop.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
 import { openDaemonState } from "./state.ts";
+import { rulesFor } from "./rules.ts";
 import { createUsageSources, type UsageSources } from "./usage-sources.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
@@ -92,12 +91,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         metrics.componentDegradations.inc();
     },
   );
-  if (config.app.insecureSkipTLSVerify)
-    logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
-  if (config.kubelet.insecureSkipVerify)
-    logger.warn(
-      "kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified",
-    );
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
 
   const state = await openDaemonState({
@@ -119,15 +112,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           logger.warn(`state store: recording the providers of ${id} failed: ${(error as Error).message}`),
       ),
   });
-  if (router.warning) logger.warn(router.warning);
-  health.setProviders(router.active, router.inactive);
-  if (router.active.length === 0)
-    logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
-  else
-    logger.info(
-      `delivering to ${router.active.join(", ")}${router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : ""}`,
-    );
-  const observe = createObservers({ metrics, health, logger, providers: router.active });
+  const observe = createObservers({ metrics, health, logger, config, router });
   const delivery = createDelivery({
     providers: deliveryProviders(prepared.providers, router.active),
     clock,
@@ -177,20 +162,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
   });
   // Active probes are Pro and opt-in (spec 2.3).
-  const probeConfig = config.activeProbeMonitor;
-  const probes: ProbeRunner | undefined =
-    pro && probeConfig.enabled
-      ? createProbeRunner({
-          settings: probeConfig,
-          intervalMs: probeConfig.intervalSeconds * 1000,
-          timeoutMs: probeConfig.timeoutSeconds * 1000,
-          failureThreshold: probeConfig.failureThreshold,
-          inventory,
-          clock,
-          logger,
-          health,
-          onRound: schedule,
-        })
+  const probes =
+    pro && config.activeProbeMonitor.enabled
+      ? probesFor(config.activeProbeMonitor, { inventory, clock, logger, health, onRound: schedule })
       : undefined;
   const watcher = watchCluster({
     config,
@@ -221,16 +195,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clock,
     inventory,
     cluster,
-    rules: prepareRules({
-      ...(config.namespaces ? { namespaces: config.namespaces } : {}),
-      ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
-      ...(config.reasons ? { reasons: config.reasons } : {}),
-      silences: config.silences,
-      ...(pro && config.maintenance.enabled ? { maintenance: config.maintenance } : {}),
-      ...(pro
-        ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) }
-        : {}),
-    }),
+    rules: rulesFor(config, edition),
     evidence: logs,
     ready: () => watcher.requiredSynced(),
     usage: () => usageView(usage, probes),
@@ -275,6 +240,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 // --- internal ---
+
+/** The active probe runner (Pro, spec 2.3) from `activeProbeMonitor`. */
+function probesFor(
+  settings: LoadedConfig["config"]["activeProbeMonitor"],
+  deps: Omit<Parameters<typeof createProbeRunner>[0], "settings" | "intervalMs" | "timeoutMs" | "failureThreshold">,
+): ProbeRunner {
+  return createProbeRunner({
+    settings,
+    intervalMs: settings.intervalSeconds * 1000,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    failureThreshold: settings.failureThreshold,
+    ...deps,
+  });
+}
 
 /** The latest usage rounds and probe results, as the pass reads them. */
 function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {

@@ -1,7 +1,9 @@
+import type { Config } from "../config/schema.ts";
 import type { DeliveryHooks } from "../deliver/delivery.ts";
 import type { HealthRegistry } from "../health/registry.ts";
 import { isUnexplained } from "../incident/unexplained.ts";
 import { initDeliverySeries, type Metrics } from "../metrics.ts";
+import type { Router } from "../route/router.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { PassResult } from "./pipeline.ts";
 
@@ -19,22 +21,42 @@ export interface Observers {
   deferred(left: readonly (readonly [string, number])[]): void;
 }
 
-/** Creates the observers of one daemon; `providers` get their delivery series at zero. */
+/**
+ * Creates the observers of one daemon. At once it logs what the configuration turned off (TLS checks) and who
+ * receives messages, puts the providers in health, and creates their delivery series at zero.
+ */
 export function createObservers(options: {
   metrics: Metrics;
   health: HealthRegistry;
   logger: Logger;
-  providers: readonly string[];
+  config: Config;
+  router: Pick<Router, "active" | "inactive" | "warning">;
 }): Observers {
-  const { metrics, health, logger } = options;
-  initDeliverySeries(metrics, options.providers, {
+  const { metrics, health, logger, config, router } = options;
+  if (config.app.insecureSkipTLSVerify) {
+    logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
+  }
+  if (config.kubelet.insecureSkipVerify) {
+    logger.warn(
+      "kubelet.insecureSkipVerify is on: the ServiceAccount token is sent to kubelets whose certificates are not verified",
+    );
+  }
+  if (router.warning) logger.warn(router.warning);
+  health.setProviders(router.active, router.inactive);
+  if (router.active.length === 0) {
+    logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
+  } else {
+    const inactive = router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : "";
+    logger.info(`delivering to ${router.active.join(", ")}${inactive}`);
+  }
+  initDeliverySeries(metrics, router.active, {
     retry: ["network", "timeout", "server_error", "unavailable", "rate_limited", "provider_error"],
     dropped: ["retries_exhausted", "retry_window"],
     deadLetter: ["unauthorized", "rejected"],
     terminal: ["retries_exhausted", "retry_window", "unauthorized", "rejected"],
     pending: ["outbox_full", "expired", "provider_removed"],
   });
-  for (const provider of options.providers) health.set(`provider-${provider}`, "ok");
+  for (const provider of router.active) health.set(`provider-${provider}`, "ok");
   const countedEvents = new Set<string>();
   let auditDrops = 0;
 

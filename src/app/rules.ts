@@ -1,0 +1,22 @@
+import type { Config } from "../config/schema.ts";
+import { severityOverrides } from "../incident/overrides.ts";
+import { type PreparedRules, prepareRules } from "../incident/suppress.ts";
+import type { Edition } from "../model/edition.ts";
+
+/**
+ * What the pass holds back or rates differently (spec 2.1, 2.2, 3.1): scope (namespaces, selector, reasons) and
+ * silences in every edition; maintenance, acknowledgement and severity overrides in Pro only.
+ */
+export function rulesFor(config: Config, edition: Edition): PreparedRules {
+  const pro = edition === "pro";
+  return prepareRules({
+    ...(config.namespaces ? { namespaces: config.namespaces } : {}),
+    ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
+    ...(config.reasons ? { reasons: config.reasons } : {}),
+    silences: config.silences,
+    ...(pro && config.maintenance.enabled ? { maintenance: config.maintenance } : {}),
+    ...(pro
+      ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) }
+      : {}),
+  });
+}
