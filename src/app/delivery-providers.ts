@@ -1,6 +1,6 @@
 import { parseDuration } from "../config/duration.ts";
 import type { DeliveryProvider } from "../deliver/delivery.ts";
-import type { ConfiguredProvider } from "../providers/build.ts";
+import type { ConfiguredProvider } from "../providers/_kit/build.ts";
 
 /**
  * The active providers as delivery sees them: each one's sender, kind and delivery settings (spec 2.4

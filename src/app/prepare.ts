@@ -1,7 +1,7 @@
 import type { ConfigProblem } from "../config/errors.ts";
 import type { ConfigCheck, LoadedConfig } from "../config/load.ts";
 import { createOutboundClient, type HttpClient } from "../outbound/client.ts";
-import { buildProviders, type ConfiguredProvider, refuseOnError } from "../providers/build.ts";
+import { buildProviders, type ConfiguredProvider, refuseOnError } from "../providers/_kit/build.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { VERSION } from "../version.ts";

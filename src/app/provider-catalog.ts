@@ -1,4 +1,4 @@
-import type { ProviderDefinition } from "../providers/define.ts";
+import type { ProviderDefinition } from "../providers/_kit/define.ts";
 import { PROVIDERS } from "../providers/_registry.gen.ts";
 
 /** One option of a provider as the guided setup shows it (deploy/provider-catalog.tsv). */

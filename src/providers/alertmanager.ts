@@ -2,9 +2,9 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { createSystemClock, type Cancel } from "../runtime/clock.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
-import { ends } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
 
 const Options = v.pipe(
   v.object({
@@ -108,8 +108,6 @@ export default defineProvider({
     };
 
     return {
-      name: "alertmanager",
-      kind: "paging",
       async send(message, context) {
         const key = message.dedupKey;
         const severity = open.get(key)?.severity ?? (message.mode === "page" ? "critical" : "warning");

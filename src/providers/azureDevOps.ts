@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { escapeHtml } from "./keys.ts";
-import { parseJson, sendAndClassify, truncate } from "./http.ts";
-import { defineTracker } from "./tracker.ts";
+import { escapeHtml } from "./_kit/keys.ts";
+import { parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
+import { defineTracker } from "./_kit/tracker.ts";
 
 const Options = v.object({
   organization: v.pipe(

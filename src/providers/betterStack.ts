@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { jsonApi, parseJson, truncate } from "./http.ts";
-import { defineProvider } from "./define.ts";
-import { ends } from "./keys.ts";
+import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { ends } from "./_kit/keys.ts";
 
 const Options = v.object({
   apiToken: v.pipe(v.string(), v.minLength(8), v.description("Team Uptime API token (a credential: ${file:/path}).")),
@@ -31,8 +31,6 @@ export default defineProvider({
   create(options, deps) {
     const call = jsonApi(deps.http, options.url.replace(/\/+$/, ""), { authorization: `Bearer ${options.apiToken}` });
     return {
-      name: "betterStack",
-      kind: "paging",
       async send(message, context): Promise<Outcome> {
         if (ends(message)) {
           if (!context.conversation) return { kind: "ok" };

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
-import { ends, shortKey } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { ends, shortKey } from "./_kit/keys.ts";
 
 const Options = v.object({
   apiKey: v.pipe(v.string(), v.minLength(16), v.description("API key (a credential: ${file:/path}).")),
@@ -40,8 +40,6 @@ export default defineProvider({
     const base = (options.url ?? `https://api.${options.site}`).replace(/\/+$/, "");
     const headers = { "content-type": "application/json", "dd-api-key": options.apiKey };
     return {
-      name: "datadog",
-      kind: "info",
       async send(message, context) {
         const alertType = ends(message)
           ? "success"

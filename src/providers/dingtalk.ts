@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { classifyBodyCode, sendAndClassify, truncate } from "./http.ts";
-import { hmacSha256Base64 } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { classifyBodyCode, sendAndClassify, truncate } from "./_kit/http.ts";
+import { hmacSha256Base64 } from "./_kit/keys.ts";
 
 /** DingTalk's "sending too fast" code (20 messages a minute per robot). */
 const RATE_LIMITED = [130101];
@@ -40,8 +40,6 @@ export default defineProvider({
   credentials: ["accessToken", "signingSecret"],
   create(options, deps) {
     return {
-      name: "dingtalk",
-      kind: "chat",
       async send(message, context) {
         const url = new URL(options.url);
         url.searchParams.set("access_token", options.accessToken);

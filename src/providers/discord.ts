@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./http.ts";
-import { ends } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
 
 /** Discord caps `content` at 2,000 characters (providers.md `discord`). */
 const CONTENT_MAX = 2_000;
@@ -65,8 +65,6 @@ export default defineProvider({
       return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after", 1000), answer };
     };
     return {
-      name: "discord",
-      kind: "chat",
       async send(message, context) {
         const payload = discordPayload(message, options.username);
         const posted = await call("POST", `${base}${query({ wait: "true" })}`, payload, context.signal, context.now);

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.pipe(
   v.object({
@@ -51,8 +51,6 @@ export default defineProvider({
         ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.password}`)}` }
         : {};
     return {
-      name: "elasticsearch",
-      kind: "info",
       async send(message, context) {
         const index = options.index.replace(
           "{date}",

@@ -3,8 +3,8 @@ import nodemailer from "nodemailer";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { escapeHtml } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { escapeHtml } from "./_kit/keys.ts";
 
 const Options = v.object({
   host: v.pipe(v.string(), v.minLength(1), v.description("SMTP server.")),
@@ -56,8 +56,6 @@ export default defineProvider({
       socketTimeout: 20_000,
     });
     return {
-      name: "email",
-      kind: "info",
       async send(message) {
         try {
           await transport.sendMail({

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { AWS_OPTIONS, awsCaller } from "./aws.ts";
-import { defineProvider } from "./define.ts";
-import { parseJson, truncate } from "./http.ts";
+import { AWS_OPTIONS, awsCaller } from "./_kit/aws.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { parseJson, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
   ...AWS_OPTIONS,
@@ -30,8 +30,6 @@ export default defineProvider({
   create(options, deps) {
     const call = awsCaller(options, "events", deps.http);
     return {
-      name: "eventBridge",
-      kind: "info",
       async send(message, context): Promise<Outcome> {
         const detail = {
           action: message.action,

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { classifyBodyCode, sendAndClassify, truncateBytes } from "./http.ts";
-import { hmacSha256Base64 } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { classifyBodyCode, sendAndClassify, truncateBytes } from "./_kit/http.ts";
+import { hmacSha256Base64 } from "./_kit/keys.ts";
 
 /** Feishu caps a request body at 20 KB. */
 const TEXT_MAX_BYTES = 18_000;
@@ -43,8 +43,6 @@ export default defineProvider({
   credentials: ["webhookUrl", "signingSecret"],
   create(options, deps) {
     return {
-      name: "feishu",
-      kind: "chat",
       async send(message, context) {
         const text = truncateBytes(
           options.keyword && !message.text.includes(options.keyword)

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends, shortKey } from "./keys.ts";
-import { CredentialUrl, definePager, severityOf } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends, shortKey } from "./_kit/keys.ts";
+import { CredentialUrl, definePager, severityOf } from "./_kit/pager.ts";
 
 /**
  * FireHydrant Signals generic webhook (providers.md `fireHydrant`): `status` OPEN / CLOSED on the incident's

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { jsonApi, parseJson as parse, truncate } from "./http.ts";
-import { defineTracker, marker } from "./tracker.ts";
+import { jsonApi, parseJson as parse, truncate } from "./_kit/http.ts";
+import { defineTracker, marker } from "./_kit/tracker.ts";
 
 /** GitHub caps an issue body at 65,536 characters; label names at 50 (so the key goes in a hidden marker). */
 const BODY_MAX = 60_000;

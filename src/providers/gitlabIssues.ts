@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { jsonApi, parseJson, truncate } from "./http.ts";
-import { defineTracker, marker } from "./tracker.ts";
+import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
+import { defineTracker, marker } from "./_kit/tracker.ts";
 
 const Options = v.object({
   token: v.pipe(

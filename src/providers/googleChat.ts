@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 /** Google Chat messages stay readable and valid under 4,000 characters of text. */
 const TEXT_MAX = 4_000;
@@ -38,8 +38,6 @@ export default defineProvider({
   credentials: ["webhookUrl"],
   create(options, deps) {
     return {
-      name: "googleChat",
-      kind: "chat",
       async send(message, context) {
         const url = threadUrl(options.webhookUrl, options.threadPerIncident ? message : undefined);
         const body = JSON.stringify({ text: googleChatText(message) });

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
   url: v.pipe(v.string(), v.url(), v.description("Gotify server URL.")),
@@ -23,8 +23,6 @@ export default defineProvider({
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     return {
-      name: "gotify",
-      kind: "info",
       async send(message, context) {
         const priority = message.mode === "page" ? 8 : message.mode === "digest" || message.tier === "normal" ? 2 : 5;
         const body = JSON.stringify({

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./define.ts";
-import { idFrom, jsonApi, truncate } from "./http.ts";
-import { ends, shortKey } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { idFrom, jsonApi, truncate } from "./_kit/http.ts";
+import { ends, shortKey } from "./_kit/keys.ts";
 
 const Options = v.object({
   url: v.pipe(v.string(), v.url(), v.description("Grafana URL.")),
@@ -36,8 +36,6 @@ export default defineProvider({
     const base = options.url.replace(/\/+$/, "");
     const call = jsonApi(deps.http, base, { authorization: `Bearer ${options.serviceAccountToken}` });
     return {
-      name: "grafanaAnnotations",
-      kind: "info",
       async send(message, context): Promise<Outcome> {
         const text = truncate(message.text, 10_000);
         if (context.conversation && message.action !== "announce" && message.action !== "opened_resolved") {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { definePager } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { definePager } from "./_kit/pager.ts";
 
 /** ilert Events API (providers.md `ilert`): `eventType` ALERT / RESOLVE on the incident's `alertKey`; the key is in the body. */
 export default definePager({

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { definePager } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { definePager } from "./_kit/pager.ts";
 
 /**
  * incident.io HTTP alert source (providers.md `incidentIo`): `status` firing / resolved with the incident's

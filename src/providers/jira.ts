@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { jsonApi, parseJson, truncate } from "./http.ts";
-import { defineTracker } from "./tracker.ts";
+import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
+import { defineTracker } from "./_kit/tracker.ts";
 
 const Options = v.pipe(
   v.object({

@@ -1,4 +1,4 @@
-import { defineGenie } from "./genie.ts";
+import { defineGenie } from "./_kit/genie.ts";
 
 /**
  * Jira Service Management Operations (providers.md `jsmOps`): Opsgenie's successor, the same alert API under

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.pipe(
   v.object({
@@ -47,8 +47,6 @@ export default defineProvider({
         ? `/v3/clusters/${encodeURIComponent(options.clusterId ?? "")}/topics/${options.topic}`
         : `/topics/${options.topic}`;
     return {
-      name: "kafka",
-      kind: "info",
       async send(message, context) {
         const value = {
           action: message.action,

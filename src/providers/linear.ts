@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { classifyError, classifyStatus, parseJson, truncate } from "./http.ts";
-import { defineTracker, marker } from "./tracker.ts";
+import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
+import { defineTracker, marker } from "./_kit/tracker.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 
 const Options = v.object({

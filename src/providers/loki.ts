@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.pipe(
   v.object({
@@ -48,8 +48,6 @@ export default defineProvider({
         : {};
     const tenant: Record<string, string> = options.tenantId ? { "x-scope-orgid": options.tenantId } : {};
     return {
-      name: "loki",
-      kind: "info",
       async send(message, context) {
         const stream = { job: "mon", cluster: deps.clusterName, tier: message.tier, ...options.labels };
         const line = truncate(message.text, 200_000);

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./http.ts";
-import { ends, escapeHtml } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./_kit/http.ts";
+import { ends, escapeHtml } from "./_kit/keys.ts";
 
 const Options = v.object({
   homeserverUrl: v.pipe(v.string(), v.url(), v.description("Homeserver URL.")),
@@ -56,8 +56,6 @@ export default defineProvider({
       return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after_ms", 1), body: answer?.body };
     };
     return {
-      name: "matrix",
-      kind: "chat",
       async send(message, context): Promise<Outcome> {
         const root =
           message.action !== "announce" && message.action !== "opened_resolved" ? context.conversation : undefined;

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./define.ts";
-import { idFrom, jsonApi, truncate } from "./http.ts";
-import { ends } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { idFrom, jsonApi, truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
 
 /** Mattermost posts hold at most 16,383 characters. */
 const TEXT_MAX = 16_000;
@@ -67,8 +67,6 @@ export default defineProvider({
       authorization: `Bearer ${options.botToken ?? ""}`,
     });
     return {
-      name: "mattermost",
-      kind: "chat",
       async send(message, context): Promise<Outcome> {
         const text = truncate(message.markdown, TEXT_MAX);
         if (options.webhookUrl)

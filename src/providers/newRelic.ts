@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
   licenseKey: v.pipe(v.string(), v.minLength(16), v.description("Ingest license key (a credential: ${file:/path}).")),
@@ -43,8 +43,6 @@ export default defineProvider({
         : "https://insights-collector.newrelic.com")
     ).replace(/\/+$/, "");
     return {
-      name: "newRelic",
-      kind: "info",
       async send(message, context) {
         const body = JSON.stringify([
           {

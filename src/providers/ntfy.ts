@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncateBytes } from "./http.ts";
-import { base64, shortKey } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncateBytes } from "./_kit/http.ts";
+import { base64, shortKey } from "./_kit/keys.ts";
 
 /** ntfy turns a body over 4,096 bytes into an attachment: the text is cut to stay a message. */
 const BODY_MAX_BYTES = 4_000;
@@ -47,8 +47,6 @@ export default defineProvider({
         ? `Basic ${btoa(`${options.username}:${options.password}`)}`
         : undefined;
     return {
-      name: "ntfy",
-      kind: "info",
       async send(message, context) {
         const request = {
           url: `${options.url.replace(/\/+$/, "")}/${options.topic}`,

@@ -1,4 +1,4 @@
-import { defineGenie } from "./genie.ts";
+import { defineGenie } from "./_kit/genie.ts";
 
 /**
  * Opsgenie (providers.md `opsgenie`; end of sale announced — `jsmOps` is its successor and shares this code

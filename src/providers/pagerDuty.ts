@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
-import { ends } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
 
 /** PagerDuty caps `payload.summary` at 1,024 characters and `dedup_key` at 255 (providers.md `pagerDuty`). */
 const SUMMARY_MAX = 1_024;
@@ -49,8 +49,6 @@ export default defineProvider({
   create(options, deps) {
     const url = eventsUrl(options);
     return {
-      name: "pagerDuty",
-      kind: "paging",
       async send(message, context) {
         const body = JSON.stringify(pagerDutyEvent(message, options.routingKey, options.source ?? deps.clusterName));
         return (

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { CredentialUrl, definePager, severityOf } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { CredentialUrl, definePager, severityOf } from "./_kit/pager.ts";
 
 /** PagerTree webhook integration (providers.md `pagerTree`): `event_type` create / resolve on the incident's `Id`. */
 export default definePager({

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
-import { defineProvider } from "./define.ts";
-import { classifyError, classifyStatus, jsonApi, parseJson, truncate } from "./http.ts";
-import { base64 } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { classifyError, classifyStatus, jsonApi, parseJson, truncate } from "./_kit/http.ts";
+import { base64 } from "./_kit/keys.ts";
 
 const Options = v.object({
   project: v.pipe(
@@ -59,8 +59,6 @@ export default defineProvider({
   create(options, deps) {
     const tokens = googleTokens(options, deps.http);
     return {
-      name: "pubsub",
-      kind: "info",
       async send(message, context): Promise<Outcome> {
         const token = await tokens(context.signal, context.now);
         if (typeof token !== "string") return token;

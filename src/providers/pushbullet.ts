@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
   accessToken: v.pipe(v.string(), v.minLength(8), v.description("Access token (a credential: ${file:/path}).")),
@@ -22,8 +22,6 @@ export default defineProvider({
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     return {
-      name: "pushbullet",
-      kind: "info",
       async send(message, context) {
         const body = JSON.stringify({
           type: "note",

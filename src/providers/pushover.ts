@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
-import { shortKey } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { shortKey } from "./_kit/keys.ts";
 
 const Options = v.object({
   appToken: v.pipe(
@@ -49,8 +49,6 @@ export default defineProvider({
         )
       ).outcome;
     return {
-      name: "pushover",
-      kind: "info",
       send: (message, context) =>
         post(
           "/1/messages.json",

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./define.ts";
-import { jsonApi, parseJson, sendAndClassify, truncate } from "./http.ts";
-import { ends } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { jsonApi, parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
 
 /** Rocket.Chat's default `Message_MaxAllowedSize` is 5,000 characters. */
 const TEXT_MAX = 5_000;
@@ -77,8 +77,6 @@ export default defineProvider({
       return { outcome, json };
     };
     return {
-      name: "rocketChat",
-      kind: "chat",
       async send(message, context): Promise<Outcome> {
         const text = truncate(message.markdown, TEXT_MAX);
         if (options.webhookUrl)

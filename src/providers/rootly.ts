@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { definePager, severityOf } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { definePager, severityOf } from "./_kit/pager.ts";
 
 /**
  * Rootly generic webhook alert source (providers.md `rootly`): `status` triggered / resolved with the

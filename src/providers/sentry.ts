@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { VERSION } from "../version.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const DSN = /^(https?):\/\/([^:@/]+)(?::[^@/]*)?@([^/]+)(\/.*)?\/(\d+)$/;
 
@@ -32,8 +32,6 @@ export default defineProvider({
     const [, scheme, publicKey, host, path = "", projectId] = DSN.exec(options.dsn)!;
     const url = `${scheme}://${host}${path}/api/${projectId}/envelope/`;
     return {
-      name: "sentry",
-      kind: "info",
       async send(message, context) {
         const headers = {
           "content-type": "application/x-sentry-envelope",

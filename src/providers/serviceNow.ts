@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { shortKey } from "./keys.ts";
-import { parseJson, sendAndClassify, truncate } from "./http.ts";
-import { defineTracker } from "./tracker.ts";
+import { shortKey } from "./_kit/keys.ts";
+import { parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
+import { defineTracker } from "./_kit/tracker.ts";
 
 const Options = v.object({
   instance: v.optional(

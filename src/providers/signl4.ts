@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { definePager } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { definePager } from "./_kit/pager.ts";
 
 /** SIGNL4 inbound webhook (providers.md `signl4`): `X-S4-ExternalID` is the incident's key, `X-S4-Status: resolved` closes it (JSON fields, not headers). */
 export default definePager({

@@ -1,9 +1,9 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import { defineProvider, type SendContext } from "./define.ts";
+import { defineProvider, type SendContext } from "./_kit/define.ts";
 import type { HttpClient } from "../outbound/client.ts";
-import { classifyError, classifyStatus, parseJson, retryAfterMs, sendAndClassify, truncate } from "./http.ts";
+import { classifyError, classifyStatus, parseJson, retryAfterMs, sendAndClassify, truncate } from "./_kit/http.ts";
 
 const TEXT_MAX = 40_000;
 const SECTION_MAX = 3_000;
@@ -51,8 +51,6 @@ export default defineProvider({
         ? postWebhook(deps.http, options.webhook, message, context)
         : postBot(deps.http, options.apiUrl, options.token ?? "", options.channel ?? "", message, context);
     return {
-      name: "slack",
-      kind: "chat",
       send,
       check: options.token
         ? async (signal) => {

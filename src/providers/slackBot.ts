@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
+import { defineProvider } from "./_kit/define.ts";
 import { callWebApi, postBot } from "./slack.ts";
 
 const Options = v.object({
@@ -31,8 +31,6 @@ export default defineProvider({
   credentials: ["botToken"],
   create(options, deps) {
     return {
-      name: "slackBot",
-      kind: "chat",
       send: (message, context) =>
         postBot(deps.http, options.apiUrl, options.botToken, options.channel, message, context),
       check: async (signal) =>

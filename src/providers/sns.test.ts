@@ -6,7 +6,7 @@ import { createOutboundClient } from "../outbound/client.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { message } from "../testing/messages.ts";
 import { providerSuite, sendAll } from "../testing/provider-suite.ts";
-import { awsCaller } from "./aws.ts";
+import { awsCaller } from "./_kit/aws.ts";
 import sns from "./sns.ts";
 
 const options = (base: string) => ({

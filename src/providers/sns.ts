@@ -1,8 +1,8 @@
 import * as v from "valibot";
-import { AWS_OPTIONS, awsCaller } from "./aws.ts";
-import { defineProvider } from "./define.ts";
-import { truncate } from "./http.ts";
-import { shortKey } from "./keys.ts";
+import { AWS_OPTIONS, awsCaller } from "./_kit/aws.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { truncate } from "./_kit/http.ts";
+import { shortKey } from "./_kit/keys.ts";
 
 const Options = v.object({
   topicArn: v.pipe(
@@ -33,8 +33,6 @@ export default defineProvider({
   create(options, deps) {
     const call = awsCaller(options, "sns", deps.http);
     return {
-      name: "sns",
-      kind: "info",
       async send(message, context) {
         const form = new URLSearchParams({
           Action: "Publish",

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { truncate } from "./http.ts";
-import { ends, shortKey } from "./keys.ts";
-import { CredentialUrl, definePager } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends, shortKey } from "./_kit/keys.ts";
+import { CredentialUrl, definePager } from "./_kit/pager.ts";
 
 /**
  * Spike.sh webhook (providers.md `spike`): Spike de-duplicates on the title, so the title is fixed per

@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
   url: v.pipe(v.string(), v.url(), v.description("HEC base URL, e.g. https://splunk.example.com:8088.")),
@@ -31,8 +31,6 @@ export default defineProvider({
     const url = `${options.url.replace(/\/+$/, "")}/services/collector/event`;
     const headers = { "content-type": "application/json", authorization: `Splunk ${options.hecToken}` };
     return {
-      name: "splunkHec",
-      kind: "info",
       async send(message, context) {
         const body = JSON.stringify({
           time: message.at / 1000,

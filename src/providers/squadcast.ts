@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { CredentialUrl, definePager } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { CredentialUrl, definePager } from "./_kit/pager.ts";
 
 /** Squadcast incident webhook (providers.md `squadcast`): `status` trigger / resolve with the incident's `event_id`. */
 export default definePager({

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
+import { defineProvider } from "./_kit/define.ts";
 
 const Options = v.object({});
 
@@ -13,8 +13,6 @@ export default defineProvider({
   credentials: [],
   create(_options, deps) {
     return {
-      name: "stdout",
-      kind: "chat",
       async send(message) {
         deps.stdout(`${message.text}\n`);
         return { kind: "ok" };

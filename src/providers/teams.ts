@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 /** A Teams message is capped near 28 KB; the card's text is kept well under it. */
 const TEXT_MAX = 20_000;
@@ -46,8 +46,6 @@ export default defineProvider({
   credentials: ["webhookUrl"],
   create(options, deps) {
     return {
-      name: "teams",
-      kind: "chat",
       async send(message, context) {
         const body = JSON.stringify(teamsCard(message, options.title));
         return (

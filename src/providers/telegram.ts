@@ -2,9 +2,9 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
-import { defineProvider } from "./define.ts";
-import { classifyError, classifyStatus, parseJson, truncate } from "./http.ts";
-import { ends, escapeHtml } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
+import { ends, escapeHtml } from "./_kit/keys.ts";
 
 /** Telegram accepts 1–4,096 characters of text after entity parsing (providers.md `telegram`). */
 const TEXT_MAX = 4_000;
@@ -49,8 +49,6 @@ export default defineProvider({
   create(options, deps) {
     const api = (method: string) => `${options.apiUrl.replace(/\/+$/, "")}/bot${options.botToken}/${method}`;
     return {
-      name: "telegram",
-      kind: "chat",
       async send(message, context) {
         const reply =
           message.action !== "announce" && message.action !== "opened_resolved" && context.conversation

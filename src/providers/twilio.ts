@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./define.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 /** Twilio caps `Body` at 1,600 characters; an alert SMS is kept to the headline and a few lines. */
 const BODY_MAX = 640;
@@ -71,8 +71,6 @@ export default defineProvider({
     const user = options.apiKeySid ?? options.accountSid;
     const auth = { authorization: `Basic ${btoa(`${user}:${options.apiKeySecret ?? options.authToken ?? ""}`)}` };
     return {
-      name: "twilio",
-      kind: "info",
       async send(message, context): Promise<Outcome> {
         for (const to of options.to) {
           const form = new URLSearchParams({

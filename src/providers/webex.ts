@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./define.ts";
-import { idFrom, jsonApi, truncateBytes } from "./http.ts";
-import { ends } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { idFrom, jsonApi, truncateBytes } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
 
 /** Webex caps a message at 7,439 bytes (the figure Alertmanager truncates to). */
 const MAX_BYTES = 7_400;
@@ -33,8 +33,6 @@ export default defineProvider({
     const base = `${options.apiUrl.replace(/\/+$/, "")}/v1`;
     const call = jsonApi(deps.http, base, { authorization: `Bearer ${options.botToken}` });
     return {
-      name: "webex",
-      kind: "chat",
       async send(message, context): Promise<Outcome> {
         const markdown = truncateBytes(message.markdown, MAX_BYTES);
         const parent =

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { hmacSha256Base64 } from "./keys.ts";
-import { sendAndClassify, truncate } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { hmacSha256Base64 } from "./_kit/keys.ts";
+import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 /** Version of the JSON body documented in docs/providers/webhook.md. */
 export const WEBHOOK_BODY_VERSION = "1";
@@ -72,8 +72,6 @@ export default defineProvider({
   credentialsMayBeInline: ["url"],
   create(options, deps) {
     return {
-      name: "webhook",
-      kind: "info",
       async send(message, context) {
         const body = encodeBody(webhookBody(message, deps.clusterName), options.maxBodyBytes);
         const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };

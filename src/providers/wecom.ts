@@ -1,6 +1,6 @@
 import * as v from "valibot";
-import { defineProvider } from "./define.ts";
-import { classifyBodyCode, sendAndClassify, truncateBytes } from "./http.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { classifyBodyCode, sendAndClassify, truncateBytes } from "./_kit/http.ts";
 
 /** WeCom caps `markdown.content` at 4,096 bytes; 45009 means over the 20-a-minute limit. */
 const CONTENT_MAX_BYTES = 4_000;
@@ -29,8 +29,6 @@ export default defineProvider({
   credentials: ["webhookKey"],
   create(options, deps) {
     return {
-      name: "wecom",
-      kind: "chat",
       async send(message, context) {
         const url = new URL(options.url);
         url.searchParams.set("key", options.webhookKey);

@@ -1,7 +1,7 @@
 import * as v from "valibot";
-import { truncate } from "./http.ts";
-import { ends } from "./keys.ts";
-import { CredentialUrl, definePager, severityOf } from "./pager.ts";
+import { truncate } from "./_kit/http.ts";
+import { ends } from "./_kit/keys.ts";
+import { CredentialUrl, definePager, severityOf } from "./_kit/pager.ts";
 
 /**
  * Zenduty Generic Integration (providers.md `zenduty`; the older "API Integration" stopped working in 2025):

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./define.ts";
-import { idFrom, sendAndClassify, truncate } from "./http.ts";
-import { ends, shortKey } from "./keys.ts";
+import { defineProvider } from "./_kit/define.ts";
+import { idFrom, sendAndClassify, truncate } from "./_kit/http.ts";
+import { ends, shortKey } from "./_kit/keys.ts";
 
 /** Zulip caps topics at 60 characters and content at 10,000 bytes. */
 const TOPIC_MAX = 60;
@@ -35,8 +35,6 @@ export default defineProvider({
       authorization: `Basic ${btoa(`${options.botEmail}:${options.apiKey}`)}`,
     };
     return {
-      name: "zulip",
-      kind: "chat",
       async send(message, context) {
         const topic = zulipTopic(message);
         const form = new URLSearchParams({

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import type { ProviderDefinition } from "../providers/define.ts";
+import type { ProviderDefinition } from "../providers/_kit/define.ts";
 import { createOutboundClient } from "../outbound/client.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { startCaptureServer, type CaptureServer, type ScriptedAnswer } from "./capture-server.ts";

@@ -1,6 +1,6 @@
-import type { ProviderCommon, ProviderSettings } from "../config/alert.ts";
-import { ConfigError, type ConfigProblem } from "../config/errors.ts";
-import { PROVIDERS } from "./_registry.gen.ts";
+import type { ProviderCommon, ProviderSettings } from "../../config/alert.ts";
+import { ConfigError, type ConfigProblem } from "../../config/errors.ts";
+import { PROVIDERS } from "../_registry.gen.ts";
 import type { Provider, ProviderDefinition, ProviderDeps } from "./define.ts";
 
 export type { ProviderCommon };

@@ -1,9 +1,9 @@
 import type * as v from "valibot";
-import type { Logger } from "../runtime/logger.ts";
-import type { Outcome } from "../model/job.ts";
-import type { Message } from "../model/message.ts";
-import type { HttpClient } from "../outbound/client.ts";
-import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../../runtime/logger.ts";
+import type { Outcome } from "../../model/job.ts";
+import type { Message } from "../../model/message.ts";
+import type { HttpClient } from "../../outbound/client.ts";
+import type { Clock } from "../../runtime/clock.ts";
 
 /** Provider kinds (spec 2.4): who receives what is decided by `route/` from this. */
 export type ProviderKind = "chat" | "paging" | "tracker" | "info";
@@ -31,10 +31,11 @@ export interface ProviderDeps {
   readonly clock?: Clock;
 }
 
-/** A constructed provider: builds a request, sends it once, classifies the response. Never retries (STYLE.md 3). */
+/**
+ * A constructed provider: builds a request, sends it once, classifies the response. Never retries (STYLE.md 3).
+ * Its name and kind are its definition's.
+ */
 export interface Provider {
-  readonly name: string;
-  readonly kind: ProviderKind;
   send(message: Message, context: SendContext): Promise<Outcome>;
   /** Tests credentials without side effects (`mon lint --check`), where the vendor allows it. */
   check?(signal: AbortSignal): Promise<Outcome>;
@@ -73,6 +74,14 @@ export interface ProviderDefinition<S extends v.GenericSchema = v.GenericSchema>
   readonly credentialsMayBeInline?: readonly string[];
   create(options: v.InferOutput<S>, deps: ProviderDeps): Provider;
 }
+
+/**
+ * A provider of the registry, whatever its option schema: `create` takes options its schema validated (the
+ * configuration pipeline, config/alert.ts, guarantees it), so the registry needs no cast per provider.
+ */
+export type RegisteredProvider = Omit<ProviderDefinition, "create"> & {
+  create(options: never, deps: ProviderDeps): Provider;
+};
 
 /**
  * Declares a provider. Checks the declaration (a credential key must exist in the option schema),

@@ -1,7 +1,7 @@
 import type * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
-import type { Message } from "../model/message.ts";
-import type { HttpClient } from "../outbound/client.ts";
+import type { Outcome } from "../../model/job.ts";
+import type { Message } from "../../model/message.ts";
+import type { HttpClient } from "../../outbound/client.ts";
 import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 
 /** A tracker call's result: the outcome, and the issue id when the call names one. */
@@ -51,8 +51,6 @@ export function defineTracker<S extends v.GenericSchema>(spec: {
     create(options, deps) {
       const api = spec.api(options, deps.http, deps.clusterName);
       return {
-        name: spec.name,
-        kind: "tracker",
         async send(message, context): Promise<Outcome> {
           const { signal, now } = context;
           let id = context.conversation;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Message } from "../model/message.ts";
+import type { Message } from "../../model/message.ts";
 
 /**
  * The dedup key where a vendor caps its length (providers.md 1.2): the key itself when it fits, else

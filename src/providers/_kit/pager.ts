@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Message } from "../model/message.ts";
+import type { Message } from "../../model/message.ts";
 import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 import { sendAndClassify } from "./http.ts";
 
@@ -31,8 +31,6 @@ export function definePager<S extends v.GenericSchema>(spec: {
     credentials: spec.credentials,
     create(options, deps) {
       return {
-        name: spec.name,
-        kind: "paging",
         async send(message, context) {
           const request = {
             url: spec.url(options),

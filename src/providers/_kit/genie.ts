@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Message } from "../model/message.ts";
+import type { Message } from "../../model/message.ts";
 import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 import { sendAndClassify, truncate } from "./http.ts";
 import { ends, shortKey } from "./keys.ts";
@@ -64,8 +64,6 @@ export function defineGenie(spec: {
           )
         ).outcome;
       return {
-        name: spec.name,
-        kind: "paging",
         async send(message, context) {
           const alias = encodeURIComponent(shortKey(message.dedupKey, ALIAS_MAX));
           if (ends(message))

@@ -1,6 +1,6 @@
 import { FetchError } from "ofetch";
-import type { HttpAnswer, HttpClient, HttpRequest } from "../outbound/client.ts";
-import type { Outcome } from "../model/job.ts";
+import type { HttpAnswer, HttpClient, HttpRequest } from "../../outbound/client.ts";
+import type { Outcome } from "../../model/job.ts";
 
 /**
  * Classifies an HTTP answer (providers.md 1.4): 2xx ok; 429 rate limited and 503 retryable, both honouring

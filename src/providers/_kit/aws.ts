@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { AwsClient } from "aws4fetch";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
-import type { HttpClient } from "../outbound/client.ts";
+import type { Outcome } from "../../model/job.ts";
+import type { HttpClient } from "../../outbound/client.ts";
 import { classifyError, classifyStatus, parseJson } from "./http.ts";
 
 /** AWS credentials: static keys, or temporary ones with their expiry (epoch ms). */
