@@ -1,5 +1,5 @@
 import type { Evidence, Finding } from "../model/finding.ts";
-import type { KubeObject } from "../model/inventory.ts";
+import type { Condition, ObjectLike } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import { entry, type Reason } from "./catalogue.ts";
 import { evidence } from "./evidence.ts";
@@ -49,7 +49,10 @@ export function finding(options: {
 }
 
 /** The reference of an object as findings carry it. */
-export function refOf(object: KubeObject): ObjectRef {
+export function refOf(object: {
+  readonly kind?: string;
+  readonly metadata?: Partial<ObjectLike["metadata"]>;
+}): ObjectRef {
   return {
     kind: String(object.kind),
     ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}),
@@ -60,8 +63,8 @@ export function refOf(object: KubeObject): ObjectRef {
 
 /** A condition of an object's status by type. */
 export function condition(
-  object: KubeObject,
+  object: { readonly status?: { readonly conditions?: readonly Condition[] } },
   type: string,
-): { status?: string; reason?: string; message?: string; lastTransitionTime?: string } | undefined {
-  return (object.status?.conditions ?? []).find((c: { type?: string }) => c.type === type);
+): Condition | undefined {
+  return (object.status?.conditions ?? []).find((c) => c.type === type);
 }

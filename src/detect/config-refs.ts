@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { Pod } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
@@ -32,7 +33,10 @@ export function detectConfigRefs(inventory: InventoryView, now: number): Finding
       if (!inventory.watches(r.kind)) continue;
       const object = inventory.get(r.kind, pod.metadata.namespace, r.name);
       const keyMissing =
-        object && r.key !== undefined && !(r.key in (object.data ?? {})) && !(r.key in (object.binaryData ?? {}));
+        object &&
+        r.key !== undefined &&
+        !(r.key in (object.data ?? {})) &&
+        !(r.key in ("binaryData" in object ? (object.binaryData ?? {}) : {}));
       if (object && !keyMissing) continue;
       const id = `${r.kind}/${pod.metadata.namespace}/${r.name}${keyMissing ? `/${r.key}` : ""}`;
       const entry = missing.get(id) ?? {
@@ -73,22 +77,23 @@ export function detectConfigRefs(inventory: InventoryView, now: number): Finding
 }
 
 /** Every non-optional Secret and ConfigMap reference of a pod spec. */
-export function references(pod: KubeObject): Reference[] {
+export function references(pod: Pod): Reference[] {
   const out: Reference[] = [];
-  const spec = pod.spec ?? {};
+  const spec = pod.spec;
+  if (!spec) return out;
   for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     for (const env of c.env ?? []) {
       const s = env.valueFrom?.secretKeyRef;
-      if (s && !s.optional)
+      if (s?.name && !s.optional)
         out.push({ kind: "Secret", name: s.name, key: s.key, from: `env ${env.name} of container ${c.name}` });
       const m = env.valueFrom?.configMapKeyRef;
-      if (m && !m.optional)
+      if (m?.name && !m.optional)
         out.push({ kind: "ConfigMap", name: m.name, key: m.key, from: `env ${env.name} of container ${c.name}` });
     }
     for (const from of c.envFrom ?? []) {
-      if (from.secretRef && !from.secretRef.optional)
+      if (from.secretRef?.name && !from.secretRef.optional)
         out.push({ kind: "Secret", name: from.secretRef.name, from: `envFrom of container ${c.name}` });
-      if (from.configMapRef && !from.configMapRef.optional)
+      if (from.configMapRef?.name && !from.configMapRef.optional)
         out.push({ kind: "ConfigMap", name: from.configMapRef.name, from: `envFrom of container ${c.name}` });
     }
   }
@@ -111,11 +116,11 @@ export function references(pod: KubeObject): Reference[] {
 // --- internal ---
 
 /** A pod that cannot start its containers: configuration errors, or still creating them (volumes not mounted). */
-function blockedOnConfig(pod: KubeObject): boolean {
+function blockedOnConfig(pod: Pod): boolean {
   if (pod.metadata?.deletionTimestamp || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed")
     return false;
   return [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].some(
-    (s: KubeObject) =>
+    (s) =>
       s.state?.waiting?.reason === "CreateContainerConfigError" || s.state?.waiting?.reason === "ContainerCreating",
   );
 }
@@ -123,7 +128,7 @@ function blockedOnConfig(pod: KubeObject): boolean {
 function missingServiceAccounts(inventory: InventoryView, now: number): Finding[] {
   if (!inventory.watches("ServiceAccount")) return [];
   const out: Finding[] = [];
-  for (const kind of ["ReplicaSet", "StatefulSet", "DaemonSet", "Job"]) {
+  for (const kind of ["ReplicaSet", "StatefulSet", "DaemonSet", "Job"] as const) {
     for (const w of inventory.list(kind)) {
       const failure = condition(w, "ReplicaFailure") ?? condition(w, "FailureTarget");
       const name = /serviceaccount "([^"]+)" not found/.exec(failure?.message ?? "")?.[1];

@@ -1,5 +1,5 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject, UsageView } from "../model/inventory.ts";
+import type { InventoryView, UsageView } from "../model/inventory.ts";
 import { finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -160,9 +160,7 @@ function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
       (s) =>
         s.metadata?.namespace === "kube-system" && s.metadata?.labels?.["kubernetes.io/service-name"] === "kube-dns",
     );
-  const ready = slices
-    .flatMap((s) => (s.endpoints ?? []) as KubeObject[])
-    .filter((e) => e.conditions?.ready !== false).length;
+  const ready = slices.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready !== false).length;
   const available = deployments.reduce((n, d) => n + (d.status?.availableReplicas ?? 0), 0);
   const noEndpoints = Boolean(service) && inventory.watches("EndpointSlice") && ready === 0;
   const noReplicas = deployments.length > 0 && available === 0;
@@ -170,7 +168,7 @@ function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
   const deployment = deployments[0];
   const since = Math.max(
     ...deployments.map((d) =>
-      parseTime((d.status?.conditions ?? []).find((c: KubeObject) => c.type === "Available")?.lastTransitionTime, now),
+      parseTime((d.status?.conditions ?? []).find((c) => c.type === "Available")?.lastTransitionTime, now),
     ),
     now - DNS_HOLD_MS * 10,
   );

@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { Event } from "../model/kube.ts";
 import { finding } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -65,11 +66,11 @@ export const EXPLAINED_EVENTS: ReadonlySet<string> = new Set([
 export function detectEvents(inventory: InventoryView, now: number): Finding[] {
   const grouped = new Map<
     string,
-    { rule: (typeof EVENT_FINDINGS)[string]; event: KubeObject; count: number; first: number; last: number }
+    { rule: (typeof EVENT_FINDINGS)[string]; event: Event; count: number; first: number; last: number }
   >();
   for (const event of recentWarnings(inventory, now)) {
-    const rule = EVENT_FINDINGS[event.reason];
-    if (!rule || event.involvedObject?.kind !== rule.kind) continue;
+    const rule = EVENT_FINDINGS[event.reason ?? ""];
+    if (!rule || event.involvedObject?.kind !== rule.kind || !event.involvedObject.name) continue;
     const o = event.involvedObject;
     const key = `${rule.reason}/${o.kind}/${o.namespace ?? ""}/${o.name}`;
     const seen = grouped.get(key);
@@ -95,9 +96,9 @@ export function detectEvents(inventory: InventoryView, now: number): Finding[] {
       finding({
         reason: g.rule.reason,
         object: {
-          kind: o.kind,
+          kind: g.rule.kind,
           ...(o.namespace ? { namespace: o.namespace } : {}),
-          name: o.name,
+          name: o.name ?? "",
           ...(o.uid ? { uid: o.uid } : {}),
         },
         ...(o.kind === "Node" ? { nodeName: o.name } : {}),
@@ -120,17 +121,17 @@ export function detectEvents(inventory: InventoryView, now: number): Finding[] {
 /** UIDs of recent Warning events whose reason mon neither turns into a finding nor knows as explained (`mon_unexplained_total{kind="event"}`). */
 export function unexplainedEvents(inventory: InventoryView, now: number): string[] {
   return recentWarnings(inventory, now)
-    .filter((e) => !EVENT_FINDINGS[e.reason] && !EXPLAINED_EVENTS.has(e.reason))
+    .filter((e) => !EVENT_FINDINGS[e.reason ?? ""] && !EXPLAINED_EVENTS.has(e.reason ?? ""))
     .map((e) => String(e.metadata?.uid ?? `${e.metadata?.namespace}/${e.metadata?.name}`));
 }
 
 // --- internal ---
 
-function recentWarnings(inventory: InventoryView, now: number): KubeObject[] {
+function recentWarnings(inventory: InventoryView, now: number): Event[] {
   return inventory.list("Event").filter((e) => e.type === "Warning" && now - lastSeen(e, now) <= EVENT_WINDOW_MS);
 }
 
-function lastSeen(event: KubeObject, now: number): number {
+function lastSeen(event: Event, now: number): number {
   return parseTime(
     event.series?.lastObservedTime ?? event.lastTimestamp ?? event.eventTime ?? event.metadata?.creationTimestamp,
     now,

@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { NetworkPolicy, Pod } from "../model/kube.ts";
 import { selects, selectsAll } from "../model/label-selector.ts";
 import { finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
@@ -17,9 +18,11 @@ const RECENT_MS = 15 * 60_000;
 export function detectNetworkPolicies(inventory: InventoryView, now: number): Finding[] {
   if (!inventory.watches("NetworkPolicy")) return [];
   const out: Finding[] = [];
-  const byNamespace = new Map<string, KubeObject[]>();
-  for (const p of inventory.list("NetworkPolicy"))
-    byNamespace.set(p.metadata.namespace, [...(byNamespace.get(p.metadata.namespace) ?? []), p]);
+  const byNamespace = new Map<string, NetworkPolicy[]>();
+  for (const p of inventory.list("NetworkPolicy")) {
+    const ns = p.metadata.namespace ?? "";
+    byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), p]);
+  }
   for (const [namespace, policies] of byNamespace) {
     const denyAll = policies.find((p) => isDefaultDenyIngress(p));
     if (!denyAll) continue;
@@ -31,20 +34,18 @@ export function detectNetworkPolicies(inventory: InventoryView, now: number): Fi
         .filter(
           (p) =>
             p.metadata?.namespace === namespace &&
-            Object.entries(svc.spec.selector as Record<string, string>).every(
-              ([k, v]) => p.metadata?.labels?.[k] === v,
-            ),
+            Object.entries(svc.spec?.selector ?? {}).every(([k, v]) => p.metadata?.labels?.[k] === v),
         );
       if (pods.length === 0) continue;
       const admitted = pods.some((pod) => policies.some((p) => p !== denyAll && admitsIngress(p, pod)));
       if (admitted) continue;
       const notReady = pods.filter((p) =>
-        (p.status?.conditions ?? []).some((c: KubeObject) => c.type === "Ready" && c.status === "False"),
+        (p.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "False"),
       );
       if (notReady.length === 0) continue;
       const changed = Math.max(
         parseTime(denyAll.metadata?.creationTimestamp, 0),
-        ...(denyAll.metadata?.managedFields ?? []).map((m: KubeObject) => parseTime(m.time, 0)),
+        ...(denyAll.metadata?.managedFields ?? []).map((m) => parseTime(m.time, 0)),
       );
       const recent = now - changed <= RECENT_MS;
       out.push(
@@ -77,12 +78,12 @@ export function detectNetworkPolicies(inventory: InventoryView, now: number): Fi
 
 // --- internal ---
 
-function isDefaultDenyIngress(p: KubeObject): boolean {
-  const types: string[] = p.spec?.policyTypes ?? ["Ingress"];
+function isDefaultDenyIngress(p: NetworkPolicy): boolean {
+  const types = p.spec?.policyTypes ?? ["Ingress"];
   return selectsAll(p.spec?.podSelector) && types.includes("Ingress") && (p.spec?.ingress ?? []).length === 0;
 }
 
 /** Whether policy `p` selects `pod` and allows some ingress to it (any rule; peers are not evaluated). */
-function admitsIngress(p: KubeObject, pod: KubeObject): boolean {
+function admitsIngress(p: NetworkPolicy, pod: Pod): boolean {
   return selects(p.spec?.podSelector ?? {}, pod.metadata?.labels ?? {}) && (p.spec?.ingress ?? []).length > 0;
 }

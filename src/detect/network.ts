@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject, UsageView } from "../model/inventory.ts";
+import type { InventoryView, UsageView } from "../model/inventory.ts";
+import type { EndpointSlice, Ingress, IngressBackend, Service } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -35,7 +36,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       )
         continue;
       const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
-      const endpoints = (slices.get(key) ?? []).flatMap((s) => (s.endpoints ?? []) as KubeObject[]);
+      const endpoints = (slices.get(key) ?? []).flatMap((s) => s.endpoints ?? []);
       const ready = endpoints.filter((e) => e.conditions?.ready !== false && !e.conditions?.terminating);
       if (ready.length > 0) continue;
       const pods = inventory
@@ -104,9 +105,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
     for (const b of backendsOf(ing)) {
       const svc = inventory.get("Service", ing.metadata.namespace, b.name);
       const portMissing =
-        svc &&
-        b.port !== undefined &&
-        !(svc.spec?.ports ?? []).some((p: KubeObject) => p.port === b.port || p.name === b.port);
+        svc && b.port !== undefined && !(svc.spec?.ports ?? []).some((p) => p.port === b.port || p.name === b.port);
       if (svc && !portMissing) continue;
       out.push(
         finding({
@@ -147,17 +146,15 @@ export function servingServices(inventory: InventoryView): string[] {
   const out: string[] = [];
   for (const [key, slices] of slicesByService(inventory)) {
     if (
-      slices.some((s) =>
-        ((s.endpoints ?? []) as KubeObject[]).some((e) => e.conditions?.ready !== false && !e.conditions?.terminating),
-      )
+      slices.some((s) => (s.endpoints ?? []).some((e) => e.conditions?.ready !== false && !e.conditions?.terminating))
     )
       out.push(key);
   }
   return out;
 }
 
-function slicesByService(inventory: InventoryView): Map<string, KubeObject[]> {
-  const out = new Map<string, KubeObject[]>();
+function slicesByService(inventory: InventoryView): Map<string, EndpointSlice[]> {
+  const out = new Map<string, EndpointSlice[]>();
   for (const s of inventory.list("EndpointSlice")) {
     const service = s.metadata?.labels?.["kubernetes.io/service-name"];
     if (!service) continue;
@@ -167,9 +164,9 @@ function slicesByService(inventory: InventoryView): Map<string, KubeObject[]> {
   return out;
 }
 
-function backendsOf(ing: KubeObject): { name: string; port?: number | string; path?: string }[] {
+function backendsOf(ing: Ingress): { name: string; port?: number | string; path?: string }[] {
   const out: { name: string; port?: number | string; path?: string }[] = [];
-  const add = (backend: KubeObject | undefined, path?: string) => {
+  const add = (backend: IngressBackend | undefined, path?: string) => {
     const svc = backend?.service;
     if (svc?.name) out.push({ name: svc.name, port: svc.port?.number ?? svc.port?.name, ...(path ? { path } : {}) });
   };
@@ -186,7 +183,7 @@ function ingressServices(inventory: InventoryView): Map<string, string> {
   return out;
 }
 
-function userReachable(svc: KubeObject, ingress: Map<string, string>): string | undefined {
+function userReachable(svc: Service, ingress: Map<string, string>): string | undefined {
   if (svc.spec?.type === "LoadBalancer") return "a LoadBalancer";
   if (svc.spec?.type === "NodePort") return "a NodePort";
   return ingress.get(`${svc.metadata.namespace}/${svc.metadata.name}`);

@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { Node } from "../model/kube.ts";
 import { condition, finding } from "./build.ts";
 import { NODE_PAGE_HOLD_MS } from "./catalogue.ts";
 import { parseTime } from "./evidence.ts";
@@ -20,7 +21,7 @@ const PRESSURES: readonly (readonly [string, string, string])[] = [
 export function detectNodes(inventory: InventoryView, now: number): Finding[] {
   const out: Finding[] = [];
   for (const node of inventory.list("Node")) {
-    const name: string = node.metadata.name;
+    const name = node.metadata.name;
     const ref = { kind: "Node", name, ...(node.metadata.uid ? { uid: node.metadata.uid } : {}) };
     const ready = readyCondition(node);
     if (ready && ready.status !== "True") out.push(notReady(inventory, node, ready, now));
@@ -67,23 +68,19 @@ export function detectNodes(inventory: InventoryView, now: number): Finding[] {
 }
 
 /** The Ready condition of a node, if it reported one. */
-export function readyCondition(
-  node: KubeObject,
-):
-  | { status: string; reason?: string; message?: string; lastTransitionTime?: string; lastHeartbeatTime?: string }
-  | undefined {
-  return (node.status?.conditions ?? []).find((c: { type?: string }) => c.type === "Ready");
+export function readyCondition(node: Node): NonNullable<NonNullable<Node["status"]>["conditions"]>[number] | undefined {
+  return (node.status?.conditions ?? []).find((c) => c.type === "Ready");
 }
 
 // --- internal ---
 
 function notReady(
   inventory: InventoryView,
-  node: KubeObject,
+  node: Node,
   ready: NonNullable<ReturnType<typeof readyCondition>>,
   now: number,
 ): Finding {
-  const name: string = node.metadata.name;
+  const name = node.metadata.name;
   const lost = ready.status === "Unknown";
   const since = parseTime(ready.lastTransitionTime, now);
   const pods = inventory

@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { ContainerStatus, Pod, TerminatedState } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 import { exitClass } from "./exit-codes.ts";
@@ -90,7 +91,7 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
 // --- internal ---
 
 interface PodContext {
-  readonly pod: KubeObject;
+  readonly pod: Pod;
   readonly now: number;
   readonly ref: ReturnType<typeof refOf>;
   readonly name: string;
@@ -169,7 +170,7 @@ function initContainers(ctx: PodContext): Finding[] {
   const { pod, now } = ctx;
   if (condition(pod, "Initialized")?.status !== "False") return [];
   const out: Finding[] = [];
-  for (const s of (pod.status?.initContainerStatuses ?? []) as KubeObject[]) {
+  for (const s of pod.status?.initContainerStatuses ?? []) {
     const last = s.state?.terminated ?? s.lastState?.terminated;
     const failing = s.state?.waiting?.reason === "CrashLoopBackOff" || (last && last.exitCode !== 0);
     if (!failing) continue;
@@ -199,14 +200,14 @@ function initContainers(ctx: PodContext): Finding[] {
 
 function containers(ctx: PodContext): Finding[] {
   const out: Finding[] = [];
-  for (const s of (ctx.pod.status?.containerStatuses ?? []) as KubeObject[]) {
+  for (const s of ctx.pod.status?.containerStatuses ?? []) {
     const found = container(ctx, s);
     if (found) out.push(found);
   }
   return out;
 }
 
-function container(ctx: PodContext, s: KubeObject): Finding | undefined {
+function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   const { pod, now } = ctx;
   const waiting = s.state?.waiting;
   const terminated = s.state?.terminated;
@@ -282,7 +283,7 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
         ["image", s.image],
         ["state", waiting.reason],
         ["message", waiting.message],
-        ["pull secrets", (pod.spec?.imagePullSecrets ?? []).map((x: { name: string }) => x.name).join(", ") || "none"],
+        ["pull secrets", (pod.spec?.imagePullSecrets ?? []).map((x) => x.name).join(", ") || "none"],
         ["node", ctx.nodeName],
       ],
       since: started,
@@ -351,7 +352,7 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
   const runError =
     waiting?.reason === "RunContainerError"
       ? last
-      : terminated && RUN_ERRORS.has(terminated.reason)
+      : terminated?.reason && RUN_ERRORS.has(terminated.reason)
         ? terminated
         : undefined;
   if (waiting?.reason === "RunContainerError" || runError) {
@@ -399,10 +400,10 @@ function container(ctx: PodContext, s: KubeObject): Finding | undefined {
   ) {
     // Never ready since it started while its siblings serve: a cost worth knowing, not a failure happening
     // now (spec 1.6) — it goes to the digest.
-    const controller = (pod.metadata?.ownerReferences ?? []).find((r: KubeObject) => r.controller);
-    const others = controller?.uid ? ctx.readyOf(controller.uid) : 0;
+    const controller = (pod.metadata.ownerReferences ?? []).find((r) => r.controller);
+    const others = controller ? ctx.readyOf(controller.uid) : 0;
     const neverReady = parseTime(ready.lastTransitionTime, 0) <= parseTime(s.state.running.startedAt, 0);
-    if (others > 0 && neverReady) {
+    if (controller && others > 0 && neverReady) {
       return finding({
         ...base,
         reason: "PodNeverReady",
@@ -427,33 +428,29 @@ function readyByController(inventory: InventoryView): Map<string, number> {
   const out = new Map<string, number>();
   for (const p of inventory.list("Pod")) {
     if (condition(p, "Ready")?.status !== "True") continue;
-    const uid = (p.metadata?.ownerReferences ?? []).find((r: KubeObject) => r.controller)?.uid;
+    const uid = (p.metadata.ownerReferences ?? []).find((r) => r.controller)?.uid;
     if (uid) out.set(uid, (out.get(uid) ?? 0) + 1);
   }
   return out;
 }
 
-function willNotRestart(pod: KubeObject): boolean {
+function willNotRestart(pod: Pod): boolean {
   return (
     pod.spec?.restartPolicy === "Never" || (pod.spec?.restartPolicy === "OnFailure" && pod.status?.phase === "Failed")
   );
 }
 
 /** Pods a workload expects to serve: owned by a ReplicaSet or StatefulSet (not Jobs, whose pods are not probed for traffic). */
-function servesTraffic(pod: KubeObject): boolean {
-  return (pod.metadata?.ownerReferences ?? []).some(
-    (r: { kind?: string }) => r.kind === "ReplicaSet" || r.kind === "StatefulSet",
-  );
+function servesTraffic(pod: Pod): boolean {
+  return (pod.metadata.ownerReferences ?? []).some((r) => r.kind === "ReplicaSet" || r.kind === "StatefulSet");
 }
 
-function describeExit(t: KubeObject): string {
+function describeExit(t: TerminatedState): string {
   return `${t.exitCode}${t.reason ? ` (${t.reason})` : ""}`;
 }
 
-function memoryLimit(pod: KubeObject, container: string): string | undefined {
-  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find(
-    (c: KubeObject) => c.name === container,
-  );
+function memoryLimit(pod: Pod, container: string): string | undefined {
+  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === container);
   return spec?.resources?.limits?.memory;
 }
 

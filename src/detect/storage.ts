@@ -118,8 +118,8 @@ export function detectStorage(inventory: InventoryView, now: number, usage: Usag
     if (!error) continue;
     const side = va.status?.attachError ? "attach" : "detach";
     // The pods on that node mounting the volume's claim wait for it: it is their root.
-    const claimRef = inventory.get("PersistentVolume", undefined, va.spec?.source?.persistentVolumeName)?.spec
-      ?.claimRef;
+    const volume = va.spec?.source?.persistentVolumeName;
+    const claimRef = volume ? inventory.get("PersistentVolume", undefined, volume)?.spec?.claimRef : undefined;
     const waiting = claimRef
       ? (claimUsers.get(`${claimRef.namespace}/${claimRef.name}`) ?? []).filter((p) => p.node === va.spec?.nodeName)
       : [];

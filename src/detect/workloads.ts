@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { CronJob } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -13,9 +14,9 @@ const UNAVAILABLE_HOLD_MS = 120_000;
  */
 export function detectWorkloads(inventory: InventoryView, now: number): Finding[] {
   const out: Finding[] = [];
-  for (const kind of ["Deployment", "StatefulSet"]) {
+  for (const kind of ["Deployment", "StatefulSet"] as const) {
     for (const w of inventory.list(kind)) {
-      if (w.metadata?.deletionTimestamp || w.spec?.paused) continue;
+      if (w.metadata.deletionTimestamp || (w.spec && "paused" in w.spec && w.spec.paused)) continue;
       const ref = refOf({ ...w, kind });
       const name = `${w.metadata.namespace}/${w.metadata.name}`;
       const wanted = w.spec?.replicas ?? 1;
@@ -56,7 +57,10 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
             summary: `rollout of deployment ${name} is stuck: ${progressing.message ?? "progress deadline exceeded"}`,
             evidence: [
               ["message", progressing.message],
-              ["deadline", `${w.spec?.progressDeadlineSeconds ?? 600} s`],
+              [
+                "deadline",
+                `${(w.spec && "progressDeadlineSeconds" in w.spec && w.spec.progressDeadlineSeconds) || 600} s`,
+              ],
               ["since", progressing.lastTransitionTime],
             ],
             since: parseTime(progressing.lastTransitionTime, now),
@@ -66,7 +70,7 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
       }
     }
   }
-  for (const kind of ["ReplicaSet", "Deployment", "StatefulSet", "DaemonSet"]) {
+  for (const kind of ["ReplicaSet", "Deployment", "StatefulSet", "DaemonSet"] as const) {
     for (const w of inventory.list(kind)) {
       const failure = condition(w, "ReplicaFailure");
       if (failure?.status !== "True") continue;
@@ -113,10 +117,10 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
 
 // --- internal ---
 
-function failingCronJob(inventory: InventoryView, cron: KubeObject, now: number): Finding | undefined {
+function failingCronJob(inventory: InventoryView, cron: CronJob, now: number): Finding | undefined {
   const jobs = inventory
     .list("Job")
-    .filter((j) => (j.metadata?.ownerReferences ?? []).some((r: { uid?: string }) => r.uid === cron.metadata?.uid));
+    .filter((j) => (j.metadata.ownerReferences ?? []).some((r) => r.uid === cron.metadata.uid));
   const newest = jobs.sort((a, b) =>
     String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)),
   )[0];

@@ -149,7 +149,7 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
     });
     await waitUntil(() => d.inventory.list("Secret").length === 1, "the Secret");
     const secret = d.inventory.get("Secret", "default", "db")!;
-    expect(secret.data.password).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(secret.data?.password).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(JSON.stringify(secret)).not.toContain(btoa("hunter2"));
   });
 

@@ -1,4 +1,5 @@
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { Annotated } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 
 /** The label (then annotation) naming who owns a workload or namespace (spec 2.7). */
@@ -11,7 +12,7 @@ export const OWNER_KEY = "mon.io/owner";
  */
 export function ownerOf(root: ObjectRef, inventory: InventoryView): string | undefined {
   const object = inventory.get(root.kind, root.namespace, root.name);
-  const chain: KubeObject[] = object ? [object, ...inventory.ownerChain(object)] : [];
+  const chain: Annotated[] = object ? [object, ...inventory.ownerChain(object)] : [];
   const namespace = root.namespace ? inventory.get("Namespace", undefined, root.namespace) : undefined;
   for (const o of namespace ? [...chain, namespace] : chain) {
     const value = o.metadata?.labels?.[OWNER_KEY] ?? o.metadata?.annotations?.[OWNER_KEY];

@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { Annotated } from "../model/kube.ts";
 import { selects, type LabelSelector } from "../model/label-selector.ts";
 import type { SeverityOverrides } from "./overrides.ts";
 
@@ -147,8 +148,8 @@ function underMaintenance(
   return [object, namespace].some((o) => held(o, m, now));
 }
 
-function held(o: KubeObject | undefined, m: NonNullable<DeliveryRules["maintenance"]>, now: number): boolean {
-  const annotations = (o?.metadata?.annotations ?? {}) as Record<string, string>;
+function held(o: Annotated | undefined, m: NonNullable<DeliveryRules["maintenance"]>, now: number): boolean {
+  const annotations = o?.metadata?.annotations ?? {};
   if (
     !TRUTHY.has(
       String(annotations[m.annotation] ?? "")

@@ -1,4 +1,5 @@
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
 
 /**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
@@ -72,16 +73,21 @@ export class Inventory implements InventoryView {
     return Object.fromEntries([...this.byKind].map(([kind, map]) => [kind, map.size]));
   }
 
-  list(kind: string): readonly KubeObject[] {
-    return [...(this.byKind.get(kind)?.values() ?? [])];
+  // The typed overloads are where served JSON becomes a typed object of its kind (model/kube.ts).
+  list<K extends keyof Kinds>(kind: K): readonly Kinds[K][];
+  list(kind: string): readonly ObjectLike[];
+  list(kind: string): readonly ObjectLike[] {
+    return [...(this.byKind.get(kind)?.values() ?? [])] as ObjectLike[];
   }
 
-  get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
-    return this.byKind.get(kind)?.get(`${namespace ?? ""}/${name}`);
+  get<K extends keyof Kinds>(kind: K, namespace: string | undefined, name: string): Kinds[K] | undefined;
+  get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined;
+  get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined {
+    return this.byKind.get(kind)?.get(`${namespace ?? ""}/${name}`) as ObjectLike | undefined;
   }
 
-  podsOnNode(node: string): readonly KubeObject[] {
-    return [...(this.podsByNode.get(node)?.values() ?? [])];
+  podsOnNode(node: string): readonly Pod[] {
+    return [...(this.podsByNode.get(node)?.values() ?? [])] as Pod[];
   }
 
   ownerOfIp(ip: string): string | undefined {
@@ -94,16 +100,16 @@ export class Inventory implements InventoryView {
     return undefined;
   }
 
-  ownerChain(object: KubeObject): readonly KubeObject[] {
-    const chain: KubeObject[] = [];
-    let current: KubeObject | undefined = object;
+  ownerChain(object: ObjectLike): readonly ObjectLike[] {
+    const chain: ObjectLike[] = [];
+    let current: ObjectLike | undefined = object;
     for (let depth = 0; current && depth < 8; depth++) {
-      const refs = (current.metadata?.ownerReferences ?? []) as { uid?: string; controller?: boolean }[];
+      const refs = current.metadata.ownerReferences ?? [];
       const ref = refs.find((r) => r.controller) ?? refs[0];
       const owner = ref?.uid ? this.byUid.get(ref.uid) : undefined;
       if (!owner) break;
-      chain.push(owner);
-      current = owner;
+      chain.push(owner as ObjectLike);
+      current = owner as ObjectLike;
     }
     return chain;
   }

@@ -14,7 +14,9 @@ export interface DnsResponseCounts {
   readonly seconds: number;
 }
 
-/** A Kubernetes object as served by the API (JSON). */
+import type { Kinds, ObjectLike, Pod } from "./kube.ts";
+
+/** A Kubernetes object as served by the API (JSON), of any kind (custom resources included). */
 // biome-ignore lint/suspicious/noExplicitAny: the untyped object shape that typed views of each kind replace.
 export type KubeObject = Record<string, any>;
 
@@ -23,14 +25,16 @@ export type KubeObject = Record<string, any>;
  * Implemented by kube/inventory.ts; tests build one from plain objects.
  */
 export interface InventoryView {
-  /** Every cached object of a kind (`Pod`, `Node`, `Deployment`, ...). */
-  list(kind: string): readonly KubeObject[];
+  /** Every cached object of a kind (`Pod`, `Node`, `Deployment`, ...): typed for the built-in kinds (model/kube.ts). */
+  list<K extends keyof Kinds>(kind: K): readonly Kinds[K][];
+  list(kind: string): readonly ObjectLike[];
   /** One object by kind, namespace (undefined for cluster-scoped) and name. */
-  get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined;
+  get<K extends keyof Kinds>(kind: K, namespace: string | undefined, name: string): Kinds[K] | undefined;
+  get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined;
   /** Pods whose `spec.nodeName` is `node`. */
-  podsOnNode(node: string): readonly KubeObject[];
+  podsOnNode(node: string): readonly Pod[];
   /** The controller chain above an object, nearest first (Pod → ReplicaSet → Deployment); stops at an owner not in the cache. */
-  ownerChain(object: KubeObject): readonly KubeObject[];
+  ownerChain(object: ObjectLike): readonly ObjectLike[];
   /**
    * True when the kind is watched and synced, so an absent object really is absent (spec 1.5: a detector whose
    * lister is missing skips, it never guesses). False for kinds not watched (denied, disabled, not served).

@@ -1,4 +1,5 @@
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import type { ObjectLike } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import type { ProbeTarget } from "../model/probe.ts";
 
@@ -121,7 +122,7 @@ function window(targets: readonly ProbeTarget[], round: number, size: number): P
   return Array.from({ length: size }, (_, i) => targets[(start + i) % targets.length]!);
 }
 
-function refOf(o: KubeObject, kind: string): ObjectRef {
+function refOf(o: ObjectLike, kind: string): ObjectRef {
   return {
     kind,
     namespace: o.metadata?.namespace,
@@ -135,7 +136,7 @@ function serviceTargets(inventory: InventoryView, excluded: ReadonlySet<string>)
   for (const s of inventory.list("Service")) {
     const ip = s.spec?.clusterIP;
     const port = s.spec?.ports?.[0]?.port;
-    if (!ip || ip === "None" || !port || excluded.has(s.metadata?.namespace)) continue;
+    if (!ip || ip === "None" || !port || excluded.has(s.metadata.namespace ?? "")) continue;
     if ((s.spec?.type ?? "ClusterIP") === "ExternalName") continue;
     if (s.metadata?.annotations?.[SKIP_PROBE_ANNOTATION] === "true") continue;
     const host = ip.includes(":") ? `[${ip}]` : ip;
@@ -154,7 +155,7 @@ function dependencyTargets(inventory: InventoryView, excluded: ReadonlySet<strin
   const callers = new Map<string, ObjectRef[]>();
   const serviceNames = new Set(inventory.list("Service").map((s) => String(s.metadata?.name)));
   for (const pod of inventory.list("Pod")) {
-    if (excluded.has(pod.metadata?.namespace)) continue;
+    if (excluded.has(pod.metadata.namespace ?? "")) continue;
     const named = new Set<string>();
     for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
       for (const e of c.env ?? []) {

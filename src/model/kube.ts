@@ -1,0 +1,135 @@
+import type {
+  CoreV1Event,
+  V1Container,
+  V1ContainerStatus,
+  V1ContainerStateTerminated,
+  V1Endpoint,
+  V1IngressBackend,
+  V1OwnerReference,
+  V1ConfigMap,
+  V1CronJob,
+  V1DaemonSet,
+  V1Deployment,
+  V1EndpointSlice,
+  V1Ingress,
+  V1Job,
+  V1Lease,
+  V1Namespace,
+  V1NetworkPolicy,
+  V1Node,
+  V1ObjectMeta,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1ReplicaSet,
+  V1Secret,
+  V1Service,
+  V1ServiceAccount,
+  V1StatefulSet,
+  V1StorageClass,
+  V1VolumeAttachment,
+} from "@kubernetes/client-node";
+
+/**
+ * A Kubernetes type as it arrives on the wire (JSON): client-node's generated types describe objects after its
+ * own deserializer turned timestamps into `Date`; mon reads the JSON the API server sent, where they are
+ * RFC 3339 strings. Types only: nothing of client-node runs in the pure core.
+ */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? readonly Wire<U>[]
+    : T extends object
+      ? { readonly [K in keyof T]: Wire<T[K]> }
+      : T;
+
+/** Metadata of an object the API server served: it always has a name. */
+export type ServedMeta = Wire<V1ObjectMeta> & { readonly name: string };
+
+/** An object of a built-in kind as served (JSON): its wire shape with `metadata.name` always present. */
+export type Served<T extends { metadata?: V1ObjectMeta }> = Omit<Wire<T>, "metadata"> & {
+  readonly metadata: ServedMeta;
+  readonly kind?: string;
+  readonly apiVersion?: string;
+};
+
+export type Pod = Served<V1Pod>;
+export type Node = Served<V1Node>;
+export type Service = Served<V1Service>;
+export type EndpointSlice = Served<V1EndpointSlice>;
+export type Deployment = Served<V1Deployment>;
+export type ReplicaSet = Served<V1ReplicaSet>;
+export type StatefulSet = Served<V1StatefulSet>;
+export type DaemonSet = Served<V1DaemonSet>;
+export type Job = Served<V1Job>;
+export type CronJob = Served<V1CronJob>;
+export type PersistentVolumeClaim = Served<V1PersistentVolumeClaim>;
+export type PersistentVolume = Served<V1PersistentVolume>;
+export type StorageClass = Served<V1StorageClass>;
+export type VolumeAttachment = Served<V1VolumeAttachment>;
+export type Event = Served<CoreV1Event>;
+export type Namespace = Served<V1Namespace>;
+export type NetworkPolicy = Served<V1NetworkPolicy>;
+export type Ingress = Served<V1Ingress>;
+export type Lease = Served<V1Lease>;
+export type ConfigMap = Served<V1ConfigMap>;
+export type Secret = Served<V1Secret>;
+export type ServiceAccount = Served<V1ServiceAccount>;
+
+/** The built-in kinds the pure core reads, by kind name: `inventory.list("Pod")` is a `Pod[]`. */
+export interface Kinds {
+  Pod: Pod;
+  Node: Node;
+  Service: Service;
+  EndpointSlice: EndpointSlice;
+  Deployment: Deployment;
+  ReplicaSet: ReplicaSet;
+  StatefulSet: StatefulSet;
+  DaemonSet: DaemonSet;
+  Job: Job;
+  CronJob: CronJob;
+  PersistentVolumeClaim: PersistentVolumeClaim;
+  PersistentVolume: PersistentVolume;
+  StorageClass: StorageClass;
+  VolumeAttachment: VolumeAttachment;
+  Event: Event;
+  Namespace: Namespace;
+  NetworkPolicy: NetworkPolicy;
+  Ingress: Ingress;
+  Lease: Lease;
+  ConfigMap: ConfigMap;
+  Secret: Secret;
+  ServiceAccount: ServiceAccount;
+}
+
+/** Elements of the kinds above, as served. */
+export type Container = Wire<V1Container>;
+export type ContainerStatus = Wire<V1ContainerStatus>;
+export type TerminatedState = Wire<V1ContainerStateTerminated>;
+export type OwnerReference = Wire<V1OwnerReference>;
+export type Endpoint = Wire<V1Endpoint>;
+export type IngressBackend = Wire<V1IngressBackend>;
+
+/** A status condition, of any kind (the fields every Kubernetes condition has). */
+export interface Condition {
+  readonly type?: string;
+  readonly status?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+}
+
+/** Any served object, built-in or custom: what every kind has. */
+export interface ObjectLike {
+  readonly kind?: string;
+  readonly apiVersion?: string;
+  readonly metadata: ServedMeta;
+}
+
+/** What annotation and label readers need of any object (maintenance, owner, ack). */
+export interface Annotated {
+  readonly metadata?: {
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
+}
