@@ -107,20 +107,24 @@ export function runPass(
     return decide(inventory, state, now, cluster, usage, evidence, rules, options, stage);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return {
-      decisions: [],
-      skipped: [],
-      messages: [],
-      state,
-      open: openCount(state),
-      findings: 0,
-      redacted: 0,
-      failedDetectors: [],
-      unexplainedEvents: [],
-      awaitingEvidence: [],
-      panicked: { stage: stage.current, error: message },
-    };
+    return { ...nothingDecided(state, 0, []), panicked: { stage: stage.current, error: message } };
   }
+}
+
+/** A pass that decided nothing: the previous state stands, so the next pass tries again. */
+function nothingDecided(state: LifecycleState, findings: number, failedDetectors: readonly string[]): PassResult {
+  return {
+    decisions: [],
+    skipped: [],
+    messages: [],
+    state,
+    open: openCount(state),
+    findings,
+    redacted: 0,
+    failedDetectors,
+    unexplainedEvents: [],
+    awaitingEvidence: [],
+  };
 }
 
 function decide(
@@ -143,20 +147,7 @@ function decide(
       failedDetectors.push(name);
     }
   }
-  if (failedDetectors.length > 0) {
-    return {
-      decisions: [],
-      skipped: [],
-      messages: [],
-      state,
-      open: openCount(state),
-      findings: findings.length,
-      redacted: 0,
-      failedDetectors,
-      unexplainedEvents: [],
-      awaitingEvidence: [],
-    };
-  }
+  if (failedDetectors.length > 0) return nothingDecided(state, findings.length, failedDetectors);
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
   // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
   const told = new Set<string>();
