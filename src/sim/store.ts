@@ -276,6 +276,21 @@ export class ObjectStore {
     return this.commit(type, "MODIFIED", next, current);
   }
 
+  /**
+   * Writes a recorded watch event as it happened (timeline replay): the object keeps its uid, timestamps and
+   * owner references; only its resourceVersion is this store's. A MODIFIED or DELETED of an object the store
+   * does not hold is applied as ADDED or ignored, as a late-joining watcher would see it.
+   */
+  replay(type: ResourceType, kind: Change["type"], body: KubeObject): KubeObject | undefined {
+    const object = structuredClone(body);
+    object.kind = type.kind;
+    object.apiVersion = apiVersionOf(type);
+    const key = objectKey(object.metadata?.namespace, object.metadata?.name);
+    const previous = this.collection(type).get(key);
+    if (kind === "DELETED") return previous ? this.commit(type, "DELETED", object, previous) : undefined;
+    return this.commit(type, previous ? "MODIFIED" : "ADDED", object, previous);
+  }
+
   private commit(type: ResourceType, kind: Change["type"], object: KubeObject, previous?: KubeObject): KubeObject {
     this.rv += 1;
     const stored = kind === "DELETED" ? structuredClone(object) : object;

@@ -152,8 +152,16 @@ const CHECKED: readonly [string, string, string][] = [
   ["ReplicaSet", "apps", "replicasets"],
 ];
 
-function consistent(sim: Simulator, daemon: Daemon): boolean {
-  for (const [kind, group, plural] of CHECKED) {
+/**
+ * True when the daemon's Inventory holds exactly the simulator's objects, at the same resourceVersions, for
+ * `kinds` (kind, API group, plural; v1 of each).
+ */
+export function consistent(
+  sim: Simulator,
+  daemon: Daemon,
+  kinds: readonly (readonly [string, string, string])[] = CHECKED,
+): boolean {
+  for (const [kind, group, plural] of kinds) {
     const want = sim.store.list(sim.typeOf(group, "v1", plural), undefined);
     const have = daemon.inventory.list(kind);
     if (want.length !== have.length) return false;

@@ -1,10 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { createSystemClock } from "../../runtime/clock.ts";
 import { createLogger } from "../../runtime/logger.ts";
 import { onShutdownSignal } from "../../runtime/signals.ts";
 import { playScenario } from "../../sim/scenario.ts";
 import { demoScenario } from "../../sim/scenarios/demo.ts";
+import { replayTimeline } from "../../sim/replay.ts";
 import { startSimulator } from "../../sim/simulator.ts";
+import { loadTimeline } from "../../sim/timeline.ts";
 
 const SCENARIOS = { demo: demoScenario } as const;
 
@@ -22,6 +25,12 @@ export default defineCommand({
       type: "string",
       description: `Scenario to play: ${Object.keys(SCENARIOS).join(", ")} (default: an empty cluster)`,
     },
+    replay: {
+      type: "string",
+      description:
+        "Replay a recorded watch-event timeline directory (initial.json, events.jsonl), e.g. src/sim/testdata/kube-apiserver-v1.32/timelines/readiness_flap",
+    },
+    speed: { type: "string", description: "Replay speed factor (default 1: the recorded timing)" },
   },
   async run({ args }) {
     const logger = createLogger();
@@ -37,7 +46,26 @@ export default defineCommand({
       await sim.stop();
       process.exit(0);
     });
-    if (scenario) {
+    if (args.replay) {
+      const speed = args.speed ? Number(args.speed) : 1;
+      if (!(speed > 0)) {
+        logger.error(`--speed must be a positive number (got ${args.speed})`);
+        process.exit(1);
+      }
+      let timeline: ReturnType<typeof loadTimeline>;
+      try {
+        timeline = loadTimeline(args.replay);
+      } catch (error) {
+        logger.error((error as Error).message);
+        process.exit(1);
+      }
+      const replay = replayTimeline(sim, timeline, createSystemClock(), { speed });
+      logger.info(
+        `replaying ${timeline.name}: ${timeline.initial.length} objects, ${timeline.events.length} events over ${Math.round(timeline.lengthSeconds / speed)} s`,
+      );
+      await replay.done;
+      logger.info("replay finished; still serving");
+    } else if (scenario) {
       scenario.setup(sim, Date.now());
       await playScenario(scenario, sim, {
         now: () => Date.now(),

@@ -1,0 +1,41 @@
+/**
+ * Alert quality on real timing: replays every recorded timeline through the real daemon (src/testing/replay.ts)
+ * and compares what a webhook received with what a platform engineer should get (src/testing/expectations.ts).
+ * Prints one table. Usage: bun scripts/quality.ts [--write] (writes the table into docs/alert-quality.md between
+ * its markers) [--verbose] (every message).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { EXPECTATIONS, type Judged, judge, qualityTable } from "../src/testing/expectations.ts";
+import { startReplay } from "../src/testing/replay.ts";
+
+const rows: Judged[] = [];
+for (const expected of EXPECTATIONS) {
+  const run = await startReplay(expected.scenario);
+  try {
+    await run.runTo(run.timeline.lengthSeconds + 10);
+    const told = run.told();
+    rows.push(judge(expected, told));
+    if (process.argv.includes("--verbose")) {
+      console.log(`${expected.scenario}:`);
+      for (const m of told) console.log(`  t=${m.t.toFixed(1)} ${m.action} ${m.incidentId} ${m.reason}`);
+    }
+  } finally {
+    await run.stop();
+  }
+}
+const table = qualityTable(rows);
+console.log(table);
+console.log(`\n${rows.filter((r) => r.ok).length} of ${rows.length} scenarios as expected`);
+if (process.argv.includes("--write")) {
+  const path = join(import.meta.dirname, "..", "docs", "alert-quality.md");
+  const doc = readFileSync(path, "utf8");
+  const begin = "<!-- quality table: bun scripts/quality.ts --write -->";
+  const end = "<!-- end of quality table -->";
+  const at = doc.indexOf(begin);
+  const stop = doc.indexOf(end);
+  if (at < 0 || stop < 0) throw new Error(`${path} has no quality table markers`);
+  writeFileSync(path, `${doc.slice(0, at + begin.length)}\n${table}\n${doc.slice(stop)}`);
+  console.log(`wrote ${path}`);
+}
+process.exit(0);

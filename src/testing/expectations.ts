@@ -1,0 +1,140 @@
+import type { Told } from "./replay.ts";
+
+/**
+ * What a platform engineer should be told for each recorded timeline (src/sim/testdata/kube-apiserver-v1.32/
+ * timelines), decided from the spec: how many announcements, updates and resolves, the incident that is
+ * announced first (its root) and its reason. `why` records the judgement calls.
+ */
+export interface Expectation {
+  readonly scenario: string;
+  readonly announces: number;
+  /** Updates allowed: news inside the conversation (spec 3.1 "only when something new is true"). */
+  readonly updates: { readonly min: number; readonly max: number };
+  readonly resolves: number;
+  /** Incident id of the first announcement, when there is one. */
+  readonly root?: string;
+  readonly reason?: string;
+  readonly why: string;
+}
+
+export const EXPECTATIONS: readonly Expectation[] = [
+  {
+    scenario: "statefulset_crash",
+    announces: 1,
+    updates: { min: 0, max: 1 },
+    resolves: 1,
+    root: "StatefulSet/tl-statefulset-crash/ledger",
+    reason: "CrashLoopBackOff",
+    why: "ledger-1 crash-loops from t=10 to t=130 and is Ready again at t=140: one conversation, told once, resolved once after it stays up. Between two crashes the container runs for a moment; that is not a recovery.",
+  },
+  {
+    scenario: "configmap_missing",
+    announces: 1,
+    updates: { min: 0, max: 1 },
+    resolves: 1,
+    root: "ConfigMap/tl-configmap-missing/reports-config",
+    reason: "ConfigMapMissing",
+    why: "The missing ConfigMap is the cause; the Deployment's pod and the Service without endpoints are its symptoms and join its incident. No Service incident of its own, no resolve before the pod is Ready (t=101.8).",
+  },
+  {
+    scenario: "node_lost_daemonset",
+    announces: 1,
+    updates: { min: 0, max: 1 },
+    resolves: 1,
+    root: "Node//tl-node-b",
+    reason: "NodeLost",
+    why: "tl-node-b is marked Unknown at t=60 and is back at t=150; its DaemonSet and frontend pods are in the node's incident. The LoadBalancer Service keeps one ready endpoint, so it is no problem. It never reaches the 5-minute page rule.",
+  },
+  {
+    scenario: "readiness_flap",
+    announces: 1,
+    updates: { min: 0, max: 1 },
+    resolves: 1,
+    root: "Deployment/tl-readiness-flap/search",
+    reason: "ReadinessProbeFailing",
+    why: "Both pods fail readiness from t=20.7 to t=145.5: the Service has no ready endpoint (a real outage) because of the pods' failing probes. One incident on the Deployment naming the probe failure, with the Service in it; one resolve when they are Ready again.",
+  },
+  {
+    scenario: "rollout_surge",
+    announces: 0,
+    updates: { min: 0, max: 0 },
+    resolves: 0,
+    why: "A rolling update with maxUnavailable 0: healthy churn, never a problem.",
+  },
+  {
+    scenario: "scale_to_zero_and_back",
+    announces: 0,
+    updates: { min: 0, max: 0 },
+    resolves: 0,
+    why: "Scaling to zero is deliberate; scaling back up leaves the Service without ready endpoints for the 3 s the new pods take to start. Recovery is quiet (rule 5).",
+  },
+  {
+    scenario: "job_backoff",
+    announces: 1,
+    updates: { min: 0, max: 1 },
+    resolves: 0,
+    root: "Job/tl-job-backoff/migrate",
+    why: "Every attempt of Job migrate exits 1; the Job fails for good at t=54.6 (BackoffLimitExceeded). One conversation on the Job, with the exit code and last output; an update when it fails for good is news. It stays failed: no resolve.",
+  },
+];
+
+/** Counts of what was delivered, per action, and how it compares with the expectation. */
+export interface Judged {
+  readonly scenario: string;
+  readonly expected: Expectation;
+  readonly announces: number;
+  readonly updates: number;
+  readonly resolves: number;
+  /** The first announcement's incident id and reason, if any. */
+  readonly first?: { readonly incidentId: string; readonly reason: string; readonly t: number };
+  readonly rootRight: boolean;
+  readonly ok: boolean;
+}
+
+/** Judges what a replay delivered against its expectation; a roll-up is one announcement, as its reader sees it. */
+export function judge(expected: Expectation, told: readonly Told[]): Judged {
+  const count = (action: string) => told.filter((m) => m.action === action).length;
+  const announces = count("announce") + count("opened_resolved");
+  const updates = count("update");
+  const resolves = count("resolve") + count("opened_resolved");
+  const firstAnnounce = told.find((m) => m.action === "announce" || m.action === "opened_resolved");
+  const first = firstAnnounce
+    ? { incidentId: firstAnnounce.incidentId, reason: firstAnnounce.reason, t: firstAnnounce.t }
+    : undefined;
+  const rootRight =
+    expected.root === undefined
+      ? first === undefined
+      : first?.incidentId === expected.root && (expected.reason === undefined || first.reason === expected.reason);
+  const ok =
+    announces === expected.announces &&
+    resolves === expected.resolves &&
+    updates >= expected.updates.min &&
+    updates <= expected.updates.max &&
+    rootRight;
+  return {
+    scenario: expected.scenario,
+    expected,
+    announces,
+    updates,
+    resolves,
+    ...(first ? { first } : {}),
+    rootRight,
+    ok,
+  };
+}
+
+/** The quality table (docs/alert-quality.md), one row per scenario. */
+export function qualityTable(rows: readonly Judged[]): string {
+  const lines = [
+    "| scenario | expected a/u/r | delivered a/u/r | first announcement | root right | first message (s) | as expected |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const r of rows) {
+    const e = r.expected;
+    const updates = e.updates.min === e.updates.max ? `${e.updates.min}` : `${e.updates.min}–${e.updates.max}`;
+    lines.push(
+      `| ${r.scenario} | ${e.announces}/${updates}/${e.resolves} | ${r.announces}/${r.updates}/${r.resolves} | ${r.first ? `\`${r.first.incidentId}\` ${r.first.reason}` : "—"} | ${r.rootRight ? "yes" : "no"} | ${r.first ? r.first.t.toFixed(1) : "—"} | ${r.ok ? "yes" : "no"} |`,
+    );
+  }
+  return lines.join("\n");
+}
