@@ -19,6 +19,10 @@ export function createMetrics() {
       ["action"],
     ),
     incidentsOpen: gauge("mon_incidents_open", "Unresolved incidents that were announced."),
+    symptomsWaiting: gauge(
+      "mon_symptoms_waiting",
+      "Findings on a Service or workload waiting (at most 2 minutes) for the findings of the pods behind them, so the cause is told first.",
+    ),
     deliveryNotifications: counter(
       "mon_delivery_notifications_total",
       "Notification attempts (every provider call), by provider.",

@@ -188,6 +188,7 @@ export function createObservers(options: {
         }
       }
       metrics.incidentsOpen.set(result.open);
+      metrics.symptomsWaiting.set(result.waitingSymptoms);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { groupFindings } from "../correlate/group.ts";
 import { foldNamespaceOutages } from "../correlate/namespace-outage.ts";
+import { waitForCauses } from "../correlate/wait-for-cause.ts";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
@@ -45,6 +46,8 @@ export interface PassResult {
   readonly panicked?: { readonly stage: "incident" | "compose"; readonly error: string };
   /** UIDs of recent Warning events no rule explains (the daemon counts each once). */
   readonly unexplainedEvents: readonly string[];
+  /** Symptom findings (a Service, a workload) waiting for the findings of the pods behind them. */
+  readonly waitingSymptoms: number;
   /** New findings deferred until their container's log is read: the pass loop requests those reads after the pass. */
   readonly awaitingEvidence: readonly Finding[];
 }
@@ -124,6 +127,7 @@ function nothingDecided(state: LifecycleState, findings: number, failedDetectors
     failedDetectors,
     unexplainedEvents: [],
     awaitingEvidence: [],
+    waitingSymptoms: 0,
   };
 }
 
@@ -157,10 +161,14 @@ function decide(
   const severity = rules?.severity;
   const rated = severity ? findings.map((f) => overrideSeverity(f, ownerKindOf(f, inventory), severity)) : findings;
   const failingNodes = new Set(rated.filter((f) => f.object.kind === "Node").map((f) => f.object.name));
-  const graced = rated.map((f) => {
-    const opensAt = opensAtWithGrace(f, inventory, failingNodes);
-    return opensAt === f.opensAt ? f : { ...f, opensAt };
-  });
+  const { findings: graced, waiting: waitingSymptoms } = waitForCauses(
+    rated.map((f) => {
+      const opensAt = opensAtWithGrace(f, inventory, failingNodes);
+      return opensAt === f.opensAt ? f : { ...f, opensAt };
+    }),
+    inventory,
+    now,
+  );
   const due = graced.filter((f) => f.opensAt === undefined || f.opensAt <= now);
   const waits = (f: Finding) => !told.has(f.key) && !options.baseline && (evidence?.pending(f) ?? false);
   const awaitingEvidence = due.filter(waits);
@@ -232,6 +240,7 @@ function decide(
     failedDetectors,
     unexplainedEvents: unexplainedEvents(inventory, now),
     awaitingEvidence,
+    waitingSymptoms,
     ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
   };
 }

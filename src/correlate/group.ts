@@ -64,11 +64,29 @@ export function groupFindings(
   const isSymptom = (f: Finding) => f.joins !== undefined || WORKLOAD_KINDS.has(f.object.kind);
   const ordered = [...findings.filter((f) => !isSymptom(f)), ...findings.filter(isSymptom)];
   const rootOf = new Map<string, ObjectRef>();
+  // The root a symptom of `o` joins: the root of `o`'s own finding, of the cause that explains `o`, or, for a
+  // pod without either, of its workload (a Service of pods whose Deployment is failing joins the Deployment).
+  const rootOfObject = (key: string) => {
+    const cause = explainedBy.get(key);
+    return rootOf.get(key) ?? (cause ? rootOf.get(refKey(cause.object)) : undefined);
+  };
+  const rootFor = (o: ObjectRef): ObjectRef | undefined => {
+    const direct = rootOfObject(refKey(o));
+    if (direct || o.kind !== "Pod") return direct;
+    const pod = inventory.get("Pod", o.namespace, o.name);
+    for (const owner of pod ? inventory.ownerChain(pod) : []) {
+      const root = rootOfObject(
+        refKey({ kind: String(owner.kind), namespace: owner.metadata.namespace, name: owner.metadata.name }),
+      );
+      if (root) return root;
+    }
+    return undefined;
+  };
   for (const f of ordered) {
     const joins = isSymptom(f) ? symptomOf(f) : undefined;
     if (joins) {
       const joined = joins
-        .map((o) => rootOf.get(refKey(o)))
+        .map(rootFor)
         .find((r) => r !== undefined && !(f.joins === undefined && refKey(r) === refKey(f.object)));
       if (joined) {
         add(joined, f, undefined, {
@@ -162,15 +180,32 @@ function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
 }
 
 /** The reason of the loudest tier, ties broken by how many findings carry it, then by name. */
+/**
+ * The incident's reason: its most explanatory finding (cause over symptom, rule 3): what explains others
+ * (a missing ConfigMap) over what happens to a pod or container (a crash with its exit code, a failing probe)
+ * over what a workload or Service shows as a result ("no available replica", "no ready endpoint"); then the
+ * loudest tier, then the most frequent.
+ */
 function dominantReason(findings: readonly Finding[]): string {
-  const score = new Map<string, { tier: number; count: number }>();
+  const score = new Map<string, { depth: number; tier: number; count: number }>();
   for (const f of findings) {
-    const s = score.get(f.reason) ?? { tier: TIERS.length, count: 0 };
-    score.set(f.reason, { tier: Math.min(s.tier, TIERS.indexOf(f.tier)), count: s.count + 1 });
+    const s = score.get(f.reason) ?? { depth: 3, tier: TIERS.length, count: 0 };
+    score.set(f.reason, {
+      depth: Math.min(s.depth, explanatoryDepth(f)),
+      tier: Math.min(s.tier, TIERS.indexOf(f.tier)),
+      count: s.count + 1,
+    });
   }
   return (
     [...score.entries()].sort(
-      ([ra, a], [rb, b]) => a.tier - b.tier || b.count - a.count || ra.localeCompare(rb),
+      ([ra, a], [rb, b]) => a.depth - b.depth || a.tier - b.tier || b.count - a.count || ra.localeCompare(rb),
     )[0]?.[0] ?? ""
   );
+}
+
+/** 0 a cause that explains others, 1 a pod or node finding, 2 a workload's, 3 a symptom of other objects. */
+function explanatoryDepth(f: Finding): number {
+  if (f.explains) return 0;
+  if (f.joins) return 3;
+  return WORKLOAD_KINDS.has(f.object.kind) ? 2 : 1;
 }

@@ -1,7 +1,8 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
-import type { EndpointSlice, Ingress, IngressBackend, Service } from "../model/kube.ts";
+import type { EndpointSlice, Ingress, IngressBackend, Pod, Service } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
+import { configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
 
 /**
@@ -68,6 +69,9 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       const since = Math.max(
         ...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)),
       );
+      // Recovery is quiet: pods still starting (new, restarted, or on a node that just came back) get the time
+      // a start takes before their Service counts as without endpoints.
+      const startedBy = Math.max(...pods.map((p) => startingUntil(p, inventory, now)));
       const lastServed = usage.served?.at.get(key);
       const watchedADay = usage.served !== undefined && now - usage.served.since >= SERVED_WINDOW_MS;
       const established =
@@ -94,6 +98,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
           ],
           since,
           now,
+          ...(startedBy > now ? { holdMs: startedBy - since } : {}),
           joins: pods.map((p) => refOf({ ...p, kind: "Pod" })),
           ...(pages ? { pageRule: "UserEntryLostBackends" } : {}),
           ...(reachable && established && !pages ? { recheckAt: since + P1_HOLD_MS } : {}),
@@ -151,6 +156,37 @@ export function servingServices(inventory: InventoryView): string[] {
       out.push(key);
   }
   return out;
+}
+
+/** How long a pod may take to start and pass its first readiness probe, ms. */
+const START_GRACE_MS = 60_000;
+/** Waiting reasons that are failures, not a start in progress. */
+const FAILING_WAIT = /BackOff|Err|Error|Invalid/;
+
+/**
+ * Until when (epoch ms) a pod that is not ready counts as starting: created, its containers (re)started, or its
+ * node Ready again within START_GRACE_MS, and none of its containers failing. 0 when it is not starting.
+ */
+function startingUntil(pod: Pod, inventory: InventoryView, now: number): number {
+  if (condition(pod, "Ready")?.status === "True") return 0;
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  // A configuration error whose missing object now exists is a start in progress (the kubelet retries).
+  const fixedAt = Math.max(0, ...statuses.map((s) => configFixedAt(pod, s, inventory) ?? 0));
+  const failing = statuses.filter(
+    (s) => FAILING_WAIT.test(s.state?.waiting?.reason ?? "") || (s.state?.terminated?.exitCode ?? 0) !== 0,
+  );
+  if (failing.some((s) => configFixedAt(pod, s, inventory) === undefined)) return 0;
+  const node = pod.spec?.nodeName ? inventory.get("Node", undefined, pod.spec.nodeName) : undefined;
+  const starts = [
+    parseTime(pod.metadata.creationTimestamp, 0),
+    ...statuses.map((s) => parseTime(s.state?.running?.startedAt, 0)),
+    node && condition(node, "Ready")?.status === "True"
+      ? parseTime(condition(node, "Ready")?.lastTransitionTime, 0)
+      : 0,
+    fixedAt,
+  ];
+  const until = Math.max(...starts) + START_GRACE_MS;
+  return until > now ? until : 0;
 }
 
 function slicesByService(inventory: InventoryView): Map<string, EndpointSlice[]> {

@@ -2,6 +2,7 @@ import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ContainerStatus, Pod, TerminatedState } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
+import { CONFIG_RETRY_MS, configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
 import { exitClass } from "./exit-codes.ts";
 import { readyCondition } from "./nodes.ts";
@@ -40,6 +41,7 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
       name: `${pod.metadata.namespace}/${pod.metadata.name}`,
       nodeName,
       watchesSecrets: inventory.watches("Secret"),
+      inventory,
       readyOf,
     };
     if (node && nodeReady && nodeReady.status !== "True") {
@@ -99,6 +101,7 @@ interface PodContext {
   readonly watchesSecrets: boolean;
   /** Ready pods of the controller with this uid. */
   readonly readyOf: (ownerUid: string) => number;
+  readonly inventory: InventoryView;
 }
 
 function terminating(ctx: PodContext): Finding | undefined {
@@ -253,23 +256,29 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
       since: parseTime(oom.finishedAt, started),
     });
   }
-  if (waiting?.reason === "CrashLoopBackOff") {
-    const output = last?.message ? `; last output: "${lastLine(last.message)}"` : "";
+  // Between two crashes the container has just exited, or runs again for a moment: still crash-looping until
+  // its recovery is confirmed (rule 6: it stayed up longer than its last back-off, at least 10 s, or its
+  // readiness probe says ready).
+  const between = crashLoopingBetweenCrashes(pod, s, now);
+  if (waiting?.reason === "CrashLoopBackOff" || between) {
+    const crash = waiting?.reason === "CrashLoopBackOff" ? last : between?.crash;
+    const output = crash?.message ? `; last output: "${lastLine(crash.message)}"` : "";
     return finding({
       ...base,
       reason: "CrashLoopBackOff",
-      summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${last ? describeExit(last) : "unknown"}, ${restarts} restarts${output}`,
+      summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${crash ? describeExit(crash) : "unknown"}, ${restarts} restarts${output}`,
       evidence: [
         ...common,
-        ["exit code", last ? describeExit(last) : undefined],
-        ["exit class", last ? exitClass(last.exitCode) : undefined],
-        ["last output", last?.message ? lastLine(last.message) : undefined],
-        ["last termination", last?.finishedAt],
-        ["back-off", waiting.message],
+        ["exit code", crash ? describeExit(crash) : undefined],
+        ["exit class", crash ? exitClass(crash.exitCode) : undefined],
+        ["last output", crash?.message ? lastLine(crash.message) : undefined],
+        ["last termination", crash?.finishedAt],
+        ["back-off", waiting?.message],
       ],
       since: started,
       // Opens at once from 3 restarts; a first crash gets 3 minutes to recover (failure-catalogue A1).
       holdMs: restarts >= 3 ? 0 : 180_000,
+      ...(between?.confirmedAt !== undefined ? { recheckAt: between.confirmedAt } : {}),
     });
   }
   if (waiting?.reason && IMAGE_PULL.has(waiting.reason)) {
@@ -317,7 +326,10 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
       since: started,
     });
   }
-  if (waiting?.reason === "CreateContainerConfigError") {
+  // The object the kubelet could not find exists now: its next retry starts the container (recovery is quiet).
+  const fixedAt = configFixedAt(pod, s, ctx.inventory);
+  const fixed = fixedAt !== undefined && now - fixedAt < CONFIG_RETRY_MS;
+  if (waiting?.reason === "CreateContainerConfigError" && !fixed) {
     // With Secrets not watched, mon cannot tell whether a named Secret exists: it says so (spec 2.1 watch.secrets).
     const unverifiable =
       /secret/i.test(waiting.message ?? "") && !ctx.watchesSecrets
@@ -432,6 +444,34 @@ function readyByController(inventory: InventoryView): Map<string, number> {
     if (uid) out.set(uid, (out.get(uid) ?? 0) + 1);
   }
   return out;
+}
+
+/** The least time a restarted container must stay up before its crash loop counts as over, ms. */
+const CRASH_RECOVERY_MIN_MS = 10_000;
+
+/**
+ * A container of a restarting pod caught between two crashes: it has just exited non-zero (the kubelet has
+ * not backed off yet), or it runs again after a non-zero exit for less than its last back-off (at least
+ * CRASH_RECOVERY_MIN_MS) and no readiness probe says it is ready. Returns the crash it is in and when the
+ * recovery would be confirmed; undefined when it is not crash-looping.
+ */
+function crashLoopingBetweenCrashes(
+  pod: Pod,
+  s: ContainerStatus,
+  now: number,
+): { crash: TerminatedState; confirmedAt?: number } | undefined {
+  if (willNotRestart(pod) || (s.restartCount ?? 0) < 1) return undefined;
+  const exited = s.state?.terminated;
+  if (exited && exited.exitCode !== 0) return { crash: exited };
+  const crash = s.lastState?.terminated;
+  const running = s.state?.running;
+  if (!running || !crash || crash.exitCode === 0) return undefined;
+  const probed = (pod.spec?.containers ?? []).some((c) => c.name === s.name && c.readinessProbe);
+  if (probed && s.ready) return undefined;
+  const startedAt = parseTime(running.startedAt, now);
+  const backoff = Math.max(0, startedAt - parseTime(crash.finishedAt, startedAt));
+  const confirmedAt = startedAt + Math.max(backoff, CRASH_RECOVERY_MIN_MS);
+  return now < confirmedAt ? { crash, confirmedAt } : undefined;
 }
 
 function willNotRestart(pod: Pod): boolean {

@@ -7,10 +7,8 @@ import { startReplay } from "../testing/replay.ts";
  * timing on the fake clock: what a webhook receives is what a platform engineer should get
  * (src/testing/expectations.ts; docs/alert-quality.md has the table for every scenario).
  */
-const HELD_TO_EXPECTATION = ["node_lost_daemonset", "rollout_surge", "job_backoff"];
-
 describe("recorded real-cluster timelines, replayed through the real daemon", () => {
-  for (const expected of EXPECTATIONS.filter((e) => HELD_TO_EXPECTATION.includes(e.scenario))) {
+  for (const expected of EXPECTATIONS) {
     test(`${expected.scenario}: ${expected.announces} announcement(s), ${expected.resolves} resolve(s)${expected.root ? `, rooted at ${expected.root}` : ""}`, async () => {
       const run = await startReplay(expected.scenario);
       try {

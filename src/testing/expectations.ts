@@ -52,7 +52,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
     resolves: 1,
     root: "Deployment/tl-readiness-flap/search",
     reason: "ReadinessProbeFailing",
-    why: "Both pods fail readiness from t=20.7 to t=145.5: the Service has no ready endpoint (a real outage) because of the pods' failing probes. One incident on the Deployment naming the probe failure, with the Service in it; one resolve when they are Ready again.",
+    why: "Both pods fail readiness from t=20.7 to t=145.5: the Service has no ready endpoint (a real outage) because of the pods' failing probes. The pods' own finding holds 5 minutes, so the Service waits for it at most 2 minutes (the page-rule hold), then opens on the Deployment with the pods' probe failures, which name the incident (cause over symptom). One resolve when they are Ready again.",
   },
   {
     scenario: "rollout_surge",

@@ -105,6 +105,9 @@ export async function startReplay(
       while (clock.now() < until) {
         await clock.advance(Math.min(stepMs, until - clock.now()));
         await caughtUpTo();
+        // A crash's log is read over HTTP before it is announced: wait for the read, so passes see what they
+        // would have seen on time.
+        await waitUntil(() => !daemon.evidencePending(), "log evidence to be read");
         // Messages are routed and sent asynchronously: let each settle before time moves on.
         await daemon.delivery.drain(5_000);
         while (arrivals.length < hook.requests.length) arrivals.push((clock.now() - replay.zeroMs) / 1000);
