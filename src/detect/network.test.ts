@@ -328,3 +328,51 @@ describe("error rates from the API server's and CoreDNS's own metrics (spec 4.3)
     ).toEqual([]);
   });
 });
+
+describe("recovery is quiet: a Service whose pods are still starting", () => {
+  const starting = (name: string, createdAgoMs: number, state: KubeObject, nodeName?: string) => ({
+    ...pod("shop", name, {
+      owner: api.replicaSet,
+      ...(nodeName ? { nodeName } : {}),
+      conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - createdAgoMs) }],
+      status: { restartCount: 0, state },
+    }),
+    metadata: {
+      namespace: "shop",
+      name,
+      uid: `u-${name}`,
+      labels: { app: "api" },
+      creationTimestamp: iso(NOW - createdAgoMs),
+    },
+  });
+  const opensAt = (...objects: KubeObject[]) =>
+    detectNetwork(inventoryOf(service("api"), slice("api", [false]), ...objects), NOW).find(
+      (f) => f.reason === "ServiceNoReadyEndpoints",
+    )?.opensAt;
+
+  test("new pods (a scale-up, a rollout) have a minute to start before their Service counts as without endpoints", () => {
+    expect(opensAt(starting("api-1", 5_000, { waiting: { reason: "ContainerCreating" } }))).toBe(NOW - 5_000 + MIN);
+    expect(opensAt(starting("api-1", 5 * MIN, { waiting: { reason: "ContainerCreating" } }))).toBeUndefined();
+  });
+
+  test("pods on a node that is Ready again, or that restarted a moment ago, are starting too", () => {
+    const back = {
+      kind: "Node",
+      apiVersion: "v1",
+      metadata: { name: "n1" },
+      status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - 3_000) }] },
+    };
+    const old = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } }, "n1");
+    expect(opensAt(back, old)).toBe(NOW - 3_000 + MIN);
+    const restarted = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 10_000) } });
+    expect(opensAt(restarted)).toBe(NOW - 10_000 + MIN);
+  });
+
+  test("a failing pod is no start: its Service opens at once", () => {
+    const failing = starting("api-1", 5_000, { waiting: { reason: "ImagePullBackOff" } });
+    expect(opensAt(failing)).toBeUndefined();
+    expect(
+      detectNetwork(inventoryOf(service("api"), slice("api", [false]), failing), NOW).map((f) => f.reason),
+    ).toContain("ServiceNoReadyEndpoints");
+  });
+});

@@ -529,3 +529,72 @@ describe("detectPods", () => {
     expect(b.key).toBe(a.key);
   });
 });
+
+describe("a crash loop is over only when the recovery is confirmed (no flapping)", () => {
+  const exited = { exitCode: 2, reason: "Error", message: "ledger: cannot open WAL", finishedAt: iso(NOW - 4_000) };
+  const between = (state: KubeObject, probe = false, ready = false) =>
+    inventoryOf(
+      node("n1", "True"),
+      aged(
+        pod("shop", "api-1", {
+          nodeName: "n1",
+          owner: rs,
+          containers: [{ name: "app", image: "registry.example/app:1.0", ...(probe ? { readinessProbe: {} } : {}) }],
+          status: { restartCount: 4, ready, state, lastState: { terminated: exited } },
+        }),
+        30 * MIN,
+      ),
+    );
+  const reasons = (inv: ReturnType<typeof inventoryOf>, at = NOW) => detectPods(inv, at).map((f) => f.reason);
+
+  test("just exited non-zero, before the kubelet backs off: still CrashLoopBackOff, same key", () => {
+    const found = detectPods(between({ terminated: exited }), NOW);
+    expect(found.map((f) => f.key)).toEqual(["CrashLoopBackOff/Pod/shop/api-1/app"]);
+  });
+
+  test("running again for less than its last back-off: still crash-looping, with a wake-up when it would be confirmed", () => {
+    // Back-off was 4 s (finished 4 s before it started again): confirmation needs at least 10 s up.
+    const running = { running: { startedAt: iso(NOW) } };
+    const [f] = detectPods(between(running), NOW + 5_000);
+    expect(f).toMatchObject({ reason: "CrashLoopBackOff", recheckAt: NOW + 10_000 });
+    expect(f!.summary).toContain('exit 2 (Error), 4 restarts; last output: "ledger: cannot open WAL"');
+    expect(reasons(between(running), NOW + 10_000)).toEqual([]);
+  });
+
+  test("a longer back-off needs a longer stay up; a readiness probe that says ready ends it at once", () => {
+    const late = { running: { startedAt: iso(NOW + 36_000) } }; // back-off 40 s
+    expect(reasons(between(late), NOW + 36_000 + 30_000)).toEqual(["CrashLoopBackOff"]);
+    expect(reasons(between(late), NOW + 36_000 + 40_000)).toEqual([]);
+    expect(reasons(between(late, true, true), NOW + 36_000 + 1_000)).toEqual([]);
+    // Without a probe, ready means only "running": it does not confirm anything.
+    expect(reasons(between(late, false, true), NOW + 36_000 + 1_000)).toEqual(["CrashLoopBackOff"]);
+  });
+});
+
+describe("a configuration error whose missing object exists now is a recovery in progress", () => {
+  const configError = withStatus(
+    aged(
+      pod("shop", "api-1", {
+        nodeName: "n1",
+        owner: rs,
+        status: waitingFor("CreateContainerConfigError", 'configmap "api-config" not found'),
+      }),
+      30 * MIN,
+    ),
+    {},
+  );
+  const configMap = (createdAt: number) => ({
+    kind: "ConfigMap",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name: "api-config", creationTimestamp: iso(createdAt) },
+  });
+
+  test("quiet for a minute after the ConfigMap appears (the kubelet retries every 10–15 s), reported again after", () => {
+    const missing = inventoryOf(node("n1", "True"), configError);
+    expect(detectPods(missing, NOW).map((f) => f.reason)).toEqual(["CreateContainerConfigError"]);
+    const fixed = inventoryOf(node("n1", "True"), configError, configMap(NOW - 5_000));
+    expect(detectPods(fixed, NOW)).toEqual([]);
+    const stillFailing = inventoryOf(node("n1", "True"), configError, configMap(NOW - 2 * MIN));
+    expect(detectPods(stillFailing, NOW).map((f) => f.reason)).toEqual(["CreateContainerConfigError"]);
+  });
+});
