@@ -11,8 +11,9 @@ export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode):
   const facts = new Set<string>();
   for (const f of findings) facts.add(`reason:${f.reason}`);
   if (mode === "page") facts.add("paging");
+  // Counts say what they count: pods, not the Secret or the Deployment that are in the incident too.
   const affected = new Set(
-    findings.filter((f) => f.object.kind !== "Node").map((f) => `${f.object.namespace}/${f.object.name}`),
+    findings.filter((f) => f.object.kind === "Pod").map((f) => `${f.object.namespace}/${f.object.name}`),
   ).size;
   for (const step of STEPS) if (affected >= step) facts.add(`affected:${step}`);
   return [...facts].sort();

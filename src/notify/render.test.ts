@@ -113,3 +113,52 @@ describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
     );
   });
 });
+
+describe("counts say what they count (pods)", () => {
+  const f = (reason: string, kind: string, name: string, part = "") => ({
+    key: `${reason}/${kind}/shop/${name}${part}`,
+    reason,
+    object: { kind, namespace: "shop", name, ...(kind === "Node" ? { namespace: undefined } : {}) },
+    tier: "medium" as const,
+    summary: `${reason} ${name}`,
+    evidence: [],
+    since: 0,
+  });
+  const headline = (extra: Partial<Incident>) =>
+    renderDecision(decision("announce", "notify", extra), "prod").message.text.split("\n")[0];
+
+  test("a node with two findings on one pod's containers and one on another: 2 pods on it down", () => {
+    const line = headline({
+      id: "Node//n1",
+      root: { kind: "Node", name: "n1" },
+      rootReason: "NodeLost",
+      findings: [
+        f("NodeLost", "Node", "n1"),
+        f("PodNodeLost", "Pod", "api-1", "/a"),
+        f("PodNodeLost", "Pod", "api-1", "/b"),
+        f("PodNodeLost", "Pod", "web-1"),
+      ],
+    });
+    expect(line).toContain("node n1: unreachable, 2 pods on it down");
+  });
+
+  test("a missing Secret with its Deployment and one pod: 1 pod affected; a workload incident counts its pods only", () => {
+    expect(
+      headline({
+        id: "Secret/shop/db",
+        root: { kind: "Secret", namespace: "shop", name: "db" },
+        rootReason: "SecretMissing",
+        findings: [
+          f("SecretMissing", "Secret", "db"),
+          f("WorkloadUnavailable", "Deployment", "api"),
+          f("CreateContainerConfigError", "Pod", "api-1"),
+        ],
+      }),
+    ).toContain("SecretMissing, 1 pod affected");
+    expect(
+      headline({
+        findings: [f("CrashLoopBackOff", "Pod", "api-1"), f("WorkloadUnavailable", "Deployment", "api")],
+      }),
+    ).toContain("deployment shop/api: CrashLoopBackOff, 1 pod affected");
+  });
+});

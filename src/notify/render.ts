@@ -170,6 +170,9 @@ export function describe(incident: Incident): string {
     (f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name,
   );
   const symptoms = incident.findings.filter((f) => f !== root);
+  // Counts say what they count: distinct pods, however many findings (containers, reasons) each has.
+  const podsIn = (findings: readonly Finding[]) =>
+    new Set(findings.filter((f) => f.object.kind === "Pod").map((f) => `${f.object.namespace}/${f.object.name}`)).size;
   if (incident.affected?.length) {
     const n = incident.affected.length;
     const named = `${incident.affected.slice(0, 3).map(refLabel).join(", ")}${n > 3 ? ", …" : ""}`;
@@ -181,12 +184,14 @@ export function describe(incident: Incident): string {
   if (root && incident.root.kind === "Node") {
     const state =
       root.reason === "NodeLost" ? "unreachable" : root.reason === "NodeNotReady" ? "NotReady" : root.reason;
-    return symptoms.length ? `${state}, ${symptoms.length} pod${symptoms.length === 1 ? "" : "s"} on it down` : state;
+    const down = podsIn(symptoms);
+    return down ? `${state}, ${down} pod${down === 1 ? "" : "s"} on it down` : state;
   }
   if (root) {
-    const pods = new Set(symptoms.filter((f) => f.object.kind === "Pod").map((f) => f.object.name)).size;
-    return pods ? `${root.reason}, ${pods} pod${pods === 1 ? "" : "s"} affected` : root.reason;
+    // The headline names the incident's most explanatory finding (a crash over "no available replica").
+    const pods = podsIn(symptoms);
+    return pods ? `${incident.rootReason}, ${pods} pod${pods === 1 ? "" : "s"} affected` : incident.rootReason;
   }
-  const pods = new Set(incident.findings.map((f: Finding) => f.object.name)).size;
-  return `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}`;
+  const pods = podsIn(incident.findings);
+  return pods ? `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}` : incident.rootReason;
 }
