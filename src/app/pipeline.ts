@@ -22,6 +22,7 @@ import { detectNetwork } from "../detect/network.ts";
 import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
+import { recoveryOf } from "../notify/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
 
@@ -208,7 +209,7 @@ function decide(
     const folded = d.delivery === "startup summary" || d.delivery === "roll-up";
     // Summaries are informational: paging tools and trackers get each page-tier announcement on its own.
     if (folded && d.incident.mode !== "page") continue;
-    const rendered = renderDecision(d, cluster, ipOwner);
+    const rendered = renderDecision(d, cluster, ipOwner, (root) => recoveryOf(root, inventory));
     redacted += rendered.redacted;
     const message = folded ? { ...rendered.message, delivery: "paging" as const } : rendered.message;
     messages.push({ message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) });

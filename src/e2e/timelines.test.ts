@@ -40,6 +40,8 @@ describe("recorded real-cluster timelines, replayed through the real daemon", ()
       await run.runTo(run.timeline.lengthSeconds + 10);
       expect(run.told().map((m) => m.action)).toEqual(["announce", "resolve"]);
       expect(run.told()[1]!.t).toBeGreaterThanOrEqual(150);
+      // The resolve says what changed, not only what it was blamed on.
+      expect(run.told()[1]!.text).toContain("Now: node Ready again");
     } finally {
       await run.stop();
     }

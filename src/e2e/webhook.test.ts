@@ -90,7 +90,7 @@ describe("webhook: the daemon against the simulator", () => {
     const resolved = (await hook.waitFor(2))[1]!.json();
     expect(resolved).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/api", dedupKey: body.dedupKey });
     expect(resolved.text).toStartWith(
-      "✅ Resolved: deployment shop/api [prod-eu1]\nWas blamed on deployment shop/api (CrashLoopBackOff)",
+      "✅ Resolved: deployment shop/api [prod-eu1]\nNow: 2/2 replicas available.\nWas blamed on deployment shop/api (CrashLoopBackOff)",
     );
     expect(resolved.messageId).not.toBe(body.messageId);
   });

@@ -162,3 +162,17 @@ describe("counts say what they count (pods)", () => {
     ).toContain("deployment shop/api: CrashLoopBackOff, 1 pod affected");
   });
 });
+
+describe("a resolve says what changed", () => {
+  test("the root's state now comes first, then what it was blamed on", () => {
+    const { message } = renderDecision(
+      decision("resolve", "notify"),
+      "prod",
+      undefined,
+      () => "2/2 replicas available",
+    );
+    expect(message.text).toBe(
+      "✅ Resolved: deployment shop/api [prod]\nNow: 2/2 replicas available.\nWas blamed on deployment shop/api (CrashLoopBackOff); open 12 min.",
+    );
+  });
+});

@@ -29,11 +29,13 @@ export function renderDecision(
   decision: Decision,
   cluster: string,
   ipOwner?: (ip: string) => string | undefined,
+  recovery?: (root: Decision["incident"]["root"]) => string | undefined,
 ): { message: Message; openedResolved?: Message; redacted: number } {
   const counter = { n: 0 };
-  const message = render(decision, decision.action, cluster, counter, ipOwner);
+  const now = decision.action === "resolve" ? recovery?.(decision.incident.root) : undefined;
+  const message = render(decision, decision.action, cluster, counter, ipOwner, now);
   const openedResolved =
-    decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner) : undefined;
+    decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner, now) : undefined;
   return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n };
 }
 
@@ -45,6 +47,7 @@ function render(
   cluster: string,
   counter: { n: number },
   ipOwner?: (ip: string) => string | undefined,
+  recovered?: string,
 ): Message {
   const incident = decision.incident;
   const mark: StatusMark =
@@ -69,6 +72,8 @@ function render(
     for (const n of decision.news) lines.push({ text: `• ${clean(n)}`, md: `• ${clean(n)}` });
   }
   if (action === "resolve" || action === "opened_resolved") {
+    // What changed comes first: "fixed" is read from it, not from what the incident was blamed on.
+    if (recovered) lines.push({ text: `Now: ${recovered}.`, md: `Now: ${recovered}.` });
     const blame = `Was blamed on ${refLabel(incident.root)} (${incident.rootReason}); open ${duration((incident.resolvedAt ?? decision.at) - incident.openedAt)}.`;
     lines.push({ text: blame, md: blame });
   } else {
