@@ -426,3 +426,35 @@ describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", ()
     expect(stepLifecycle(b.state, [node("api", "web", "db")], 2_000, "prod").skipped).toEqual([]);
   });
 });
+
+describe("folding is never a resolve", () => {
+  const service = { kind: "Service", namespace: "shop", name: "api" };
+  const serviceFinding: Finding = {
+    key: "ServiceNoReadyEndpoints/Service/shop/api",
+    reason: "ServiceNoReadyEndpoints",
+    object: service,
+    tier: "high",
+    summary: "service shop/api has no ready endpoint",
+    evidence: [],
+    since: 0,
+  };
+  const alone: IncidentDraft = { root: service, rootReason: "ServiceNoReadyEndpoints", findings: [serviceFinding] };
+  const absorbed: IncidentDraft = {
+    root,
+    rootReason: "CrashLoopBackOff",
+    findings: [finding("p1"), serviceFinding],
+    folded: [{ root: service, reason: "cascading_suppression" }],
+  };
+
+  test("an announced conversation absorbed into a larger incident gets one update naming it; it resolves with it", () => {
+    const { actions, news } = run([[alone], [absorbed], [absorbed], []]);
+    expect(actions).toEqual([["announce"], ["announce", "update"], [], ["resolve", "resolve"]]);
+    expect(news[1]).toEqual(["now part of: deployment shop/api (CrashLoopBackOff)"]);
+  });
+
+  test("a conversation never announced is folded silently", () => {
+    const held: IncidentDraft = { ...alone, held: true } as IncidentDraft;
+    const { actions } = run([[held], [absorbed], []]);
+    expect(actions).toEqual([[], ["announce"], ["resolve"]]);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Decision, Skip } from "../model/decision.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
-import { refKey } from "../model/object-ref.ts";
+import { refKey, refLabel } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
 import { dedupKey, incidentTier } from "./tiers.ts";
 import { forget, judgeRecurrence, remember, type Recurrence } from "./memory.ts";
@@ -77,6 +77,8 @@ export type KeptIncident = Incident &
     readonly coolsAt?: number;
     readonly folds?: readonly string[];
     readonly baseline?: boolean;
+    /** Id of the larger incident this conversation's findings are now part of (folding is never a resolve). */
+    readonly absorbedInto?: string;
   };
 
 /** Epoch ms of the next 'still open' update or end of a cooldown any open incident is due, for the pass to wake up then. */
@@ -350,8 +352,29 @@ export function stepLifecycle(
     if (news.length) decisions.push({ action: "update", incident: kept, news, at: now });
   }
 
+  // Which draft each would-be incident is folded into now, by its id.
+  const foldedInto = new Map<string, IncidentDraft>();
+  for (const draft of drafts) for (const f of draft.folded ?? []) foldedInto.set(refKey(f.root), draft);
+
   for (const [id, incident] of state.incidents) {
     if (seen.has(id)) continue;
+    // Folding is never a resolve: an announced conversation whose findings became part of a larger incident
+    // gets one update in its own thread naming it, and resolves only when those findings are gone.
+    const into = incident.announced ? foldedInto.get(id) : undefined;
+    if (into) {
+      const intoId = refKey(into.root);
+      if (incident.absorbedInto === intoId) continue;
+      const absorbed: KeptIncident = {
+        ...incident,
+        absorbedInto: intoId,
+        revision: incident.revision + 1,
+        spokeAt: now,
+      };
+      next.set(id, absorbed);
+      const news = [`now part of: ${refLabel(into.root)} (${into.rootReason})`];
+      decisions.push({ action: "update", incident: absorbed, news, at: now });
+      continue;
+    }
     next.delete(id);
     const {
       announced,
@@ -363,6 +386,7 @@ export function stepLifecycle(
       folds: _f,
       baseline: _b,
       ackAtOpen: _a,
+      absorbedInto: _i,
       ...kept
     } = incident;
     if (!announced && !digested) continue;
