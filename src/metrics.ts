@@ -19,6 +19,10 @@ export function createMetrics() {
       ["action"],
     ),
     incidentsOpen: gauge("mon_incidents_open", "Unresolved incidents that were announced."),
+    findingsInGrace: gauge(
+      "mon_findings_in_grace",
+      "Findings on pods (or their workloads) of a node younger than 10 minutes, held 5 more minutes (young-node grace).",
+    ),
     symptomsWaiting: gauge(
       "mon_symptoms_waiting",
       "Findings on a Service or workload waiting (at most 2 minutes) for the findings of the pods behind them, so the cause is told first.",

@@ -59,6 +59,7 @@ export function createObservers(options: {
   for (const provider of router.active) health.set(`provider-${provider}`, "ok");
   const countedEvents = new Set<string>();
   let auditDrops = 0;
+  let inGrace = false;
 
   const delivery: DeliveryHooks = {
     attempted: (job) => metrics.deliveryNotifications.inc({ provider: job.provider }),
@@ -189,6 +190,16 @@ export function createObservers(options: {
       }
       metrics.incidentsOpen.set(result.open);
       metrics.symptomsWaiting.set(result.waitingSymptoms);
+      metrics.findingsInGrace.set(result.inGrace.count);
+      // Said once when it starts and once when it ends, so a first test on a fresh cluster is no mystery.
+      if (result.inGrace.count > 0 !== inGrace) {
+        inGrace = result.inGrace.count > 0;
+        logger.info(
+          inGrace
+            ? `young-node grace: ${result.inGrace.count} finding(s) on pods of nodes younger than 10 minutes are held until ${new Date(result.inGrace.until).toISOString()} (spec 1.8)`
+            : "young-node grace: no finding is held any more",
+        );
+      }
     },
   };
 }

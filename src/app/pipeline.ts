@@ -49,6 +49,8 @@ export interface PassResult {
   readonly unexplainedEvents: readonly string[];
   /** Symptom findings (a Service, a workload) waiting for the findings of the pods behind them. */
   readonly waitingSymptoms: number;
+  /** Findings held by young-node grace (spec 1.8), and the latest time (epoch ms) one of them opens. */
+  readonly inGrace: { readonly count: number; readonly until: number };
   /** New findings deferred until their container's log is read: the pass loop requests those reads after the pass. */
   readonly awaitingEvidence: readonly Finding[];
 }
@@ -129,6 +131,7 @@ function nothingDecided(state: LifecycleState, findings: number, failedDetectors
     unexplainedEvents: [],
     awaitingEvidence: [],
     waitingSymptoms: 0,
+    inGrace: { count: 0, until: 0 },
   };
 }
 
@@ -162,10 +165,17 @@ function decide(
   const severity = rules?.severity;
   const rated = severity ? findings.map((f) => overrideSeverity(f, ownerKindOf(f, inventory), severity)) : findings;
   const failingNodes = new Set(rated.filter((f) => f.object.kind === "Node").map((f) => f.object.name));
+  // Young-node grace (spec 1.8) is visible: how many findings it holds, and until when.
+  const inGrace = { count: 0, until: 0 };
   const { findings: graced, waiting: waitingSymptoms } = waitForCauses(
     rated.map((f) => {
       const opensAt = opensAtWithGrace(f, inventory, failingNodes);
-      return opensAt === f.opensAt ? f : { ...f, opensAt };
+      if (opensAt === f.opensAt) return f;
+      if (opensAt !== undefined && opensAt > now) {
+        inGrace.count++;
+        inGrace.until = Math.max(inGrace.until, opensAt);
+      }
+      return { ...f, opensAt };
     }),
     inventory,
     now,
@@ -242,6 +252,7 @@ function decide(
     unexplainedEvents: unexplainedEvents(inventory, now),
     awaitingEvidence,
     waitingSymptoms,
+    inGrace,
     ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
   };
 }

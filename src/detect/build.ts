@@ -42,6 +42,7 @@ export function finding(options: {
     ...(options.nodeName ? { nodeName: options.nodeName } : {}),
     since: options.since,
     ...(hold > 0 && opensAt > options.now ? { opensAt } : {}),
+    ...(hold > 0 ? { holdMs: hold } : {}),
     ...(options.recheckAt !== undefined ? { recheckAt: options.recheckAt } : {}),
     ...(options.explains ? { explains: options.explains } : {}),
     ...(options.joins ? { joins: options.joins } : {}),

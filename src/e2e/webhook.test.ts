@@ -331,6 +331,9 @@ describe("webhook: the daemon against the simulator", () => {
     crashPod(sim, "shop", `${rs.metadata.name}-p9`, 3, clock.now());
     const crashedAt = clock.now();
     await cluster.settle();
+    // The grace is visible while it holds the finding.
+    const inGrace = () => cluster.daemon.metrics.registry.getSingleMetricAsString("mon_findings_in_grace");
+    expect(await inGrace()).toContain("mon_findings_in_grace 1");
     await clock.advance(5 * 60_000);
     await cluster.settle();
     const [told] = await hook.waitFor(1);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
-import { inventoryOf } from "../testing/inventory.ts";
+import { inventoryOf, pod, workload } from "../testing/inventory.ts";
 import { opensAtWithGrace } from "./grace.ts";
 
 const T = Date.parse("2026-06-01T12:00:00Z");
@@ -27,6 +27,22 @@ describe("young-node grace (spec 1.8)", () => {
   test("a pod failing on a node younger than 10 minutes opens 5 minutes later than its hold says", () => {
     expect(opensAtWithGrace(f("fresh", T + 3 * MIN), inventory)).toBe(T + 8 * MIN);
     expect(opensAtWithGrace(f("fresh"), inventory)).toBe(T + 5 * MIN);
+    // The grace extends the finding's own hold even once that hold has passed (it is added, not put in its place).
+    expect(opensAtWithGrace({ ...f("fresh"), holdMs: 3 * MIN }, inventory)).toBe(T + 8 * MIN);
+  });
+
+  test("a workload whose pods run on a young node gets the grace too (spec 1.8: they, or their workload)", () => {
+    const api = workload("shop", "api");
+    const inv = inventoryOf(node("fresh", T - 3 * MIN), api.deployment, api.replicaSet, {
+      ...pod("shop", "api-1", { owner: api.replicaSet, nodeName: "fresh" }),
+    });
+    const unavailable: Finding = {
+      ...f(undefined),
+      reason: "WorkloadUnavailable",
+      object: { kind: "Deployment", namespace: "shop", name: "api" },
+      holdMs: 2 * MIN,
+    };
+    expect(opensAtWithGrace(unavailable, inv)).toBe(T + 7 * MIN);
   });
 
   test("an older node, an unknown node, or a finding not on a pod keeps its own hold", () => {

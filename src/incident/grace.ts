@@ -19,10 +19,36 @@ export function opensAtWithGrace(
   inventory: InventoryView,
   failingNodes: ReadonlySet<string> = new Set(),
 ): number | undefined {
-  if (finding.object.kind !== "Pod" || !finding.nodeName || failingNodes.has(finding.nodeName)) return finding.opensAt;
-  const created = Date.parse(
-    String(inventory.get("Node", undefined, finding.nodeName)?.metadata?.creationTimestamp ?? ""),
-  );
-  if (Number.isNaN(created) || finding.since - created >= YOUNG_NODE_SECONDS * 1000) return finding.opensAt;
-  return (finding.opensAt ?? finding.since) + YOUNG_NODE_GRACE_SECONDS * 1000;
+  const nodes =
+    finding.object.kind === "Pod"
+      ? finding.nodeName
+        ? [finding.nodeName]
+        : []
+      : WORKLOADS.has(finding.object.kind)
+        ? nodesOfWorkload(finding.object, inventory)
+        : [];
+  const young = nodes.some((name) => {
+    if (failingNodes.has(name)) return false;
+    const created = Date.parse(String(inventory.get("Node", undefined, name)?.metadata?.creationTimestamp ?? ""));
+    return !Number.isNaN(created) && finding.since - created < YOUNG_NODE_SECONDS * 1000;
+  });
+  if (!young || nodes.some((n) => failingNodes.has(n))) return finding.opensAt;
+  // The grace is added to the finding's own hold, not put in its place.
+  return (finding.opensAt ?? finding.since + (finding.holdMs ?? 0)) + YOUNG_NODE_GRACE_SECONDS * 1000;
+}
+
+// --- internal ---
+
+const WORKLOADS = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"]);
+
+/** The nodes the pods of a workload run on (through their owner chains). */
+function nodesOfWorkload(workload: Finding["object"], inventory: InventoryView): string[] {
+  const out = new Set<string>();
+  for (const pod of inventory.list("Pod")) {
+    if (pod.metadata.namespace !== workload.namespace || !pod.spec?.nodeName) continue;
+    if (inventory.ownerChain(pod).some((o) => o.kind === workload.kind && o.metadata.name === workload.name)) {
+      out.add(pod.spec.nodeName);
+    }
+  }
+  return [...out];
 }

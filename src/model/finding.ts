@@ -35,6 +35,8 @@ export interface Finding {
    * 0.3). A finding with `opensAt` later than now is not yet open: the pass skips it and wakes up then.
    */
   readonly opensAt?: number;
+  /** The hold this finding's reason has (ms), whether or not it has passed: young-node grace extends it. */
+  readonly holdMs?: number;
   /** For a root cause (a missing Secret, ConfigMap, ServiceAccount): the objects whose failures it explains (failure-catalogue R4). */
   readonly explains?: readonly ObjectRef[];
   /** A symptom of other objects (a Service of its pods, failure-catalogue R7): it joins the incident of the first of them that has a finding. */
