@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import { inventoryOf } from "../testing/inventory.ts";
-import { foldSharedEndpoints, serviceEndpoint, unreachableEndpoint } from "./endpoints.ts";
+import { foldSharedEndpoints, isServiceEndpoint, serviceEndpoint, unreachableEndpoint } from "./endpoints.ts";
 
 const crash = (pod: string, output: string): Finding => ({
   key: `CrashLoopBackOff/Pod/shop/${pod}`,
@@ -97,5 +97,33 @@ describe("unreachable endpoints (spec 1.3)", () => {
       (e) => serviceEndpoint(e, inventory),
     );
     expect(out.map((d) => d.root.name)).toEqual(["orders-db.shop:5432"]);
+  });
+});
+
+describe("a dependency named in a crash's output becomes the root when it is failing (rule 4)", () => {
+  const inventory = inventoryOf({
+    kind: "Service",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name: "orders-db" },
+    spec: { clusterIP: "10.96.14.7", ports: [{ port: 5432 }] },
+  });
+  const canonical = (e: string) => serviceEndpoint(e, inventory);
+  const inCluster = (e: string) => isServiceEndpoint(e, inventory);
+
+  test("one workload refused by an in-cluster Service: the Service's endpoint is the root, the workload is folded in", () => {
+    const checkout = draft("checkout", crash("checkout-1", "dial tcp 10.96.14.7:5432: connect: connection refused"));
+    const [merged] = foldSharedEndpoints([checkout], canonical, () => false, inCluster);
+    expect(merged).toMatchObject({
+      root: { kind: "Endpoint", name: "orders-db.shop:5432" },
+      rootReason: "DependencyUnreachable",
+    });
+  });
+
+  test("one workload refused by a host outside the cluster keeps its own root (it may be its own mistake)", () => {
+    const one = draft("checkout", crash("checkout-1", "dial tcp db.example.com:5432: connect: connection refused"));
+    expect(foldSharedEndpoints([one], canonical, () => false, inCluster)[0]!.root).toMatchObject({
+      kind: "Deployment",
+      name: "checkout",
+    });
   });
 });

@@ -37,7 +37,8 @@ export function unreachableEndpoint(finding: Finding): string | undefined {
  * Folds workload incidents that fail on the same unreachable endpoint into one incident rooted at that
  * endpoint (spec 1.3): when two or more drafts rooted at workloads or pods name the same `host:port`, they
  * become one draft with root `{kind: "Endpoint", name: "host:port"}`, reason `DependencyUnreachable`, and the
- * workloads in `affected` and `folded` (cascading suppression).
+ * workloads in `affected` and `folded` (cascading suppression). An in-cluster Service (`inCluster`, canonical
+ * form) that a crash says refuses is failing itself, so it is the root even for one workload.
  * `canonical` maps an endpoint to one name per server (a Service's ClusterIP and DNS names to
  * `name.namespace:port`). Node-rooted and configuration-rooted drafts (a missing Secret) keep their root:
  * they are deeper causes. A workload whose incident is already open (`isOpen`) keeps it (`joining`).
@@ -47,6 +48,7 @@ export function foldSharedEndpoints(
   drafts: readonly IncidentDraft[],
   canonical: (endpoint: string) => string = (e) => e,
   isOpen: (id: string) => boolean = () => false,
+  inCluster: (endpoint: string) => boolean = () => false,
 ): IncidentDraft[] {
   const endpointOf = new Map<IncidentDraft, string>();
   const members = new Map<string, IncidentDraft[]>();
@@ -64,11 +66,12 @@ export function foldSharedEndpoints(
   const grouped = new Map<IncidentDraft, string>();
   for (const [endpoint, group] of members) {
     const anchor = anchors.get(endpoint);
-    const joined = joining(
-      group,
-      anchor ? refKey(anchor.root) : refKey({ kind: "Endpoint", name: endpoint }),
-      (id) => (anchor && id === refKey(anchor.root)) || isOpen(id),
-    );
+    const rootId = anchor ? refKey(anchor.root) : refKey({ kind: "Endpoint", name: endpoint });
+    // An in-cluster Service a crash says refuses is failing itself: it is the root even for one workload
+    // (the demo's checkout names orders-db). An outside host:port needs two workloads to be the root.
+    const joined = inCluster(endpoint)
+      ? group.filter((d) => !isOpen(refKey(d.root)))
+      : joining(group, rootId, (id) => (anchor && id === rootId) || isOpen(id));
     if (joined.length === 0) continue;
     if (anchor) grouped.set(anchor, endpoint);
     for (const d of joined) grouped.set(d, endpoint);
@@ -82,6 +85,12 @@ export function foldSharedEndpoints(
       "cascading_suppression",
     );
   });
+}
+
+/** True when a canonical endpoint (`name.namespace:port`) is a Service of the cluster. Pure. */
+export function isServiceEndpoint(endpoint: string, inventory: InventoryView): boolean {
+  const m = /^([a-z0-9-]+)\.([a-z0-9-]+):\d+$/.exec(endpoint);
+  return m !== null && inventory.get("Service", m[2], m[1]!) !== undefined;
 }
 
 /**

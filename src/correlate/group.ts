@@ -3,7 +3,7 @@ import type { Fold, FoldReason, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
-import { foldSharedEndpoints, serviceEndpoint } from "./endpoints.ts";
+import { foldSharedEndpoints, isServiceEndpoint, serviceEndpoint } from "./endpoints.ts";
 import { foldSharedErrors } from "./shared-errors.ts";
 
 /**
@@ -134,7 +134,12 @@ export function groupFindings(
       };
     });
   return foldSharedErrors(
-    foldSharedEndpoints(drafts, (endpoint) => serviceEndpoint(endpoint, inventory), isOpen),
+    foldSharedEndpoints(
+      drafts,
+      (endpoint) => serviceEndpoint(endpoint, inventory),
+      isOpen,
+      (endpoint) => isServiceEndpoint(endpoint, inventory),
+    ),
     isOpen,
   );
 }
