@@ -13,7 +13,46 @@ export function applyCreateDefaults(kind: string, object: Record<string, any>, r
     spec.ipFamilies ??= ["IPv4"];
     spec.ipFamilyPolicy ??= "SingleStack";
     spec.internalTrafficPolicy ??= "Cluster";
+    if (spec.type !== "ExternalName" && spec.clusterIP === undefined) {
+      // The service IP allocator's range on kubeadm clusters (10.96.0.0/12).
+      spec.clusterIP = `10.96.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+      spec.clusterIPs = [spec.clusterIP];
+    }
     object.status ??= { loadBalancer: {} };
+  }
+  if (kind === "Job") {
+    const spec = (object.spec ??= {});
+    const uid = object.metadata.uid;
+    spec.parallelism ??= 1;
+    spec.completions ??= 1;
+    spec.backoffLimit ??= 6;
+    spec.completionMode ??= "NonIndexed";
+    spec.suspend ??= false;
+    spec.podReplacementPolicy ??= "TerminatingOrFailed";
+    spec.selector ??= { matchLabels: { "batch.kubernetes.io/controller-uid": uid } };
+    const template = (spec.template ??= {});
+    template.metadata = {
+      ...template.metadata,
+      labels: {
+        ...(template.metadata?.labels ?? {}),
+        "batch.kubernetes.io/controller-uid": uid,
+        "batch.kubernetes.io/job-name": object.metadata.name,
+        "controller-uid": uid,
+        "job-name": object.metadata.name,
+      },
+    };
+  }
+  if (kind === "StatefulSet") {
+    const spec = (object.spec ??= {});
+    spec.replicas ??= 1;
+    spec.podManagementPolicy ??= "OrderedReady";
+    spec.updateStrategy ??= { type: "RollingUpdate", rollingUpdate: { partition: 0 } };
+    spec.revisionHistoryLimit ??= 10;
+  }
+  if (kind === "DaemonSet") {
+    const spec = (object.spec ??= {});
+    spec.updateStrategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+    spec.revisionHistoryLimit ??= 10;
   }
   if (kind === "Deployment") {
     const spec = (object.spec ??= {});
@@ -85,11 +124,13 @@ function defaultPod(pod: Record<string, any>, random: () => string): void {
   spec.serviceAccount ??= spec.serviceAccountName;
   spec.securityContext ??= {};
   spec.schedulerName ??= "default-scheduler";
-  spec.tolerations = [
-    ...(spec.tolerations ?? []),
-    { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-    { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 },
-  ];
+  // The DefaultTolerationSeconds admission plugin adds each only when the pod does not tolerate the taint itself.
+  const tolerations: Record<string, any>[] = [...(spec.tolerations ?? [])];
+  for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]) {
+    if (!tolerations.some((t) => t.key === key || (t.operator === "Exists" && !t.key)))
+      tolerations.push({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: 300 });
+  }
+  spec.tolerations = tolerations;
   spec.priority ??= 0;
   spec.enableServiceLinks ??= true;
   spec.preemptionPolicy ??= "PreemptLowerPriority";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { renderKubeconfig } from "./kubeconfig.ts";
 import { createSimPki, type SimPki } from "./pki.ts";
 import { SimAuthorizer, type SimRule } from "./authz.ts";
+import { type ControllerClock, type SimControllers, startControllers } from "./controllers/index.ts";
 import { startFakeKubelet, summaryFor, type FakeKubelet } from "./kubelet.ts";
 import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
 import { startSimServer, type SimServer } from "./server.ts";
@@ -17,6 +18,12 @@ export interface SimulatorOptions {
   readonly metricsApi?: boolean;
   /** Changes kept for watches from an older resourceVersion (default 10,000). */
   readonly historyLimit?: number;
+  /**
+   * Runs the controllers (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, scheduler, kubelets, node
+   * lifecycle, EndpointSlices, garbage collector) on this clock. Off by default: tests that place objects by
+   * hand, and timeline replays, want nothing else to write.
+   */
+  readonly controllers?: ControllerClock;
 }
 
 /** A running simulator: the API server, its store, and the credentials a client needs. */
@@ -25,6 +32,8 @@ export interface Simulator {
   readonly store: ObjectStore;
   readonly pki: SimPki;
   readonly token: string;
+  /** The controllers, when started with `controllers`. */
+  readonly controllers?: SimControllers;
   /** Kubeconfig text with the CA and the bearer token. */
   kubeconfig(options?: { clientCert?: boolean; token?: boolean }): string;
   /**
@@ -149,11 +158,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return written;
   };
 
+  const controllers = options.controllers
+    ? startControllers({ store, registry }, options.controllers, (ns, pod, c, text, previous) =>
+        logs.set(`${ns}/${pod}/${c}/${previous}`, text),
+      )
+    : undefined;
+
   return {
     server,
     store,
     pki,
     token,
+    controllers,
     kubeconfig: (opts = {}) =>
       renderKubeconfig({
         server: server.url,
@@ -220,6 +236,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return found;
     },
     stop: async () => {
+      controllers?.stop();
       await Promise.all(kubelets.map((k) => k.close()));
       await server.close();
     },

@@ -48,6 +48,7 @@ export class ObjectStore {
   private readonly objects = new Map<string, Map<string, KubeObject>>();
   private readonly history: Change[] = [];
   private readonly watchers = new Set<Watcher>();
+  private readonly listeners = new Set<(kind: string) => void>();
 
   constructor(
     private readonly now: () => number = () => Date.now(),
@@ -222,6 +223,15 @@ export class ObjectStore {
     return () => this.watchers.delete(watcher);
   }
 
+  /**
+   * Calls `listener` after every committed change with the changed object's kind (the simulator's controllers
+   * wake on it, as real controllers wake on their informers). Returns the unsubscribe function.
+   */
+  onChange(listener: (kind: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** The resourceVersion below which history is gone (the number in "too old resource version: X (Y)"). */
   compactedResourceVersion(): number {
     return this.compactedRv;
@@ -306,6 +316,7 @@ export class ObjectStore {
       this.compactedRv = dropped[dropped.length - 1]?.rv ?? this.compactedRv;
     }
     for (const watcher of this.watchers) if (watcher.key === change.key) deliver(watcher, change);
+    for (const listener of this.listeners) listener(type.kind);
     return stored;
   }
 

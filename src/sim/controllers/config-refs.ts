@@ -1,0 +1,53 @@
+import type { KubeObject } from "../store.ts";
+import type { ControllerApi } from "./api.ts";
+
+/** Why a pod's containers cannot start yet: a referenced ConfigMap or Secret (or key) that does not exist. */
+export interface MissingConfig {
+  /** `CreateContainerConfigError` (env) or `FailedMount` (volume: the pod stays ContainerCreating). */
+  readonly reason: "CreateContainerConfigError" | "FailedMount";
+  readonly message: string;
+}
+
+/**
+ * The first missing ConfigMap or Secret the pod needs, in the kubelet's words, or undefined. References marked
+ * `optional: true` never block, as on a real node.
+ */
+export function missingConfig(api: ControllerApi, pod: KubeObject): MissingConfig | undefined {
+  const ns = pod.metadata.namespace;
+  const lookup = (kind: "ConfigMap" | "Secret", name: string) => api.get(kind, ns, name);
+  const noun = (kind: string) => (kind === "ConfigMap" ? "configmap" : "secret");
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    for (const env of c.env ?? []) {
+      const ref = env.valueFrom?.configMapKeyRef ?? env.valueFrom?.secretKeyRef;
+      if (!ref || ref.optional) continue;
+      const kind = env.valueFrom?.configMapKeyRef ? "ConfigMap" : "Secret";
+      const found = lookup(kind, ref.name);
+      if (!found) return { reason: "CreateContainerConfigError", message: `${noun(kind)} "${ref.name}" not found` };
+      const data = { ...(found.data ?? {}), ...(found.binaryData ?? {}), ...(found.stringData ?? {}) };
+      if (!(ref.key in data))
+        return {
+          reason: "CreateContainerConfigError",
+          message: `couldn't find key ${ref.key} in ${kind} ${ns}/${ref.name}`,
+        };
+    }
+    for (const from of c.envFrom ?? []) {
+      const ref = from.configMapRef ?? from.secretRef;
+      if (!ref || ref.optional) continue;
+      const kind = from.configMapRef ? "ConfigMap" : "Secret";
+      if (!lookup(kind, ref.name))
+        return { reason: "CreateContainerConfigError", message: `${noun(kind)} "${ref.name}" not found` };
+    }
+  }
+  for (const v of pod.spec?.volumes ?? []) {
+    const ref = v.configMap ?? v.secret;
+    if (!ref || ref.optional) continue;
+    const kind = v.configMap ? "ConfigMap" : "Secret";
+    const name = v.configMap ? ref.name : ref.secretName;
+    if (name && !lookup(kind, name))
+      return {
+        reason: "FailedMount",
+        message: `MountVolume.SetUp failed for volume "${v.name}" : ${noun(kind)} "${name}" not found`,
+      };
+  }
+  return undefined;
+}

@@ -1,0 +1,87 @@
+import type { KubeObject } from "../store.ts";
+import { controllerRef, nameHash, ownedBy, podActive, podReady } from "./api.ts";
+import type { Controller } from "./controller.ts";
+import { tolerates } from "./scheduler.ts";
+
+/** The tolerations the DaemonSet controller adds to its pods, so they stay on not-ready and unreachable nodes. */
+const DAEMON_TOLERATIONS = [
+  { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" },
+  { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute" },
+  { key: "node.kubernetes.io/disk-pressure", operator: "Exists", effect: "NoSchedule" },
+  { key: "node.kubernetes.io/memory-pressure", operator: "Exists", effect: "NoSchedule" },
+  { key: "node.kubernetes.io/pid-pressure", operator: "Exists", effect: "NoSchedule" },
+  { key: "node.kubernetes.io/unschedulable", operator: "Exists", effect: "NoSchedule" },
+];
+
+/**
+ * The DaemonSet controller: one pod on every node that matches its nodeSelector and whose taints it tolerates
+ * (placed directly on the node; a NoSchedule taint only keeps new pods away), the surplus removed, a changed template rolled one node at a time,
+ * and the status counts.
+ */
+export const daemonSetController: Controller = {
+  name: "daemonset",
+  sync(api) {
+    const pods = api.list("Pod");
+    const nodes = api.list("Node");
+    for (const ds of api.list("DaemonSet")) {
+      const template = ds.spec?.template ?? {};
+      const hash = nameHash(template);
+      const probe: KubeObject = {
+        spec: { tolerations: [...(template.spec?.tolerations ?? []), ...DAEMON_TOLERATIONS] },
+      };
+      const selected = (n: KubeObject) =>
+        Object.entries(template.spec?.nodeSelector ?? {}).every(([k, v]) => n.metadata.labels?.[k] === v);
+      const untolerated = (n: KubeObject, effect: string) =>
+        (n.spec?.taints ?? []).some((t: KubeObject) => t.effect === effect && !tolerates(probe, t));
+      // A new pod goes only where no NoSchedule taint forbids it; a running one stays unless a NoExecute taint
+      // evicts it (so the pod of a node that became unreachable is kept), as the real controller decides.
+      const wanted = nodes.filter((n) => selected(n) && !untolerated(n, "NoSchedule") && !untolerated(n, "NoExecute"));
+      const keep = nodes.filter((n) => selected(n) && !untolerated(n, "NoExecute"));
+      const mine = ownedBy(pods, ds).filter((p) => !p.metadata.deletionTimestamp);
+      let rolling = false;
+      for (const node of keep) {
+        const here = mine.filter((p) => p.spec?.nodeName === node.metadata.name);
+        if (here.length === 0 && wanted.includes(node)) {
+          api.create("Pod", ds.metadata.namespace, {
+            metadata: {
+              generateName: `${ds.metadata.name}-`,
+              labels: {
+                ...(template.metadata?.labels ?? {}),
+                "controller-revision-hash": hash,
+                "pod-template-generation": String(ds.metadata.generation ?? 1),
+              },
+              ownerReferences: [controllerRef(ds)],
+            },
+            spec: {
+              ...structuredClone(template.spec ?? {}),
+              nodeName: node.metadata.name,
+              tolerations: probe.spec.tolerations,
+            },
+          });
+        } else {
+          const old = here[0];
+          if (!rolling && old && old.metadata.labels?.["controller-revision-hash"] !== hash && mine.every(podReady)) {
+            rolling = true;
+            api.remove("Pod", ds.metadata.namespace, old.metadata.name);
+          }
+        }
+      }
+      for (const pod of mine)
+        if (!keep.some((n) => n.metadata.name === pod.spec?.nodeName))
+          api.remove("Pod", pod.metadata.namespace, pod.metadata.name);
+      const fresh = ownedBy(api.list("Pod", ds.metadata.namespace), ds).filter(podActive);
+      const ready = fresh.filter(podReady).length;
+      api.setStatus(ds, {
+        currentNumberScheduled: fresh.length,
+        numberMisscheduled: 0,
+        desiredNumberScheduled: keep.length,
+        numberReady: ready,
+        observedGeneration: ds.metadata.generation,
+        updatedNumberScheduled: fresh.filter((p) => p.metadata.labels?.["controller-revision-hash"] === hash).length,
+        numberAvailable: ready,
+        ...(keep.length - ready > 0 ? { numberUnavailable: keep.length - ready } : {}),
+      });
+    }
+    return undefined;
+  },
+};

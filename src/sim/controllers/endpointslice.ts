@@ -1,0 +1,106 @@
+import type { KubeObject } from "../store.ts";
+import { controllerRef, nameHash, podReady } from "./api.ts";
+import type { Controller } from "./controller.ts";
+
+const SERVICE_NAME = "kubernetes.io/service-name";
+
+/**
+ * The EndpointSlice and Endpoints controllers: for every Service with a selector, one EndpointSlice (and the
+ * Endpoints object) listing the selected pods that have an IP, each with the conditions kube-controller-manager
+ * writes: `ready` (pod Ready and not terminating), `serving` (pod Ready), `terminating`. Ports are the
+ * Service's target ports, a named one resolved from the first selected pod's container ports.
+ */
+export const endpointSliceController: Controller = {
+  name: "endpointslice",
+  sync(api) {
+    const pods = api.list("Pod");
+    const slices = api.list("EndpointSlice");
+    for (const svc of api.list("Service")) {
+      const selector = svc.spec?.selector;
+      if (!selector || Object.keys(selector).length === 0 || svc.spec?.type === "ExternalName") continue;
+      const ns = svc.metadata.namespace;
+      const selected = pods.filter(
+        (p) =>
+          p.metadata.namespace === ns &&
+          p.status?.podIP &&
+          p.status?.phase !== "Succeeded" &&
+          p.status?.phase !== "Failed" &&
+          Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v),
+      );
+      const endpoints = selected
+        .map((p) => ({
+          addresses: [p.status.podIP],
+          conditions: {
+            ready: podReady(p) && !p.metadata.deletionTimestamp,
+            serving: podReady(p),
+            terminating: Boolean(p.metadata.deletionTimestamp),
+          },
+          nodeName: p.spec.nodeName,
+          targetRef: { kind: "Pod", namespace: ns, name: p.metadata.name, uid: p.metadata.uid },
+        }))
+        .sort((a, b) => a.targetRef.name.localeCompare(b.targetRef.name));
+      const ports = (svc.spec?.ports ?? []).map((port: KubeObject) => ({
+        name: port.name ?? "",
+        port: targetPort(port, selected[0]),
+        protocol: port.protocol ?? "TCP",
+      }));
+      const existing = slices.find(
+        (s) => s.metadata.namespace === ns && s.metadata.labels?.[SERVICE_NAME] === svc.metadata.name,
+      );
+      const body = {
+        metadata: {
+          ...(existing?.metadata ?? { name: `${svc.metadata.name}-${nameHash(svc.metadata.uid, 5)}` }),
+          labels: {
+            ...(svc.metadata.labels ?? {}),
+            "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
+            [SERVICE_NAME]: svc.metadata.name,
+          },
+          ownerReferences: [controllerRef(svc)],
+        },
+        addressType: "IPv4",
+        endpoints,
+        ports,
+      };
+      if (existing) api.update({ ...existing, ...body });
+      else api.create("EndpointSlice", ns, body);
+      writeEndpoints(api, svc, endpoints, ports);
+    }
+    return undefined;
+  },
+};
+
+// --- internal ---
+
+function targetPort(port: KubeObject, pod: KubeObject | undefined): number {
+  const target = port.targetPort ?? port.port;
+  if (typeof target === "number") return target;
+  for (const c of pod?.spec?.containers ?? [])
+    for (const p of c.ports ?? []) if (p.name === target) return p.containerPort;
+  return port.port;
+}
+
+function writeEndpoints(
+  api: Parameters<Controller["sync"]>[0],
+  svc: KubeObject,
+  endpoints: readonly KubeObject[],
+  ports: readonly KubeObject[],
+): void {
+  const address = (e: KubeObject) => ({ ip: e.addresses[0], nodeName: e.nodeName, targetRef: e.targetRef });
+  const ready = endpoints.filter((e) => e.conditions.ready).map(address);
+  const notReady = endpoints.filter((e) => !e.conditions.ready && !e.conditions.terminating).map(address);
+  const subsets =
+    ready.length + notReady.length === 0
+      ? undefined
+      : [
+          {
+            ...(ready.length ? { addresses: ready } : {}),
+            ...(notReady.length ? { notReadyAddresses: notReady } : {}),
+            ports: ports.map((p) => ({ ...p, name: p.name || undefined })),
+          },
+        ];
+  const ns = svc.metadata.namespace;
+  const existing = api.get("Endpoints", ns, svc.metadata.name);
+  const body = { metadata: { name: svc.metadata.name, labels: svc.metadata.labels }, ...(subsets ? { subsets } : {}) };
+  if (existing) api.update({ ...existing, metadata: { ...existing.metadata, labels: svc.metadata.labels }, subsets });
+  else api.create("Endpoints", ns, body);
+}

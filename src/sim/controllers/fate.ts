@@ -1,0 +1,45 @@
+import type { KubeObject } from "../store.ts";
+
+/**
+ * What the simulated kubelet makes of a pod (docs/simulator.md "Fates"):
+ * - `run`: starts and stays up (Ready after its readiness probe, if it has one);
+ * - `crash`: exits with code 1 a second after each start, so it crash-loops with the kubelet's back-off;
+ * - `oom`: the same, killed by the OOM killer (exit code 137, OOMKilled);
+ * - `image-missing`: its image cannot be pulled (ErrImagePull, then ImagePullBackOff);
+ * - `unready`: runs, but its readiness probe fails (Ready=False after `failureThreshold` failures);
+ * - `fail` / `complete`: runs a few seconds and exits 1 / 0 (a Job's pods complete unless told otherwise).
+ */
+export type Fate = "run" | "crash" | "oom" | "image-missing" | "unready" | "fail" | "complete";
+
+/** The pod (or pod template) annotation that sets a fate: `kubectl annotate pod web-x sim.mon.io/fate=crash`. */
+export const FATE_ANNOTATION = "sim.mon.io/fate";
+/** The pod annotation holding what a failing container prints (served as its log, previous instance). */
+export const OUTPUT_ANNOTATION = "sim.mon.io/output";
+
+const FATES: readonly Fate[] = ["run", "crash", "oom", "image-missing", "unready", "fail", "complete"];
+/** Image tags that choose a fate, so `kubectl create deployment api --image=registry.example/api:crash` works. */
+const TAGS: Record<string, Fate> = {
+  crash: "crash",
+  oom: "oom",
+  missing: "image-missing",
+  unready: "unready",
+  fail: "fail",
+};
+
+/** The pod's fate: its annotation, else its first container's image tag, else `run` (`complete` for run-once pods). */
+export function fateOf(pod: KubeObject): Fate {
+  const annotated = pod.metadata?.annotations?.[FATE_ANNOTATION];
+  if (FATES.includes(annotated)) return annotated;
+  const tag = /:([a-z-]+)$/.exec(String(pod.spec?.containers?.[0]?.image ?? ""))?.[1];
+  if (tag && TAGS[tag]) return TAGS[tag];
+  return (pod.spec?.restartPolicy ?? "Always") === "Always" ? "run" : "complete";
+}
+
+/** What a container of this fate prints before it exits (the annotation's text, else a line in a real program's words). */
+export function outputOf(pod: KubeObject, fate: Fate): string {
+  const given = pod.metadata?.annotations?.[OUTPUT_ANNOTATION];
+  if (typeof given === "string") return given;
+  if (fate === "oom") return "";
+  if (fate === "complete") return "done\n";
+  return "Error: the process exited with status 1\n";
+}

@@ -1,0 +1,372 @@
+import { type KubeObject, timestamp } from "../store.ts";
+import { type ControllerApi, withCondition } from "./api.ts";
+import { missingConfig } from "./config-refs.ts";
+import type { Controller } from "./controller.ts";
+import { type Fate, fateOf, outputOf } from "./fate.ts";
+import { TIMING } from "./timing.ts";
+
+/** Where the kubelet writes what a container printed (the simulator's `pods/log`). */
+export type LogSink = (namespace: string, pod: string, container: string, text: string, previous: boolean) => void;
+
+/** What the kubelet asks the node lifecycle controller: is this node's kubelet silent, or still resyncing? */
+export interface NodeState {
+  /** Epoch ms before which the kubelet writes nothing for pods on `node` (Infinity while it is silent). */
+  quietUntil(node: string): number;
+}
+
+/** One container instance's history on the simulated kubelet. */
+interface Run {
+  readonly boundAt: number;
+  imageAt: number;
+  pullFailures: number;
+  pullFailedAt?: number;
+  nextPullAt?: number;
+  configRetryAt?: number;
+  configMissing?: { reason: string; message: string };
+  startAt?: number;
+  exitAt?: number;
+  restartAt?: number;
+  restarts: number;
+  lastTerminated?: KubeObject;
+  ready: boolean;
+  probeFailures: number;
+  nextProbeAt?: number;
+  killAt?: number;
+  done?: "Succeeded" | "Failed";
+  containerId: string;
+  /** Events already written, by reason and the transition they belong to: each is told once, as the kubelet does. */
+  told: Set<string>;
+}
+
+/**
+ * A kubelet for every node (docs/simulator.md "Controllers"): runs each bound pod through ContainerCreating
+ * (the image pulled if needed), waits for missing ConfigMaps and Secrets, starts the
+ * containers, probes readiness, plays the pod's fate (crash loops with the real back-off, OOM kills, pull
+ * failures, failing probes, run-once pods), writes the pod status and Events in the kubelet's words, and
+ * finishes graceful deletion (containers exit 0, then the final delete). Timing: `TIMING`.
+ */
+export function createKubelet(nodes: NodeState, logs: LogSink): Controller {
+  const runs = new Map<string, Run>();
+  const ips = new Map<string, string>();
+  let nextIp = 10;
+  return {
+    name: "kubelet",
+    sync(api) {
+      let wake: number | undefined;
+      const at = (t: number | undefined) => {
+        if (t !== undefined && t > api.now()) wake = Math.min(wake ?? t, t);
+      };
+      const live = new Set<string>();
+      for (const pod of api.list("Pod")) {
+        const node = pod.spec?.nodeName;
+        if (!node) continue;
+        live.add(pod.metadata.uid);
+        const quiet = nodes.quietUntil(node);
+        if (quiet > api.now()) {
+          at(quiet);
+          continue;
+        }
+        let run = runs.get(pod.metadata.uid);
+        if (!run) {
+          run = {
+            boundAt: api.now(),
+            imageAt: api.now() + TIMING.startMs,
+            pullFailures: 0,
+            restarts: 0,
+            ready: false,
+            probeFailures: 0,
+            containerId: `containerd://${pod.metadata.uid.replaceAll("-", "")}`,
+            told: new Set(),
+          };
+          runs.set(pod.metadata.uid, run);
+          if (!ips.has(pod.metadata.uid)) ips.set(pod.metadata.uid, `10.244.0.${nextIp++ % 250}`);
+        }
+        at(step(api, pod, run, logs, ips.get(pod.metadata.uid) ?? ""));
+        if (
+          pod.metadata.deletionTimestamp &&
+          run.killAt !== undefined &&
+          api.now() >= run.killAt + TIMING.finalDeleteMs
+        ) {
+          api.remove("Pod", pod.metadata.namespace, pod.metadata.name, 0);
+          runs.delete(pod.metadata.uid);
+        }
+      }
+      for (const uid of runs.keys()) if (!live.has(uid)) runs.delete(uid);
+      return wake;
+    },
+  };
+}
+
+// --- internal ---
+
+/** Advances one pod to `now`, writes its status; returns when it next changes. */
+function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podIp: string): number | undefined {
+  const now = api.now();
+  const container = pod.spec?.containers?.[0] ?? {};
+  const source = "kubelet";
+  if (pod.metadata.deletionTimestamp) {
+    if (run.killAt === undefined) {
+      run.killAt = now + TIMING.killMs;
+      api.event(pod, "Normal", "Killing", `Stopping container ${container.name}`, source);
+    }
+    if (now < run.killAt) return run.killAt;
+    run.done ??= "Succeeded";
+    run.ready = false;
+    run.lastTerminated = undefined;
+    write(api, pod, run, podIp, {
+      terminated: {
+        exitCode: 0,
+        reason: "Completed",
+        startedAt: timestamp(run.startAt ?? now),
+        finishedAt: timestamp(run.killAt),
+        containerID: run.containerId,
+      },
+    });
+    return run.killAt + TIMING.finalDeleteMs;
+  }
+  if (run.done) return undefined;
+  const fate = fateOf(pod);
+
+  // The image.
+  if (fate === "image-missing" && run.startAt === undefined) {
+    if (now < run.imageAt) return writeThen(api, pod, run, podIp, creating(), run.imageAt);
+    run.nextPullAt ??= run.imageAt;
+    while (now >= run.nextPullAt) {
+      run.pullFailedAt = run.nextPullAt;
+      run.pullFailures += 1;
+      run.nextPullAt = run.pullFailedAt + TIMING.backOffMs(run.pullFailures - 1);
+      api.event(
+        pod,
+        "Warning",
+        "Failed",
+        `Failed to pull image "${container.image}": ${pullError(container.image)}`,
+        source,
+      );
+    }
+    const showingError = now < (run.pullFailedAt ?? 0) + TIMING.terminatedShownMs;
+    if (!showingError && once(run, `pull-backoff@${run.pullFailedAt}`))
+      api.event(pod, "Normal", "BackOff", `Back-off pulling image "${container.image}"`, source);
+    write(api, pod, run, podIp, {
+      waiting: showingError
+        ? { reason: "ErrImagePull", message: pullError(container.image) }
+        : {
+            reason: "ImagePullBackOff",
+            message: `Back-off pulling image "${container.image}": ErrImagePull: ${pullError(container.image)}`,
+          },
+    });
+    return showingError ? (run.pullFailedAt ?? 0) + TIMING.terminatedShownMs : run.nextPullAt;
+  }
+  if (run.pullFailures > 0 && run.startAt === undefined && run.imageAt < (run.pullFailedAt ?? 0)) {
+    // The image was fixed (a new tag, or the fate changed): the next pull succeeds.
+    run.imageAt = now + TIMING.startMs;
+  }
+  if (now < run.imageAt) return writeThen(api, pod, run, podIp, creating(), run.imageAt);
+
+  // ConfigMaps and Secrets.
+  if (run.startAt === undefined) {
+    const missing = missingConfig(api, pod);
+    if (missing) {
+      run.configRetryAt ??= run.imageAt;
+      if (now >= run.configRetryAt) {
+        run.configRetryAt = now + TIMING.configRetryMs;
+        api.event(
+          pod,
+          "Warning",
+          missing.reason === "FailedMount" ? "FailedMount" : "Failed",
+          missing.reason === "FailedMount" ? missing.message : `Error: ${missing.message}`,
+          source,
+        );
+      }
+      run.configMissing = missing;
+      write(
+        api,
+        pod,
+        run,
+        podIp,
+        missing.reason === "FailedMount"
+          ? creating()
+          : { waiting: { reason: missing.reason, message: missing.message } },
+      );
+      return run.configRetryAt;
+    }
+    run.startAt = run.configMissing ? now + TIMING.configAppearedMs : run.imageAt;
+    run.configMissing = undefined;
+  }
+  if (now < run.startAt) return writeThen(api, pod, run, podIp, creating(), run.startAt);
+
+  // Running, exiting, restarting.
+  let next: number | undefined;
+  for (;;) {
+    if (run.restartAt !== undefined) {
+      if (now < run.restartAt) {
+        const exitedAt = Date.parse(run.lastTerminated?.finishedAt ?? "") || 0;
+        const shown = exitedAt + TIMING.terminatedShownMs;
+        if (now < shown) {
+          write(api, pod, run, podIp, { terminated: run.lastTerminated });
+          return shown;
+        }
+        if (once(run, `backoff@${run.restartAt}`))
+          api.event(
+            pod,
+            "Warning",
+            "BackOff",
+            `Back-off restarting failed container ${container.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+            source,
+          );
+        write(api, pod, run, podIp, {
+          waiting: {
+            reason: "CrashLoopBackOff",
+            message: `back-off ${Math.round(TIMING.backOffMs(run.restarts) / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+          },
+        });
+        return run.restartAt;
+      }
+      run.startAt = run.restartAt;
+      run.restartAt = undefined;
+      run.exitAt = undefined;
+      run.restarts += 1;
+      run.ready = false;
+      run.probeFailures = 0;
+      run.nextProbeAt = undefined;
+    }
+    const exits: Partial<Record<Fate, number>> = {
+      crash: TIMING.crashRunMs,
+      oom: TIMING.crashRunMs,
+      fail: TIMING.jobRunMs,
+      complete: TIMING.jobRunMs,
+    };
+    const runsFor = exits[fate];
+    // A fate given to a container that has run for a while takes effect at once (its process fails now).
+    run.exitAt = runsFor === undefined ? undefined : (run.exitAt ?? Math.max((run.startAt ?? now) + runsFor, now));
+    if (run.exitAt !== undefined && now >= run.exitAt) {
+      const exitCode = fate === "oom" ? 137 : fate === "complete" ? 0 : 1;
+      const output = outputOf(pod, fate);
+      run.lastTerminated = {
+        exitCode,
+        reason: fate === "oom" ? "OOMKilled" : exitCode === 0 ? "Completed" : "Error",
+        ...(output && container.terminationMessagePolicy === "FallbackToLogsOnError" ? { message: output } : {}),
+        startedAt: timestamp(run.startAt ?? now),
+        finishedAt: timestamp(run.exitAt),
+        containerID: run.containerId,
+      };
+      run.ready = false;
+      if (output) logs(pod.metadata.namespace, pod.metadata.name, container.name, output, true);
+      const policy = pod.spec?.restartPolicy ?? "Always";
+      if (policy === "Never" || (policy === "OnFailure" && exitCode === 0)) {
+        run.done = exitCode === 0 ? "Succeeded" : "Failed";
+        write(api, pod, run, podIp, { terminated: run.lastTerminated });
+        return undefined;
+      }
+      run.restartAt = run.exitAt + TIMING.backOffMs(run.restarts);
+      continue;
+    }
+    next = run.exitAt;
+    break;
+  }
+
+  // Readiness.
+  const probe = container.readinessProbe;
+  if (!probe && fate !== "unready") run.ready = true;
+  else {
+    const period = (probe?.periodSeconds ?? 10) * 1000;
+    const threshold = probe?.failureThreshold ?? 3;
+    if (run.nextProbeAt === undefined)
+      run.nextProbeAt = run.ready
+        ? now + period
+        : (run.startAt ?? now) + Math.max((probe?.initialDelaySeconds ?? 0) * 1000, TIMING.firstProbeMs);
+    while (run.nextProbeAt !== undefined && now >= run.nextProbeAt) {
+      if (fate === "unready") {
+        run.probeFailures += 1;
+        api.event(
+          pod,
+          "Warning",
+          "Unhealthy",
+          "Readiness probe failed: HTTP probe failed with statuscode: 503",
+          "kubelet",
+        );
+        if (run.probeFailures >= threshold) run.ready = false;
+      } else {
+        run.probeFailures = 0;
+        run.ready = true;
+      }
+      run.nextProbeAt += period;
+    }
+    // A healthy, ready container changes nothing until its fate does (which wakes the kubelet anyway).
+    if (fate !== "unready" && run.ready) run.nextProbeAt = undefined;
+    if (run.nextProbeAt !== undefined) next = Math.min(next ?? run.nextProbeAt, run.nextProbeAt);
+  }
+  write(api, pod, run, podIp, { running: { startedAt: timestamp(run.startAt ?? now) } });
+  return next;
+}
+
+/** Writes the status, then answers `next` (when the pod changes again). */
+function writeThen(
+  api: ControllerApi,
+  pod: KubeObject,
+  run: Run,
+  podIp: string,
+  state: KubeObject,
+  next: number,
+): number {
+  write(api, pod, run, podIp, state);
+  return next;
+}
+
+function once(run: Run, key: string): boolean {
+  if (run.told.has(key)) return false;
+  run.told.add(key);
+  return true;
+}
+
+function creating(): KubeObject {
+  return { waiting: { reason: "ContainerCreating" } };
+}
+
+function pullError(image: string): string {
+  return `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": not found`;
+}
+
+/** Writes the pod's status for the container `state` (every container of the pod shares it). */
+function write(api: ControllerApi, pod: KubeObject, run: Run, podIp: string, state: KubeObject): void {
+  const now = api.now();
+  const running = Boolean(state.running);
+  const ready = running && run.ready;
+  const started = run.startAt !== undefined;
+  let conditions = pod.status?.conditions;
+  const set = (type: string, ok: boolean, reason?: string) => {
+    conditions = withCondition(
+      conditions,
+      { type, status: ok ? "True" : "False", ...(reason && !ok ? { reason } : {}) },
+      now,
+    );
+  };
+  set("PodReadyToStartContainers", true);
+  set("Initialized", true);
+  set("Ready", ready, run.done ? "PodCompleted" : "ContainersNotReady");
+  set("ContainersReady", ready, run.done ? "PodCompleted" : "ContainersNotReady");
+  set("PodScheduled", true);
+  const statuses = (pod.spec?.containers ?? []).map((c: KubeObject) => ({
+    name: c.name,
+    state,
+    lastState: run.lastTerminated && !state.terminated ? { terminated: run.lastTerminated } : {},
+    ready,
+    restartCount: run.restarts,
+    image: c.image,
+    imageID: started ? `${String(c.image).split(":")[0]}@sha256:${run.containerId.slice(-64).padStart(64, "0")}` : "",
+    ...(started ? { containerID: run.containerId } : {}),
+    started: running,
+  }));
+  const node = api.get("Node", undefined, pod.spec.nodeName);
+  const hostIP = node?.status?.addresses?.find((a: KubeObject) => a.type === "InternalIP")?.address ?? "127.0.0.1";
+  api.setStatus(pod, {
+    phase: run.done ?? (started ? "Running" : "Pending"),
+    conditions,
+    hostIP,
+    hostIPs: [{ ip: hostIP }],
+    podIP: podIp,
+    podIPs: [{ ip: podIp }],
+    startTime: timestamp(run.boundAt),
+    containerStatuses: statuses,
+    qosClass: pod.status?.qosClass ?? "BestEffort",
+  });
+}
