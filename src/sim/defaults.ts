@@ -20,6 +20,7 @@ export function applyCreateDefaults(kind: string, object: Record<string, any>, r
     }
     object.status ??= { loadBalancer: {} };
   }
+  if (kind === "Secret") object.type ||= "Opaque";
   if (kind === "Job") {
     const spec = (object.spec ??= {});
     const uid = object.metadata.uid;
@@ -59,7 +60,9 @@ export function applyCreateDefaults(kind: string, object: Record<string, any>, r
     spec.replicas ??= 1;
     spec.revisionHistoryLimit ??= 10;
     spec.progressDeadlineSeconds ??= 600;
-    spec.strategy ??= { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } };
+    if (!spec.strategy?.type) spec.strategy = { type: "RollingUpdate", ...spec.strategy };
+    if (spec.strategy.type === "RollingUpdate")
+      spec.strategy.rollingUpdate = { maxUnavailable: "25%", maxSurge: "25%", ...spec.strategy.rollingUpdate };
   }
 }
 
@@ -113,6 +116,7 @@ function defaultPod(pod: Record<string, any>, random: () => string): void {
         { name: volume, readOnly: true, mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" },
       ];
     }
+    for (const port of c.ports ?? []) port.protocol ??= "TCP";
     c.terminationMessagePath ??= "/dev/termination-log";
     c.terminationMessagePolicy ??= "File";
     c.imagePullPolicy ??= /:latest$|^[^:@]+$/.test(String(c.image ?? "")) ? "Always" : "IfNotPresent";

@@ -1,3 +1,4 @@
+import { SCALABLE } from "./scale.ts";
 import { apiVersionOf, type TypeRegistry } from "./resources.ts";
 
 /** `/version` of the simulator: it speaks kube-apiserver v1.32. */
@@ -61,6 +62,16 @@ export function apiResourceList(registry: TypeRegistry, group: string, version: 
         singularName: "",
         namespaced: t.namespaced,
         kind: t.kind,
+        verbs: ["get", "patch", "update"],
+      });
+    if (SCALABLE.has(t.kind))
+      resources.push({
+        name: `${t.name}/scale`,
+        singularName: "",
+        namespaced: t.namespaced,
+        group: "autoscaling",
+        version: "v1",
+        kind: "Scale",
         verbs: ["get", "patch", "update"],
       });
   }

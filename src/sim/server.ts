@@ -4,6 +4,8 @@ import { createServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { apiResourceList, apiGroup, apiGroupList, apiVersions, VERSION_INFO } from "./discovery.ts";
 import type { SimPki } from "./pki.ts";
+import { decodeProtobuf, PROTOBUF } from "./protobuf.ts";
+import { SCALABLE, serveScale } from "./scale.ts";
 import { forbiddenMessage, type SimAuthorizer, type SimUser } from "./authz.ts";
 import { openApiDocument, openApiIndex } from "./openapi.ts";
 import type { ResourceType, TypeRegistry } from "./resources.ts";
@@ -204,6 +206,25 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     const limit = Number(q.get("limitBytes") ?? 0);
     if (limit > 0) body = body.slice(0, limit);
     return sendText(res, 200, body);
+  }
+  if (
+    target.subresource === "scale" &&
+    SCALABLE.has(type.kind) &&
+    target.name &&
+    ["GET", "PUT", "PATCH"].includes(req.method ?? "")
+  ) {
+    const namespace = type.namespaced ? target.namespace : undefined;
+    const verb = req.method === "GET" ? "get" : req.method === "PUT" ? "update" : "patch";
+    const attributes = { verb, group: type.group, resource: type.name, ...(namespace ? { namespace } : {}) };
+    if (!ctx.authorizer.allowed(user, attributes))
+      return sendJson(
+        res,
+        403,
+        failure(403, "Forbidden", forbiddenMessage(user, attributes), { kind: type.name }).body,
+      );
+    const contentType = (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
+    const body = req.method === "GET" ? undefined : { contentType, value: await readJson(req, type) };
+    return sendJson(res, 200, serveScale(ctx.store, type, namespace, target.name, req.method ?? "GET", body));
   }
   if (target.subresource && !(target.subresource === "status" && type.status)) {
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
@@ -579,13 +600,19 @@ function sendText(res: ServerResponse, code: number, text: string, contentType =
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString("utf8");
+}
+
+/** The request's object: JSON, or protobuf as kubectl's typed clients send it (`decodeProtobuf`). */
 async function readJson(req: IncomingMessage, type: ResourceType): Promise<KubeObject> {
+  if ((req.headers["content-type"] ?? "").startsWith(PROTOBUF)) return decodeProtobuf(await readBytes(req));
   const text = await readBody(req);
   try {
     return JSON.parse(text) as KubeObject;

@@ -81,6 +81,8 @@ export const EXPECTATIONS: readonly Expectation[] = [
 /** Counts of what was delivered, per action, and how it compares with the expectation. */
 export interface Judged {
   readonly scenario: string;
+  /** Whose timing: the recording replayed, or the simulator's controllers telling the same story. */
+  readonly timing?: "recorded" | "controllers";
   readonly expected: Expectation;
   readonly announces: number;
   readonly updates: number;
@@ -126,14 +128,14 @@ export function judge(expected: Expectation, told: readonly Told[]): Judged {
 /** The quality table (docs/alert-quality.md), one row per scenario. */
 export function qualityTable(rows: readonly Judged[]): string {
   const lines = [
-    "| scenario | expected a/u/r | delivered a/u/r | first announcement | root right | first message (s) | as expected |",
-    "|---|---|---|---|---|---|---|",
+    "| scenario | timing | expected a/u/r | delivered a/u/r | first announcement | root right | first message (s) | as expected |",
+    "|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     const e = r.expected;
     const updates = e.updates.min === e.updates.max ? `${e.updates.min}` : `${e.updates.min}–${e.updates.max}`;
     lines.push(
-      `| ${r.scenario} | ${e.announces}/${updates}/${e.resolves} | ${r.announces}/${r.updates}/${r.resolves} | ${r.first ? `\`${r.first.incidentId}\` ${r.first.reason}` : "—"} | ${r.rootRight ? "yes" : "no"} | ${r.first ? r.first.t.toFixed(1) : "—"} | ${r.ok ? "yes" : "no"} |`,
+      `| ${r.scenario} | ${r.timing ?? "recorded"} | ${e.announces}/${updates}/${e.resolves} | ${r.announces}/${r.updates}/${r.resolves} | ${r.first ? `\`${r.first.incidentId}\` ${r.first.reason}` : "—"} | ${r.rootRight ? "yes" : "no"} | ${r.first ? r.first.t.toFixed(1) : "—"} | ${r.ok ? "yes" : "no"} |`,
     );
   }
   return lines.join("\n");

@@ -4,7 +4,8 @@ import { type Daemon, startDaemon } from "../app/daemon.ts";
 import { connectKube } from "../kube/connection.ts";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
-import { type Replay, replayTimeline } from "../sim/replay.ts";
+import { replayTimeline } from "../sim/replay.ts";
+import { recordedStory, startRecordedStory } from "../sim/scenarios/recorded.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { loadTimeline, TIMELINES_DIR, type Timeline } from "../sim/timeline.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "./capture-server.ts";
@@ -43,7 +44,10 @@ export interface ReplayRun {
   readonly sim: Simulator;
   readonly daemon: Daemon;
   readonly clock: FakeClock;
-  readonly replay: Replay;
+  /** Epoch ms on the fake clock of the recording's t=0. */
+  readonly zeroMs: number;
+  /** Seconds after t=0 by which everything the run sets in motion has happened. */
+  readonly lengthSeconds: number;
   readonly hook: CaptureServer;
   /** Moves the fake clock to `t` seconds of the recording in steps of `stepMs`, letting the daemon see each step. */
   runTo(t: number, stepMs?: number): Promise<void>;
@@ -65,8 +69,54 @@ export async function startReplay(
   const timeline = loadTimeline(join(TIMELINES_DIR, name));
   const clock = createFakeClock(timeline.startMs);
   const sim = await startSimulator({ now: () => clock.now() });
-  const hook = await startCaptureServer();
   const replay = replayTimeline(sim, timeline, clock);
+  return watched({
+    timeline,
+    sim,
+    clock,
+    zeroMs: replay.zeroMs,
+    lengthSeconds: timeline.lengthSeconds,
+    stopSource: () => replay.stop(),
+    config: options.config,
+  });
+}
+
+/**
+ * The same story as `startReplay(name)`, told instead to the simulator's own controllers
+ * (src/sim/scenarios/recorded.ts): the driver's objects and actions at their recorded seconds, everything else
+ * written by the controllers. The daemon starts at t=0 on the settled cluster, as it did on the recording.
+ */
+export async function startStory(name: string, options: { config?: Record<string, unknown> } = {}): Promise<ReplayRun> {
+  const story = recordedStory(name);
+  const settleSeconds = 30;
+  const clock = createFakeClock(story.timeline.startMs - settleSeconds * 1000);
+  const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
+  const started = await startRecordedStory(story, sim, clock, { settleSeconds });
+  return watched({
+    timeline: story.timeline,
+    sim,
+    clock,
+    zeroMs: started.zeroMs,
+    lengthSeconds: story.lengthSeconds,
+    stopSource: started.stop,
+    config: options.config,
+  });
+}
+
+// --- internal ---
+
+async function watched(source: {
+  timeline: Timeline;
+  sim: Simulator;
+  clock: FakeClock;
+  zeroMs: number;
+  lengthSeconds: number;
+  stopSource: () => void;
+  config?: Record<string, unknown>;
+}): Promise<ReplayRun> {
+  const { timeline, sim, clock, zeroMs } = source;
+  const options = { config: source.config };
+  const hook = await startCaptureServer();
   const config = parseConfig(
     stringify({
       ...options.config,
@@ -98,10 +148,11 @@ export async function startReplay(
     sim,
     daemon,
     clock,
-    replay,
+    zeroMs,
+    lengthSeconds: source.lengthSeconds,
     hook,
     async runTo(t, stepMs = 250) {
-      const until = replay.zeroMs + t * 1000;
+      const until = zeroMs + t * 1000;
       while (clock.now() < until) {
         await clock.advance(Math.min(stepMs, until - clock.now()));
         await caughtUpTo();
@@ -110,7 +161,7 @@ export async function startReplay(
         await waitUntil(() => !daemon.evidencePending(), "log evidence to be read");
         // Messages are routed and sent asynchronously: let each settle before time moves on.
         await daemon.delivery.drain(5_000);
-        while (arrivals.length < hook.requests.length) arrivals.push((clock.now() - replay.zeroMs) / 1000);
+        while (arrivals.length < hook.requests.length) arrivals.push((clock.now() - zeroMs) / 1000);
       }
     },
     told: () =>
@@ -125,7 +176,7 @@ export async function startReplay(
         };
       }),
     async stop() {
-      replay.stop();
+      source.stopSource();
       await daemon.stop(0);
       await sim.stop();
       await hook.close();

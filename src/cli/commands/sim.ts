@@ -4,6 +4,7 @@ import { createSystemClock } from "../../runtime/clock.ts";
 import { createLogger } from "../../runtime/logger.ts";
 import { onShutdownSignal } from "../../runtime/signals.ts";
 import { playScenario } from "../../sim/scenario.ts";
+import { readyNode } from "../../sim/scenarios/builders.ts";
 import { demoScenario } from "../../sim/scenarios/demo.ts";
 import { replayTimeline } from "../../sim/replay.ts";
 import { startSimulator } from "../../sim/simulator.ts";
@@ -31,6 +32,12 @@ export default defineCommand({
         "Replay a recorded watch-event timeline directory (initial.json, events.jsonl), e.g. src/sim/testdata/kube-apiserver-v1.32/timelines/readiness_flap",
     },
     speed: { type: "string", description: "Replay speed factor (default 1: the recorded timing)" },
+    controllers: {
+      type: "boolean",
+      default: true,
+      description:
+        "Run the controllers, the scheduler and the kubelets (three Ready nodes worker-1..3) on an empty cluster; --no-controllers serves objects only",
+    },
   },
   async run({ args }) {
     const logger = createLogger();
@@ -39,9 +46,21 @@ export default defineCommand({
       logger.error(`unknown scenario ${args.scenario}; known: ${Object.keys(SCENARIOS).join(", ")}`);
       process.exit(1);
     }
-    const sim = await startSimulator({ port: args.port ? Number(args.port) : 0 });
+    const withControllers = args.controllers && !scenario && !args.replay;
+    const clock = createSystemClock();
+    const sim = await startSimulator({
+      port: args.port ? Number(args.port) : 0,
+      ...(withControllers ? { controllers: clock } : {}),
+    });
+    if (withControllers) {
+      for (const node of ["worker-1", "worker-2", "worker-3"]) sim.apply(readyNode(node, Date.now() - 86_400_000));
+    }
     writeFileSync(args.kubeconfig, sim.kubeconfig({ clientCert: true }), { mode: 0o600 });
     logger.info(`simulator on ${sim.server.url}; kubeconfig written to ${args.kubeconfig}`);
+    if (withControllers)
+      logger.info(
+        "controllers on: nodes worker-1..3 are Ready; pods run (fates: image tag :crash, :oom, :missing, :unready, :fail, or the annotation sim.mon.io/fate); stop a node's kubelet with: kubectl annotate node worker-2 sim.mon.io/kubelet=stopped",
+      );
     onShutdownSignal(async () => {
       await sim.stop();
       process.exit(0);
@@ -59,7 +78,7 @@ export default defineCommand({
         logger.error((error as Error).message);
         process.exit(1);
       }
-      const replay = replayTimeline(sim, timeline, createSystemClock(), { speed });
+      const replay = replayTimeline(sim, timeline, clock, { speed });
       logger.info(
         `replaying ${timeline.name}: ${timeline.initial.length} objects, ${timeline.events.length} events over ${Math.round(timeline.lengthSeconds / speed)} s`,
       );

@@ -190,9 +190,17 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
       return run.configRetryAt;
     }
     run.startAt = run.configMissing ? now + TIMING.configAppearedMs : run.imageAt;
-    run.configMissing = undefined;
   }
-  if (now < run.startAt) return writeThen(api, pod, run, podIp, creating(), run.startAt);
+  if (now < run.startAt) {
+    // Until the container starts, the status keeps saying what it said: a config error stays shown.
+    const shown = run.configMissing;
+    const state =
+      shown && shown.reason !== "FailedMount"
+        ? { waiting: { reason: shown.reason, message: shown.message } }
+        : creating();
+    return writeThen(api, pod, run, podIp, state, run.startAt);
+  }
+  run.configMissing = undefined;
 
   // Running, exiting, restarting.
   let next: number | undefined;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createFakeClock } from "../../runtime/clock.ts";
-import { playRecordedStory, recordedStory } from "../scenarios/recorded.ts";
+import { recordedStory, startRecordedStory } from "../scenarios/recorded.ts";
 import { startSimulator, type Simulator } from "../simulator.ts";
 import type { KubeObject } from "../store.ts";
 import type { TimelineEvent } from "../timeline.ts";
@@ -49,7 +49,8 @@ async function tell(name: string, untilSeconds: number): Promise<TimelineEvent[]
       },
     );
   }
-  const zero = await playRecordedStory(story, sim, clock, { settleSeconds: settle, untilSeconds });
+  const { zeroMs: zero } = await startRecordedStory(story, sim, clock, { settleSeconds: settle });
+  await clock.advance(untilSeconds * 1000);
   return seen.map((e) => ({ t: (e.at - zero) / 1000, type: e.type, object: e.object }));
 }
 

@@ -32,61 +32,67 @@ export interface RecordedStory {
   /** Manifests to create before t=0 (Nodes with their status, as their kubelets would have posted it). */
   readonly setup: readonly KubeObject[];
   readonly steps: readonly StoryStep[];
+  /** Seconds after t=0 by which everything the story sets in motion has happened. */
+  readonly lengthSeconds: number;
 }
 
 /**
  * What the recording's kubelet emulator was told to do, as fates (the driver's `fault:` and `fix:` lines, and
  * the Job whose pods fail): these are the only parts of a story that are not kubectl commands.
  */
-const FAULTS: Record<string, { prepare?: (o: KubeObject) => KubeObject; steps: StoryStep[] }> = {
-  statefulset_crash: {
-    steps: [
-      {
-        t: 10,
-        say: "ledger-1's process exits on every start",
-        run: (sim) => setFate(sim, "tl-statefulset-crash", "ledger-1", "crash"),
-      },
-      {
-        t: 130,
-        say: "ledger-1 starts cleanly again",
-        run: (sim) => setFate(sim, "tl-statefulset-crash", "ledger-1", undefined),
-      },
-    ],
-  },
-  readiness_flap: {
-    steps: [
-      {
-        t: 10,
-        say: "/healthz of both search pods returns 503",
-        run: (sim) => setFates(sim, "tl-readiness-flap", "unready"),
-      },
-      { t: 140.7, say: "/healthz returns 200 again", run: (sim) => setFates(sim, "tl-readiness-flap", undefined) },
-    ],
-  },
-  node_lost_daemonset: {
-    steps: [
-      { t: 10, say: "tl-node-b's kubelet goes silent", run: (sim) => sim.controllers?.stopKubelet("tl-node-b") },
-      { t: 150, say: "tl-node-b's kubelet is back", run: (sim) => sim.controllers?.startKubelet("tl-node-b") },
-    ],
-  },
-  job_backoff: {
-    // The recorded Job's pods all exit 1: its template carries that fate.
-    prepare: (o) =>
-      o.kind === "Job"
-        ? {
-            ...o,
-            spec: {
-              ...o.spec,
-              template: {
-                ...o.spec.template,
-                metadata: { ...o.spec.template.metadata, annotations: { [FATE_ANNOTATION]: "fail" } },
+const FAULTS: Record<string, { prepare?: (o: KubeObject) => KubeObject; steps: StoryStep[]; lengthSeconds?: number }> =
+  {
+    statefulset_crash: {
+      // The recording's emulator compressed the back-off (2 s, then 15 s); the controllers' kubelet uses the real
+      // one (10 s doubling), so after the fix at t=130 ledger-1 restarts only at t≈163, and is Ready at t≈164.
+      lengthSeconds: 200,
+      steps: [
+        {
+          t: 10,
+          say: "ledger-1's process exits on every start",
+          run: (sim) => setFate(sim, "tl-statefulset-crash", "ledger-1", "crash"),
+        },
+        {
+          t: 130,
+          say: "ledger-1 starts cleanly again",
+          run: (sim) => setFate(sim, "tl-statefulset-crash", "ledger-1", undefined),
+        },
+      ],
+    },
+    readiness_flap: {
+      steps: [
+        {
+          t: 10,
+          say: "/healthz of both search pods returns 503",
+          run: (sim) => setFates(sim, "tl-readiness-flap", "unready"),
+        },
+        { t: 140.7, say: "/healthz returns 200 again", run: (sim) => setFates(sim, "tl-readiness-flap", undefined) },
+      ],
+    },
+    node_lost_daemonset: {
+      steps: [
+        { t: 10, say: "tl-node-b's kubelet goes silent", run: (sim) => sim.controllers?.stopKubelet("tl-node-b") },
+        { t: 150, say: "tl-node-b's kubelet is back", run: (sim) => sim.controllers?.startKubelet("tl-node-b") },
+      ],
+    },
+    job_backoff: {
+      // The recorded Job's pods all exit 1: its template carries that fate.
+      prepare: (o) =>
+        o.kind === "Job"
+          ? {
+              ...o,
+              spec: {
+                ...o.spec,
+                template: {
+                  ...o.spec.template,
+                  metadata: { ...o.spec.template.metadata, annotations: { [FATE_ANNOTATION]: "fail" } },
+                },
               },
-            },
-          }
-        : o,
-    steps: [],
-  },
-};
+            }
+          : o,
+      steps: [],
+    },
+  };
 
 /** The recorded story `name` (a directory of src/sim/testdata/kube-apiserver-v1.32/timelines). */
 export function recordedStory(name: string): RecordedStory {
@@ -126,30 +132,31 @@ export function recordedStory(name: string): RecordedStory {
       });
     }
   }
-  return { name, timeline, setup, steps: steps.sort((a, b) => a.t - b.t) };
+  return {
+    name,
+    timeline,
+    setup,
+    steps: steps.sort((a, b) => a.t - b.t),
+    lengthSeconds: faults.lengthSeconds ?? timeline.lengthSeconds,
+  };
 }
 
 /**
- * Plays a story on a simulator with controllers: creates the setup, lets `settle` seconds pass on the clock so
- * everything runs before t=0, then runs each step at its second. Returns the epoch ms of t=0.
+ * Starts a story on a simulator with controllers: creates the setup, lets `settleSeconds` pass on the clock so
+ * everything is running before t=0, then schedules each step at its second on the clock. Returns the epoch ms
+ * of t=0 and a stop that cancels the steps not yet run.
  */
-export async function playRecordedStory(
+export async function startRecordedStory(
   story: RecordedStory,
   sim: Simulator,
-  clock: { now(): number; advance(ms: number): Promise<void> },
-  options: { settleSeconds?: number; untilSeconds: number; onStep?: (t: number) => Promise<void> },
-): Promise<number> {
+  clock: { now(): number; advance(ms: number): Promise<void>; setTimer(fn: () => void, delayMs: number): () => void },
+  options: { settleSeconds?: number } = {},
+): Promise<{ zeroMs: number; stop(): void }> {
   for (const object of story.setup) sim.apply(object);
   await clock.advance((options.settleSeconds ?? 30) * 1000);
-  const zero = clock.now();
-  for (const step of story.steps) {
-    if (step.t > options.untilSeconds) break;
-    await clock.advance(Math.max(0, zero + step.t * 1000 - clock.now()));
-    step.run(sim);
-    await options.onStep?.(step.t);
-  }
-  await clock.advance(Math.max(0, zero + options.untilSeconds * 1000 - clock.now()));
-  return zero;
+  const zeroMs = clock.now();
+  const timers = story.steps.map((step) => clock.setTimer(() => step.run(sim), step.t * 1000));
+  return { zeroMs, stop: () => timers.forEach((cancel) => cancel()) };
 }
 
 // --- internal ---
