@@ -156,7 +156,12 @@ export async function startRecordedStory(
   await clock.advance((options.settleSeconds ?? 30) * 1000);
   const zeroMs = clock.now();
   const timers = story.steps.map((step) => clock.setTimer(() => step.run(sim), step.t * 1000));
-  return { zeroMs, stop: () => timers.forEach((cancel) => cancel()) };
+  return {
+    zeroMs,
+    stop() {
+      for (const cancel of timers) cancel();
+    },
+  };
 }
 
 // --- internal ---
