@@ -219,7 +219,9 @@ function decide(
     const folded = d.delivery === "startup summary" || d.delivery === "roll-up";
     // Summaries are informational: paging tools and trackers get each page-tier announcement on its own.
     if (folded && d.incident.mode !== "page") continue;
-    const rendered = renderDecision(d, cluster, ipOwner, (root) => recoveryOf(root, inventory));
+    const rendered = renderDecision(d, cluster, ipOwner, (incident) =>
+      recoveryOf(incident.root, inventory, incident.affected),
+    );
     redacted += rendered.redacted;
     const message = folded ? { ...rendered.message, delivery: "paging" as const } : rendered.message;
     messages.push({ message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) });

@@ -5,9 +5,29 @@ import type { ObjectRef } from "../model/object-ref.ts";
 /**
  * What is true of an incident's root now that it resolved, in plain words for the resolve message (rule
  * "a resolve says what changed"): `node Ready again; 3 pods running`, `2/2 replicas available`,
- * `2 ready endpoints`, `exists now`. Undefined when the cache says nothing useful. Pure.
+ * `2 ready endpoints`, `exists now`; for a shared root outside the cluster (an endpoint, an error), what its
+ * `affected` workloads are now (`deployment shop/checkout 2/2 replicas available`). Undefined when the cache
+ * says nothing useful. Pure.
  */
-export function recoveryOf(root: ObjectRef, inventory: InventoryView): string | undefined {
+export function recoveryOf(
+  root: ObjectRef,
+  inventory: InventoryView,
+  affected: readonly ObjectRef[] = [],
+): string | undefined {
+  const own = rootRecovery(root, inventory);
+  if (own !== undefined || affected.length === 0) return own;
+  const workloads = affected
+    .map((w) => {
+      const now = rootRecovery(w, inventory);
+      return now ? `${w.kind.toLowerCase()} ${w.namespace ? `${w.namespace}/` : ""}${w.name} ${now}` : undefined;
+    })
+    .filter((line): line is string => line !== undefined);
+  return workloads.length ? workloads.slice(0, 3).join("; ") : undefined;
+}
+
+// --- internal ---
+
+function rootRecovery(root: ObjectRef, inventory: InventoryView): string | undefined {
   const { kind, namespace, name } = root;
   switch (kind) {
     case "Node": {
@@ -42,7 +62,8 @@ export function recoveryOf(root: ObjectRef, inventory: InventoryView): string | 
           (s) => s.metadata.namespace === namespace && s.metadata.labels?.["kubernetes.io/service-name"] === name,
         );
       const endpoints = slices.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready !== false).length;
-      return `${endpoints} ready endpoint${endpoints === 1 ? "" : "s"}`;
+      // No ready endpoint yet (its pods are starting) is nothing to report as the change.
+      return endpoints ? `${endpoints} ready endpoint${endpoints === 1 ? "" : "s"}` : undefined;
     }
     case "ConfigMap":
     case "Secret":
@@ -52,8 +73,6 @@ export function recoveryOf(root: ObjectRef, inventory: InventoryView): string | 
       return undefined;
   }
 }
-
-// --- internal ---
 
 function ready(conditions: readonly Condition[] | undefined): string | undefined {
   return conditions?.find((c) => c.type === "Ready")?.status;

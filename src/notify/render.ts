@@ -29,10 +29,10 @@ export function renderDecision(
   decision: Decision,
   cluster: string,
   ipOwner?: (ip: string) => string | undefined,
-  recovery?: (root: Decision["incident"]["root"]) => string | undefined,
+  recovery?: (incident: Decision["incident"]) => string | undefined,
 ): { message: Message; openedResolved?: Message; redacted: number } {
   const counter = { n: 0 };
-  const now = decision.action === "resolve" ? recovery?.(decision.incident.root) : undefined;
+  const now = decision.action === "resolve" ? recovery?.(decision.incident) : undefined;
   const message = render(decision, decision.action, cluster, counter, ipOwner, now);
   const openedResolved =
     decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner, now) : undefined;

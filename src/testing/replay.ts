@@ -7,7 +7,8 @@ import { createSilentLogger } from "../runtime/logger.ts";
 import { replayTimeline } from "../sim/replay.ts";
 import { recordedStory, startRecordedStory } from "../sim/scenarios/recorded.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
-import { loadTimeline, TIMELINES_DIR, type Timeline } from "../sim/timeline.ts";
+import type { Scenario } from "../sim/scenario.ts";
+import { loadTimeline, TIMELINES_DIR } from "../sim/timeline.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "./capture-server.ts";
 import { consistent } from "./cluster.ts";
 import { parseConfig } from "./config.ts";
@@ -40,7 +41,8 @@ export interface Told {
 
 /** The real daemon watching a replayed timeline, every message captured by a webhook on loopback. */
 export interface ReplayRun {
-  readonly timeline: Timeline;
+  /** The timeline or scenario being told. */
+  readonly name: string;
   readonly sim: Simulator;
   readonly daemon: Daemon;
   readonly clock: FakeClock;
@@ -71,7 +73,7 @@ export async function startReplay(
   const sim = await startSimulator({ now: () => clock.now() });
   const replay = replayTimeline(sim, timeline, clock);
   return watched({
-    timeline,
+    name,
     sim,
     clock,
     zeroMs: replay.zeroMs,
@@ -93,7 +95,7 @@ export async function startStory(name: string, options: { config?: Record<string
   const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
   const started = await startRecordedStory(story, sim, clock, { settleSeconds });
   return watched({
-    timeline: story.timeline,
+    name,
     sim,
     clock,
     zeroMs: started.zeroMs,
@@ -103,24 +105,55 @@ export async function startStory(name: string, options: { config?: Record<string
   });
 }
 
+/**
+ * A scripted scenario (`mon demo`'s story) on a fake clock, as `mon demo` runs it: every node has a fake kubelet
+ * on loopback, each step runs at its time; t=0 is the scenario's start.
+ */
+export async function startScenario(
+  scenario: Scenario,
+  options: { config?: Record<string, unknown>; clusterName?: string } = {},
+): Promise<ReplayRun> {
+  const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
+  const sim = await startSimulator({ now: () => clock.now() });
+  scenario.setup(sim, clock.now());
+  for (const node of sim.store.list(sim.typeOf("", "v1", "nodes"), undefined))
+    await sim.startKubelet(node.metadata.name);
+  const zeroMs = clock.now();
+  const timers = scenario.steps.map((step) => clock.setTimer(() => step.run(sim, clock.now()), step.atMs));
+  const last = Math.max(0, ...scenario.steps.map((s) => s.atMs)) / 1000;
+  return watched({
+    name: scenario.name,
+    sim,
+    clock,
+    zeroMs,
+    lengthSeconds: last + 10,
+    stopSource: () => {
+      for (const cancel of timers) cancel();
+    },
+    config: options.config,
+    clusterName: options.clusterName,
+  });
+}
+
 // --- internal ---
 
 async function watched(source: {
-  timeline: Timeline;
+  name: string;
   sim: Simulator;
   clock: FakeClock;
   zeroMs: number;
   lengthSeconds: number;
   stopSource: () => void;
   config?: Record<string, unknown>;
+  clusterName?: string;
 }): Promise<ReplayRun> {
-  const { timeline, sim, clock, zeroMs } = source;
+  const { name, sim, clock, zeroMs } = source;
   const options = { config: source.config };
   const hook = await startCaptureServer();
   const config = parseConfig(
     stringify({
       ...options.config,
-      app: { clusterName: "replay", disableStartupMessage: true },
+      app: { clusterName: source.clusterName ?? "replay", disableStartupMessage: true },
       healthCheck: { enabled: false },
       alert: { webhook: { url: `${hook.url}/mon` } },
     }),
@@ -144,7 +177,7 @@ async function watched(source: {
     caughtUp = target;
   };
   return {
-    timeline,
+    name,
     sim,
     daemon,
     clock,
