@@ -205,7 +205,7 @@ export function createDelivery(options: {
   const enqueue = (job: Job) => {
     const provider = byName.get(job.provider);
     if (!provider) {
-      logger.error(`delivery: no provider named ${job.provider}; message ${job.message.id} dropped`);
+      // Counted and logged once, by the pendingDropped hook.
       hooks.pendingDropped?.(job, "provider_removed");
       return;
     }

@@ -42,6 +42,9 @@ export function applyCreateDefaults(kind: string, object: Record<string, any>, r
         "job-name": object.metadata.name,
       },
     };
+    // A Job without labels gets its template's, as the apiserver defaults it.
+    if (!object.metadata.labels || Object.keys(object.metadata.labels).length === 0)
+      object.metadata.labels = { ...template.metadata.labels };
   }
   if (kind === "StatefulSet") {
     const spec = (object.spec ??= {});

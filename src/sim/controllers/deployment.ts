@@ -24,7 +24,16 @@ export function createDeploymentController(): Controller {
         const newRs = mine.find((rs) => sameTemplate(rs, d)) ?? createReplicaSet(api, d, mine);
         const olds = mine.filter((rs) => rs !== newRs);
         if (!d.spec?.paused) rollout(api, d, newRs, olds);
-        const next = writeStatus(api, d, progress);
+        const revision = newRs.metadata.annotations?.[REVISION];
+        const current = d.metadata.annotations?.[REVISION];
+        const fresh =
+          revision && revision !== current
+            ? api.update({
+                ...d,
+                metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [REVISION]: revision } },
+              })
+            : d;
+        const next = writeStatus(api, fresh, progress);
         if (next !== undefined) wake = Math.min(wake ?? next, next);
       }
       return wake;

@@ -39,7 +39,8 @@ export function createJobController(): Controller {
         };
         if (finished) {
           for (const pod of active) api.remove("Pod", pod.metadata.namespace, pod.metadata.name);
-          api.setStatus(job, { ...job.status, ...counts, active: 0 });
+          const { active: _done, ...rest } = { ...job.status, ...counts };
+          api.setStatus(job, rest);
           continue;
         }
         const completions = job.spec?.completions ?? 1;
@@ -61,7 +62,8 @@ export function createJobController(): Controller {
           );
           conditions = withCondition(conditions, { type: "Failed", status: "True", ...failure }, now);
           for (const pod of active) api.remove("Pod", pod.metadata.namespace, pod.metadata.name);
-          api.setStatus(job, { ...counts, active: 0, conditions });
+          const { active: _failed, ...rest } = counts;
+          api.setStatus(job, { ...rest, conditions });
           api.event(job, "Warning", failure.reason, failure.message, "job-controller");
           continue;
         }
@@ -97,7 +99,8 @@ export function createJobController(): Controller {
         if (want > 0 && now >= notBefore) for (let i = 0; i < want; i++) createPod(api, job);
         else if (want > 0) wake = Math.min(wake ?? notBefore, notBefore);
         const fresh = ownedBy(api.list("Pod", job.metadata.namespace), job).filter(podActive);
-        api.setStatus(job, { ...job.status, ...counts, active: fresh.length });
+        const { active: _before, ...rest } = { ...job.status, ...counts };
+        api.setStatus(job, { ...rest, ...(fresh.length ? { active: fresh.length } : {}) });
       }
       return wake;
     },

@@ -207,7 +207,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
   for (;;) {
     if (run.restartAt !== undefined) {
       if (now < run.restartAt) {
-        const exitedAt = Date.parse(run.lastTerminated?.finishedAt ?? "") || 0;
+        const exitedAt = run.exitAt ?? 0;
         const shown = exitedAt + TIMING.terminatedShownMs;
         if (now < shown) {
           write(api, pod, run, podIp, { terminated: run.lastTerminated });
@@ -353,6 +353,9 @@ function write(api: ControllerApi, pod: KubeObject, run: Run, podIp: string, sta
   set("Ready", ready, run.done ? "PodCompleted" : "ContainersNotReady");
   set("ContainersReady", ready, run.done ? "PodCompleted" : "ContainersNotReady");
   set("PodScheduled", true);
+  // The kubelet writes the whole list, in this order.
+  const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+  conditions = [...(conditions ?? [])].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
   const statuses = (pod.spec?.containers ?? []).map((c: KubeObject) => ({
     name: c.name,
     state,
