@@ -7,7 +7,9 @@ import { createSilentLogger } from "../runtime/logger.ts";
 import { replayTimeline } from "../sim/replay.ts";
 import { recordedStory, startRecordedStory } from "../sim/scenarios/recorded.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import type { SimControllers } from "../sim/controllers/index.ts";
 import type { Scenario } from "../sim/scenario.ts";
+import { readyNode } from "../sim/scenarios/builders.ts";
 import { loadTimeline, TIMELINES_DIR } from "../sim/timeline.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "./capture-server.ts";
 import { consistent } from "./cluster.ts";
@@ -133,6 +135,33 @@ export async function startScenario(
     config: options.config,
     clusterName: options.clusterName,
   });
+}
+
+/**
+ * An empty cluster run by the simulator's controllers on a fake clock (nodes `worker-1..N`, Ready for a day),
+ * watched by the real daemon: tests create workloads and faults with `run.sim` (as a user would with kubectl)
+ * and move time with `runTo`. t=0 is when the daemon started.
+ */
+export async function startCluster(
+  options: { nodes?: number; config?: Record<string, unknown>; clusterName?: string } = {},
+): Promise<ReplayRun & { controllers: SimControllers }> {
+  const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
+  const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
+  for (let i = 1; i <= (options.nodes ?? 3); i++) sim.apply(readyNode(`worker-${i}`, clock.now() - 86_400_000));
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+  await clock.advance(1_000);
+  const run = await watched({
+    name: "cluster",
+    sim,
+    clock,
+    zeroMs: clock.now(),
+    lengthSeconds: 0,
+    stopSource: () => {},
+    config: options.config,
+    clusterName: options.clusterName,
+  });
+  if (!sim.controllers) throw new Error("the simulator runs no controllers");
+  return { ...run, controllers: sim.controllers };
 }
 
 // --- internal ---

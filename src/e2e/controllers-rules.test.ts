@@ -1,0 +1,107 @@
+import { describe, expect, test } from "bun:test";
+import { readyNode } from "../sim/scenarios/builders.ts";
+import { startCluster } from "../testing/replay.ts";
+
+/**
+ * The rules of docs/incidents.md "Cause before symptom, and no false resolved" through the real daemon, on
+ * timing the simulator's controllers produce (real kubelet back-off, node-monitor grace period, rollouts),
+ * for the stories the recordings do not hold.
+ */
+
+const deployment = (name: string, image: string, replicas = 1) => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { namespace: "shop", name },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image }] } },
+  },
+});
+
+/** Each test replays up to 15 minutes of cluster time; on a busy machine that takes a while. */
+const LONG = 120_000;
+
+const line = (m: { action: string; incidentId: string; reason: string }) => `${m.action} ${m.incidentId} ${m.reason}`;
+
+describe("rules under the controllers' timing", () => {
+  test(
+    "rule 2: a crash loop absorbed by its node's loss gets one 'now part of' update, never a resolve, and goes on in its own thread",
+    async () => {
+      const run = await startCluster({ nodes: 2 });
+      try {
+        run.sim.apply(deployment("api", "registry.example/api:crash"));
+        run.sim.apply(deployment("web", "registry.example/web:1", 2));
+        await run.runTo(120);
+        const pods = run.sim.store.list(run.sim.typeOf("", "v1", "pods"), "shop");
+        const node = pods.find((p) => p.metadata.labels?.app === "api")?.spec.nodeName;
+        run.controllers.stopKubelet(node);
+        await run.runTo(300);
+        run.controllers.startKubelet(node);
+        await run.runTo(420);
+        const told = run.told();
+        expect(told.map(line)).toEqual([
+          "announce Deployment/shop/api CrashLoopBackOff",
+          `announce Node//${node} NodeLost`,
+          "update Deployment/shop/api CrashLoopBackOff",
+          `resolve Node//${node} NodeLost`,
+        ]);
+        // The node is lost 50 s after its kubelet stopped (the node-monitor grace period).
+        expect(told[1]!.t).toBeGreaterThanOrEqual(170);
+        expect(told[1]!.text.split("\n")[0]).toBe(`🟠 node ${node}: unreachable, 2 pods on it down [replay]`);
+        expect(told[2]!.text).toContain(`now part of: node ${node} (NodeLost)`);
+        expect(told.some((m) => m.text.includes("failing again"))).toBe(false);
+      } finally {
+        await run.stop();
+      }
+    },
+    LONG,
+  );
+
+  test(
+    "rule 6: fixed by a rollout, the crash loop resolves once the new pods are Ready; broken again, it continues its conversation",
+    async () => {
+      const run = await startCluster({ nodes: 2 });
+      try {
+        run.sim.apply(deployment("api", "registry.example/api:crash", 2));
+        await run.runTo(120);
+        run.sim.apply(deployment("api", "registry.example/api:1.0", 2));
+        await run.runTo(600);
+        run.sim.apply(deployment("api", "registry.example/api:crash", 2));
+        await run.runTo(800);
+        const told = run.told();
+        expect(told.map(line)).toEqual([
+          "announce Deployment/shop/api CrashLoopBackOff",
+          "resolve Deployment/shop/api CrashLoopBackOff",
+          "announce Deployment/shop/api CrashLoopBackOff",
+        ]);
+        // Told after the third restart under the real back-off (10 s, 20 s, 40 s), not at the first crash.
+        expect(told[0]!.t).toBeGreaterThan(70);
+        expect(told[1]!.text).toContain("Now: 2/2 replicas available.");
+        expect(told[2]!.text).toContain("failing again 9 minutes after it resolved");
+      } finally {
+        await run.stop();
+      }
+    },
+    LONG,
+  );
+
+  test(
+    "rule 8: pods crash-looping on a node that just joined are held 5 more minutes, then told",
+    async () => {
+      const run = await startCluster({ nodes: 0 });
+      try {
+        run.sim.apply(readyNode("fresh-1", run.clock.now()));
+        run.sim.apply(deployment("api", "registry.example/api:crash", 2));
+        await run.runTo(290);
+        expect(run.told()).toEqual([]);
+        expect((await run.daemon.metrics.findingsInGrace.get()).values[0]?.value).toBeGreaterThan(0);
+        await run.runTo(330);
+        expect(run.told().map(line)).toEqual(["announce Deployment/shop/api CrashLoopBackOff"]);
+      } finally {
+        await run.stop();
+      }
+    },
+    LONG,
+  );
+});
