@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { EXPECTATIONS, judge } from "../testing/expectations.ts";
+import { EXPECTATIONS, judge, messageLine } from "../testing/expectations.ts";
 import { startStory } from "../testing/replay.ts";
 
 /**
@@ -20,6 +20,7 @@ describe("recorded stories told to the simulator's controllers, through the real
           expected: undefined,
           told: told.map((m) => `${m.t.toFixed(1)} ${m.action} ${m.incidentId} ${m.reason}`),
         }).toMatchObject({ ok: true });
+        expect(told.map(messageLine)).toEqual([...expected.messages]);
       } finally {
         await run.stop();
       }

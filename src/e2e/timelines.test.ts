@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { EXPECTATIONS, judge } from "../testing/expectations.ts";
+import { EXPECTATIONS, judge, messageLine } from "../testing/expectations.ts";
 import { startReplay } from "../testing/replay.ts";
 
 /**
@@ -22,6 +22,7 @@ describe("recorded real-cluster timelines, replayed through the real daemon", ()
         }).toMatchObject({
           ok: true,
         });
+        expect(told.map(messageLine)).toEqual([...expected.messages]);
       } finally {
         await run.stop();
       }

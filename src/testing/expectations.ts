@@ -14,7 +14,17 @@ export interface Expectation {
   /** Incident id of the first announcement, when there is one. */
   readonly root?: string;
   readonly reason?: string;
+  /**
+   * The exact messages, in order: action, incident id and reason, then the headline and the line after it
+   * (`medium · CrashLoopBackOff · 1 finding`, or a resolve's `Now: …`), for the cluster named `replay`.
+   */
+  readonly messages: readonly string[];
   readonly why: string;
+}
+
+/** A message as `messages` writes it. */
+export function messageLine(m: Pick<Told, "action" | "incidentId" | "reason" | "text">): string {
+  return `${m.action} ${m.incidentId} ${m.reason} | ${m.text.split("\n").slice(0, 2).join(" // ")}`;
 }
 
 export const EXPECTATIONS: readonly Expectation[] = [
@@ -25,6 +35,10 @@ export const EXPECTATIONS: readonly Expectation[] = [
     resolves: 1,
     root: "StatefulSet/tl-statefulset-crash/ledger",
     reason: "CrashLoopBackOff",
+    messages: [
+      "announce StatefulSet/tl-statefulset-crash/ledger CrashLoopBackOff | 🟠 statefulset tl-statefulset-crash/ledger: CrashLoopBackOff in 1 pod [replay] // medium · CrashLoopBackOff · 1 finding",
+      "resolve StatefulSet/tl-statefulset-crash/ledger CrashLoopBackOff | ✅ Resolved: statefulset tl-statefulset-crash/ledger [replay] // Now: 3/3 replicas available.",
+    ],
     why: "ledger-1 crash-loops from t=10 to t=130 and is Ready again at t=140: one conversation, told once, resolved once after it stays up. Between two crashes the container runs for a moment; that is not a recovery.",
   },
   {
@@ -34,6 +48,10 @@ export const EXPECTATIONS: readonly Expectation[] = [
     resolves: 1,
     root: "ConfigMap/tl-configmap-missing/reports-config",
     reason: "ConfigMapMissing",
+    messages: [
+      "announce ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | 🟠 configmap tl-configmap-missing/reports-config: ConfigMapMissing [replay] // medium · ConfigMapMissing · 1 finding",
+      "resolve ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | ✅ Resolved: configmap tl-configmap-missing/reports-config [replay] // Now: ConfigMap reports-config exists now.",
+    ],
     why: "The missing ConfigMap is the cause; the Deployment's pod and the Service without endpoints are its symptoms and join its incident. No Service incident of its own, no resolve before the pod is Ready (t=101.8).",
   },
   {
@@ -43,6 +61,10 @@ export const EXPECTATIONS: readonly Expectation[] = [
     resolves: 1,
     root: "Node//tl-node-b",
     reason: "NodeLost",
+    messages: [
+      "announce Node//tl-node-b NodeLost | 🟠 node tl-node-b: unreachable, 2 pods on it down [replay] // high · NodeLost · 3 findings",
+      "resolve Node//tl-node-b NodeLost | ✅ Resolved: node tl-node-b [replay] // Now: node Ready again.",
+    ],
     why: "tl-node-b is marked Unknown at t=60 and is back at t=150; its DaemonSet and frontend pods are in the node's incident. The LoadBalancer Service keeps one ready endpoint, so it is no problem. It never reaches the 5-minute page rule.",
   },
   {
@@ -52,6 +74,10 @@ export const EXPECTATIONS: readonly Expectation[] = [
     resolves: 1,
     root: "Deployment/tl-readiness-flap/search",
     reason: "ReadinessProbeFailing",
+    messages: [
+      "announce Deployment/tl-readiness-flap/search ReadinessProbeFailing | 🟠 deployment tl-readiness-flap/search: ReadinessProbeFailing, 2 pods affected [replay] // high · ReadinessProbeFailing · 4 findings",
+      "resolve Deployment/tl-readiness-flap/search ReadinessProbeFailing | ✅ Resolved: deployment tl-readiness-flap/search [replay] // Now: 2/2 replicas available.",
+    ],
     why: "Both pods fail readiness from t=20.7 to t=145.5: the Service has no ready endpoint (a real outage) because of the pods' failing probes. The pods' own finding holds 5 minutes, so the Service waits for it at most 2 minutes (the page-rule hold), then opens on the Deployment with the pods' probe failures, which name the incident (cause over symptom). One resolve when they are Ready again.",
   },
   {
@@ -59,6 +85,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
     announces: 0,
     updates: { min: 0, max: 0 },
     resolves: 0,
+    messages: [],
     why: "A rolling update with maxUnavailable 0: healthy churn, never a problem.",
   },
   {
@@ -66,6 +93,7 @@ export const EXPECTATIONS: readonly Expectation[] = [
     announces: 0,
     updates: { min: 0, max: 0 },
     resolves: 0,
+    messages: [],
     why: "Scaling to zero is deliberate; scaling back up leaves the Service without ready endpoints for the 3 s the new pods take to start. Recovery is quiet (rule 5).",
   },
   {
@@ -74,7 +102,10 @@ export const EXPECTATIONS: readonly Expectation[] = [
     updates: { min: 0, max: 1 },
     resolves: 0,
     root: "Job/tl-job-backoff/migrate",
-    why: "Every attempt of Job migrate exits 1; the Job fails for good at t=54.6 (BackoffLimitExceeded). One conversation on the Job, with the exit code and last output; an update when it fails for good is news. It stays failed: no resolve.",
+    messages: [
+      "announce Job/tl-job-backoff/migrate ContainerExitedNonZero | 🟠 job tl-job-backoff/migrate: ContainerExitedNonZero in 1 pod [replay] // warning · ContainerExitedNonZero · 1 finding",
+    ],
+    why: "Every attempt of Job migrate exits 1; the Job fails for good at t=54.6 (BackoffLimitExceeded). One conversation on the Job, with the exit code and last output; that it failed for good (t=54.6) is news, but it falls inside the 5-minute update cooldown after the announcement (spec 3.1), so within the recording it is not sent yet. It stays failed: no resolve.",
   },
 ];
 
