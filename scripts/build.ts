@@ -22,6 +22,9 @@ const flags = [
   "--format=esm",
   "--bytecode",
   "--minify-syntax",
+  // A release build: it trusts only the vendor's license key and sends telemetry (src/build-info.ts).
+  "--define",
+  'MON_BUILD="release"',
   ...(arg("--target") ? [`--target=${arg("--target")}`] : []),
   join(root, "src", "main.ts"),
   "--outfile",
