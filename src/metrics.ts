@@ -151,6 +151,20 @@ export function createMetrics() {
       "mon_component_unexpected_stops_total",
       "Required components that stopped unexpectedly.",
     ),
+    licenseState: gauge(
+      "mon_license_state",
+      "1 for the current license state (community, invalid, pending, active, grace, expired, revoked, conflict), else 0.",
+      ["state"],
+    ),
+    licenseExpiry: gauge(
+      "mon_license_expiry_timestamp_seconds",
+      "When Pro ends if the license server is never reached again (lease end while active, grace end in grace); 0 without Pro.",
+    ),
+    licenseRenewals: counter(
+      "mon_license_renewals_total",
+      "Activation and renewal attempts by result (success, rejected, error).",
+      ["result"],
+    ),
   };
 }
 

@@ -7,7 +7,8 @@ import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
-import { renderStartupNotice } from "../notify/notice.ts";
+import type { LicenseManager } from "../license/manager.ts";
+import { renderLicenseNotice, renderStartupNotice } from "../notify/notice.ts";
 import { redact } from "../notify/redact.ts";
 import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import { createRouter, type Router } from "../route/router.ts";
@@ -18,6 +19,7 @@ import { type HealthServer, startHealthServer } from "../server/health-server.ts
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { deliveryProviders } from "./delivery-providers.ts";
+import { licenseFor } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import { createObservers } from "./observe.ts";
 import { createOutgoing } from "./outgoing.ts";
@@ -46,7 +48,10 @@ export interface DaemonOptions {
   readonly dnsMetricsPort?: number;
   /** Providers and outbound client built before connecting (`mon run`); built here when absent. */
   readonly prepared?: Prepared;
-  /** The edition (spec 1.10); Community unless a test injects Pro. No user-facing switch turns Pro on. */
+  /**
+   * Fixes the edition instead of asking the license (unit-level tests of Pro behaviour). Without it the license
+   * decides (docs/license.md): `license.key` / MON_LICENSE_KEY against {license_url}.
+   */
   readonly edition?: Edition;
 }
 
@@ -59,8 +64,12 @@ export interface Daemon {
   readonly router: Router;
   /** Kubelet statistics and the metrics API. */
   readonly usage: UsageSources;
-  /** Active probes (Pro, when `activeProbeMonitor.enabled`). */
+  /** Active probes (`activeProbeMonitor.enabled`; they run while the edition is Pro). */
   readonly probes?: ProbeRunner;
+  /** The license, unless the edition was fixed. */
+  readonly license?: LicenseManager;
+  /** The edition now (it changes with the license while running). */
+  edition(): Edition;
   /** Health server URL, when serving. */
   healthUrl(): string | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
@@ -81,8 +90,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config: loaded, clock, logger, connection } = options;
   const config = loaded.config;
   const cluster = config.app.clusterName;
-  const edition: Edition = options.edition ?? "community";
-  const pro = edition === "pro";
   const metrics = createMetrics();
   const health = new HealthRegistry(
     () => clock.now(),
@@ -93,8 +100,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
 
+  // The license decides the edition before the components are built (spec 4.3); it can change while running.
+  const licenseNotices: string[] = [];
+  let editionChanged = (_next: Edition) => {};
+  const license = options.edition
+    ? undefined
+    : await licenseFor({
+        loaded,
+        connection,
+        http: prepared.http,
+        clock,
+        logger,
+        metrics,
+        onNotice: (text) => licenseNotices.push(text),
+        onEdition: (next) => editionChanged(next),
+      });
+  await license?.start();
+  let edition: Edition = options.edition ?? license?.edition() ?? "community";
+  const pro = () => edition === "pro";
+
+  // The state store is chosen at start: a state file in Pro, memory in Community (docs/license.md "Edition changes").
   const state = await openDaemonState({
-    ...(pro ? { dataDir: loaded.runtime.dataDir } : {}),
+    ...(pro() ? { dataDir: loaded.runtime.dataDir } : {}),
     ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
     clock,
     logger,
@@ -104,7 +131,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const router = createRouter({
     providers: prepared.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind, ...p.common })),
     communityProvider: config.app.communityProvider,
-    edition,
+    edition: () => edition,
     // Who holds each conversation survives a restart (Pro state file), so the resolve goes where the announcement went.
     onConversation: (id, providers) =>
       void (providers ? state.delivery.saveRoute(id, providers) : state.delivery.removeRoute(id)).catch(
@@ -114,7 +141,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const observe = createObservers({ metrics, health, logger, config, router });
   const delivery = createDelivery({
-    providers: deliveryProviders(prepared.providers, router.active),
+    // Every configured provider: the router decides who receives what in the current edition.
+    providers: deliveryProviders(
+      prepared.providers,
+      prepared.providers.map((p) => p.definition.name),
+    ),
+    isActive: (name) => router.active.includes(name),
     clock,
     logger,
     hooks: observe.delivery,
@@ -137,15 +169,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (server) logger.info(`health server on ${server.url}`);
 
   const inventory = new Inventory();
-  // The audit log is Pro (spec 2.1): one JSON entry per incident decision.
-  const audit =
-    pro && config.auditLog.enabled
-      ? createAuditLog({
-          output: config.auditLog.output,
-          stdout: options.stdout ?? ((t) => process.stdout.write(t)),
-          hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
-        })
-      : undefined;
+  // The audit log is Pro (spec 2.1): one JSON entry per incident decision, written while the edition is Pro.
+  const audit = config.auditLog.enabled
+    ? createAuditLog({
+        output: config.auditLog.output,
+        stdout: options.stdout ?? ((t) => process.stdout.write(t)),
+        hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
+      })
+    : undefined;
   const outgoing = createOutgoing({ router, delivery, metrics, logger, cluster });
   const synced = createWaiters(clock);
   const schedule = () => loop.schedule();
@@ -161,11 +192,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onRound: schedule,
     ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
   });
-  // Active probes are Pro and opt-in (spec 2.3).
-  const probes =
-    pro && config.activeProbeMonitor.enabled
-      ? probesFor(config.activeProbeMonitor, { inventory, clock, logger, health, onRound: schedule })
-      : undefined;
+  // Active probes are Pro and opt-in (spec 2.3): built when enabled, running while the edition is Pro.
+  const probes = config.activeProbeMonitor.enabled
+    ? probesFor(config.activeProbeMonitor, { inventory, clock, logger, health, onRound: schedule })
+    : undefined;
   const watcher = watchCluster({
     config,
     connection,
@@ -181,27 +211,53 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (started) return;
       started = true;
       usage.start();
-      probes?.start();
+      if (pro()) probes?.start();
       const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
         ...(state.lastAlive !== undefined ? { lastAlive: state.lastAlive } : {}),
         ...(state.reset ? { stateReset: true } : {}),
       });
       if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
+      sendLicenseNotices();
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
   let started = false;
+  let rules = rulesFor(config, edition);
+  let noticeSerial = 0;
+  // License notices wait for the first sync, after the startup message, then go out as they come.
+  const sendLicenseNotices = () => {
+    if (!started) return;
+    for (const text of licenseNotices.splice(0))
+      outgoing.notice(renderLicenseNotice(text, cluster, clock.now(), ++noticeSerial), clock.now());
+  };
+  editionChanged = (next) => {
+    if (next === edition) return;
+    edition = next;
+    rules = rulesFor(config, edition);
+    if (pro() && started) probes?.start();
+    if (!pro()) probes?.stop();
+    logger.info(
+      next === "pro"
+        ? "edition: Pro — Pro settings take effect now"
+        : "edition: Community — one provider, Pro settings have no effect until Pro returns; this process keeps its state store until it restarts",
+    );
+    observe.editionChanged();
+    sendLicenseNotices();
+  };
+  const flushNotices = () => sendLicenseNotices();
   const loop = createPassLoop({
     clock,
     inventory,
     cluster,
-    rules: rulesFor(config, edition),
+    rules: () => rules,
     evidence: logs,
     ready: () => watcher.requiredSynced(),
     usage: () => usageView(usage, probes),
     onResult(result, now) {
       observe.pass(result);
-      if (audit) for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
+      flushNotices();
+      if (audit && pro())
+        for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
       outgoing.send(result.messages, now);
     },
     onLag: (seconds) => metrics.decisionLag.observe(seconds),
@@ -219,11 +275,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     router,
     usage,
     ...(probes ? { probes } : {}),
+    ...(license ? { license } : {}),
+    edition: () => edition,
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     evidencePending: () => logs.busy(),
     passNow: () => loop.passNow(),
     async stop(drainMs = 5_000) {
+      license?.stop();
       loop.stop();
       watcher.stop();
       usage.stop();

@@ -13,6 +13,8 @@ import type { PassResult } from "./pipeline.ts";
  */
 export interface Observers {
   readonly delivery: DeliveryHooks;
+  /** The edition changed (the license decided): who receives messages now, in health, metrics and the log. */
+  editionChanged(): void;
   /** Counts and logs one pass (decisions, panics, failed detectors, unexplained events, redactions). */
   pass(result: PassResult): void;
   /** Audit entries lost (Pro): counted, logged for the first loss and then once per thousand. */
@@ -42,21 +44,24 @@ export function createObservers(options: {
     );
   }
   if (router.warning) logger.warn(router.warning);
-  health.setProviders(router.active, router.inactive);
-  if (router.active.length === 0) {
-    logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
-  } else {
-    const inactive = router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : "";
-    logger.info(`delivering to ${router.active.join(", ")}${inactive}`);
-  }
-  initDeliverySeries(metrics, router.active, {
-    retry: ["network", "timeout", "server_error", "unavailable", "rate_limited", "provider_error"],
-    dropped: ["retries_exhausted", "retry_window"],
-    deadLetter: ["unauthorized", "rejected"],
-    terminal: ["retries_exhausted", "retry_window", "unauthorized", "rejected"],
-    pending: ["outbox_full", "expired", "provider_removed"],
-  });
-  for (const provider of router.active) health.set(`provider-${provider}`, "ok");
+  const announceProviders = () => {
+    health.setProviders(router.active, router.inactive);
+    if (router.active.length === 0) {
+      logger.warn("no alert provider is configured: incidents are detected and counted but delivered nowhere");
+    } else {
+      const inactive = router.inactive.length ? ` (inactive in Community: ${router.inactive.join(", ")})` : "";
+      logger.info(`delivering to ${router.active.join(", ")}${inactive}`);
+    }
+    initDeliverySeries(metrics, router.active, {
+      retry: ["network", "timeout", "server_error", "unavailable", "rate_limited", "provider_error"],
+      dropped: ["retries_exhausted", "retry_window"],
+      deadLetter: ["unauthorized", "rejected"],
+      terminal: ["retries_exhausted", "retry_window", "unauthorized", "rejected"],
+      pending: ["outbox_full", "expired", "provider_removed"],
+    });
+    for (const provider of router.active) health.set(`provider-${provider}`, "ok");
+  };
+  announceProviders();
   const countedEvents = new Set<string>();
   let auditDrops = 0;
   let inGrace = false;
@@ -141,6 +146,7 @@ export function createObservers(options: {
 
   return {
     delivery,
+    editionChanged: announceProviders,
     auditDropped(count, why, output, error) {
       metrics.auditDropped.inc(count);
       // One line for the first loss and then one per thousand, so a stuck disk does not flood the log.

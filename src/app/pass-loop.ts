@@ -36,7 +36,8 @@ export function createPassLoop(options: {
   clock: Clock;
   inventory: Inventory;
   cluster: string;
-  rules: PreparedRules;
+  /** The rules of the current edition (they change when the license does). */
+  rules: PreparedRules | (() => PreparedRules);
   evidence: LogEvidence;
   ready: () => boolean;
   /** Usage, probes and control-plane readings of the latest rounds. */
@@ -57,6 +58,7 @@ export function createPassLoop(options: {
   const served = new Map<string, number>();
   let servedSince: number | undefined;
 
+  const rulesNow = () => (typeof options.rules === "function" ? options.rules() : options.rules);
   const pass = () => {
     scheduled = undefined;
     if (stopped || !options.ready()) return;
@@ -65,7 +67,7 @@ export function createPassLoop(options: {
     for (const key of servingServices(inventory)) served.set(key, now);
     for (const [key, at] of served) if (now - at > SERVED_MEMORY_MS) served.delete(key);
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
-    const result = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, options.rules, {
+    const result = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
     });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;

@@ -1,3 +1,4 @@
+import { endpointsFrom } from "../outbound/endpoints.ts";
 import { hostname } from "node:os";
 import type { ConfigProblem } from "./errors.ts";
 
@@ -24,6 +25,8 @@ export interface RuntimeEnv {
   readonly podNamespace: string;
   readonly podUid?: string;
   readonly nodeName?: string;
+  /** MON_LICENSE_URL, MON_TELEMETRY_URL, MON_UPDATE_URL, else the defaults (outbound/endpoints.ts). */
+  readonly endpoints: { readonly license: string; readonly telemetry: string; readonly update: string };
 }
 
 const TRUE = new Set(["true", "1", "on", "yes"]);
@@ -138,6 +141,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     ...(electionName ? { leaseName: electionName } : installationId ? { leaseName: `${installationId}-leader` } : {}),
     podName: podName ?? hostname(),
     podNamespace: env.POD_NAMESPACE?.trim() || "mon",
+    endpoints: endpointsFrom(env),
     ...(env.POD_UID ? { podUid: env.POD_UID } : {}),
     ...(env.NODE_NAME ? { nodeName: env.NODE_NAME } : {}),
   };

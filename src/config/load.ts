@@ -168,7 +168,8 @@ export function checkConfig(text: string, file: string | undefined, env: Env, do
   }
   const { alert: _checkedAbove, ...config } = result.output;
   applyEnvironment(config, runtime);
-  for (const row of rows) {
+  // With a key the license decides the edition at start (the daemon says so if Pro does not come).
+  for (const row of config.license.key ? [] : rows) {
     if (!row.meta.pro || !hasKey(yaml.data, row.key)) continue;
     const message = `${row.key} is a Pro setting; it has no effect in Community (no license)`;
     add({ level: "warning", rule: "pro_only", key: row.key, message });

@@ -96,6 +96,8 @@ export function createDelivery(options: {
   clean?: (text: string) => string;
   /** A fallback joined an incident's conversation: its later messages go there too (route/). */
   onJoin?: (incidentId: string, provider: string) => void;
+  /** Whether a provider receives messages in the current edition: a fallback must (Community keeps one). */
+  isActive?: (provider: string) => boolean;
 }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
@@ -126,7 +128,8 @@ export function createDelivery(options: {
   const report = (provider: string) => hooks.queueDepth?.(provider, queues.depth(provider));
 
   const handOver = (job: Job, failure: DeliveryFailure) => {
-    const next = fallbackFor(job.provider, job.message, byName, (id, p) => sentTo.get(id)?.has(p) ?? false);
+    const found = fallbackFor(job.provider, job.message, byName, (id, p) => sentTo.get(id)?.has(p) ?? false);
+    const next = found && (options.isActive?.(found.to) ?? true) ? found : undefined;
     if (!next) {
       hooks.lost?.(job, failure);
       return;

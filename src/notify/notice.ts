@@ -51,3 +51,32 @@ export function renderStartupNotice(version: string, cluster: string, now: numbe
     delivery: "notice",
   };
 }
+
+/**
+ * A license notice (spec 3.4, 6: license notices, once per change): Pro enabled, ending in 14 or 3 days,
+ * grace, Pro disabled with the reason. One plain sentence, 🟠 when Pro is at risk or ended, 🔵 otherwise. Pure.
+ */
+export function renderLicenseNotice(sentence: string, cluster: string, now: number, serial: number): Message {
+  const name = cluster || "cluster";
+  const mark = /disabled|grace|ends on/.test(sentence) ? "notify" : "low";
+  const text = `${STATUS_EMOJI[mark]} ${sentence} [${name}]`;
+  return {
+    id: `license@${now}#${serial}`,
+    incidentId: `license@${now}#${serial}`,
+    action: "announce",
+    mark,
+    emoji: STATUS_EMOJI[mark],
+    tier: mark === "notify" ? "warning" : "normal",
+    mode: "notify",
+    title: sentence,
+    text,
+    markdown: text,
+    root: { kind: "Cluster", name },
+    reason: "License",
+    findings: [],
+    news: [],
+    dedupKey: `mon-${name}-license-${now}-${serial}`,
+    at: now,
+    delivery: "notice",
+  };
+}

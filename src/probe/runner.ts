@@ -103,12 +103,16 @@ export function createProbeRunner(options: {
   return {
     round,
     start() {
+      // Idempotent, and restartable: the edition can come and go while running.
+      if (!stopped && timer) return;
+      stopped = false;
       options.health.set("probes", "ok");
       loop();
     },
     stop() {
       stopped = true;
       timer?.();
+      timer = undefined;
     },
     latest() {
       const failing = [...streaks.values()]

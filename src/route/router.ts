@@ -13,9 +13,9 @@ export interface RoutedProvider {
 
 /** Who hears what, and which configured providers are inactive (spec 1.10, 2.1 app.communityProvider, 6). */
 export interface Router {
-  /** Providers that receive messages. */
+  /** Providers that receive messages in the current edition. */
   readonly active: readonly string[];
-  /** Configured providers that receive nothing in this edition. */
+  /** Configured providers that receive nothing in the current edition. */
   readonly inactive: readonly string[];
   /** A warning to log once at startup, when `app.communityProvider` names no configured provider. */
   readonly warning?: string;
@@ -44,18 +44,20 @@ export interface Router {
 export function createRouter(options: {
   providers: readonly RoutedProvider[];
   communityProvider?: string;
-  edition?: Edition;
+  /** The edition, or how to read it when it changes while running (the license decides it). */
+  edition?: Edition | (() => Edition);
   onConversation?: (incidentId: string, providers: readonly string[] | undefined) => void;
 }): Router {
   const names = options.providers.map((p) => p.name).sort();
-  const pro = options.edition === "pro";
+  const edition = typeof options.edition === "function" ? options.edition : () => options.edition ?? "community";
   const wanted = options.communityProvider ?? "";
   const kept = wanted && names.includes(wanted) ? wanted : names[0];
   const warning =
-    !pro && wanted && !names.includes(wanted)
+    wanted && !names.includes(wanted)
       ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}`
       : undefined;
-  const active = pro ? names : kept ? [kept] : [];
+  const community = kept ? [kept] : [];
+  const activeNow = () => (edition() === "pro" ? names : community);
   const byName = new Map(options.providers.map((p) => [p.name, p] as const));
   const conversations = new Map<string, readonly string[]>();
   // Every change of who holds a conversation is reported, so it can be kept across restarts (state/).
@@ -65,7 +67,8 @@ export function createRouter(options: {
     options.onConversation?.(id, targets);
   };
   const pages = (name: string) => byName.get(name)?.kind === "paging" || byName.get(name)?.kind === "tracker";
-  const routed = (name: string, message: Message) => !pro || routesMatch(byName.get(name)?.routes, problemsOf(message));
+  const routed = (name: string, message: Message) =>
+    edition() !== "pro" || routesMatch(byName.get(name)?.routes, problemsOf(message));
   const join = (id: string, targets: readonly string[]) =>
     remember(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
   const job = (provider: string, message: Message, now: number, openedResolved?: Message): Job => ({
@@ -78,10 +81,17 @@ export function createRouter(options: {
   });
 
   return {
-    active,
-    inactive: names.filter((n) => !active.includes(n)),
+    get active() {
+      return activeNow();
+    },
+    get inactive() {
+      const active = activeNow();
+      return names.filter((n) => !active.includes(n));
+    },
     ...(warning ? { warning } : {}),
     route(message, now, openedResolved) {
+      const active = activeNow();
+      const pro = edition() === "pro";
       let targets: readonly string[];
       if (message.delivery === "notice") {
         // Plain notices go to every provider but paging tools and trackers, whatever their routes (spec 6).
@@ -109,12 +119,13 @@ export function createRouter(options: {
         targets = conversations.get(message.incidentId) ?? active.filter((n) => routed(n, message));
         if (message.action === "resolve") remember(message.incidentId, undefined);
       }
-      return targets.map((provider) => job(provider, message, now, openedResolved));
+      // A conversation begun in Pro continues, after Pro ended, only with the provider Community keeps.
+      return targets.filter((n) => active.includes(n)).map((provider) => job(provider, message, now, openedResolved));
     },
     restore(entries) {
       // A provider no longer configured cannot continue a conversation; the others still do.
       for (const [id, providers] of entries) {
-        const kept = providers.filter((p) => active.includes(p));
+        const kept = providers.filter((p) => names.includes(p));
         if (kept.length) conversations.set(id, kept);
       }
     },

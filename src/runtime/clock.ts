@@ -12,12 +12,15 @@ export interface Clock {
   setTimer(fn: () => void, delayMs: number): Cancel;
   /** Resolves after `delayMs` milliseconds, or rejects with the signal's reason when aborted. */
   sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
+  /** Elapsed milliseconds from an arbitrary origin that setting the wall clock cannot move. */
+  monotonic?(): number;
 }
 
 /** The wall clock: the only place outside `runtime/` tests where real time is read. */
 export function createSystemClock(): Clock {
   return {
     now: () => Date.now(),
+    monotonic: () => performance.now(),
     setTimer(fn, delayMs) {
       const handle = setTimeout(fn, Math.max(0, delayMs));
       return () => clearTimeout(handle);
@@ -57,6 +60,8 @@ export function createFakeClock(startMs = Date.UTC(2026, 0, 1)): FakeClock {
   };
   return {
     now: () => now,
+    // Time only moves forward here, so the fake clock is its own monotonic source.
+    monotonic: () => now,
     setTimer,
     sleep: (delayMs, signal) => sleepWith(setTimer, delayMs, signal),
     pending: () => timers.size,

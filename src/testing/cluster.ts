@@ -20,6 +20,8 @@ export interface TestCluster {
   readonly clock: FakeClock;
   /** Waits until the daemon's Inventory has seen the simulator's latest change, then runs a pass. */
   settle(): Promise<void>;
+  /** Stops the daemon only (a restart test starts another on the same simulator and clock). */
+  stopDaemon(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,10 +43,15 @@ export async function startTestCluster(
     dnsMetricsPort?: number;
     dataDir?: string;
     startupMessage?: boolean;
+    /** More environment (MON_LICENSE_URL, POD_NAMESPACE …). */
+    env?: Record<string, string>;
+    /** Reuse a simulator and clock (a restart). */
+    sim?: Simulator;
+    clock?: FakeClock;
   } = {},
 ): Promise<TestCluster> {
-  const sim = await startSimulator();
-  const clock = createFakeClock(Date.now());
+  const sim = options.sim ?? (await startSimulator());
+  const clock = options.clock ?? createFakeClock(Date.now());
   const config = parseConfig(
     stringify({
       ...options.config,
@@ -53,7 +60,7 @@ export async function startTestCluster(
       alert,
     }),
     "test.yaml",
-    { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")) },
+    { MON_DATA_DIR: options.dataDir ?? mkdtempSync(join(tmpdir(), "mon-data-")), ...options.env },
   );
   const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
   const daemon = await startDaemon({
@@ -80,6 +87,7 @@ export async function startTestCluster(
         daemon.passNow();
       }
     },
+    stopDaemon: () => daemon.stop(0),
     async stop() {
       await daemon.stop(0);
       await sim.stop();

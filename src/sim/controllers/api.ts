@@ -44,6 +44,8 @@ export interface ControllerApi {
 
 /** A ControllerApi over `store`; `now` is the simulator's clock (epoch ms). */
 export function controllerApi(store: ObjectStore, registry: TypeRegistry, now: () => number): ControllerApi {
+  // Event names are `<object>.<hex>` as the recorder writes them; a counter keeps two in one millisecond apart.
+  let eventSerial = 0;
   const typeOf = (kind: string): ResourceType => {
     const found = registry.findByKind(KINDS[kind] ?? "v1", kind);
     if (!found) throw new Error(`the simulator does not serve ${kind}`);
@@ -95,7 +97,9 @@ export function controllerApi(store: ObjectStore, registry: TypeRegistry, now: (
         return;
       }
       store.create(typeOf("Event"), namespace, {
-        metadata: { name: `${object.metadata.name}.${(now() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}` },
+        metadata: {
+          name: `${object.metadata.name}.${now().toString(16)}${(eventSerial++).toString(16).padStart(4, "0")}`,
+        },
         involvedObject: {
           kind: object.kind,
           namespace: object.metadata.namespace,

@@ -1,0 +1,53 @@
+import type { LoadedConfig } from "../config/load.ts";
+import { clusterUuid } from "../kube/cluster-uuid.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import { createLicenseClient } from "../license/client.ts";
+import { instanceSecretStore } from "../license/instance-secret.ts";
+import { trustedKeys } from "../license/keys.ts";
+import { createLicenseManager, type LicenseManager } from "../license/manager.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Edition } from "../model/edition.ts";
+import type { HttpClient } from "../outbound/client.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { VERSION } from "../version.ts";
+
+/**
+ * Builds the leader's license manager (docs/license.md) from the configuration: the key (`license.key`, or
+ * MON_LICENSE_KEY which wins), {license_url} (MON_LICENSE_URL), the instance Secret in mon's namespace
+ * (POD_NAMESPACE), the cluster UUID, and the keys this build trusts. Nothing is called until `start()`.
+ */
+export async function licenseFor(options: {
+  loaded: LoadedConfig;
+  connection: KubeConnection;
+  http: HttpClient;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  onNotice(text: string): void;
+  onEdition(edition: Edition): void;
+}): Promise<LicenseManager> {
+  const key = options.loaded.config.license.key || undefined;
+  const keys = trustedKeys();
+  // The cluster UUID is read only when there is a key: without one, no license call is made at all.
+  const uuid = key ? (await clusterUuid(options.connection)).uuid : "";
+  return createLicenseManager({
+    ...(key ? { key } : {}),
+    client: createLicenseClient({
+      url: options.loaded.runtime.endpoints.license,
+      http: options.http,
+      keys,
+      clusterUuid: uuid,
+      monVersion: VERSION,
+    }),
+    store: instanceSecretStore(options.connection, options.loaded.runtime.podNamespace),
+    keys,
+    clusterUuid: uuid,
+    clock: options.clock,
+    ...(options.clock.monotonic ? { monotonic: () => options.clock.monotonic?.() ?? 0 } : {}),
+    logger: options.logger,
+    metrics: options.metrics,
+    onNotice: options.onNotice,
+    onEdition: options.onEdition,
+  });
+}
