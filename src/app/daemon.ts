@@ -232,6 +232,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   editionChanged = (next) => {
     if (next === edition) return;
+    // The notice of the change goes to everyone who received messages before it ("Pro disabled" to every
+    // provider): it is routed before the edition changes.
+    sendLicenseNotices();
+    void outgoing.settled().then(() => switchEdition(next));
+  };
+  const switchEdition = (next: Edition) => {
+    if (next === edition) return;
     edition = next;
     rules = rulesFor(config, edition);
     if (pro() && started) probes?.start();

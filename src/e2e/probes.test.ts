@@ -42,7 +42,10 @@ describe("active probes: the daemon against the simulator", () => {
       seedShop(sim, clock.now());
       await cluster.settle();
       if (edition === "community") {
-        expect(daemon.probes).toBeUndefined();
+        // Built (the license may turn Pro on while running) but never run: no round, no target checked.
+        await clock.advance(120_000);
+        expect(daemon.probes?.latest()).toEqual([]);
+        expect(daemon.health.report().components.probes).toBeUndefined();
         return;
       }
       const probes = daemon.probes!;

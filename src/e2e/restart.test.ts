@@ -6,23 +6,30 @@ import { join } from "node:path";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
 import { crashPod, seedShop } from "../testing/cluster.ts";
+import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
 
-const ENTRY = join(import.meta.dir, "..", "testing", "daemon-process.ts");
+const MAIN = join(import.meta.dir, "..", "main.ts");
 let sim: Simulator | undefined;
 let hook: CaptureServer | undefined;
+let licenses: LicenseServer | undefined;
 const children: ChildProcess[] = [];
 afterEach(async () => {
   for (const c of children.splice(0)) c.kill("SIGKILL");
   await hook?.close();
+  await licenses?.close();
   await sim?.stop();
-  sim = hook = undefined;
+  sim = hook = licenses = undefined;
 });
 
-/** Starts the Pro daemon in its own process; its log is kept for the failure message. */
+/**
+ * Starts `mon run` in its own process, Pro through the test license server (the persisted outbox and state
+ * file are Pro); its log is kept for the failure message.
+ */
 function daemon(files: { kubeconfig: string; config: string; data: string }): { child: ChildProcess; log: string[] } {
   const log: string[] = [];
-  const child = spawn(process.execPath, [ENTRY, files.kubeconfig, files.config, files.data], {
+  const child = spawn(process.execPath, [MAIN, "run", "--kubeconfig", files.kubeconfig, "--config", files.config], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, MON_DATA_DIR: files.data, MON_LICENSE_URL: licenses?.url ?? "", POD_NAMESPACE: "mon" },
   });
   child.stdout?.on("data", (b) => log.push(String(b)));
   child.stderr?.on("data", (b) => log.push(String(b)));
@@ -33,13 +40,16 @@ function daemon(files: { kubeconfig: string; config: string; data: string }): { 
 describe("restart: the outbox survives the process (spec 1.9, 6)", () => {
   test("SIGKILL with a message in the outbox: the next process delivers it; a corrupted state.db is set aside and mon keeps running", async () => {
     sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
     hook = await startCaptureServer();
+    licenses = await startLicenseServer(() => Date.now());
+    const key = licenses.addLicense();
     const dir = mkdtempSync(join(tmpdir(), "mon-restart-"));
     const files = { kubeconfig: join(dir, "kubeconfig"), config: join(dir, "config.yaml"), data: join(dir, "data") };
     writeFileSync(files.kubeconfig, sim.kubeconfig());
     writeFileSync(
       files.config,
-      `app:\n  clusterName: prod\nhealthCheck:\n  enabled: false\nalert:\n  webhook:\n    url: ${hook.url}/mon\n`,
+      `app:\n  clusterName: prod\nhealthCheck:\n  enabled: false\nlicense:\n  key: ${key}\nalert:\n  webhook:\n    url: ${hook.url}/mon\n`,
     );
     seedShop(sim, Date.now());
     crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
@@ -61,7 +71,10 @@ describe("restart: the outbox survives the process (spec 1.9, 6)", () => {
       `the resumed message (log: ${second.log.join("")})`,
       20_000,
     );
-    expect(second.log.join("")).toContain("resumed 1 message(s) left in the outbox by the previous process");
+    expect(second.log.join("")).toMatch(/resumed \d+ message\(s\) left in the outbox by the previous process/);
+    // The second process renewed the binding the first one made: one activation in all.
+    expect(licenses.calls("/v1/activate")).toBe(1);
+    expect(licenses.calls("/v1/renew")).toBeGreaterThanOrEqual(1);
     second.child.kill("SIGKILL");
     await new Promise((r) => second.child.once("exit", r));
 

@@ -26,6 +26,8 @@ export interface SimServerOptions {
   readonly port?: number;
   /** Interval between watch BOOKMARK events in ms (kube-apiserver: about 60 s). */
   readonly bookmarkIntervalMs?: number;
+  /** Timers for watch bookmarks (a test's fake clock); real timers by default. */
+  readonly timers?: { setTimer(fn: () => void, delayMs: number): () => void };
   /** Names of /readyz checks that fail right now. */
   readonly readyzFailing?: () => readonly string[];
   /** Container logs: `(namespace, pod, container, previous)` → text, or undefined when none are recorded. */
@@ -520,18 +522,26 @@ function serveWatch(
     return;
   }
   const timers: ReturnType<typeof setTimeout>[] = [];
+  let cancelBookmark: (() => void) | undefined;
   if (bookmarks) {
     const every = ctx.bookmarkIntervalMs ?? 60_000;
-    const interval = setInterval(
-      () => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) }),
-      every,
-    );
-    timers.push(interval);
+    const send = () => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) });
+    if (ctx.timers) {
+      const source = ctx.timers;
+      const arm = () => {
+        cancelBookmark = source.setTimer(() => {
+          send();
+          arm();
+        }, every);
+      };
+      arm();
+    } else timers.push(setInterval(send, every));
   }
   const timeout = Number(q.get("timeoutSeconds") ?? 0);
   if (timeout > 0) timers.push(setTimeout(() => res.end(), timeout * 1000));
   const cleanup = () => {
     stop();
+    cancelBookmark?.();
     for (const t of timers) clearTimeout(t);
     ctx.streams.delete(res);
   };

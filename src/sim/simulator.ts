@@ -24,6 +24,8 @@ export interface SimulatorOptions {
    * hand, and timeline replays, want nothing else to write.
    */
   readonly controllers?: ControllerClock;
+  /** Timers for watch bookmarks (every `bookmarkIntervalMs`): a test's fake clock, so watches never look idle. */
+  readonly timers?: { setTimer(fn: () => void, delayMs: number): () => void };
 }
 
 /** A running simulator: the API server, its store, and the credentials a client needs. */
@@ -116,6 +118,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     readyzFailing: () => readyzFailing,
     port: options.port,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
+    ...(options.timers ? { timers: options.timers } : {}),
     now,
   });
   const namespaces = typeOf(registry, "v1", "Namespace");

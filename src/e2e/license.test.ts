@@ -1,0 +1,251 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
+
+/**
+ * Pro through the real license path (docs/license.md): the daemon reads `license.key`, activates against the
+ * test license server on loopback (MON_LICENSE_URL), keeps its binding in the instance Secret, and switches
+ * the edition while running. Days pass on the fake clock.
+ */
+const DAY = 86_400_000;
+/** Days of cluster time take a while to live through, more so on a busy machine. */
+const DAYS = 240_000;
+const HOUR = 3_600_000;
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+}, 60_000);
+
+const secrets = mkdtempSync(join(tmpdir(), "mon-license-"));
+let hookSerial = 0;
+/** A Slack incoming-webhook URL through a `${file:}` credential, as Slack must be configured. */
+const slackHook = (url: string) => {
+  const path = join(secrets, `hook-${++hookSerial}`);
+  writeFileSync(path, `${url}\n`);
+  return `\${file:${path}}`;
+};
+
+interface World {
+  readonly clock: FakeClock;
+  readonly sim: Simulator;
+  readonly licenses: LicenseServer;
+  readonly slack: CaptureServer;
+  readonly webhook: CaptureServer;
+}
+
+async function world(clock = createFakeClock(Date.now())): Promise<World> {
+  // Bookmarks on the fake clock: while days pass, the watches stay alive as they would on a real cluster.
+  const sim = await startSimulator({ timers: clock, bookmarkIntervalMs: 170_000 });
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+  const licenses = await startLicenseServer(() => clock.now());
+  const slack = await startCaptureServer();
+  const webhook = await startCaptureServer();
+  cleanups.push(async () => {
+    await sim.stop();
+    await licenses.close();
+    await slack.close();
+    await webhook.close();
+  });
+  return { clock, sim, licenses, slack, webhook };
+}
+
+async function run(w: World, key: string | undefined, clock: FakeClock = w.clock): Promise<TestCluster> {
+  const cluster = await startTestCluster(
+    {
+      slack: { webhook: slackHook(`${w.slack.url}/services/T1/B1/x`) },
+      webhook: { url: `${w.webhook.url}/mon` },
+    },
+    {
+      cluster: "prod",
+      // Days pass in these tests: no periodic relist (it would only cost time here).
+      config: { resyncSeconds: 0, ...(key ? { license: { key } } : {}) },
+      env: { MON_LICENSE_URL: w.licenses.url },
+      sim: w.sim,
+      clock,
+    },
+  );
+  cleanups.push(() => cluster.stopDaemon());
+  return cluster;
+}
+
+const stateOf = async (cluster: TestCluster) => {
+  const text = await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_license_state");
+  return /mon_license_state\{state="(\w+)"\} 1/.exec(text)?.[1];
+};
+const texts = (s: CaptureServer) => s.requests.map((r) => r.json().text as string);
+const notices = (s: CaptureServer) => texts(s).filter((t) => /Pro|license/.test(t));
+
+/** Moves the clock `ms` forward in hour steps, as the daemon's timers would live it. */
+async function pass(cluster: TestCluster, ms: number): Promise<void> {
+  const until = cluster.clock.now() + ms;
+  while (cluster.clock.now() < until) {
+    await cluster.clock.advance(Math.min(HOUR, until - cluster.clock.now()));
+    await cluster.daemon.delivery.drain(2_000);
+  }
+}
+
+describe("Pro through a real license", () => {
+  test(
+    "a key activates Pro: both providers hear the incident, and 'Pro enabled' once",
+    async () => {
+      const w = await world();
+      const key = w.licenses.addLicense();
+      const cluster = await run(w, key);
+      expect(cluster.daemon.edition()).toBe("pro");
+      expect(await stateOf(cluster)).toBe("active");
+      seedShop(w.sim, w.clock.now());
+      await cluster.settle();
+      crashPod(w.sim, "shop", "web-abc12-p0", 3, w.clock.now());
+      await cluster.settle();
+      await w.slack.waitFor(2);
+      await w.webhook.waitFor(2);
+      expect(w.webhook.requests.map((r) => r.json().action)).toEqual(["announce", "announce"]);
+      expect(notices(w.webhook)).toEqual([expect.stringContaining("mon Pro is enabled: license LIC-")]);
+      expect(w.webhook.requests[1]!.json()).toMatchObject({ incidentId: "Deployment/shop/web" });
+      expect(w.licenses.calls("/v1/activate")).toBe(1);
+      // The binding is kept in the instance Secret; the key itself is not.
+      const secret = w.sim.store.get(w.sim.typeOf("", "v1", "secrets"), "mon", "mon-license-instance");
+      expect(Object.keys(secret.data).sort()).toEqual([
+        "clock-high-water",
+        "instance-key",
+        "key-sha256",
+        "lease",
+        "license-id",
+        "state",
+      ]);
+      expect(JSON.stringify(secret.data)).not.toContain(Buffer.from(key).toString("base64"));
+    },
+    DAYS,
+  );
+
+  test(
+    "without the server: grace when the lease ends, Community after 7 days, with the notices in order",
+    async () => {
+      const w = await world();
+      const cluster = await run(w, w.licenses.addLicense());
+      seedShop(w.sim, w.clock.now());
+      await cluster.settle();
+      w.licenses.setOffline(true);
+      await pass(cluster, 3 * DAY + HOUR);
+      expect(await stateOf(cluster)).toBe("grace");
+      expect(cluster.daemon.edition()).toBe("pro");
+      await pass(cluster, 4 * DAY);
+      expect(await stateOf(cluster)).toBe("expired");
+      expect(cluster.daemon.edition()).toBe("community");
+      expect(notices(w.webhook)).toEqual([
+        expect.stringContaining("mon Pro is enabled"),
+        expect.stringContaining("Pro continues in grace until"),
+        expect.stringContaining("mon Pro is disabled: the license server was not reached in 7 days"),
+      ]);
+      // Community from now on: one provider (the first by name: slack) hears the next incident.
+      const before = { slack: w.slack.requests.length, webhook: w.webhook.requests.length };
+      crashPod(w.sim, "shop", "web-abc12-p0", 3, w.clock.now());
+      await cluster.settle();
+      await w.slack.waitFor(before.slack + 1);
+      await cluster.daemon.delivery.drain(2_000);
+      expect(w.webhook.requests.length).toBe(before.webhook);
+      // The server back: Pro again at the next retry.
+      w.licenses.setOffline(false);
+      await pass(cluster, 2 * HOUR);
+      expect(cluster.daemon.edition()).toBe("pro");
+    },
+    DAYS,
+  );
+
+  test(
+    "revoked: the next daily renewal ends Pro with the reason",
+    async () => {
+      const w = await world();
+      const key = w.licenses.addLicense();
+      const cluster = await run(w, key);
+      await cluster.settle();
+      w.licenses.revoke(key);
+      await pass(cluster, DAY + HOUR);
+      expect(await stateOf(cluster)).toBe("revoked");
+      expect(notices(w.webhook).at(-1)).toBe(
+        "🟠 mon Pro is disabled: the license was revoked. mon continues as Community. [prod]",
+      );
+    },
+    DAYS,
+  );
+
+  test(
+    "one license, one cluster: a second cluster with the same key is in conflict and stays Community",
+    async () => {
+      const w = await world();
+      const key = w.licenses.addLicense();
+      await run(w, key);
+      const other = await world(w.clock);
+      const second = await run({ ...other, licenses: w.licenses }, key);
+      expect(await stateOf(second)).toBe("conflict");
+      expect(second.daemon.edition()).toBe("community");
+    },
+    DAYS,
+  );
+
+  test(
+    "an unknown key is invalid; an unreachable server at first activation is pending; a forged server grants nothing",
+    async () => {
+      const w = await world();
+      const invalid = await run(w, "MONPRO-not-a-real-key");
+      expect(await stateOf(invalid)).toBe("invalid");
+      await invalid.stopDaemon();
+      w.licenses.setOffline(true);
+      const pending = await run(w, w.licenses.addLicense());
+      expect(await stateOf(pending)).toBe("pending");
+      expect(pending.daemon.edition()).toBe("community");
+      await pending.stopDaemon();
+      w.licenses.setOffline(false);
+      w.licenses.setForged(true);
+      const forged = await run(w, w.licenses.addLicense());
+      expect(await stateOf(forged)).toBe("pending");
+      expect(forged.daemon.edition()).toBe("community");
+    },
+    DAYS,
+  );
+
+  test(
+    "the installer's 'remove key': deactivated-at on the instance Secret releases the binding and ends Pro",
+    async () => {
+      const w = await world();
+      const cluster = await run(w, w.licenses.addLicense());
+      await cluster.settle();
+      const secrets = w.sim.typeOf("", "v1", "secrets");
+      w.sim.store.patch(secrets, "mon", "mon-license-instance", "application/merge-patch+json", {
+        data: { "deactivated-at": Buffer.from(new Date(w.clock.now()).toISOString()).toString("base64") },
+      });
+      await pass(cluster, 2 * 60_000);
+      expect(await stateOf(cluster)).toBe("community");
+      expect(w.licenses.calls("/v1/release")).toBe(1);
+      await waitUntil(() => notices(w.webhook).length === 2, "the 'Pro disabled' notice");
+      expect(notices(w.webhook)[1]).toContain("mon Pro is disabled: the license key was removed");
+    },
+    DAYS,
+  );
+
+  test(
+    "setting the clock back a day across a restart extends nothing: grace comes after the same real time",
+    async () => {
+      const w = await world();
+      const key = w.licenses.addLicense();
+      const first = await run(w, key);
+      w.licenses.setOffline(true);
+      await pass(first, 2 * DAY + 12 * HOUR);
+      await first.stopDaemon();
+      // The node's clock is set back a day; mon restarts with it.
+      const behind = createFakeClock(w.clock.now() - DAY);
+      const second = await run(w, key, behind);
+      expect(await stateOf(second)).toBe("active");
+      await pass(second, 13 * HOUR);
+      // 3 days and an hour of real time since the last answer: the lease is over, whatever the clock says.
+      expect(await stateOf(second)).toBe("grace");
+    },
+    DAYS,
+  );
+});
