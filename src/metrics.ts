@@ -160,6 +160,18 @@ export function createMetrics() {
       "mon_license_expiry_timestamp_seconds",
       "When Pro ends if the license server is never reached again (lease end while active, grace end in grace); 0 without Pro.",
     ),
+    telemetryAttempts: counter("mon_telemetry_attempts_total", "Telemetry heartbeats attempted."),
+    telemetrySuccesses: counter("mon_telemetry_successes_total", "Telemetry heartbeats the server accepted."),
+    telemetryRetries: counter("mon_telemetry_retries_total", "Telemetry heartbeats scheduled again after a failure."),
+    telemetryFailures: counter(
+      "mon_telemetry_failures_total",
+      "Telemetry failures by reason (state_read, invalid_identity, network, http_status, state_write).",
+      ["reason"],
+    ),
+    heartbeatFailures: counter(
+      "mon_heartbeat_failures_total",
+      "heartbeatMonitor pings that failed or were answered with a non-2xx status.",
+    ),
     licenseRenewals: counter(
       "mon_license_renewals_total",
       "Activation and renewal attempts by result (success, rejected, error).",

@@ -8,7 +8,7 @@ import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import type { LicenseManager } from "../license/manager.ts";
-import { renderLicenseNotice, renderStartupNotice } from "../notify/notice.ts";
+import { renderNotice, renderStartupNotice } from "../notify/notice.ts";
 import { redact } from "../notify/redact.ts";
 import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import { createRouter, type Router } from "../route/router.ts";
@@ -19,6 +19,7 @@ import { type HealthServer, startHealthServer } from "../server/health-server.ts
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { deliveryProviders } from "./delivery-providers.ts";
+import { createCallHome } from "./callhome.ts";
 import { licenseFor } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import { createObservers } from "./observe.ts";
@@ -53,6 +54,8 @@ export interface DaemonOptions {
    * decides (docs/license.md): `license.key` / MON_LICENSE_KEY against {license_url}.
    */
   readonly edition?: Edition;
+  /** The kind of build (src/build-info.ts); tests of telemetry and the update check pass `release`. */
+  readonly build?: "release" | "development";
 }
 
 /** A running daemon (`mon run`). */
@@ -178,6 +181,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       })
     : undefined;
   const outgoing = createOutgoing({ router, delivery, metrics, logger, cluster });
+  const callHome = createCallHome({
+    loaded,
+    connection,
+    http: prepared.http,
+    store: state.store,
+    clock,
+    logger,
+    metrics,
+    health,
+    edition: () => edition,
+    notice: (sentence) =>
+      outgoing.notice(renderNotice(sentence, cluster, clock.now(), ++noticeSerial, "Upgrade"), clock.now()),
+    ...(options.build ? { build: options.build } : {}),
+  });
   const synced = createWaiters(clock);
   const schedule = () => loop.schedule();
   const logs = createLogEvidence({ connection, clock, metrics, onReady: schedule });
@@ -218,6 +235,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       });
       if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
       sendLicenseNotices();
+      callHome.started();
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
@@ -228,7 +246,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const sendLicenseNotices = () => {
     if (!started) return;
     for (const text of licenseNotices.splice(0))
-      outgoing.notice(renderLicenseNotice(text, cluster, clock.now(), ++noticeSerial), clock.now());
+      outgoing.notice(renderNotice(text, cluster, clock.now(), ++noticeSerial), clock.now());
   };
   editionChanged = (next) => {
     if (next === edition) return;
@@ -243,6 +261,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     rules = rulesFor(config, edition);
     if (pro() && started) probes?.start();
     if (!pro()) probes?.stop();
+    callHome.editionChanged(edition);
     logger.info(
       next === "pro"
         ? "edition: Pro — Pro settings take effect now"
@@ -290,6 +309,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     passNow: () => loop.passNow(),
     async stop(drainMs = 5_000) {
       license?.stop();
+      callHome.stop();
       loop.stop();
       watcher.stop();
       usage.stop();

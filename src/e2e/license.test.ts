@@ -55,7 +55,12 @@ async function world(clock = createFakeClock(Date.now())): Promise<World> {
   return { clock, sim, licenses, slack, webhook };
 }
 
-async function run(w: World, key: string | undefined, clock: FakeClock = w.clock): Promise<TestCluster> {
+async function run(
+  w: World,
+  key: string | undefined,
+  clock: FakeClock = w.clock,
+  more: { config?: Record<string, unknown>; env?: Record<string, string>; build?: "release" } = {},
+): Promise<TestCluster> {
   const cluster = await startTestCluster(
     {
       slack: { webhook: slackHook(`${w.slack.url}/services/T1/B1/x`) },
@@ -64,10 +69,11 @@ async function run(w: World, key: string | undefined, clock: FakeClock = w.clock
     {
       cluster: "prod",
       // Days pass in these tests: no periodic relist (it would only cost time here).
-      config: { resyncSeconds: 0, ...(key ? { license: { key } } : {}) },
-      env: { MON_LICENSE_URL: w.licenses.url },
+      config: { resyncSeconds: 0, ...(key ? { license: { key } } : {}), ...more.config },
+      env: { MON_LICENSE_URL: w.licenses.url, ...more.env },
       sim: w.sim,
       clock,
+      ...(more.build ? { build: more.build } : {}),
     },
   );
   cleanups.push(() => cluster.stopDaemon());
@@ -245,6 +251,63 @@ describe("Pro through a real license", () => {
       await pass(second, 13 * HOUR);
       // 3 days and an hour of real time since the last answer: the lease is over, whatever the clock says.
       expect(await stateOf(second)).toBe("grace");
+    },
+    DAYS,
+  );
+
+  test(
+    "heartbeatMonitor runs with Pro: a ping at start and every interval; a failing one degrades heartbeat",
+    async () => {
+      const w = await world();
+      const ping = await startCaptureServer();
+      cleanups.push(() => ping.close());
+      const url = join(secrets, "heartbeat-url");
+      writeFileSync(url, `${ping.url}/ping/abc\n`);
+      const cluster = await run(w, w.licenses.addLicense(), w.clock, {
+        config: { heartbeatMonitor: { enabled: true, interval: 60, url: `\${file:${url}}` } },
+      });
+      await cluster.settle();
+      await ping.waitFor(1);
+      await cluster.clock.advance(60_000);
+      await ping.waitFor(2);
+      expect(ping.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /ping/abc", "GET /ping/abc"]);
+      ping.setDefault({ status: 500, body: "no" });
+      await cluster.clock.advance(60_000);
+      await waitUntil(
+        () => cluster.daemon.health.report().components.heartbeat?.reason === "heartbeat_failed",
+        "the heartbeat to be degraded",
+      );
+      expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_heartbeat_failures_total")).toContain(
+        "mon_heartbeat_failures_total 1",
+      );
+    },
+    DAYS,
+  );
+
+  test(
+    "a release build with Pro's state file sends telemetry a minute after start and names a newer version once",
+    async () => {
+      const w = await world();
+      const home = await startCaptureServer();
+      cleanups.push(() => home.close());
+      home.setDefault((r) =>
+        r.path === "/v1/latest"
+          ? { status: 200, body: JSON.stringify({ version: "9.9.9" }) }
+          : { status: 202, body: "" },
+      );
+      const cluster = await run(w, w.licenses.addLicense(), w.clock, {
+        env: { MON_TELEMETRY_URL: home.url, MON_UPDATE_URL: home.url, CI: "" },
+        build: "release",
+      });
+      await cluster.settle();
+      await waitUntil(() => texts(w.webhook).some((t) => t.includes("mon 9.9.9 is available")), "the upgrade notice");
+      await cluster.clock.advance(60_000);
+      const beat = (await home.waitFor(2)).find((r) => r.path === "/telemetry/heartbeat");
+      expect(beat!.headers["user-agent"]).toBe("mon-telemetry/1");
+      expect(Object.keys(beat!.json()).sort()).toEqual(["cluster_uuid", "mon_version"]);
+      expect(beat!.json().cluster_uuid).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
     },
     DAYS,
   );

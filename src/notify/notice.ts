@@ -53,16 +53,23 @@ export function renderStartupNotice(version: string, cluster: string, now: numbe
 }
 
 /**
- * A license notice (spec 3.4, 6: license notices, once per change): Pro enabled, ending in 14 or 3 days,
- * grace, Pro disabled with the reason. One plain sentence, 🟠 when Pro is at risk or ended, 🔵 otherwise. Pure.
+ * A plain notice of mon itself (spec 6): a license notice (once per change: Pro enabled, ending in 14 or 3
+ * days, grace, Pro disabled with the reason) or the upgrade notice. One plain sentence, 🟠 when Pro is at risk
+ * or ended, 🔵 otherwise. Pure.
  */
-export function renderLicenseNotice(sentence: string, cluster: string, now: number, serial: number): Message {
+export function renderNotice(
+  sentence: string,
+  cluster: string,
+  now: number,
+  serial: number,
+  reason: "License" | "Upgrade" = "License",
+): Message {
   const name = cluster || "cluster";
-  const mark = /disabled|grace|ends on/.test(sentence) ? "notify" : "low";
+  const mark = reason === "License" && /disabled|grace|ends on/.test(sentence) ? "notify" : "low";
   const text = `${STATUS_EMOJI[mark]} ${sentence} [${name}]`;
   return {
-    id: `license@${now}#${serial}`,
-    incidentId: `license@${now}#${serial}`,
+    id: `${reason.toLowerCase()}@${now}#${serial}`,
+    incidentId: `${reason.toLowerCase()}@${now}#${serial}`,
     action: "announce",
     mark,
     emoji: STATUS_EMOJI[mark],
@@ -72,10 +79,10 @@ export function renderLicenseNotice(sentence: string, cluster: string, now: numb
     text,
     markdown: text,
     root: { kind: "Cluster", name },
-    reason: "License",
+    reason,
     findings: [],
     news: [],
-    dedupKey: `mon-${name}-license-${now}-${serial}`,
+    dedupKey: `mon-${name}-${reason.toLowerCase()}-${now}-${serial}`,
     at: now,
     delivery: "notice",
   };

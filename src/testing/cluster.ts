@@ -48,6 +48,8 @@ export async function startTestCluster(
     /** Reuse a simulator and clock (a restart). */
     sim?: Simulator;
     clock?: FakeClock;
+    /** Run as a release build (telemetry and the update check are on there). */
+    build?: "release" | "development";
   } = {},
 ): Promise<TestCluster> {
   const sim = options.sim ?? (await startSimulator());
@@ -71,6 +73,7 @@ export async function startTestCluster(
     passDelayMs: 3_600_000,
     stdout: () => {},
     ...(options.edition ? { edition: options.edition } : {}),
+    ...(options.build ? { build: options.build } : {}),
     ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
   });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
