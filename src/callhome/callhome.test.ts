@@ -60,6 +60,7 @@ describe("telemetry (spec 4.3, 8)", () => {
     expect(sent!.headers["user-agent"]).toBe("mon-telemetry/1");
     expect(sent!.json()).toEqual({ cluster_uuid: "0f8c6e2a-1b3d-4c5e-8f70-123456789abc", mon_version: "1.2.3" });
     await waitUntil(async () => (await store.get("telemetry")) !== undefined, "the sent mark to be stored");
+    await waitUntil(() => clock.pending() === 1, "the next heartbeat to be scheduled");
     await clock.advance(6 * 86_400_000);
     expect(server.requests).toHaveLength(1);
     await clock.advance(86_400_000);

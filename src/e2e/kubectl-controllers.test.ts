@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFakeClock } from "../runtime/clock.ts";
 import { readyNode } from "../sim/scenarios/builders.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { runKubectl } from "../testing/kubectl.ts";
 
 /**
  * What a user does by hand against `mon sim`: the real kubectl (which sends protobuf for built-in kinds)
@@ -28,16 +28,7 @@ afterAll(async () => {
 });
 
 function kubectl(...args: string[]): Promise<{ status: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("kubectl", ["--kubeconfig", kubeconfig, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 20_000,
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    child.on("close", (status) => resolve({ status: status ?? -1, out }));
-  });
+  return runKubectl(kubeconfig, ...args);
 }
 
 async function json(...args: string[]): Promise<Record<string, any>> {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { waitUntil } from "../testing/capture-server.ts";
+import { KUBECTL, runKubectl } from "../testing/kubectl.ts";
 
-const kubectl =
-  spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0 ? "kubectl" : undefined;
+const kubectl = KUBECTL;
 const dir = mkdtempSync(join(tmpdir(), "mon-kubectl-"));
 let sim: Simulator;
 let kubeconfig: string;
@@ -27,16 +27,7 @@ function run(...args: string[]): Promise<{ status: number; out: string }> {
 }
 
 function runWith(config: string, ...args: string[]): Promise<{ status: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(kubectl ?? "kubectl", ["--kubeconfig", config, ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 20_000,
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    child.on("close", (status) => resolve({ status: status ?? -1, out }));
-  });
+  return runKubectl(config, ...args);
 }
 
 // kubectl ships on this project's machines (the node image); the test says so when it is missing.

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
@@ -308,6 +309,74 @@ describe("Pro through a real license", () => {
       expect(beat!.json().cluster_uuid).toMatch(
         /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
       );
+    },
+    DAYS,
+  );
+
+  test(
+    "Pro settings take effect through the license: routes, severity overrides, the audit log, active probes",
+    async () => {
+      const w = await world();
+      const closed = await new Promise<number>((resolve) => {
+        const probe = createServer();
+        probe.listen(0, "127.0.0.1", () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+      const audit = join(secrets, "audit.jsonl");
+      const cluster = await startTestCluster(
+        {
+          slack: { webhook: slackHook(`${w.slack.url}/services/T1/B1/x`), routes: [{ namespaces: ["other"] }] },
+          webhook: { url: `${w.webhook.url}/mon` },
+        },
+        {
+          cluster: "prod",
+          config: {
+            license: { key: w.licenses.addLicense() },
+            severityByReason: { crashloopbackoff: "Critical" },
+            auditLog: { output: audit },
+            activeProbeMonitor: {
+              enabled: true,
+              intervalSeconds: 30,
+              failureThreshold: 3,
+              tcp: [{ name: "orders-db", address: `127.0.0.1:${closed}` }],
+            },
+          },
+          env: { MON_LICENSE_URL: w.licenses.url },
+          sim: w.sim,
+          clock: w.clock,
+        },
+      );
+      cleanups.push(() => cluster.stopDaemon());
+      seedShop(w.sim, w.clock.now());
+      await cluster.settle();
+      crashPod(w.sim, "shop", "api-abc12-p0", 4, w.clock.now());
+      await cluster.settle();
+      // severityByReason: the crash loop pages, in red.
+      await waitUntil(() => w.webhook.requests.some((r) => r.json().incidentId === "Deployment/shop/api"), "the page");
+      expect(w.webhook.requests.find((r) => r.json().incidentId === "Deployment/shop/api")!.json()).toMatchObject({
+        tier: "critical",
+        mode: "page",
+      });
+      // Routes: slack hears only of namespace `other` (and plain notices, which routes do not filter).
+      await cluster.daemon.delivery.drain(2_000);
+      expect(texts(w.slack).every((t) => /Pro is enabled/.test(t))).toBe(true);
+      // Active probes: three refused rounds make an incident of their own.
+      for (let round = 0; round < 3; round++) await w.clock.advance(30_000);
+      await waitUntil(() => (cluster.daemon.probes?.latest().length ?? 0) === 1, "the probe to be reported");
+      await cluster.settle();
+      await waitUntil(
+        () => w.webhook.requests.some((r) => r.json().incidentId === "Probe//orders-db"),
+        "the probe incident",
+      );
+      // The audit log: one JSON entry per decision.
+      await cluster.stopDaemon();
+      const entries = readFileSync(audit, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(entries.some((e) => e.incidentId === "Deployment/shop/api")).toBe(true);
     },
     DAYS,
   );

@@ -5,25 +5,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TIMELINES_DIR } from "../sim/timeline.ts";
 import { waitUntil } from "../testing/capture-server.ts";
+import { KUBECTL, runKubectl } from "../testing/kubectl.ts";
 
-const kubectl =
-  spawnSync("kubectl", ["version", "--client"], { encoding: "utf8" }).status === 0 ? "kubectl" : undefined;
+const kubectl = KUBECTL;
 const MAIN = join(import.meta.dirname, "..", "main.ts");
 const dir = mkdtempSync(join(tmpdir(), "mon-sim-replay-"));
 let sim: ChildProcess | undefined;
 afterAll(() => void sim?.kill("SIGKILL"));
 
 function kubectlRun(...args: string[]): Promise<{ status: number; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(kubectl ?? "kubectl", ["--kubeconfig", join(dir, "kubeconfig"), ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 20_000,
-    });
-    let out = "";
-    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    child.on("close", (status) => resolve({ status: status ?? -1, out }));
-  });
+  return runKubectl(join(dir, "kubeconfig"), ...args);
 }
 
 // kubectl ships on this project's machines (the node image); the test says so when it is missing.

@@ -1,3 +1,4 @@
+import { controllerRef } from "../controllers/api.ts";
 import type { KubeObject } from "../store.ts";
 
 /** A Ready worker node as a kubelet reports it. `at` is epoch ms of its creation and last transition. */
@@ -112,17 +113,8 @@ export function deployment(
   return { deployment: dep, replicaSet: rs };
 }
 
-/** Owner reference to an object created in the simulator (needs its uid). */
-export function ownerRef(owner: KubeObject): KubeObject {
-  return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
-    name: owner.metadata.name,
-    uid: owner.metadata.uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
+/** Owner reference to an object created in the simulator (needs its uid): the one the controllers write. */
+export const ownerRef = controllerRef;
 
 /** A pod of a ReplicaSet bound to `node`, with its status as the kubelet writes it for a running, ready container. */
 export function runningPod(
