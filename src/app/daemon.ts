@@ -240,7 +240,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
   let started = false;
-  let rules = rulesFor(config, edition);
+  let rules = rulesFor(config, edition, router.inactive);
   let noticeSerial = 0;
   // License notices wait for the first sync, after the startup message, then go out as they come.
   const sendLicenseNotices = () => {
@@ -258,7 +258,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const switchEdition = (next: Edition) => {
     if (next === edition) return;
     edition = next;
-    rules = rulesFor(config, edition);
+    rules = rulesFor(config, edition, router.inactive);
     if (pro() && started) probes?.start();
     if (!pro()) probes?.stop();
     callHome.editionChanged(edition);

@@ -22,6 +22,7 @@ import { detectNetwork } from "../detect/network.ts";
 import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
+import { proHintFor } from "./pro-hint.ts";
 import { recoveryOf } from "../notify/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
@@ -223,7 +224,16 @@ function decide(
       recoveryOf(incident.root, inventory, incident.affected),
     );
     redacted += rendered.redacted;
-    const message = folded ? { ...rendered.message, delivery: "paging" as const } : rendered.message;
+    const hint =
+      rules?.proHints && d.action !== "resolve" ? proHintFor(d.incident, inventory, rules.proHints, now) : undefined;
+    const hinted = hint
+      ? {
+          ...rendered.message,
+          text: `${rendered.message.text}\n${hint}`,
+          markdown: `${rendered.message.markdown}\n_${hint}_`,
+        }
+      : rendered.message;
+    const message = folded ? { ...hinted, delivery: "paging" as const } : hinted;
     messages.push({ message, ...(rendered.openedResolved ? { openedResolved: rendered.openedResolved } : {}) });
   }
   for (const r of step.closedRollUps) messages.push({ message: renderRollUpClosed(r, now, cluster) });

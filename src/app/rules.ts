@@ -5,11 +5,13 @@ import type { Edition } from "../model/edition.ts";
 
 /**
  * What the pass holds back or rates differently (spec 2.1, 2.2, 3.1): scope (namespaces, selector, reasons) and
- * silences in every edition; maintenance, acknowledgement and severity overrides in Pro only.
+ * silences in every edition; maintenance, acknowledgement and severity overrides in Pro only; in Community the
+ * context of the one-line Pro hint (`inactiveProviders`: configured providers Community does not deliver to),
+ * unless `app.hideProHints`.
  */
-export function rulesFor(config: Config, edition: Edition): PreparedRules {
+export function rulesFor(config: Config, edition: Edition, inactiveProviders: readonly string[] = []): PreparedRules {
   const pro = edition === "pro";
-  return prepareRules({
+  const rules = prepareRules({
     ...(config.namespaces ? { namespaces: config.namespaces } : {}),
     ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
     ...(config.reasons ? { reasons: config.reasons } : {}),
@@ -19,4 +21,14 @@ export function rulesFor(config: Config, edition: Edition): PreparedRules {
       ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) }
       : {}),
   });
+  if (pro || config.app.hideProHints) return rules;
+  // Community: each message says in one line what Pro would add to it.
+  return {
+    ...rules,
+    proHints: {
+      inactiveProviders,
+      maintenance: config.maintenance,
+      severityReasons: new Set(Object.keys(config.severityByReason ?? {}).map((r) => r.toLowerCase())),
+    },
+  };
 }

@@ -462,4 +462,27 @@ describe("webhook: the daemon against the simulator", () => {
     });
     expect(notice!.json().text).toBe(`🔵 mon ${VERSION} started watching prod.`);
   });
+
+  test.each([false, true])(
+    "Community: a message says in one line what Pro would add (here: the other provider); app.hideProHints=%s",
+    async (hide) => {
+      const hook = track(await startCaptureServer());
+      const other = track(await startCaptureServer());
+      const cluster = track(
+        await startTestCluster(
+          { webhook: { url: `${hook.url}/mon` }, alertmanager: { urls: [other.url] } },
+          { cluster: "prod", config: { app: { communityProvider: "webhook", hideProHints: hide } } },
+        ),
+      );
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      await cluster.settle();
+      crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+      await cluster.settle();
+      const text = (await hook.waitFor(1))[0]!.json().text as string;
+      if (hide) expect(text).not.toContain("With Pro");
+      else expect(text.split("\n").at(-1)).toBe("With Pro, this would also go to alertmanager.");
+      expect(other.requests).toHaveLength(0);
+    },
+  );
 });

@@ -1,3 +1,4 @@
+import type { ProHintContext } from "../model/pro-hint.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { Annotated } from "../model/kube.ts";
@@ -35,6 +36,11 @@ export interface DeliveryRules {
  * every finding of every pass. Build with `prepareRules`.
  */
 export interface PreparedRules extends DeliveryRules {
+  /**
+   * Community only, unless `app.hideProHints`: what Pro would add, for the one-line hint on messages (spec 2.1
+   * app.hideProHints; notify/pro-hint.ts).
+   */
+  readonly proHints?: ProHintContext;
   readonly prepared: {
     readonly reasons?: { readonly exclude: boolean; readonly listed: ReadonlySet<string> };
     readonly silences: readonly PreparedSilence[];
@@ -137,7 +143,8 @@ function silences(rule: PreparedSilence, f: Finding, text: string): boolean {
 
 const TRUTHY = new Set(["true", "1", "yes", "on"]);
 
-function underMaintenance(
+/** True when the finding's object or its namespace carries a live maintenance annotation (spec 2.7). Pure. */
+export function underMaintenance(
   f: Finding,
   inventory: InventoryView,
   m: NonNullable<DeliveryRules["maintenance"]>,

@@ -46,6 +46,8 @@ export interface FakeClock extends Clock {
   advance(ms: number): Promise<void>;
   /** Number of timers still scheduled. */
   pending(): number;
+  /** Epoch ms of the earliest scheduled timer, if any. */
+  nextAt(): number | undefined;
 }
 
 /** Creates a FakeClock starting at `startMs` (epoch milliseconds). */
@@ -65,6 +67,11 @@ export function createFakeClock(startMs = Date.UTC(2026, 0, 1)): FakeClock {
     setTimer,
     sleep: (delayMs, signal) => sleepWith(setTimer, delayMs, signal),
     pending: () => timers.size,
+    nextAt() {
+      let next: number | undefined;
+      for (const { at } of timers.values()) if (next === undefined || at < next) next = at;
+      return next;
+    },
     async advance(ms) {
       const target = now + ms;
       for (;;) {

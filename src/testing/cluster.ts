@@ -57,7 +57,11 @@ export async function startTestCluster(
   const config = parseConfig(
     stringify({
       ...options.config,
-      app: { clusterName: options.cluster ?? "test", disableStartupMessage: !options.startupMessage },
+      app: {
+        ...(options.config?.app as Record<string, unknown> | undefined),
+        clusterName: options.cluster ?? "test",
+        disableStartupMessage: !options.startupMessage,
+      },
       healthCheck: { enabled: false },
       alert,
     }),

@@ -215,8 +215,14 @@ async function watched(source: {
     hook,
     async runTo(t, stepMs = 250) {
       const until = zeroMs + t * 1000;
+      let still = 0;
       while (clock.now() < until) {
-        await clock.advance(Math.min(stepMs, until - clock.now()));
+        // One timer instant at a time: whatever fires next (a recorded event, a pass, a retry) runs after the
+        // daemon has seen everything served before it, as on a real cluster where time does not jump.
+        const next = clock.nextAt() ?? until;
+        const target = Math.min(until, Math.max(next, clock.now()), clock.now() + stepMs);
+        still = target === clock.now() ? still + 1 : 0;
+        await clock.advance(still > 20 ? 1 : target - clock.now());
         await caughtUpTo();
         // A crash's log is read over HTTP before it is announced: wait for the read, so passes see what they
         // would have seen on time.
