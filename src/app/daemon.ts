@@ -73,6 +73,8 @@ export interface Daemon {
   readonly license?: LicenseManager;
   /** The edition now (it changes with the license while running). */
   edition(): Edition;
+  /** True while the state lives in the state file (Pro), false in memory (Community). */
+  persistentState(): boolean;
   /** Health server URL, when serving. */
   healthUrl(): string | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
@@ -122,9 +124,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let edition: Edition = options.edition ?? license?.edition() ?? "community";
   const pro = () => edition === "pro";
 
-  // The state store is chosen at start: a state file in Pro, memory in Community (docs/license.md "Edition changes").
+  // A state file in Pro, memory in Community; the state moves when the edition changes (docs/license.md).
   const state = await openDaemonState({
-    ...(pro() ? { dataDir: loaded.runtime.dataDir } : {}),
+    dataDir: loaded.runtime.dataDir,
+    persistent: pro(),
     ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
     clock,
     logger,
@@ -262,10 +265,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (pro() && started) probes?.start();
     if (!pro()) probes?.stop();
     callHome.editionChanged(edition);
+    void state.usePersistent(pro());
     logger.info(
       next === "pro"
         ? "edition: Pro — Pro settings take effect now"
-        : "edition: Community — one provider, Pro settings have no effect until Pro returns; this process keeps its state store until it restarts",
+        : "edition: Community — one provider, state in memory, Pro settings have no effect until Pro returns",
     );
     observe.editionChanged();
     sendLicenseNotices();
@@ -303,6 +307,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(probes ? { probes } : {}),
     ...(license ? { license } : {}),
     edition: () => edition,
+    persistentState: () => state.store.persistent,
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     evidencePending: () => logs.busy(),

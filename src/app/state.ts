@@ -20,6 +20,12 @@ export interface DaemonState {
   readonly lastAlive?: number;
   /** True when the state file was set aside and recreated at this start. */
   readonly reset: boolean;
+  /**
+   * Moves the state between the file under the data directory (Pro) and memory (Community) while running, when
+   * the license changes the edition: every record goes with it, and the side it leaves is emptied, so a later
+   * restart never resumes what this process already sent.
+   */
+  usePersistent(persistent: boolean): Promise<void>;
   /** Stops the heartbeat and maintenance and closes the store. */
   close(): Promise<void>;
 }
@@ -33,6 +39,8 @@ export interface DaemonState {
  */
 export async function openDaemonState(options: {
   dataDir?: string;
+  /** Start in memory even with a data directory (Community); `usePersistent(true)` opens the file later. */
+  persistent?: boolean;
   volumeLimitBytes?: number;
   clock: Clock;
   logger: Logger;
@@ -40,13 +48,15 @@ export async function openDaemonState(options: {
   health: HealthRegistry;
 }): Promise<DaemonState> {
   const { clock, logger, metrics, health } = options;
-  const store = await openStore(options.dataDir, { logger, metrics, health });
+  const deps = { logger, metrics, health };
+  const store = switchable(await openStore(options.persistent === false ? undefined : options.dataDir, deps));
   const reset = health.report().components.storage?.reason === "storage_reset";
   const previous = await store.get(ALIVE_KEY).catch(() => undefined);
   const lastAlive =
     typeof previous === "number" && clock.now() - previous > 2 * ALIVE_INTERVAL_MS ? previous : undefined;
   const timers: Cancel[] = [];
-  if (store.persistent) {
+  const startUpkeep = () => {
+    if (timers.length) return;
     const beat = () => {
       void store.set(ALIVE_KEY, clock.now());
       timers[0] = clock.setTimer(beat, ALIVE_INTERVAL_MS);
@@ -54,11 +64,12 @@ export async function openDaemonState(options: {
     beat();
     const capBytes = options.volumeLimitBytes !== undefined ? options.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;
     const maintain = async () => {
-      await maintainOnce(store, capBytes, { logger, metrics, health });
+      await maintainOnce(store, capBytes, deps);
       timers[1] = clock.setTimer(() => void maintain(), MAINTENANCE_INTERVAL_MS);
     };
     void maintain();
-  }
+  };
+  if (store.persistent) startUpkeep();
   const delivery = createDeliveryStore(
     store,
     {
@@ -75,6 +86,14 @@ export async function openDaemonState(options: {
     delivery,
     ...(lastAlive !== undefined ? { lastAlive } : {}),
     reset,
+    async usePersistent(persistent) {
+      if (persistent === store.persistent || (persistent && !options.dataDir)) return;
+      const next = persistent ? await openStore(options.dataDir, deps) : await openStateStore();
+      const moved = await store.swap(next);
+      await store.previous?.close().catch(() => {});
+      logger.info(`state store: ${moved} record(s) moved to ${persistent ? "the state file" : "memory"}`);
+      if (store.persistent) startUpkeep();
+    },
     async close() {
       for (const cancel of timers) cancel?.();
       await store
@@ -85,6 +104,41 @@ export async function openDaemonState(options: {
 }
 
 // --- internal ---
+
+/** A StateStore whose backing store can be replaced while running; `swap` moves every record to the new one. */
+function switchable(initial: StateStore): StateStore & {
+  swap(next: StateStore): Promise<number>;
+  readonly previous?: StateStore;
+} {
+  let current = initial;
+  let previous: StateStore | undefined;
+  return {
+    get persistent() {
+      return current.persistent;
+    },
+    get previous() {
+      return previous;
+    },
+    get: (key) => current.get(key),
+    set: (key, value) => current.set(key, value),
+    remove: (key) => current.remove(key),
+    keys: (prefix) => current.keys(prefix),
+    size: () => current.size(),
+    compact: () => current.compact(),
+    close: () => current.close(),
+    async swap(next) {
+      let moved = 0;
+      for (const key of await current.keys("")) {
+        const value = await current.get(key);
+        if (value !== undefined && (await next.set(key, value))) moved += 1;
+        await current.remove(key);
+      }
+      previous = current;
+      current = next;
+      return moved;
+    },
+  };
+}
 
 type Deps = { logger: Logger; metrics: Metrics; health: HealthRegistry };
 
