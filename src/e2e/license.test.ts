@@ -314,7 +314,7 @@ describe("Pro through a real license", () => {
   );
 
   test(
-    "Pro settings take effect through the license: routes, severity overrides, the audit log, active probes",
+    "Pro settings take effect through the license: routes, severity overrides, probes, acknowledgement, maintenance, the audit log",
     async () => {
       const w = await world();
       const closed = await new Promise<number>((resolve) => {
@@ -370,6 +370,27 @@ describe("Pro through a real license", () => {
         () => w.webhook.requests.some((r) => r.json().incidentId === "Probe//orders-db"),
         "the probe incident",
       );
+      // Acknowledgement: mon.io/ack on the crashing pod posts one update naming it.
+      const pods = w.sim.typeOf("", "v1", "pods");
+      const pod = w.sim.store.get(pods, "shop", "api-abc12-p0");
+      w.sim.apply({ ...pod, metadata: { ...pod.metadata, annotations: { "mon.io/ack": "on it" } } });
+      await cluster.settle();
+      await waitUntil(
+        () =>
+          w.webhook.requests.some((r) => (r.json().news ?? []).includes('Acknowledged on Pod/api-abc12-p0: "on it"')),
+        "the acknowledgement",
+      );
+      // Maintenance: a namespace under maintenance holds its new incidents back.
+      w.sim.apply({
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: "shop", annotations: { "mon.io/maintenance": "true" } },
+      });
+      await cluster.settle();
+      crashPod(w.sim, "shop", "web-abc12-p0", 4, w.clock.now());
+      await cluster.settle();
+      await cluster.daemon.delivery.drain(2_000);
+      expect(w.webhook.requests.some((r) => r.json().incidentId === "Deployment/shop/web")).toBe(false);
       // The audit log: one JSON entry per decision.
       await cluster.stopDaemon();
       const entries = readFileSync(audit, "utf8")
