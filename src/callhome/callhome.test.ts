@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { createServer } from "node:http";
 import { createOutboundClient } from "../outbound/client.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
@@ -113,6 +114,23 @@ describe("update check (spec 9.4)", () => {
     server.setDefault({ status: 200, body: "<html>captive portal</html>" });
     expect(await checkForUpdate({ url: server.url, http, version: "0.2.1", logger })).toBeUndefined();
   });
+
+  test("a server that accepts and never answers: the check gives up on its own limit and says nothing", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", () => resolve()));
+    const { port } = silent.address() as { port: number };
+    try {
+      const lines: string[] = [];
+      const logger = createSilentLogger();
+      logger.debug = ((line: string) => void lines.push(line)) as typeof logger.debug;
+      expect(await checkForUpdate({ url: `http://127.0.0.1:${port}`, http, version: "0.2.1", logger })).toBeUndefined();
+      // It returned on its own 3 s limit (a hang would end in this test's timeout instead), with one debug line.
+      expect(lines).toHaveLength(1);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  }, 30_000);
 
   test("versions compare as semantic versions, a pre-release before its release", () => {
     expect(newer("0.10.0", "0.9.9")).toBe(true);
