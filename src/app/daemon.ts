@@ -8,7 +8,7 @@ import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import type { LicenseManager } from "../license/manager.ts";
-import { renderNotice, renderStartupNotice } from "../notify/notice.ts";
+import { renderStartupNotice } from "../notify/notice.ts";
 import { redact } from "../notify/redact.ts";
 import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import { createRouter, type Router } from "../route/router.ts";
@@ -20,6 +20,7 @@ import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { deliveryProviders } from "./delivery-providers.ts";
 import { createCallHome } from "./callhome.ts";
+import { createEditionControl } from "./edition.ts";
 import { licenseFor } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import { createObservers } from "./observe.ts";
@@ -27,7 +28,6 @@ import { createOutgoing } from "./outgoing.ts";
 import { createPassLoop } from "./pass-loop.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
 import { openDaemonState } from "./state.ts";
-import { rulesFor } from "./rules.ts";
 import { createUsageSources, type UsageSources } from "./usage-sources.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
@@ -106,8 +106,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
 
   // The license decides the edition before the components are built (spec 4.3); it can change while running.
-  const licenseNotices: string[] = [];
-  let editionChanged = (_next: Edition) => {};
+  const control = createEditionControl({
+    initial: options.edition ?? "community",
+    config,
+    cluster,
+    clock,
+    logger,
+    inactive: () => router.inactive,
+  });
   const license = options.edition
     ? undefined
     : await licenseFor({
@@ -117,12 +123,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         clock,
         logger,
         metrics,
-        onNotice: (text) => licenseNotices.push(text),
-        onEdition: (next) => editionChanged(next),
+        onNotice: (text) => control.notice(text),
+        onEdition: (next) => control.change(next),
       });
   await license?.start();
-  let edition: Edition = options.edition ?? license?.edition() ?? "community";
-  const pro = () => edition === "pro";
+  // A binding restored from the instance Secret is Pro from the start, without a transition to announce.
+  if (license) control.change(license.edition());
+  const pro = () => control.current() === "pro";
 
   // A state file in Pro, memory in Community; the state moves when the edition changes (docs/license.md).
   const state = await openDaemonState({
@@ -137,7 +144,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const router = createRouter({
     providers: prepared.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind, ...p.common })),
     communityProvider: config.app.communityProvider,
-    edition: () => edition,
+    edition: () => control.current(),
     // Who holds each conversation survives a restart (Pro state file), so the resolve goes where the announcement went.
     onConversation: (id, providers) =>
       void (providers ? state.delivery.saveRoute(id, providers) : state.delivery.removeRoute(id)).catch(
@@ -193,9 +200,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     logger,
     metrics,
     health,
-    edition: () => edition,
-    notice: (sentence) =>
-      outgoing.notice(renderNotice(sentence, cluster, clock.now(), ++noticeSerial, "Upgrade"), clock.now()),
+    edition: () => control.current(),
+    notice: (sentence) => control.notice(sentence, "Upgrade"),
     ...(options.build ? { build: options.build } : {}),
   });
   const synced = createWaiters(clock);
@@ -237,55 +243,31 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...(state.reset ? { stateReset: true } : {}),
       });
       if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
-      sendLicenseNotices();
+      control.ready();
       callHome.started();
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
   let started = false;
-  let rules = rulesFor(config, edition, router.inactive);
-  let noticeSerial = 0;
-  // License notices wait for the first sync, after the startup message, then go out as they come.
-  const sendLicenseNotices = () => {
-    if (!started) return;
-    for (const text of licenseNotices.splice(0))
-      outgoing.notice(renderNotice(text, cluster, clock.now(), ++noticeSerial), clock.now());
-  };
-  editionChanged = (next) => {
-    if (next === edition) return;
-    // The notice of the change goes to everyone who received messages before it ("Pro disabled" to every
-    // provider): it is routed before the edition changes.
-    sendLicenseNotices();
-    void outgoing.settled().then(() => switchEdition(next));
-  };
-  const switchEdition = (next: Edition) => {
-    if (next === edition) return;
-    edition = next;
-    rules = rulesFor(config, edition, router.inactive);
-    if (pro() && started) probes?.start();
-    if (!pro()) probes?.stop();
+  control.attach(outgoing);
+  // What follows the edition when the license changes it.
+  control.onSwitch((edition) => {
+    if (edition === "pro" && started) probes?.start();
+    if (edition !== "pro") probes?.stop();
     callHome.editionChanged(edition);
-    void state.usePersistent(pro());
-    logger.info(
-      next === "pro"
-        ? "edition: Pro — Pro settings take effect now"
-        : "edition: Community — one provider, state in memory, Pro settings have no effect until Pro returns",
-    );
+    void state.usePersistent(edition === "pro");
     observe.editionChanged();
-    sendLicenseNotices();
-  };
-  const flushNotices = () => sendLicenseNotices();
+  });
   const loop = createPassLoop({
     clock,
     inventory,
     cluster,
-    rules: () => rules,
+    rules: () => control.rules(),
     evidence: logs,
     ready: () => watcher.requiredSynced(),
     usage: () => usageView(usage, probes),
     onResult(result, now) {
       observe.pass(result);
-      flushNotices();
       if (audit && pro())
         for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
       outgoing.send(result.messages, now);
@@ -306,7 +288,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     usage,
     ...(probes ? { probes } : {}),
     ...(license ? { license } : {}),
-    edition: () => edition,
+    edition: () => control.current(),
     persistentState: () => state.store.persistent,
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
