@@ -50,7 +50,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     );
     const alert = options.alert ?? { stdout: {} };
     const config = parseConfig(
-      stringify({ app: { clusterName: "demo" }, alert }),
+      // The demo calls nothing outside this machine: no telemetry, no update check.
+      stringify({
+        app: { clusterName: "demo" },
+        telemetry: { enabled: false },
+        upgrader: { disableUpdateCheck: true },
+        alert,
+      }),
       "demo configuration",
       process.env,
       CONFIG_DOMAIN,
