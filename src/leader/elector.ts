@@ -1,0 +1,178 @@
+import type { KubeConnection } from "../kube/connection.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { decideLock, ELECTION, type LeaseRecord } from "./decide.ts";
+
+/** What the state lock reports (spec 4.1 /health "state lock"). */
+export interface LockStatus {
+  readonly name: string;
+  readonly namespace: string;
+  readonly identity: string;
+  readonly leading: boolean;
+  readonly holder?: string;
+  /** The fencing term: the Lease's leaseTransitions when this replica acquired it. */
+  readonly term?: number;
+  /** Epoch ms of the last successful renewal by this replica. */
+  readonly renewedAt?: number;
+}
+
+/** A running leader election on one Lease. */
+export interface Elector {
+  status(): LockStatus;
+  /** True while this replica holds the lock under `term` (the fencing check of every send). */
+  holds(term: number): boolean;
+  /** Resolves when this replica becomes the leader, with its term. */
+  leading(): Promise<number>;
+  /** Rounds completed (read, decide, write): a test waits on it between clock steps. */
+  rounds(): number;
+  /** Gives the lock up (holder cleared) so a standby takes over at once; stops the loop. */
+  release(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease with client-go's semantics (docs/leadership.md): every
+ * retry period it reads the Lease and creates, renews or takes it over with the read resourceVersion (a
+ * concurrent writer gets 409 and loses). A leader that has not renewed for the renew deadline stops leading
+ * (`onLost`) before the lease itself can expire for the others, so two replicas never lead at once.
+ */
+export function createElector(options: {
+  connection: KubeConnection;
+  namespace: string;
+  name: string;
+  identity: string;
+  clock: Clock;
+  logger: Logger;
+  /** The lease was lost (renew deadline passed, or another holder): stop deciding and sending at once. */
+  onLost?: () => void;
+  timing?: Partial<typeof ELECTION>;
+}): Elector {
+  const { connection, clock, logger } = options;
+  const timing = { ...ELECTION, ...options.timing };
+  const monotonic = () => clock.monotonic?.() ?? clock.now();
+  const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
+  let observed: { record?: LeaseRecord; rv?: string; raw?: string } = {};
+  let observedAt = monotonic();
+  let term: number | undefined;
+  let renewedAt: number | undefined;
+  let renewedMono: number | undefined;
+  let stopped = false;
+  let rounds = 0;
+  let timer: (() => void) | undefined;
+  let wonResolve: ((term: number) => void) | undefined;
+  const won = new Promise<number>((resolve) => (wonResolve = resolve));
+
+  const read = async (): Promise<void> => {
+    const response = await connection.request(`${path}/${encodeURIComponent(options.name)}`);
+    if (response.status === 404) {
+      if (observed.raw !== undefined) observedAt = monotonic();
+      observed = {};
+      return;
+    }
+    if (!response.ok) throw new Error(`reading Lease ${options.namespace}/${options.name}: HTTP ${response.status}`);
+    const lease = (await response.json()) as { metadata?: { resourceVersion?: string }; spec?: LeaseRecord };
+    const raw = JSON.stringify(lease.spec ?? {});
+    if (raw !== observed.raw) observedAt = monotonic();
+    observed = { record: lease.spec ?? {}, rv: lease.metadata?.resourceVersion, raw };
+  };
+  const write = async (kind: "create" | "update", record: LeaseRecord): Promise<boolean> => {
+    const body = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: {
+        name: options.name,
+        namespace: options.namespace,
+        ...(kind === "update" && observed.rv ? { resourceVersion: observed.rv } : {}),
+      },
+      spec: record,
+    };
+    const response = await connection.request(
+      kind === "create" ? path : `${path}/${encodeURIComponent(options.name)}`,
+      {
+        method: kind === "create" ? "POST" : "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      },
+    );
+    // 409: someone else wrote first (a concurrent acquire, or the holder renewed): read again next round.
+    if (response.status === 409) return false;
+    if (!response.ok) throw new Error(`writing Lease ${options.namespace}/${options.name}: HTTP ${response.status}`);
+    const lease = (await response.json()) as { metadata?: { resourceVersion?: string }; spec?: LeaseRecord };
+    observed = {
+      record: lease.spec ?? record,
+      rv: lease.metadata?.resourceVersion,
+      raw: JSON.stringify(lease.spec ?? record),
+    };
+    observedAt = monotonic();
+    return true;
+  };
+  const lose = (why: string) => {
+    if (term === undefined) return;
+    logger.warn(`leadership lost (${why}): no more decisions or deliveries from this replica`);
+    term = undefined;
+    options.onLost?.();
+  };
+  const round = async () => {
+    try {
+      await read();
+      const action = decideLock({
+        identity: options.identity,
+        observed: observed.record,
+        observedAt,
+        monotonicNow: monotonic(),
+        now: clock.now(),
+        leaseDurationMs: timing.leaseDurationMs,
+      });
+      if (action.kind === "wait") {
+        if (term !== undefined) lose(`${action.holder} holds the Lease`);
+      } else if (await write(action.kind, action.record)) {
+        renewedAt = clock.now();
+        renewedMono = monotonic();
+        if (term === undefined) {
+          term = action.record.leaseTransitions ?? 0;
+          logger.info(`leadership acquired: Lease ${options.namespace}/${options.name}, term ${term}`);
+          wonResolve?.(term);
+        }
+      }
+    } catch (error) {
+      logger.warn(`leader election: ${(error as Error).message}`);
+    }
+    // A leader that could not renew within the renew deadline steps down before its lease can expire.
+    if (term !== undefined && renewedMono !== undefined && monotonic() - renewedMono > timing.renewDeadlineMs)
+      lose("could not renew within the renew deadline");
+    rounds += 1;
+    if (!stopped) timer = clock.setTimer(() => void round(), timing.retryPeriodMs);
+  };
+  void round();
+  return {
+    status: () => ({
+      name: options.name,
+      namespace: options.namespace,
+      identity: options.identity,
+      leading: term !== undefined,
+      ...(observed.record?.holderIdentity ? { holder: observed.record.holderIdentity } : {}),
+      ...(term !== undefined ? { term } : {}),
+      ...(renewedAt !== undefined ? { renewedAt } : {}),
+    }),
+    holds: (t) => term === t,
+    leading: () => won,
+    rounds: () => rounds,
+    async release() {
+      stopped = true;
+      timer?.();
+      if (term === undefined) return;
+      term = undefined;
+      try {
+        await read();
+        if (observed.record?.holderIdentity === options.identity)
+          await write("update", { ...observed.record, holderIdentity: "", leaseDurationSeconds: 1 });
+      } catch (error) {
+        logger.warn(`leader election: releasing the Lease failed: ${(error as Error).message}`);
+      }
+    },
+    stop() {
+      stopped = true;
+      timer?.();
+    },
+  };
+}
