@@ -151,6 +151,12 @@ export function createMetrics() {
       "mon_component_unexpected_stops_total",
       "Required components that stopped unexpectedly.",
     ),
+    leadershipAcquisitions: counter("mon_leadership_acquisitions_total", "Times this replica acquired the state lock."),
+    leadershipLosses: counter("mon_leadership_losses_total", "Times this replica lost the state lock while leading."),
+    leaderTakeovers: counter(
+      "mon_leader_takeovers_total",
+      "Acquisitions that took the state lock over from another holder (its term went up).",
+    ),
     licenseState: gauge(
       "mon_license_state",
       "1 for the current license state (community, invalid, pending, active, grace, expired, revoked, conflict), else 0.",

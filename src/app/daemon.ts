@@ -7,6 +7,7 @@ import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
+import type { Elector } from "../leader/elector.ts";
 import type { LicenseManager } from "../license/manager.ts";
 import { renderStartupNotice } from "../notify/notice.ts";
 import { redact } from "../notify/redact.ts";
@@ -56,6 +57,11 @@ export interface DaemonOptions {
   readonly edition?: Edition;
   /** The kind of build (src/build-info.ts); tests of telemetry and the update check pass `release`. */
   readonly build?: "release" | "development";
+  /**
+   * The state lock (`mon run` always takes it; docs/leadership.md). The daemon serves health and waits — a live,
+   * available, not ready standby — until it leads, then restores its state and builds its components.
+   */
+  readonly elector?: Elector;
 }
 
 /** A running daemon (`mon run`). */
@@ -83,6 +89,8 @@ export interface Daemon {
   passNow(): void;
   /** True while evidence for a deferred finding (a crashed container's log) is being read. */
   evidencePending(): boolean;
+  /** The state lock was lost: stop deciding and delivering at once (`leadership_lost`); the caller exits. */
+  leadershipLost(): void;
   /** Stops informers, flushes delivery for up to `drainMs`, closes the health server. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -104,6 +112,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   );
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
+
+  // Health first: a standby is live and available while it waits for the state lock, but not ready.
+  const server: HealthServer | undefined = config.healthCheck.enabled
+    ? await startHealthServer({
+        port: options.healthPort ?? config.healthCheck.port,
+        hostname: options.healthHost,
+        health,
+        metrics: metrics.registry,
+      })
+    : undefined;
+  if (server) logger.info(`health server on ${server.url}`);
+  const elector = options.elector;
+  let term: number | undefined;
+  if (elector) {
+    health.setLock(() => elector.status());
+    health.set("leadership", "pending", { required: true });
+    logger.info(`waiting for the state lock (Lease ${elector.status().namespace}/${elector.status().name})`);
+    term = await elector.leading();
+    health.set("leadership", "ok", { required: true });
+    metrics.leadershipAcquisitions.inc();
+    if (term > 0) metrics.leaderTakeovers.inc();
+  }
 
   // The license decides the edition before the components are built (spec 4.3); it can change while running.
   const control = createEditionControl({
@@ -160,6 +190,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       prepared.providers.map((p) => p.definition.name),
     ),
     isActive: (name) => router.active.includes(name),
+    // Fencing: only the holder of the state lock under the term it led with may send.
+    ...(elector && term !== undefined ? { canSend: () => elector.holds(term as number) } : {}),
     clock,
     logger,
     hooks: observe.delivery,
@@ -170,16 +202,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   router.restore(await state.delivery.loadRoutes());
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
-
-  const server: HealthServer | undefined = config.healthCheck.enabled
-    ? await startHealthServer({
-        port: options.healthPort ?? config.healthCheck.port,
-        hostname: options.healthHost,
-        health,
-        metrics: metrics.registry,
-      })
-    : undefined;
-  if (server) logger.info(`health server on ${server.url}`);
 
   const inventory = new Inventory();
   // The audit log is Pro (spec 2.1): one JSON entry per incident decision, written while the edition is Pro.
@@ -294,6 +316,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     evidencePending: () => logs.busy(),
     passNow: () => loop.passNow(),
+    leadershipLost() {
+      health.set("leadership", "failed", { reason: "leadership_lost", required: true });
+      metrics.leadershipLosses.inc();
+      loop.stop();
+      delivery.stop();
+      license?.stop();
+      callHome.stop();
+      probes?.stop();
+    },
     async stop(drainMs = 5_000) {
       license?.stop();
       callHome.stop();

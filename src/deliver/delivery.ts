@@ -98,6 +98,11 @@ export function createDelivery(options: {
   onJoin?: (incidentId: string, provider: string) => void;
   /** Whether a provider receives messages in the current edition: a fallback must (Community keeps one). */
   isActive?: (provider: string) => boolean;
+  /**
+   * The fencing check before every attempt (docs/leadership.md): false once this replica no longer holds the
+   * state lock under the term it led with; the job stays in the outbox for the next leader.
+   */
+  canSend?: () => boolean;
 }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
@@ -176,6 +181,10 @@ export function createDelivery(options: {
     running.add(provider);
     try {
       for (let job = queues.next(provider); job && !stopper.signal.aborted; job = queues.next(provider)) {
+        if (options.canSend && !options.canSend()) {
+          queues.putBack(job);
+          break;
+        }
         const attempt = { job, superseded: false };
         queues.setFlight(provider, attempt);
         await records.written(job.id);

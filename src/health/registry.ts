@@ -61,6 +61,8 @@ export interface ComponentHealth {
 export interface HealthReport {
   status: "ok" | "starting" | "degraded" | "failed";
   stateLock: "held" | "waiting" | "not_used";
+  /** The state lock when leader election runs: the Lease, its holder, this replica's term and last renewal. */
+  lock?: { lease: string; holder?: string; identity: string; term?: number; renewedAt?: string };
   ready: boolean;
   components: Record<string, { state: ComponentState; reason?: HealthReason; required: boolean }>;
   /** Reasons of every component not ok, sorted, at most 20 (bounded degradation reasons). */
@@ -87,6 +89,7 @@ export class HealthRegistry {
   private readonly components = new Map<string, ComponentHealth>();
   private providers: { kept: string[]; inactive: string[] } = { kept: [], inactive: [] };
   private coverageKinds: { kind: string; reason: CoverageReason }[] = [];
+  private lock: (() => LockView) | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -114,6 +117,11 @@ export class HealthRegistry {
   /** A component's current report. */
   get(name: string): ComponentHealth | undefined {
     return this.components.get(name);
+  }
+
+  /** Reports the state lock in `/health` from now on (leader election runs). */
+  setLock(status: () => LockView): void {
+    this.lock = status;
   }
 
   /** Records which providers are kept and which are inactive. */
@@ -155,7 +163,8 @@ export class HealthRegistry {
     for (const k of this.coverageKinds) counts[k.reason] = (counts[k.reason] ?? 0) + 1;
     return {
       status: failed ? "failed" : starting ? "starting" : degraded ? "degraded" : "ok",
-      stateLock: "not_used",
+      stateLock: this.lock ? (this.lock().leading ? "held" : "waiting") : "not_used",
+      ...(this.lock ? { lock: lockView(this.lock()) } : {}),
       ready: this.ready(),
       components,
       reasons: [...reasons].sort().slice(0, 20),
@@ -167,4 +176,26 @@ export class HealthRegistry {
       providers: this.providers,
     };
   }
+}
+
+/** What the registry needs of the state lock (leader/elector.ts LockStatus). */
+export interface LockView {
+  readonly name: string;
+  readonly namespace: string;
+  readonly identity: string;
+  readonly leading: boolean;
+  readonly holder?: string;
+  readonly term?: number;
+  /** Epoch ms. */
+  readonly renewedAt?: number;
+}
+
+function lockView(l: LockView): NonNullable<HealthReport["lock"]> {
+  return {
+    lease: `${l.namespace}/${l.name}`,
+    identity: l.identity,
+    ...(l.holder ? { holder: l.holder } : {}),
+    ...(l.term !== undefined ? { term: l.term } : {}),
+    ...(l.renewedAt !== undefined ? { renewedAt: new Date(l.renewedAt).toISOString() } : {}),
+  };
 }

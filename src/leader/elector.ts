@@ -58,6 +58,7 @@ export function createElector(options: {
   let renewedMono: number | undefined;
   let stopped = false;
   let rounds = 0;
+  let lastError: string | undefined;
   let timer: (() => void) | undefined;
   let wonResolve: ((term: number) => void) | undefined;
   const won = new Promise<number>((resolve) => (wonResolve = resolve));
@@ -134,8 +135,13 @@ export function createElector(options: {
           wonResolve?.(term);
         }
       }
+      lastError = undefined;
     } catch (error) {
-      logger.warn(`leader election: ${(error as Error).message}`);
+      // Said once per different failure, not every retry period.
+      const message = (error as Error).message;
+      if (message !== lastError)
+        logger.warn(`leader election: ${message}; retrying every ${Math.round(timing.retryPeriodMs / 1000)} s`);
+      lastError = message;
     }
     // A leader that could not renew within the renew deadline steps down before its lease can expire.
     if (term !== undefined && renewedMono !== undefined && monotonic() - renewedMono > timing.renewDeadlineMs)
