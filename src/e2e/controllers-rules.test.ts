@@ -20,7 +20,7 @@ const deployment = (name: string, image: string, replicas = 1) => ({
 });
 
 /** Each test replays up to 15 minutes of cluster time; on a busy machine that takes a while. */
-const LONG = 120_000;
+const LONG = 300_000;
 
 const line = (m: { action: string; incidentId: string; reason: string }) => `${m.action} ${m.incidentId} ${m.reason}`;
 

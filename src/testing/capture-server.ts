@@ -60,7 +60,7 @@ export async function startCaptureServer(): Promise<CaptureServer> {
     requests,
     queue: (...answers) => void queued.push(...answers),
     setDefault: (answer) => void (fallback = answer),
-    waitFor(count, timeoutMs = 5_000) {
+    waitFor(count, timeoutMs = 20_000) {
       if (requests.length >= count) return Promise.resolve(requests);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -88,7 +88,7 @@ export async function startCaptureServer(): Promise<CaptureServer> {
 export async function waitUntil(
   condition: () => boolean | Promise<boolean>,
   what: string,
-  timeoutMs = 5_000,
+  timeoutMs = 20_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
