@@ -17,16 +17,17 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters } from "../runtime/waiters.ts";
 import { type HealthServer, startHealthServer } from "../server/health-server.ts";
+import { fencedStore } from "../state/fenced.ts";
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { deliveryProviders } from "./delivery-providers.ts";
 import { createCallHome } from "./callhome.ts";
-import { createEditionControl } from "./edition.ts";
-import { licenseFor } from "./license.ts";
+import { awaitLeadership } from "./leadership.ts";
+import { startEdition } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
-import { createObservers } from "./observe.ts";
+import { createObservers, type Observers } from "./observe.ts";
 import { createOutgoing } from "./outgoing.ts";
-import { createPassLoop } from "./pass-loop.ts";
+import { createPassLoop, type PassLoop } from "./pass-loop.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
 import { openDaemonState } from "./state.ts";
 import { createUsageSources, type UsageSources } from "./usage-sources.ts";
@@ -104,63 +105,55 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const config = loaded.config;
   const cluster = config.app.clusterName;
   const metrics = createMetrics();
-  const health = new HealthRegistry(
-    () => clock.now(),
-    (_name, next, previous) => {
-      if (next.state !== previous?.state && next.state === "degraded" && !next.required)
-        metrics.componentDegradations.inc();
-    },
-  );
+  const health = healthRegistry(clock, metrics);
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
-
+  const { runtime } = loaded;
+  health.setSession({
+    pod: runtime.podName,
+    ...(runtime.podUid ? { podUid: runtime.podUid } : {}),
+    ...(runtime.nodeName ? { node: runtime.nodeName } : {}),
+    startedAt: new Date(clock.now()).toISOString(),
+    version: VERSION,
+  });
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
-  const server: HealthServer | undefined = config.healthCheck.enabled
-    ? await startHealthServer({
-        port: options.healthPort ?? config.healthCheck.port,
-        hostname: options.healthHost,
-        health,
-        metrics: metrics.registry,
-      })
-    : undefined;
-  if (server) logger.info(`health server on ${server.url}`);
-  const elector = options.elector;
-  let term: number | undefined;
-  if (elector) {
-    health.setLock(() => elector.status());
-    health.set("leadership", "pending", { required: true });
-    logger.info(`waiting for the state lock (Lease ${elector.status().namespace}/${elector.status().name})`);
-    term = await elector.leading();
-    health.set("leadership", "ok", { required: true });
-    metrics.leadershipAcquisitions.inc();
-    if (term > 0) metrics.leaderTakeovers.inc();
-  }
+  const server = await serveHealth(options, health, metrics);
 
-  // The license decides the edition before the components are built (spec 4.3); it can change while running.
-  const control = createEditionControl({
-    initial: options.edition ?? "community",
+  // Every replica watches (a standby's caches are warm, so a takeover does not relist); only the leader decides.
+  const inventory = new Inventory();
+  const synced = createWaiters(clock);
+  let leader: { loop: PassLoop; begin(): void } | undefined;
+  const watcher = watchCluster({
     config,
-    cluster,
+    connection,
     clock,
     logger,
+    inventory,
+    health,
+    metrics,
+    onChange: () => leader?.loop.schedule(),
+    onSynced: () => {
+      synced.release();
+      leader?.begin();
+    },
+    ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+  });
+  logger.info(`mon ${VERSION} watching ${connection.server} (${connection.source})`);
+  watcher.start();
+  const elector = options.elector;
+  const term = elector ? await awaitLeadership(elector, { health, metrics, logger }) : undefined;
+
+  // The license decides the edition before the components are built (spec 4.3); it can change while running.
+  const { control, license } = await startEdition({
+    ...(options.edition ? { fixed: options.edition } : {}),
+    loaded,
+    connection,
+    http: prepared.http,
+    clock,
+    logger,
+    metrics,
     inactive: () => router.inactive,
   });
-  const license = options.edition
-    ? undefined
-    : await licenseFor({
-        loaded,
-        connection,
-        http: prepared.http,
-        clock,
-        logger,
-        metrics,
-        onNotice: (text) => control.notice(text),
-        onEdition: (next) => control.change(next),
-      });
-  await license?.start();
-  // A binding restored from the instance Secret is Pro from the start, without a transition to announce.
-  if (license) control.change(license.edition());
   const pro = () => control.current() === "pro";
-
   // A state file in Pro, memory in Community; the state moves when the edition changes (docs/license.md).
   const state = await openDaemonState({
     dataDir: loaded.runtime.dataDir,
@@ -171,15 +164,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     metrics,
     health,
   });
+  // Fencing: only the holder of the state lock under the term it led with may write the outbox or send.
+  const holds = elector && term !== undefined ? () => elector.holds(term) : undefined;
+  const records = holds ? fencedStore(state.delivery, holds, refusedOnce(logger)) : state.delivery;
   const router = createRouter({
     providers: prepared.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind, ...p.common })),
     communityProvider: config.app.communityProvider,
     edition: () => control.current(),
     // Who holds each conversation survives a restart (Pro state file), so the resolve goes where the announcement went.
     onConversation: (id, providers) =>
-      void (providers ? state.delivery.saveRoute(id, providers) : state.delivery.removeRoute(id)).catch(
-        (error: unknown) =>
-          logger.warn(`state store: recording the providers of ${id} failed: ${(error as Error).message}`),
+      void (providers ? records.saveRoute(id, providers) : records.removeRoute(id)).catch((error: unknown) =>
+        logger.warn(`state store: recording the providers of ${id} failed: ${(error as Error).message}`),
       ),
   });
   const observe = createObservers({ metrics, health, logger, config, router });
@@ -190,28 +185,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       prepared.providers.map((p) => p.definition.name),
     ),
     isActive: (name) => router.active.includes(name),
-    // Fencing: only the holder of the state lock under the term it led with may send.
-    ...(elector && term !== undefined ? { canSend: () => elector.holds(term as number) } : {}),
+    ...(holds ? { canSend: holds } : {}),
     clock,
     logger,
     hooks: observe.delivery,
-    store: state.delivery,
+    store: records,
     clean: (text) => redact(text).text,
     onJoin: (id, provider) => router.join(id, provider),
   });
-  router.restore(await state.delivery.loadRoutes());
+  router.restore(await records.loadRoutes());
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
 
-  const inventory = new Inventory();
-  // The audit log is Pro (spec 2.1): one JSON entry per incident decision, written while the edition is Pro.
-  const audit = config.auditLog.enabled
-    ? createAuditLog({
-        output: config.auditLog.output,
-        stdout: options.stdout ?? ((t) => process.stdout.write(t)),
-        hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
-      })
-    : undefined;
+  const audit = auditFor(config, options, observe);
   const outgoing = createOutgoing({ router, delivery, metrics, logger, cluster });
   const callHome = createCallHome({
     loaded,
@@ -226,8 +212,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     notice: (sentence) => control.notice(sentence, "Upgrade"),
     ...(options.build ? { build: options.build } : {}),
   });
-  const synced = createWaiters(clock);
-  const schedule = () => loop.schedule();
+  const schedule = () => leader?.loop.schedule();
   const logs = createLogEvidence({ connection, clock, metrics, onReady: schedule });
   const usage = createUsageSources({
     connection,
@@ -244,32 +229,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const probes = config.activeProbeMonitor.enabled
     ? probesFor(config.activeProbeMonitor, { inventory, clock, logger, health, onRound: schedule })
     : undefined;
-  const watcher = watchCluster({
-    config,
-    connection,
-    clock,
-    logger,
-    inventory,
-    health,
-    metrics,
-    onChange: schedule,
-    onSynced: () => {
-      synced.release();
-      schedule();
-      if (started) return;
-      started = true;
-      usage.start();
-      if (pro()) probes?.start();
-      const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
-        ...(state.lastAlive !== undefined ? { lastAlive: state.lastAlive } : {}),
-        ...(state.reset ? { stateReset: true } : {}),
-      });
-      if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
-      control.ready();
-      callHome.started();
-    },
-    ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
-  });
   let started = false;
   control.attach(outgoing);
   // What follows the edition when the license changes it.
@@ -280,6 +239,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     void state.usePersistent(edition === "pro");
     observe.editionChanged();
   });
+  const restored = await state.loadLifecycle();
   const loop = createPassLoop({
     clock,
     inventory,
@@ -296,10 +256,38 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
     onLag: (seconds) => metrics.decisionLag.observe(seconds),
     nextWakeAt: () => delivery.nextOverflowAt(),
+    ...(restored ? { initial: restored } : {}),
+    // Fenced like every other write: a deposed leader never overwrites what the new one keeps.
+    onState: (lifecycle) => void ((holds?.() ?? true) && state.saveLifecycle(lifecycle)),
     ...(options.passDelayMs !== undefined ? { delayMs: options.passDelayMs } : {}),
   });
-  logger.info(`mon ${VERSION} watching ${connection.server} (${connection.source})`);
-  watcher.start();
+  // The leader's work starts at the first sync after it leads (at once when its caches are already warm).
+  leader = {
+    loop,
+    begin() {
+      loop.schedule();
+      if (started) return;
+      started = true;
+      usage.start();
+      if (pro()) probes?.start();
+      const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
+        ...(state.lastAlive !== undefined ? { lastAlive: state.lastAlive } : {}),
+        ...(state.reset ? { stateReset: true } : {}),
+      });
+      if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
+      control.ready();
+      callHome.started();
+    },
+  };
+  if (watcher.requiredSynced()) leader.begin();
+  // Stops deciding, sending and calling out; what is still queued stays in the outbox.
+  const halt = () => {
+    license?.stop();
+    callHome.stop();
+    loop.stop();
+    usage.stop();
+    probes?.stop();
+  };
 
   return {
     metrics,
@@ -319,25 +307,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     leadershipLost() {
       health.set("leadership", "failed", { reason: "leadership_lost", required: true });
       metrics.leadershipLosses.inc();
-      loop.stop();
+      halt();
       delivery.stop();
-      license?.stop();
-      callHome.stop();
-      probes?.stop();
     },
     async stop(drainMs = 5_000) {
-      license?.stop();
-      callHome.stop();
-      loop.stop();
+      halt();
       watcher.stop();
-      usage.stop();
-      probes?.stop();
       await outgoing.settled();
       if (!(await delivery.drain(drainMs))) observe.deferred(router.active.map((p) => [p, delivery.depth(p)]));
       delivery.stop();
       for (const p of prepared.providers) p.provider.close?.();
       await audit?.flush();
       await state.close();
+      await elector?.release();
       await server?.close();
     },
   };
@@ -369,5 +351,54 @@ function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
     ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}),
     ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}),
     ...(probed?.length ? { probes: probed } : {}),
+  };
+}
+
+/** The health registry; a degraded optional component is counted in mon_component_degradations_total. */
+function healthRegistry(clock: Clock, metrics: Metrics): HealthRegistry {
+  return new HealthRegistry(
+    () => clock.now(),
+    (_name, next, previous) => {
+      if (next.state !== previous?.state && next.state === "degraded" && !next.required)
+        metrics.componentDegradations.inc();
+    },
+  );
+}
+
+/** The health server (spec 4.1) unless `healthCheck.enabled` is false. */
+async function serveHealth(
+  options: DaemonOptions,
+  health: HealthRegistry,
+  metrics: Metrics,
+): Promise<HealthServer | undefined> {
+  const settings = options.config.config.healthCheck;
+  if (!settings.enabled) return undefined;
+  const server = await startHealthServer({
+    port: options.healthPort ?? settings.port,
+    hostname: options.healthHost,
+    health,
+    metrics: metrics.registry,
+  });
+  options.logger.info(`health server on ${server.url}`);
+  return server;
+}
+
+/** The audit log (Pro, spec 2.1): one JSON entry per incident decision, written while the edition is Pro. */
+function auditFor(config: LoadedConfig["config"], options: DaemonOptions, observe: Observers) {
+  if (!config.auditLog.enabled) return undefined;
+  return createAuditLog({
+    output: config.auditLog.output,
+    stdout: options.stdout ?? ((t) => process.stdout.write(t)),
+    hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
+  });
+}
+
+/** Says once that a deposed leader's state writes are refused (the process is about to exit). */
+function refusedOnce(logger: Logger): (write: string) => void {
+  let said = false;
+  return (write) => {
+    if (said) return;
+    said = true;
+    logger.warn(`state store: ${write} refused: this replica no longer holds the state lock`);
   };
 }

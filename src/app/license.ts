@@ -11,6 +11,7 @@ import type { HttpClient } from "../outbound/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { VERSION } from "../version.ts";
+import { createEditionControl, type EditionControl } from "./edition.ts";
 
 /**
  * Builds the leader's license manager (docs/license.md) from the configuration: the key (`license.key`, or
@@ -50,4 +51,40 @@ export async function licenseFor(options: {
     onNotice: options.onNotice,
     onEdition: options.onEdition,
   });
+}
+
+/**
+ * The edition as the license decides it (spec 1.10, 4.3), before the components are built: the edition control
+ * and, unless `fixed` (unit-level tests of Pro behaviour), the started license manager. A binding restored from
+ * the instance Secret is Pro from the start, without a transition to announce.
+ */
+export async function startEdition(options: {
+  fixed?: Edition;
+  loaded: LoadedConfig;
+  connection: KubeConnection;
+  http: HttpClient;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** The providers Community does not deliver to (the router, built later). */
+  inactive: () => readonly string[];
+}): Promise<{ control: EditionControl; license?: LicenseManager }> {
+  const { loaded, clock, logger } = options;
+  const control = createEditionControl({
+    initial: options.fixed ?? "community",
+    config: loaded.config,
+    cluster: loaded.config.app.clusterName,
+    clock,
+    logger,
+    inactive: options.inactive,
+  });
+  if (options.fixed) return { control };
+  const license = await licenseFor({
+    ...options,
+    onNotice: (text) => control.notice(text),
+    onEdition: (next) => control.change(next),
+  });
+  await license.start();
+  control.change(license.edition());
+  return { control, license };
 }

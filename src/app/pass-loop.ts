@@ -46,10 +46,14 @@ export function createPassLoop(options: {
   onLag: (seconds: number) => void;
   nextWakeAt: () => number | undefined;
   delayMs?: number;
+  /** The lifecycle state to continue from (the previous leader's, from the state file); empty otherwise. */
+  initial?: LifecycleState;
+  /** Each pass's resulting lifecycle state, to be kept (Pro state file). */
+  onState?: (state: LifecycleState) => void;
 }): PassLoop {
   const { clock, inventory } = options;
-  let lifecycle: LifecycleState = emptyLifecycle();
-  // Lifecycle state starts empty on every start, so the first pass is the baseline (spec 1.7).
+  let lifecycle: LifecycleState = options.initial ?? emptyLifecycle();
+  // The first pass is the baseline (spec 1.7): what is open and not already known is told in one summary.
   let baselined = false;
   let scheduled: Cancel | undefined;
   let wake: Cancel | undefined;
@@ -73,6 +77,7 @@ export function createPassLoop(options: {
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     lifecycle = result.state;
     options.onResult(result, now);
+    options.onState?.(lifecycle);
     options.evidence.request(result.awaitingEvidence);
     if (firstDirtyAt !== undefined) options.onLag(Math.max(0, now - firstDirtyAt) / 1000);
     firstDirtyAt = undefined;

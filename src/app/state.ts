@@ -3,12 +3,16 @@ import type { Metrics } from "../metrics.ts";
 import type { DeliveryStore } from "../model/job.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { LifecycleState } from "../incident/lifecycle.ts";
+import { fromSnapshot, toSnapshot } from "../incident/snapshot.ts";
 import { createDeliveryStore } from "../state/delivery-store.ts";
 import { CAP_SHARE, DEFAULT_CAP_BYTES, maintainStore } from "../state/maintenance.ts";
 import { openStateStore, type StateStore } from "../state/store.ts";
 
 /** State key of the heartbeat (epoch ms), written every ALIVE_INTERVAL_MS while mon runs (Pro). */
 const ALIVE_KEY = "meta:alive";
+/** State key of the lifecycle snapshot (incident/snapshot.ts). */
+const LIFECYCLE_KEY = "lifecycle";
 const ALIVE_INTERVAL_MS = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 
@@ -26,6 +30,14 @@ export interface DaemonState {
    * restart never resumes what this process already sent.
    */
   usePersistent(persistent: boolean): Promise<void>;
+  /**
+   * The lifecycle state the previous leader or process left in the state file (Pro), so open incidents
+   * continue instead of being announced again; undefined in memory, when there is none, or when it was
+   * written by another version (logged).
+   */
+  loadLifecycle(): Promise<LifecycleState | undefined>;
+  /** Keeps the lifecycle state in the state file after a pass that changed it (Pro; nothing in memory). */
+  saveLifecycle(state: LifecycleState): Promise<void>;
   /** Stops the heartbeat and maintenance and closes the store. */
   close(): Promise<void>;
 }
@@ -81,9 +93,26 @@ export async function openDaemonState(options: {
     },
     () => clock.now(),
   );
+  let savedLifecycle: string | undefined;
   return {
     store,
     delivery,
+    async loadLifecycle() {
+      if (!store.persistent) return undefined;
+      const value = await store.get(LIFECYCLE_KEY).catch(() => undefined);
+      if (value === undefined || value === null) return undefined;
+      const restored = fromSnapshot(value);
+      if (!restored) logger.warn("state store: the kept incidents were written by another version; starting afresh");
+      else logger.info(`state store: ${restored.incidents.size} incident(s) continue from the previous process`);
+      return restored;
+    },
+    async saveLifecycle(lifecycle) {
+      if (!store.persistent) return;
+      const snapshot = toSnapshot(lifecycle);
+      const text = JSON.stringify(snapshot);
+      if (text === savedLifecycle) return;
+      if (await store.set(LIFECYCLE_KEY, snapshot)) savedLifecycle = text;
+    },
     ...(lastAlive !== undefined ? { lastAlive } : {}),
     reset,
     async usePersistent(persistent) {

@@ -63,6 +63,8 @@ export interface HealthReport {
   stateLock: "held" | "waiting" | "not_used";
   /** The state lock when leader election runs: the Lease, its holder, this replica's term and last renewal. */
   lock?: { lease: string; holder?: string; identity: string; term?: number; renewedAt?: string };
+  /** This process (spec 8 "runtime session"): pod name, POD_UID and NODE_NAME when set, start time, version. */
+  session?: RuntimeSession;
   ready: boolean;
   components: Record<string, { state: ComponentState; reason?: HealthReason; required: boolean }>;
   /** Reasons of every component not ok, sorted, at most 20 (bounded degradation reasons). */
@@ -90,6 +92,7 @@ export class HealthRegistry {
   private providers: { kept: string[]; inactive: string[] } = { kept: [], inactive: [] };
   private coverageKinds: { kind: string; reason: CoverageReason }[] = [];
   private lock: (() => LockView) | undefined;
+  private session: RuntimeSession | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -117,6 +120,11 @@ export class HealthRegistry {
   /** A component's current report. */
   get(name: string): ComponentHealth | undefined {
     return this.components.get(name);
+  }
+
+  /** Records this process's runtime session, shown in `/health`. */
+  setSession(session: RuntimeSession): void {
+    this.session = session;
   }
 
   /** Reports the state lock in `/health` from now on (leader election runs). */
@@ -165,6 +173,7 @@ export class HealthRegistry {
       status: failed ? "failed" : starting ? "starting" : degraded ? "degraded" : "ok",
       stateLock: this.lock ? (this.lock().leading ? "held" : "waiting") : "not_used",
       ...(this.lock ? { lock: lockView(this.lock()) } : {}),
+      ...(this.session ? { session: this.session } : {}),
       ready: this.ready(),
       components,
       reasons: [...reasons].sort().slice(0, 20),
@@ -176,6 +185,16 @@ export class HealthRegistry {
       providers: this.providers,
     };
   }
+}
+
+/** The runtime session of `/health` (spec 8: POD_UID and NODE_NAME are recorded in it). */
+export interface RuntimeSession {
+  readonly pod: string;
+  readonly podUid?: string;
+  readonly node?: string;
+  /** RFC 3339. */
+  readonly startedAt: string;
+  readonly version: string;
 }
 
 /** What the registry needs of the state lock (leader/elector.ts LockStatus). */

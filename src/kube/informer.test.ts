@@ -124,7 +124,11 @@ describe("stalled watches", () => {
       onState: () => {},
     });
     informer.start();
-    await waitUntil(() => informer!.synced() && sim!.server.watchCount() === 1, "the watch");
+    // The idle timer is armed once the watch's headers arrived (the only timer this informer has).
+    await waitUntil(
+      () => informer!.synced() && sim!.server.watchCount() === 1 && clock.nextAt() !== undefined,
+      "the watch",
+    );
     await clock.advance(179_000);
     expect(stalls).toBe(0);
     await clock.advance(1_000);

@@ -110,6 +110,11 @@ export function createInformer(options: InformerOptions): Informer {
   const watch = async (signal: AbortSignal) => {
     const timeout = options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     const query = `watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}&timeoutSeconds=${timeout}`;
+    const response = await connection.request(`${kind.path}?${query}`, { signal });
+    if (!response.ok) throw classifyStatus(response.status, await response.text(), `watch ${kind.path}`);
+    if (!response.body) return;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = "";
     const idleMs = options.idleTimeoutMs ?? 180_000;
     let cancelIdle: (() => void) | undefined;
     const armIdle = () => {
@@ -123,14 +128,8 @@ export function createInformer(options: InformerOptions): Informer {
         current?.abort(new DOMException("stalled", "AbortError"));
       }, idleMs);
     };
-    // Armed before the request: a watch whose response headers never come is as stalled as a silent one.
     armIdle();
     try {
-      const response = await connection.request(`${kind.path}?${query}`, { signal });
-      if (!response.ok) throw classifyStatus(response.status, await response.text(), `watch ${kind.path}`);
-      if (!response.body) return;
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffered = "";
       for (;;) {
         let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {

@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { startDaemon } from "../../app/daemon.ts";
+import { type Daemon, startDaemon } from "../../app/daemon.ts";
+import { electorFor } from "../../app/leadership.ts";
 import { CONFIG_DOMAIN } from "../../app/config-domain.ts";
 import { formatProblem } from "../../config/errors.ts";
 import { prepareStartup } from "../../app/prepare.ts";
@@ -9,6 +10,12 @@ import { createSystemClock } from "../../runtime/clock.ts";
 import { createLogger } from "../../runtime/logger.ts";
 import { onShutdownSignal } from "../../runtime/signals.ts";
 import { failStartup } from "../exit.ts";
+
+/**
+ * How long a SIGTERM'd leader flushes its outbox before it persists the rest and releases the Lease, ms:
+ * within Kubernetes' default 30 s termination grace period, with room for the release and the exit.
+ */
+const SHUTDOWN_DRAIN_MS = 10_000;
 
 /** `mon run`: the daemon. Connects in-cluster, or with `--kubeconfig` / KUBECONFIG; configuration from CONFIG_FILE. */
 export default defineCommand({
@@ -34,11 +41,34 @@ export default defineCommand({
     try {
       const prepared = prepareStartup(config, { logger });
       const connection = await connectKube({ kubeconfigPath: args.kubeconfig });
-      const daemon = await startDaemon({ config, connection, clock: createSystemClock(), logger, prepared });
+      const clock = createSystemClock();
+      let daemon: Daemon | undefined;
+      // A leader that cannot renew stops deciding and sending at once, then exits to come back as a standby.
+      const elector = electorFor({
+        runtime: config.runtime,
+        connection,
+        clock,
+        logger,
+        onLost: () => {
+          daemon?.leadershipLost();
+          logger.error("leadership_lost: exiting so this replica restarts as a standby");
+          process.exit(1);
+        },
+      });
       onShutdownSignal(async (signal) => {
         logger.info(`${signal}: shutting down`);
-        await daemon.stop(10_000);
+        // A standby has nothing to flush; a leader drains, persists the rest and releases the Lease.
+        if (daemon) await daemon.stop(SHUTDOWN_DRAIN_MS);
+        else elector?.stop();
         process.exit(0);
+      });
+      daemon = await startDaemon({
+        config,
+        connection,
+        clock,
+        logger,
+        prepared,
+        ...(elector ? { elector } : {}),
       });
     } catch (error) {
       failStartup(logger, error);

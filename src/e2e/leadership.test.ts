@@ -1,0 +1,234 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { CLI_MAIN } from "../testing/cli.ts";
+import { crashPod, seedShop } from "../testing/cluster.ts";
+import { simRequest } from "../testing/sim-client.ts";
+import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
+
+let sim: Simulator | undefined;
+let hook: CaptureServer | undefined;
+let licenses: LicenseServer | undefined;
+const replicas: Replica[] = [];
+afterEach(async () => {
+  for (const r of replicas.splice(0)) r.child.kill("SIGKILL");
+  await hook?.close();
+  await licenses?.close();
+  await sim?.stop();
+  sim = hook = licenses = undefined;
+});
+
+interface Replica {
+  readonly name: string;
+  /** Base URL of its health server. */
+  readonly health: string;
+  readonly child: ChildProcess;
+  readonly log: string[];
+  leads(): boolean;
+  exited(): Promise<number | null>;
+}
+
+/** The shared files of one installation: its kubeconfig, its license key and the state volume both replicas mount. */
+function installation(key: string): { dir: string; kubeconfig: string; key: string; data: string } {
+  const dir = mkdtempSync(join(tmpdir(), "mon-leader-"));
+  const files = { dir, kubeconfig: join(dir, "kubeconfig"), key, data: join(dir, "data") };
+  writeFileSync(files.kubeconfig, sim!.kubeconfig());
+  return files;
+}
+
+/** A free loopback port for a replica's health server (each pod has its own network in a cluster). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts one `mon run` replica of the installation, as a Deployment's pod would run (POD_NAME, the Lease). */
+async function replica(name: string, files: ReturnType<typeof installation>): Promise<Replica> {
+  const log: string[] = [];
+  const port = await freePort();
+  const config = join(files.dir, `${name}.yaml`);
+  writeFileSync(
+    config,
+    `app:\n  clusterName: prod\nhealthCheck:\n  port: ${port}\nlicense:\n  key: ${files.key}\nalert:\n  webhook:\n    url: ${hook!.url}/mon\n`,
+  );
+  const child = spawn(process.execPath, [CLI_MAIN, "run", "--kubeconfig", files.kubeconfig, "--config", config], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      MON_DATA_DIR: files.data,
+      MON_LICENSE_URL: licenses!.url,
+      MON_INSTALLATION_ID: "mon",
+      POD_NAME: name,
+      POD_NAMESPACE: "mon",
+      POD_UID: `uid-${name}`,
+      NODE_NAME: "worker-1",
+    },
+  });
+  child.stdout?.on("data", (b) => log.push(String(b)));
+  child.stderr?.on("data", (b) => log.push(String(b)));
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const r: Replica = {
+    name,
+    health: `http://127.0.0.1:${port}`,
+    child,
+    log,
+    leads: () => log.join("").includes("leadership acquired"),
+    exited: () => exit,
+  };
+  replicas.push(r);
+  return r;
+}
+
+/** waitUntil, with every replica's log in the failure message. */
+async function until(condition: () => boolean, what: string, timeoutMs: number): Promise<void> {
+  try {
+    await waitUntil(condition, what, timeoutMs);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${logs()}`);
+  }
+}
+
+/** The pod's container runs and is ready again (a fixed crash loop). */
+function healPod(name: string): void {
+  const pod = sim!.store.get(sim!.typeOf("", "v1", "pods"), "shop", name);
+  const c = pod.spec.containers[0];
+  sim!.patchStatus("v1", "Pod", "shop", name, {
+    phase: "Running",
+    conditions: [{ type: "Ready", status: "True", lastTransitionTime: new Date().toISOString() }],
+    containerStatuses: [
+      {
+        name: c.name,
+        image: c.image,
+        imageID: "",
+        ready: true,
+        started: true,
+        restartCount: 6,
+        state: { running: { startedAt: new Date().toISOString() } },
+      },
+    ],
+  });
+}
+
+const logs = () => replicas.map((r) => `--- ${r.name}\n${r.log.join("")}`).join("\n");
+const announces = (incident: string) =>
+  hook!.requests.filter((r) => r.json().action === "announce" && r.json().incidentId === incident);
+const lease = async () =>
+  (await simRequest(sim!, "GET", "/apis/coordination.k8s.io/v1/namespaces/mon/leases/mon-leader")).json as {
+    spec?: { holderIdentity?: string; leaseTransitions?: number };
+  };
+
+describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
+  test("two replicas: exactly one announces; SIGTERM hands the Lease over at once and the new leader repeats nothing", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+    hook = await startCaptureServer();
+    licenses = await startLicenseServer(() => Date.now());
+    const files = installation(licenses.addLicense());
+    seedShop(sim, Date.now());
+    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+    const a = await replica("mon-a", files);
+    const b = await replica("mon-b", files);
+    await until(() => a.leads() || b.leads(), "a leader", 20_000);
+    const [leader, standby] = a.leads() ? [a, b] : [b, a];
+    const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
+    await until(() => summaries().length === 1, "the startup summary", 20_000);
+    expect(summaries()[0]!.json().covers).toEqual(["Deployment/shop/web"]);
+
+    // A failure after the start is announced once, by the leader alone.
+    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    await until(() => announces("Deployment/shop/api").length === 1, "the crash loop's announce", 20_000);
+    expect(standby.leads()).toBe(false);
+    // The standby is live and available (a rolling update proceeds) but not ready; /health shows the lock.
+    const status = async (r: Replica, path: string) => (await fetch(`${r.health}${path}`)).status;
+    expect([await status(standby, "/healthz"), await status(standby, "/availabilityz")]).toEqual([200, 200]);
+    expect(await status(standby, "/readyz")).toBe(503);
+    expect(await status(leader, "/readyz")).toBe(200);
+    const standbyHealth = await (await fetch(`${standby.health}/health`)).json();
+    expect(standbyHealth).toMatchObject({
+      stateLock: "waiting",
+      ready: false,
+      lock: { lease: "mon/mon-leader", identity: standby.name, holder: leader.name },
+      session: { pod: standby.name, podUid: `uid-${standby.name}`, node: "worker-1" },
+      components: { leadership: { state: "pending", required: true } },
+    });
+    expect(await (await fetch(`${leader.health}/health`)).json()).toMatchObject({
+      stateLock: "held",
+      lock: { identity: leader.name, holder: leader.name, term: 0 },
+    });
+    const metric = async (r: Replica, name: string) =>
+      Number(new RegExp(`^${name} (\\d+)$`, "m").exec(await (await fetch(`${r.health}/metrics`)).text())?.[1]);
+    expect(await metric(leader, "mon_leadership_acquisitions_total")).toBe(1);
+    expect(await metric(standby, "mon_leadership_acquisitions_total")).toBe(0);
+
+    leader.child.kill("SIGTERM");
+    expect(await leader.exited()).toBe(0);
+    // Released, not expired: the standby leads well before the 15 s lease would have run out.
+    await until(() => standby.leads(), "the standby leads", 10_000);
+    expect((await lease()).spec?.holderIdentity).toBe(standby.name);
+    await until(() => standby.log.join("").includes("delivering to"), "the new leader's components", 20_000);
+    expect(await metric(standby, "mon_leader_takeovers_total")).toBe(1);
+    // The new leader continues from the state the old one left: no summary, no announce again; the fix of the
+    // crash loop resolves the conversation the old leader opened.
+    const startups = () => hook!.requests.filter((r) => r.json().reason === "Startup");
+    await until(() => startups().length === 2, "the new leader's startup message", 20_000);
+    expect(standby.log.join("")).toContain("2 incident(s) continue from the previous process");
+    healPod("api-abc12-p0");
+    await until(() => hook!.requests.some((r) => r.json().action === "resolve"), "the resolve", 20_000);
+    const resolve = hook.requests.find((r) => r.json().action === "resolve")!.json();
+    expect(resolve.incidentId).toBe("Deployment/shop/api");
+    expect(summaries()).toHaveLength(1);
+    expect(announces("Deployment/shop/api")).toHaveLength(1);
+  }, 90_000);
+
+  test("kill -9 of the leader with a message in the outbox: the standby leads within the lease, delivers it once, and announces nothing again", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+    hook = await startCaptureServer();
+    licenses = await startLicenseServer(() => Date.now());
+    const files = installation(licenses.addLicense());
+    seedShop(sim, Date.now());
+    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+    const a = await replica("mon-a", files);
+    const b = await replica("mon-b", files);
+    await until(() => a.leads() || b.leads(), "a leader", 20_000);
+    const [leader, standby] = a.leads() ? [a, b] : [b, a];
+    const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
+    await until(() => summaries().length === 1, "the startup summary", 20_000);
+
+    // The provider is down when the crash loop is announced: the announce waits in the outbox.
+    hook.setDefault({ status: 503, body: "down" });
+    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    await until(() => announces("Deployment/shop/api").length >= 1, "a first attempt", 20_000);
+    leader.child.kill("SIGKILL");
+    await leader.exited();
+    hook.setDefault({ status: 200, body: "ok" });
+    const attempts = hook.requests.length;
+
+    // Within the lease duration (15 s) and a retry period (2 s), with room for a busy machine.
+    await until(() => standby.leads(), "the standby leads", 40_000);
+    await until(
+      () => hook!.requests.slice(attempts).some((r) => r.json().incidentId === "Deployment/shop/api"),
+      "the announce from the outbox",
+      20_000,
+    );
+    expect(standby.log.join("")).toMatch(/resumed \d+ message\(s\) left in the outbox/);
+    // The new leader's own startup message arrives after the resumed one; by then nothing else is sent again.
+    await until(
+      () => hook!.requests.filter((r) => r.json().reason === "Startup").length === 2,
+      "a startup message",
+      20_000,
+    );
+    const delivered = hook.requests.slice(attempts).filter((r) => r.json().incidentId === "Deployment/shop/api");
+    expect(delivered.map((r) => r.json().action)).toEqual(["announce"]);
+    expect(summaries()).toHaveLength(1);
+    expect((await lease()).spec).toMatchObject({ holderIdentity: standby.name, leaseTransitions: 1 });
+  }, 120_000);
+});
