@@ -1,36 +1,24 @@
-import { createAuditLog } from "../audit/log.ts";
 import type { LoadedConfig } from "../config/load.ts";
-import { createDelivery, type Delivery } from "../deliver/delivery.ts";
-import { HealthRegistry } from "../health/registry.ts";
-import { auditEntries } from "../incident/audit.ts";
+import type { Delivery } from "../deliver/delivery.ts";
+import { HealthRegistry, type RuntimeSession } from "../health/registry.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import type { Elector } from "../leader/elector.ts";
 import type { LicenseManager } from "../license/manager.ts";
-import { renderStartupNotice } from "../notify/notice.ts";
-import { redact } from "../notify/redact.ts";
-import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
-import { createRouter, type Router } from "../route/router.ts";
+import type { ProbeRunner } from "../probe/runner.ts";
+import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters } from "../runtime/waiters.ts";
 import { type HealthServer, startHealthServer } from "../server/health-server.ts";
-import { fencedStore } from "../state/fenced.ts";
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
-import { deliveryProviders } from "./delivery-providers.ts";
-import { createCallHome } from "./callhome.ts";
+import { type Leader, startLeader } from "./leader.ts";
 import { awaitLeadership } from "./leadership.ts";
-import { startEdition } from "./license.ts";
-import { createLogEvidence } from "./log-evidence.ts";
-import { createObservers, type Observers } from "./observe.ts";
-import { createOutgoing } from "./outgoing.ts";
-import { createPassLoop, type PassLoop } from "./pass-loop.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
-import { openDaemonState } from "./state.ts";
-import { createUsageSources, type UsageSources } from "./usage-sources.ts";
+import type { UsageSources } from "./usage-sources.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
 export interface DaemonOptions {
@@ -103,25 +91,18 @@ export interface Daemon {
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config: loaded, clock, logger, connection } = options;
   const config = loaded.config;
-  const cluster = config.app.clusterName;
+  const _cluster = config.app.clusterName;
   const metrics = createMetrics();
   const health = healthRegistry(clock, metrics);
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
-  const { runtime } = loaded;
-  health.setSession({
-    pod: runtime.podName,
-    ...(runtime.podUid ? { podUid: runtime.podUid } : {}),
-    ...(runtime.nodeName ? { node: runtime.nodeName } : {}),
-    startedAt: new Date(clock.now()).toISOString(),
-    version: VERSION,
-  });
+  health.setSession(sessionOf(loaded.runtime, clock));
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
   const server = await serveHealth(options, health, metrics);
 
   // Every replica watches (a standby's caches are warm, so a takeover does not relist); only the leader decides.
   const inventory = new Inventory();
   const synced = createWaiters(clock);
-  let leader: { loop: PassLoop; begin(): void } | undefined;
+  let lead: Leader | undefined;
   const watcher = watchCluster({
     config,
     connection,
@@ -130,10 +111,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     inventory,
     health,
     metrics,
-    onChange: () => leader?.loop.schedule(),
+    onChange: () => lead?.loop.schedule(),
     onSynced: () => {
       synced.release();
-      leader?.begin();
+      lead?.begin();
     },
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
@@ -142,183 +123,46 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const elector = options.elector;
   const term = elector ? await awaitLeadership(elector, { health, metrics, logger }) : undefined;
 
-  // The license decides the edition before the components are built (spec 4.3); it can change while running.
-  const { control, license } = await startEdition({
-    ...(options.edition ? { fixed: options.edition } : {}),
-    loaded,
+  const leader = await startLeader({
+    daemon: options,
     connection,
-    http: prepared.http,
-    clock,
-    logger,
-    metrics,
-    inactive: () => router.inactive,
-  });
-  const pro = () => control.current() === "pro";
-  // A state file in Pro, memory in Community; the state moves when the edition changes (docs/license.md).
-  const state = await openDaemonState({
-    dataDir: loaded.runtime.dataDir,
-    persistent: pro(),
-    ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
     clock,
     logger,
     metrics,
     health,
-  });
-  // Fencing: only the holder of the state lock under the term it led with may write the outbox or send.
-  const holds = elector && term !== undefined ? () => elector.holds(term) : undefined;
-  const records = holds ? fencedStore(state.delivery, holds, refusedOnce(logger)) : state.delivery;
-  const router = createRouter({
-    providers: prepared.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind, ...p.common })),
-    communityProvider: config.app.communityProvider,
-    edition: () => control.current(),
-    // Who holds each conversation survives a restart (Pro state file), so the resolve goes where the announcement went.
-    onConversation: (id, providers) =>
-      void (providers ? records.saveRoute(id, providers) : records.removeRoute(id)).catch((error: unknown) =>
-        logger.warn(`state store: recording the providers of ${id} failed: ${(error as Error).message}`),
-      ),
-  });
-  const observe = createObservers({ metrics, health, logger, config, router });
-  const delivery = createDelivery({
-    // Every configured provider: the router decides who receives what in the current edition.
-    providers: deliveryProviders(
-      prepared.providers,
-      prepared.providers.map((p) => p.definition.name),
-    ),
-    isActive: (name) => router.active.includes(name),
-    ...(holds ? { canSend: holds } : {}),
-    clock,
-    logger,
-    hooks: observe.delivery,
-    store: records,
-    clean: (text) => redact(text).text,
-    onJoin: (id, provider) => router.join(id, provider),
-  });
-  router.restore(await records.loadRoutes());
-  const resumed = await delivery.restore();
-  if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
-
-  const audit = auditFor(config, options, observe);
-  const outgoing = createOutgoing({ router, delivery, metrics, logger, cluster });
-  const callHome = createCallHome({
-    loaded,
-    connection,
-    http: prepared.http,
-    store: state.store,
-    clock,
-    logger,
-    metrics,
-    health,
-    edition: () => control.current(),
-    notice: (sentence) => control.notice(sentence, "Upgrade"),
-    ...(options.build ? { build: options.build } : {}),
-  });
-  const schedule = () => leader?.loop.schedule();
-  const logs = createLogEvidence({ connection, clock, metrics, onReady: schedule });
-  const usage = createUsageSources({
-    connection,
+    prepared,
     inventory,
-    clock,
-    logger,
-    health,
-    metrics,
-    insecureSkipVerify: config.kubelet.insecureSkipVerify,
-    onRound: schedule,
-    ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
+    synced: () => watcher.requiredSynced(),
+    ...(elector && term !== undefined ? { holds: () => elector.holds(term) } : {}),
   });
-  // Active probes are Pro and opt-in (spec 2.3): built when enabled, running while the edition is Pro.
-  const probes = config.activeProbeMonitor.enabled
-    ? probesFor(config.activeProbeMonitor, { inventory, clock, logger, health, onRound: schedule })
-    : undefined;
-  let started = false;
-  control.attach(outgoing);
-  // What follows the edition when the license changes it.
-  control.onSwitch((edition) => {
-    if (edition === "pro" && started) probes?.start();
-    if (edition !== "pro") probes?.stop();
-    callHome.editionChanged(edition);
-    void state.usePersistent(edition === "pro");
-    observe.editionChanged();
-  });
-  const restored = await state.loadLifecycle();
-  const loop = createPassLoop({
-    clock,
-    inventory,
-    cluster,
-    rules: () => control.rules(),
-    evidence: logs,
-    ready: () => watcher.requiredSynced(),
-    usage: () => usageView(usage, probes),
-    onResult(result, now) {
-      observe.pass(result);
-      if (audit && pro())
-        for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
-      outgoing.send(result.messages, now);
-    },
-    onLag: (seconds) => metrics.decisionLag.observe(seconds),
-    nextWakeAt: () => delivery.nextOverflowAt(),
-    ...(restored ? { initial: restored } : {}),
-    // Fenced like every other write: a deposed leader never overwrites what the new one keeps.
-    onState: (lifecycle) => void ((holds?.() ?? true) && state.saveLifecycle(lifecycle)),
-    ...(options.passDelayMs !== undefined ? { delayMs: options.passDelayMs } : {}),
-  });
-  // The leader's work starts at the first sync after it leads (at once when its caches are already warm).
-  leader = {
-    loop,
-    begin() {
-      loop.schedule();
-      if (started) return;
-      started = true;
-      usage.start();
-      if (pro()) probes?.start();
-      const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
-        ...(state.lastAlive !== undefined ? { lastAlive: state.lastAlive } : {}),
-        ...(state.reset ? { stateReset: true } : {}),
-      });
-      if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
-      control.ready();
-      callHome.started();
-    },
-  };
+  lead = leader;
   if (watcher.requiredSynced()) leader.begin();
-  // Stops deciding, sending and calling out; what is still queued stays in the outbox.
-  const halt = () => {
-    license?.stop();
-    callHome.stop();
-    loop.stop();
-    usage.stop();
-    probes?.stop();
-  };
 
   return {
     metrics,
     health,
-    delivery,
+    delivery: leader.delivery,
     inventory,
-    router,
-    usage,
-    ...(probes ? { probes } : {}),
-    ...(license ? { license } : {}),
-    edition: () => control.current(),
-    persistentState: () => state.store.persistent,
+    router: leader.router,
+    usage: leader.usage,
+    ...(leader.probes ? { probes: leader.probes } : {}),
+    ...(leader.license ? { license: leader.license } : {}),
+    edition: () => leader.edition(),
+    persistentState: () => leader.persistentState(),
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
-    evidencePending: () => logs.busy(),
-    passNow: () => loop.passNow(),
+    evidencePending: () => leader.evidencePending(),
+    passNow: () => leader.loop.passNow(),
     leadershipLost() {
       health.set("leadership", "failed", { reason: "leadership_lost", required: true });
       metrics.leadershipLosses.inc();
-      halt();
-      delivery.stop();
+      leader.halt();
+      leader.delivery.stop();
     },
     async stop(drainMs = 5_000) {
-      halt();
+      leader.halt();
       watcher.stop();
-      await outgoing.settled();
-      if (!(await delivery.drain(drainMs))) observe.deferred(router.active.map((p) => [p, delivery.depth(p)]));
-      delivery.stop();
-      for (const p of prepared.providers) p.provider.close?.();
-      await audit?.flush();
-      await state.close();
+      await leader.finish(drainMs);
       await elector?.release();
       await server?.close();
     },
@@ -326,33 +170,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 }
 
 // --- internal ---
-
-/** The active probe runner (Pro, spec 2.3) from `activeProbeMonitor`. */
-function probesFor(
-  settings: LoadedConfig["config"]["activeProbeMonitor"],
-  deps: Omit<Parameters<typeof createProbeRunner>[0], "settings" | "intervalMs" | "timeoutMs" | "failureThreshold">,
-): ProbeRunner {
-  return createProbeRunner({
-    settings,
-    intervalMs: settings.intervalSeconds * 1000,
-    timeoutMs: settings.timeoutSeconds * 1000,
-    failureThreshold: settings.failureThreshold,
-    ...deps,
-  });
-}
-
-/** The latest usage rounds and probe results, as the pass reads them. */
-function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
-  const latest = usage.latest();
-  const probed = probes?.latest();
-  return {
-    ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}),
-    ...(latest.apiServer ? { apiServer: latest.apiServer } : {}),
-    ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}),
-    ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}),
-    ...(probed?.length ? { probes: probed } : {}),
-  };
-}
 
 /** The health registry; a degraded optional component is counted in mon_component_degradations_total. */
 function healthRegistry(clock: Clock, metrics: Metrics): HealthRegistry {
@@ -383,22 +200,13 @@ async function serveHealth(
   return server;
 }
 
-/** The audit log (Pro, spec 2.1): one JSON entry per incident decision, written while the edition is Pro. */
-function auditFor(config: LoadedConfig["config"], options: DaemonOptions, observe: Observers) {
-  if (!config.auditLog.enabled) return undefined;
-  return createAuditLog({
-    output: config.auditLog.output,
-    stdout: options.stdout ?? ((t) => process.stdout.write(t)),
-    hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
-  });
-}
-
-/** Says once that a deposed leader's state writes are refused (the process is about to exit). */
-function refusedOnce(logger: Logger): (write: string) => void {
-  let said = false;
-  return (write) => {
-    if (said) return;
-    said = true;
-    logger.warn(`state store: ${write} refused: this replica no longer holds the state lock`);
+/** This process's runtime session (spec 8): the pod, POD_UID and NODE_NAME when set, start time, version. */
+function sessionOf(runtime: LoadedConfig["runtime"], clock: Clock): RuntimeSession {
+  return {
+    pod: runtime.podName,
+    ...(runtime.podUid ? { podUid: runtime.podUid } : {}),
+    ...(runtime.nodeName ? { node: runtime.nodeName } : {}),
+    startedAt: new Date(clock.now()).toISOString(),
+    version: VERSION,
   };
 }

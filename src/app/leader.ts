@@ -1,0 +1,270 @@
+import { createAuditLog } from "../audit/log.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import type { Delivery } from "../deliver/delivery.ts";
+import type { HealthRegistry } from "../health/registry.ts";
+import { auditEntries } from "../incident/audit.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import type { Inventory } from "../kube/inventory.ts";
+import type { LicenseManager } from "../license/manager.ts";
+import type { Metrics } from "../metrics.ts";
+import type { Edition } from "../model/edition.ts";
+import { renderStartupNotice } from "../notify/notice.ts";
+import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
+import type { Router } from "../route/router.ts";
+import type { Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { fencedStore } from "../state/fenced.ts";
+import { VERSION } from "../version.ts";
+import { createCallHome } from "./callhome.ts";
+import type { DaemonOptions } from "./daemon.ts";
+import { createDeliveryStages } from "./delivery-stages.ts";
+import { startEdition } from "./license.ts";
+import { createLogEvidence } from "./log-evidence.ts";
+import type { Observers } from "./observe.ts";
+import { createOutgoing } from "./outgoing.ts";
+import { createPassLoop, type PassLoop } from "./pass-loop.ts";
+import type { Prepared } from "./prepare.ts";
+import { openDaemonState } from "./state.ts";
+import { createUsageSources, type UsageSources } from "./usage-sources.ts";
+
+/** What the leader's work needs from the replica that runs it. */
+export interface LeaderOptions {
+  readonly daemon: DaemonOptions;
+  readonly connection: KubeConnection;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly health: HealthRegistry;
+  readonly prepared: Prepared;
+  /** The replica's warm caches. */
+  readonly inventory: Inventory;
+  /** Whether the required caches are synced. */
+  readonly synced: () => boolean;
+  /** The fencing check (this replica holds the state lock under its term); absent without a lock. */
+  readonly holds?: () => boolean;
+}
+
+/** The leader's running work. */
+export interface Leader {
+  readonly loop: PassLoop;
+  readonly delivery: Delivery;
+  readonly router: Router;
+  readonly usage: UsageSources;
+  readonly probes?: ProbeRunner;
+  readonly license?: LicenseManager;
+  edition(): Edition;
+  persistentState(): boolean;
+  evidencePending(): boolean;
+  /** The required caches synced (again): a pass; the first time, the work starts. */
+  begin(): void;
+  /** Stops deciding, sending and calling out; what is queued stays in the outbox. */
+  halt(): void;
+  /** Drains delivery for up to `drainMs` (what is left is counted deferred), closes providers and the state. */
+  finish(drainMs: number): Promise<void>;
+}
+
+/**
+ * The leader's work (spec 1.9, 3.3; docs/leadership.md), built once this replica holds the state lock: the
+ * license decides the edition, the state is restored (outbox, conversations, kept incidents), then delivery,
+ * call home, usage sources, probes and the pass loop are built. `begin()` starts them at the first sync after
+ * leading (at once when the standby's caches are already warm); `halt()` stops deciding, sending and calling
+ * out (what is queued stays in the outbox); `finish()` drains delivery and closes the state.
+ */
+export async function startLeader(options: LeaderOptions): Promise<Leader> {
+  const { daemon, clock, logger, connection, metrics, health, prepared, inventory, holds } = options;
+  const loaded = daemon.config;
+  const config = loaded.config;
+  const cluster = config.app.clusterName;
+  // The license decides the edition before the components are built (spec 4.3); it can change while running.
+  const { control, license } = await startEdition({
+    ...(daemon.edition ? { fixed: daemon.edition } : {}),
+    loaded,
+    connection,
+    http: prepared.http,
+    clock,
+    logger,
+    metrics,
+    inactive: () => router.inactive,
+  });
+  const pro = () => control.current() === "pro";
+  // A state file in Pro, memory in Community; the state moves when the edition changes (docs/license.md).
+  const state = await openDaemonState({
+    dataDir: loaded.runtime.dataDir,
+    persistent: pro(),
+    ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
+    clock,
+    logger,
+    metrics,
+    health,
+  });
+  // Fencing: only the holder of the state lock under the term it led with may write the outbox or send.
+  const records = holds ? fencedStore(state.delivery, holds, refusedOnce(logger)) : state.delivery;
+  const { router, observe, delivery } = createDeliveryStages({
+    prepared,
+    config,
+    edition: () => control.current(),
+    records,
+    ...(holds ? { holds } : {}),
+    clock,
+    logger,
+    metrics,
+    health,
+  });
+  router.restore(await records.loadRoutes());
+  const resumed = await delivery.restore();
+  if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
+
+  const audit = auditFor(config, daemon, observe);
+  const outgoing = createOutgoing({ router, delivery, metrics, logger, cluster });
+  const callHome = createCallHome({
+    loaded,
+    connection,
+    http: prepared.http,
+    store: state.store,
+    clock,
+    logger,
+    metrics,
+    health,
+    edition: () => control.current(),
+    notice: (sentence) => control.notice(sentence, "Upgrade"),
+    ...(daemon.build ? { build: daemon.build } : {}),
+  });
+  const schedule = () => loop.schedule();
+  const logs = createLogEvidence({ connection, clock, metrics, onReady: schedule });
+  const usage = createUsageSources({
+    connection,
+    inventory,
+    clock,
+    logger,
+    health,
+    metrics,
+    insecureSkipVerify: config.kubelet.insecureSkipVerify,
+    onRound: schedule,
+    ...(daemon.dnsMetricsPort !== undefined ? { dnsMetricsPort: daemon.dnsMetricsPort } : {}),
+  });
+  // Active probes are Pro and opt-in (spec 2.3): built when enabled, running while the edition is Pro.
+  const probes = config.activeProbeMonitor.enabled
+    ? probesFor(config.activeProbeMonitor, { inventory, clock, logger, health, onRound: schedule })
+    : undefined;
+  let started = false;
+  control.attach(outgoing);
+  // What follows the edition when the license changes it.
+  control.onSwitch((edition) => {
+    if (edition === "pro" && started) probes?.start();
+    if (edition !== "pro") probes?.stop();
+    callHome.editionChanged(edition);
+    void state.usePersistent(edition === "pro");
+    observe.editionChanged();
+  });
+  const restored = await state.loadLifecycle();
+  const loop = createPassLoop({
+    clock,
+    inventory,
+    cluster,
+    rules: () => control.rules(),
+    evidence: logs,
+    ready: options.synced,
+    usage: () => usageView(usage, probes),
+    onResult(result, now) {
+      observe.pass(result);
+      if (audit && pro())
+        for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
+      outgoing.send(result.messages, now);
+    },
+    onLag: (seconds) => metrics.decisionLag.observe(seconds),
+    nextWakeAt: () => delivery.nextOverflowAt(),
+    ...(restored ? { initial: restored } : {}),
+    // Fenced like every other write: a deposed leader never overwrites what the new one keeps.
+    onState: (lifecycle) => void ((holds?.() ?? true) && state.saveLifecycle(lifecycle)),
+    ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
+  });
+  return {
+    loop,
+    delivery,
+    router,
+    usage,
+    ...(probes ? { probes } : {}),
+    ...(license ? { license } : {}),
+    edition: () => control.current(),
+    persistentState: () => state.store.persistent,
+    evidencePending: () => logs.busy(),
+    begin() {
+      loop.schedule();
+      if (started) return;
+      started = true;
+      usage.start();
+      if (pro()) probes?.start();
+      const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
+        ...(state.lastAlive !== undefined ? { lastAlive: state.lastAlive } : {}),
+        ...(state.reset ? { stateReset: true } : {}),
+      });
+      if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
+      control.ready();
+      callHome.started();
+    },
+    halt() {
+      license?.stop();
+      callHome.stop();
+      loop.stop();
+      usage.stop();
+      probes?.stop();
+    },
+    async finish(drainMs) {
+      await outgoing.settled();
+      if (!(await delivery.drain(drainMs))) observe.deferred(router.active.map((p) => [p, delivery.depth(p)]));
+      delivery.stop();
+      for (const p of prepared.providers) p.provider.close?.();
+      await audit?.flush();
+      await state.close();
+    },
+  };
+}
+
+// --- internal ---
+
+/** The active probe runner (Pro, spec 2.3) from `activeProbeMonitor`. */
+function probesFor(
+  settings: LoadedConfig["config"]["activeProbeMonitor"],
+  deps: Omit<Parameters<typeof createProbeRunner>[0], "settings" | "intervalMs" | "timeoutMs" | "failureThreshold">,
+): ProbeRunner {
+  return createProbeRunner({
+    settings,
+    intervalMs: settings.intervalSeconds * 1000,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    failureThreshold: settings.failureThreshold,
+    ...deps,
+  });
+}
+
+/** The latest usage rounds and probe results, as the pass reads them. */
+function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
+  const latest = usage.latest();
+  const probed = probes?.latest();
+  return {
+    ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}),
+    ...(latest.apiServer ? { apiServer: latest.apiServer } : {}),
+    ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}),
+    ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}),
+    ...(probed?.length ? { probes: probed } : {}),
+  };
+}
+
+/** The audit log (Pro, spec 2.1): one JSON entry per incident decision, written while the edition is Pro. */
+function auditFor(config: LoadedConfig["config"], options: DaemonOptions, observe: Observers) {
+  if (!config.auditLog.enabled) return undefined;
+  return createAuditLog({
+    output: config.auditLog.output,
+    stdout: options.stdout ?? ((t) => process.stdout.write(t)),
+    hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
+  });
+}
+
+/** Says once that a deposed leader's state writes are refused (the process is about to exit). */
+function refusedOnce(logger: Logger): (write: string) => void {
+  let said = false;
+  return (write) => {
+    if (said) return;
+    said = true;
+    logger.warn(`state store: ${write} refused: this replica no longer holds the state lock`);
+  };
+}
