@@ -27,3 +27,12 @@ export function runGenerator(files: readonly [string, string][], command: string
   }
   if (!check && stale.length) console.log(`wrote ${stale.join(", ")}`);
 }
+
+/** Replaces what lies between the `begin` and `end` marker lines of the document at `path` with `text`. */
+export function writeBetweenMarkers(path: string, begin: string, end: string, text: string): void {
+  const doc = readFileSync(path, "utf8");
+  const at = doc.indexOf(begin);
+  const stop = doc.indexOf(end);
+  if (at < 0 || stop < 0) throw new Error(`${path} has no markers ${begin} … ${end}`);
+  writeFileSync(path, `${doc.slice(0, at + begin.length)}\n${text}\n${doc.slice(stop)}`);
+}

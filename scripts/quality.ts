@@ -4,10 +4,10 @@
  * a platform engineer should get (src/testing/expectations.ts). Prints one table, a row per scenario and timing. Usage: bun scripts/quality.ts [--write] (writes the table into docs/alert-quality.md between
  * its markers) [--verbose] (every message).
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EXPECTATIONS, type Judged, judge, qualityTable } from "../src/testing/expectations.ts";
 import { startReplay, startStory } from "../src/testing/replay.ts";
+import { writeBetweenMarkers } from "./generated-file.ts";
 
 const rows: Judged[] = [];
 for (const [timing, start] of [
@@ -33,13 +33,12 @@ console.log(table);
 console.log(`\n${rows.filter((r) => r.ok).length} of ${rows.length} scenarios as expected`);
 if (process.argv.includes("--write")) {
   const path = join(import.meta.dirname, "..", "docs", "alert-quality.md");
-  const doc = readFileSync(path, "utf8");
-  const begin = "<!-- quality table: bun scripts/quality.ts --write -->";
-  const end = "<!-- end of quality table -->";
-  const at = doc.indexOf(begin);
-  const stop = doc.indexOf(end);
-  if (at < 0 || stop < 0) throw new Error(`${path} has no quality table markers`);
-  writeFileSync(path, `${doc.slice(0, at + begin.length)}\n${table}\n${doc.slice(stop)}`);
+  writeBetweenMarkers(
+    path,
+    "<!-- quality table: bun scripts/quality.ts --write -->",
+    "<!-- end of quality table -->",
+    table,
+  );
   console.log(`wrote ${path}`);
 }
 process.exit(0);

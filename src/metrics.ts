@@ -151,6 +151,10 @@ export function createMetrics() {
       "mon_component_unexpected_stops_total",
       "Required components that stopped unexpectedly.",
     ),
+    shutdownTimeouts: counter(
+      "mon_shutdown_timeouts_total",
+      "Components that did not stop within their time at shutdown (the process exits anyway).",
+    ),
     leadershipAcquisitions: counter("mon_leadership_acquisitions_total", "Times this replica acquired the state lock."),
     leadershipLosses: counter("mon_leadership_losses_total", "Times this replica lost the state lock while leading."),
     leaderTakeovers: counter(

@@ -11,7 +11,7 @@ import type { ProbeRunner } from "../probe/runner.ts";
 import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { createWaiters } from "../runtime/waiters.ts";
+import { createWaiters, settlesWithin } from "../runtime/waiters.ts";
 import { type HealthServer, startHealthServer } from "../server/health-server.ts";
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
@@ -51,7 +51,18 @@ export interface DaemonOptions {
    * available, not ready standby — until it leads, then restores its state and builds its components.
    */
   readonly elector?: Elector;
+  /**
+   * A required component stayed failed for FATAL_AFTER_MS (spec 3.3: an unrecoverable required startup or
+   * cache failure on the active process stops it, so Kubernetes restarts or replaces it). `mon run` exits 1.
+   */
+  readonly onFatal?: (component: string, reason: string) => void;
 }
+
+/** How long a required component may stay failed before the process gives up (onFatal), ms: 5 minutes. */
+export const FATAL_AFTER_MS = 5 * 60_000;
+
+/** How long each shutdown step other than the drain may take, ms. */
+const SHUTDOWN_STEP_MS = 5_000;
 
 /** A running daemon (`mon run`). */
 export interface Daemon {
@@ -93,7 +104,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const config = loaded.config;
   const _cluster = config.app.clusterName;
   const metrics = createMetrics();
-  const health = healthRegistry(clock, metrics);
+  const health = healthRegistry(clock, metrics, options.onFatal);
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
   health.setSession(sessionOf(loaded.runtime, clock));
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
@@ -160,24 +171,49 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       leader.delivery.stop();
     },
     async stop(drainMs = 5_000) {
+      if (elector) health.set("leadership", "failed", { reason: "shutdown", required: true });
       leader.halt();
       watcher.stop();
-      await leader.finish(drainMs);
-      await elector?.release();
-      await server?.close();
+      // Each step has its time; one that overruns is counted and logged, and the shutdown goes on.
+      const step = async (what: string, work: Promise<unknown>, ms: number) => {
+        if (await settlesWithin(clock, work, ms)) return;
+        metrics.shutdownTimeouts.inc();
+        logger.warn(`shutdown: ${what} did not stop within ${Math.round(ms / 1000)} s`);
+      };
+      await step("delivery and the state store", leader.finish(drainMs), drainMs + SHUTDOWN_STEP_MS);
+      // Released last, after the outbox was flushed or persisted: the next leader resumes what is left.
+      if (elector) await step("the state lock release", elector.release(), SHUTDOWN_STEP_MS);
+      if (server) await step("the health server", server.close(), SHUTDOWN_STEP_MS);
     },
   };
 }
 
 // --- internal ---
 
-/** The health registry; a degraded optional component is counted in mon_component_degradations_total. */
-function healthRegistry(clock: Clock, metrics: Metrics): HealthRegistry {
+/**
+ * The health registry; a degraded optional component is counted in mon_component_degradations_total, and a
+ * required one that stays failed for FATAL_AFTER_MS is handed to `onFatal` (a shutdown's own `failed` aside).
+ */
+function healthRegistry(
+  clock: Clock,
+  metrics: Metrics,
+  onFatal?: (component: string, reason: string) => void,
+): HealthRegistry {
+  const fatal = new Map<string, () => void>();
   return new HealthRegistry(
     () => clock.now(),
-    (_name, next, previous) => {
+    (name, next, previous) => {
       if (next.state !== previous?.state && next.state === "degraded" && !next.required)
         metrics.componentDegradations.inc();
+      const failing = next.required && next.state === "failed" && next.reason !== "shutdown";
+      if (!failing) {
+        fatal.get(name)?.();
+        fatal.delete(name);
+      } else if (onFatal && !fatal.has(name))
+        fatal.set(
+          name,
+          clock.setTimer(() => onFatal(name, next.reason ?? "component_failed"), FATAL_AFTER_MS),
+        );
     },
   );
 }

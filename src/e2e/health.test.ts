@@ -4,6 +4,13 @@ import { renderKubeconfig } from "../sim/kubeconfig.ts";
 import type { Simulator } from "../sim/simulator.ts";
 import { waitUntil } from "../testing/capture-server.ts";
 import { startSimulatedDaemon, type SimulatedDaemon } from "../testing/cluster.ts";
+import { FATAL_AFTER_MS, startDaemon } from "../app/daemon.ts";
+import { connectKube } from "../kube/connection.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { startSimulator } from "../sim/simulator.ts";
+import { parseConfig } from "../testing/config.ts";
+import { stringify } from "yaml";
 
 let running: SimulatedDaemon | undefined;
 afterEach(async () => {
@@ -84,5 +91,36 @@ describe("health server (spec 4.1, 4.2)", () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${url}/metrics`)).text()).toContain("mon_source_unavailable_total 1");
+  });
+
+  test("a required failure that does not heal for 5 minutes stops the process (spec 3.3)", async () => {
+    const sim = await startSimulator();
+    const clock = createFakeClock(Date.now());
+    const fatal: string[] = [];
+    const daemon = await startDaemon({
+      config: parseConfig(stringify({ app: { disableStartupMessage: true }, alert: { stdout: {} } }), "t.yaml", {}),
+      connection: await connectKube({
+        kubeconfigText: renderKubeconfig({
+          server: sim.server.url,
+          caCert: createSimPki("other").caCert,
+          token: sim.token,
+        }),
+      }),
+      clock,
+      logger: createSilentLogger(),
+      stdout: () => {},
+      healthPort: 0,
+      onFatal: (component, reason) => fatal.push(`${component}: ${reason}`),
+    });
+    try {
+      await waitUntil(() => daemon.health.get("caches")?.state === "failed", "the caches to fail");
+      await clock.advance(FATAL_AFTER_MS - 1_000);
+      expect(fatal).toEqual([]);
+      await clock.advance(1_000);
+      expect(fatal).toEqual(["caches: watcher_failed"]);
+    } finally {
+      await daemon.stop(0);
+      await sim.stop();
+    }
   });
 });

@@ -1,15 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { CLI_MAIN } from "../testing/cli.ts";
 import { crashPod, seedShop } from "../testing/cluster.ts";
 import { simRequest } from "../testing/sim-client.ts";
 import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
+import { createInstallation, type Installation, type Replica, startReplica } from "../testing/replicas.ts";
 
 let sim: Simulator | undefined;
 let hook: CaptureServer | undefined;
@@ -23,66 +18,14 @@ afterEach(async () => {
   sim = hook = licenses = undefined;
 });
 
-interface Replica {
-  readonly name: string;
-  /** Base URL of its health server. */
-  readonly health: string;
-  readonly child: ChildProcess;
-  readonly log: string[];
-  leads(): boolean;
-  exited(): Promise<number | null>;
+/** An installation on the test's simulator, webhook and license server. */
+function installation(key: string): Installation {
+  return createInstallation(sim!, { webhookUrl: `${hook!.url}/mon`, licenseUrl: licenses!.url, licenseKey: key });
 }
 
-/** The shared files of one installation: its kubeconfig, its license key and the state volume both replicas mount. */
-function installation(key: string): { dir: string; kubeconfig: string; key: string; data: string } {
-  const dir = mkdtempSync(join(tmpdir(), "mon-leader-"));
-  const files = { dir, kubeconfig: join(dir, "kubeconfig"), key, data: join(dir, "data") };
-  writeFileSync(files.kubeconfig, sim!.kubeconfig());
-  return files;
-}
-
-/** A free loopback port for a replica's health server (each pod has its own network in a cluster). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Starts one `mon run` replica of the installation, as a Deployment's pod would run (POD_NAME, the Lease). */
-async function replica(name: string, files: ReturnType<typeof installation>): Promise<Replica> {
-  const log: string[] = [];
-  const port = await freePort();
-  const config = join(files.dir, `${name}.yaml`);
-  writeFileSync(
-    config,
-    `app:\n  clusterName: prod\nhealthCheck:\n  port: ${port}\nlicense:\n  key: ${files.key}\nalert:\n  webhook:\n    url: ${hook!.url}/mon\n`,
-  );
-  const child = spawn(process.execPath, [CLI_MAIN, "run", "--kubeconfig", files.kubeconfig, "--config", config], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      MON_DATA_DIR: files.data,
-      MON_LICENSE_URL: licenses!.url,
-      MON_INSTALLATION_ID: "mon",
-      POD_NAME: name,
-      POD_NAMESPACE: "mon",
-      POD_UID: `uid-${name}`,
-      NODE_NAME: "worker-1",
-    },
-  });
-  child.stdout?.on("data", (b) => log.push(String(b)));
-  child.stderr?.on("data", (b) => log.push(String(b)));
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const r: Replica = {
-    name,
-    health: `http://127.0.0.1:${port}`,
-    child,
-    log,
-    leads: () => log.join("").includes("leadership acquired"),
-    exited: () => exit,
-  };
+/** Starts a replica; the test kills it at the end. */
+async function replica(name: string, files: Installation): Promise<Replica> {
+  const r = await startReplica(files, name);
   replicas.push(r);
   return r;
 }

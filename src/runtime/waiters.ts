@@ -31,3 +31,16 @@ export function createWaiters(clock: Clock): Waiters {
     },
   };
 }
+
+/**
+ * Resolves true when `work` settles within `timeoutMs` on `clock`, false when it did not (it keeps running;
+ * the caller goes on). A rejection counts as settled: the caller asked whether it stopped, not how.
+ */
+export function settlesWithin(clock: Clock, work: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  const waiters = createWaiters(clock);
+  void work.then(
+    () => waiters.release(),
+    () => waiters.release(),
+  );
+  return waiters.wait(timeoutMs);
+}

@@ -9,6 +9,7 @@ import { connectKube } from "../../kube/connection.ts";
 import { createSystemClock } from "../../runtime/clock.ts";
 import { createLogger } from "../../runtime/logger.ts";
 import { onShutdownSignal } from "../../runtime/signals.ts";
+import { settlesWithin } from "../../runtime/waiters.ts";
 import { failStartup } from "../exit.ts";
 
 /**
@@ -69,6 +70,11 @@ export default defineCommand({
         logger,
         prepared,
         ...(elector ? { elector } : {}),
+        // Spec 3.3: a required failure that does not heal stops the process, so Kubernetes restarts it.
+        onFatal: (component, reason) => {
+          logger.error(`${component} failed (${reason}) for 5 minutes: exiting so that the pod is restarted`);
+          void settlesWithin(clock, daemon?.stop(0) ?? Promise.resolve(), 10_000).then(() => process.exit(1));
+        },
       });
     } catch (error) {
       failStartup(logger, error);

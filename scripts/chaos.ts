@@ -1,0 +1,151 @@
+/**
+ * Chaos: leader kills during a storm of incidents (docs/reliability.md). Two `mon run` replicas (Pro, one
+ * shared state volume) watch the simulator; each round K Deployments start crash-looping and, at a random
+ * moment of the storm, the leader is killed with SIGKILL; the standby takes over and the killed replica comes
+ * back as the new standby (as the kubelet restarts a container). At the end every crash loop is fixed. Then
+ * it counts, per incident, what the webhook received: lost announces and resolves, announces repeated under
+ * the same message id (at-least-once redelivery, same dedup key and conversation) and announces of a new
+ * revision (a doubled conversation). Usage: bun scripts/chaos.ts [--rounds N] [--per-round K] [--seed S]
+ * [--write] (the result into docs/reliability.md between its markers). Exits 1 when anything was lost or a
+ * conversation doubled.
+ */
+import { join } from "node:path";
+import { startSimulator } from "../src/sim/simulator.ts";
+import { deployment, ownerRef, runningPod } from "../src/sim/scenarios/builders.ts";
+import { type CapturedRequest, startCaptureServer, waitUntil } from "../src/testing/capture-server.ts";
+import { crashPod, seedShop } from "../src/testing/cluster.ts";
+import { startLicenseServer } from "../src/testing/license-server.ts";
+import { createInstallation, type Replica, startReplica } from "../src/testing/replicas.ts";
+import { writeBetweenMarkers } from "./generated-file.ts";
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rounds = arg("rounds", 5);
+const perRound = arg("per-round", 4);
+let seed = arg("seed", 1);
+// A small deterministic generator, so a run can be repeated with the same kill moments.
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
+
+const sim = await startSimulator();
+const hook = await startCaptureServer();
+const licenses = await startLicenseServer(() => Date.now());
+sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "storm" } });
+seedShop(sim, Date.now());
+const installation = createInstallation(sim, {
+  webhookUrl: `${hook.url}/mon`,
+  licenseUrl: licenses.url,
+  licenseKey: licenses.addLicense(),
+});
+const live: Replica[] = [await startReplica(installation, "mon-a"), await startReplica(installation, "mon-b")];
+const stopAll = async () => {
+  for (const r of live) r.child.kill("SIGKILL");
+  await hook.close();
+  await licenses.close();
+  await sim.stop();
+};
+
+/** The replica that leads now: it logged the acquisition and is alive. */
+const leader = () => live.find((r) => r.leads() && r.child.exitCode === null && r.child.signalCode === null);
+const messages = () => hook.requests.map((r: CapturedRequest) => r.json());
+const incidents: string[] = [];
+const takeovers: number[] = [];
+try {
+  await waitUntil(() => leader() !== undefined, "a first leader", 30_000);
+  await waitUntil(() => messages().some((m) => m.reason === "Startup"), "the startup message", 30_000);
+  for (let round = 1; round <= rounds; round++) {
+    const names = Array.from({ length: perRound }, (_, i) => `app-${round}-${i + 1}`);
+    for (const [i, name] of names.entries()) {
+      const { deployment: d, replicaSet } = deployment("storm", name, 1, `ghcr.io/storm/${name}:1.0`, "abc12");
+      const dep = sim.apply(d);
+      const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [ownerRef(dep)] } });
+      sim.apply(runningPod(rs, "p0", `n${(i % 3) + 1}`, Date.now() - 3_600_000));
+      incidents.push(`Deployment/storm/${name}`);
+    }
+    // The storm: crash loops one after another; the leader dies somewhere in the middle of it.
+    const victim = leader()!;
+    const killAt = Math.floor(random() * perRound);
+    for (const [i, name] of names.entries()) {
+      if (i === killAt) victim.child.kill("SIGKILL");
+      crashPod(sim, "storm", `${name}-abc12-p0`, 5, Date.now());
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 400)));
+    }
+    const killed = Date.now();
+    await victim.exited();
+    await waitUntil(() => leader() !== undefined && leader() !== victim, `a new leader (round ${round})`, 60_000);
+    takeovers.push((Date.now() - killed) / 1000);
+    // The kubelet restarts the killed container: the same pod name, a fresh process, now the standby.
+    live.splice(live.indexOf(victim), 1, await startReplica(installation, victim.name));
+    await waitUntil(
+      () =>
+        names.every((n) => messages().some((m) => m.action === "announce" && m.incidentId === `Deployment/storm/${n}`)),
+      `round ${round}'s announces`,
+      60_000,
+    ).catch(() => {});
+    console.log(`round ${round}: leader ${victim.name} killed; takeover ${takeovers.at(-1)!.toFixed(1)} s`);
+  }
+  // Every crash loop is fixed: each incident must resolve once, in its conversation.
+  for (const id of incidents) {
+    const name = id.split("/")[2]!;
+    const pod = `${name}-abc12-p0`;
+    const current = sim.store.get(sim.typeOf("", "v1", "pods"), "storm", pod);
+    sim.patchStatus("v1", "Pod", "storm", pod, {
+      phase: "Running",
+      conditions: [{ type: "Ready", status: "True", lastTransitionTime: new Date().toISOString() }],
+      containerStatuses: [
+        {
+          name: current.spec.containers[0].name,
+          image: current.spec.containers[0].image,
+          imageID: "",
+          ready: true,
+          started: true,
+          restartCount: 6,
+          state: { running: { startedAt: new Date().toISOString() } },
+        },
+      ],
+    });
+  }
+  await waitUntil(
+    () => incidents.every((id) => messages().some((m) => m.action === "resolve" && m.incidentId === id)),
+    "every resolve",
+    120_000,
+  ).catch(() => {});
+} finally {
+  await stopAll();
+}
+
+// What arrived, per incident.
+let lostAnnounces = 0;
+let lostResolves = 0;
+let redelivered = 0;
+let doubled = 0;
+for (const id of incidents) {
+  const mine = messages().filter((m) => m.incidentId === id);
+  const announces = mine.filter((m) => m.action === "announce");
+  const resolves = mine.filter((m) => m.action === "resolve");
+  if (announces.length === 0) lostAnnounces += 1;
+  if (resolves.length === 0) lostResolves += 1;
+  const ids = new Set(announces.map((m) => m.messageId));
+  redelivered +=
+    announces.length - ids.size + Math.max(0, resolves.length - new Set(resolves.map((m) => m.messageId)).size);
+  doubled += Math.max(0, ids.size - 1);
+}
+const sorted = [...takeovers].sort((a, b) => a - b);
+const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+const table = [
+  "| leader kills | incidents | lost announces | lost resolves | redelivered (same message id) | doubled conversations | takeover median / max (s) |",
+  "|---|---|---|---|---|---|---|",
+  `| ${rounds} | ${incidents.length} | ${lostAnnounces} | ${lostResolves} | ${redelivered} | ${doubled} | ${median.toFixed(1)} / ${(sorted.at(-1) ?? 0).toFixed(1)} |`,
+].join("\n");
+console.log(`\n${table}`);
+if (process.argv.includes("--write")) {
+  const path = join(import.meta.dirname, "..", "docs", "reliability.md");
+  writeBetweenMarkers(path, "<!-- chaos table: bun scripts/chaos.ts --write -->", "<!-- end of chaos table -->", table);
+  console.log(`wrote ${path}`);
+}
+process.exit(lostAnnounces + lostResolves + doubled > 0 ? 1 : 0);

@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Simulator } from "../sim/simulator.ts";
+import { CLI_MAIN } from "./cli.ts";
+
+/** One installation of mon on the simulator: its kubeconfig, webhook, license and the state volume its replicas share. */
+export interface Installation {
+  readonly dir: string;
+  readonly kubeconfig: string;
+  readonly data: string;
+  readonly webhookUrl: string;
+  readonly licenseUrl: string;
+  readonly licenseKey: string;
+}
+
+/** A `mon run` process of an installation, as one pod of its Deployment. */
+export interface Replica {
+  readonly name: string;
+  /** Base URL of its health server. */
+  readonly health: string;
+  readonly child: ChildProcess;
+  /** What it wrote to stdout and stderr. */
+  readonly log: string[];
+  /** True once it logged that it acquired the state lock. */
+  leads(): boolean;
+  /** Resolves with its exit code. */
+  exited(): Promise<number | null>;
+}
+
+/** Creates the shared files of an installation (a temporary directory). */
+export function createInstallation(
+  sim: Simulator,
+  options: { webhookUrl: string; licenseUrl: string; licenseKey: string },
+): Installation {
+  const dir = mkdtempSync(join(tmpdir(), "mon-install-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, sim.kubeconfig());
+  return { dir, kubeconfig, data: join(dir, "data"), ...options };
+}
+
+/**
+ * Starts one replica (`mon run` in its own process) with the environment a Deployment's pod gets: POD_NAME,
+ * POD_NAMESPACE `mon`, POD_UID, NODE_NAME and MON_INSTALLATION_ID `mon` (the Lease `mon/mon-leader`), Pro
+ * through the installation's license, its health server on a free loopback port.
+ */
+export async function startReplica(installation: Installation, name: string): Promise<Replica> {
+  const log: string[] = [];
+  const port = await freePort();
+  const config = join(installation.dir, `${name}.yaml`);
+  writeFileSync(
+    config,
+    [
+      "app:",
+      "  clusterName: prod",
+      "healthCheck:",
+      `  port: ${port}`,
+      "license:",
+      `  key: ${installation.licenseKey}`,
+      "alert:",
+      "  webhook:",
+      `    url: ${installation.webhookUrl}`,
+      "",
+    ].join("\n"),
+  );
+  const child = spawn(
+    process.execPath,
+    [CLI_MAIN, "run", "--kubeconfig", installation.kubeconfig, "--config", config],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        MON_DATA_DIR: installation.data,
+        MON_LICENSE_URL: installation.licenseUrl,
+        MON_INSTALLATION_ID: "mon",
+        POD_NAME: name,
+        POD_NAMESPACE: "mon",
+        POD_UID: `uid-${name}`,
+        NODE_NAME: "worker-1",
+      },
+    },
+  );
+  child.stdout?.on("data", (b) => log.push(String(b)));
+  child.stderr?.on("data", (b) => log.push(String(b)));
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    name,
+    health: `http://127.0.0.1:${port}`,
+    child,
+    log,
+    leads: () => log.join("").includes("leadership acquired"),
+    exited: () => exit,
+  };
+}
+
+/** A free loopback port (each pod has its own network in a cluster; here the replicas share one). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
