@@ -151,6 +151,14 @@ export function createMetrics() {
       "mon_component_unexpected_stops_total",
       "Required components that stopped unexpectedly.",
     ),
+    memorySoftLimit: gauge(
+      "mon_memory_soft_limit_bytes",
+      "The soft memory limit: 90 % of MON_MEMORY_LIMIT, or GOMEMLIMIT when set (0 without either).",
+    ),
+    memoryPressure: counter(
+      "mon_memory_pressure_total",
+      "Checks that found the resident memory above the soft limit (each forced a garbage collection).",
+    ),
     shutdownTimeouts: counter(
       "mon_shutdown_timeouts_total",
       "Components that did not stop within their time at shutdown (the process exits anyway).",

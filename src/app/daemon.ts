@@ -16,6 +16,7 @@ import { type HealthServer, startHealthServer } from "../server/health-server.ts
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { type Leader, startLeader } from "./leader.ts";
+import { startMemoryGuard } from "./memory-guard.ts";
 import { awaitLeadership } from "./leadership.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
 import type { UsageSources } from "./usage-sources.ts";
@@ -109,6 +110,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   health.setSession(sessionOf(loaded.runtime, clock));
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
   const server = await serveHealth(options, health, metrics);
+  const soft = loaded.runtime.softMemoryLimitBytes;
+  const memory = soft ? startMemoryGuard({ softLimitBytes: soft, clock, logger, metrics }) : undefined;
 
   // Every replica watches (a standby's caches are warm, so a takeover does not relist); only the leader decides.
   const inventory = new Inventory();
@@ -174,6 +177,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (elector) health.set("leadership", "failed", { reason: "shutdown", required: true });
       leader.halt();
       watcher.stop();
+      memory?.stop();
       // Each step has its time; one that overruns is counted and logged, and the shutdown goes on.
       const step = async (what: string, work: Promise<unknown>, ms: number) => {
         if (await settlesWithin(clock, work, ms)) return;

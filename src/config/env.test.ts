@@ -41,6 +41,15 @@ describe("environment (spec 7.2, 8)", () => {
     );
     expect(readEnvironment({ MON_INSTALLATION_ID: "id" }).runtime.leaseName).toBe("id-leader");
   });
+
+  test("the soft memory limit: 90 % of MON_MEMORY_LIMIT; an explicit GOMEMLIMIT wins; a bad one refuses startup", () => {
+    expect(readEnvironment({ MON_MEMORY_LIMIT: "1000000000" }).runtime.softMemoryLimitBytes).toBe(900_000_000);
+    expect(readEnvironment({ MON_MEMORY_LIMIT: "1000000000", GOMEMLIMIT: "512MiB" }).runtime.softMemoryLimitBytes).toBe(
+      512 * 2 ** 20,
+    );
+    expect(readEnvironment({}).runtime.softMemoryLimitBytes).toBeUndefined();
+    expect(readEnvironment({ GOMEMLIMIT: "lots" }).problems.map((p) => p.key)).toEqual(["GOMEMLIMIT"]);
+  });
 });
 
 describe("templates (a documented subset of text/template)", () => {

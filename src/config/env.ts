@@ -17,6 +17,8 @@ export interface RuntimeEnv {
   readonly volumeLimitBytes?: number;
   /** MON_MEMORY_LIMIT in bytes; the soft limit is 90 % of it. */
   readonly memoryLimitBytes?: number;
+  /** The soft memory limit, bytes: GOMEMLIMIT when set (it wins, spec 8), else 90 % of MON_MEMORY_LIMIT. */
+  readonly softMemoryLimitBytes?: number;
   readonly installationId?: string;
   /** The state-lock Lease name: MON_LEADER_ELECTION_NAME, else `<MON_INSTALLATION_ID>-leader`. */
   readonly leaseName?: string;
@@ -120,6 +122,13 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
       error("MON_MEMORY_LIMIT", `"${env.MON_MEMORY_LIMIT}" is not a positive number of bytes`);
     else memoryLimitBytes = n;
   }
+  let softMemoryLimitBytes = memoryLimitBytes !== undefined ? Math.floor(memoryLimitBytes * 0.9) : undefined;
+  const goMemLimit = env.GOMEMLIMIT?.trim();
+  if (goMemLimit && goMemLimit !== "off") {
+    const parsed = parseGoBytes(goMemLimit);
+    if (parsed === undefined) error("GOMEMLIMIT", `"${goMemLimit}" is not a byte count such as 900MiB`);
+    else softMemoryLimitBytes = parsed;
+  }
   const installationId = env.MON_INSTALLATION_ID?.trim() || undefined;
   const electionName = env.MON_LEADER_ELECTION_NAME?.trim() || undefined;
   const podName = env.POD_NAME?.trim() || undefined;
@@ -137,6 +146,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     dataDir: env.MON_DATA_DIR?.trim() || "/var/lib/mon",
     ...(volumeLimitBytes !== undefined ? { volumeLimitBytes } : {}),
     ...(memoryLimitBytes !== undefined ? { memoryLimitBytes } : {}),
+    ...(softMemoryLimitBytes !== undefined ? { softMemoryLimitBytes } : {}),
     ...(installationId ? { installationId } : {}),
     ...(electionName ? { leaseName: electionName } : installationId ? { leaseName: `${installationId}-leader` } : {}),
     podName: podName ?? hostname(),
@@ -146,4 +156,21 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     ...(env.NODE_NAME ? { nodeName: env.NODE_NAME } : {}),
   };
   return { runtime, problems };
+}
+
+const GO_UNITS: Readonly<Record<string, number>> = {
+  "": 1,
+  B: 1,
+  KiB: 2 ** 10,
+  MiB: 2 ** 20,
+  GiB: 2 ** 30,
+  TiB: 2 ** 40,
+};
+
+/** A byte count in Go's GOMEMLIMIT syntax (an integer with an optional B, KiB, MiB, GiB or TiB suffix). */
+function parseGoBytes(text: string): number | undefined {
+  const m = /^(\d+)(B|KiB|MiB|GiB|TiB)?$/.exec(text);
+  if (!m) return undefined;
+  const bytes = Number(m[1]) * (GO_UNITS[m[2] ?? ""] ?? 1);
+  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
 }

@@ -1,0 +1,51 @@
+import type { Metrics } from "../metrics.ts";
+import type { Cancel, Clock } from "../runtime/clock.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { collectGarbage, residentBytes } from "../runtime/memory.ts";
+
+/** How often the resident memory is compared with the soft limit, ms. */
+export const MEMORY_CHECK_MS = 10_000;
+
+/**
+ * The soft memory limit (spec 8: 90 % of MON_MEMORY_LIMIT, or an explicit GOMEMLIMIT; docs/performance.md
+ * "Memory limit"). Bun has no heap limit to set, so this is what the runtime allows: every MEMORY_CHECK_MS the
+ * resident set is compared with the limit; above it a full garbage collection is forced, counted in
+ * mon_memory_pressure_total, and said once per episode (the episode ends below 90 % of the soft limit). It
+ * cannot keep the process under the limit when live data needs more: the container's own limit is the bound.
+ * `read` and `collect` default to the runtime's (runtime/memory.ts).
+ */
+export function startMemoryGuard(options: {
+  softLimitBytes: number;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  read?: () => number;
+  collect?: () => void;
+}): { stop(): void } {
+  const { clock, logger, metrics, softLimitBytes } = options;
+  const read = options.read ?? residentBytes;
+  const collect = options.collect ?? collectGarbage;
+  metrics.memorySoftLimit.set(softLimitBytes);
+  const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
+  let over = false;
+  let timer: Cancel | undefined;
+  const check = () => {
+    const rss = read();
+    if (rss > softLimitBytes) {
+      collect();
+      metrics.memoryPressure.inc();
+      const after = read();
+      if (!over)
+        logger.warn(
+          `memory: ${mib(rss)} resident is above the soft limit of ${mib(softLimitBytes)}; forced a garbage collection (now ${mib(after)})`,
+        );
+      over = true;
+    } else if (over && rss < softLimitBytes * 0.9) {
+      over = false;
+      logger.info(`memory: ${mib(rss)} resident, back under the soft limit of ${mib(softLimitBytes)}`);
+    }
+    timer = clock.setTimer(check, MEMORY_CHECK_MS);
+  };
+  timer = clock.setTimer(check, MEMORY_CHECK_MS);
+  return { stop: () => timer?.() };
+}
