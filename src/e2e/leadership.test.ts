@@ -24,8 +24,8 @@ function installation(key: string): Installation {
 }
 
 /** Starts a replica; the test kills it at the end. */
-async function replica(name: string, files: Installation): Promise<Replica> {
-  const r = await startReplica(files, name);
+async function replica(name: string, files: Installation, options: { kubeconfig?: string } = {}): Promise<Replica> {
+  const r = await startReplica(files, name, options);
   replicas.push(r);
   return r;
 }
@@ -173,5 +173,52 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     expect(delivered.map((r) => r.json().action)).toEqual(["announce"]);
     expect(summaries()).toHaveLength(1);
     expect((await lease()).spec).toMatchObject({ holderIdentity: standby.name, leaseTransitions: 1 });
+  }, 120_000);
+
+  test("a leader cut off from the API server stops leading before the lease can expire; the standby then delivers its outbox", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+    hook = await startCaptureServer();
+    licenses = await startLicenseServer(() => Date.now());
+    const files = installation(licenses.addLicense());
+    seedShop(sim, Date.now());
+    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+    const tokenA = sim.addUser("mon-a", [{ groups: ["*"], resources: ["*"], verbs: ["*"] }]);
+    const a = await replica("mon-a", files, { kubeconfig: sim.kubeconfigFor(tokenA) });
+    await until(() => a.leads(), "mon-a leads", 20_000);
+    const b = await replica("mon-b", files);
+    const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
+    await until(() => summaries().length === 1, "the startup summary", 20_000);
+
+    // The provider goes down with an announce in the leader's outbox; then the leader loses the API server.
+    hook.setDefault({ status: 503, body: "down" });
+    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    await until(() => announces("Deployment/shop/api").length >= 1, "a first attempt", 20_000);
+    sim.setTokens([sim.token]);
+    // It steps down at its renew deadline (10 s) — before the lease expires for mon-b (15 s) — and exits.
+    let lostBeforeTakeover: boolean | undefined;
+    await until(
+      () => {
+        if (b.leads() && lostBeforeTakeover === undefined)
+          lostBeforeTakeover = a.log.join("").includes("leadership lost");
+        return b.leads();
+      },
+      "mon-b leads",
+      60_000,
+    );
+    expect(lostBeforeTakeover).toBe(true);
+    expect(await a.exited()).toBe(1);
+    hook.setDefault({ status: 200, body: "ok" });
+    const attempts = hook.requests.length;
+    await until(
+      () => hook!.requests.slice(attempts).some((r) => r.json().incidentId === "Deployment/shop/api"),
+      "the announce from the outbox",
+      30_000,
+    );
+    expect(
+      hook.requests
+        .slice(attempts)
+        .filter((r) => r.json().action === "announce" && r.json().incidentId === "Deployment/shop/api"),
+    ).toHaveLength(1);
   }, 120_000);
 });

@@ -46,8 +46,18 @@ export function createInstallation(
  * POD_NAMESPACE `mon`, POD_UID, NODE_NAME and MON_INSTALLATION_ID `mon` (the Lease `mon/mon-leader`), Pro
  * through the installation's license, its health server on a free loopback port.
  */
-export async function startReplica(installation: Installation, name: string): Promise<Replica> {
+export async function startReplica(
+  installation: Installation,
+  name: string,
+  options: { kubeconfig?: string } = {},
+): Promise<Replica> {
   const log: string[] = [];
+  // Its own credentials when given (a test cuts one replica off the API server by revoking them).
+  let kubeconfig = installation.kubeconfig;
+  if (options.kubeconfig) {
+    kubeconfig = join(installation.dir, `${name}.kubeconfig`);
+    writeFileSync(kubeconfig, options.kubeconfig);
+  }
   const port = await freePort();
   const config = join(installation.dir, `${name}.yaml`);
   writeFileSync(
@@ -65,23 +75,19 @@ export async function startReplica(installation: Installation, name: string): Pr
       "",
     ].join("\n"),
   );
-  const child = spawn(
-    process.execPath,
-    [CLI_MAIN, "run", "--kubeconfig", installation.kubeconfig, "--config", config],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: {
-        ...process.env,
-        MON_DATA_DIR: installation.data,
-        MON_LICENSE_URL: installation.licenseUrl,
-        MON_INSTALLATION_ID: "mon",
-        POD_NAME: name,
-        POD_NAMESPACE: "mon",
-        POD_UID: `uid-${name}`,
-        NODE_NAME: "worker-1",
-      },
+  const child = spawn(process.execPath, [CLI_MAIN, "run", "--kubeconfig", kubeconfig, "--config", config], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      MON_DATA_DIR: installation.data,
+      MON_LICENSE_URL: installation.licenseUrl,
+      MON_INSTALLATION_ID: "mon",
+      POD_NAME: name,
+      POD_NAMESPACE: "mon",
+      POD_UID: `uid-${name}`,
+      NODE_NAME: "worker-1",
     },
-  );
+  });
   child.stdout?.on("data", (b) => log.push(String(b)));
   child.stderr?.on("data", (b) => log.push(String(b)));
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
