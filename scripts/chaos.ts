@@ -16,6 +16,7 @@ import { type CapturedRequest, startCaptureServer, waitUntil } from "../src/test
 import { crashPod, seedShop } from "../src/testing/cluster.ts";
 import { startLicenseServer } from "../src/testing/license-server.ts";
 import { createInstallation, type Replica, startReplica } from "../src/testing/replicas.ts";
+import { simRequest } from "../src/testing/sim-client.ts";
 import { writeBetweenMarkers } from "./generated-file.ts";
 
 const arg = (name: string, fallback: number) => {
@@ -42,7 +43,42 @@ const installation = createInstallation(sim, {
   licenseUrl: licenses.url,
   licenseKey: licenses.addLicense(),
 });
-const live: Replica[] = [await startReplica(installation, "mon-a"), await startReplica(installation, "mon-b")];
+/** API requests the simulator served so far, by verb (its apiserver_request_total). */
+const requests = async (): Promise<Record<string, number>> => {
+  const text = (await simRequest(sim, "GET", "/metrics")).text;
+  const byVerb: Record<string, number> = {};
+  for (const m of text.matchAll(/^apiserver_request_total\{.*verb="(\w+)".*\} (\d+)$/gm))
+    byVerb[m[1]!] = (byVerb[m[1]!] ?? 0) + Number(m[2]);
+  return byVerb;
+};
+const minus = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.fromEntries(Object.keys({ ...a, ...b }).map((k) => [k, (a[k] ?? 0) - (b[k] ?? 0)]));
+const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// The pods of a mid-sized namespace, so a relist would show.
+for (let i = 1; i <= 20; i++) {
+  const { deployment: d, replicaSet } = deployment("mon", `filler-${i}`, 10, "ghcr.io/filler:1", "abc12");
+  const dep = sim.apply(d);
+  const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [ownerRef(dep)] } });
+  for (let p = 0; p < 10; p++) sim.apply(runningPod(rs, `p${p}`, `n${(p % 3) + 1}`, Date.now() - 3_600_000));
+}
+// The extra API load of a warm standby: a leader alone for a minute, then with a standby for a minute.
+const live: Replica[] = [await startReplica(installation, "mon-a")];
+// Whatever happens, no replica outlives the script.
+process.on("exit", () => {
+  for (const r of live) r.child.kill("SIGKILL");
+});
+await waitUntil(() => live[0]!.leads(), "a first leader", 30_000);
+await waitUntil(() => hook.requests.some((r) => r.json().reason === "Startup"), "the startup message", 30_000);
+const MEASURE_MS = 60_000;
+const c0 = await requests();
+await settle(MEASURE_MS);
+const c1 = await requests();
+live.push(await startReplica(installation, "mon-b"));
+await settle(MEASURE_MS);
+const c2 = await requests();
+const leaderMinute = minus(c1, c0);
+const standbyMinute = minus(minus(c2, c1), leaderMinute);
+const relists: number[] = [];
 const stopAll = async () => {
   for (const r of live) r.child.kill("SIGKILL");
   await hook.close();
@@ -56,8 +92,6 @@ const messages = () => hook.requests.map((r: CapturedRequest) => r.json());
 const incidents: string[] = [];
 const takeovers: number[] = [];
 try {
-  await waitUntil(() => leader() !== undefined, "a first leader", 30_000);
-  await waitUntil(() => messages().some((m) => m.reason === "Startup"), "the startup message", 30_000);
   for (let round = 1; round <= rounds; round++) {
     const names = Array.from({ length: perRound }, (_, i) => `app-${round}-${i + 1}`);
     for (const [i, name] of names.entries()) {
@@ -142,10 +176,24 @@ const table = [
   "|---|---|---|---|---|---|---|",
   `| ${rounds} | ${incidents.length} | ${lostAnnounces} | ${lostResolves} | ${redelivered} | ${doubled} | ${median.toFixed(1)} / ${(sorted.at(-1) ?? 0).toFixed(1)} |`,
 ].join("\n");
-console.log(`\n${table}`);
+const perMinute = (counts: Record<string, number>) =>
+  ["LIST", "WATCH", "GET", "PUT", "POST"].map((v) => `${v} ${counts[v] ?? 0}`).join(", ");
+const load = [
+  "| API requests per minute | LIST, WATCH, GET, PUT, POST |",
+  "|---|---|",
+  `| a leader alone (steady) | ${perMinute(leaderMinute)} |`,
+  `| what a warm standby adds in its first minute (its initial lists and watches, then Lease reads) | ${perMinute(standbyMinute)} |`,
+  `| lists by the new leader between a kill and its announces (per takeover) | ${relists.join(", ")} |`,
+].join("\n");
+console.log(`\n${table}\n\n${load}`);
 if (process.argv.includes("--write")) {
   const path = join(import.meta.dirname, "..", "docs", "reliability.md");
-  writeBetweenMarkers(path, "<!-- chaos table: bun scripts/chaos.ts --write -->", "<!-- end of chaos table -->", table);
+  writeBetweenMarkers(
+    path,
+    "<!-- chaos table: bun scripts/chaos.ts --write -->",
+    "<!-- end of chaos table -->",
+    `${table}\n\n${load}`,
+  );
   console.log(`wrote ${path}`);
 }
 process.exit(lostAnnounces + lostResolves + doubled > 0 ? 1 : 0);
