@@ -1,7 +1,7 @@
 import type { KubeConnection } from "../kube/connection.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import { decideLock, ELECTION, type LeaseRecord } from "./decide.ts";
+import { decideLock, ELECTION, type LeaseRecord, microTime } from "./decide.ts";
 
 /** What the state lock reports (spec 4.1 /health "state lock"). */
 export interface LockStatus {
@@ -113,7 +113,15 @@ export function createElector(options: {
     term = undefined;
     options.onLost?.();
   };
+  let inRound = false;
+  let again = false;
   const round = async () => {
+    if (inRound) {
+      again = true;
+      return;
+    }
+    inRound = true;
+    timer?.();
     try {
       await read();
       const action = decideLock({
@@ -130,6 +138,7 @@ export function createElector(options: {
         renewedAt = clock.now();
         renewedMono = monotonic();
         if (term === undefined) {
+          unwatch();
           term = action.record.leaseTransitions ?? 0;
           logger.info(`leadership acquired: Lease ${options.namespace}/${options.name}, term ${term}`);
           wonResolve?.(term);
@@ -147,8 +156,53 @@ export function createElector(options: {
     if (term !== undefined && renewedMono !== undefined && monotonic() - renewedMono > timing.renewDeadlineMs)
       lose("could not renew within the renew deadline");
     rounds += 1;
-    if (!stopped) timer = clock.setTimer(() => void round(), timing.retryPeriodMs);
+    inRound = false;
+    if (stopped) return;
+    if (again) {
+      again = false;
+      void round();
+      return;
+    }
+    timer = clock.setTimer(() => void round(), timing.retryPeriodMs);
+    if (term === undefined) void watchRelease();
   };
+
+  // A standby also watches the Lease: a release (holder cleared) or a deletion starts a round at once, so a
+  // SIGTERM hand-over takes one round trip instead of up to a retry period. Polling stays the source of truth.
+  let watching: AbortController | undefined;
+  const watchRelease = async () => {
+    if (watching || stopped || term !== undefined) return;
+    const controller = new AbortController();
+    watching = controller;
+    try {
+      const query = `fieldSelector=${encodeURIComponent(`metadata.name=${options.name}`)}&watch=1${
+        observed.rv ? `&resourceVersion=${encodeURIComponent(observed.rv)}` : ""
+      }&timeoutSeconds=300`;
+      const response = await connection.request(`${path}?${query}`, { signal: controller.signal });
+      if (!response.ok || !response.body) return;
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffered = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || stopped || term !== undefined) break;
+        buffered += value;
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) {
+          if (!line.trim()) continue;
+          const event = JSON.parse(line) as { type?: string; object?: { spec?: LeaseRecord } };
+          if (event.type === "DELETED" || (event.type === "MODIFIED" && !event.object?.spec?.holderIdentity))
+            void round();
+        }
+      }
+    } catch {
+      // A broken watch only loses the shortcut; the next round opens it again.
+    } finally {
+      if (watching === controller) watching = undefined;
+      controller.abort();
+    }
+  };
+  const unwatch = () => watching?.abort();
   void round();
   return {
     status: () => ({
@@ -166,12 +220,20 @@ export function createElector(options: {
     async release() {
       stopped = true;
       timer?.();
+      unwatch();
       if (term === undefined) return;
       term = undefined;
       try {
         await read();
         if (observed.record?.holderIdentity === options.identity)
-          await write("update", { ...observed.record, holderIdentity: "", leaseDurationSeconds: 1 });
+          // As client-go releases: no holder, a 1 s duration, both times now.
+          await write("update", {
+            ...observed.record,
+            holderIdentity: "",
+            leaseDurationSeconds: 1,
+            acquireTime: microTime(clock.now()),
+            renewTime: microTime(clock.now()),
+          });
       } catch (error) {
         logger.warn(`leader election: releasing the Lease failed: ${(error as Error).message}`);
       }
@@ -179,6 +241,7 @@ export function createElector(options: {
     stop() {
       stopped = true;
       timer?.();
+      unwatch();
     },
   };
 }
