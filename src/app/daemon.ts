@@ -1,14 +1,10 @@
 import type { LoadedConfig } from "../config/load.ts";
-import type { Delivery } from "../deliver/delivery.ts";
 import { HealthRegistry, type RuntimeSession } from "../health/registry.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { Inventory } from "../kube/inventory.ts";
 import { createMetrics, type Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import type { Elector } from "../leader/elector.ts";
-import type { LicenseManager } from "../license/manager.ts";
-import type { ProbeRunner } from "../probe/runner.ts";
-import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters, settlesWithin } from "../runtime/waiters.ts";
@@ -19,7 +15,6 @@ import { type Leader, startLeader } from "./leader.ts";
 import { startMemoryGuard } from "./memory-guard.ts";
 import { awaitLeadership } from "./leadership.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
-import type { UsageSources } from "./usage-sources.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
 export interface DaemonOptions {
@@ -65,31 +60,21 @@ export const FATAL_AFTER_MS = 5 * 60_000;
 /** How long each shutdown step other than the drain may take, ms. */
 const SHUTDOWN_STEP_MS = 5_000;
 
-/** A running daemon (`mon run`). */
-export interface Daemon {
+/** A running daemon (`mon run`): what every replica has, and the leader's work once it leads. */
+export interface Daemon
+  extends Pick<
+    Leader,
+    "delivery" | "router" | "usage" | "probes" | "license" | "edition" | "persistentState" | "evidencePending"
+  > {
   readonly metrics: Metrics;
   readonly health: HealthRegistry;
-  readonly delivery: Delivery;
   readonly inventory: Inventory;
-  readonly router: Router;
-  /** Kubelet statistics and the metrics API. */
-  readonly usage: UsageSources;
-  /** Active probes (`activeProbeMonitor.enabled`; they run while the edition is Pro). */
-  readonly probes?: ProbeRunner;
-  /** The license, unless the edition was fixed. */
-  readonly license?: LicenseManager;
-  /** The edition now (it changes with the license while running). */
-  edition(): Edition;
-  /** True while the state lives in the state file (Pro), false in memory (Community). */
-  persistentState(): boolean;
   /** Health server URL, when serving. */
   healthUrl(): string | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
   waitForSync(timeoutMs: number): Promise<boolean>;
   /** Runs a pass now (tests and the demo use it to avoid waiting for the batch delay). */
   passNow(): void;
-  /** True while evidence for a deferred finding (a crashed container's log) is being read. */
-  evidencePending(): boolean;
   /** The state lock was lost: stop deciding and delivering at once (`leadership_lost`); the caller exits. */
   leadershipLost(): void;
   /** Stops informers, flushes delivery for up to `drainMs`, closes the health server. */

@@ -49,11 +49,17 @@ export interface Leader {
   readonly loop: PassLoop;
   readonly delivery: Delivery;
   readonly router: Router;
+  /** Kubelet statistics and the metrics API. */
   readonly usage: UsageSources;
+  /** Active probes (`activeProbeMonitor.enabled`; they run while the edition is Pro). */
   readonly probes?: ProbeRunner;
+  /** The license, unless the edition was fixed. */
   readonly license?: LicenseManager;
+  /** The edition now (it changes with the license while running). */
   edition(): Edition;
+  /** True while the state lives in the state file (Pro), false in memory (Community). */
   persistentState(): boolean;
+  /** True while evidence for a deferred finding (a crashed container's log) is being read. */
   evidencePending(): boolean;
   /** The required caches synced (again): a pass; the first time, the work starts. */
   begin(): void;

@@ -13,21 +13,24 @@ import type { Logger } from "../runtime/logger.ts";
 import { VERSION } from "../version.ts";
 import { createEditionControl, type EditionControl } from "./edition.ts";
 
+/** What the license needs from the leader: the configuration, the API server, the outbound client, time, logs, metrics. */
+export interface LicenseDeps {
+  readonly loaded: LoadedConfig;
+  readonly connection: KubeConnection;
+  readonly http: HttpClient;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
 /**
  * Builds the leader's license manager (docs/license.md) from the configuration: the key (`license.key`, or
  * MON_LICENSE_KEY which wins), {license_url} (MON_LICENSE_URL), the instance Secret in mon's namespace
  * (POD_NAMESPACE), the cluster UUID, and the keys this build trusts. Nothing is called until `start()`.
  */
-export async function licenseFor(options: {
-  loaded: LoadedConfig;
-  connection: KubeConnection;
-  http: HttpClient;
-  clock: Clock;
-  logger: Logger;
-  metrics: Metrics;
-  onNotice(text: string): void;
-  onEdition(edition: Edition): void;
-}): Promise<LicenseManager> {
+export async function licenseFor(
+  options: LicenseDeps & { onNotice(text: string): void; onEdition(edition: Edition): void },
+): Promise<LicenseManager> {
   const key = options.loaded.config.license.key || undefined;
   const keys = trustedKeys();
   // The cluster UUID is read only when there is a key: without one, no license call is made at all.
@@ -58,17 +61,13 @@ export async function licenseFor(options: {
  * and, unless `fixed` (unit-level tests of Pro behaviour), the started license manager. A binding restored from
  * the instance Secret is Pro from the start, without a transition to announce.
  */
-export async function startEdition(options: {
-  fixed?: Edition;
-  loaded: LoadedConfig;
-  connection: KubeConnection;
-  http: HttpClient;
-  clock: Clock;
-  logger: Logger;
-  metrics: Metrics;
-  /** The providers Community does not deliver to (the router, built later). */
-  inactive: () => readonly string[];
-}): Promise<{ control: EditionControl; license?: LicenseManager }> {
+export async function startEdition(
+  options: LicenseDeps & {
+    fixed?: Edition;
+    /** The providers Community does not deliver to (the router, built later). */
+    inactive: () => readonly string[];
+  },
+): Promise<{ control: EditionControl; license?: LicenseManager }> {
   const { loaded, clock, logger } = options;
   const control = createEditionControl({
     initial: options.fixed ?? "community",

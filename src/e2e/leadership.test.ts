@@ -68,25 +68,40 @@ const lease = async () =>
     spec?: { holderIdentity?: string; leaseTransitions?: number };
   };
 
+/** The simulator with the shop (its web Deployment crash-looping), the webhook, the license server, an installation. */
+async function shop(): Promise<Installation> {
+  sim = await startSimulator();
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+  hook = await startCaptureServer();
+  licenses = await startLicenseServer(() => Date.now());
+  const files = installation(licenses.addLicense());
+  seedShop(sim, Date.now());
+  crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+  return files;
+}
+
+/**
+ * A Pro installation with two replicas on the shop cluster, one crash loop open before they start: resolves
+ * once one leads and its startup summary (naming that crash loop) arrived.
+ */
+async function twoReplicas(): Promise<{ leader: Replica; standby: Replica }> {
+  const files = await shop();
+  const a = await replica("mon-a", files);
+  const b = await replica("mon-b", files);
+  await until(() => a.leads() || b.leads(), "a leader", 20_000);
+  await until(() => summaries().length === 1, "the startup summary", 20_000);
+  return a.leads() ? { leader: a, standby: b } : { leader: b, standby: a };
+}
+
+const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
+
 describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
   test("two replicas: exactly one announces; SIGTERM hands the Lease over at once and the new leader repeats nothing", async () => {
-    sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
-    hook = await startCaptureServer();
-    licenses = await startLicenseServer(() => Date.now());
-    const files = installation(licenses.addLicense());
-    seedShop(sim, Date.now());
-    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
-    const a = await replica("mon-a", files);
-    const b = await replica("mon-b", files);
-    await until(() => a.leads() || b.leads(), "a leader", 20_000);
-    const [leader, standby] = a.leads() ? [a, b] : [b, a];
-    const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
-    await until(() => summaries().length === 1, "the startup summary", 20_000);
+    const { leader, standby } = await twoReplicas();
     expect(summaries()[0]!.json().covers).toEqual(["Deployment/shop/web"]);
 
     // A failure after the start is announced once, by the leader alone.
-    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    crashPod(sim!, "shop", "api-abc12-p0", 5, Date.now());
     await until(() => announces("Deployment/shop/api").length === 1, "the crash loop's announce", 20_000);
     expect(standby.leads()).toBe(false);
     // The standby is live and available (a rolling update proceeds) but not ready; /health shows the lock.
@@ -94,7 +109,10 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     expect([await status(standby, "/healthz"), await status(standby, "/availabilityz")]).toEqual([200, 200]);
     expect(await status(standby, "/readyz")).toBe(503);
     expect(await status(leader, "/readyz")).toBe(200);
-    const standbyHealth = await (await fetch(`${standby.health}/health`)).json();
+    // A standby that lost the race to create the Lease (409) learns the holder at its next read (2 s).
+    const healthOf = async (r: Replica) => await (await fetch(`${r.health}/health`)).json();
+    await waitUntil(async () => (await healthOf(standby)).lock?.holder === leader.name, "the standby sees the holder");
+    const standbyHealth = await healthOf(standby);
     expect(standbyHealth).toMatchObject({
       stateLock: "waiting",
       ready: false,
@@ -128,35 +146,23 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     expect(standby.log.join("")).toContain("2 incident(s) continue from the previous process");
     healPod("api-abc12-p0");
     await until(() => hook!.requests.some((r) => r.json().action === "resolve"), "the resolve", 20_000);
-    const resolve = hook.requests.find((r) => r.json().action === "resolve")!.json();
+    const resolve = hook!.requests.find((r) => r.json().action === "resolve")!.json();
     expect(resolve.incidentId).toBe("Deployment/shop/api");
     expect(summaries()).toHaveLength(1);
     expect(announces("Deployment/shop/api")).toHaveLength(1);
   }, 90_000);
 
   test("kill -9 of the leader with a message in the outbox: the standby leads within the lease, delivers it once, and announces nothing again", async () => {
-    sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
-    hook = await startCaptureServer();
-    licenses = await startLicenseServer(() => Date.now());
-    const files = installation(licenses.addLicense());
-    seedShop(sim, Date.now());
-    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
-    const a = await replica("mon-a", files);
-    const b = await replica("mon-b", files);
-    await until(() => a.leads() || b.leads(), "a leader", 20_000);
-    const [leader, standby] = a.leads() ? [a, b] : [b, a];
-    const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
-    await until(() => summaries().length === 1, "the startup summary", 20_000);
+    const { leader, standby } = await twoReplicas();
 
     // The provider is down when the crash loop is announced: the announce waits in the outbox.
-    hook.setDefault({ status: 503, body: "down" });
-    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    hook!.setDefault({ status: 503, body: "down" });
+    crashPod(sim!, "shop", "api-abc12-p0", 5, Date.now());
     await until(() => announces("Deployment/shop/api").length >= 1, "a first attempt", 20_000);
     leader.child.kill("SIGKILL");
     await leader.exited();
-    hook.setDefault({ status: 200, body: "ok" });
-    const attempts = hook.requests.length;
+    hook!.setDefault({ status: 200, body: "ok" });
+    const attempts = hook!.requests.length;
 
     // Within the lease duration (15 s) and a retry period (2 s), with room for a busy machine.
     await until(() => standby.leads(), "the standby leads", 40_000);
@@ -172,32 +178,25 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
       "a startup message",
       20_000,
     );
-    const delivered = hook.requests.slice(attempts).filter((r) => r.json().incidentId === "Deployment/shop/api");
+    const delivered = hook!.requests.slice(attempts).filter((r) => r.json().incidentId === "Deployment/shop/api");
     expect(delivered.map((r) => r.json().action)).toEqual(["announce"]);
     expect(summaries()).toHaveLength(1);
     expect((await lease()).spec).toMatchObject({ holderIdentity: standby.name, leaseTransitions: 1 });
   }, 120_000);
 
   test("a leader cut off from the API server stops leading before the lease can expire; the standby then delivers its outbox", async () => {
-    sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
-    hook = await startCaptureServer();
-    licenses = await startLicenseServer(() => Date.now());
-    const files = installation(licenses.addLicense());
-    seedShop(sim, Date.now());
-    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
-    const tokenA = sim.addUser("mon-a", [{ groups: ["*"], resources: ["*"], verbs: ["*"] }]);
-    const a = await replica("mon-a", files, { kubeconfig: sim.kubeconfigFor(tokenA) });
+    const files = await shop();
+    const tokenA = sim!.addUser("mon-a", [{ groups: ["*"], resources: ["*"], verbs: ["*"] }]);
+    const a = await replica("mon-a", files, { kubeconfig: sim!.kubeconfigFor(tokenA) });
     await until(() => a.leads(), "mon-a leads", 20_000);
     const b = await replica("mon-b", files);
-    const summaries = () => hook!.requests.filter((r) => r.json().delivery === "startup summary");
     await until(() => summaries().length === 1, "the startup summary", 20_000);
 
     // The provider goes down with an announce in the leader's outbox; then the leader loses the API server.
-    hook.setDefault({ status: 503, body: "down" });
-    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    hook!.setDefault({ status: 503, body: "down" });
+    crashPod(sim!, "shop", "api-abc12-p0", 5, Date.now());
     await until(() => announces("Deployment/shop/api").length >= 1, "a first attempt", 20_000);
-    sim.setTokens([sim.token]);
+    sim!.setTokens([sim!.token]);
     // It steps down at its renew deadline (10 s) — before the lease expires for mon-b (15 s) — and exits.
     let lostBeforeTakeover: boolean | undefined;
     await until(
@@ -211,15 +210,15 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     );
     expect(lostBeforeTakeover).toBe(true);
     expect(await a.exited()).toBe(1);
-    hook.setDefault({ status: 200, body: "ok" });
-    const attempts = hook.requests.length;
+    hook!.setDefault({ status: 200, body: "ok" });
+    const attempts = hook!.requests.length;
     await until(
       () => hook!.requests.slice(attempts).some((r) => r.json().incidentId === "Deployment/shop/api"),
       "the announce from the outbox",
       30_000,
     );
     expect(
-      hook.requests
+      hook!.requests
         .slice(attempts)
         .filter((r) => r.json().action === "announce" && r.json().incidentId === "Deployment/shop/api"),
     ).toHaveLength(1);
