@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { deployment, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import type { Simulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster, deliverySettled } from "../testing/cluster.ts";
 
 let cluster: TestCluster | undefined;
 const servers: CaptureServer[] = [];
@@ -107,7 +107,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     expect(resolve!.json()).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/web" });
     // Slack rejects the resolve too; the webhook already has it and does not get it twice.
     await waitUntil(() => cluster!.daemon.delivery.deadLetters().length === 2, "slack's second dead letter");
-    await cluster.daemon.delivery.drain(1_000);
+    await deliverySettled(cluster.daemon);
     expect(hook.requests).toHaveLength(2);
     const metric = (name: string) => cluster!.daemon.metrics.registry.getSingleMetricAsString(name);
     expect(await metric("mon_delivery_dead_letters_total")).toContain(

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster, deliverySettled } from "../testing/cluster.ts";
 import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
 
 /**
@@ -93,7 +93,7 @@ async function pass(cluster: TestCluster, ms: number): Promise<void> {
   const until = cluster.clock.now() + ms;
   while (cluster.clock.now() < until) {
     await cluster.clock.advance(Math.min(HOUR, until - cluster.clock.now()));
-    await cluster.daemon.delivery.drain(2_000);
+    await deliverySettled(cluster.daemon);
   }
 }
 
@@ -155,7 +155,7 @@ describe("Pro through a real license", () => {
       crashPod(w.sim, "shop", "web-abc12-p0", 3, w.clock.now());
       await cluster.settle();
       await w.slack.waitFor(before.slack + 1);
-      await cluster.daemon.delivery.drain(2_000);
+      await deliverySettled(cluster.daemon);
       expect(w.webhook.requests.length).toBe(before.webhook);
       // The server back: Pro again at the next retry (hourly by now).
       w.licenses.setOffline(false);
@@ -271,12 +271,18 @@ describe("Pro through a real license", () => {
       });
       await cluster.settle();
       await ping.waitFor(1);
-      await cluster.clock.advance(60_000);
-      await ping.waitFor(2);
+      // The next ping is scheduled once the answer to the last one was read: time moves a minute at a time
+      // until it went out (on a busy machine the answer may still be on its way when the clock first moves).
+      const minuteUntil = (condition: () => boolean, what: string) =>
+        waitUntil(async () => {
+          if (condition()) return true;
+          await cluster.clock.advance(60_000);
+          return false;
+        }, what);
+      await minuteUntil(() => ping.requests.length >= 2, "the second ping");
       expect(ping.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /ping/abc", "GET /ping/abc"]);
       ping.setDefault({ status: 500, body: "no" });
-      await cluster.clock.advance(60_000);
-      await waitUntil(
+      await minuteUntil(
         () => cluster.daemon.health.report().components.heartbeat?.reason === "heartbeat_failed",
         "the heartbeat to be degraded",
       );
@@ -362,7 +368,7 @@ describe("Pro through a real license", () => {
         mode: "page",
       });
       // Routes: slack hears only of namespace `other` (and plain notices, which routes do not filter).
-      await cluster.daemon.delivery.drain(2_000);
+      await deliverySettled(cluster.daemon);
       expect(texts(w.slack).every((t) => /Pro is enabled/.test(t))).toBe(true);
       // Active probes: three refused rounds make an incident of their own.
       for (let round = 0; round < 3; round++) await w.clock.advance(30_000);
@@ -391,7 +397,7 @@ describe("Pro through a real license", () => {
       await cluster.settle();
       crashPod(w.sim, "shop", "web-abc12-p0", 4, w.clock.now());
       await cluster.settle();
-      await cluster.daemon.delivery.drain(2_000);
+      await deliverySettled(cluster.daemon);
       expect(w.webhook.requests.some((r) => r.json().incidentId === "Deployment/shop/web")).toBe(false);
       // The audit log: one JSON entry per decision.
       await cluster.stopDaemon();

@@ -53,6 +53,10 @@ export async function startCaptureServer(): Promise<CaptureServer> {
       for (const w of waiters) w();
     });
   });
+  // Idle keep-alive connections stay open until close(): a server that closes one just as the client reuses it
+  // makes the client retry (mon does, as with any provider), and on a busy machine that race would move a
+  // test's messages onto the fake clock's retry back-off. Tests of that retry script the failure instead.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
   const port = (server.address() as { port: number }).port;
   return {

@@ -234,3 +234,20 @@ export async function startSimulatedDaemon(
     },
   };
 }
+
+/**
+ * Waits until the daemon's delivery is idle, for at most `realMs` of real time, and says whether it is: a job
+ * in a retry back-off waits on the fake clock, which only the test moves, so waiting for it without a real
+ * limit would hang the test (on a busy machine a loopback request can be refused or reset, and retried).
+ */
+export async function deliverySettled(daemon: Daemon, realMs = 10_000): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), realMs);
+  });
+  try {
+    return await Promise.race([daemon.delivery.drain(5_000), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -12,7 +12,7 @@ import type { Scenario } from "../sim/scenario.ts";
 import { readyNode } from "../sim/scenarios/builders.ts";
 import { loadTimeline, TIMELINES_DIR } from "../sim/timeline.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "./capture-server.ts";
-import { consistent } from "./cluster.ts";
+import { consistent, deliverySettled } from "./cluster.ts";
 import { parseConfig } from "./config.ts";
 
 /** The kinds the recorded timelines hold (kind, API group, plural). */
@@ -228,7 +228,7 @@ async function watched(source: {
         // would have seen on time.
         await waitUntil(() => !daemon.evidencePending(), "log evidence to be read");
         // Messages are routed and sent asynchronously: let each settle before time moves on.
-        await daemon.delivery.drain(5_000);
+        await deliverySettled(daemon);
         while (arrivals.length < hook.requests.length) arrivals.push((clock.now() - zeroMs) / 1000);
       }
     },
