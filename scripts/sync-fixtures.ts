@@ -1,8 +1,8 @@
 /**
  * Keeps the recorded kube-apiserver v1.32 exchanges and timelines the tests read (src/sim/testdata/) in step
- * with the project's shared fixtures, when a checkout of them sits beside the repository. The repository
- * carries its own copy: a clone alone runs every test. Usage: bun scripts/sync-fixtures.ts [--check] [SOURCE]
- * (SOURCE defaults to ../shared/fixtures/kube-apiserver-v1.32; exit 1 with --check when the copy is stale).
+ * with a maintainer's copy of the recordings. The repository carries its own copy: a clone alone runs every
+ * test. Usage: bun scripts/sync-fixtures.ts [--check] SOURCE (the recordings' directory; without it there is
+ * nothing to compare; exit 1 with --check when the copy is stale).
  */
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -10,11 +10,9 @@ import { join, relative } from "node:path";
 const root = join(import.meta.dirname, "..");
 const target = join(root, "src", "sim", "testdata", "kube-apiserver-v1.32");
 const check = process.argv.includes("--check");
-const source =
-  process.argv.slice(2).find((a) => !a.startsWith("--")) ??
-  join(root, "..", "shared", "fixtures", "kube-apiserver-v1.32");
+const source = process.argv.slice(2).find((a) => !a.startsWith("--"));
 
-if (!existsSync(source)) {
+if (!source || !existsSync(source)) {
   console.log(`no fixtures at ${source}: nothing to compare (the repository's copy is used as it is)`);
   process.exit(0);
 }
