@@ -118,9 +118,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
   });
   logger.info(`mon ${VERSION} watching ${connection.server} (${connection.source})`);
-  watcher.start();
   const elector = options.elector;
-  const term = elector ? await awaitLeadership(elector, { health, metrics, logger }) : undefined;
+  // A warm standby is Pro (spec 1.9): without a license key a waiting replica lists the cluster only once it leads.
+  const warm = !elector || Boolean(config.license.key) || options.edition === "pro";
+  if (warm) watcher.start();
+  const term = elector ? await awaitLeadership(elector, { health, metrics, logger, cold: !warm }) : undefined;
+  if (!warm) watcher.start();
 
   const leader = await startLeader({
     daemon: options,

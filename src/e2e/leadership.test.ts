@@ -68,13 +68,13 @@ const lease = async () =>
     spec?: { holderIdentity?: string; leaseTransitions?: number };
   };
 
-/** The simulator with the shop (its web Deployment crash-looping), the webhook, the license server, an installation. */
-async function shop(): Promise<Installation> {
+/** The simulator with the shop (its web Deployment crash-looping), the webhook, the license server, a Pro (or Community) installation. */
+async function shop(edition: "pro" | "community" = "pro"): Promise<Installation> {
   sim = await startSimulator();
   sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
   hook = await startCaptureServer();
   licenses = await startLicenseServer(() => Date.now());
-  const files = installation(licenses.addLicense());
+  const files = installation(edition === "pro" ? licenses.addLicense() : "");
   seedShop(sim, Date.now());
   crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
   return files;
@@ -112,6 +112,8 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     // A standby that lost the race to create the Lease (409) learns the holder at its next read (2 s).
     const healthOf = async (r: Replica) => await (await fetch(`${r.health}/health`)).json();
     await waitUntil(async () => (await healthOf(standby)).lock?.holder === leader.name, "the standby sees the holder");
+    // A Pro standby's caches are warm: listed and watched while it waits.
+    await waitUntil(async () => (await healthOf(standby)).components.caches?.state === "ok", "warm standby caches");
     const standbyHealth = await healthOf(standby);
     expect(standbyHealth).toMatchObject({
       stateLock: "waiting",
@@ -150,6 +152,29 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     expect(resolve.incidentId).toBe("Deployment/shop/api");
     expect(summaries()).toHaveLength(1);
     expect(announces("Deployment/shop/api")).toHaveLength(1);
+  }, 90_000);
+
+  test("Community: a second replica waits with cold caches (a warm standby is Pro), then lists and leads on SIGTERM", async () => {
+    const files = await shop("community");
+    const a = await replica("mon-a", files);
+    await until(() => a.leads() && summaries().length === 1, "mon-a leads and sent its startup summary", 20_000);
+    const b = await replica("mon-b", files);
+    await until(() => b.log.join("").includes("caches stay cold"), "mon-b waits cold", 20_000);
+    const healthOf = async (r: Replica) => await (await fetch(`${r.health}/health`)).json();
+    await waitUntil(async () => (await healthOf(b)).lock?.holder === a.name, "mon-b sees the holder");
+    // Listing nothing while it waits: its caches are not synced, the leader's are.
+    expect((await healthOf(b)).components.caches).toMatchObject({ state: "pending", reason: "cache_sync_pending" });
+    expect((await healthOf(a)).components.caches).toMatchObject({ state: "ok" });
+
+    a.child.kill("SIGTERM");
+    expect(await a.exited()).toBe(0);
+    await until(() => b.leads(), "mon-b leads", 10_000);
+    // It lists the cluster now (its state was in memory: what is open comes in its startup summary), and
+    // detects what fails from here on.
+    await until(() => summaries().length === 2, "mon-b's startup summary", 30_000);
+    crashPod(sim!, "shop", "api-abc12-p0", 5, Date.now());
+    await until(() => announces("Deployment/shop/api").length === 1, "the new leader's announce", 30_000);
+    expect((await healthOf(b)).components.caches).toMatchObject({ state: "ok" });
   }, 90_000);
 
   test("kill -9 of the leader with a message in the outbox: the standby leads within the lease, delivers it once, and announces nothing again", async () => {

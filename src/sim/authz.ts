@@ -1,9 +1,15 @@
-/** One RBAC-like rule: verbs on resources of API groups, optionally only in some namespaces. `*` matches anything. */
+/**
+ * One RBAC-like rule: verbs on resources of API groups, optionally only in some namespaces and only on some
+ * objects by name (RBAC's `resourceNames`). `*` matches anything. A rule with `paths` is a non-resource rule
+ * (RBAC's `nonResourceURLs`, e.g. `/metrics`): it allows only those paths, with `get`.
+ */
 export interface SimRule {
   readonly groups: readonly string[];
   readonly resources: readonly string[];
   readonly verbs: readonly string[];
   readonly namespaces?: readonly string[];
+  readonly names?: readonly string[];
+  readonly paths?: readonly string[];
 }
 
 /** Who a request is: a user name and its rules (`all` for the admin). */
@@ -18,6 +24,8 @@ export interface Attributes {
   readonly group: string;
   readonly resource: string;
   readonly namespace?: string;
+  /** The object's name: a get, update or delete of one object, or a list or watch selecting `metadata.name`. */
+  readonly name?: string;
 }
 
 /**
@@ -49,6 +57,9 @@ export class SimAuthorizer {
     if (user.rules === "all") return true;
     return user.rules.some((rule) => {
       const any = (list: readonly string[], value: string) => list.includes("*") || list.includes(value);
+      if (rule.paths) return false;
+      // As RBAC: a rule naming objects never allows a request without a name (a create, a plain list).
+      if (rule.names && (attributes.name === undefined || !rule.names.includes(attributes.name))) return false;
       if (
         !any(rule.verbs, attributes.verb) ||
         !any(rule.groups, attributes.group) ||
@@ -59,6 +70,21 @@ export class SimAuthorizer {
       return attributes.namespace !== undefined && any(rule.namespaces, attributes.namespace);
     });
   }
+}
+
+/**
+ * Whether `user` may GET the non-resource path (RBAC's nonResourceURLs; a trailing `*` matches a prefix).
+ * Health, version and discovery paths are open to every authenticated user, as Kubernetes' default
+ * system:public-info-viewer and system:discovery roles make them; callers check only the others (/metrics).
+ */
+export function pathAllowed(user: SimUser, path: string): boolean {
+  if (user.rules === "all") return true;
+  return user.rules.some(
+    (rule) =>
+      rule.paths !== undefined &&
+      (rule.verbs.includes("get") || rule.verbs.includes("*")) &&
+      rule.paths.some((p) => p === "*" || p === path || (p.endsWith("*") && path.startsWith(p.slice(0, -1)))),
+  );
 }
 
 /** kube-apiserver's 403 message: `pods is forbidden: User "x" cannot list resource "pods" in API group "" at the cluster scope`. */

@@ -6,7 +6,7 @@ import { apiResourceList, apiGroup, apiGroupList, apiVersions, VERSION_INFO } fr
 import type { SimPki } from "./pki.ts";
 import { decodeProtobuf, PROTOBUF } from "./protobuf.ts";
 import { SCALABLE, serveScale } from "./scale.ts";
-import { forbiddenMessage, type SimAuthorizer, type SimUser } from "./authz.ts";
+import { forbiddenMessage, pathAllowed, type SimAuthorizer, type SimUser } from "./authz.ts";
 import { openApiDocument, openApiIndex } from "./openapi.ts";
 import type { ResourceType, TypeRegistry } from "./resources.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
@@ -122,6 +122,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   }
   const user: SimUser = auth === "anonymous" ? { name: "system:anonymous", rules: [] } : auth;
   ctx.requests.observe(req, res, url);
+  if (path === "/metrics" && !pathAllowed(user, path))
+    return sendJson(
+      res,
+      403,
+      failure(403, "Forbidden", `forbidden: User "${user.name}" cannot get path "${path}"`, {}).body,
+    );
   if (path === "/metrics")
     return sendText(res, 200, ctx.requests.exposition(), "text/plain; version=0.0.4; charset=utf-8; escaping=values");
   if (path === "/readyz") {
@@ -181,7 +187,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     );
   if (type.name === "pods" && target.subresource === "log" && req.method === "GET" && target.name) {
     const namespace = target.namespace ?? "";
-    if (!ctx.authorizer.allowed(user, { verb: "get", group: "", resource: "pods/log", namespace })) {
+    if (!ctx.authorizer.allowed(user, { verb: "get", group: "", resource: "pods/log", namespace, name: target.name })) {
       return sendJson(
         res,
         403,
@@ -217,7 +223,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   ) {
     const namespace = type.namespaced ? target.namespace : undefined;
     const verb = req.method === "GET" ? "get" : req.method === "PUT" ? "update" : "patch";
-    const attributes = { verb, group: type.group, resource: type.name, ...(namespace ? { namespace } : {}) };
+    const attributes = {
+      verb,
+      group: type.group,
+      resource: type.name,
+      name: target.name,
+      ...(namespace ? { namespace } : {}),
+    };
     if (!ctx.authorizer.allowed(user, attributes))
       return sendJson(
         res,
@@ -232,11 +244,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   }
   const namespace = type.namespaced ? target.namespace : undefined;
+  // As kube-apiserver's request info: a list or watch selecting one name is authorized for that name.
+  const selected = /^metadata\.name=([^,]+)$/.exec(url.searchParams.get("fieldSelector") ?? "")?.[1];
+  const name = target.name ?? selected;
   const attributes = {
     verb: verbOf(req.method ?? "GET", Boolean(target.name), url.searchParams),
     group: type.group,
     resource: target.subresource ? `${type.name}/${target.subresource}` : type.name,
     ...(namespace ? { namespace } : {}),
+    ...(name ? { name } : {}),
   };
   if (!ctx.authorizer.allowed(user, { ...attributes, resource: type.name })) {
     return sendJson(

@@ -44,12 +44,13 @@ export function createInstallation(
 /**
  * Starts one replica (`mon run` in its own process) with the environment a Deployment's pod gets: POD_NAME,
  * POD_NAMESPACE `mon`, POD_UID, NODE_NAME and MON_INSTALLATION_ID `mon` (the Lease `mon/mon-leader`), Pro
- * through the installation's license, its health server on a free loopback port.
+ * through the installation's license (Community when its key is empty), its health server on a free loopback
+ * port.
  */
 export async function startReplica(
   installation: Installation,
   name: string,
-  options: { kubeconfig?: string } = {},
+  options: { kubeconfig?: string; env?: Record<string, string> } = {},
 ): Promise<Replica> {
   const log: string[] = [];
   // Its own credentials when given (a test cuts one replica off the API server by revoking them).
@@ -67,8 +68,8 @@ export async function startReplica(
       "  clusterName: prod",
       "healthCheck:",
       `  port: ${port}`,
-      "license:",
-      `  key: ${installation.licenseKey}`,
+      // An empty key: a Community installation.
+      ...(installation.licenseKey ? ["license:", `  key: ${installation.licenseKey}`] : []),
       "alert:",
       "  webhook:",
       `    url: ${installation.webhookUrl}`,
@@ -86,6 +87,7 @@ export async function startReplica(
       POD_NAMESPACE: "mon",
       POD_UID: `uid-${name}`,
       NODE_NAME: "worker-1",
+      ...options.env,
     },
   });
   child.stdout?.on("data", (b) => log.push(String(b)));

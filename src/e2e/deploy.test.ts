@@ -1,0 +1,181 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { deployFiles } from "../../scripts/gen-deploy.ts";
+import { readFileSync } from "node:fs";
+import { KNOWN_KINDS, kindKey } from "../kube/kinds.ts";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { crashPod, seedShop } from "../testing/cluster.ts";
+import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
+import { grantsOf, type Manifest, renderVariant, unknownFields } from "../testing/manifests.ts";
+import { createInstallation, type Replica, startReplica } from "../testing/replicas.ts";
+import { simRequest } from "../testing/sim-client.ts";
+
+/** The variants a user composes (docs/install.md); no-secrets after least-privilege, as documented. */
+const VARIANTS: readonly (readonly string[])[] = [
+  [],
+  ["least-privilege"],
+  ["no-secrets"],
+  ["least-privilege", "no-secrets"],
+  ["ha"],
+  ["network-policy"],
+  ["least-privilege", "no-secrets", "ha", "network-policy"],
+];
+const label = (components: readonly string[]) => (components.length ? components.join(" + ") : "base");
+const rendered = new Map<string, Manifest[]>();
+/** Each variant rendered once (kubectl kustomize takes most of a second). */
+const render = (components: readonly string[]) => {
+  const key = components.join(",");
+  if (!rendered.has(key)) rendered.set(key, renderVariant(components));
+  return structuredClone(rendered.get(key)!);
+};
+
+const deployment = (objects: Manifest[]) =>
+  objects.find((o) => o.kind === "Deployment") as Manifest & {
+    spec: {
+      replicas: number;
+      template: { spec: { containers: { env: { name: string; value?: string }[]; securityContext: object }[] } };
+    };
+  };
+const envOf = (objects: Manifest[]) =>
+  Object.fromEntries(
+    deployment(objects)
+      .spec.template.spec.containers[0]!.env.filter((e) => e.value !== undefined)
+      .map((e) => [e.name, e.value!]),
+  );
+
+describe("plain manifests (deploy/kustomize): every variant renders and every object is valid", () => {
+  test("the generated RBAC files are current (bun scripts/gen-deploy.ts)", () => {
+    for (const [path, wanted] of deployFiles()) expect(readFileSync(path, "utf8"), path).toBe(wanted);
+  });
+
+  for (const components of VARIANTS) {
+    test(`${label(components)}: kubectl kustomize renders it; no object has a field its kind does not know`, () => {
+      const objects = render(components);
+      expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(["Namespace", "ClusterRole", "Deployment"]));
+      const problems = objects.flatMap((o) => unknownFields(o).map((f) => `${o.kind}/${o.metadata.name}: ${f}`));
+      expect(problems).toEqual([]);
+      // Hardening (spec 5.6) holds in every variant.
+      expect(deployment(objects).spec.template.spec.containers[0]!.securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ["ALL"] },
+      });
+      const ns = objects.find((o) => o.kind === "Namespace") as Manifest & { metadata: { labels: object } };
+      expect(ns.metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+    });
+  }
+
+  test("the image's build context leaves out the host's node_modules and dist (COPY . . cannot overwrite the stage's)", () => {
+    const ignored = readFileSync(new URL("../../.dockerignore", import.meta.url), "utf8").split("\n");
+    expect(ignored).toEqual(expect.arrayContaining(["node_modules", "dist"]));
+    expect(readFileSync(new URL("../../Dockerfile.distroless", import.meta.url), "utf8")).toMatch(
+      /^USER 65532:65532$/m,
+    );
+  });
+
+  test("the check finds a misspelt field, as kube-apiserver's strict field validation would", () => {
+    const objects = render([]);
+    const d = deployment(objects) as unknown as {
+      spec: { template: { spec: { containers: Record<string, unknown>[] } } };
+    };
+    d.spec.template.spec.containers[0]!.imagePullPolice = "Always";
+    expect(unknownFields(d as unknown as Manifest)).toEqual([".spec.template.spec.containers.0.imagePullPolice"]);
+  });
+
+  test("the variants differ as documented: Secrets, replicas and the state volume, the NetworkPolicy", () => {
+    const secretsListed = (objects: Manifest[]) =>
+      grantsOf(objects, "mon", "mon").some(
+        (r) =>
+          !r.namespaces && r.verbs.includes("list") && (r.resources.includes("*") || r.resources.includes("secrets")),
+      );
+    expect(secretsListed(render([]))).toBe(true);
+    expect(secretsListed(render(["least-privilege"]))).toBe(true);
+    expect(secretsListed(render(["no-secrets"]))).toBe(false);
+    expect(secretsListed(render(["least-privilege", "no-secrets"]))).toBe(false);
+    expect(envOf(render(["no-secrets"])).MON_WATCH_SECRETS).toBe("false");
+    const ha = render(["ha"]);
+    expect(deployment(ha).spec.replicas).toBe(2);
+    expect(envOf(ha).MON_DATA_DIR).toBe("/var/lib/mon");
+    expect(ha.map((o) => o.kind)).toEqual(expect.arrayContaining(["PersistentVolumeClaim", "PodDisruptionBudget"]));
+    expect(render(["network-policy"]).some((o) => o.kind === "NetworkPolicy")).toBe(true);
+    expect(render([]).some((o) => o.kind === "NetworkPolicy" || o.kind === "Secret")).toBe(false);
+  });
+});
+
+let sim: Simulator | undefined;
+let hook: CaptureServer | undefined;
+let licenses: LicenseServer | undefined;
+let replica: Replica | undefined;
+afterEach(async () => {
+  replica?.child.kill("SIGKILL");
+  await hook?.close();
+  await licenses?.close();
+  await sim?.stop();
+  sim = hook = licenses = replica = undefined;
+});
+
+/** Requests the simulator answered with 403, by what was asked (from its apiserver_request_total). */
+async function forbidden(): Promise<string[]> {
+  const text = (await simRequest(sim!, "GET", "/metrics")).text;
+  return [...text.matchAll(/^apiserver_request_total\{code="403",(.*)\} \d+$/gm)].map((m) => m[1]!);
+}
+
+describe("the RBAC of each variant is what mon requests (spec 5.5)", () => {
+  for (const components of [[], ["least-privilege"], ["least-privilege", "no-secrets"]] as const) {
+    test(`${label(components)}: a Pro mon with exactly these grants leads, watches every kind it knows, reads logs, and is never refused`, async () => {
+      const objects = render(components);
+      sim = await startSimulator();
+      sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+      sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-system" } });
+      seedShop(sim, Date.now());
+      crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+      hook = await startCaptureServer();
+      licenses = await startLicenseServer(() => Date.now());
+      const files = createInstallation(sim, {
+        webhookUrl: `${hook.url}/mon`,
+        licenseUrl: licenses.url,
+        licenseKey: licenses.addLicense(),
+      });
+      const token = sim.addUser("system:serviceaccount:mon:mon", grantsOf(objects, "mon", "mon"));
+      const env = envOf(objects);
+      replica = await startReplica(files, "mon-0", {
+        kubeconfig: sim.kubeconfigFor(token),
+        env: {
+          MON_INSTALLATION_ID: env.MON_INSTALLATION_ID!,
+          ...(env.MON_WATCH_SECRETS ? { MON_WATCH_SECRETS: env.MON_WATCH_SECRETS } : {}),
+        },
+      });
+      const r = replica;
+      const fail = () => (error: Error) => {
+        throw new Error(`${error.message}\n${r.log.join("")}`);
+      };
+      const ready = () =>
+        fetch(`${r.health}/readyz`).then(
+          (res) => res.status === 200,
+          () => false,
+        );
+      await waitUntil(ready, "ready", 30_000).catch(fail());
+      // Pro through the license path: the instance Secret was written by name.
+      const health = await (await fetch(`${r.health}/health`)).json();
+      expect(health.stateLock).toBe("held");
+      // After the startup summary, a new crash loop is announced on its own with its log lines (pods/log).
+      await waitUntil(() => hook!.requests.some((q) => q.json().delivery === "startup summary"), "the summary", 30_000);
+      crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+      await waitUntil(
+        () =>
+          hook!.requests.some((q) => q.json().action === "announce" && q.json().incidentId === "Deployment/shop/api"),
+        "the announce",
+        30_000,
+      ).catch(fail());
+      // Every kind mon knows and the simulator serves is covered; Secrets only where they are granted.
+      const denied = (
+        (await (await fetch(`${r.health}/health`)).json()).coverage.kinds as { kind: string; reason: string }[]
+      )
+        .filter((k) => k.reason === "permission_denied")
+        .map((k) => k.kind);
+      const known = KNOWN_KINDS.map(kindKey).filter((k) => k !== "secrets" || !env.MON_WATCH_SECRETS);
+      expect(denied.filter((k) => known.includes(k))).toEqual([]);
+      expect(await forbidden()).toEqual([]);
+    }, 90_000);
+  }
+});
