@@ -1,7 +1,8 @@
 /**
  * Compiles src/main.ts into the single executable dist/mon (daemon and CLI), with the flags of
  * STYLE.md "Binary facts": no .env or bunfig.toml autoload from the working directory, ESM bytecode.
- * Usage: bun scripts/build.ts [--target bun-linux-x64] [--outfile dist/mon]
+ * Usage: bun scripts/build.ts [--target bun-linux-x64] [--executable path/to/bun] [--outfile dist/mon]
+ * (`--executable`: the runtime of the target platform, for cross-compiling without a download; scripts/release.ts).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -26,6 +27,7 @@ const flags = [
   "--define",
   'MON_BUILD="release"',
   ...(arg("--target") ? [`--target=${arg("--target")}`] : []),
+  ...(arg("--executable") ? [`--compile-executable-path=${arg("--executable")}`] : []),
   join(root, "src", "main.ts"),
   "--outfile",
   outfile,
