@@ -8,7 +8,8 @@ import type { Elector } from "../leader/elector.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters, settlesWithin } from "../runtime/waiters.ts";
-import { type HealthServer, startHealthServer } from "../server/health-server.ts";
+import { type HealthServer, type StatusSource, startHealthServer } from "../server/health-server.ts";
+import { communityStatusText, statusReport, statusText } from "../status/report.ts";
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
 import { type Leader, startLeader } from "./leader.ts";
@@ -94,14 +95,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
   health.setSession(sessionOf(loaded.runtime, clock));
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
-  const server = await serveHealth(options, health, metrics);
+  let lead: Leader | undefined;
+  const server = await serveHealth(options, health, metrics, () => (lead ? statusOf(lead) : undefined));
   const soft = loaded.runtime.softMemoryLimitBytes;
   const memory = soft ? startMemoryGuard({ softLimitBytes: soft, clock, logger, metrics }) : undefined;
 
   // Every replica watches (a standby's caches are warm, so a takeover does not relist); only the leader decides.
   const inventory = new Inventory();
   const synced = createWaiters(clock);
-  let lead: Leader | undefined;
   const watcher = watchCluster({
     config,
     connection,
@@ -215,6 +216,7 @@ async function serveHealth(
   options: DaemonOptions,
   health: HealthRegistry,
   metrics: Metrics,
+  status: StatusSource,
 ): Promise<HealthServer | undefined> {
   const settings = options.config.config.healthCheck;
   if (!settings.enabled) return undefined;
@@ -223,9 +225,18 @@ async function serveHealth(
     hostname: options.healthHost,
     health,
     metrics: metrics.registry,
+    ...(settings.statusEndpoint ? { status } : {}),
   });
   options.logger.info(`health server on ${server.url}`);
   return server;
+}
+
+/** /status of the leader now (spec 4.1): every section in Pro; in Community the text's Edition section. */
+function statusOf(leader: Leader): ReturnType<StatusSource> {
+  const input = leader.status();
+  if (input.edition !== "pro") return { pro: false, text: communityStatusText(input) };
+  const report = statusReport(input);
+  return { pro: true, json: report, text: statusText(report) };
 }
 
 /** This process's runtime session (spec 8): the pod, POD_UID and NODE_NAME when set, start time, version. */

@@ -9,6 +9,8 @@ import type { LicenseManager } from "../license/manager.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import { renderStartupNotice } from "../notify/notice.ts";
+import { maskLicenseId } from "../license/lease.ts";
+import type { StatusInput } from "../status/report.ts";
 import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -61,6 +63,8 @@ export interface Leader {
   persistentState(): boolean;
   /** True while evidence for a deferred finding (a crashed container's log) is being read. */
   evidencePending(): boolean;
+  /** What /status shows now (spec 4.1): the open incidents told, the caches, usage, license and providers. */
+  status(): StatusInput;
   /** The required caches synced (again): a pass; the first time, the work starts. */
   begin(): void;
   /** Stops deciding, sending and calling out; what is queued stays in the outbox. */
@@ -194,6 +198,38 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     edition: () => control.current(),
     persistentState: () => state.store.persistent,
     evidencePending: () => logs.busy(),
+    status() {
+      const report = health.report();
+      const licensed = license?.state();
+      return {
+        now: clock.now(),
+        cluster,
+        version: VERSION,
+        edition: control.current(),
+        leading: true,
+        incidents: [...loop.state().incidents.values()].filter(
+          (i) => i.phase === "open" && (i.announced || i.digested),
+        ),
+        inventory,
+        usage: usageView(usage, probes),
+        unseen: [
+          ...report.coverage.kinds.map((k) => ({ what: k.kind, reason: k.reason })),
+          ...Object.entries(report.components)
+            .filter(([, c]) => c.state !== "ok")
+            .map(([name, c]) => ({ what: name, reason: c.reason ?? c.state })),
+        ],
+        license: licensed
+          ? {
+              state: licensed.name,
+              ...(licensed.licenseId ? { licenseId: maskLicenseId(licensed.licenseId) } : {}),
+              ...(licensed.leaseExpiresAt !== undefined ? { leaseExpiresAt: licensed.leaseExpiresAt } : {}),
+              ...(licensed.licenseExpiresAt !== undefined ? { licenseExpiresAt: licensed.licenseExpiresAt } : {}),
+              ...(licensed.reason ? { reason: licensed.reason } : {}),
+            }
+          : { state: control.current() === "pro" ? "fixed" : "community" },
+        providers: report.providers,
+      };
+    },
     begin() {
       loop.schedule();
       if (started) return;

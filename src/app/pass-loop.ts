@@ -20,6 +20,8 @@ export interface PassLoop {
   schedule(): void;
   /** Runs a pass now (tests and the demo use it to avoid waiting for the batch delay). */
   passNow(): void;
+  /** The lifecycle state after the last pass (open incidents for /status). */
+  state(): LifecycleState;
   stop(): void;
 }
 
@@ -96,6 +98,7 @@ export function createPassLoop(options: {
       scheduled?.();
       pass();
     },
+    state: () => lifecycle,
     stop() {
       stopped = true;
       scheduled?.();

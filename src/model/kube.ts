@@ -21,6 +21,7 @@ import type {
   V1PersistentVolume,
   V1PersistentVolumeClaim,
   V1Pod,
+  V1PodDisruptionBudget,
   V1ReplicaSet,
   V1Secret,
   V1Service,
@@ -75,6 +76,7 @@ export type Lease = Served<V1Lease>;
 export type ConfigMap = Served<V1ConfigMap>;
 export type Secret = Served<V1Secret>;
 export type ServiceAccount = Served<V1ServiceAccount>;
+export type PodDisruptionBudget = Served<V1PodDisruptionBudget>;
 
 /** The built-in kinds the pure core reads, by kind name: `inventory.list("Pod")` is a `Pod[]`. */
 export interface Kinds {
@@ -100,6 +102,7 @@ export interface Kinds {
   ConfigMap: ConfigMap;
   Secret: Secret;
   ServiceAccount: ServiceAccount;
+  PodDisruptionBudget: PodDisruptionBudget;
 }
 
 /** Elements of the kinds above, as served. */

@@ -2,6 +2,15 @@ import { H3, serve } from "h3";
 import type { HealthRegistry } from "../health/registry.ts";
 import type { Registry } from "prom-client";
 
+/**
+ * What /status serves (spec 4.1), asked on each request: undefined on a standby (the leader serves it);
+ * `pro` false in Community (text with the Edition section; JSON 402 `pro_required`).
+ */
+export type StatusSource = () =>
+  | { readonly pro: true; readonly text: string; readonly json: unknown }
+  | { readonly pro: false; readonly text: string }
+  | undefined;
+
 /** A running health server. */
 export interface HealthServer {
   readonly url: string;
@@ -11,14 +20,16 @@ export interface HealthServer {
 /**
  * Serves the health endpoints of spec 4.1 on `port` (0 picks a free one): `/healthz` (liveness, 200 while the
  * process runs), `/readyz` (200 once required caches synced, else 503), `/availabilityz` (200 for a lock holder
- * or a replica waiting for the lock), `/health` (JSON report; 200 unless failed, then 503) and `/metrics`
- * (Prometheus text exposition). Bound to `hostname` (default all interfaces). Documented in docs/health.md.
+ * or a replica waiting for the lock), `/health` (JSON report; 200 unless failed, then 503), `/metrics`
+ * (Prometheus text exposition) and, with `status`, `/status` (text, `?format=json`; 503 on a standby). Bound to `hostname` (default all interfaces). Documented in docs/health.md.
  */
 export async function startHealthServer(options: {
   port: number;
   hostname?: string;
   health: HealthRegistry;
   metrics: Registry;
+  /** `healthCheck.statusEndpoint`: serve /status from this source (else /status is 404). */
+  status?: StatusSource;
 }): Promise<HealthServer> {
   const app = new H3()
     .get("/healthz", () => text(200, "ok\n"))
@@ -42,6 +53,18 @@ export async function startHealthServer(options: {
           headers: { "content-type": options.metrics.contentType },
         }),
     );
+  const status = options.status;
+  if (status)
+    app.get("/status", (event) => {
+      const json = new URL(event.req.url).searchParams.get("format") === "json";
+      const now = status();
+      if (!now)
+        return json
+          ? jsonResponse(503, { error: "not_leading" })
+          : text(503, "this replica is a standby: the leader serves /status\n");
+      if (!json) return text(200, now.text);
+      return now.pro ? jsonResponse(200, now.json) : jsonResponse(402, { error: "pro_required" });
+    });
   const server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
   await server.ready();
   // Show an address a person can open; the server itself listens on `hostname` (all interfaces by default).
@@ -50,6 +73,10 @@ export async function startHealthServer(options: {
 }
 
 // --- internal ---
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(`${JSON.stringify(body)}\n`, { status, headers: { "content-type": "application/json" } });
+}
 
 function text(status: number, body: string): Response {
   return new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8" } });

@@ -50,7 +50,7 @@ export function createInstallation(
 export async function startReplica(
   installation: Installation,
   name: string,
-  options: { kubeconfig?: string; env?: Record<string, string> } = {},
+  options: { kubeconfig?: string; env?: Record<string, string>; statusEndpoint?: boolean } = {},
 ): Promise<Replica> {
   const log: string[] = [];
   // Its own credentials when given (a test cuts one replica off the API server by revoking them).
@@ -68,6 +68,7 @@ export async function startReplica(
       "  clusterName: prod",
       "healthCheck:",
       `  port: ${port}`,
+      ...(options.statusEndpoint ? ["  statusEndpoint: true"] : []),
       // An empty key: a Community installation.
       ...(installation.licenseKey ? ["license:", `  key: ${installation.licenseKey}`] : []),
       "alert:",

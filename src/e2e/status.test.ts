@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { crashPod, seedShop } from "../testing/cluster.ts";
+import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
+import { createInstallation, type Replica, startReplica } from "../testing/replicas.ts";
+
+let sim: Simulator | undefined;
+let hook: CaptureServer | undefined;
+let licenses: LicenseServer | undefined;
+let replica: Replica | undefined;
+afterEach(async () => {
+  replica?.child.kill("SIGKILL");
+  await hook?.close();
+  await licenses?.close();
+  await sim?.stop();
+  sim = hook = licenses = replica = undefined;
+});
+
+/** A `mon run` on the shop (web crash-looping), Pro through the license server or Community; resolves once it sent its startup summary. */
+async function monOnShop(options: {
+  edition: "pro" | "community";
+  statusEndpoint: boolean;
+}): Promise<{ r: Replica; key: string }> {
+  sim = await startSimulator();
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+  seedShop(sim, Date.now());
+  crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+  hook = await startCaptureServer();
+  licenses = await startLicenseServer(() => Date.now());
+  const key = options.edition === "pro" ? licenses.addLicense() : "";
+  const files = createInstallation(sim, { webhookUrl: `${hook.url}/mon`, licenseUrl: licenses.url, licenseKey: key });
+  replica = await startReplica(files, "mon-0", { statusEndpoint: options.statusEndpoint });
+  const r = replica;
+  await waitUntil(
+    () => hook!.requests.some((q) => q.json().delivery === "startup summary"),
+    "the startup summary",
+    30_000,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${r.log.join("")}`);
+  });
+  return { r, key };
+}
+
+describe("/status (spec 4.1; docs/health.md)", () => {
+  test("Pro: text and JSON show the open incident, control plane, upgrade readiness, zones, what cannot be seen, license, edition and providers, and never the license key", async () => {
+    const { r, key } = await monOnShop({ edition: "pro", statusEndpoint: true });
+    const text = await (await fetch(`${r.health}/status`)).text();
+    for (const section of [
+      "Open incidents (1)",
+      "Control plane",
+      "Upgrade readiness",
+      "Zones",
+      "What cannot be seen",
+      "License",
+      "Edition\n  Pro",
+      "Providers\n  kept: webhook",
+    ])
+      expect(text).toContain(section);
+    expect(text).toContain("CrashLoopBackOff");
+    const response = await fetch(`${r.health}/status?format=json`);
+    expect(response.status).toBe(200);
+    const json = await response.json();
+    expect(json).toMatchObject({
+      leading: true,
+      edition: "pro",
+      license: { state: "active" },
+      providers: { kept: ["webhook"], inactive: [] },
+      upgradeReadiness: { notReadyNodes: [] },
+      zones: [{ zone: "none", nodes: 3, ready: 3, notReady: [] }],
+    });
+    expect(json.incidents.map((i: { id: string; reason: string }) => [i.id, i.reason])).toEqual([
+      ["Deployment/shop/web", "CrashLoopBackOff"],
+    ]);
+    // Never a Secret value: not the license key, in either format.
+    expect(text).not.toContain(key);
+    expect(JSON.stringify(json)).not.toContain(key);
+  }, 60_000);
+
+  test("Community: the text keeps the Edition section, the JSON answers 402 pro_required", async () => {
+    const { r } = await monOnShop({ edition: "community", statusEndpoint: true });
+    const text = await fetch(`${r.health}/status`);
+    expect(text.status).toBe(200);
+    const body = await text.text();
+    expect(body).toContain("Edition\n  Community");
+    expect(body).not.toContain("Open incidents");
+    const json = await fetch(`${r.health}/status?format=json`);
+    expect(json.status).toBe(402);
+    expect(await json.json()).toEqual({ error: "pro_required" });
+  }, 60_000);
+
+  test("without healthCheck.statusEndpoint there is no /status (404)", async () => {
+    const { r } = await monOnShop({ edition: "pro", statusEndpoint: false });
+    expect((await fetch(`${r.health}/status`)).status).toBe(404);
+    expect((await fetch(`${r.health}/status?format=json`)).status).toBe(404);
+  }, 60_000);
+});
