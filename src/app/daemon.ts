@@ -8,6 +8,7 @@ import type { Elector } from "../leader/elector.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters, settlesWithin } from "../runtime/waiters.ts";
+import type { DiagnosticsSource } from "../server/diagnostics.ts";
 import { type HealthServer, type StatusSource, startHealthServer } from "../server/health-server.ts";
 import { communityStatusText, statusReport, statusText } from "../status/report.ts";
 import { VERSION } from "../version.ts";
@@ -96,7 +97,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   health.setSession(sessionOf(loaded.runtime, clock));
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
   let lead: Leader | undefined;
-  const server = await serveHealth(options, health, metrics, () => (lead ? statusOf(lead) : undefined));
+  const server = await serveHealth(options, health, metrics, {
+    status: () => (lead ? statusOf(lead) : undefined),
+    diagnostics: () => lead?.diagnostics,
+  });
   const soft = loaded.runtime.softMemoryLimitBytes;
   const memory = soft ? startMemoryGuard({ softLimitBytes: soft, clock, logger, metrics }) : undefined;
 
@@ -216,7 +220,7 @@ async function serveHealth(
   options: DaemonOptions,
   health: HealthRegistry,
   metrics: Metrics,
-  status: StatusSource,
+  sources: { status: StatusSource; diagnostics: () => DiagnosticsSource | undefined },
 ): Promise<HealthServer | undefined> {
   const settings = options.config.config.healthCheck;
   if (!settings.enabled) return undefined;
@@ -225,7 +229,10 @@ async function serveHealth(
     hostname: options.healthHost,
     health,
     metrics: metrics.registry,
-    ...(settings.statusEndpoint ? { status } : {}),
+    ...(settings.statusEndpoint ? { status: sources.status } : {}),
+    ...(settings.diagnostics.enabled && settings.diagnostics.token
+      ? { diagnostics: { token: settings.diagnostics.token, source: sources.diagnostics } }
+      : {}),
   });
   options.logger.info(`health server on ${server.url}`);
   return server;

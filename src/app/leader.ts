@@ -20,6 +20,8 @@ import { VERSION } from "../version.ts";
 import { createCallHome } from "./callhome.ts";
 import type { DaemonOptions } from "./daemon.ts";
 import { createDeliveryStages } from "./delivery-stages.ts";
+import { createDiagnostics } from "./diagnostics.ts";
+import type { DiagnosticsSource } from "../server/diagnostics.ts";
 import { startEdition } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import type { Observers } from "./observe.ts";
@@ -65,6 +67,8 @@ export interface Leader {
   evidencePending(): boolean;
   /** What /status shows now (spec 4.1): the open incidents told, the caches, usage, license and providers. */
   status(): StatusInput;
+  /** What the diagnostics endpoints read and do (healthCheck.diagnostics). */
+  readonly diagnostics: DiagnosticsSource;
   /** The required caches synced (again): a pass; the first time, the work starts. */
   begin(): void;
   /** Stops deciding, sending and calling out; what is queued stays in the outbox. */
@@ -198,6 +202,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     edition: () => control.current(),
     persistentState: () => state.store.persistent,
     evidencePending: () => logs.busy(),
+    diagnostics: createDiagnostics({ loop, delivery, router, providers: prepared.providers, clock, cluster }),
     status() {
       const report = health.report();
       const licensed = license?.state();

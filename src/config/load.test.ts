@@ -264,6 +264,21 @@ const KEYS: { key: string; default: unknown; valid: unknown; loads?: unknown; in
       message: 'healthCheck.statusEndpoint: must be true or false (got "on")',
     },
     {
+      key: "healthCheck.diagnostics.enabled",
+      default: false,
+      valid: false,
+      invalid: "yes",
+      message: 'healthCheck.diagnostics.enabled: must be true or false (got "yes")',
+    },
+    {
+      key: "healthCheck.diagnostics.token",
+      default: undefined,
+      valid: `\${file:${file("diagnostics-token", "0123456789abcdef0123")}}`,
+      loads: "0123456789abcdef0123",
+      invalid: "short",
+      message: "healthCheck.diagnostics.token",
+    },
+    {
       key: "activeProbeMonitor.enabled",
       default: false,
       valid: true,
@@ -514,6 +529,22 @@ describe("loading (spec 2.1 general rules)", () => {
     expect(parseConfig(stringify({ app: { caBundlePath: caPath } }), "c.yaml", env).caBundle).toContain(
       "BEGIN CERTIFICATE",
     );
+  });
+
+  test("diagnostics need a token, and the token must come from a file (it is a credential)", () => {
+    expect(refusal({ healthCheck: { diagnostics: { enabled: true } } })).toContain(
+      "healthCheck.diagnostics.enabled needs healthCheck.diagnostics.token",
+    );
+    expect(refusal({ healthCheck: { diagnostics: { enabled: true, token: "0123456789abcdef0123" } } })).toContain(
+      "healthCheck.diagnostics.token",
+    );
+    const tokenPath = file("diag-token", "0123456789abcdef0123\n");
+    const { config } = parseConfig(
+      stringify({ healthCheck: { diagnostics: { enabled: true, token: `\${file:${tokenPath}}` } } }),
+      "c.yaml",
+      env,
+    );
+    expect(config.healthCheck.diagnostics).toEqual({ enabled: true, token: "0123456789abcdef0123" });
   });
 
   test("Pro settings present in the file are named once in a warning (Community)", () => {

@@ -178,6 +178,11 @@ export function checkConfig(text: string, file: string | undefined, env: Env, do
     const message = "healthCheck.statusEndpoint needs healthCheck.enabled; /status is not served";
     add({ level: "warning", rule: "invalid_value", key: "healthCheck.statusEndpoint", message });
   }
+  const diagnostics = config.healthCheck.diagnostics;
+  if (diagnostics.enabled && !diagnostics.token) {
+    const message = "healthCheck.diagnostics.enabled needs healthCheck.diagnostics.token (a ${file:/path} reference)";
+    add({ level: "error", rule: "invalid_value", key: "healthCheck.diagnostics.token", message });
+  }
   for (const { key, name, hint } of unknownReasonNames(config, providers, domain.reasons)) {
     const message = `${key}: no failure reason is named ${name}${hint ? ` (did you mean ${hint}?)` : ""}; it matches nothing`;
     add({ level: "warning", rule: "unknown_reason", key, message });

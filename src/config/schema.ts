@@ -402,6 +402,26 @@ export const ConfigSchema = v.pipe(
           }),
           false,
         ),
+        diagnostics: v.optional(
+          v.object({
+            enabled: v.optional(
+              doc(
+                v.boolean(),
+                "Serve /incidents, /deadletters and /test-alert on the health port, behind a bearer token.",
+                { feature: "healthCheck.diagnostics", dependsOn: ["healthCheck"] },
+              ),
+              false,
+            ),
+            token: v.optional(
+              doc(
+                v.pipe(v.string(), v.minLength(16, "must be at least 16 characters")),
+                "Bearer token of the diagnostics endpoints; must be a ${file:/absolute/path} reference.",
+                { sensitive: "file" },
+              ),
+            ),
+          }),
+          {},
+        ),
       }),
       {},
     ),

@@ -115,9 +115,36 @@ describe("delivery", () => {
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(3_600_000);
     expect(sent).toHaveLength(1);
+    const refused = job(message("a", "announce"));
     expect(delivery.deadLetters()).toEqual([
-      { provider: "p", messageId: "a#announce", incidentId: "a", action: "announce", reason: "http_403", at: 0 },
+      {
+        id: refused.id,
+        provider: "p",
+        messageId: "a#announce",
+        incidentId: "a",
+        action: "announce",
+        reason: "http_403",
+        at: 0,
+        job: refused,
+      },
     ]);
+  });
+
+  test("a dead letter can be sent again (its retry window starts anew) or forgotten", async () => {
+    const clock = createFakeClock(0);
+    const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403" }, { kind: "ok" }], clock);
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
+    delivery.enqueue(job(message("a", "announce")));
+    delivery.enqueue(job(message("b", "announce")));
+    await clock.advance(60_000);
+    const [a] = delivery.deadLetters();
+    expect(delivery.deadLetters().map((l) => l.incidentId)).toEqual(["a"]);
+    expect(delivery.retryDeadLetter(a!.id!, clock.now())).toBe("queued");
+    await delivery.drain(1_000);
+    expect(sent.map((m) => m.id)).toEqual(["a#announce", "b#announce", "a#announce"]);
+    expect(delivery.deadLetters()).toEqual([]);
+    expect(delivery.retryDeadLetter(a!.id!, clock.now())).toBe("missing");
+    expect(delivery.deleteDeadLetter(a!.id!)).toBe(false);
   });
 
   test("the conversation id of an announcement is given to its updates and resolve, then forgotten", async () => {

@@ -62,6 +62,14 @@ export interface Delivery {
   drain(timeoutMs: number): Promise<boolean>;
   /** Dead letters so far, oldest first. */
   deadLetters(): readonly DeadLetter[];
+  /**
+   * Sends a dead letter's job again (`/deadletters`, docs/delivery.md): removed from the list and queued as new
+   * (its 24 h retry window starts at `now`, epoch ms). "missing" when no letter has this id, "no_job" for a
+   * letter kept by an older version without its message.
+   */
+  retryDeadLetter(id: string, now: number): "queued" | "missing" | "no_job";
+  /** Removes a dead letter; false when there is none with this id. */
+  deleteDeadLetter(id: string): boolean;
   /** The vendor conversation id of an incident at a provider (thread ts), if known. */
   conversation(provider: string, incidentId: string): string | undefined;
   /**
@@ -157,12 +165,14 @@ export function createDelivery(options: {
       // The provider's answer may echo what it was sent: credentials are removed before it is kept or logged.
       const failure = { failure: settled.failure, detail: clean(settled.detail) };
       const letter: DeadLetter = {
+        id: job.id,
         provider,
         messageId: job.message.id,
         incidentId: job.message.incidentId,
         action: job.message.action,
         reason: failure.detail,
         at: clock.now(),
+        job,
       };
       records.addDeadLetter(letter);
       hooks.rejected?.(job, letter, failure);
@@ -258,6 +268,15 @@ export function createDelivery(options: {
       return idle.wait(timeoutMs);
     },
     deadLetters: () => records.deadLetters(),
+    retryDeadLetter(id, now) {
+      const letter = records.deadLetters().find((l) => (l.id ?? `${l.provider}:${l.messageId}`) === id);
+      if (!letter) return "missing";
+      if (!letter.job) return "no_job";
+      records.takeDeadLetter(id);
+      enqueue({ ...letter.job, createdAt: now });
+      return "queued";
+    },
+    deleteDeadLetter: (id) => records.takeDeadLetter(id) !== undefined,
     conversation: (provider, incidentId) => records.conversation(provider, incidentId),
     async restore() {
       let queued = 0;

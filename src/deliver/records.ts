@@ -17,6 +17,8 @@ export interface DeliveryRecords {
   endConversation(provider: string, incidentId: string): void;
   addDeadLetter(letter: DeadLetter): void;
   deadLetters(): readonly DeadLetter[];
+  /** Removes the dead letter with this id (`<provider>:<message id>`); returns it, or undefined when there is none. */
+  takeDeadLetter(id: string): DeadLetter | undefined;
   /** Loads conversation ids and dead letters; returns the outbox's jobs, oldest first. */
   restore(): Promise<Job[]>;
 }
@@ -67,6 +69,13 @@ export function createDeliveryRecords(options: {
       void persist("saving a dead letter", (s) => s.saveDeadLetter(letter));
     },
     deadLetters: () => [...letters],
+    takeDeadLetter(id) {
+      const at = letters.findIndex((l) => (l.id ?? `${l.provider}:${l.messageId}`) === id);
+      if (at < 0) return undefined;
+      const [letter] = letters.splice(at, 1);
+      void persist("removing a dead letter", (s) => s.removeDeadLetter(letter!));
+      return letter;
+    },
     async restore() {
       if (!store) return [];
       for (const c of await store.loadConversations()) conversations.set(key(c.provider, c.incidentId), c.conversation);

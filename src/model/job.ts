@@ -28,6 +28,8 @@ export type Outcome =
 
 /** A message a provider refused for good (spec 6 item 1), kept for inspection: the reason quotes the provider's answer, redacted. */
 export interface DeadLetter {
+  /** `<provider>:<message id>`: the refused job's id, how /deadletters names it. */
+  readonly id?: string;
   readonly provider: string;
   readonly messageId: string;
   readonly incidentId: string;
@@ -35,6 +37,8 @@ export interface DeadLetter {
   readonly reason: string;
   /** Epoch ms. */
   readonly at: number;
+  /** The refused job, so that it can be sent again (`POST /deadletters/<id>/retry`); absent on letters of older versions. */
+  readonly job?: Job;
 }
 
 /**
@@ -51,6 +55,7 @@ export interface DeliveryStore {
   removeConversation(provider: string, incidentId: string): Promise<void>;
   loadConversations(): Promise<{ provider: string; incidentId: string; conversation: string }[]>;
   saveDeadLetter(letter: DeadLetter): Promise<void>;
+  removeDeadLetter(letter: DeadLetter): Promise<void>;
   loadDeadLetters(): Promise<DeadLetter[]>;
   /** Which providers got an incident's announcement (route/), so its updates and resolve follow after a restart. */
   saveRoute(incidentId: string, providers: readonly string[]): Promise<void>;

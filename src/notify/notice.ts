@@ -87,3 +87,32 @@ export function renderNotice(
     delivery: "notice",
   };
 }
+
+/**
+ * The test alert of `POST /test-alert` (docs/health.md "Diagnostics"): one plain sentence saying it is a
+ * test, so an on-call engineer can check a provider end to end. `now` is epoch ms. Pure.
+ */
+export function renderTestAlert(version: string, cluster: string, now: number): Message {
+  const name = cluster || "cluster";
+  const sentence = `Test alert from mon ${version} on ${name}: this provider receives mon's messages. Nothing is wrong.`;
+  const text = `${STATUS_EMOJI.low} ${sentence}`;
+  return {
+    id: `test-alert@${now}#1`,
+    incidentId: `test-alert@${now}`,
+    action: "announce",
+    mark: "low",
+    emoji: STATUS_EMOJI.low,
+    tier: "normal",
+    mode: "notify",
+    title: sentence,
+    text,
+    markdown: text,
+    root: { kind: "Cluster", name },
+    reason: "TestAlert",
+    findings: [],
+    news: [],
+    dedupKey: `mon-${name}-test-alert-${now}`,
+    at: now,
+    delivery: "notice",
+  };
+}

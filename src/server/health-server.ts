@@ -1,6 +1,7 @@
 import { H3, serve } from "h3";
 import type { HealthRegistry } from "../health/registry.ts";
 import type { Registry } from "prom-client";
+import { addDiagnostics, type DiagnosticsSource } from "./diagnostics.ts";
 
 /**
  * What /status serves (spec 4.1), asked on each request: undefined on a standby (the leader serves it);
@@ -30,6 +31,8 @@ export async function startHealthServer(options: {
   metrics: Registry;
   /** `healthCheck.statusEndpoint`: serve /status from this source (else /status is 404). */
   status?: StatusSource;
+  /** `healthCheck.diagnostics`: the bearer token and what the endpoints read (undefined on a standby). */
+  diagnostics?: { token: string; source: () => DiagnosticsSource | undefined };
 }): Promise<HealthServer> {
   const app = new H3()
     .get("/healthz", () => text(200, "ok\n"))
@@ -65,6 +68,7 @@ export async function startHealthServer(options: {
       if (!json) return text(200, now.text);
       return now.pro ? jsonResponse(200, now.json) : jsonResponse(402, { error: "pro_required" });
     });
+  if (options.diagnostics) addDiagnostics(app, options.diagnostics.token, options.diagnostics.source);
   const server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
   await server.ready();
   // Show an address a person can open; the server itself listens on `hostname` (all interfaces by default).

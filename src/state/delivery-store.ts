@@ -93,6 +93,8 @@ export function createDeliveryStore(
       const all = await store.keys("deadletter");
       for (const old of all.slice(0, Math.max(0, all.length - MAX_DEAD_LETTERS))) await store.remove(old);
     },
+    removeDeadLetter: (letter) =>
+      store.remove(key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider)),
     async loadDeadLetters() {
       return (await load("deadletter", isDeadLetter)).map((r) => r.value);
     },

@@ -25,6 +25,7 @@ export function fencedStore(
     saveConversation: guard("saveConversation", (p, i, c) => store.saveConversation(p, i, c)),
     removeConversation: guard("removeConversation", (p, i) => store.removeConversation(p, i)),
     saveDeadLetter: guard("saveDeadLetter", (letter) => store.saveDeadLetter(letter)),
+    removeDeadLetter: guard("removeDeadLetter", (letter) => store.removeDeadLetter(letter)),
     saveRoute: guard("saveRoute", (id, providers) => store.saveRoute(id, providers)),
     removeRoute: guard("removeRoute", (id) => store.removeRoute(id)),
   };

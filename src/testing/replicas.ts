@@ -50,7 +50,12 @@ export function createInstallation(
 export async function startReplica(
   installation: Installation,
   name: string,
-  options: { kubeconfig?: string; env?: Record<string, string>; statusEndpoint?: boolean } = {},
+  options: {
+    kubeconfig?: string;
+    env?: Record<string, string>;
+    statusEndpoint?: boolean;
+    diagnosticsToken?: string;
+  } = {},
 ): Promise<Replica> {
   const log: string[] = [];
   // Its own credentials when given (a test cuts one replica off the API server by revoking them).
@@ -60,6 +65,9 @@ export async function startReplica(
     writeFileSync(kubeconfig, options.kubeconfig);
   }
   const port = await freePort();
+  // The diagnostics token as a mounted Secret would give it: a file the configuration references.
+  const tokenFile = join(installation.dir, `${name}.diagnostics-token`);
+  if (options.diagnosticsToken) writeFileSync(tokenFile, `${options.diagnosticsToken}\n`);
   const config = join(installation.dir, `${name}.yaml`);
   writeFileSync(
     config,
@@ -69,6 +77,7 @@ export async function startReplica(
       "healthCheck:",
       `  port: ${port}`,
       ...(options.statusEndpoint ? ["  statusEndpoint: true"] : []),
+      ...(options.diagnosticsToken ? ["  diagnostics:", "    enabled: true", `    token: \${file:${tokenFile}}`] : []),
       // An empty key: a Community installation.
       ...(installation.licenseKey ? ["license:", `  key: ${installation.licenseKey}`] : []),
       "alert:",
