@@ -11,8 +11,44 @@ export function createMetrics() {
     new Counter({ name, help, labelNames, registers: [registry] });
   const gauge = (name: string, help: string, labelNames: string[] = []) =>
     new Gauge({ name, help, labelNames, registers: [registry] });
+  // Read when scraped: the daemon sets these sources once the parts they read exist.
+  const sources: ScrapeSources = {};
+  const scraped = (name: string, help: string, read: (g: Gauge) => void, labelNames: string[] = []) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        read(this);
+      },
+    });
   return {
     registry,
+    /** Where the scrape-time gauges read from (absent: they keep their last value, 0 at first). */
+    sources,
+    ready: scraped(
+      "mon_ready",
+      "1 while /readyz succeeds on this replica (it leads and its required caches are synced), else 0.",
+      (g) => g.set(sources.ready?.() ? 1 : 0),
+    ),
+    coverageUncovered: scraped(
+      "mon_coverage_uncovered_kinds",
+      "Kinds mon cannot watch, by coverage reason (permission_denied, api_unavailable, sync_timeout, ...).",
+      (g) => {
+        g.reset();
+        for (const [reason, n] of Object.entries(sources.uncovered?.() ?? {})) g.set({ reason }, n);
+      },
+      ["reason"],
+    ),
+    deliveryOldestAge: scraped(
+      "mon_delivery_queue_oldest_age_seconds",
+      "Age of the oldest message waiting (or being attempted) per provider, seconds; 0 when none waits.",
+      (g) => {
+        for (const [provider, seconds] of sources.outboxAges?.() ?? []) g.set({ provider }, seconds);
+      },
+      ["provider"],
+    ),
     incidentsTotal: counter(
       "mon_incidents_total",
       "Incident lifecycle decisions by action (announce, update, resolve).",
@@ -196,6 +232,14 @@ export function createMetrics() {
       ["result"],
     ),
   };
+}
+
+/** What the scrape-time gauges read (spec 4.2: readiness, coverage, outbox age). */
+export interface ScrapeSources {
+  ready?: () => boolean;
+  uncovered?: () => Readonly<Record<string, number>>;
+  /** [provider, seconds] of every configured provider. */
+  outboxAges?: () => readonly (readonly [string, number])[];
 }
 
 /** The metric set of one daemon. */

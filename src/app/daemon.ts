@@ -95,6 +95,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const health = healthRegistry(clock, metrics, options.onFatal);
   const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
   health.setSession(sessionOf(loaded.runtime, clock));
+  metrics.sources.ready = () => health.ready();
+  metrics.sources.uncovered = () => health.report().coverage.reasons as Record<string, number>;
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
   let lead: Leader | undefined;
   const server = await serveHealth(options, health, metrics, {

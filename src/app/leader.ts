@@ -125,6 +125,11 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     health,
   });
   router.restore(await records.loadRoutes());
+  metrics.sources.outboxAges = () =>
+    router.active.map((p) => {
+      const oldest = delivery.oldest(p);
+      return [p, oldest === undefined ? 0 : Math.max(0, (clock.now() - oldest) / 1000)] as const;
+    });
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
 

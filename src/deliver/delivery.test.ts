@@ -130,6 +130,22 @@ describe("delivery", () => {
     ]);
   });
 
+  test("the outbox age: the oldest message waiting or in flight for a provider, none once delivered", async () => {
+    const clock = createFakeClock(0);
+    // Refused until the provider comes back: "a" waits out its backoff in flight.
+    const down = Array.from({ length: 20 }, () => ({ kind: "retry", reason: "http_503" }) as const);
+    const { sender } = scripted([...down], clock);
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
+    expect(delivery.oldest("p")).toBeUndefined();
+    delivery.enqueue(job(message("a", "announce"), 0));
+    await clock.advance(1_000);
+    delivery.enqueue(job(message("b", "announce"), 1_000));
+    expect(delivery.oldest("p")).toBe(0);
+    await clock.advance(6 * 3_600_000);
+    await delivery.drain(1_000);
+    expect(delivery.oldest("p")).toBeUndefined();
+  });
+
   test("a dead letter can be sent again (its retry window starts anew) or forgotten", async () => {
     const clock = createFakeClock(0);
     const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403" }, { kind: "ok" }], clock);

@@ -58,6 +58,8 @@ export interface Delivery {
   nextOverflowAt(): number | undefined;
   /** Jobs waiting or in flight for a provider. */
   depth(provider: string): number;
+  /** `createdAt` (epoch ms) of the oldest message waiting or in flight for a provider (outbox age), if any. */
+  oldest(provider: string): number | undefined;
   /** Resolves when every queue is empty, or after `timeoutMs` (then returns false). */
   drain(timeoutMs: number): Promise<boolean>;
   /** Dead letters so far, oldest first. */
@@ -263,6 +265,7 @@ export function createDelivery(options: {
     },
     nextOverflowAt: () => budgets.nextDueAt(),
     depth: (provider) => queues.depth(provider),
+    oldest: (provider) => queues.oldest(provider),
     async drain(timeoutMs) {
       if (queues.idle()) return true;
       return idle.wait(timeoutMs);

@@ -26,6 +26,8 @@ export interface Queues {
   setFlight(provider: string, attempt: Attempt | undefined): void;
   /** Jobs waiting or in flight at a provider. */
   depth(provider: string): number;
+  /** `createdAt` (epoch ms) of the oldest job waiting or in flight for a provider, undefined when none. */
+  oldest(provider: string): number | undefined;
   /** True when nothing waits or is in flight anywhere. */
   idle(): boolean;
   providers(): string[];
@@ -94,6 +96,11 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
     depth(provider) {
       const q = queues.get(provider);
       return q ? q.jobs.length + (q.flight ? 1 : 0) : 0;
+    },
+    oldest(provider) {
+      const q = queues.get(provider);
+      const times = [...(q?.jobs ?? []), ...(q?.flight ? [q.flight.job] : [])].map((j) => j.createdAt);
+      return times.length ? Math.min(...times) : undefined;
     },
     idle: () => [...queues.values()].every((q) => q.jobs.length === 0 && !q.flight),
     providers: () => [...queues.keys()],

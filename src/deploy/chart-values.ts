@@ -85,6 +85,13 @@ export const ChartValuesSchema = v.strictObject({
       interval: v.pipe(v.string(), v.regex(/^[0-9]+(ms|s|m|h)$/)),
       labels: v.record(v.string(), v.string()),
     }),
+    prometheusRule: v.strictObject({
+      enabled: v.pipe(v.boolean(), v.description("Alerts on mon itself (needs the Prometheus Operator's CRD).")),
+      labels: v.record(v.string(), v.string()),
+    }),
+    grafanaDashboard: v.strictObject({
+      enabled: v.pipe(v.boolean(), v.description("The dashboard as a ConfigMap for Grafana's sidecar.")),
+    }),
   }),
   resources: Obj,
   nodeSelector: v.record(v.string(), v.string()),

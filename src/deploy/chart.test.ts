@@ -76,6 +76,7 @@ describe("the Helm chart deploy/chart/mon", () => {
       "sha256sum",
       "replace",
       "fail",
+      "indent",
     ]);
     const words = actions
       .filter((a) => !a.startsWith("/*"))

@@ -70,6 +70,9 @@ describe("health server (spec 4.1, 4.2)", () => {
       'mon_delivery_dropped_total{provider="stdout",reason="retry_window"} 0',
       "process_cpu_seconds_total",
       "process_resident_memory_bytes",
+      // Read when scraped: this replica is ready, nothing is uncovered, no message waits.
+      "mon_ready 1",
+      'mon_delivery_queue_oldest_age_seconds{provider="stdout"} 0',
     ]) {
       expect(text).toContain(name);
     }
@@ -90,7 +93,9 @@ describe("health server (spec 4.1, 4.2)", () => {
     expect((await fetch(`${url}/health`)).status).toBe(503);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect(await (await fetch(`${url}/metrics`)).text()).toContain("mon_source_unavailable_total 1");
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain("mon_source_unavailable_total 1");
+    expect(metrics).toContain("mon_ready 0");
   });
 
   test("a required failure that does not heal for 5 minutes stops the process (spec 3.3)", async () => {
