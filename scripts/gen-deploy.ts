@@ -3,7 +3,7 @@
  * least-privilege list is the kinds mon knows how to watch), so the rules are never written twice:
  *   deploy/kustomize/base/rbac.yaml                           ClusterRole (full), Roles in mon's namespace and kube-system, bindings
  *   deploy/kustomize/components/least-privilege/rules.yaml    the ClusterRole with the explicit list
- *   deploy/kustomize/components/no-secrets/rules.yaml         the explicit list without Secrets
+ *   deploy/kustomize/components/no-secrets/rules.yaml         the explicit list and mon's Role without Secrets
  *   deploy/chart/mon/files/rules-*.yaml                        the same rules for the chart's templates
  *   deploy/chart/mon/values.schema.json                       from src/deploy/chart-values.ts
  *   deploy/monitoring/, deploy/chart/mon/files/{alert-rules.yaml,grafana-dashboard.json}   from src/deploy/monitoring.ts
@@ -102,7 +102,15 @@ export function deployFiles(): [string, string][] {
     ],
     [
       join(kustomize, "components", "no-secrets", "rules.yaml"),
-      yamlDocuments([clusterRole(clusterRules({ mode: "least-privilege", watchSecrets: false }))]),
+      yamlDocuments([
+        clusterRole(clusterRules({ mode: "least-privilege", watchSecrets: false })),
+        {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "Role",
+          metadata: { name: NAME, namespace: NAMESPACE },
+          rules: namespaceRules({ leaseName: LEASE, instanceSecret: false }),
+        },
+      ]),
     ],
     // The chart's templates place these lists under `rules:` (its Role's Lease name is filled in there).
     [join(chart, "files", "rules-full.yaml"), yamlDocuments([clusterRules({ mode: "full", watchSecrets: true })])],
@@ -117,6 +125,10 @@ export function deployFiles(): [string, string][] {
     [
       join(chart, "files", "rules-namespace.yaml"),
       yamlDocuments([namespaceRules({ leaseName: CHART_LEASE_PLACEHOLDER })]),
+    ],
+    [
+      join(chart, "files", "rules-namespace-no-secrets.yaml"),
+      yamlDocuments([namespaceRules({ leaseName: CHART_LEASE_PLACEHOLDER, instanceSecret: false })]),
     ],
     [join(chart, "files", "rules-kube-system.yaml"), yamlDocuments([[...namespacedWatchRules().values()].flat()])],
     [join(chart, "values.schema.json"), `${JSON.stringify(chartValuesJsonSchema(), null, 2)}\n`],

@@ -11,6 +11,7 @@ import type { Edition } from "../model/edition.ts";
 import { renderStartupNotice } from "../notify/notice.ts";
 import { maskLicenseId } from "../license/lease.ts";
 import type { StatusInput } from "../status/report.ts";
+import type { LifecycleState } from "../incident/lifecycle.ts";
 import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -176,6 +177,18 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     observe.editionChanged();
   });
   const restored = await state.loadLifecycle();
+  // The kept incidents are written only after the messages their decisions produced are in the outbox: a kill
+  // in between must leave an incident that the next leader announces, never one it thinks was announced while
+  // its announcement was lost (docs/leadership.md). Fenced like every other write: a deposed leader never
+  // overwrites what the new one keeps. One save at a time, in pass order.
+  let saving: Promise<unknown> = Promise.resolve();
+  const keep = (lifecycle: LifecycleState) => {
+    saving = saving
+      .then(() => outgoing.settled())
+      .then(() => delivery.persisted())
+      .then(() => ((holds?.() ?? true) ? state.saveLifecycle(lifecycle) : undefined))
+      .catch((error: unknown) => logger.warn(`state store: keeping the incidents failed: ${(error as Error).message}`));
+  };
   const loop = createPassLoop({
     clock,
     inventory,
@@ -193,8 +206,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     onLag: (seconds) => metrics.decisionLag.observe(seconds),
     nextWakeAt: () => delivery.nextOverflowAt(),
     ...(restored ? { initial: restored } : {}),
-    // Fenced like every other write: a deposed leader never overwrites what the new one keeps.
-    onState: (lifecycle) => void ((holds?.() ?? true) && state.saveLifecycle(lifecycle)),
+    onState: keep,
     ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
   });
   return {
@@ -267,6 +279,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       delivery.stop();
       for (const p of prepared.providers) p.provider.close?.();
       await audit?.flush();
+      await saving;
       await state.close();
     },
   };

@@ -80,6 +80,8 @@ export interface Delivery {
    * (`expired`). Returns the number of jobs queued again.
    */
   restore(): Promise<number>;
+  /** Resolves once every job submitted so far is in the outbox (spec 1.9: what was decided survives a kill). */
+  persisted(): Promise<void>;
   stop(): void;
 }
 
@@ -266,6 +268,7 @@ export function createDelivery(options: {
     nextOverflowAt: () => budgets.nextDueAt(),
     depth: (provider) => queues.depth(provider),
     oldest: (provider) => queues.oldest(provider),
+    persisted: () => records.flushed(),
     async drain(timeoutMs) {
       if (queues.idle()) return true;
       return idle.wait(timeoutMs);

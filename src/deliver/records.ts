@@ -11,6 +11,8 @@ export interface DeliveryRecords {
   /** Writes a job to the outbox; `written(id)` resolves once the write is done (or failed). */
   saveJob(job: Job): void;
   written(jobId: string): Promise<void>;
+  /** Resolves once every outbox write begun so far has finished (written or failed). */
+  flushed(): Promise<void>;
   removeJob(job: Job): void;
   conversation(provider: string, incidentId: string): string | undefined;
   setConversation(provider: string, incidentId: string, conversation: string): void;
@@ -49,6 +51,7 @@ export function createDeliveryRecords(options: {
       );
     },
     written: (jobId) => writes.get(jobId) ?? Promise.resolve(),
+    flushed: () => Promise.all([...writes.values()]).then(() => undefined),
     removeJob(job) {
       writes.delete(job.id);
       void persist(`removing ${job.id} from the outbox`, (s) => s.removeJob(job.id));

@@ -19,11 +19,11 @@ export const INSTANCE_SECRET = "mon-license-instance";
  * The ClusterRole's rules (spec 5.5). `full`: list and watch on every resource of every group.
  * `least-privilege`: list and watch on each cluster-wide kind of KNOWN_KINDS (the kinds mon has detectors
  * for, so the list can never drift from the code) plus the metrics API; with `watchSecrets` false the Secret
- * kind is left out, so no Secret can be read cluster-wide (the instance Secret is granted by name in mon's own
- * namespace, namespaceRules). In both modes: `get` on namespaces, nodes, nodes/stats, nodes/metrics and
+ * kind is left out, so no Secret can be read cluster-wide. In both modes: `get` on namespaces, nodes, nodes/stats, nodes/metrics and
  * pods/log only (no wildcard get), the API server's /readyz and /metrics, and SelfSubjectAccessReview create.
  * A `full` ClusterRole covers Secrets through its wildcard; `watchSecrets` false therefore requires
- * least-privilege (the chart and the no-secrets component enforce it).
+ * least-privilege (the chart and the no-secrets component enforce it), and namespaceRules drops the instance
+ * Secret too.
  */
 export function clusterRules(options: { mode: RbacMode; watchSecrets: boolean }): PolicyRule[] {
   const watch: PolicyRule[] =
@@ -53,9 +53,14 @@ export function clusterRules(options: { mode: RbacMode; watchSecrets: boolean })
  * standby watches the Lease with a `metadata.name` field selector, which RBAC authorizes by name, to take over
  * at once on a release) and `create` on Leases (creating cannot be limited by name in RBAC), `get` on its own
  * namespace's pods, and the license's instance Secret by name (`get`, `update`) with `create` for its first
- * write.
+ * write — unless `instanceSecret` is false (watch.secrets false: no Secret permission at all; Pro then keeps
+ * its instance key in memory, docs/install.md).
  */
-export function namespaceRules(options: { leaseName: string }): PolicyRule[] {
+export function namespaceRules(options: { leaseName: string; instanceSecret?: boolean }): PolicyRule[] {
+  const secret: PolicyRule[] = [
+    { apiGroups: [""], resources: ["secrets"], resourceNames: [INSTANCE_SECRET], verbs: ["get", "update"] },
+    { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+  ];
   return [
     {
       apiGroups: ["coordination.k8s.io"],
@@ -65,8 +70,7 @@ export function namespaceRules(options: { leaseName: string }): PolicyRule[] {
     },
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
     { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
-    { apiGroups: [""], resources: ["secrets"], resourceNames: [INSTANCE_SECRET], verbs: ["get", "update"] },
-    { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
+    ...(options.instanceSecret === false ? [] : secret),
   ];
 }
 

@@ -1,37 +1,25 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { startSimulator, type Simulator } from "../sim/simulator.ts";
-import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop } from "../testing/cluster.ts";
-import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
-import { createInstallation, type Replica, startReplica } from "../testing/replicas.ts";
+import { startTestBed, type TestBed } from "../testing/replicas.ts";
 
-let sim: Simulator | undefined;
-let hook: CaptureServer | undefined;
-let licenses: LicenseServer | undefined;
-let replica: Replica | undefined;
+let bed: TestBed | undefined;
 afterEach(async () => {
-  replica?.child.kill("SIGKILL");
-  await hook?.close();
-  await licenses?.close();
-  await sim?.stop();
-  sim = hook = licenses = replica = undefined;
+  await bed?.stop();
+  bed = undefined;
 });
 
 const TOKEN = "diag-0123456789abcdef";
 
 describe("diagnostics endpoints (healthCheck.diagnostics; docs/health.md)", () => {
   test("a bearer token guards /incidents, /deadletters (list, retry, delete) and /test-alert, which reports each provider's answer", async () => {
-    sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+    bed = await startTestBed();
+    const { sim, hook } = bed;
     seedShop(sim, Date.now());
     crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
-    hook = await startCaptureServer();
     // The receiver refuses everything at first: the startup message and summary become dead letters.
     hook.setDefault({ status: 400, body: "bad request" });
-    licenses = await startLicenseServer(() => Date.now());
-    const files = createInstallation(sim, { webhookUrl: `${hook.url}/mon`, licenseUrl: licenses.url, licenseKey: "" });
-    replica = await startReplica(files, "mon-0", { diagnosticsToken: TOKEN });
-    const r = replica;
+    const r = await bed.replica(bed.installation("community"), "mon-0", { diagnosticsToken: TOKEN });
     const call = (path: string, init: RequestInit = {}, token: string | null = TOKEN) =>
       fetch(`${r.health}${path}`, {
         ...init,
@@ -72,7 +60,7 @@ describe("diagnostics endpoints (healthCheck.diagnostics; docs/health.md)", () =
     expect(retried.status).toBe(202);
     const messageId = summary!.id.slice("webhook:".length);
     await waitUntil(
-      () => hook!.requests.slice(before).some((q) => q.json().messageId === messageId),
+      () => hook.requests.slice(before).some((q) => q.json().messageId === messageId),
       "the retried message",
       20_000,
     );

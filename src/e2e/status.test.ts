@@ -1,20 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { startSimulator, type Simulator } from "../sim/simulator.ts";
-import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop } from "../testing/cluster.ts";
-import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
-import { createInstallation, type Replica, startReplica } from "../testing/replicas.ts";
+import { type Replica, startTestBed, type TestBed } from "../testing/replicas.ts";
 
-let sim: Simulator | undefined;
-let hook: CaptureServer | undefined;
-let licenses: LicenseServer | undefined;
-let replica: Replica | undefined;
+let bed: TestBed | undefined;
 afterEach(async () => {
-  replica?.child.kill("SIGKILL");
-  await hook?.close();
-  await licenses?.close();
-  await sim?.stop();
-  sim = hook = licenses = replica = undefined;
+  await bed?.stop();
+  bed = undefined;
 });
 
 /** A `mon run` on the shop (web crash-looping), Pro through the license server or Community; resolves once it sent its startup summary. */
@@ -22,24 +14,20 @@ async function monOnShop(options: {
   edition: "pro" | "community";
   statusEndpoint: boolean;
 }): Promise<{ r: Replica; key: string }> {
-  sim = await startSimulator();
-  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
-  seedShop(sim, Date.now());
-  crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
-  hook = await startCaptureServer();
-  licenses = await startLicenseServer(() => Date.now());
-  const key = options.edition === "pro" ? licenses.addLicense() : "";
-  const files = createInstallation(sim, { webhookUrl: `${hook.url}/mon`, licenseUrl: licenses.url, licenseKey: key });
-  replica = await startReplica(files, "mon-0", { statusEndpoint: options.statusEndpoint });
-  const r = replica;
+  bed = await startTestBed();
+  seedShop(bed.sim, Date.now());
+  crashPod(bed.sim, "shop", "web-abc12-p0", 5, Date.now());
+  const files = bed.installation(options.edition);
+  const r = await bed.replica(files, "mon-0", { statusEndpoint: options.statusEndpoint });
+  const hook = bed.hook;
   await waitUntil(
-    () => hook!.requests.some((q) => q.json().delivery === "startup summary"),
+    () => hook.requests.some((q) => q.json().delivery === "startup summary"),
     "the startup summary",
     30_000,
   ).catch((error: Error) => {
     throw new Error(`${error.message}\n${r.log.join("")}`);
   });
-  return { r, key };
+  return { r, key: files.key };
 }
 
 describe("/status (spec 4.1; docs/health.md)", () => {

@@ -3,7 +3,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Simulator } from "../sim/simulator.ts";
+import { type Simulator, startSimulator } from "../sim/simulator.ts";
+import { type CaptureServer, startCaptureServer } from "./capture-server.ts";
+import { type LicenseServer, startLicenseServer } from "./license-server.ts";
 import { CLI_MAIN } from "./cli.ts";
 
 /** One installation of mon on the simulator: its kubeconfig, webhook, license and the state volume its replicas share. */
@@ -120,4 +122,49 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** What an end-to-end test of replicas runs beside them: the simulator, a webhook capture server, a license server. */
+export interface TestBed {
+  readonly sim: Simulator;
+  readonly hook: CaptureServer;
+  readonly licenses: LicenseServer;
+  /** An installation on this bed: Pro with a fresh license, or Community. */
+  installation(edition: "pro" | "community"): Installation & { readonly key: string };
+  /** Starts a replica that `stop()` kills. */
+  replica(files: Installation, name: string, options?: Parameters<typeof startReplica>[2]): Promise<Replica>;
+  /** Kills every replica and stops the servers. */
+  stop(): Promise<void>;
+}
+
+/** Starts a test bed with the namespace `mon` created. */
+export async function startTestBed(): Promise<TestBed> {
+  const sim = await startSimulator();
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+  const hook = await startCaptureServer();
+  const licenses = await startLicenseServer(() => Date.now());
+  const replicas: Replica[] = [];
+  return {
+    sim,
+    hook,
+    licenses,
+    installation(edition) {
+      const key = edition === "pro" ? licenses.addLicense() : "";
+      return {
+        ...createInstallation(sim, { webhookUrl: `${hook.url}/mon`, licenseUrl: licenses.url, licenseKey: key }),
+        key,
+      };
+    },
+    async replica(files, name, options) {
+      const r = await startReplica(files, name, options);
+      replicas.push(r);
+      return r;
+    },
+    async stop() {
+      for (const r of replicas.splice(0)) r.child.kill("SIGKILL");
+      await hook.close();
+      await licenses.close();
+      await sim.stop();
+    },
+  };
 }
