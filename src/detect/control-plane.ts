@@ -3,7 +3,18 @@ import type { InventoryView, UsageView } from "../model/inventory.ts";
 import { finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 
-const LEADER_LEASES = ["kube-scheduler", "kube-controller-manager"];
+/** The control plane's leader Leases in kube-system (also shown by /status). */
+export const LEADER_LEASES = ["kube-scheduler", "kube-controller-manager"] as const;
+
+/** Whether an object of kube-system belongs to cluster DNS (kube-dns or CoreDNS, by label or name). */
+export function isClusterDns(o: {
+  metadata?: { namespace?: string; name?: string; labels?: Readonly<Record<string, string>> };
+}): boolean {
+  return (
+    o.metadata?.namespace === "kube-system" &&
+    (o.metadata?.labels?.["k8s-app"] === "kube-dns" || o.metadata?.name === "coredns")
+  );
+}
 const DNS_HOLD_MS = 60_000;
 const API_HOLD_MS = 60_000;
 
@@ -97,13 +108,7 @@ function requestErrors(usage: UsageView, now: number): Finding[] {
 function dnsErrors(inventory: InventoryView, usage: UsageView, now: number): Finding[] {
   const d = usage.dnsResponses;
   if (!d) return [];
-  const deployment = inventory
-    .list("Deployment")
-    .find(
-      (x) =>
-        x.metadata?.namespace === "kube-system" &&
-        (x.metadata?.labels?.["k8s-app"] === "kube-dns" || x.metadata?.name === "coredns"),
-    );
+  const deployment = inventory.list("Deployment").find(isClusterDns);
   const object = deployment
     ? refOf({ ...deployment, kind: "Deployment" })
     : { kind: "Service", namespace: "kube-system", name: "kube-dns" };
@@ -146,13 +151,7 @@ function dnsErrors(inventory: InventoryView, usage: UsageView, now: number): Fin
 
 function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
   const service = inventory.get("Service", "kube-system", "kube-dns");
-  const deployments = inventory
-    .list("Deployment")
-    .filter(
-      (d) =>
-        d.metadata?.namespace === "kube-system" &&
-        (d.metadata?.labels?.["k8s-app"] === "kube-dns" || d.metadata?.name === "coredns"),
-    );
+  const deployments = inventory.list("Deployment").filter(isClusterDns);
   if (!service && deployments.length === 0) return undefined;
   const slices = inventory
     .list("EndpointSlice")

@@ -2,10 +2,10 @@ import type { Edition } from "../model/edition.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
 import type { Node } from "../model/kube.ts";
+import { isClusterDns, LEADER_LEASES } from "../detect/control-plane.ts";
+import { readyCondition } from "../detect/nodes.ts";
 import { refLabel } from "../model/object-ref.ts";
 
-/** The control plane's leader Leases in kube-system that /status reports. */
-const LEADER_LEASES = ["kube-scheduler", "kube-controller-manager"] as const;
 /** Nodes without this label are reported under the zone `none`. */
 const ZONE_LABEL = "topology.kubernetes.io/zone";
 
@@ -77,10 +77,7 @@ export function statusReport(input: StatusInput): StatusReport {
   const { inventory, now } = input;
   const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
   const nodes = inventory.list("Node");
-  const ready = (n: Node) =>
-    (n.status?.conditions as { type: string; status: string }[] | undefined)?.some(
-      (c) => c.type === "Ready" && c.status === "True",
-    ) ?? false;
+  const ready = (n: Node) => readyCondition(n)?.status === "True";
   const zones = new Map<string, { nodes: number; ready: number; notReady: string[] }>();
   for (const n of nodes) {
     const zone = n.metadata?.labels?.[ZONE_LABEL] ?? "none";
@@ -95,9 +92,7 @@ export function statusReport(input: StatusInput): StatusReport {
     const v = n.status?.nodeInfo?.kubeletVersion ?? "unknown";
     kubelets[v] = (kubelets[v] ?? 0) + 1;
   }
-  const dnsPods = inventory
-    .list("Pod")
-    .filter((p) => p.metadata?.namespace === "kube-system" && p.metadata?.labels?.["k8s-app"] === "kube-dns");
+  const dnsPods = inventory.list("Pod").filter(isClusterDns);
   const api = input.usage.apiServer;
   const l = input.license;
   return {
