@@ -1,5 +1,6 @@
 import type { Delivery } from "../deliver/delivery.ts";
 import { redact } from "../notify/redact.ts";
+import { deadLetterId } from "../model/job.ts";
 import { refLabel } from "../model/object-ref.ts";
 import { renderTestAlert } from "../notify/notice.ts";
 import type { ConfiguredProvider } from "../providers/_kit/build.ts";
@@ -44,7 +45,7 @@ export function createDiagnostics(deps: {
       })),
     deadLetters: () =>
       deps.delivery.deadLetters().map((l) => ({
-        id: l.id ?? `${l.provider}:${l.messageId}`,
+        id: deadLetterId(l),
         provider: l.provider,
         incidentId: l.incidentId,
         messageId: l.messageId,

@@ -1,4 +1,4 @@
-import type { DeadLetter, DeliveryStore, Job, Outcome } from "../model/job.ts";
+import { type DeadLetter, type DeliveryStore, deadLetterId, type Job, type Outcome } from "../model/job.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters } from "../runtime/waiters.ts";
@@ -275,7 +275,7 @@ export function createDelivery(options: {
     },
     deadLetters: () => records.deadLetters(),
     retryDeadLetter(id, now) {
-      const letter = records.deadLetters().find((l) => (l.id ?? `${l.provider}:${l.messageId}`) === id);
+      const letter = records.deadLetters().find((l) => deadLetterId(l) === id);
       if (!letter) return "missing";
       if (!letter.job) return "no_job";
       records.takeDeadLetter(id);

@@ -1,4 +1,4 @@
-import type { DeadLetter, DeliveryStore, Job } from "../model/job.ts";
+import { type DeadLetter, type DeliveryStore, deadLetterId, type Job } from "../model/job.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 /**
@@ -73,7 +73,7 @@ export function createDeliveryRecords(options: {
     },
     deadLetters: () => [...letters],
     takeDeadLetter(id) {
-      const at = letters.findIndex((l) => (l.id ?? `${l.provider}:${l.messageId}`) === id);
+      const at = letters.findIndex((l) => deadLetterId(l) === id);
       if (at < 0) return undefined;
       const [letter] = letters.splice(at, 1);
       void persist("removing a dead letter", (s) => s.removeDeadLetter(letter!));

@@ -41,6 +41,11 @@ export interface DeadLetter {
   readonly job?: Job;
 }
 
+/** How /deadletters names a letter: its job's id, `<provider>:<message id>` (also for letters kept without one). */
+export function deadLetterId(letter: DeadLetter): string {
+  return letter.id ?? `${letter.provider}:${letter.messageId}`;
+}
+
 /**
  * Where delivery keeps what must survive a restart (spec 1.9, 6): the outbox (every job from before its first
  * attempt until it is delivered, dropped or dead-lettered), the vendors' conversation ids, the dead letters.
