@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getRouterParam, type H3, type H3Event } from "h3";
+import { json } from "./responses.ts";
 
 /** One provider's answer to a test alert. */
 export interface TestAlertResult {
@@ -95,11 +96,4 @@ function safeJson(text: string): unknown {
 
 function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === "string");
-}
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(`${JSON.stringify(body)}\n`, {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
 }

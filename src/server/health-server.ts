@@ -2,6 +2,7 @@ import { H3, serve } from "h3";
 import type { HealthRegistry } from "../health/registry.ts";
 import type { Registry } from "prom-client";
 import { addDiagnostics, type DiagnosticsSource } from "./diagnostics.ts";
+import { json, text } from "./responses.ts";
 
 /**
  * What /status serves (spec 4.1), asked on each request: undefined on a standby (the leader serves it);
@@ -43,10 +44,7 @@ export async function startHealthServer(options: {
     .get("/availabilityz", () => text(200, "ok\n"))
     .get("/health", () => {
       const report = options.health.report();
-      return new Response(`${JSON.stringify(report)}\n`, {
-        status: report.status === "failed" ? 503 : 200,
-        headers: { "content-type": "application/json" },
-      });
+      return json(report.status === "failed" ? 503 : 200, report);
     })
     .get(
       "/metrics",
@@ -59,14 +57,14 @@ export async function startHealthServer(options: {
   const status = options.status;
   if (status)
     app.get("/status", (event) => {
-      const json = new URL(event.req.url).searchParams.get("format") === "json";
+      const asJson = new URL(event.req.url).searchParams.get("format") === "json";
       const now = status();
       if (!now)
-        return json
-          ? jsonResponse(503, { error: "not_leading" })
+        return asJson
+          ? json(503, { error: "not_leading" })
           : text(503, "this replica is a standby: the leader serves /status\n");
-      if (!json) return text(200, now.text);
-      return now.pro ? jsonResponse(200, now.json) : jsonResponse(402, { error: "pro_required" });
+      if (!asJson) return text(200, now.text);
+      return now.pro ? json(200, now.json) : json(402, { error: "pro_required" });
     });
   if (options.diagnostics) addDiagnostics(app, options.diagnostics.token, options.diagnostics.source);
   const server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
@@ -74,14 +72,4 @@ export async function startHealthServer(options: {
   // Show an address a person can open; the server itself listens on `hostname` (all interfaces by default).
   const port = server.url ? new URL(server.url).port : String(options.port);
   return { url: `http://${options.hostname ?? "localhost"}:${port}`, close: () => server.close(true) };
-}
-
-// --- internal ---
-
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(`${JSON.stringify(body)}\n`, { status, headers: { "content-type": "application/json" } });
-}
-
-function text(status: number, body: string): Response {
-  return new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
 }
