@@ -124,7 +124,7 @@ describe("the RBAC of each variant is what mon requests (spec 5.5)", () => {
       sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-system" } });
       seedShop(sim, Date.now());
       crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
-      const files = bed.installation("pro");
+      const files = bed.installation("licensed");
       const token = sim.addUser("system:serviceaccount:mon:mon", grantsOf(objects, "mon", "mon"));
       const env = envOf(objects);
       const r = await bed.replica(files, "mon-0", {

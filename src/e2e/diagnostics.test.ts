@@ -19,7 +19,7 @@ describe("diagnostics endpoints (healthCheck.diagnostics; docs/health.md)", () =
     crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
     // The receiver refuses everything at first: the startup message and summary become dead letters.
     hook.setDefault({ status: 400, body: "bad request" });
-    const r = await bed.replica(bed.installation("community"), "mon-0", { diagnosticsToken: TOKEN });
+    const r = await bed.replica(bed.installation("unlicensed"), "mon-0", { diagnosticsToken: TOKEN });
     const call = (path: string, init: RequestInit = {}, token: string | null = TOKEN) =>
       fetch(`${r.health}${path}`, {
         ...init,

@@ -17,7 +17,7 @@ async function monOnShop(options: {
   bed = await startTestBed();
   seedShop(bed.sim, Date.now());
   crashPod(bed.sim, "shop", "web-abc12-p0", 5, Date.now());
-  const files = bed.installation(options.edition);
+  const files = bed.installation(options.edition === "pro" ? "licensed" : "unlicensed");
   const r = await bed.replica(files, "mon-0", { statusEndpoint: options.statusEndpoint });
   const hook = bed.hook;
   await waitUntil(

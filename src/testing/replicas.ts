@@ -129,8 +129,12 @@ export interface TestBed {
   readonly sim: Simulator;
   readonly hook: CaptureServer;
   readonly licenses: LicenseServer;
-  /** An installation on this bed: Pro with a fresh license, or Community. */
-  installation(edition: "pro" | "community"): Installation & { readonly key: string };
+  /**
+   * An installation on this bed, with a license key the bed's license server issued ("licensed": its replicas
+   * activate it over HTTP as the shipped binary does, and Pro follows from the license) or without one
+   * ("unlicensed": Community). Nothing here sets the edition itself.
+   */
+  installation(license: "licensed" | "unlicensed"): Installation & { readonly key: string };
   /** Starts a replica that `stop()` kills. */
   replica(files: Installation, name: string, options?: Parameters<typeof startReplica>[2]): Promise<Replica>;
   /** Kills every replica and stops the servers. */
@@ -148,8 +152,8 @@ export async function startTestBed(): Promise<TestBed> {
     sim,
     hook,
     licenses,
-    installation(edition) {
-      const key = edition === "pro" ? licenses.addLicense() : "";
+    installation(license) {
+      const key = license === "licensed" ? licenses.addLicense() : "";
       return {
         ...createInstallation(sim, { webhookUrl: `${hook.url}/mon`, licenseUrl: licenses.url, licenseKey: key }),
         key,
