@@ -29,16 +29,16 @@ export function apiGroupList(registry: TypeRegistry) {
     kind: "APIGroupList",
     apiVersion: "v1",
     groups: registry
-      .groups()
+      .groupVersions()
       .filter((g) => g.group)
-      .map((g) => groupEntry(g.group, g.version)),
+      .map((g) => groupEntry(g.group, g.versions)),
   };
 }
 
 /** `GET /apis/<group>`: one APIGroup, or undefined when the group is not served. */
 export function apiGroup(registry: TypeRegistry, group: string) {
-  const found = registry.groups().find((g) => g.group === group);
-  return found ? { kind: "APIGroup", apiVersion: "v1", ...groupEntry(found.group, found.version) } : undefined;
+  const found = registry.groupVersions().find((g) => g.group === group);
+  return found ? { kind: "APIGroup", apiVersion: "v1", ...groupEntry(found.group, found.versions) } : undefined;
 }
 
 /** `GET /api/v1` or `/apis/<group>/<version>`: the APIResourceList with each resource and its `status` subresource. */
@@ -83,7 +83,7 @@ export function apiResourceList(registry: TypeRegistry, group: string, version: 
 
 // --- internal ---
 
-function groupEntry(group: string, version: string) {
-  const gv = { groupVersion: `${group}/${version}`, version };
-  return { name: group, versions: [gv], preferredVersion: gv };
+function groupEntry(group: string, versions: readonly string[]) {
+  const entries = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return { name: group, versions: entries, preferredVersion: entries[0]! };
 }

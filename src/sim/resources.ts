@@ -11,6 +11,17 @@ export interface ResourceType {
   readonly categories?: readonly string[];
   /** Has a `status` subresource: writes to the main resource ignore `.status`, writes to `/status` change only it. */
   readonly status: boolean;
+  /**
+   * The version objects of this type are stored in (a CustomResourceDefinition's storage version) when it is
+   * not this one: every served version reads and writes the same objects, shown with its own `apiVersion`.
+   */
+  readonly storageVersion?: string;
+  /** The `openAPIV3Schema` of a custom resource's version: created and updated objects are pruned and validated. */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  /** Sent as a `Warning: 299` header on every request to a deprecated version. */
+  readonly deprecationWarning?: string;
+  /** The CustomResourceDefinition that serves this type. */
+  readonly definedBy?: string;
 }
 
 const ALL = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"] as const;
@@ -63,6 +74,9 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   r("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true, true, {
     shortNames: ["hpa"],
     categories: ["all"],
+  }),
+  r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true, {
+    shortNames: ["crd", "crds"],
   }),
   r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, false, {
     verbs: ["create"],
@@ -125,11 +139,23 @@ export class TypeRegistry {
     return this.types.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
   }
 
+  /** Stops serving every type a CustomResourceDefinition defined. */
+  removeDefinedBy(crd: string): void {
+    for (let at = this.types.length - 1; at >= 0; at--) if (this.types[at]!.definedBy === crd) this.types.splice(at, 1);
+  }
+
   /** The group/version pairs served, core first, in registration order. */
   groups(): { group: string; version: string }[] {
     const seen = new Map<string, { group: string; version: string }>();
     for (const t of this.types) seen.set(`${t.group}/${t.version}`, { group: t.group, version: t.version });
     return [...seen.values()];
+  }
+
+  /** Every served group with its versions, the preferred (first registered) version first. */
+  groupVersions(): { group: string; versions: string[] }[] {
+    const out = new Map<string, string[]>();
+    for (const { group, version } of this.groups()) out.set(group, [...(out.get(group) ?? []), version]);
+    return [...out].map(([group, versions]) => ({ group, versions }));
   }
 }
 
@@ -141,4 +167,9 @@ export function apiVersionOf(type: ResourceType): string {
 /** Unique key of a resource type: `group/version/name`. */
 export function typeKey(type: ResourceType): string {
   return `${type.group}/${type.version}/${type.name}`;
+}
+
+/** Key of the objects a type reads and writes: its storage version's (every served version shares them). */
+export function storageKey(type: ResourceType): string {
+  return `${type.group}/${type.storageVersion ?? type.version}/${type.name}`;
 }

@@ -262,6 +262,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
         .body,
     );
   }
+  if (type.deprecationWarning) res.setHeader("Warning", `299 - ${JSON.stringify(type.deprecationWarning)}`);
   await serveResource(req, res, ctx, url, type, namespace, target.name, target.subresource as "status" | undefined);
 }
 
@@ -355,13 +356,19 @@ async function serveResource(
       return serveWatch(req, res, ctx, type, namespace, q, filter);
     return serveList(req, res, ctx, type, namespace, q, filter);
   }
-  if (method === "GET" && name) return sendObject(req, res, ctx, 200, store.get(type, namespace, name));
+  if (method === "GET" && name) return sendObject(req, res, ctx, 200, asServed(type, store.get(type, namespace, name)));
   if (method === "POST" && !name) {
     const created = store.create(type, namespace, await readJson(req, type), { dryRun: q.get("dryRun") === "All" });
-    return sendObject(req, res, ctx, 201, created);
+    return sendObject(req, res, ctx, 201, asServed(type, created));
   }
   if (method === "PUT" && name)
-    return sendObject(req, res, ctx, 200, store.update(type, namespace, name, await readJson(req, type), subresource));
+    return sendObject(
+      req,
+      res,
+      ctx,
+      200,
+      asServed(type, store.update(type, namespace, name, await readJson(req, type), subresource)),
+    );
   if (method === "PATCH" && name) {
     const contentType = (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
     return sendObject(
@@ -369,7 +376,7 @@ async function serveResource(
       res,
       ctx,
       200,
-      store.patch(type, namespace, name, contentType, await readJson(req, type), subresource),
+      asServed(type, store.patch(type, namespace, name, contentType, await readJson(req, type), subresource)),
     );
   }
   if (method === "DELETE" && name) {
@@ -445,7 +452,7 @@ function serveList(
   if (match === "Exact" && rv && Number(rv) < ctx.store.compactedResourceVersion()) {
     throw failure(410, "Expired", `The resourceVersion for the provided list is too old.`);
   }
-  let items = ctx.store.list(type, namespace, filter);
+  let items = ctx.store.list(type, namespace, filter).map((o) => asServed(type, o));
   const metadata: Record<string, unknown> = { resourceVersion: String(ctx.store.resourceVersion()) };
   const limit = Number(q.get("limit") ?? 0);
   const token = q.get("continue");
@@ -513,7 +520,7 @@ function serveWatch(
   let first = true;
   const write = (event: WatchEvent) => {
     if (res.destroyed || res.writableEnded) return;
-    let object = event.object;
+    let object = event.type === "BOOKMARK" || event.type === "ERROR" ? event.object : asServed(type, event.object);
     if (table && event.type !== "BOOKMARK" && event.type !== "ERROR") {
       object = toTable(type.kind, [object], object.metadata.resourceVersion, ctx.now(), {
         withColumns: first,
@@ -577,6 +584,12 @@ function bookmark(type: ResourceType, rv: number, initialEnd: boolean): KubeObje
   const object: KubeObject = { kind: type.kind, apiVersion: apiVersion(type), metadata };
   if (type.kind === "Pod") Object.assign(object, { spec: { containers: null }, status: {} });
   return object;
+}
+
+/** An object as `type`'s version serves it: the stored object under this version's `apiVersion` (conversion None). */
+function asServed(type: ResourceType, object: KubeObject): KubeObject {
+  const served = apiVersion(type);
+  return object.apiVersion === served || object.kind === "Status" ? object : { ...object, apiVersion: served };
 }
 
 function apiVersion(type: ResourceType): string {

@@ -5,6 +5,7 @@ import { SimAuthorizer, type SimRule } from "./authz.ts";
 import { type ControllerClock, type SimControllers, startControllers } from "./controllers/index.ts";
 import { startFakeKubelet, summaryFor, type FakeKubelet } from "./kubelet.ts";
 import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
+import { serveCustomResourceDefinitions } from "./crds.ts";
 import { startSimServer, type SimServer } from "./server.ts";
 import { ObjectStore, type KubeObject } from "./store.ts";
 
@@ -101,6 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
   if (options.metricsApi) for (const t of METRICS_TYPES) registry.add(t);
   const store = new ObjectStore(now, options.historyLimit, registry);
+  serveCustomResourceDefinitions(store, registry, now);
   const token = randomBytes(24).toString("hex");
   const authorizer = new SimAuthorizer();
   authorizer.addUser(token, { name: "admin", rules: "all" });

@@ -1,6 +1,6 @@
 import { applyCreateDefaults } from "./defaults.ts";
 import { jsonPatch, mergePatch, strategicMergePatch } from "./patch.ts";
-import { apiVersionOf, typeKey, TypeRegistry, type ResourceType } from "./resources.ts";
+import { storageKey, TypeRegistry, type ResourceType } from "./resources.ts";
 import type { Selector } from "./selectors.ts";
 import { alreadyExists, badRequest, conflict, deleted, failure, invalid, notFound, type StatusBody } from "./status.ts";
 
@@ -49,12 +49,21 @@ export class ObjectStore {
   private readonly history: Change[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly listeners = new Set<(kind: string) => void>();
+  private readonly admissions: Admission[] = [];
 
   constructor(
     private readonly now: () => number = () => Date.now(),
     private readonly historyLimit = 10_000,
     private readonly registry: TypeRegistry = new TypeRegistry(),
   ) {}
+
+  /**
+   * Adds an admission step: every create and every update of the main resource (not of `status`) passes the
+   * object through it before it is stored; it returns the object to store or throws ApiError (422 Invalid).
+   */
+  addAdmission(admission: Admission): void {
+    this.admissions.push(admission);
+  }
 
   /** Current resourceVersion of the whole store. */
   resourceVersion(): number {
@@ -112,19 +121,20 @@ export class ObjectStore {
     validateName(type, meta.name);
     if (this.collection(type).has(objectKey(meta.namespace, meta.name))) throw alreadyExists(type, meta.name);
     object.kind = type.kind;
-    object.apiVersion = apiVersionOf(type);
+    object.apiVersion = storedApiVersion(type);
     meta.uid = crypto.randomUUID();
     const given =
       options.keepCreationTimestamp && typeof meta.creationTimestamp === "string"
         ? Date.parse(meta.creationTimestamp)
         : Number.NaN;
     meta.creationTimestamp = timestamp(Number.isNaN(given) ? this.now() : given);
-    if (GENERATION_KINDS.has(type.kind)) meta.generation = 1;
+    if (GENERATION_KINDS.has(type.kind) || type.schema || type.kind === "CustomResourceDefinition") meta.generation = 1;
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     applyCreateDefaults(type.kind, object, () => this.randomSuffix());
-    if (options.dryRun) return ordered(object);
-    return this.commit(type, "ADDED", ordered(object));
+    const admitted = this.admit(type, object);
+    if (options.dryRun) return ordered(admitted);
+    return this.commit(type, "ADDED", ordered(admitted));
   }
 
   /**
@@ -217,7 +227,7 @@ export class ObjectStore {
     send: (event: WatchEvent) => void,
   ): (() => void) | undefined {
     if (fromRv < this.compactedRv) return undefined;
-    const watcher: Watcher = { key: typeKey(type), namespace, filter, send };
+    const watcher: Watcher = { key: storageKey(type), namespace, filter, send };
     for (const change of this.history) if (change.rv > fromRv && change.key === watcher.key) deliver(watcher, change);
     this.watchers.add(watcher);
     return () => this.watchers.delete(watcher);
@@ -247,7 +257,7 @@ export class ObjectStore {
     } else {
       next = structuredClone(body);
       next.kind = type.kind;
-      next.apiVersion = apiVersionOf(type);
+      next.apiVersion = storedApiVersion(type);
       const keep = [
         "uid",
         "creationTimestamp",
@@ -263,7 +273,11 @@ export class ObjectStore {
         else next.metadata[field] = current.metadata[field];
       }
       if (type.status) next.status = structuredClone(current.status);
-      if (GENERATION_KINDS.has(type.kind) && JSON.stringify(next.spec) !== JSON.stringify(current.spec))
+      next = this.admit(type, next);
+      if (
+        (GENERATION_KINDS.has(type.kind) || type.schema || type.kind === "CustomResourceDefinition") &&
+        JSON.stringify(next.spec) !== JSON.stringify(current.spec)
+      )
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
@@ -294,7 +308,7 @@ export class ObjectStore {
   replay(type: ResourceType, kind: Change["type"], body: KubeObject): KubeObject | undefined {
     const object = structuredClone(body);
     object.kind = type.kind;
-    object.apiVersion = apiVersionOf(type);
+    object.apiVersion = storedApiVersion(type);
     const key = objectKey(object.metadata?.namespace, object.metadata?.name);
     const previous = this.collection(type).get(key);
     if (kind === "DELETED") return previous ? this.commit(type, "DELETED", object, previous) : undefined;
@@ -309,7 +323,7 @@ export class ObjectStore {
     const key = objectKey(stored.metadata.namespace, stored.metadata.name);
     if (kind === "DELETED") collection.delete(key);
     else collection.set(key, stored);
-    const change: Change = { rv: this.rv, type: kind, key: typeKey(type), object: stored, previous };
+    const change: Change = { rv: this.rv, type: kind, key: storageKey(type), object: stored, previous };
     this.history.push(change);
     if (this.history.length > this.historyLimit) {
       const dropped = this.history.splice(0, this.history.length - this.historyLimit);
@@ -321,7 +335,7 @@ export class ObjectStore {
   }
 
   private collection(type: ResourceType): Map<string, KubeObject> {
-    const key = typeKey(type);
+    const key = storageKey(type);
     let found = this.objects.get(key);
     if (!found) {
       found = new Map();
@@ -339,11 +353,26 @@ export class ObjectStore {
       .filter((t): t is ResourceType => Boolean(t));
   }
 
+  private admit(type: ResourceType, object: KubeObject): KubeObject {
+    let out = object;
+    for (const admission of this.admissions) out = admission(type, out);
+    return out;
+  }
+
   private randomSuffix(): string {
     let out = "";
     for (let i = 0; i < 5; i++) out += RANDOM_CHARS[Math.floor(Math.random() * RANDOM_CHARS.length)];
     return out;
   }
+}
+
+/** An admission step of the store (`addAdmission`): the object to store, or ApiError thrown. */
+export type Admission = (type: ResourceType, object: KubeObject) => KubeObject;
+
+/** `apiVersion` objects of a type are stored with: its storage version's. */
+export function storedApiVersion(type: ResourceType): string {
+  const version = type.storageVersion ?? type.version;
+  return type.group ? `${type.group}/${version}` : version;
 }
 
 /** RFC 3339 timestamp with second precision, as metadata timestamps are written. */
