@@ -179,6 +179,11 @@ export function createMetrics() {
     watcherSyncs: counter("mon_watcher_syncs_total", "Watcher cache syncs (first sync and every recovery)."),
     watcherSyncFailures: counter("mon_watcher_sync_failures_total", "Watcher cache sync failures (failing or late)."),
     componentDegradations: counter("mon_component_degradations_total", "Optional components that became degraded."),
+    configOverlays: counter(
+      "mon_config_overlay_changes_total",
+      "Changes of the MonConfig overlay by result: applied (in-process restart on the merged configuration) or rejected (invalid; the current configuration stays, config_overlay_invalid).",
+      ["result"],
+    ),
     componentStalls: counter(
       "mon_component_stalls_total",
       "Required components that stopped reporting progress (watches with no data, not even a bookmark, reopened).",

@@ -13,7 +13,8 @@ import { type HealthServer, type StatusSource, startHealthServer } from "../serv
 import { communityStatusText, statusReport, statusText } from "../status/report.ts";
 import { VERSION } from "../version.ts";
 import { watchCluster } from "./cluster-watch.ts";
-import { type Leader, startLeader } from "./leader.ts";
+import { type Carried, type Leader, startLeader } from "./leader.ts";
+import { watchOverlay } from "./overlay.ts";
 import { startMemoryGuard } from "./memory-guard.ts";
 import { awaitLeadership } from "./leadership.ts";
 import { type Prepared, prepareStartup } from "./prepare.ts";
@@ -59,6 +60,9 @@ export interface DaemonOptions {
 /** How long a required component may stay failed before the process gives up (onFatal), ms: 5 minutes. */
 export const FATAL_AFTER_MS = 5 * 60_000;
 
+/** How long a leader's work delivers what is queued before an in-process restart hands the rest over, ms. */
+const RECONFIGURE_DRAIN_MS = 2_000;
+
 /** How long each shutdown step other than the drain may take, ms. */
 const SHUTDOWN_STEP_MS = 5_000;
 
@@ -71,6 +75,10 @@ export interface Daemon
   readonly metrics: Metrics;
   readonly health: HealthRegistry;
   readonly inventory: Inventory;
+  /** The configuration in effect: the mounted file, with the MonConfig overlay merged when crd.enabled. */
+  config(): LoadedConfig;
+  /** Resolves once every overlay change seen so far has been applied (the in-process restarts are done). */
+  settled(): Promise<void>;
   /** Health server URL, when serving. */
   healthUrl(): string | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
@@ -88,52 +96,79 @@ export interface Daemon
  * nothing else. Startup fails with ConfigError when a provider cannot be constructed.
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const { config: loaded, clock, logger, connection } = options;
-  const config = loaded.config;
-  const _cluster = config.app.clusterName;
+  const { clock, logger, connection } = options;
   const metrics = createMetrics();
   const health = healthRegistry(clock, metrics, options.onFatal);
-  const prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
-  health.setSession(sessionOf(loaded.runtime, clock));
+  health.setSession(sessionOf(options.config.runtime, clock));
   metrics.sources.ready = () => health.ready();
   metrics.sources.uncovered = () => health.report().coverage.reasons as Record<string, number>;
   // Health first: a standby is live and available while it waits for the state lock, but not ready.
   let lead: Leader | undefined;
+  // The leader's work once this replica leads (`lead` is unset while it is handed over).
+  let leader: Leader | undefined;
+  let watching = false;
   const server = await serveHealth(options, health, metrics, {
     status: () => (lead ? statusOf(lead) : undefined),
     diagnostics: () => lead?.diagnostics,
   });
-  const soft = loaded.runtime.softMemoryLimitBytes;
+  const soft = options.config.runtime.softMemoryLimitBytes;
   const memory = soft ? startMemoryGuard({ softLimitBytes: soft, clock, logger, metrics }) : undefined;
 
+  // The overlay (spec 2.5) is merged before anything reads the configuration; its later changes restart the
+  // work in process (reconfigure below).
+  let changes: Promise<void> = Promise.resolve();
+  const overlay = options.config.config.crd.enabled
+    ? await watchOverlay({
+        base: options.config,
+        connection,
+        clock,
+        logger,
+        health,
+        metrics,
+        apply: (next) => (changes = changes.then(() => reconfigure(next))),
+      })
+    : undefined;
+  let loaded = overlay?.initial ?? options.config;
+  let prepared = options.prepared ?? prepareStartup(loaded, { logger, clock, stdout: options.stdout });
+  if (loaded !== options.config) {
+    for (const p of prepared.providers) p.provider.close?.();
+    prepared = prepareStartup(loaded, { logger, clock, stdout: options.stdout });
+  }
+
   // Every replica watches (a standby's caches are warm, so a takeover does not relist); only the leader decides.
-  const inventory = new Inventory();
+  let inventory = new Inventory();
   const synced = createWaiters(clock);
-  const watcher = watchCluster({
-    config,
-    connection,
-    clock,
-    logger,
-    inventory,
-    health,
-    metrics,
-    onChange: () => lead?.loop.schedule(),
-    onSynced: () => {
-      synced.release();
-      lead?.begin();
-    },
-    ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
-  });
+  const watch = () =>
+    watchCluster({
+      config: loaded.config,
+      connection,
+      clock,
+      logger,
+      inventory,
+      health,
+      metrics,
+      onChange: () => lead?.loop.schedule(),
+      onSynced: () => {
+        synced.release();
+        lead?.begin();
+      },
+      ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+    });
+  let watcher = watch();
   logger.info(`mon ${VERSION} watching ${connection.server} (${connection.source})`);
   const elector = options.elector;
   // A warm standby is Pro (spec 1.9): without a license key a waiting replica lists the cluster only once it leads.
-  const warm = !elector || Boolean(config.license.key) || options.edition === "pro";
-  if (warm) watcher.start();
+  const warm = !elector || Boolean(loaded.config.license.key) || options.edition === "pro";
+  const startWatching = () => {
+    watching = true;
+    watcher.start();
+  };
+  if (warm) startWatching();
   const term = elector ? await awaitLeadership(elector, { health, metrics, logger, cold: !warm }) : undefined;
-  if (!warm) watcher.start();
+  if (!watching) startWatching();
 
-  const leader = await startLeader({
-    daemon: options,
+  const leaderOptions = (carried?: Carried) => ({
+    daemon: { ...options, config: loaded },
     connection,
     clock,
     logger,
@@ -143,34 +178,85 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     inventory,
     synced: () => watcher.requiredSynced(),
     ...(elector && term !== undefined ? { holds: () => elector.holds(term) } : {}),
+    ...(carried ? { carried } : {}),
   });
+  leader = await startLeader(leaderOptions());
   lead = leader;
   if (watcher.requiredSynced()) leader.begin();
+  const running = (): Leader => {
+    if (!leader) throw new Error("the daemon does not lead yet");
+    return leader;
+  };
+
+  /**
+   * The in-process restart of a configuration change (the overlay): the leader's work hands over its state,
+   * incidents and license; the informers are rebuilt only when what they watch changed; the providers and the
+   * leader's work are built anew from `next`. Health, metrics, the state lock and the process stay.
+   */
+  async function reconfigure(next: LoadedConfig): Promise<void> {
+    const rewatch =
+      next.config.watch.secrets !== loaded.config.watch.secrets ||
+      next.config.resyncSeconds !== loaded.config.resyncSeconds;
+    loaded = next;
+    const carried = await leader?.handOver(RECONFIGURE_DRAIN_MS);
+    lead = undefined;
+    if (rewatch && watching) {
+      watcher.stop();
+      inventory = new Inventory();
+      watcher = watch();
+      watcher.start();
+    }
+    if (!carried) for (const p of prepared.providers) p.provider.close?.();
+    prepared = prepareStartup(next, { logger, clock, stdout: options.stdout });
+    // A standby only takes the configuration: its leader's work is built from it when it leads.
+    if (!carried) return;
+    leader = await startLeader(leaderOptions(carried));
+    lead = leader;
+    if (watcher.requiredSynced()) leader.begin();
+    logger.info("configuration applied");
+  }
 
   return {
     metrics,
     health,
-    delivery: leader.delivery,
-    inventory,
-    router: leader.router,
-    usage: leader.usage,
-    ...(leader.probes ? { probes: leader.probes } : {}),
-    ...(leader.license ? { license: leader.license } : {}),
-    edition: () => leader.edition(),
-    persistentState: () => leader.persistentState(),
+    get delivery() {
+      return running().delivery;
+    },
+    get inventory() {
+      return inventory;
+    },
+    get router() {
+      return running().router;
+    },
+    get usage() {
+      return running().usage;
+    },
+    get probes() {
+      return running().probes;
+    },
+    get license() {
+      return running().license;
+    },
+    config: () => loaded,
+    settled: () => changes,
+    edition: () => running().edition(),
+    persistentState: () => running().persistentState(),
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
-    evidencePending: () => leader.evidencePending(),
-    passNow: () => leader.loop.passNow(),
+    evidencePending: () => running().evidencePending(),
+    passNow: () => running().loop.passNow(),
     leadershipLost() {
       health.set("leadership", "failed", { reason: "leadership_lost", required: true });
       metrics.leadershipLosses.inc();
-      leader.halt();
-      leader.delivery.stop();
+      overlay?.stop();
+      running().halt();
+      running().delivery.stop();
     },
     async stop(drainMs = 5_000) {
       if (elector) health.set("leadership", "failed", { reason: "shutdown", required: true });
-      leader.halt();
+      overlay?.stop();
+      await changes;
+      running().halt();
       watcher.stop();
       memory?.stop();
       // Each step has its time; one that overruns is counted and logged, and the shutdown goes on.
@@ -179,7 +265,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         metrics.shutdownTimeouts.inc();
         logger.warn(`shutdown: ${what} did not stop within ${Math.round(ms / 1000)} s`);
       };
-      await step("delivery and the state store", leader.finish(drainMs), drainMs + SHUTDOWN_STEP_MS);
+      await step("delivery and the state store", running().finish(drainMs), drainMs + SHUTDOWN_STEP_MS);
       // Released last, after the outbox was flushed or persisted: the next leader resumes what is left.
       if (elector) await step("the state lock release", elector.release(), SHUTDOWN_STEP_MS);
       if (server) await step("the health server", server.close(), SHUTDOWN_STEP_MS);

@@ -23,13 +23,13 @@ import type { DaemonOptions } from "./daemon.ts";
 import { createDeliveryStages } from "./delivery-stages.ts";
 import { createDiagnostics } from "./diagnostics.ts";
 import type { DiagnosticsSource } from "../server/diagnostics.ts";
-import { startEdition } from "./license.ts";
+import { type LicenseHandle, startEdition } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import type { Observers } from "./observe.ts";
 import { createOutgoing } from "./outgoing.ts";
 import { createPassLoop, type PassLoop } from "./pass-loop.ts";
 import type { Prepared } from "./prepare.ts";
-import { openDaemonState } from "./state.ts";
+import { type DaemonState, openDaemonState } from "./state.ts";
 import { createUsageSources, type UsageSources } from "./usage-sources.ts";
 
 /** What the leader's work needs from the replica that runs it. */
@@ -47,6 +47,19 @@ export interface LeaderOptions {
   readonly synced: () => boolean;
   /** The fencing check (this replica holds the state lock under its term); absent without a lock. */
   readonly holds?: () => boolean;
+  /** What the previous work of this process handed over (an in-process restart: the overlay changed). */
+  readonly carried?: Carried;
+}
+
+/**
+ * What one leader's work hands to the next in the same process (the configuration overlay changed, spec 2.5):
+ * the open state store with the outbox and conversations, the incidents as the last pass left them, and the
+ * running license, so nothing is announced twice, lost or activated again.
+ */
+export interface Carried {
+  readonly state: DaemonState;
+  readonly lifecycle: LifecycleState;
+  readonly license?: LicenseHandle;
 }
 
 /** The leader's running work. */
@@ -76,6 +89,12 @@ export interface Leader {
   halt(): void;
   /** Drains delivery for up to `drainMs` (what is left is counted deferred), closes providers and the state. */
   finish(drainMs: number): Promise<void>;
+  /**
+   * Stops this work for the next in the same process: stops deciding and calling out, delivers for up to
+   * `drainMs` (what is left stays in the outbox and is resumed), closes providers, and hands over the state,
+   * the incidents and the license, open.
+   */
+  handOver(drainMs: number): Promise<Carried>;
 }
 
 /**
@@ -86,13 +105,14 @@ export interface Leader {
  * out (what is queued stays in the outbox); `finish()` drains delivery and closes the state.
  */
 export async function startLeader(options: LeaderOptions): Promise<Leader> {
-  const { daemon, clock, logger, connection, metrics, health, prepared, inventory, holds } = options;
+  const { daemon, clock, logger, connection, metrics, health, prepared, inventory, holds, carried } = options;
   const loaded = daemon.config;
   const config = loaded.config;
   const cluster = config.app.clusterName;
   // The license decides the edition before the components are built (spec 4.3); it can change while running.
-  const { control, license } = await startEdition({
+  const { control, license: licensed } = await startEdition({
     ...(daemon.edition ? { fixed: daemon.edition } : {}),
+    ...(carried?.license ? { carried: carried.license } : {}),
     loaded,
     connection,
     http: prepared.http,
@@ -101,17 +121,20 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     metrics,
     inactive: () => router.inactive,
   });
+  const license = licensed?.manager;
   const pro = () => control.current() === "pro";
   // A state file in Pro, memory in Community; the state moves when the edition changes (docs/license.md).
-  const state = await openDaemonState({
-    dataDir: loaded.runtime.dataDir,
-    persistent: pro(),
-    ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
-    clock,
-    logger,
-    metrics,
-    health,
-  });
+  const state =
+    carried?.state ??
+    (await openDaemonState({
+      dataDir: loaded.runtime.dataDir,
+      persistent: pro(),
+      ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
+      clock,
+      logger,
+      metrics,
+      health,
+    }));
   // Fencing: only the holder of the state lock under the term it led with may write the outbox or send.
   const records = holds ? fencedStore(state.delivery, holds, refusedOnce(logger)) : state.delivery;
   const { router, observe, delivery } = createDeliveryStages({
@@ -176,7 +199,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     void state.usePersistent(edition === "pro");
     observe.editionChanged();
   });
-  const restored = await state.loadLifecycle();
+  const restored = carried ? carried.lifecycle : await state.loadLifecycle();
   // The kept incidents are written only after the messages their decisions produced are in the outbox: a kill
   // in between must leave an incident that the next leader announces, never one it thinks was announced while
   // its announcement was lost (docs/leadership.md). Fenced like every other write: a deposed leader never
@@ -262,7 +285,8 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
         ...(state.lastAlive !== undefined ? { lastAlive: state.lastAlive } : {}),
         ...(state.reset ? { stateReset: true } : {}),
       });
-      if (!config.app.disableStartupMessage) outgoing.notice(notice, clock.now());
+      // An in-process restart (the overlay changed) is not a start: providers hear nothing of it.
+      if (!config.app.disableStartupMessage && !carried) outgoing.notice(notice, clock.now());
       control.ready();
       callHome.started();
     },
@@ -272,6 +296,19 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       loop.stop();
       usage.stop();
       probes?.stop();
+    },
+    async handOver(drainMs) {
+      callHome.stop();
+      loop.stop();
+      usage.stop();
+      probes?.stop();
+      await outgoing.settled();
+      await delivery.drain(drainMs);
+      delivery.stop();
+      for (const p of prepared.providers) p.provider.close?.();
+      await audit?.flush();
+      await saving;
+      return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
     },
     async finish(drainMs) {
       await outgoing.settled();

@@ -57,20 +57,32 @@ export async function licenseFor(
 }
 
 /**
+ * A running license manager and where its notices and edition changes go: handed from one leader's work to the
+ * next when the configuration overlay restarts it in process, so the license is not activated again.
+ */
+export interface LicenseHandle {
+  readonly manager: LicenseManager;
+  /** Sends the manager's notices and edition changes to `control` from now on. */
+  rebind(control: EditionControl): void;
+}
+
+/**
  * The edition as the license decides it (spec 1.10, 4.3), before the components are built: the edition control
  * and, unless `fixed` (unit-level tests of Pro behaviour), the started license manager. A binding restored from
- * the instance Secret is Pro from the start, without a transition to announce.
+ * the instance Secret is Pro from the start, without a transition to announce. With `carried` (an in-process
+ * restart) the running manager is kept and only the control is new.
  */
 export async function startEdition(
   options: LicenseDeps & {
     fixed?: Edition;
+    carried?: LicenseHandle;
     /** The providers Community does not deliver to (the router, built later). */
     inactive: () => readonly string[];
   },
-): Promise<{ control: EditionControl; license?: LicenseManager }> {
+): Promise<{ control: EditionControl; license?: LicenseHandle }> {
   const { loaded, clock, logger } = options;
   const control = createEditionControl({
-    initial: options.fixed ?? "community",
+    initial: options.fixed ?? options.carried?.manager.edition() ?? "community",
     config: loaded.config,
     cluster: loaded.config.app.clusterName,
     clock,
@@ -78,12 +90,25 @@ export async function startEdition(
     inactive: options.inactive,
   });
   if (options.fixed) return { control };
-  const license = await licenseFor({
+  if (options.carried) {
+    options.carried.rebind(control);
+    return { control, license: options.carried };
+  }
+  let target = control;
+  const manager = await licenseFor({
     ...options,
-    onNotice: (text) => control.notice(text),
-    onEdition: (next) => control.change(next),
+    onNotice: (text) => target.notice(text),
+    onEdition: (next) => target.change(next),
   });
-  await license.start();
-  control.change(license.edition());
-  return { control, license };
+  await manager.start();
+  control.change(manager.edition());
+  return {
+    control,
+    license: {
+      manager,
+      rebind(next) {
+        target = next;
+      },
+    },
+  };
 }

@@ -17,7 +17,8 @@ export type ConfigRule =
   | "removed_key"
   | "deprecated_key"
   | "pro_only"
-  | "no_provider";
+  | "no_provider"
+  | "overlay_forbidden";
 
 /** One problem found in the configuration or environment: an error refuses startup, a warning is logged once. */
 export interface ConfigProblem {

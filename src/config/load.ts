@@ -6,6 +6,7 @@ import { describeSchema } from "./describe.ts";
 import { type RuntimeEnv, readEnvironment } from "./env.ts";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
 import { issueMessage } from "./messages.ts";
+import { mergeOverlays, type OverlaySource, overlayName, overlayProblems } from "./overlay.ts";
 import { unknownReasonNames } from "./reasons.ts";
 import {
   applyEnvironment,
@@ -46,6 +47,13 @@ export interface LoadedConfig {
   readonly caBundle?: string;
   /** 1-based line of a dotted key in the file, for problems found later (a provider that cannot be constructed). */
   lineOf(key: string): number | undefined;
+  /** The MonConfig overlays merged over the file (spec 2.5), in name order; empty without any. */
+  readonly overlays: readonly OverlaySource[];
+  /**
+   * The same file and environment with `overlays` merged over it instead (the overlay changed). Throws
+   * ConfigError with the first problem, which names the MonConfig when the overlay is at fault.
+   */
+  withOverlays(overlays: readonly OverlaySource[]): LoadedConfig;
 }
 
 /**
@@ -60,6 +68,9 @@ export interface ConfigCheck {
   readonly caBundle?: string;
   readonly file?: string;
   lineOf(key: string): number | undefined;
+  readonly overlays: readonly OverlaySource[];
+  /** The same check with `overlays` merged over the file instead. */
+  withOverlays(overlays: readonly OverlaySource[]): ConfigCheck;
 }
 
 /**
@@ -86,6 +97,8 @@ export function checkConfigSource(options: { env: Env; path?: string; domain: Co
     runtime: readEnvironment(options.env).runtime,
     file: basename(path),
     lineOf: () => undefined,
+    overlays: [],
+    withOverlays: () => fail(rule, message),
   });
   if (!existsSync(path)) {
     return fail("file_missing", `${options.path ? "" : "CONFIG_FILE: "}configuration file ${path} does not exist`);
@@ -107,7 +120,13 @@ export function checkConfigSource(options: { env: Env; path?: string; domain: Co
  * (defaults stated there once) → environment overrides, severity keys, CA bundle → reason names checked
  * against the catalogue → frozen.
  */
-export function checkConfig(text: string, file: string | undefined, env: Env, domain: ConfigDomain): ConfigCheck {
+export function checkConfig(
+  text: string,
+  file: string | undefined,
+  env: Env,
+  domain: ConfigDomain,
+  overlays: readonly OverlaySource[] = [],
+): ConfigCheck {
   const shown = file ? basename(file) : undefined;
   const { runtime, problems: envProblems } = readEnvironment(env);
   const problems: ConfigProblem[] = [...envProblems];
@@ -124,15 +143,28 @@ export function checkConfig(text: string, file: string | undefined, env: Env, do
     ...(caBundle ? { caBundle } : {}),
     ...(shown ? { file: shown } : {}),
     lineOf,
+    overlays,
+    withOverlays: (next) => checkConfig(text, file, env, domain, next),
   });
   for (const p of yaml.problems) add(p, p.line);
   if (!yaml.data) return done();
 
   const rows = describeSchema(ConfigSchema);
   const sensitive = new Map(rows.filter((r) => r.meta.sensitive).map((r) => [r.key, r.meta.sensitive!]));
-  const data = expandAll(yaml.data, "", env, (key, message) =>
+  const expanded = expandAll(yaml.data, "", env, (key, message) =>
     add({ level: "error", rule: "unset_variable", key, message: `${key}: ${message}` }),
   ) as Record<string, unknown>;
+  // The overlay is merged after expansion: its values are taken literally (config/overlay.ts).
+  const refused = overlayProblems(overlays);
+  problems.push(...refused);
+  const data = overlays.length && !refused.length ? mergeOverlays(expanded, overlays) : expanded;
+  for (const o of overlays) {
+    const watch = o.spec.watch as { secrets?: unknown } | undefined;
+    if (runtime.watchSecrets !== false || watch?.secrets !== true) continue;
+    const message =
+      "spec.watch.secrets: MON_WATCH_SECRETS=false keeps Secrets unwatched; the overlay cannot turn them on";
+    problems.push({ level: "warning", rule: "overlay_forbidden", key: "watch.secrets", message, file: overlayName(o) });
+  }
   for (const [key, why] of Object.entries(REMOVED_KEYS)) {
     if (deleteKey(data, key)) add({ level: "warning", rule: "removed_key", key, message: `${key} is ${why}` });
   }
@@ -218,5 +250,7 @@ function loaded(check: ConfigCheck): LoadedConfig {
     ...(check.file ? { file: check.file } : {}),
     ...(check.caBundle ? { caBundle: check.caBundle } : {}),
     lineOf: check.lineOf,
+    overlays: check.overlays,
+    withOverlays: (next) => loaded(check.withOverlays(next)),
   };
 }

@@ -465,9 +465,13 @@ export const ConfigSchema = v.pipe(
     crd: v.optional(
       v.object({
         enabled: v.optional(
-          doc(v.boolean(), "Watch MonConfig resources and restart on change (MON_CRD_ENABLED overrides).", {
-            feature: "crd",
-          }),
+          doc(
+            v.boolean(),
+            "Watch MonConfig overlays in mon's namespace, merge them over this file and restart in process on change (MON_CRD_ENABLED overrides).",
+            {
+              feature: "crd",
+            },
+          ),
           false,
         ),
       }),

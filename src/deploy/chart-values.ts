@@ -44,6 +44,14 @@ export const ChartValuesSchema = v.strictObject({
       v.description("false: no Secret permission cluster-wide and MON_WATCH_SECRETS=false (spec 2.1, 5.5)."),
     ),
   }),
+  crd: v.strictObject({
+    enabled: v.pipe(
+      v.boolean(),
+      v.description(
+        "MON_CRD_ENABLED: watch MonConfig overlays in the release namespace (list/watch granted); the CRD itself is in crds/.",
+      ),
+    ),
+  }),
   namespace: v.strictObject({
     create: v.pipe(v.boolean(), v.description("Create the release namespace with the restricted Pod Security labels.")),
   }),

@@ -1,25 +1,13 @@
 /**
  * The MonConfig CustomResourceDefinition (spec 2.5, 7.2), generated from the configuration's JSON Schema
- * into deploy/crd (scripts/gen-deploy.ts), so the overlay's schema is never written twice. This release does
- * not read MonConfig objects yet, so no manifest installs it. Group `mon.io` (the group of mon's annotations, `mon.io/owner`); `v1beta1` is stored, `v1alpha1` is
- * served, deprecated, with the same schema (objects written as v1alpha1 are kept and served as v1beta1).
+ * into deploy/crd (scripts/gen-deploy.ts), so the overlay's schema is never written twice. Group `mon.io` (the
+ * group of mon's annotations, `mon.io/owner`); `v1beta1` is stored, `v1alpha1` is served, deprecated, with the
+ * same schema (objects written as v1alpha1 are kept and served as v1beta1).
  */
 
-/** The CRD's API group. */
-export const CRD_GROUP = "mon.io";
+import { CRD_GROUP, NOT_IN_OVERLAY } from "../config/overlay.ts";
 
-/**
- * Keys the overlay may not set (spec 2.5): provider settings and credentials, the heartbeat URL, the health
- * server, kubelet TLS verification, the license and the overlay switch itself. Dotted paths of the config.
- */
-export const NOT_IN_OVERLAY = [
-  "alert",
-  "healthCheck",
-  "heartbeatMonitor.url",
-  "kubelet.insecureSkipVerify",
-  "license",
-  "crd",
-] as const;
+export { CRD_GROUP };
 
 /** Rules JSON Schema cannot state, as CEL validations by dotted key. */
 const VALIDATIONS: Record<string, { rule: string; message: string }[]> = {

@@ -1,3 +1,4 @@
+import { CRD_GROUP } from "../config/overlay.ts";
 import { KNOWN_KINDS } from "../kube/kinds.ts";
 
 /** An RBAC rule as `rbac.authorization.k8s.io/v1` writes it (a ClusterRole's or Role's `rules` entry). */
@@ -54,9 +55,13 @@ export function clusterRules(options: { mode: RbacMode; watchSecrets: boolean })
  * at once on a release) and `create` on Leases (creating cannot be limited by name in RBAC), `get` on its own
  * namespace's pods, and the license's instance Secret by name (`get`, `update`) with `create` for its first
  * write — unless `instanceSecret` is false (watch.secrets false: no Secret permission at all; Pro then keeps
- * its instance key in memory, docs/install.md).
+ * its instance key in memory, docs/install.md) — and list/watch on MonConfig unless `overlay` is false.
  */
-export function namespaceRules(options: { leaseName: string; instanceSecret?: boolean }): PolicyRule[] {
+export function namespaceRules(options: {
+  leaseName: string;
+  instanceSecret?: boolean;
+  overlay?: boolean;
+}): PolicyRule[] {
   const secret: PolicyRule[] = [
     { apiGroups: [""], resources: ["secrets"], resourceNames: [INSTANCE_SECRET], verbs: ["get", "update"] },
     { apiGroups: [""], resources: ["secrets"], verbs: ["create"] },
@@ -71,7 +76,13 @@ export function namespaceRules(options: { leaseName: string; instanceSecret?: bo
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
     { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
     ...(options.instanceSecret === false ? [] : secret),
+    ...(options.overlay === false ? [] : overlayRules()),
   ];
+}
+
+/** The overlay's rule in mon's namespace (spec 5.5, crd.enabled): list and watch MonConfig objects. */
+export function overlayRules(): PolicyRule[] {
+  return [{ apiGroups: [CRD_GROUP], resources: ["monconfigs"], verbs: ["list", "watch"] }];
 }
 
 /**

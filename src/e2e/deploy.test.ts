@@ -122,6 +122,8 @@ describe("the RBAC of each variant is what mon requests (spec 5.5)", () => {
       bed = await startTestBed();
       const { sim, hook } = bed;
       sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "kube-system" } });
+      // The variant's MonConfig definition, as `kubectl apply -k` installs it.
+      for (const crd of objects.filter((o) => o.kind === "CustomResourceDefinition")) sim.apply(crd as never);
       seedShop(sim, Date.now());
       crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
       const files = bed.installation("licensed");
@@ -131,6 +133,7 @@ describe("the RBAC of each variant is what mon requests (spec 5.5)", () => {
         kubeconfig: sim.kubeconfigFor(token),
         env: {
           MON_INSTALLATION_ID: env.MON_INSTALLATION_ID!,
+          MON_CRD_ENABLED: env.MON_CRD_ENABLED!,
           ...(env.MON_WATCH_SECRETS ? { MON_WATCH_SECRETS: env.MON_WATCH_SECRETS } : {}),
         },
       });
@@ -146,6 +149,9 @@ describe("the RBAC of each variant is what mon requests (spec 5.5)", () => {
       // Pro through the license path: the instance Secret was written by name.
       const health = await (await fetch(`${r.health}/health`)).json();
       expect(health.stateLock).toBe("held");
+      // The overlay is on in every variant, and its list/watch of MonConfig is granted.
+      expect(env.MON_CRD_ENABLED).toBe("true");
+      expect(health.components["crd-watcher"]).toMatchObject({ state: "ok" });
       // After the startup summary, a new crash loop is announced on its own with its log lines (pods/log).
       await waitUntil(() => hook.requests.some((q) => q.json().delivery === "startup summary"), "the summary", 30_000);
       crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());

@@ -212,7 +212,9 @@ export function createInformer(options: InformerOptions): Informer {
         const reason =
           error instanceof KubeError && (error.failure === "forbidden" || error.failure === "unauthorized")
             ? "permission_denied"
-            : "watcher_failed";
+            : error instanceof KubeError && error.failure === "not_found"
+              ? "api_unavailable"
+              : "watcher_failed";
         const message = (error as Error).message;
         options.onState({ state: "failing", reason, message, attempts: failures });
         if (failures === 1 || failures % 10 === 0)
