@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { VERSION } from "../version.ts";
 
-/** The root command: `mon run | lint | features | demo | sim`, `--version`, `--help` (spec 4.4). Subcommands load lazily. */
+/** The root command: `mon run | lint | features | demo | sim | install`, `--version`, `--help` (spec 4.4). Subcommands load lazily. */
 export const main = defineCommand({
   meta: {
     name: "mon",
@@ -14,5 +14,6 @@ export const main = defineCommand({
     features: () => import("./commands/features.ts").then((m) => m.default),
     demo: () => import("./commands/demo.ts").then((m) => m.default),
     sim: () => import("./commands/sim.ts").then((m) => m.default),
+    install: () => import("./commands/install.ts").then((m) => m.default),
   },
 });

@@ -28,6 +28,8 @@ const DISCOVERY: Record<string, string> = {
   "/apis/networking.k8s.io/v1": "discovery/apis-networking.k8s.io-v1.json",
   "/apis/storage.k8s.io/v1": "discovery/apis-storage.k8s.io-v1.json",
   "/apis/authorization.k8s.io/v1": "discovery/apis-authorization.k8s.io-v1.json",
+  "/apis/apiextensions.k8s.io/v1": "discovery/apis-apiextensions.k8s.io-v1.json",
+  "/apis/rbac.authorization.k8s.io/v1": "discovery/apis-rbac.authorization.k8s.io-v1.json",
 };
 
 describe("discovery", () => {

@@ -77,7 +77,13 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   }),
   r("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false, true, {
     shortNames: ["crd", "crds"],
+    categories: ["api-extensions"],
   }),
+  // Stored and served (what an installer applies); the simulator's authorizer reads its own rules (addUser).
+  r("rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", false, false),
+  r("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "ClusterRoleBinding", false, false),
+  r("rbac.authorization.k8s.io", "v1", "roles", "Role", true, false),
+  r("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true, false),
   r("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false, false, {
     verbs: ["create"],
   }),

@@ -282,7 +282,7 @@ export class ObjectStore {
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     next = ordered(next);
-    if (JSON.stringify(next) === JSON.stringify(current)) return current;
+    if (canonical(next) === canonical(current)) return current;
     if (
       type.kind === "Pod" &&
       JSON.stringify(next.spec?.nodeName) !== JSON.stringify(current.spec?.nodeName) &&
@@ -394,6 +394,17 @@ function deliver(watcher: Watcher, change: Change): void {
   } else if (now && before) watcher.send({ type: "MODIFIED", object });
   else if (now && !before) watcher.send({ type: "ADDED", object });
   else if (!now && before) watcher.send({ type: "DELETED", object });
+}
+
+/** JSON with object keys sorted: kube-apiserver compares objects by content, not by the order of their keys. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }
 
 function objectKey(namespace: string | undefined, name: string): string {

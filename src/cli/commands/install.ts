@@ -1,0 +1,265 @@
+import { createInterface } from "node:readline/promises";
+import { Writable } from "node:stream";
+import { defineCommand } from "citty";
+import { consola } from "consola";
+import { stringify } from "yaml";
+import {
+  type InstallAnswers,
+  type Installed,
+  installedFeatures,
+  readInstalled,
+  releaseProviders,
+  runInstall,
+} from "../../app/install.ts";
+import type { CatalogField } from "../../install/catalog.ts";
+import { questionsFor } from "../../install/config-edit.ts";
+import { connectKube } from "../../kube/connection.ts";
+import { KubeError } from "../../kube/errors.ts";
+
+/**
+ * `mon install [features]` (spec 4.4, 9.3; docs/install.md "The installer"): installs or changes mon in a
+ * cluster with the user's kubeconfig. Every question is also a flag; on a terminal without `--yes` the
+ * unanswered ones are asked with consola's prompts (the provider catalog drives the provider's questions),
+ * elsewhere the current installation's values are kept. `mon install features` lists the feature catalog of the
+ * installed release. Exit 0 done, 1 refused (one line per problem), 2 bad flags.
+ */
+export default defineCommand({
+  meta: { name: "install", description: "Install or change mon in a cluster (configuration, credentials, license)." },
+  args: {
+    action: { type: "positional", required: false, description: "features: list the installed release's features" },
+    kubeconfig: { type: "string", description: "Path to a kubeconfig (default: KUBECONFIG, then ~/.kube/config)" },
+    namespace: { type: "string", description: "mon's namespace", default: "mon" },
+    "cluster-name": { type: "string", description: "app.clusterName" },
+    provider: { type: "string", description: "An alert provider to add or reconfigure (mon features lists them)" },
+    set: {
+      type: "string",
+      description: "An option of --provider as name=value (repeatable; credentials go to the Secret)",
+    },
+    "remove-provider": { type: "string", description: "Remove an alert provider and its credentials" },
+    overlay: { type: "boolean", description: "Watch MonConfig overlays (--no-overlay turns it off)" },
+    rbac: { type: "string", description: "full or least-privilege" },
+    "watch-secrets": {
+      type: "boolean",
+      description: "Watch Secrets (--no-watch-secrets: no Secret permission at all)",
+    },
+    image: { type: "string", description: "The image (a mirror for air-gapped clusters)" },
+    ha: {
+      type: "boolean",
+      description: "Pro HA: a leader and a warm standby on the state volume (--no-ha: one replica)",
+    },
+    replicas: { type: "string", description: "Replicas with --ha (default 2)" },
+    "network-policy": { type: "boolean", description: "The NetworkPolicy of the network-policy component" },
+    "license-key": { type: "string", description: "Add or replace the Pro license key" },
+    "remove-license": { type: "boolean", description: "Remove the license key (the binding is released)" },
+    yes: { type: "boolean", description: "Ask nothing: flags and the current installation decide", default: false },
+    "dry-run": { type: "boolean", description: "Print what would be applied (Secret values hidden)", default: false },
+  },
+  async run({ args, rawArgs }) {
+    const fail = (message: string, code = 1): never => {
+      consola.error(message);
+      process.exit(code);
+    };
+    try {
+      const connection = await connectKube(args.kubeconfig ? { kubeconfigPath: args.kubeconfig } : {});
+      if (args.action === "features") {
+        const { version, features, providers } = await installedFeatures(connection, args.namespace);
+        const width = Math.max(...features.map((f) => f.id.length));
+        process.stdout.write(
+          [
+            `Features of mon ${version} installed in ${args.namespace} (informational; spec 4.4):`,
+            ...features.map(
+              (f) =>
+                `${f.id.padEnd(width)}  ${(f.edition === "pro" ? "Pro" : "").padEnd(3)}  ${f.description}${f.dependsOn.length ? ` (needs ${f.dependsOn.join(", ")})` : ""}`,
+            ),
+            "",
+            `Alert providers (${providers.length}): ${providers.map((p) => p.name).join(", ")}`,
+            "",
+          ].join("\n"),
+        );
+        return;
+      }
+      if (args.action) fail(`unknown action ${args.action} (mon install, or mon install features)`, 2);
+      const installed = await readInstalled(connection, args.namespace);
+      const interactive = Boolean(process.stdin.isTTY) && !args.yes;
+      const answers = await answersFrom(args, setPairs(rawArgs), installed, interactive);
+      const report = await runInstall(connection, answers, { now: () => Date.now(), dryRun: args["dry-run"] });
+      for (const w of report.warnings) consola.warn(w);
+      if (report.planned) {
+        process.stdout.write(report.planned.map((o) => stringify(o)).join("---\n"));
+        return;
+      }
+      for (const a of report.applied) consola.log(`${a.object} ${a.result}`);
+      if (report.rollout) consola.info("the configuration changed: the Deployment rolls its pods");
+      if (report.licenseRemoved)
+        consola.info(
+          report.licenseRemoved.deactivated
+            ? "license key removed; deactivated-at is set: the running leader releases the binding and turns Community"
+            : "license key removed (no binding to release)",
+        );
+      consola.success(`mon ${installed.exists ? "updated" : "installed"} in namespace ${args.namespace}`);
+    } catch (error) {
+      if (error instanceof KubeError || error instanceof Error) fail(error.message);
+      throw error;
+    }
+  },
+});
+
+// --- internal ---
+
+type Args = Record<string, unknown>;
+
+/** Every `--set name=value` (citty keeps only the last of a repeated flag). */
+function setPairs(rawArgs: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    const value = arg === "--set" ? rawArgs[++i] : arg.startsWith("--set=") ? arg.slice(6) : undefined;
+    if (value === undefined) continue;
+    const at = value.indexOf("=");
+    if (at <= 0) throw new Error(`--set ${value}: expected name=value`);
+    out[value.slice(0, at)] = value.slice(at + 1);
+  }
+  return out;
+}
+
+/**
+ * One line of text from the terminal; a credential is not echoed. consola's own text prompt is not used: under
+ * Bun it returns undefined whatever is typed (its readline keeps no line), while node:readline works on both.
+ */
+async function askText(question: string, options: { initial?: string; secret?: boolean } = {}): Promise<string> {
+  process.stdout.write(`? ${question}${options.initial ? ` [${options.initial}]` : ""}: `);
+  const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const rl = createInterface({ input: process.stdin, output: options.secret ? muted : process.stdout, terminal: true });
+  try {
+    const answer = (await rl.question("")).trim();
+    return answer || options.initial || "";
+  } finally {
+    rl.close();
+    if (options.secret) process.stdout.write("\n");
+  }
+}
+
+/** The answers from flags, asking what the flags leave open on a terminal. */
+async function answersFrom(
+  args: Args,
+  values: Record<string, string>,
+  installed: Installed,
+  interactive: boolean,
+): Promise<InstallAnswers> {
+  const ask = async <T>(question: Promise<T | symbol>): Promise<T> => {
+    const answer = await question;
+    if (typeof answer === "symbol") throw new Error("cancelled");
+    return answer;
+  };
+  if (args.rbac !== undefined && args.rbac !== "full" && args.rbac !== "least-privilege")
+    throw new Error(`--rbac must be full or least-privilege, not ${args.rbac}`);
+  const replicas = args.replicas === undefined ? undefined : Number(args.replicas);
+  if (replicas !== undefined && !(Number.isInteger(replicas) && replicas >= 0))
+    throw new Error(`--replicas must be a whole number, not ${args.replicas}`);
+  if (args["license-key"] !== undefined && args["remove-license"])
+    throw new Error("--license-key and --remove-license");
+
+  let clusterName = args["cluster-name"] as string | undefined;
+  let provider = args.provider as string | undefined;
+  let overlay = args.overlay as boolean | undefined;
+  let license: InstallAnswers["license"] =
+    args["license-key"] !== undefined
+      ? { action: "set", key: String(args["license-key"]) }
+      : args["remove-license"]
+        ? { action: "remove" }
+        : undefined;
+  if (interactive) {
+    clusterName ??= await askText("Cluster name (shown in every message)", {
+      initial: /clusterName:\s*(\S+)/.exec(installed.config.text)?.[1] ?? "default",
+    });
+    if (provider === undefined) {
+      const providers = releaseProviders();
+      const picked = await ask(
+        consola.prompt("Add or reconfigure an alert provider?", {
+          type: "select",
+          options: [
+            { label: "No", value: "" },
+            ...providers.map((p) => ({ label: `${p.title} (${p.kind})`, value: p.name })),
+          ],
+          cancel: "symbol",
+        }) as Promise<string | symbol>,
+      );
+      provider = picked || undefined;
+    }
+    if (provider) {
+      const definition = releaseProviders().find((p) => p.name === provider);
+      if (!definition) throw new Error(`no alert provider is named ${provider}`);
+      const choose = async (group: readonly CatalogField[]) => {
+        const given = group.find((f) => values[f.field] !== undefined);
+        if (given) return given;
+        const name = await ask(
+          consola.prompt(`${definition.title}: which one?`, {
+            type: "select",
+            options: group.map((f) => ({ label: `${f.field}: ${f.description}`, value: f.field })),
+            cancel: "symbol",
+          }) as Promise<string | symbol>,
+        );
+        return group.find((f) => f.field === name)!;
+      };
+      const chosen: CatalogField[] = [];
+      for (const group of groupsOf(definition.fields)) chosen.push(await choose(group));
+      const questions = questionsFor(definition, (group) => chosen.find((f) => group.includes(f))!);
+      for (const field of questions) {
+        if (values[field.field] !== undefined) continue;
+        consola.info(`${definition.title} ${field.field}: ${field.description}`);
+        values[field.field] = await askText(`${field.field}${field.secret ? " (stored in a Secret, not shown)" : ""}`, {
+          ...(field.default ? { initial: field.default } : {}),
+          secret: field.secret,
+        });
+      }
+    }
+    overlay ??= await ask(
+      consola.prompt("Watch MonConfig overlays (change settings with kubectl apply)?", {
+        type: "confirm",
+        initial: installed.shape.overlay,
+        cancel: "symbol",
+      }) as Promise<boolean | symbol>,
+    );
+    if (!license) {
+      const action = await ask(
+        consola.prompt(`License / Pro (${installed.licensed ? "a key is stored" : "no key: Community"})`, {
+          type: "select",
+          options: [
+            { label: "Keep as it is", value: "keep" },
+            { label: installed.licensed ? "Replace the key" : "Add a key", value: "set" },
+            ...(installed.licensed ? [{ label: "Remove the key", value: "remove" }] : []),
+          ],
+          cancel: "symbol",
+        }) as Promise<string | symbol>,
+      );
+      if (action === "set") {
+        const key = await askText("License key (stored in the Secret mon-license, not shown)", { secret: true });
+        if (!key) throw new Error("no license key was given");
+        license = { action: "set", key };
+      }
+      if (action === "remove") license = { action: "remove" };
+    }
+  } else if (Object.keys(values).length && !provider) throw new Error("--set needs --provider");
+  return {
+    namespace: String(args.namespace),
+    edits: {
+      ...(clusterName !== undefined ? { clusterName } : {}),
+      ...(provider ? { provider: { name: provider, values } } : {}),
+      ...(args["remove-provider"] ? { removeProviders: [String(args["remove-provider"])] } : {}),
+    },
+    ...(overlay !== undefined ? { overlay } : {}),
+    ...(args.rbac ? { rbacMode: args.rbac as "full" | "least-privilege" } : {}),
+    ...(args["watch-secrets"] !== undefined ? { watchSecrets: Boolean(args["watch-secrets"]) } : {}),
+    ...(args.image ? { image: String(args.image) } : {}),
+    ...(replicas !== undefined ? { replicas } : {}),
+    ...(args.ha !== undefined ? { ha: Boolean(args.ha) } : {}),
+    ...(args["network-policy"] !== undefined ? { networkPolicy: Boolean(args["network-policy"]) } : {}),
+    ...(license ? { license } : {}),
+  };
+}
+
+function groupsOf(fields: readonly CatalogField[]): CatalogField[][] {
+  const groups = new Map<string, CatalogField[]>();
+  for (const f of fields) if (f.choiceGroup) groups.set(f.choiceGroup.id, [...(groups.get(f.choiceGroup.id) ?? []), f]);
+  return [...groups.values()];
+}

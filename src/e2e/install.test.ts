@@ -1,0 +1,291 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { createFakeClock } from "../runtime/clock.ts";
+import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { runCli } from "../testing/cli.ts";
+import { deliverySettled, startTestCluster } from "../testing/cluster.ts";
+import { startLicenseServer } from "../testing/license-server.ts";
+import { type Manifest, unknownFields } from "../testing/manifests.ts";
+
+/**
+ * `mon install` (spec 4.4, 9.3; docs/install.md "The installer"), the real CLI run non-interactively with the
+ * user's kubeconfig against the simulator: what it stores and applies, what a re-run changes, what it refuses,
+ * `mon install features` from the installed release, and the License / Pro menu through the real license path.
+ */
+const home = mkdtempSync(join(tmpdir(), "mon-install-home-"));
+let sim: Simulator;
+let kubeconfig: string;
+beforeAll(async () => {
+  sim = await startSimulator();
+  kubeconfig = join(home, "kubeconfig");
+  writeFileSync(kubeconfig, sim.kubeconfig());
+});
+afterAll(async () => {
+  await sim.stop();
+});
+
+const install = (...args: string[]) => runCli(["install", "--yes", "--kubeconfig", kubeconfig, ...args], { home });
+const get = (apiVersion: string, kind: string, namespace: string | undefined, name: string) => {
+  const type = sim.registry.findByKind(apiVersion, kind)!;
+  try {
+    return sim.store.get(type, namespace, name);
+  } catch {
+    return undefined;
+  }
+};
+const secretText = (name: string, key: string, namespace = "mon") => {
+  const value = get("v1", "Secret", namespace, name)?.data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
+};
+const deployment = () => get("apps/v1", "Deployment", "mon", "mon")!;
+const envOf = () =>
+  Object.fromEntries(
+    (deployment().spec.template.spec.containers[0].env as { name: string; value?: string }[])
+      .filter((e) => e.value !== undefined)
+      .map((e) => [e.name, e.value]),
+  );
+const SLACK = "https://hooks.slack.com/services/T000/B000/installer-secret-value";
+
+describe("mon install against the simulator", () => {
+  test("a fresh install: the kustomize base with the overlay on, the configuration and its credential in Secrets, the catalogs", async () => {
+    const run = await install("--cluster-name", "prod-eu1", "--provider", "slack", "--set", `webhook=${SLACK}`);
+    expect(run.code).toBe(0);
+    for (const line of [
+      "CustomResourceDefinition monconfigs.mon.io created",
+      "Namespace mon created",
+      "ClusterRole mon created",
+      "Role mon/mon created",
+      "Role kube-system/mon-kube-system created",
+      "Deployment mon/mon created",
+      "Secret mon/mon-config created",
+      "ConfigMap mon/mon-catalog created",
+    ])
+      expect(run.stdout).toContain(line);
+    // The configuration names the credential only as a ${file:} reference to a key of the same Secret.
+    const config = secretText("mon-config", "config.yaml")!;
+    expect(parse(config)).toEqual({
+      app: { clusterName: "prod-eu1" },
+      alert: { slack: { webhook: "${file:/etc/mon/slack-webhook}" } },
+    });
+    expect(config).not.toContain("installer-secret-value");
+    expect(secretText("mon-config", "slack-webhook")).toBe(SLACK);
+    expect(run.stdout + run.stderr).not.toContain("installer-secret-value");
+    // Every object it wrote is valid for its kind's typed model (strict field validation would pass).
+    const written = [
+      get("v1", "Namespace", undefined, "mon"),
+      get("v1", "ServiceAccount", "mon", "mon"),
+      get("v1", "Service", "mon", "mon"),
+      get("v1", "Secret", "mon", "mon-config"),
+      get("v1", "ConfigMap", "mon", "mon-catalog"),
+      get("apps/v1", "Deployment", "mon", "mon"),
+      get("rbac.authorization.k8s.io/v1", "ClusterRole", undefined, "mon"),
+      get("rbac.authorization.k8s.io/v1", "RoleBinding", "kube-system", "mon-kube-system"),
+      get("apiextensions.k8s.io/v1", "CustomResourceDefinition", undefined, "monconfigs.mon.io"),
+    ];
+    for (const o of written) expect(unknownFields(o as Manifest), `${o?.kind}`).toEqual([]);
+    expect(get("v1", "Namespace", undefined, "mon")!.metadata.labels["pod-security.kubernetes.io/enforce"]).toBe(
+      "restricted",
+    );
+    // The overlay: on, granted and served.
+    expect(envOf().MON_CRD_ENABLED).toBe("true");
+    expect(get("rbac.authorization.k8s.io/v1", "Role", "mon", "mon")!.rules).toContainEqual({
+      apiGroups: ["mon.io"],
+      resources: ["monconfigs"],
+      verbs: ["list", "watch"],
+    });
+    expect(sim.registry.find("mon.io", "v1beta1", "monconfigs")).toBeDefined();
+    expect(deployment().spec.template.metadata.annotations["mon.io/config-sha256"]).toMatch(/^[0-9a-f]{64}$/);
+  }, 60_000);
+
+  test("a re-run changes nothing; a changed setting updates the Secret and rolls the Deployment", async () => {
+    const same = await install();
+    expect(same.code).toBe(0);
+    expect(same.stdout).not.toMatch(/ (created|configured)$/m);
+    expect(same.stdout).not.toContain("rolls its pods");
+    const before = deployment().spec.template.metadata.annotations["mon.io/config-sha256"];
+    const changed = await install("--cluster-name", "prod-eu2");
+    expect(changed.stdout).toContain("Secret mon/mon-config configured");
+    expect(changed.stdout).toContain("the configuration changed: the Deployment rolls its pods");
+    expect(deployment().spec.template.metadata.annotations["mon.io/config-sha256"]).not.toBe(before);
+    // The provider stays, with its credential.
+    expect(parse(secretText("mon-config", "config.yaml")!).alert.slack).toBeDefined();
+    expect(secretText("mon-config", "slack-webhook")).toBe(SLACK);
+  }, 60_000);
+
+  test("least privilege without Secrets and without the overlay, as flags", async () => {
+    const run = await install(
+      "--rbac",
+      "least-privilege",
+      "--no-watch-secrets",
+      "--no-overlay",
+      "--image",
+      "registry.internal/mon:0.1.0",
+    );
+    expect(run.code).toBe(0);
+    const rules = get("rbac.authorization.k8s.io/v1", "ClusterRole", undefined, "mon")!.rules as {
+      resources?: string[];
+    }[];
+    expect(rules.flatMap((r) => r.resources ?? [])).not.toContain("*");
+    expect(rules.flatMap((r) => r.resources ?? [])).not.toContain("secrets");
+    const role = get("rbac.authorization.k8s.io/v1", "Role", "mon", "mon")!.rules as { resources?: string[] }[];
+    expect(role.flatMap((r) => r.resources ?? [])).not.toContain("secrets");
+    expect(role.flatMap((r) => r.resources ?? [])).not.toContain("monconfigs");
+    expect(envOf()).toMatchObject({ MON_CRD_ENABLED: "false", MON_WATCH_SECRETS: "false" });
+    expect(deployment().spec.template.spec.containers[0].image).toBe("registry.internal/mon:0.1.0");
+    // Back to the defaults of the chart and the base.
+    expect((await install("--rbac", "full", "--watch-secrets", "--overlay")).code).toBe(0);
+    expect(envOf().MON_CRD_ENABLED).toBe("true");
+    expect(envOf().MON_WATCH_SECRETS).toBeUndefined();
+  }, 60_000);
+
+  test("Pro HA and the NetworkPolicy as flags: the ha and network-policy components, and back without them", async () => {
+    const on = await install("--ha", "--network-policy");
+    expect(on.code).toBe(0);
+    for (const line of [
+      "PersistentVolumeClaim mon/mon-state created",
+      "PodDisruptionBudget mon/mon created",
+      "NetworkPolicy mon/mon created",
+      "Deployment mon/mon configured",
+    ])
+      expect(on.stdout).toContain(line);
+    const spec = deployment().spec;
+    expect(spec.replicas).toBe(2);
+    expect(envOf().MON_DATA_DIR).toBe("/var/lib/mon");
+    expect(spec.template.spec.volumes).toContainEqual({
+      name: "state",
+      persistentVolumeClaim: { claimName: "mon-state" },
+    });
+    expect(spec.template.spec.containers[0].volumeMounts).toContainEqual({ name: "state", mountPath: "/var/lib/mon" });
+    expect(spec.template.spec.affinity.podAffinity).toBeDefined();
+    // A re-run keeps HA without the flag.
+    expect((await install()).stdout).not.toContain("Deployment mon/mon configured");
+    const off = await install("--no-ha", "--no-network-policy");
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain("PodDisruptionBudget mon/mon deleted");
+    expect(off.stdout).toContain("NetworkPolicy mon/mon deleted");
+    expect(deployment().spec.replicas).toBe(1);
+    expect(envOf().MON_DATA_DIR).toBeUndefined();
+    expect(deployment().spec.template.spec.affinity).toBeUndefined();
+    expect(deployment().spec.template.spec.volumes.map((v: { name: string }) => v.name)).not.toContain("state");
+    // The state volume stays: it holds the Pro state file.
+    expect(get("v1", "PersistentVolumeClaim", "mon", "mon-state")).toBeDefined();
+    const refused = await install("--replicas", "2");
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain("--replicas above 1 needs --ha");
+  }, 60_000);
+
+  test("a second installation in another namespace gets its own cluster-wide grants, leaving the first one's alone", async () => {
+    const run = await install("--namespace", "team-b", "--cluster-name", "team-b");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("ClusterRole mon-team-b created");
+    expect(run.stdout).toContain("Role kube-system/mon-team-b-kube-system created");
+    const binding = get("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", undefined, "mon-team-b")!;
+    expect(binding.roleRef.name).toBe("mon-team-b");
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: "mon", namespace: "team-b" }]);
+    expect(get("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", undefined, "mon")!.subjects).toEqual([
+      { kind: "ServiceAccount", name: "mon", namespace: "mon" },
+    ]);
+    expect(parse(secretText("mon-config", "config.yaml", "team-b")!).app.clusterName).toBe("team-b");
+  }, 60_000);
+
+  test("answers that break the provider catalog or the configuration are refused in one line, and nothing is written", async () => {
+    const before = get("v1", "Secret", "mon", "mon-config")!.metadata.resourceVersion;
+    for (const [args, message] of [
+      [["--provider", "slack", "--set", "token=xoxb-1"], "alert.slack.token needs alert.slack.channel"],
+      [
+        ["--provider", "slack", "--set", "webhook=a", "--set", "token=b", "--set", "channel=c"],
+        "set exactly one of webhook, token",
+      ],
+      [["--provider", "webhook"], "alert.webhook.url is required"],
+      [["--provider", "webhook", "--set", "url=not-a-url"], "alert.webhook.url: must be an absolute URL"],
+      [["--provider", "slakc"], "no alert provider is named slakc"],
+      [["--set", "url=x"], "--set needs --provider"],
+      [["--rbac", "some"], "--rbac must be full or least-privilege"],
+    ] as const) {
+      const run = await install(...args);
+      expect(run.code, args.join(" ")).toBe(1);
+      expect(run.stdout + run.stderr).toContain(message);
+      expect(run.stdout + run.stderr).not.toContain("    at ");
+    }
+    expect(get("v1", "Secret", "mon", "mon-config")!.metadata.resourceVersion).toBe(before);
+  }, 60_000);
+
+  test("mon install features lists the features of the installed release, from its ConfigMap", async () => {
+    const catalog = sim.registry.findByKind("v1", "ConfigMap")!;
+    const map = sim.store.get(catalog, "mon", "mon-catalog");
+    sim.store.update(catalog, "mon", "mon-catalog", {
+      ...map,
+      data: {
+        ...map.data,
+        "feature-catalog.tsv": `${map.data["feature-catalog.tsv"]}installedOnly\truntimes\tpro\tOnly the installed release has it.\n`,
+      },
+    });
+    const run = await runCli(["install", "features", "--kubeconfig", kubeconfig], { home });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Features of mon 0.1.0 installed in mon");
+    expect(run.stdout).toMatch(/installedOnly\s+Pro\s+Only the installed release has it\. \(needs runtimes\)/);
+    expect(run.stdout).toMatch(/silences\s+Silence rules/);
+    expect(run.stdout).toContain("Alert providers (55)");
+    const none = await runCli(["install", "features", "--kubeconfig", kubeconfig, "--namespace", "elsewhere"], {
+      home,
+    });
+    expect(none.code).toBe(1);
+    expect(none.stdout + none.stderr).toContain("no mon release is installed in namespace elsewhere");
+  }, 60_000);
+});
+
+describe("the License / Pro menu through the real license path", () => {
+  test("a key added by the installer activates Pro; removing it sets deactivated-at, and the running leader releases the binding", async () => {
+    const clock = createFakeClock(Date.now());
+    const licenses = await startLicenseServer(() => clock.now());
+    const hook = await startCaptureServer();
+    const licensed = await startSimulator({ timers: clock, bookmarkIntervalMs: 170_000 });
+    const config = join(home, "licensed.kubeconfig");
+    writeFileSync(config, licensed.kubeconfig());
+    const key = licenses.addLicense();
+    try {
+      const added = await runCli(["install", "--yes", "--kubeconfig", config, "--license-key", key], { home });
+      expect(added.code).toBe(0);
+      expect(added.stdout).toContain("Secret mon/mon-license created");
+      const stored = Buffer.from(
+        licensed.store.get(licensed.registry.findByKind("v1", "Secret")!, "mon", "mon-license").data.key,
+        "base64",
+      ).toString();
+      expect(stored).toBe(key);
+      // The pod's MON_LICENSE_KEY comes from that Secret (the base's Deployment): mon activates it.
+      const cluster = await startTestCluster(
+        { webhook: { url: `${hook.url}/mon` } },
+        {
+          cluster: "prod",
+          config: { resyncSeconds: 0 },
+          env: { MON_LICENSE_URL: licenses.url, MON_LICENSE_KEY: stored, POD_NAMESPACE: "mon" },
+          sim: licensed,
+          clock,
+        },
+      );
+      try {
+        await waitUntil(() => cluster.daemon.edition() === "pro", "Pro from the installed key");
+        const removed = await runCli(["install", "--yes", "--kubeconfig", config, "--remove-license"], { home });
+        expect(removed.code).toBe(0);
+        expect(removed.stdout).toContain("deactivated-at is set");
+        expect(removed.stdout).not.toContain("rolls its pods");
+        expect(() => licensed.store.get(licensed.registry.findByKind("v1", "Secret")!, "mon", "mon-license")).toThrow();
+        // The leader looks at the instance Secret every minute.
+        await clock.advance(2 * 60_000);
+        await deliverySettled(cluster.daemon);
+        await waitUntil(() => cluster.daemon.edition() === "community", "Community after the removal");
+        expect(licenses.calls("/v1/release")).toBe(1);
+      } finally {
+        await cluster.stopDaemon();
+      }
+    } finally {
+      await licensed.stop();
+      await licenses.close();
+      await hook.close();
+    }
+  }, 120_000);
+});
