@@ -4,10 +4,12 @@ import { join } from "node:path";
 import { featureCatalogTsv } from "../config/catalog.ts";
 import { type ConfigProblem, formatProblem } from "../config/errors.ts";
 import { checkConfig } from "../config/load.ts";
+import { COMPONENTS } from "../deploy/base.gen.ts";
 import type { RbacMode } from "../deploy/rbac.ts";
 import {
   type Applied,
   applyObjects,
+  clearDeactivation,
   deactivateLicense,
   deleteObject,
   describeObject,
@@ -24,12 +26,12 @@ import {
   CATALOG_CONFIGMAP,
   CONFIG_HASH,
   CONFIG_SECRET,
-  configHash,
   type InstallObject,
   type InstallShape,
   installObjects,
   LICENSE_HASH,
   LICENSE_SECRET,
+  licenseHash,
 } from "../install/plan.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { VERSION } from "../version.ts";
@@ -60,6 +62,8 @@ export interface InstallAnswers {
   /** Pro HA: two replicas (unless `replicas`) sharing the state volume (the `ha` component). */
   readonly ha?: boolean;
   readonly networkPolicy?: boolean;
+  /** More egress ports in the NetworkPolicy (replacing the ones added before). */
+  readonly egressPorts?: readonly number[];
   /** Add or replace the license key, or remove it (deactivated-at on the instance Secret). */
   readonly license?: { readonly action: "set"; readonly key: string } | { readonly action: "remove" };
 }
@@ -103,6 +107,7 @@ export async function readInstalled(connection: KubeConnection, namespace: strin
     metadata: { name: namespace === "mon" ? "mon" : `mon-${namespace}` },
   });
   const license = await readObject(connection, { kind: "Secret", metadata: { name: LICENSE_SECRET, namespace } });
+  const policy = await readObject(connection, { kind: "NetworkPolicy", metadata: { name: "mon", namespace } });
   const container = deployment?.spec?.template?.spec?.containers?.[0];
   const env = new Map<string, string>(
     ((container?.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value ?? ""]),
@@ -120,9 +125,8 @@ export async function readInstalled(connection: KubeConnection, namespace: strin
       image: container?.image ?? `mon:${VERSION}`,
       replicas: deployment?.spec?.replicas ?? 1,
       ha: env.has("MON_DATA_DIR"),
-      networkPolicy: Boolean(
-        await readObject(connection, { kind: "NetworkPolicy", metadata: { name: "mon", namespace } }),
-      ),
+      networkPolicy: Boolean(policy),
+      egressPorts: extraEgressPorts(policy),
       version: VERSION,
     },
     ...(annotations[LICENSE_HASH] ? { licenseHash: annotations[LICENSE_HASH] } : {}),
@@ -159,16 +163,25 @@ export async function runInstall(
     ...(answers.ha !== undefined ? { ha: answers.ha, replicas: answers.ha ? 2 : 1 } : {}),
     ...(answers.replicas !== undefined ? { replicas: answers.replicas } : {}),
     ...(answers.networkPolicy !== undefined ? { networkPolicy: answers.networkPolicy } : {}),
+    ...(answers.egressPorts ? { egressPorts: answers.egressPorts } : {}),
     version: VERSION,
   };
   if (shape.replicas > 1 && !shape.ha)
     throw new Error("--replicas above 1 needs --ha: the replicas share the Pro state volume (docs/leadership.md)");
   const key = answers.license?.action === "set" ? answers.license.key : undefined;
+  // A stored key that is new, changed or added back after a removal rolls the pods (MON_LICENSE_KEY is read at
+  // start); the same key again changes nothing; a removal keeps the stamp (the running leader notices it).
+  let stamp = installed.licenseHash;
+  if (key !== undefined) {
+    const sha = licenseHash(key);
+    if (!(installed.licensed && stamp?.split("@")[0] === sha))
+      stamp = `${sha}@${new Date(options.now()).toISOString()}`;
+  }
   const objects = installObjects({
     shape,
     config,
     ...(key !== undefined ? { licenseKey: key } : {}),
-    ...(installed.licenseHash && answers.license?.action !== "remove" ? { licenseHash: installed.licenseHash } : {}),
+    ...(stamp ? { licenseStamp: stamp } : {}),
     catalogs: releaseCatalogs(),
   });
   const deployment = objects.find((o) => o.kind === "Deployment");
@@ -187,6 +200,7 @@ export async function runInstall(
   ] as const)
     if (off && (await deleteObject(connection, { kind, metadata: { name, namespace: answers.namespace } })))
       applied.push({ object: `${kind} ${answers.namespace}/${name}`, result: "deleted" });
+  if (answers.license?.action === "set") await clearDeactivation(connection, answers.namespace);
   let licenseRemoved: InstallReport["licenseRemoved"];
   if (answers.license?.action === "remove") {
     await deleteObject(connection, {
@@ -221,13 +235,21 @@ export async function installedFeatures(
 
 // --- internal ---
 
+/** The ports of the egress rules the installer added after the component's own (`--egress-ports`). */
+function extraEgressPorts(policy: InstallObject | undefined): number[] {
+  const base = COMPONENTS["network-policy"].resources[0]?.spec?.egress?.length ?? 0;
+  const rules = (policy?.spec?.egress ?? []) as { ports?: { port?: number }[] }[];
+  return rules.slice(base).flatMap((r) => (r.ports ?? []).map((p) => Number(p.port)));
+}
+
 /** Checks the stored configuration with the credentials it references, as the pod will read them. */
 function checkStored(config: StoredConfig): readonly ConfigProblem[] {
   const dir = mkdtempSync(join(tmpdir(), "mon-install-"));
   try {
     for (const [key, value] of Object.entries(config.credentials))
       writeFileSync(join(dir, key), value, { mode: 0o600 });
-    const text = config.text.split(`\${file:${CONFIG_MOUNT}/`).join(`\${file:${dir}/`);
+    // Every path into the mounted Secret (credential references, app.caBundlePath) points at the copies.
+    const text = config.text.split(`${CONFIG_MOUNT}/`).join(`${dir}/`);
     return checkConfig(text, "config.yaml", {}, CONFIG_DOMAIN).problems;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -178,6 +178,36 @@ describe("mon install against the simulator", () => {
     expect(refused.stdout + refused.stderr).toContain("--replicas above 1 needs --ha");
   }, 60_000);
 
+  test("air-gapped: a proxy with credentials, a CA bundle and the proxy's egress port", async () => {
+    const bundle = join(home, "ca.pem");
+    writeFileSync(bundle, sim.pki.caCert);
+    const run = await install(
+      "--network-policy",
+      "--egress-ports",
+      "3128",
+      "--proxy-url",
+      "http://mon:proxy-secret@proxy.internal:3128",
+      "--ca-bundle",
+      bundle,
+    );
+    expect(run.code).toBe(0);
+    const app = parse(secretText("mon-config", "config.yaml")!).app;
+    expect(app).toMatchObject({ proxyURL: "${file:/etc/mon/proxy-url}", caBundlePath: "/etc/mon/ca-bundle.pem" });
+    expect(secretText("mon-config", "proxy-url")).toBe("http://mon:proxy-secret@proxy.internal:3128");
+    expect(secretText("mon-config", "ca-bundle.pem")).toBe(sim.pki.caCert);
+    const egress = get("networking.k8s.io/v1", "NetworkPolicy", "mon", "mon")!.spec.egress;
+    expect(egress.at(-1)).toEqual({ ports: [{ port: 3128, protocol: "TCP" }] });
+    // Kept on a re-run; a bundle that is not PEM is refused like startup refuses it.
+    expect((await install()).stdout).toContain("NetworkPolicy mon/mon unchanged");
+    writeFileSync(bundle, "not a certificate");
+    const refused = await install("--ca-bundle", bundle);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain("app.caBundlePath");
+    expect((await install("--no-network-policy", "--proxy-url", "")).code).toBe(0);
+    expect(parse(secretText("mon-config", "config.yaml")!).app.proxyURL).toBeUndefined();
+    expect(secretText("mon-config", "proxy-url")).toBeUndefined();
+  }, 60_000);
+
   test("a second installation in another namespace gets its own cluster-wide grants, leaving the first one's alone", async () => {
     const run = await install("--namespace", "team-b", "--cluster-name", "team-b");
     expect(run.code).toBe(0);
@@ -279,6 +309,14 @@ describe("the License / Pro menu through the real license path", () => {
         await deliverySettled(cluster.daemon);
         await waitUntil(() => cluster.daemon.edition() === "community", "Community after the removal");
         expect(licenses.calls("/v1/release")).toBe(1);
+        // Adding a key again clears deactivated-at, so the same key can be Pro again.
+        const instance = () =>
+          licensed.store.get(licensed.registry.findByKind("v1", "Secret")!, "mon", "mon-license-instance").data;
+        expect(instance()["deactivated-at"]).toBeDefined();
+        const again = await runCli(["install", "--yes", "--kubeconfig", config, "--license-key", key], { home });
+        expect(again.code).toBe(0);
+        expect(again.stdout).toContain("the configuration changed: the Deployment rolls its pods");
+        expect(instance()["deactivated-at"]).toBeUndefined();
       } finally {
         await cluster.stopDaemon();
       }

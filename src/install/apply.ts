@@ -113,6 +113,19 @@ export async function deactivateLicense(connection: KubeConnection, namespace: s
   return true;
 }
 
+/**
+ * Clears `deactivated-at` from the instance Secret when a key is added again (docs/license.md): without it, the
+ * same key would stay Community. False when there was nothing to clear.
+ */
+export async function clearDeactivation(connection: KubeConnection, namespace: string): Promise<boolean> {
+  const target = { kind: "Secret", metadata: { name: INSTANCE_SECRET, namespace } };
+  const secret = await readObject(connection, target);
+  if (secret?.data?.["deactivated-at"] === undefined) return false;
+  const response = await send(connection, objectPath(target), "PATCH", { data: { "deactivated-at": null } });
+  if (!response.ok) throw await apiError(response, `updating Secret ${namespace}/${INSTANCE_SECRET}`);
+  return true;
+}
+
 // --- internal ---
 
 /**

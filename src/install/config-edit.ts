@@ -11,7 +11,15 @@ export interface ConfigEdits {
   readonly provider?: { readonly name: string; readonly values: Readonly<Record<string, string>> };
   /** Providers to remove (`alert.<name>`, and their credentials). */
   readonly removeProviders?: readonly string[];
+  /** `app.proxyURL`; a URL with credentials is stored as the credential `proxy-url`, referenced by `${file:}`. */
+  readonly proxyUrl?: string;
+  /** PEM text of a CA bundle for outgoing HTTPS: stored as `ca-bundle.pem`, named by `app.caBundlePath`. */
+  readonly caBundle?: string;
 }
+
+/** Secret keys the installer writes besides provider credentials. */
+const PROXY_KEY = "proxy-url";
+const CA_KEY = "ca-bundle.pem";
 
 /** The configuration file and the credentials beside it in the configuration Secret (key → value). */
 export interface StoredConfig {
@@ -37,6 +45,18 @@ export function editConfig(
   if (!isMap(doc.contents)) throw new Error("the stored config.yaml is not a mapping");
   const credentials = { ...current.credentials };
   if (edits.clusterName !== undefined) doc.setIn(["app", "clusterName"], edits.clusterName);
+  if (edits.proxyUrl !== undefined) {
+    delete credentials[PROXY_KEY];
+    if (!edits.proxyUrl) doc.deleteIn(["app", "proxyURL"]);
+    else if (/^[a-z][a-z0-9+.-]*:\/\/[^/@]*@/i.test(edits.proxyUrl)) {
+      credentials[PROXY_KEY] = edits.proxyUrl;
+      doc.setIn(["app", "proxyURL"], `\${file:${CONFIG_MOUNT}/${PROXY_KEY}}`);
+    } else doc.setIn(["app", "proxyURL"], edits.proxyUrl);
+  }
+  if (edits.caBundle !== undefined) {
+    credentials[CA_KEY] = edits.caBundle;
+    doc.setIn(["app", "caBundlePath"], `${CONFIG_MOUNT}/${CA_KEY}`);
+  }
   for (const name of edits.removeProviders ?? []) {
     if (doc.hasIn(["alert", name])) doc.deleteIn(["alert", name]);
     for (const key of Object.keys(credentials)) if (key.startsWith(`${name}-`)) delete credentials[key];

@@ -32,6 +32,8 @@ export interface InstallShape {
   readonly ha: boolean;
   /** The `network-policy` component. */
   readonly networkPolicy: boolean;
+  /** More TCP ports mon may reach out to, as one more egress rule of the NetworkPolicy (proxy, providers). */
+  readonly egressPorts: readonly number[];
   readonly version: string;
 }
 
@@ -49,8 +51,11 @@ export function installObjects(input: {
   config: StoredConfig;
   /** The license key to store; undefined leaves the license Secret as it is. */
   licenseKey?: string;
-  /** The license annotation to keep when the key is not changed (removing a key does not roll: the leader notices). */
-  licenseHash?: string;
+  /**
+   * The license annotation of the pod template (LICENSE_HASH): the key's SHA-256, stamped with the time it was
+   * stored when it must roll the pods; kept as it is when the key is removed (the running leader notices).
+   */
+  licenseStamp?: string;
   catalogs: { readonly features: string; readonly providers: string };
 }): InstallObject[] {
   const { shape } = input;
@@ -77,6 +82,8 @@ export function installObjects(input: {
     if (o.kind === "Role" && o.metadata.name === "mon")
       o.rules = namespaceRules({ leaseName: "mon-leader", instanceSecret: shape.watchSecrets, overlay: shape.overlay });
     if (o.kind === "Deployment") shapeDeployment(o, input);
+    if (o.kind === "NetworkPolicy" && shape.egressPorts.length)
+      o.spec.egress.push({ ports: shape.egressPorts.map((port) => ({ port, protocol: "TCP" })) });
   }
   const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
   const labels = { "app.kubernetes.io/name": "mon", "app.kubernetes.io/version": shape.version };
@@ -152,8 +159,7 @@ function shapeDeployment(deployment: InstallObject, input: Parameters<typeof ins
   deployment.spec.replicas = shape.replicas;
   const template = deployment.spec.template;
   const annotations: Record<string, string> = { [CONFIG_HASH]: configHash(input.config) };
-  const license = input.licenseKey ? licenseHash(input.licenseKey) : input.licenseHash;
-  if (license) annotations[LICENSE_HASH] = license;
+  if (input.licenseStamp) annotations[LICENSE_HASH] = input.licenseStamp;
   template.metadata.annotations = { ...(template.metadata.annotations ?? {}), ...annotations };
   const container = template.spec.containers[0];
   container.image = shape.image;

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { defineCommand } from "citty";
@@ -43,6 +44,15 @@ export default defineCommand({
       description: "Watch Secrets (--no-watch-secrets: no Secret permission at all)",
     },
     image: { type: "string", description: "The image (a mirror for air-gapped clusters)" },
+    "proxy-url": {
+      type: "string",
+      description: "app.proxyURL (with credentials: stored in the Secret); empty removes it",
+    },
+    "ca-bundle": { type: "string", description: "A PEM file of CAs for outgoing HTTPS (app.caBundlePath)" },
+    "egress-ports": {
+      type: "string",
+      description: "More egress ports in the NetworkPolicy (proxy, providers): 3128,8443",
+    },
     ha: {
       type: "boolean",
       description: "Pro HA: a leader and a warm standby on the state volume (--no-ha: one replica)",
@@ -246,6 +256,8 @@ async function answersFrom(
       ...(clusterName !== undefined ? { clusterName } : {}),
       ...(provider ? { provider: { name: provider, values } } : {}),
       ...(args["remove-provider"] ? { removeProviders: [String(args["remove-provider"])] } : {}),
+      ...(args["proxy-url"] !== undefined ? { proxyUrl: String(args["proxy-url"]) } : {}),
+      ...(args["ca-bundle"] ? { caBundle: readFileSync(String(args["ca-bundle"]), "utf8") } : {}),
     },
     ...(overlay !== undefined ? { overlay } : {}),
     ...(args.rbac ? { rbacMode: args.rbac as "full" | "least-privilege" } : {}),
@@ -254,8 +266,19 @@ async function answersFrom(
     ...(replicas !== undefined ? { replicas } : {}),
     ...(args.ha !== undefined ? { ha: Boolean(args.ha) } : {}),
     ...(args["network-policy"] !== undefined ? { networkPolicy: Boolean(args["network-policy"]) } : {}),
+    ...(args["egress-ports"] !== undefined ? { egressPorts: ports(String(args["egress-ports"])) } : {}),
     ...(license ? { license } : {}),
   };
+}
+
+function ports(text: string): number[] {
+  const out = text
+    .split(",")
+    .filter((p) => p.trim())
+    .map(Number);
+  if (out.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
+    throw new Error(`--egress-ports must be ports (1-65535) separated by commas, not ${text}`);
+  return out;
 }
 
 function groupsOf(fields: readonly CatalogField[]): CatalogField[][] {
