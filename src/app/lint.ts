@@ -1,4 +1,5 @@
 import { checkConfigSource } from "../config/load.ts";
+import { readOverlayFile } from "../config/overlay.ts";
 import type { ConfigProblem } from "../config/errors.ts";
 import type { Outcome } from "../model/job.ts";
 import { createRouter } from "../route/router.ts";
@@ -27,9 +28,13 @@ export async function lint(options: {
   path?: string;
   strict?: boolean;
   check?: boolean;
+  /** A file of MonConfig objects to merge over the configuration, as the running mon would (spec 2.5). */
+  overlay?: string;
 }): Promise<LintReport> {
-  const checked = checkConfigSource({ ...options, domain: CONFIG_DOMAIN });
-  const problems: ConfigProblem[] = [...checked.problems];
+  const base = checkConfigSource({ ...options, domain: CONFIG_DOMAIN });
+  const overlays = options.overlay ? readOverlayFile(options.overlay) : undefined;
+  const checked = overlays?.sources.length ? base.withOverlays(overlays.sources) : base;
+  const problems: ConfigProblem[] = [...(overlays?.problems ?? []), ...checked.problems];
   const unreadable = problems.some((p) => p.rule === "file_missing" || p.rule === "file_unreadable");
   let kept: string[] = [];
   let inactive: string[] = [];

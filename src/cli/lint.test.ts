@@ -190,6 +190,42 @@ describe("mon lint (spec 4.4)", () => {
     expect(strict.stdout).toContain("typo.yaml:2: error: unknown key app.clusterNmae");
   });
 
+  test("--overlay merges MonConfig objects over the file as mon would, and names the object at fault", async () => {
+    const base = file("base.yaml", "app:\n  clusterName: prod\nalert:\n  stdout: {}\n");
+    const good = file(
+      "good-overlay.yaml",
+      "apiVersion: mon.io/v1beta1\nkind: MonConfig\nmetadata: {name: quiet, namespace: mon}\nspec:\n  namespaces: ['!batch']\n  resyncSeconds: 60\n",
+    );
+    expect(await mon(["lint", base, "--overlay", good])).toMatchObject({
+      code: 0,
+      stdout: "base.yaml: valid (0 errors, 0 warnings); delivering to stdout\n",
+    });
+    const bad = file(
+      "bad-overlay.yaml",
+      [
+        "apiVersion: mon.io/v1beta1",
+        "kind: MonConfig",
+        "metadata: {name: a}",
+        "spec:",
+        "  resyncSeconds: 10",
+        "---",
+        "apiVersion: mon.io/v1beta1",
+        "kind: MonConfig",
+        "metadata: {name: b}",
+        "spec:",
+        "  alert: {webhook: {url: https://x.test}}",
+        "  app: {clusterName: '${HOSTNAME}'}",
+        "",
+      ].join("\n"),
+    );
+    const { code, stdout } = await mon(["lint", base, "--overlay", bad]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("MonConfig mon/b: error: spec.alert: not settable in the overlay");
+    expect(stdout).toContain("MonConfig mon/b: error: spec.app.clusterName: ${...} references are not expanded");
+    const other = file("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n");
+    expect((await mon(["lint", base, "--overlay", other])).stdout).toContain("Deployment is not a MonConfig");
+  });
+
   test("no provider configured is a warning", async () => {
     const { code, stdout } = await mon(["lint", file("none.yaml", "app:\n  clusterName: x\n")]);
     expect(code).toBe(0);

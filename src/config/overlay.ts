@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { parseAllDocuments } from "yaml";
 import type { ConfigProblem } from "./errors.ts";
 
 /** The API group of the MonConfig resource ({crd_group}, spec 2.5): the group of mon's annotations. */
@@ -71,6 +74,57 @@ export function mergeOverlays(
   for (const source of [...sources].sort((a, b) => a.name.localeCompare(b.name)))
     out = merge(out, source.spec) as Record<string, unknown>;
   return out;
+}
+
+/**
+ * Reads MonConfig objects from a YAML file (one or more documents, as `kubectl apply -f` takes them) for
+ * `mon lint --overlay`: every document of kind MonConfig in {crd_group} becomes a source (namespace `mon` when
+ * the document names none); an unreadable file, a YAML error or another kind is a problem naming the file.
+ */
+export function readOverlayFile(path: string): { sources: OverlaySource[]; problems: ConfigProblem[] } {
+  const file = basename(path);
+  const problem = (rule: ConfigProblem["rule"], message: string): ConfigProblem => ({
+    level: "error",
+    rule,
+    key: "",
+    message,
+    file,
+  });
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    return { sources: [], problems: [problem("file_unreadable", `cannot read overlay file ${path} (${code})`)] };
+  }
+  const sources: OverlaySource[] = [];
+  const problems: ConfigProblem[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if ("errors" in doc && doc.errors.length) {
+      problems.push(problem("yaml_syntax", doc.errors[0]!.message.split("\n")[0]!));
+      continue;
+    }
+    const object = doc.toJSON() as {
+      apiVersion?: string;
+      kind?: string;
+      metadata?: { name?: string; namespace?: string };
+      spec?: unknown;
+    } | null;
+    if (!object) continue;
+    if (object.kind !== "MonConfig" || !String(object.apiVersion ?? "").startsWith(`${CRD_GROUP}/`)) {
+      problems.push(
+        problem("invalid_value", `${object.kind ?? "a document"} is not a MonConfig (${CRD_GROUP}/${CRD_VERSION})`),
+      );
+      continue;
+    }
+    const spec = object.spec && typeof object.spec === "object" && !Array.isArray(object.spec) ? object.spec : {};
+    sources.push({
+      namespace: object.metadata?.namespace ?? "mon",
+      name: object.metadata?.name ?? "",
+      spec: spec as OverlaySource["spec"],
+    });
+  }
+  return { sources, problems };
 }
 
 // --- internal ---
