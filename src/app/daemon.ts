@@ -322,7 +322,7 @@ async function serveHealth(
       ? { diagnostics: { token: settings.diagnostics.token, source: sources.diagnostics } }
       : {}),
   });
-  options.logger.info(`health server on ${server.url}`);
+  options.logger.info(`health server listening on ${server.listening}`);
   return server;
 }
 

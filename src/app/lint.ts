@@ -1,4 +1,6 @@
-import { checkConfigSource } from "../config/load.ts";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { checkConfig, checkConfigSource } from "../config/load.ts";
 import { readOverlayFile } from "../config/overlay.ts";
 import type { ConfigProblem } from "../config/errors.ts";
 import type { Outcome } from "../model/job.ts";
@@ -30,8 +32,16 @@ export async function lint(options: {
   check?: boolean;
   /** A file of MonConfig objects to merge over the configuration, as the running mon would (spec 2.5). */
   overlay?: string;
+  /** Reads the configuration for `path` `-` (default: standard input). */
+  stdin?: () => string;
 }): Promise<LintReport> {
-  const base = checkConfigSource({ ...options, domain: CONFIG_DOMAIN });
+  // `-` is standard input; a file is named as it was given (a relative path stays relative).
+  const given = options.path ?? (options.env.CONFIG_FILE || undefined);
+  const shown = given === "-" ? "<stdin>" : given;
+  const base =
+    given === "-"
+      ? checkConfig((options.stdin ?? (() => readFileSync(0, "utf8")))(), "<stdin>", options.env, CONFIG_DOMAIN)
+      : checkConfigSource({ ...options, domain: CONFIG_DOMAIN });
   const overlays = options.overlay ? readOverlayFile(options.overlay) : undefined;
   const checked = overlays?.sources.length ? base.withOverlays(overlays.sources) : base;
   const problems: ConfigProblem[] = [...(overlays?.problems ?? []), ...checked.problems];
@@ -92,12 +102,13 @@ export async function lint(options: {
       }
     }
   }
+  const named = problems.map((p) => (shown && p.file === basename(shown) ? { ...p, file: shown } : p));
   const final = (
-    options.strict ? problems.map((p) => (STRICT.has(p.rule) ? { ...p, level: "error" as const } : p)) : problems
+    options.strict ? named.map((p) => (STRICT.has(p.rule) ? { ...p, level: "error" as const } : p)) : named
   ).sort(byPlace);
   const errors = final.filter((p) => p.level === "error").length;
   return {
-    ...(checked.file ? { file: checked.file } : {}),
+    ...(shown ? { file: shown } : {}),
     problems: final,
     providers: { kept, inactive },
     checks,
@@ -133,12 +144,15 @@ export function formatLintReport(report: LintReport): string {
   });
   for (const c of report.checks)
     lines.push(
-      `alert.${c.provider}: check: ${c.outcome.kind === "ok" ? "credentials accepted" : c.outcome.kind === "unsupported" ? "no side-effect-free check for this provider" : "failed"}`,
+      `alert.${c.provider}: check: ${c.outcome.kind === "ok" ? "credentials accepted" : c.outcome.kind === "unsupported" ? "no side-effect-free check for this provider" : `failed: ${c.outcome.kind === "permanent" || c.outcome.kind === "retry" ? c.outcome.reason : "rate limited"}`}`,
     );
   const counts = `${report.errors} error${report.errors === 1 ? "" : "s"}, ${report.warnings} warning${report.warnings === 1 ? "" : "s"}`;
-  const providers = report.providers.kept.length
-    ? `; delivering to ${report.providers.kept.join(", ")}${report.providers.inactive.length ? ` (inactive in Community: ${report.providers.inactive.join(", ")})` : ""}`
-    : "";
+  const providers =
+    report.exitCode !== 0
+      ? "; not delivering: mon refuses to start with errors"
+      : report.providers.kept.length
+        ? `; delivering to ${report.providers.kept.join(", ")}${report.providers.inactive.length ? ` (inactive in Community: ${report.providers.inactive.join(", ")})` : ""}`
+        : "";
   lines.push(
     `${report.file ?? "built-in defaults"}: ${report.exitCode === 0 ? "valid" : report.exitCode === 2 ? "could not be read" : "invalid"} (${counts})${providers}`,
   );

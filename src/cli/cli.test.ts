@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
+import { type AddressInfo, createServer } from "node:net";
+import { startSimulator } from "../sim/simulator.ts";
 import { CLI_MAIN as MAIN, runCli } from "../testing/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mon-cli-"));
@@ -18,14 +20,73 @@ function file(name: string, text: string): string {
   return path;
 }
 
+describe("the first hour: mon run says what is wrong in one line (spec 7.2)", () => {
+  const oneLine = (r: { code: number; stdout: string; stderr: string }) => {
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).not.toMatch(/^\s+at /m);
+  };
+
+  test("no kubeconfig anywhere", async () => {
+    const r = await mon(["run"], { HOME: mkdtempSync(join(tmpdir(), "mon-home-")) });
+    oneLine(r);
+    expect(r.stdout + r.stderr).toContain("no kubeconfig found: pass --kubeconfig FILE or set KUBECONFIG");
+  });
+
+  test("KUBERNETES_SERVICE_HOST set without the ServiceAccount files", async () => {
+    const r = await mon(["run"], { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" });
+    oneLine(r);
+    expect(r.stdout + r.stderr).toContain(
+      "KUBERNETES_SERVICE_HOST is set but /var/run/secrets/kubernetes.io/serviceaccount/token does not exist",
+    );
+  });
+
+  test("a kubeconfig that client-node cannot use (a plain-http server)", async () => {
+    const kubeconfig = file(
+      "http.kubeconfig",
+      "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:1'}}]\ncontexts: [{name: c, context: {cluster: c}}]\ncurrent-context: c\n",
+    );
+    const r = await mon(["run", "--kubeconfig", kubeconfig]);
+    oneLine(r);
+    expect(r.stdout + r.stderr).toContain("cannot use kubeconfig");
+  });
+
+  test("the health port is taken; otherwise the log names where the health server really listens", async () => {
+    const sim = await startSimulator();
+    const blocker = createServer();
+    try {
+      await new Promise<void>((resolve) => blocker.listen(0, "0.0.0.0", resolve));
+      const port = (blocker.address() as AddressInfo).port;
+      const kubeconfig = file("sim.kubeconfig", sim.kubeconfig());
+      const r = await mon([
+        "run",
+        "--kubeconfig",
+        kubeconfig,
+        "--config",
+        file("port.yaml", `healthCheck:\n  port: ${port}\n`),
+      ]);
+      oneLine(r);
+      expect(r.stdout + r.stderr).toContain(
+        `health server: port ${port} is already in use on all interfaces; free it or set healthCheck.port`,
+      );
+    } finally {
+      blocker.close();
+      await sim.stop();
+    }
+  }, 30_000);
+});
+
 describe("mon CLI", () => {
   test("--version prints the package version", async () => {
     expect(await mon(["--version"])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
   });
 
-  test("--help lists run, lint, features, demo and sim", async () => {
+  test("--help lists every command and --version, without colour codes when the output is not a terminal", async () => {
     const { stdout } = await mon(["--help"]);
-    expect(stdout).toContain("features");
+    for (const command of ["run", "lint", "features", "demo", "sim", "install"])
+      expect(stdout).toMatch(new RegExp(`^ +${command} `, "m"));
+    expect(stdout).toContain("--version, -v");
+    expect(stdout).not.toContain("\u001b[");
+    expect((await mon(["lint", "--help"])).stdout).not.toContain("\u001b[");
   });
 
   test("features lists the feature catalog and all 55 alert providers with their kinds", async () => {

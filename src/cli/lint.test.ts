@@ -169,25 +169,30 @@ describe("mon lint (spec 4.4)", () => {
     expect(code).toBe(1);
     expect(stdout).toBe(
       [
-        "bad.yaml:2: warning: unknown key app.clusterNmae (did you mean clusterName?)",
-        'bad.yaml:3: error: app.logFormatter: must be text or json (got "xml")',
-        "bad.yaml:4: error: resyncSeconds: must be 0 (off) or at least 30 (got 10)",
-        "bad.yaml: invalid (2 errors, 1 warning); delivering to slack (inactive in Community: webhook)",
+        `${path}:2: warning: unknown key app.clusterNmae (did you mean clusterName?)`,
+        `${path}:3: error: app.logFormatter: must be text or json (got "xml")`,
+        `${path}:4: error: resyncSeconds: must be 0 (off) or at least 30 (got 10)`,
+        `${path}: invalid (2 errors, 1 warning); not delivering: mon refuses to start with errors`,
         "",
       ].join("\n"),
     );
   });
 
   test("a clean file exits 0; warnings alone still exit 0; --strict turns unknown keys into errors", async () => {
-    expect(await mon(["lint", file("clean.yaml", "alert:\n  stdout: {}\n")])).toMatchObject({
+    const clean = file("clean.yaml", "alert:\n  stdout: {}\n");
+    expect(await mon(["lint", clean])).toMatchObject({
       code: 0,
-      stdout: "clean.yaml: valid (0 errors, 0 warnings); delivering to stdout\n",
+      stdout: `${clean}: valid (0 errors, 0 warnings); delivering to stdout\n`,
     });
+    // `-` reads standard input.
+    const piped = await runCli(["lint", "-"], { home: dir, stdin: "resyncSeconds: 5\nalert:\n  stdout: {}\n" });
+    expect(piped.code).toBe(1);
+    expect(piped.stdout).toContain("<stdin>:1: error: resyncSeconds: must be 0 (off) or at least 30 (got 5)");
     const typo = file("typo.yaml", "app:\n  clusterNmae: x\nalert:\n  stdout: {}\n");
     expect((await mon(["lint", typo])).code).toBe(0);
     const strict = await mon(["lint", "--strict", typo]);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toContain("typo.yaml:2: error: unknown key app.clusterNmae");
+    expect(strict.stdout).toContain(`${typo}:2: error: unknown key app.clusterNmae`);
   });
 
   test("--overlay merges MonConfig objects over the file as mon would, and names the object at fault", async () => {
@@ -198,7 +203,7 @@ describe("mon lint (spec 4.4)", () => {
     );
     expect(await mon(["lint", base, "--overlay", good])).toMatchObject({
       code: 0,
-      stdout: "base.yaml: valid (0 errors, 0 warnings); delivering to stdout\n",
+      stdout: `${base}: valid (0 errors, 0 warnings); delivering to stdout\n`,
     });
     const bad = file(
       "bad-overlay.yaml",
@@ -227,30 +232,28 @@ describe("mon lint (spec 4.4)", () => {
   });
 
   test("no provider configured is a warning", async () => {
-    const { code, stdout } = await mon(["lint", file("none.yaml", "app:\n  clusterName: x\n")]);
+    const none = file("none.yaml", "app:\n  clusterName: x\n");
+    const { code, stdout } = await mon(["lint", none]);
     expect(code).toBe(0);
-    expect(stdout).toContain("none.yaml: warning: no alert provider is configured");
+    expect(stdout).toContain(`${none}: warning: no alert provider is configured`);
   });
 
   test("exit 2 when the file cannot be read; CONFIG_FILE is used without an argument", async () => {
     expect(await mon(["lint", join(dir, "missing.yaml")])).toMatchObject({ code: 2 });
-    expect(await mon(["lint"], { CONFIG_FILE: file("via-env.yaml", "alert:\n  stdout: {}\n") })).toMatchObject({
+    const viaEnv = file("via-env.yaml", "alert:\n  stdout: {}\n");
+    expect(await mon(["lint"], { CONFIG_FILE: viaEnv })).toMatchObject({
       code: 0,
-      stdout: "via-env.yaml: valid (0 errors, 0 warnings); delivering to stdout\n",
+      stdout: `${viaEnv}: valid (0 errors, 0 warnings); delivering to stdout\n`,
     });
   });
 
   test("--format json reports the same for CI systems", async () => {
-    const { code, stdout } = await mon([
-      "lint",
-      "--format",
-      "json",
-      file("j.yaml", "resyncSeconds: 5\nalert:\n  stdout: {}\n"),
-    ]);
+    const j = file("j.yaml", "resyncSeconds: 5\nalert:\n  stdout: {}\n");
+    const { code, stdout } = await mon(["lint", "--format", "json", j]);
     expect(code).toBe(1);
     const report = JSON.parse(stdout);
     expect(report).toMatchObject({
-      file: "j.yaml",
+      file: j,
       errors: 1,
       warnings: 0,
       exitCode: 1,
@@ -271,7 +274,8 @@ describe("mon lint (spec 4.4)", () => {
       const { code, stdout } = await mon(["lint", "--check", path]);
       expect(slack.requests.map((r) => r.path)).toEqual(["/auth.test"]);
       expect(code).toBe(1);
-      expect(stdout).toContain("check.yaml: error: alert.slack: credential check failed (slack_invalid_auth)");
+      expect(stdout).toContain(`${path}: error: alert.slack: credential check failed (slack_invalid_auth)`);
+      expect(stdout).toContain("alert.slack: check: failed: slack_invalid_auth");
       slack.queue({ status: 200, body: JSON.stringify({ ok: true }) });
       const ok = await mon(["lint", "--check", path]);
       expect(ok.code).toBe(0);

@@ -141,5 +141,7 @@ describe("the MonConfig overlay", () => {
     await waitUntil(async () => (await healthOf(r)).ready === true, "readiness", 30_000);
     const health = await healthOf(r);
     expect(health.components["crd-watcher"]).toMatchObject({ state: "degraded", reason: "optional_api_unavailable" });
+    // The log says where the health server really listens (all interfaces: the kubelet probes it from outside).
+    expect(r.log.join("")).toContain(`health server listening on 0.0.0.0:${new URL(r.health).port} (all interfaces)`);
   }, 60_000);
 });

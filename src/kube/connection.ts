@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createTlsFetch, type TlsFetch } from "../runtime/tls-fetch.ts";
 import { classifyFetchError, classifyStatus, KubeError } from "./errors.ts";
@@ -45,12 +48,26 @@ export async function connectKube(
       kc.loadFromFile(path);
     } else if (env.KUBERNETES_SERVICE_HOST) {
       source = "in-cluster";
+      // client-node reads these lazily and fails with a raw ENOENT deep inside; say what is missing up front.
+      for (const file of [IN_CLUSTER_TOKEN, IN_CLUSTER_CA])
+        if (!existsSync(file))
+          throw new KubeError(
+            "kubeconfig",
+            `KUBERNETES_SERVICE_HOST is set but ${file} does not exist: mount the ServiceAccount token (automountServiceAccountToken: true), or pass --kubeconfig outside a cluster`,
+          );
       kc.loadFromCluster();
     } else {
       source = "default kubeconfig";
+      const home = join(env.HOME ?? homedir(), ".kube", "config");
+      if (!existsSync(home))
+        throw new KubeError(
+          "kubeconfig",
+          `no kubeconfig found: pass --kubeconfig FILE or set KUBECONFIG (${home} does not exist), or run mon in a cluster with its ServiceAccount`,
+        );
       kc.loadFromDefault();
     }
   } catch (error) {
+    if (error instanceof KubeError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new KubeError(
       "kubeconfig",
@@ -58,9 +75,14 @@ export async function connectKube(
     );
   }
   const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new KubeError("network", `no current cluster in ${source}`);
+  if (!cluster) throw new KubeError("kubeconfig", `no current cluster in ${source}: set current-context`);
   const server = cluster.server.replace(/\/+$/, "");
-  const base = await httpsOptions(kc);
+  let base: HttpsOptions;
+  try {
+    base = await httpsOptions(kc);
+  } catch (error) {
+    throw new KubeError("kubeconfig", `cannot use ${source} (server ${server}): ${(error as Error).message}`);
+  }
   const tlsFetch: TlsFetch = createTlsFetch({
     ca: pem(base.ca),
     cert: pem(base.cert),
@@ -113,6 +135,9 @@ interface HttpsOptions {
   headers?: Record<string, unknown>;
   auth?: unknown;
 }
+
+const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+const IN_CLUSTER_CA = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
 
 async function httpsOptions(kc: KubeConfig): Promise<HttpsOptions> {
   const opts: HttpsOptions = {};

@@ -3,6 +3,7 @@ import type { HealthRegistry } from "../health/registry.ts";
 import type { Registry } from "prom-client";
 import { addDiagnostics, type DiagnosticsSource } from "./diagnostics.ts";
 import { json, text } from "./responses.ts";
+import { UserError } from "../runtime/user-error.ts";
 
 /**
  * What /status serves (spec 4.1), asked on each request: undefined on a standby (the leader serves it);
@@ -16,6 +17,8 @@ export type StatusSource = () =>
 /** A running health server. */
 export interface HealthServer {
   readonly url: string;
+  /** Where it listens (`0.0.0.0:8060 (all interfaces)`, or the given host and port), for the log. */
+  readonly listening: string;
   close(): Promise<void>;
 }
 
@@ -67,9 +70,24 @@ export async function startHealthServer(options: {
       return now.pro ? json(200, now.json) : json(402, { error: "pro_required" });
     });
   if (options.diagnostics) addDiagnostics(app, options.diagnostics.token, options.diagnostics.source);
-  const server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
-  await server.ready();
-  // Show an address a person can open; the server itself listens on `hostname` (all interfaces by default).
+  const where = `${options.hostname ?? "0.0.0.0"}:${options.port}`;
+  let server: ReturnType<typeof serve>;
+  try {
+    server = serve(app, { port: options.port, hostname: options.hostname, silent: true });
+    await server.ready();
+  } catch (error) {
+    const inUse = /in use|EADDRINUSE/i.test((error as Error).message);
+    throw new UserError(
+      inUse
+        ? `health server: port ${options.port} is already in use on ${options.hostname ?? "all interfaces"}; free it or set healthCheck.port`
+        : `health server: cannot listen on ${where}: ${(error as Error).message}`,
+    );
+  }
+  // `url` is an address a person can open; `listening` says where the server really listens.
   const port = server.url ? new URL(server.url).port : String(options.port);
-  return { url: `http://${options.hostname ?? "localhost"}:${port}`, close: () => server.close(true) };
+  return {
+    url: `http://${options.hostname ?? "localhost"}:${port}`,
+    listening: options.hostname ? `${options.hostname}:${port}` : `0.0.0.0:${port} (all interfaces)`,
+    close: () => server.close(true),
+  };
 }

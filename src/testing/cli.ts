@@ -11,18 +11,20 @@ export interface CliResult {
 }
 
 /**
- * Runs the real CLI (`bun src/main.ts ...args`) as a separate process with only PATH, HOME and `env` set,
+ * Runs the real CLI (`bun src/main.ts ...args`) as a separate process with only PATH, HOME and `env` set (and
+ * `stdin` as its standard input when given),
  * so the host's variables never leak into a test. Never blocks the test's own event loop.
  */
 export function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; home: string },
+  options: { env?: Record<string, string>; home: string; stdin?: string },
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: options.home, ...options.env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
