@@ -27,8 +27,8 @@ export function runCli(
     if (options.stdin !== undefined) child.stdin?.end(options.stdin);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.stdout?.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
