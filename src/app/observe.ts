@@ -75,7 +75,7 @@ export function createObservers(options: {
       });
       if (attempt === 1 || attempt % 10 === 0) {
         logger.warn(
-          `delivery to ${job.provider} failed (${failure}: ${detail}); retry ${attempt} in ${Math.round(waitMs / 1000)} s`,
+          `delivery to ${job.provider} failed (${reasonText(failure, detail)}); retry ${attempt} in ${Math.round(waitMs / 1000)} s`,
         );
       }
     },
@@ -98,13 +98,13 @@ export function createObservers(options: {
       metrics.deliveryDeadLetters.inc({ provider: job.provider, reason: failure });
       health.set(`provider-${job.provider}`, "degraded", { reason: "provider_rejected" });
       logger.error(
-        `delivery to ${job.provider} rejected permanently (${failure}: ${detail}); message ${job.message.id} dead-lettered, not retried`,
+        `delivery to ${job.provider} rejected permanently (${reasonText(failure, detail)}); message ${job.message.id} dead-lettered, not retried`,
       );
     },
     gaveUp(job, settled) {
       const why = settled.failure === "retries_exhausted" ? " (retry.maxAttempts)" : " over 24 h";
       logger.error(
-        `delivery to ${job.provider} gave up after ${settled.attempts} attempt${settled.attempts === 1 ? "" : "s"}${why} (${settled.last.failure}: ${settled.detail}); message ${job.message.id} not delivered there`,
+        `delivery to ${job.provider} gave up after ${settled.attempts} attempt${settled.attempts === 1 ? "" : "s"}${why} (${reasonText(settled.last.failure, settled.detail)}); message ${job.message.id} not delivered there`,
       );
     },
     handedOver(job, to, send) {
@@ -208,4 +208,9 @@ export function createObservers(options: {
       }
     },
   };
+}
+
+/** A failure reason and the provider's words, without saying the reason twice (`network: host ECONNREFUSED`). */
+function reasonText(failure: string, detail: string): string {
+  return detail === failure || detail.startsWith(`${failure}:`) ? detail : `${failure}: ${detail}`;
 }

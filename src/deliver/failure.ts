@@ -46,7 +46,7 @@ export function failureOf(outcome: Exclude<Outcome, { kind: "ok" }>): Failure {
     return { failure: unauthorized ? "unauthorized" : "rejected", detail };
   }
   if (detail === "timeout") return { failure: "timeout", detail };
-  if (detail === "network") return { failure: "network", detail };
+  if (detail === "network" || detail.startsWith("network:")) return { failure: "network", detail };
   if (detail.startsWith("provider_error")) return { failure: "provider_error", detail };
   if (/^http_(5\d\d|408)\b/.test(detail)) return { failure: "server_error", detail };
   return { failure: "unavailable", detail };

@@ -18,14 +18,29 @@ export function classifyStatus(answer: HttpAnswer, now: number): Outcome {
   return { kind: "permanent", reason: `http_${status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}` };
 }
 
-/** Turns a thrown request error into an outcome: network failures and timeouts are retryable. */
+/**
+ * Turns a thrown request error into an outcome: network failures and timeouts are retryable. A network failure
+ * names the host and the system's error code (`network: hooks.example.com ECONNREFUSED`), so the log says
+ * where and why; never the path or query, which may carry a credential.
+ */
 export function classifyError(error: unknown): Outcome {
   if (error instanceof FetchError && error.response) {
     return { kind: "retry", reason: `http_${error.response.status}` };
   }
   const name = (error as { name?: string })?.name;
   if (name === "AbortError" || name === "TimeoutError") return { kind: "retry", reason: "timeout" };
-  return { kind: "retry", reason: "network" };
+  const cause = (error as { cause?: { code?: unknown; name?: string } })?.cause;
+  const code = (error as { code?: unknown })?.code ?? cause?.code;
+  const request = error instanceof FetchError ? error.request : undefined;
+  const url = typeof request === "string" ? request : request instanceof Request ? request.url : undefined;
+  let host: string | undefined;
+  try {
+    host = url ? new URL(url).host : undefined;
+  } catch {
+    host = undefined;
+  }
+  const where = [host, typeof code === "string" && /^[A-Z0-9_]+$/.test(code) ? code : undefined].filter(Boolean);
+  return { kind: "retry", reason: where.length ? `network: ${where.join(" ")}` : "network" };
 }
 
 /** Parses Retry-After (delta seconds or HTTP date) into milliseconds from `now`; undefined when absent or invalid. */
