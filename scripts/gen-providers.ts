@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { catalogProviders, providerCatalogTsv, providerDoc } from "../src/app/provider-catalog.ts";
+import { catalogProviders, debugProviders, providerCatalogTsv, providerDoc } from "../src/app/provider-catalog.ts";
 import { runGenerator } from "./generated-file.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -33,7 +33,7 @@ function read(path: string): string {
 
 if (import.meta.main) {
   const files: [string, string][] = [[join(root, "deploy", "provider-catalog.tsv"), providerCatalogTsv()]];
-  for (const d of catalogProviders()) {
+  for (const d of [...catalogProviders(), ...debugProviders()]) {
     const path = join(root, "docs", "providers", `${d.name}.md`);
     files.push([path, withGenerated(read(path), providerDoc(d))]);
   }

@@ -2,7 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { withGenerated } from "../../scripts/gen-providers.ts";
-import { catalogProviders, providerCatalogTsv, providerDoc, providerFields } from "./provider-catalog.ts";
+import {
+  catalogProviders,
+  debugProviders,
+  providerCatalogTsv,
+  providerDoc,
+  providerFields,
+} from "./provider-catalog.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -37,9 +43,14 @@ describe("the provider catalog (spec 1.11, 2.4)", () => {
     }
   });
 
+  test("every option of every provider, stdout included, is described on its page", () => {
+    for (const d of [...catalogProviders(), ...debugProviders()])
+      for (const f of providerFields(d)) expect(f.description, `${d.name}.${f.name}`).not.toBe("");
+  });
+
   test("deploy/provider-catalog.tsv and docs/providers/*.md are current (run bun scripts/gen-providers.ts)", () => {
     expect(readFileSync(join(root, "deploy", "provider-catalog.tsv"), "utf8")).toBe(providerCatalogTsv());
-    for (const d of catalogProviders()) {
+    for (const d of [...catalogProviders(), ...debugProviders()]) {
       const path = join(root, "docs", "providers", `${d.name}.md`);
       const current = readFileSync(path, "utf8");
       expect(withGenerated(current, providerDoc(d)), path).toBe(current);

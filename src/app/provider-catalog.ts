@@ -29,6 +29,11 @@ const THREADING: Readonly<Record<ProviderDefinition["threading"], string>> = {
   dedup_key: "every message carries the incident's dedup key, so the receiver keeps them together",
 };
 
+/** The providers for debugging (not alerting): `stdout`, what `mon demo` shows. */
+export function debugProviders(): ProviderDefinition[] {
+  return Object.values(PROVIDERS).filter((d) => d.name === "stdout");
+}
+
 /** Every provider definition, sorted by name (the stdout debugging provider left out). */
 export function catalogProviders(): ProviderDefinition[] {
   return Object.values(PROVIDERS)

@@ -99,6 +99,14 @@ describe("mon CLI", () => {
     expect(features.length).toBeGreaterThan(0);
     expect(providers).toHaveLength(55);
     expect(providers.find((p) => p.name === "alert.pagerDuty")).toMatchObject({ kind: "paging" });
+    // The text names its sections, uses the configuration's key names, and lists the debugging provider.
+    const text = (await mon(["features"])).stdout;
+    expect(text).toContain("Features (");
+    expect(text).toContain("Alert providers (55;");
+    expect(text).toMatch(/For debugging \(mon demo\):\nalert\.stdout\s+Standard output/);
+    expect(text).toMatch(/^severityByReason\s+Pro/m);
+    expect(text).toMatch(/^severityByOwnerKind\s+Pro/m);
+    expect(text).not.toContain("severityOverrides");
   });
 
   test("run refuses to start when CONFIG_FILE names a missing file", async () => {

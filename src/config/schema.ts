@@ -291,13 +291,13 @@ export const ConfigSchema = v.pipe(
       doc(
         v.record(v.string(), Severity),
         "Reason → severity override (keys case-insensitive); checked before severityByOwnerKind.",
-        { pro: true, feature: "severityOverrides" },
+        { pro: true, feature: "severityByReason" },
       ),
     ),
     severityByOwnerKind: v.optional(
       doc(v.record(v.string(), Severity), "Owner kind → severity override (keys case-insensitive).", {
         pro: true,
-        feature: "severityOverrides",
+        feature: "severityByOwnerKind",
       }),
     ),
     maintenance: v.optional(

@@ -21,8 +21,26 @@ const Options = v.object({
   signingSecret: v.optional(
     v.pipe(v.string(), v.description("Standard Webhooks signing secret (whsec_…; a credential).")),
   ),
-  timeoutSeconds: v.optional(v.pipe(v.number(), v.minValue(1), v.maxValue(60)), 10),
-  maxBodyBytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(4096)), 262_144),
+  timeoutSeconds: v.optional(
+    v.pipe(
+      v.number(),
+      v.minValue(1),
+      v.maxValue(60),
+      v.description("Seconds to wait for the receiver's answer (1-60)."),
+    ),
+    10,
+  ),
+  maxBodyBytes: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(4096),
+      v.description(
+        "Largest body in bytes (at least 4096); above it the findings' evidence is left out and the text cut.",
+      ),
+    ),
+    262_144,
+  ),
 });
 
 /** The JSON body mon posts (docs/providers/webhook.md). */
