@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { REASONS, type Family } from "../src/detect/catalogue.ts";
+import { NEXT_STEPS } from "../src/detect/next-steps.ts";
 import { runGenerator } from "./generated-file.ts";
 
 const FAMILIES: Record<Family, string> = {
@@ -21,6 +22,10 @@ const FAMILIES: Record<Family, string> = {
 /** The whole page. */
 export function reasonsDoc(): string {
   const cell = (s: string) => s.replace(/\|/g, "\\|");
+  const steps = (reason: string) =>
+    (NEXT_STEPS[reason] ?? [])
+      .map((step) => (step.startsWith("kubectl ") ? `\`${cell(step)}\`` : cell(step)))
+      .join("<br>");
   const hold = (s: number) => (s === 0 ? "at once" : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
   const sections = (Object.keys(FAMILIES) as Family[])
     .filter((f) => REASONS.some((r) => r.family === f))
@@ -28,11 +33,11 @@ export function reasonsDoc(): string {
       [
         `## ${FAMILIES[f]}`,
         "",
-        "| reason | kind | tier | opens | page rule | what it means | resolves when |",
-        "|---|---|---|---|---|---|---|",
+        "| reason | kind | tier | opens | page rule | what it means | resolves when | next steps |",
+        "|---|---|---|---|---|---|---|---|",
         ...REASONS.filter((r) => r.family === f).map(
           (r) =>
-            `| \`${r.reason}\` | ${r.kind} | ${r.tier} | ${hold(r.holdSeconds)} | ${r.pageRule ?? ""} | ${cell(r.description)} | ${cell(r.resolves)} |`,
+            `| \`${r.reason}\` | ${r.kind} | ${r.tier} | ${hold(r.holdSeconds)} | ${r.pageRule ?? ""} | ${cell(r.description)} | ${cell(r.resolves)} | ${steps(r.reason)} |`,
         ),
         "",
       ].join("\n"),
@@ -59,6 +64,13 @@ export function reasonsDoc(): string {
     "the incident of their top controller (Deployment, StatefulSet, DaemonSet, CronJob, Job). An incident is",
     "updated only when a new reason appears, it starts paging, or the number of affected pods passes 2, 3, 5,",
     "10, 20, 50, 100…; restart counts and replaced pod names are not news.",
+    "",
+    "**Next steps**: every announcement and update ends with what to do first for its root reason — usually the",
+    "kubectl command that shows the evidence (`{namespace}`, `{name}`, `{kind}` and `{container}` are filled from",
+    "the finding), then what usually fixes it — followed, in Pro, by the runbook configured for the reason",
+    "(`runbooks`, as `Runbook: <url>`). Roots the correlator makes have steps too: `DependencyUnreachable` (one",
+    "`host:port` many workloads fail on), `SharedError` (one error line in several workloads) and",
+    "`NamespaceOutage` (most of a namespace failing at once).",
     "",
     ...sections,
   ].join("\n");

@@ -23,6 +23,8 @@ import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
 import { proHintFor } from "./pro-hint.ts";
+import type { Incident } from "../model/incident.ts";
+import { nextStepsFor } from "../detect/next-steps.ts";
 import { recoveryOf } from "../notify/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
@@ -220,8 +222,12 @@ function decide(
     const folded = d.delivery === "startup summary" || d.delivery === "roll-up";
     // Summaries are informational: paging tools and trackers get each page-tier announcement on its own.
     if (folded && d.incident.mode !== "page") continue;
-    const rendered = renderDecision(d, cluster, ipOwner, (incident) =>
-      recoveryOf(incident.root, inventory, incident.affected),
+    const rendered = renderDecision(
+      d,
+      cluster,
+      ipOwner,
+      (incident) => recoveryOf(incident.root, inventory, incident.affected),
+      (incident) => nextStepsOf(incident, rules?.runbooks),
     );
     redacted += rendered.redacted;
     const hint =
@@ -267,4 +273,20 @@ function decide(
     inGrace,
     ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
   };
+}
+
+/**
+ * An incident's next steps (spec 2.1 `runbooks`): the built-in steps of its root reason, filled from the finding
+ * that carries that reason (the root object's own first), then the runbook configured for the reason.
+ */
+function nextStepsOf(incident: Incident, runbooks: Readonly<Record<string, string>> | undefined): string[] {
+  const carrying = incident.findings.filter((f) => f.reason === incident.rootReason);
+  const root =
+    carrying.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name) ?? carrying[0];
+  // A root the correlator made (an endpoint, a shared error, a namespace) has no finding of its own reason.
+  const steps = root
+    ? nextStepsFor(incident.rootReason, root.object, root.container)
+    : nextStepsFor(incident.rootReason, incident.root);
+  const runbook = runbooks?.[incident.rootReason.toLowerCase()];
+  return runbook ? [...steps, `Runbook: ${runbook}`] : steps;
 }

@@ -20,6 +20,9 @@ export function rulesFor(config: Config, edition: Edition, inactiveProviders: re
     ...(pro
       ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) }
       : {}),
+    ...(pro && config.runbooks
+      ? { runbooks: Object.fromEntries(Object.entries(config.runbooks).map(([k, v]) => [k.toLowerCase(), v])) }
+      : {}),
   });
   if (pro || config.app.hideProHints) return rules;
   // Community: each message says in one line what Pro would add to it.

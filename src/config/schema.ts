@@ -276,7 +276,7 @@ export const ConfigSchema = v.pipe(
     runbooks: v.optional(
       doc(
         v.record(v.string(), HttpUrl),
-        "Reason → absolute http(s) URL added to the next steps of matching incidents.",
+        "Reason (any letter case) → absolute http(s) URL shown as 'Runbook: <url>' after the next steps of incidents rooted at it.",
         { pro: true, feature: "runbooks" },
       ),
     ),

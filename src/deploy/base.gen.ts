@@ -111,7 +111,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
                       "additionalProperties": {
                         "type": "string"
                       },
-                      "description": "Reason → absolute http(s) URL added to the next steps of matching incidents."
+                      "description": "Reason (any letter case) → absolute http(s) URL shown as 'Runbook: <url>' after the next steps of incidents rooted at it."
                     },
                     "templates": {
                       "type": "object",
@@ -582,7 +582,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
                       "additionalProperties": {
                         "type": "string"
                       },
-                      "description": "Reason → absolute http(s) URL added to the next steps of matching incidents."
+                      "description": "Reason (any letter case) → absolute http(s) URL shown as 'Runbook: <url>' after the next steps of incidents rooted at it."
                     },
                     "templates": {
                       "type": "object",

@@ -131,6 +131,36 @@ describe("Pro through a real license", () => {
     DAYS,
   );
 
+  test.each(["pro", "community"] as const)(
+    "runbooks (%s): Pro adds the reason's runbook after the built-in next steps; Community shows the steps alone",
+    async (edition) => {
+      const w = await world();
+      const runbook = "https://runbooks.example.test/crash-loop";
+      const cluster = await run(w, edition === "pro" ? w.licenses.addLicense() : undefined, w.clock, {
+        config: { runbooks: { crashloopbackoff: runbook }, app: { hideProHints: true, communityProvider: "webhook" } },
+      });
+      expect(cluster.daemon.edition()).toBe(edition);
+      seedShop(w.sim, w.clock.now());
+      await cluster.settle();
+      crashPod(w.sim, "shop", "web-abc12-p0", 3, w.clock.now());
+      await cluster.settle();
+      await waitUntil(
+        () => w.webhook.requests.some((r) => r.json().incidentId === "Deployment/shop/web"),
+        "the announcement",
+      );
+      const body = w.webhook.requests.find((r) => r.json().incidentId === "Deployment/shop/web")!.json();
+      const steps = [
+        "kubectl -n shop logs web-abc12-p0 -c web --previous",
+        "Fix what the exit code and the last lines say (configuration, a dependency, the image), then roll out again.",
+      ];
+      expect(body.nextSteps).toEqual(edition === "pro" ? [...steps, `Runbook: ${runbook}`] : steps);
+      expect(body.text).toContain(`Next steps:\n  ${steps[0]}`);
+      if (edition === "pro") expect(body.text.split("\n").at(-1)).toBe(`  Runbook: ${runbook}`);
+      else expect(body.text).not.toContain("Runbook");
+    },
+    DAYS,
+  );
+
   test(
     "without the server: grace when the lease ends, Community after 7 days, with the notices in order",
     async () => {

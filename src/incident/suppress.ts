@@ -29,6 +29,8 @@ export interface DeliveryRules {
   readonly acknowledge?: boolean;
   /** Severity overrides (Pro: only in the Pro edition). */
   readonly severity?: SeverityOverrides;
+  /** Reason (lower-cased) → runbook URL added to the next steps (spec 2.1 `runbooks`; Pro only). */
+  readonly runbooks?: Readonly<Record<string, string>>;
 }
 
 /**

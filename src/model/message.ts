@@ -43,6 +43,11 @@ export interface Message {
   readonly reason: string;
   readonly findings: readonly MessageFinding[];
   readonly news: readonly string[];
+  /**
+   * What to do first (announcements and updates): the reason's built-in steps, then the runbook URL
+   * (`runbooks`, Pro) as `Runbook: <url>`. Absent on resolves, summaries and notices.
+   */
+  readonly nextSteps?: readonly string[];
   readonly dedupKey: string;
   /** Who owns the incident's root (`mon.io/owner`, spec 2.6), when someone is named. */
   readonly owner?: string;

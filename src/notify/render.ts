@@ -30,12 +30,15 @@ export function renderDecision(
   cluster: string,
   ipOwner?: (ip: string) => string | undefined,
   recovery?: (incident: Decision["incident"]) => string | undefined,
+  nextSteps?: (incident: Decision["incident"]) => readonly string[],
 ): { message: Message; openedResolved?: Message; redacted: number } {
   const counter = { n: 0 };
   const now = decision.action === "resolve" ? recovery?.(decision.incident) : undefined;
-  const message = render(decision, decision.action, cluster, counter, ipOwner, now);
+  const steps =
+    decision.action === "announce" || decision.action === "update" ? (nextSteps?.(decision.incident) ?? []) : [];
+  const message = render(decision, decision.action, cluster, counter, ipOwner, now, steps);
   const openedResolved =
-    decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner, now) : undefined;
+    decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner, now, []) : undefined;
   return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n };
 }
 
@@ -46,8 +49,9 @@ function render(
   action: Message["action"],
   cluster: string,
   counter: { n: number },
-  ipOwner?: (ip: string) => string | undefined,
-  recovered?: string,
+  ipOwner: ((ip: string) => string | undefined) | undefined,
+  recovered: string | undefined,
+  nextSteps: readonly string[],
 ): Message {
   const incident = decision.incident;
   const mark: StatusMark =
@@ -95,6 +99,13 @@ function render(
       lines.push({ text: more, md: more });
     }
   }
+  if (nextSteps.length) {
+    lines.push({ text: "Next steps:", md: "**Next steps:**" });
+    for (const step of nextSteps) {
+      const md = step.startsWith("kubectl ") ? `\`${step}\`` : step;
+      lines.push({ text: `  ${step}`, md: `  ${md}` });
+    }
+  }
   return {
     id: `${incident.id}#${incident.revision}${action === "opened_resolved" ? "+" : ""}`,
     incidentId: incident.id,
@@ -110,6 +121,7 @@ function render(
     reason: incident.rootReason,
     findings,
     news: decision.news.map(clean),
+    ...(nextSteps.length ? { nextSteps } : {}),
     dedupKey: incident.dedupKey,
     ...(incident.owner ? { owner: incident.owner } : {}),
     at: decision.at,

@@ -60,6 +60,7 @@ export interface WebhookBody {
   title: string;
   text: string;
   news: readonly string[];
+  nextSteps: readonly string[];
   findings: {
     reason: string;
     object: { kind: string; namespace?: string; name: string };
@@ -127,6 +128,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
     title: message.title,
     text: message.text,
     news: message.news,
+    nextSteps: message.nextSteps ?? [],
     findings: message.findings.map((f) => ({
       reason: f.reason,
       object: {
