@@ -27,6 +27,8 @@ import { type LicenseHandle, startEdition } from "./license.ts";
 import { createLogEvidence } from "./log-evidence.ts";
 import type { Observers } from "./observe.ts";
 import { createOutgoing } from "./outgoing.ts";
+import { providerTemplates, templated } from "./templates.ts";
+import type { Job } from "../model/job.ts";
 import { createPassLoop, type PassLoop } from "./pass-loop.ts";
 import type { Prepared } from "./prepare.ts";
 import { type DaemonState, openDaemonState } from "./state.ts";
@@ -158,7 +160,16 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
 
   const audit = auditFor(config, daemon, observe);
-  const outgoing = createOutgoing({ router, delivery, metrics, logger, cluster });
+  // Templates of plain-text providers apply while the edition is Pro (spec 2.1 `templates`).
+  const templates = providerTemplates(config, prepared.providers);
+  const outgoing = createOutgoing({
+    router,
+    delivery,
+    metrics,
+    logger,
+    cluster,
+    ...(templates.size ? { templated: (job: Job) => (pro() ? templated(job, templates.get(job.provider)) : job) } : {}),
+  });
   const callHome = createCallHome({
     loaded,
     connection,

@@ -1,5 +1,6 @@
 import type { Delivery } from "../deliver/delivery.ts";
 import type { Metrics } from "../metrics.ts";
+import type { Job } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { scrubMessage } from "../notify/scrub.ts";
 import { renderOverflowDigest } from "../notify/summary.ts";
@@ -28,6 +29,8 @@ export function createOutgoing(options: {
   metrics: Metrics;
   logger: Logger;
   cluster: string;
+  /** Rewrites a job before delivery (the `templates` of plain-text providers, Pro); identity by default. */
+  templated?: (job: Job) => Job;
 }): Outgoing {
   const { router, delivery, metrics, logger } = options;
   let chain: Promise<void> = Promise.resolve();
@@ -50,7 +53,8 @@ export function createOutgoing(options: {
               ? `startup summary of ${message.covers?.length ?? 0}`
               : message.action;
           logger.info(`${what} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
-          delivery.submit(router.route(clean.message, now, combined?.message), now);
+          const jobs = router.route(clean.message, now, combined?.message);
+          delivery.submit(options.templated ? jobs.map(options.templated) : jobs, now);
         }
         const overflow = delivery.overflowDue(now);
         for (const provider of overflow.skipped) metrics.deliveryDigestSkipped.inc({ provider });

@@ -109,7 +109,7 @@ export function providerDoc(d: ProviderDefinition): string {
   return [
     `# ${d.title} (\`alert.${d.name}\`)`,
     "",
-    `Kind: **${d.kind}**. It receives ${RECEIVES[d.kind]}. Threading: ${THREADING[d.threading]}.`,
+    `Kind: **${d.kind}**. It receives ${RECEIVES[d.kind]}. Threading: ${THREADING[d.threading]}.${d.plainText ? " It shows plain text: `templates` (Pro) rewrite what it gets." : ""}`,
     "",
     "## Credential",
     "",

@@ -283,7 +283,7 @@ export const ConfigSchema = v.pipe(
     templates: v.optional(
       doc(
         v.record(v.string(), Template),
-        "Reason → text template for plain-text providers ({{.Message}}, {{.Text}}).",
+        "Reason → text template for plain-text providers (email, ntfy, Pushbullet, Pushover, SNS, Twilio, stdout): {{.Message}}, {{.Text}}.",
         { pro: true, feature: "templates" },
       ),
     ),

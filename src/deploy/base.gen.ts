@@ -118,7 +118,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
                       "additionalProperties": {
                         "type": "string"
                       },
-                      "description": "Reason → text template for plain-text providers ({{.Message}}, {{.Text}})."
+                      "description": "Reason → text template for plain-text providers (email, ntfy, Pushbullet, Pushover, SNS, Twilio, stdout): {{.Message}}, {{.Text}}."
                     },
                     "severityByReason": {
                       "type": "object",
@@ -589,7 +589,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
                       "additionalProperties": {
                         "type": "string"
                       },
-                      "description": "Reason → text template for plain-text providers ({{.Message}}, {{.Text}})."
+                      "description": "Reason → text template for plain-text providers (email, ntfy, Pushbullet, Pushover, SNS, Twilio, stdout): {{.Message}}, {{.Text}}."
                     },
                     "severityByReason": {
                       "type": "object",

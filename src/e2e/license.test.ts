@@ -60,12 +60,19 @@ async function run(
   w: World,
   key: string | undefined,
   clock: FakeClock = w.clock,
-  more: { config?: Record<string, unknown>; env?: Record<string, string>; build?: "release" } = {},
+  more: {
+    config?: Record<string, unknown>;
+    env?: Record<string, string>;
+    build?: "release";
+    alert?: Record<string, unknown>;
+    stdout?: (text: string) => void;
+  } = {},
 ): Promise<TestCluster> {
   const cluster = await startTestCluster(
     {
       slack: { webhook: slackHook(`${w.slack.url}/services/T1/B1/x`) },
       webhook: { url: `${w.webhook.url}/mon` },
+      ...more.alert,
     },
     {
       cluster: "prod",
@@ -75,6 +82,7 @@ async function run(
       sim: w.sim,
       clock,
       ...(more.build ? { build: more.build } : {}),
+      ...(more.stdout ? { stdout: more.stdout } : {}),
     },
   );
   cleanups.push(() => cluster.stopDaemon());
@@ -157,6 +165,36 @@ describe("Pro through a real license", () => {
       expect(body.text).toContain(`Next steps:\n  ${steps[0]}`);
       if (edition === "pro") expect(body.text.split("\n").at(-1)).toBe(`  Runbook: ${runbook}`);
       else expect(body.text).not.toContain("Runbook");
+    },
+    DAYS,
+  );
+
+  test(
+    "templates (Pro): a plain-text provider gets the reason's template, its own over the global one; a rich provider ignores them",
+    async () => {
+      const w = await world();
+      const printed: string[] = [];
+      const cluster = await run(w, w.licenses.addLicense(), w.clock, {
+        config: { templates: { CrashLoopBackOff: "global: {{.Message}}" } },
+        alert: { stdout: { templates: { crashloopbackoff: "{{.Message}} — page #oncall-shop" } } },
+        stdout: (text) => printed.push(text),
+      });
+      seedShop(w.sim, w.clock.now());
+      await cluster.settle();
+      crashPod(w.sim, "shop", "web-abc12-p0", 3, w.clock.now());
+      await cluster.settle();
+      await waitUntil(() => printed.some((t) => t.includes("page #oncall-shop")), "the templated stdout message");
+      expect(printed.find((t) => t.includes("page #oncall-shop"))).toBe(
+        "🟠 deployment shop/web: CrashLoopBackOff in 1 pod [prod] — page #oncall-shop\n",
+      );
+      // The webhook (a JSON body) is rich: its text is the whole message.
+      await waitUntil(
+        () => w.webhook.requests.some((r) => r.json().incidentId === "Deployment/shop/web"),
+        "the webhook",
+      );
+      const body = w.webhook.requests.find((r) => r.json().incidentId === "Deployment/shop/web")!.json();
+      expect(body.text).toContain("Next steps:");
+      expect(body.text).not.toContain("oncall");
     },
     DAYS,
   );

@@ -44,6 +44,7 @@ export default defineProvider({
   threading: "thread",
   options: Options,
   credentials: ["password"],
+  plainText: true,
   create(options, deps) {
     const transport = nodemailer.createTransport({
       host: options.host,

@@ -40,6 +40,7 @@ export default defineProvider({
   threading: "edit",
   options: Options,
   credentials: ["accessToken", "password"],
+  plainText: true,
   create(options, deps) {
     const auth = options.accessToken
       ? `Bearer ${options.accessToken}`

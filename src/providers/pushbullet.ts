@@ -19,6 +19,7 @@ export default defineProvider({
   threading: "none",
   options: Options,
   credentials: ["accessToken"],
+  plainText: true,
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     return {

@@ -32,6 +32,7 @@ export default defineProvider({
   threading: "none",
   options: Options,
   credentials: ["appToken", "userKey"],
+  plainText: true,
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();

@@ -30,6 +30,7 @@ export default defineProvider({
   threading: "dedup_key",
   options: Options,
   credentials: ["secretAccessKey"],
+  plainText: true,
   create(options, deps) {
     const call = awsCaller(options, "sns", deps.http);
     return {

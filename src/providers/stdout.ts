@@ -11,6 +11,7 @@ export default defineProvider({
   threading: "none",
   options: Options,
   credentials: [],
+  plainText: true,
   create(_options, deps) {
     return {
       async send(message) {

@@ -66,6 +66,7 @@ export default defineProvider({
   threading: "none",
   options: Options,
   credentials: ["authToken", "apiKeySecret"],
+  plainText: true,
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     const user = options.apiKeySid ?? options.accountSid;

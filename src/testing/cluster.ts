@@ -50,6 +50,8 @@ export async function startTestCluster(
     clock?: FakeClock;
     /** Run as a release build (telemetry and the update check are on there). */
     build?: "release" | "development";
+    /** Where the stdout provider and the audit log's stdout output write (discarded by default). */
+    stdout?: (text: string) => void;
   } = {},
 ): Promise<TestCluster> {
   const sim = options.sim ?? (await startSimulator());
@@ -75,7 +77,7 @@ export async function startTestCluster(
     clock,
     logger: createSilentLogger(),
     passDelayMs: 3_600_000,
-    stdout: () => {},
+    stdout: options.stdout ?? (() => {}),
     ...(options.edition ? { edition: options.edition } : {}),
     ...(options.build ? { build: options.build } : {}),
     ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),

@@ -72,6 +72,11 @@ export interface ProviderDefinition<S extends v.GenericSchema = v.GenericSchema>
   readonly credentials: readonly string[];
   /** Credential keys that may also be given inline (a generic webhook URL is not always secret). */
   readonly credentialsMayBeInline?: readonly string[];
+  /**
+   * Its receiver shows the message as plain text (SMS, push notifications, an email's text, standard output):
+   * `templates` (Pro, spec 2.1) rewrite the text it gets. Rich providers (chat blocks, JSON bodies) ignore them.
+   */
+  readonly plainText?: boolean;
   create(options: v.InferOutput<S>, deps: ProviderDeps): Provider;
 }
 

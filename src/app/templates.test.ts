@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test";
+import type { Job } from "../model/job.ts";
+import type { Message } from "../model/message.ts";
+import type { ConfiguredProvider } from "../providers/_kit/build.ts";
+import { PROVIDERS } from "../providers/_registry.gen.ts";
+import { providerTemplates, templated } from "./templates.ts";
+
+/** `templates` (Pro, spec 2.1): which providers get them, which template wins, what the fields are. */
+describe("templates", () => {
+  const provider = (name: string, templates?: Record<string, string>) =>
+    ({
+      definition: PROVIDERS[name]!,
+      common: { templates },
+      options: {},
+      provider: {},
+    }) as unknown as ConfiguredProvider;
+  const message = { reason: "OOMKilled", text: "🟠 deployment shop/api: OOMKilled [prod]\nhigh · …" } as Message;
+  const job = { id: "x", provider: "twilio", message, priority: "normal", createdAt: 0 } as unknown as Job;
+
+  test("plain-text providers only; a provider's own template wins over the global one; reasons in any case", () => {
+    const set = providerTemplates({ templates: { oomkilled: "global {{.Message}}" } }, [
+      provider("twilio", { OOMKILLED: "own {{ .Message }}" }),
+      provider("pushover"),
+      provider("slack"),
+    ]);
+    expect([...set.keys()].sort()).toEqual(["pushover", "twilio"]);
+    expect(templated(job, set.get("twilio")).message.text).toBe("own 🟠 deployment shop/api: OOMKilled [prod]");
+    expect(templated({ ...job, provider: "pushover" }, set.get("pushover")).message.text).toBe(
+      "global 🟠 deployment shop/api: OOMKilled [prod]",
+    );
+    const rich = { ...job, provider: "slack" };
+    expect(templated(rich, set.get("slack"))).toBe(rich);
+  });
+
+  test("{{.Text}} is the whole text; a reason without a template keeps the message as it is", () => {
+    const set = providerTemplates({ templates: { OOMKilled: "[{{.Text}}]" } }, [provider("twilio")]);
+    expect(templated(job, set.get("twilio")).message.text).toBe(`[${message.text}]`);
+    const other = { ...job, message: { ...message, reason: "ImagePullBackOff" } };
+    expect(templated(other, set.get("twilio"))).toBe(other);
+  });
+});
