@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
+import { nodeReady, readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
@@ -430,6 +430,30 @@ describe("webhook: the daemon against the simulator", () => {
       }
     },
   );
+
+  test("a lost node pages after 5 minutes; unacknowledged, its thread is reminded 30 minutes later, then after another hour", async () => {
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("Unknown", clock.now())] });
+    await cluster.settle();
+    const times = [5 * 60_000, 29 * 60_000, 60_000, 59 * 60_000, 60_000];
+    for (const ms of times) {
+      await clock.advance(ms);
+      await cluster.settle();
+    }
+    await waitUntil(() => hook.requests.length >= 4, "the announcement, the page and two reminders");
+    const said = hook.requests.map((r) => r.json()).filter((b) => b.incidentId === "Node//n3");
+    expect(said.map((b) => [b.action, b.mode, b.news])).toEqual([
+      ["announce", "notify", []],
+      ["update", "page", ["now paging: the failure has lasted long enough to match a page rule"]],
+      ["update", "page", ["still paging, open for 35 min, not acknowledged"]],
+      ["update", "page", ["still paging, open for 1 h 35 min, not acknowledged"]],
+    ]);
+    expect(said[2].text).toStartWith("🔴 Update: node n3:");
+  });
 
   test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {
     const hook = track(await startCaptureServer());

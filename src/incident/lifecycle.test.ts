@@ -119,6 +119,57 @@ describe("stepLifecycle (spec 3.1)", () => {
     });
   });
 
+  test("a page nobody acknowledged is reminded of after 30 min, 1 h, 2 h, 4 h, then every 4 h; mon.io/ack stops it, removal resumes it", () => {
+    const MIN = 60_000;
+    const nodeRoot = { kind: "Node", name: "n1" };
+    const paging: Finding = {
+      key: "NodeLost/Node//n1",
+      reason: "NodeLost",
+      object: nodeRoot,
+      tier: "high",
+      summary: "n1 lost",
+      evidence: [],
+      since: 0,
+      pageRule: "ClusterCriticalDown",
+    };
+    const page = (ack?: IncidentDraft["ack"]): IncidentDraft => ({
+      root: nodeRoot,
+      rootReason: "NodeLost",
+      findings: [paging],
+      ...(ack ? { ack } : {}),
+    });
+    const ack = { on: nodeRoot, note: "looking" };
+    let state = emptyLifecycle();
+    const said: string[] = [];
+    const at = (minutes: number, draft = page()) => {
+      const out = stepLifecycle(state, [draft], minutes * MIN, "prod");
+      for (const d of out.decisions) said.push(`${minutes}: ${d.action} ${d.news.join(" | ")}`.trim());
+      state = out.state;
+    };
+    for (const m of [0, 29, 30, 89, 90, 209, 210, 449, 450, 689, 690]) at(m);
+    expect(said).toEqual([
+      "0: announce",
+      "30: update still paging, open for 30 min, not acknowledged",
+      "90: update still paging, open for 1 h 30 min, not acknowledged",
+      "210: update still paging, open for 3 h 30 min, not acknowledged",
+      "450: update still paging, open for 7 h 30 min, not acknowledged",
+      "690: update still paging, open for 11 h 30 min, not acknowledged",
+    ]);
+    expect(nextReminderAt(state)).toBe(930 * MIN);
+    said.length = 0;
+    // Acknowledged: quiet however long it pages. Removed: the cadence starts again from 30 minutes.
+    at(700, page(ack));
+    at(2000, page(ack));
+    at(2010);
+    at(2039);
+    at(2040);
+    expect(said).toEqual([
+      '700: update Acknowledged on Node/n1: "looking"',
+      "2010: update Acknowledgement removed",
+      "2040: update still paging, open for 34 h, not acknowledged",
+    ]);
+  });
+
   test("the dedup key is derived from cluster and root only, so it survives a state reset", () => {
     expect(dedupKey("prod-eu1", root, "page")).toBe("mon-prod-eu1-deployment-shop-api-page");
     const a = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod").decisions[0]!.incident.dedupKey;

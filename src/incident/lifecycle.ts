@@ -60,6 +60,20 @@ export interface Resolved {
 export const STILL_OPEN_SECONDS = 7 * 24 * 3600;
 
 /**
+ * The page reminder (spec 3.1): a paging incident nobody acknowledged is reminded of in its thread after 30
+ * minutes without a message, then after 1, 2 and 4 hours, then every 4 hours; `mon.io/ack` (Pro) stops the
+ * reminders, its removal resumes them. Seconds of quiet before reminder n (0-based).
+ */
+export function pageReminderSeconds(n: number): number {
+  return Math.min(30 * 60 * 2 ** n, 4 * 3600);
+}
+
+/** Seconds of quiet before the next reminder of `incident`: the page reminder while it pages, else a week. */
+function reminderSeconds(incident: Pick<KeptIncident, "mode" | "pageReminders">): number {
+  return incident.mode === "page" ? pageReminderSeconds(incident.pageReminders ?? 0) : STILL_OPEN_SECONDS;
+}
+
+/**
  * An incident as the lifecycle keeps it: `announced` once told on its own; `digested` once listed in a
  * digest; `recurring` when it is there because it was told twice within a day (spec 1.8); `remindedAt`
  * (epoch ms) when the last 'still open' update went out; `ack`/`ackAtOpen` the acknowledgement (Pro, `ack.ts`);
@@ -73,6 +87,8 @@ export type KeptIncident = Incident &
     readonly digested?: boolean;
     readonly recurring?: boolean;
     readonly remindedAt?: number;
+    /** Page reminders sent since the incident last stopped paging or was acknowledged (the cadence's step). */
+    readonly pageReminders?: number;
     readonly spokeAt?: number;
     readonly coolsAt?: number;
     readonly folds?: readonly string[];
@@ -86,7 +102,7 @@ export function nextReminderAt(state: LifecycleState): number | undefined {
   let next: number | undefined;
   for (const i of state.incidents.values()) {
     if (!i.announced) continue;
-    const remind = (i.remindedAt ?? i.openedAt) + STILL_OPEN_SECONDS * 1000;
+    const remind = (i.remindedAt ?? i.openedAt) + reminderSeconds(i) * 1000;
     const at = i.coolsAt !== undefined && i.coolsAt < remind ? i.coolsAt : remind;
     if (next === undefined || at < next) next = at;
   }
@@ -318,18 +334,25 @@ export function stepLifecycle(
     const factNews = cooling ? [] : fresh;
     if (cooling && previous.coolsAt === undefined)
       skipped.push({ reason: "cooldown", incident: previous, subject: draft.root, at: now });
-    // Reminders stop while acknowledged (spec 3.1) and never speak for a held incident.
+    // Reminders stop while acknowledged (spec 3.1) and never speak for a held incident. A paging incident is
+    // reminded of on the page cadence, counted from its last message; any other after a quiet week.
+    const paging = previous.mode === "page" && mode === "page";
+    const pageReminders = paging && !acked.state.ack && acked.news.length === 0 ? (previous.pageReminders ?? 0) : 0;
     const remind =
       !draft.held &&
       !cooling &&
       !acked.state.ack &&
       factNews.length === 0 &&
       acked.news.length === 0 &&
-      now - (previous.remindedAt ?? previous.openedAt) >= STILL_OPEN_SECONDS * 1000;
+      now - (previous.remindedAt ?? previous.openedAt) >=
+        reminderSeconds({ mode: paging ? "page" : mode, pageReminders }) * 1000;
+    const reminder = paging
+      ? `still paging, open for ${openFor(now - previous.openedAt)}, not acknowledged`
+      : `still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`;
     const news = [
       ...factNews.map((f) => describeFact(f, draft.findings)),
       ...acked.news,
-      ...(remind ? [`still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`] : []),
+      ...(remind ? [reminder] : []),
     ];
     // Any message restarts the week of silence a 'still open' reminder waits for.
     const remindedAt = news.length ? now : previous.remindedAt;
@@ -343,6 +366,7 @@ export function stepLifecycle(
       revision: news.length ? previous.revision + 1 : previous.revision,
       announced: true,
       ...(remindedAt !== undefined ? { remindedAt } : {}),
+      ...(paging && (remind || pageReminders) ? { pageReminders: remind ? pageReminders + 1 : pageReminders } : {}),
       spokeAt: news.length ? now : spokeAt,
       ...(cooling ? { coolsAt: spokeAt + UPDATE_COOLDOWN_SECONDS * 1000 } : {}),
       ...(folds ? { folds } : {}),
@@ -440,4 +464,13 @@ export function openCount(state: LifecycleState): number {
   let n = 0;
   for (const incident of state.incidents.values()) if (incident.announced) n++;
   return n;
+}
+
+/** How long a page has been open, for its reminder: `45 min`, `2 h 30 min`, `3 d 4 h`. */
+function openFor(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
+  return `${Math.floor(hours / 24)} d${hours % 24 ? ` ${hours % 24} h` : ""}`;
 }
