@@ -199,4 +199,37 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
       'mon_delivery_dropped_total{provider="webhook",reason="retry_window"} 0',
     );
   });
+
+  test("retry.delay replaces the backoff and retry.maxAttempts gives up: 3 attempts 30 s apart, then dropped and counted", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster(
+      { webhook: { url: `${hook.url}/mon`, retry: { maxAttempts: 3, delay: "30s" } } },
+      { cluster: "prod" },
+    );
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    hook.setDefault({ status: 503, body: "down" });
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    // The built-in backoff would try again within seconds; the configured delay waits exactly 30 s.
+    await clock.advance(29_000);
+    expect(hook.requests).toHaveLength(1);
+    await clock.advance(1_000);
+    await hook.waitFor(2);
+    await clock.advance(30_000);
+    await hook.waitFor(3);
+    // The third attempt was the last: nothing more, however long the provider stays down.
+    await waitUntil(
+      async () =>
+        (await cluster!.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_dropped_total")).includes(
+          'mon_delivery_dropped_total{provider="webhook",reason="retries_exhausted"} 1',
+        ),
+      "the message to be given up and counted",
+    );
+    for (let i = 0; i < 10; i++) await clock.advance(60_000);
+    expect(hook.requests).toHaveLength(3);
+    expect(hook.requests.every((r) => r.json().incidentId === "Deployment/shop/web")).toBe(true);
+  });
 });
