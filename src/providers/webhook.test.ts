@@ -35,6 +35,7 @@ describe("webhook", () => {
       "title",
       "text",
       "news",
+      "nextSteps",
       "findings",
       "at",
     ]);

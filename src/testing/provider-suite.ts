@@ -77,7 +77,9 @@ export function providerSuite(c: ProviderCase): void {
     const provider = makeProvider(c.definition, c.options(url), "test");
     const outcome = await provider.send(message("a", "announce"), { signal: AbortSignal.timeout(5_000), now: 0 });
     provider.close?.();
-    expect(outcome).toMatchObject({ kind: "retry", reason: "network" });
+    expect(outcome.kind).toBe("retry");
+    // The host and the system's error code are named; never the path (it may carry a credential).
+    expect((outcome as { reason: string }).reason).toMatch(/^network(: 127\.0\.0\.1:\d+ ECONNREFUSED)?$/);
   });
 
   test(`${c.definition.name}: unicode and 100 kB of text still make one valid request`, async () => {
