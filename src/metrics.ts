@@ -23,7 +23,7 @@ export function createMetrics() {
         read(this);
       },
     });
-  return {
+  const metrics = {
     registry,
     /** Where the scrape-time gauges read from (absent: they keep their last value, 0 at first). */
     sources,
@@ -48,6 +48,23 @@ export function createMetrics() {
         for (const [provider, seconds] of sources.outboxAges?.() ?? []) g.set({ provider }, seconds);
       },
       ["provider"],
+    ),
+    deliveryOutboxDepth: scraped(
+      "mon_delivery_outbox_depth",
+      "Jobs in the outbox not yet delivered (queued or being attempted), all providers; persisted in Pro.",
+      (g) => g.set(sources.outboxDepth?.() ?? 0),
+    ),
+    deliveryOutboxDropped: counter(
+      "mon_delivery_outbox_dropped_total",
+      "Jobs dropped by the outbox's bounds: full (2,048 jobs, the oldest makes room) or older than 24 h.",
+    ),
+    deliveryOutboxWriteFailures: counter(
+      "mon_delivery_outbox_write_failures_total",
+      "Outbox records (jobs, dead letters) that could not be written to the state store.",
+    ),
+    renderedDetailsOmitted: counter(
+      "mon_rendered_details_omitted_total",
+      "Detail sections left out of a message by its bounds: findings past the 10 listed, problems past the 20 named in a summary or digest.",
     ),
     incidentsTotal: counter(
       "mon_incidents_total",
@@ -237,6 +254,15 @@ export function createMetrics() {
       ["result"],
     ),
   };
+  // Every series of a closed label set exists from the start, at 0 (spec 4.2: a dashboard or an alert sees 0,
+  // not no data, before the first event).
+  for (const action of ["announce", "update", "resolve"]) metrics.incidentsTotal.inc({ action }, 0);
+  for (const result of ["done", "skipped", "late", "timeout"]) metrics.investigations.inc({ result }, 0);
+  for (const kind of ["event", "incident"]) metrics.unexplained.inc({ kind }, 0);
+  for (const stage of ["detector", "incident", "compose", "announce"]) metrics.panicsRecovered.inc({ stage }, 0);
+  for (const result of ["success", "rejected", "error"]) metrics.licenseRenewals.inc({ result }, 0);
+  for (const reason of ["schema_mismatch", "unreadable"]) metrics.storageResets.inc({ reason }, 0);
+  return metrics;
 }
 
 /** What the scrape-time gauges read (spec 4.2: readiness, coverage, outbox age). */
@@ -245,6 +271,8 @@ export interface ScrapeSources {
   uncovered?: () => Readonly<Record<string, number>>;
   /** [provider, seconds] of every configured provider. */
   outboxAges?: () => readonly (readonly [string, number])[];
+  /** Jobs in the outbox, all providers. */
+  outboxDepth?: () => number;
 }
 
 /** The metric set of one daemon. */

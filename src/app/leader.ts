@@ -156,6 +156,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       const oldest = delivery.oldest(p);
       return [p, oldest === undefined ? 0 : Math.max(0, (clock.now() - oldest) / 1000)] as const;
     });
+  metrics.sources.outboxDepth = () => router.active.reduce((n, p) => n + delivery.depth(p), 0);
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
 

@@ -125,6 +125,7 @@ export function createObservers(options: {
     },
     pendingDropped(job, failure) {
       metrics.deliveryPendingDropped.inc({ provider: job.provider, reason: failure });
+      if (failure === "outbox_full" || failure === "expired") metrics.deliveryOutboxDropped.inc();
       if (failure === "outbox_full") {
         metrics.deliveryQueueSaturated.inc({ provider: job.provider });
         logger.error(`delivery: outbox full; message ${job.message.id} for ${job.provider} dropped before delivery`);
@@ -188,6 +189,7 @@ export function createObservers(options: {
         if (countedEvents.size > 20_000) countedEvents.delete(countedEvents.values().next().value as string);
       }
       metrics.redactedValues.inc(result.redacted);
+      metrics.renderedDetailsOmitted.inc(result.omitted);
       for (const d of result.decisions) {
         metrics.incidentsTotal.inc({ action: d.action });
         if ((d.action === "announce" || d.action === "opened_resolved") && isUnexplained(d.incident)) {

@@ -39,6 +39,8 @@ export interface PassResult {
   readonly open: number;
   readonly findings: number;
   readonly redacted: number;
+  /** Detail sections left out of this pass's messages by their bounds (mon_rendered_details_omitted_total). */
+  readonly omitted: number;
   readonly nextCheckAt?: number;
   /** Detector families that threw; their findings are missing from this pass. */
   readonly failedDetectors: readonly string[];
@@ -130,6 +132,7 @@ function nothingDecided(state: LifecycleState, findings: number, failedDetectors
     open: openCount(state),
     findings,
     redacted: 0,
+    omitted: 0,
     failedDetectors,
     unexplainedEvents: [],
     awaitingEvidence: [],
@@ -208,6 +211,7 @@ function decide(
   };
   stage.current = "compose";
   let redacted = 0;
+  let omitted = 0;
   const ipOwner = (ip: string) => inventory.ownerOfIp(ip);
   const messages: { message: Message; openedResolved?: Message }[] = [];
   for (const kind of ["startup summary", "roll-up"] as const) {
@@ -215,6 +219,7 @@ function decide(
     if (folded.length === 0) continue;
     const summary = renderSummary(kind, folded, cluster, ipOwner);
     redacted += summary.redacted;
+    omitted += summary.omitted;
     messages.push({ message: summary.message });
   }
   for (const d of step.decisions) {
@@ -230,6 +235,7 @@ function decide(
       (incident) => nextStepsOf(incident, rules?.runbooks),
     );
     redacted += rendered.redacted;
+    omitted += rendered.omitted;
     const hint =
       rules?.proHints && d.action !== "resolve" ? proHintFor(d.incident, inventory, rules.proHints, now) : undefined;
     const hinted = hint
@@ -246,6 +252,7 @@ function decide(
   if (step.digest) {
     const digest = renderDigest(step.digest, now, cluster, ipOwner);
     redacted += digest.redacted;
+    omitted += digest.omitted;
     messages.push({ message: digest.message });
   }
   // The digest and 'still open' reminders are wake-ups too, so they go out on time in a quiet cluster.
@@ -266,6 +273,7 @@ function decide(
     open: openCount(step.state),
     findings: open.length,
     redacted,
+    omitted,
     failedDetectors,
     unexplainedEvents: unexplainedEvents(inventory, now),
     awaitingEvidence,

@@ -192,6 +192,7 @@ async function maintainOnce(store: StateStore, capBytes: number, { logger, metri
 
 async function openStore(dataDir: string | undefined, { logger, metrics, health }: Deps): Promise<StateStore> {
   if (!dataDir) return openStateStore();
+  let failing = false;
   try {
     const store = await openStateStore({
       dataDir,
@@ -205,7 +206,17 @@ async function openStore(dataDir: string | undefined, { logger, metrics, health 
         },
         writeFailed(key, error) {
           metrics.storageWriteFailures.inc();
+          if (key.startsWith("outbox:") || key.startsWith("deadletter:")) metrics.deliveryOutboxWriteFailures.inc();
+          // What could not be written lives on in memory only: a restart would lose it, and /health says so.
+          if (!failing) health.set("storage", "degraded", { reason: "persistence_write_failed" });
+          failing = true;
           logger.warn(`state store: writing ${key} failed: ${error.message}`);
+        },
+        wrote() {
+          if (!failing) return;
+          failing = false;
+          health.set("storage", "ok");
+          logger.info("state store: writes succeed again");
         },
       },
     });

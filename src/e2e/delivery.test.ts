@@ -213,6 +213,9 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
     await hook.waitFor(1);
+    const metric = (name: string) => cluster!.daemon.metrics.registry.getSingleMetricAsString(name);
+    // The message waits in the outbox between attempts.
+    expect(await metric("mon_delivery_outbox_depth")).toContain("mon_delivery_outbox_depth 1");
     // The built-in backoff would try again within seconds; the configured delay waits exactly 30 s.
     await clock.advance(29_000);
     expect(hook.requests).toHaveLength(1);
@@ -230,6 +233,34 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     );
     for (let i = 0; i < 10; i++) await clock.advance(60_000);
     expect(hook.requests).toHaveLength(3);
+    expect(await metric("mon_delivery_outbox_depth")).toContain("mon_delivery_outbox_depth 0");
     expect(hook.requests.every((r) => r.json().incidentId === "Deployment/shop/web")).toBe(true);
+  });
+
+  test("an incident with more findings than a message lists counts the ones left out (mon_rendered_details_omitted_total)", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    const { deployment: d, replicaSet } = deployment("shop", "batch", 12, "ghcr.io/shop/batch:1.0", "abc12");
+    const dep = sim.apply(d);
+    const rs = sim.apply({
+      ...replicaSet,
+      metadata: {
+        ...replicaSet.metadata,
+        ownerReferences: [
+          { apiVersion: "apps/v1", kind: "Deployment", name: "batch", uid: dep.metadata.uid, controller: true },
+        ],
+      },
+    });
+    for (let i = 0; i < 12; i++) sim.apply(runningPod(rs, `p${i}`, "n1", clock.now() - 3_600_000));
+    await cluster.settle();
+    for (let i = 0; i < 12; i++) crashPod(sim, "shop", `batch-abc12-p${i}`, 3, clock.now());
+    await cluster.settle();
+    const [told] = await hook.waitFor(1);
+    expect(told!.json().text).toContain("… and 2 more");
+    expect(
+      await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_rendered_details_omitted_total"),
+    ).toContain("mon_rendered_details_omitted_total 2");
   });
 });

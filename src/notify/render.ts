@@ -31,7 +31,7 @@ export function renderDecision(
   ipOwner?: (ip: string) => string | undefined,
   recovery?: (incident: Decision["incident"]) => string | undefined,
   nextSteps?: (incident: Decision["incident"]) => readonly string[],
-): { message: Message; openedResolved?: Message; redacted: number } {
+): { message: Message; openedResolved?: Message; redacted: number; omitted: number } {
   const counter = { n: 0 };
   const now = decision.action === "resolve" ? recovery?.(decision.incident) : undefined;
   const steps =
@@ -39,7 +39,10 @@ export function renderDecision(
   const message = render(decision, decision.action, cluster, counter, ipOwner, now, steps);
   const openedResolved =
     decision.action === "resolve" ? render(decision, "opened_resolved", cluster, counter, ipOwner, now, []) : undefined;
-  return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n };
+  // Findings past the listed ones are counted, not shown ("… and N more"); a resolve lists none.
+  const omitted =
+    decision.action === "resolve" ? 0 : Math.max(0, decision.incident.findings.length - MAX_LISTED_FINDINGS);
+  return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n, omitted };
 }
 
 // --- internal ---

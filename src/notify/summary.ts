@@ -23,7 +23,7 @@ export function renderSummary(
   decisions: readonly Decision[],
   cluster: string,
   ipOwner?: (ip: string) => string | undefined,
-): { message: Message; redacted: number } {
+): { message: Message; redacted: number; omitted: number } {
   if (decisions.length === 0) throw new Error(`a ${kind} needs at least one incident`);
   const counter = { n: 0 };
   const clean = cleaner(counter, ipOwner);
@@ -67,7 +67,7 @@ export function renderSummary(
     },
     cluster,
   );
-  return { message, redacted: counter.n };
+  return { message, redacted: counter.n, omitted: Math.max(0, n - MAX_SUMMARY_INCIDENTS) };
 }
 
 /**
@@ -113,7 +113,7 @@ export function renderDigest(
   now: number,
   cluster: string,
   ipOwner?: (ip: string) => string | undefined,
-): { message: Message; redacted: number } {
+): { message: Message; redacted: number; omitted: number } {
   const counter = { n: 0 };
   const clean = cleaner(counter, ipOwner);
   const key = (i: Incident) => `${i.id}@${i.openedAt}`;
@@ -155,7 +155,7 @@ export function renderDigest(
     },
     cluster,
   );
-  return { message, redacted: counter.n };
+  return { message, redacted: counter.n, omitted: Math.max(0, n - MAX_SUMMARY_INCIDENTS) };
 }
 
 /** Most reasons named in an overflow digest; the rest are counted as '+N other kinds'. */

@@ -20,6 +20,8 @@ export interface StoreHooks {
   reset?(reason: ResetReason, detail: string): void;
   /** A write failed; the caller's data lives on in memory only. */
   writeFailed?(key: string, error: Error): void;
+  /** A write succeeded (after a failure, storage works again). */
+  wrote?(key: string): void;
 }
 
 /**
@@ -127,6 +129,7 @@ function fileStore(storage: Storage, db: Database, path: string, hooks: StoreHoo
     async set(key, value) {
       try {
         await storage.setItem(key, JSON.stringify(value));
+        hooks?.wrote?.(key);
         return true;
       } catch (error) {
         hooks?.writeFailed?.(key, error as Error);
