@@ -64,6 +64,35 @@ describe("audit log: the daemon against the simulator", () => {
     },
   );
 
+  test("Pro: a page-tier problem in the startup summary also goes to paging tools on its own: a second entry says delivery paging", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
+    const hook = track(await startCaptureServer());
+    const cluster = track(
+      await startTestCluster(
+        { webhook: { url: `${hook.url}/mon` } },
+        {
+          cluster: "prod",
+          edition: "pro",
+          config: { auditLog: { output: path }, severityByReason: { crashloopbackoff: "critical" } },
+        },
+      ),
+    );
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    crashPod(sim, "shop", "web-abc12-p0", 7, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    await cluster.stop();
+    const entries = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(entries.map((e) => [e.decision, e.delivery, e.incidentId, e.mode])).toEqual([
+      ["announced", "startup summary", "Deployment/shop/web", "page"],
+      ["announced", "paging", "Deployment/shop/web", "page"],
+    ]);
+  });
+
   test("a lost node writes one skipped entry per workload folded into it, naming it in `subject`", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "mon-audit-e2e-")), "audit.jsonl");
     const hook = track(await startCaptureServer());

@@ -11,7 +11,8 @@ const DECIDED: Readonly<Record<Decision["action"], AuditDecision>> = {
 
 /**
  * One audit entry per lifecycle decision (spec 6). An announcement folded into the startup summary or a
- * roll-up says so in `delivery` (a page-tier one also goes on its own to paging tools and trackers). Each
+ * roll-up says so in `delivery`; a page-tier one also goes on its own to paging tools and trackers, which a
+ * second entry says with `delivery: "paging"`. Each
  * skip is a `skipped` entry with its reason, `delivery: "absent"` (nothing is sent for it) and, for a
  * would-be incident folded into another, its root in `subject`. Pure.
  */
@@ -26,15 +27,17 @@ export function auditEntries(decisions: readonly Decision[], skipped: readonly S
       news: [],
     };
   });
-  const told = decisions.map((d): AuditEntry => {
+  const told = decisions.flatMap((d): AuditEntry[] => {
     const i = d.incident;
-    const delivery: AuditDelivery = d.delivery ?? "absent";
-    return {
+    const entry = (delivery: AuditDelivery): AuditEntry => ({
       ...head(d.at, cluster, DECIDED[d.action], delivery),
       ...about(i),
       news: d.news,
       ...(i.resolvedAt !== undefined ? { openSeconds: Math.round((i.resolvedAt - i.openedAt) / 1000) } : {}),
-    };
+    });
+    // A page-tier announcement folded into a summary also goes on its own to paging tools and trackers.
+    const alsoPaged = (d.delivery === "startup summary" || d.delivery === "roll-up") && i.mode === "page";
+    return alsoPaged ? [entry(d.delivery!), entry("paging")] : [entry(d.delivery ?? "absent")];
   });
   return [...skips, ...told];
 }
