@@ -9,6 +9,7 @@ import type { LicenseManager } from "../license/manager.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import { renderStartupNotice } from "../notify/notice.ts";
+import { renderRestoredSummary } from "../notify/summary.ts";
 import { maskLicenseId } from "../license/lease.ts";
 import type { StatusInput } from "../status/report.ts";
 import type { LifecycleState } from "../incident/lifecycle.ts";
@@ -211,7 +212,8 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     void state.usePersistent(edition === "pro");
     observe.editionChanged();
   });
-  const restored = carried ? carried.lifecycle : await state.loadLifecycle();
+  const restoredFromState = carried ? undefined : await state.loadLifecycle();
+  const restored = carried ? carried.lifecycle : restoredFromState;
   // The kept incidents are written only after the messages their decisions produced are in the outbox: a kill
   // in between must leave an incident that the next leader announces, never one it thinks was announced while
   // its announcement was lost (docs/leadership.md). Fenced like every other write: a deposed leader never
@@ -299,6 +301,14 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       });
       // An in-process restart (the overlay changed) is not a start: providers hear nothing of it.
       if (!config.app.disableStartupMessage && !carried) outgoing.notice(notice, clock.now());
+      // Restarted with its state (Pro): one summary names the open problems whose threads continue (spec 6).
+      const continued = restoredFromState
+        ? [...restoredFromState.incidents.values()].filter((i) => i.phase === "open" && i.announced)
+        : [];
+      if (continued.length && !carried) {
+        const summary = renderRestoredSummary(continued, clock.now(), cluster);
+        outgoing.send([{ message: summary.message }], clock.now());
+      }
       control.ready();
       callHome.started();
     },

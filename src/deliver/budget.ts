@@ -1,4 +1,4 @@
-import type { Message } from "../model/message.ts";
+import { isSummary, type Message } from "../model/message.ts";
 
 /** Milliseconds after the first folded message that its overflow digest goes out. */
 export const OVERFLOW_DIGEST_DELAY_MS = 10 * 60_000;
@@ -50,13 +50,7 @@ export function createBudgets(limits: ReadonlyMap<string, number>): Budgets {
   return {
     admit(provider, message, now) {
       const limit = limits.get(provider) ?? 0;
-      if (
-        limit === 0 ||
-        message.delivery === "startup summary" ||
-        message.delivery === "roll-up" ||
-        message.delivery === "digest"
-      )
-        return true;
+      if (limit === 0 || isSummary(message)) return true;
       const conversations = folded.get(provider) ?? new Set<string>();
       folded.set(provider, conversations);
       const opens = message.action === "announce" || message.action === "opened_resolved";

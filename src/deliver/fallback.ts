@@ -1,4 +1,4 @@
-import type { Message } from "../model/message.ts";
+import { isSummary, type Message } from "../model/message.ts";
 
 /** What the fallback stage knows of a configured provider (spec 2.4 `fallback`, 6 item 5). */
 export interface FallbackProvider {
@@ -28,11 +28,7 @@ export function fallbackFor(
   const name = providers.get(provider)?.fallback;
   if (!name || name === provider || !providers.has(name)) return undefined;
   const pages = (n: string) => providers.get(n)?.kind === "paging" || providers.get(n)?.kind === "tracker";
-  const plain =
-    message.delivery === "startup summary" ||
-    message.delivery === "roll-up" ||
-    message.delivery === "digest" ||
-    message.root.kind === "Cluster";
+  const plain = isSummary(message) || message.root.kind === "Cluster";
   if (pages(provider) && !plain && message.action !== "update") return undefined;
   if (pages(name) && plain) return undefined;
   if (has(message.id, name)) return { to: name, send: false };

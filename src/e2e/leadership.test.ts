@@ -146,6 +146,11 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     const startups = () => hook!.requests.filter((r) => r.json().reason === "Startup");
     await until(() => startups().length === 2, "the new leader's startup message", 20_000);
     expect(standby.log.join("")).toContain("2 incident(s) continue from the previous process");
+    // One restored-incident summary (spec 6) names the threads that continue; nothing is announced again.
+    const restored = () => hook!.requests.map((r) => r.json()).filter((b) => b.delivery === "restored summary");
+    await until(() => restored().length === 1, "the restored-incident summary", 20_000);
+    expect(restored()[0].text.split("\n")[0]).toMatch(/^🟠 Restored after a restart: 2 problems still open \[/);
+    expect([...restored()[0].covers].sort()).toEqual(["Deployment/shop/api", "Deployment/shop/web"]);
     healPod("api-abc12-p0");
     await until(() => hook!.requests.some((r) => r.json().action === "resolve"), "the resolve", 20_000);
     const resolve = hook!.requests.find((r) => r.json().action === "resolve")!.json();

@@ -58,9 +58,19 @@ export interface Message {
    * `notice` on a plain notice about mon itself (the startup message), for every provider but paging tools
    * and trackers.
    */
-  readonly delivery?: Delivery | "notice";
+  readonly delivery?: Delivery | "notice" | "restored summary";
   /** Incident ids a startup summary lists (their conversations start with it). */
   readonly covers?: readonly string[];
   /** For a summary, roll-up or digest: the problems it names, for route matching (spec 6 item 4). */
   readonly problems?: readonly RouteFacts[];
+}
+
+/**
+ * True for a message that names several problems for people to read — a startup summary, roll-up, digest or
+ * restored-incident summary (spec 6): informational, so paging tools and trackers get none of them, the hourly
+ * budget does not count them, and a paging provider is never their fallback.
+ */
+export function isSummary(message: Pick<Message, "delivery">): boolean {
+  const d = message.delivery;
+  return d === "startup summary" || d === "roll-up" || d === "digest" || d === "restored summary";
 }

@@ -71,6 +71,50 @@ export function renderSummary(
 }
 
 /**
+ * Renders the restored-incident summary (spec 6): after a restart that found its state (Pro's state file), one
+ * informational message naming the open problems mon continues, so people know which threads are live again.
+ * Page-tier first, as in the startup summary; `covers` names them; each keeps its own thread. `incidents` are
+ * the announced open ones (at least one; throws Error when empty); `now` is epoch ms. Pure.
+ */
+export function renderRestoredSummary(
+  incidents: readonly Incident[],
+  now: number,
+  cluster: string,
+): { message: Message; redacted: number; omitted: number } {
+  if (incidents.length === 0) throw new Error("a restored-incident summary needs at least one incident");
+  const counter = { n: 0 };
+  const clean = cleaner(counter);
+  const order = (i: Incident) => (i.mode === "page" ? 0 : 1);
+  const sorted = [...incidents].sort((a, b) => order(a) - order(b) || a.id.localeCompare(b.id));
+  const n = sorted.length;
+  const pages = sorted.some((i) => i.mode === "page");
+  const message = clusterMessage(
+    {
+      id: `restored@${now}`,
+      action: "announce",
+      mark: pages ? "page" : "notify",
+      tier: sorted.map((i) => i.tier).reduce<Tier>((a, b) => louder(a, b), "normal"),
+      mode: pages ? "page" : "notify",
+      title: `Restored after a restart: ${n} problem${n === 1 ? "" : "s"} still open`,
+      note: "mon restarted and continues these from its state; each goes on in its own thread.",
+      lines: listed(
+        sorted,
+        (i) =>
+          `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""}), open ${duration(now - i.openedAt)}`,
+      ),
+      reason: "RestoredSummary",
+      findings: [],
+      at: now,
+      delivery: "restored summary",
+      covers: sorted.map((i) => i.id),
+      problems: sorted.map((i) => routeFacts(i)),
+    },
+    cluster,
+  );
+  return { message, redacted: counter.n, omitted: Math.max(0, n - MAX_SUMMARY_INCIDENTS) };
+}
+
+/**
  * Renders the message that closes a roll-up once every incident it named has resolved (spec 6): a `resolve`
  * in the roll-up's own conversation. `now` is epoch ms. Pure.
  */

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { Message } from "../model/message.ts";
+import { isSummary, type Message } from "../model/message.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { hmacSha256Base64 } from "./_kit/keys.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -71,7 +71,7 @@ export interface WebhookBody {
   }[];
   at: string;
   /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
-  delivery?: "startup summary" | "roll-up" | "digest" | "notice";
+  delivery?: "startup summary" | "roll-up" | "digest" | "restored summary" | "notice";
   /** On a summary: the incident ids it lists (their updates and resolves follow under these ids). */
   covers?: readonly string[];
 }
@@ -142,7 +142,10 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
     })),
     at: new Date(message.at).toISOString(),
-    ...(message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest"
+    ...(isSummary(message) &&
+    message.delivery !== undefined &&
+    message.delivery !== "notice" &&
+    message.delivery !== "paging"
       ? { delivery: message.delivery, covers: message.covers ?? [] }
       : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),

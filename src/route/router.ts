@@ -1,6 +1,6 @@
 import type { Edition } from "../model/edition.ts";
 import type { Job } from "../model/job.ts";
-import type { Message } from "../model/message.ts";
+import { isSummary, type Message } from "../model/message.ts";
 import { problemsOf, routesMatch, type Route } from "./routes.ts";
 
 /** What routing needs to know of a configured provider (spec 2.4). */
@@ -97,10 +97,7 @@ export function createRouter(options: {
         // Plain notices go to every provider but paging tools and trackers, whatever their routes (spec 6).
         return active.filter((n) => !pages(n)).map((provider) => job(provider, message, now));
       }
-      if (
-        (message.delivery === "startup summary" || message.delivery === "roll-up" || message.delivery === "digest") &&
-        message.action === "announce"
-      ) {
+      if (isSummary(message) && message.action === "announce") {
         // Paging tools and trackers get each page-tier problem on its own instead (spec 6).
         targets = active.filter((n) => !pages(n) && routed(n, message));
         for (const p of problemsOf(message))
