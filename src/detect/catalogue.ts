@@ -238,8 +238,9 @@ export const REASONS: readonly ReasonEntry[] = [
     "workloads",
     "high",
     120,
-    "A Deployment or StatefulSet that wants replicas has had none available for 2 minutes (rollouts and scale-ups pass through 0).",
+    "A Deployment or StatefulSet that wants replicas has had none available for 2 minutes (rollouts and scale-ups pass through 0); pages (LastReplicaDown) when a Service users reach (LoadBalancer, NodePort, Ingress, Gateway route) selects its pods.",
     "a replica is available",
+    "LastReplicaDown",
   ),
   e(
     "ProgressDeadlineExceeded",

@@ -84,6 +84,21 @@ describe("detectNetwork", () => {
     expect(found.map((f) => [f.reason, f.pageRule])).toEqual([["ServiceNoReadyEndpoints", undefined]]);
   });
 
+  test("behind a Gateway API HTTPRoute for 2 minutes: page rule UserEntryLostBackends, the route named", () => {
+    const route: KubeObject = {
+      kind: "HTTPRoute",
+      apiVersion: "gateway.networking.k8s.io/v1",
+      metadata: { namespace: "shop", name: "storefront" },
+      spec: { parentRefs: [{ name: "public" }], rules: [{ backendRefs: [{ name: "api", port: 80 }] }] },
+    };
+    const found = detectNetwork(
+      inventoryOf(service("api"), slice("api", [false]), notReadyPod("api-1", "api", 5 * MIN), route),
+      NOW,
+    );
+    expect(found.map((f) => [f.reason, f.pageRule])).toEqual([["ServiceNoReadyEndpoints", "UserEntryLostBackends"]]);
+    expect(found[0]!.summary).toContain("users reach it through httproute storefront");
+  });
+
   test("behind an Ingress for 2 minutes: page rule UserEntryLostBackends; and it joins the pods' incident, which then pages", () => {
     const objects = [
       api.deployment,

@@ -4,6 +4,7 @@ import type { EndpointSlice, Ingress, IngressBackend, Pod, Service } from "../mo
 import { condition, finding, refOf } from "./build.ts";
 import { configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
+import { ingressBackends, routedServices, userReachable } from "./reach.ts";
 
 /**
  * Page rule P1 (c): the Service had a ready endpoint in the last 24 hours. Known from what mon saw
@@ -24,7 +25,7 @@ const P1_HOLD_MS = 2 * 60_000;
 export function detectNetwork(inventory: InventoryView, now: number, usage: UsageView = {}): Finding[] {
   const out: Finding[] = [];
   if (!inventory.watches("Service")) return out;
-  const ingressBackends = ingressServices(inventory);
+  const routed = routedServices(inventory);
   if (inventory.watches("EndpointSlice")) {
     const slices = slicesByService(inventory);
     for (const svc of inventory.list("Service")) {
@@ -49,7 +50,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
             !p.metadata?.deletionTimestamp,
         );
       const ref = refOf({ ...svc, kind: "Service" });
-      const reachable = userReachable(svc, ingressBackends);
+      const reachable = userReachable(svc, routed);
       if (pods.length === 0) {
         out.push(
           finding({
@@ -107,7 +108,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
     }
   }
   for (const ing of inventory.list("Ingress")) {
-    for (const b of backendsOf(ing)) {
+    for (const b of ingressBackends(ing)) {
       const svc = inventory.get("Service", ing.metadata.namespace, b.name);
       const portMissing =
         svc && b.port !== undefined && !(svc.spec?.ports ?? []).some((p) => p.port === b.port || p.name === b.port);
@@ -198,29 +199,4 @@ function slicesByService(inventory: InventoryView): Map<string, EndpointSlice[]>
     out.set(key, [...(out.get(key) ?? []), s]);
   }
   return out;
-}
-
-function backendsOf(ing: Ingress): { name: string; port?: number | string; path?: string }[] {
-  const out: { name: string; port?: number | string; path?: string }[] = [];
-  const add = (backend: IngressBackend | undefined, path?: string) => {
-    const svc = backend?.service;
-    if (svc?.name) out.push({ name: svc.name, port: svc.port?.number ?? svc.port?.name, ...(path ? { path } : {}) });
-  };
-  add(ing.spec?.defaultBackend);
-  for (const rule of ing.spec?.rules ?? [])
-    for (const p of rule.http?.paths ?? []) add(p.backend, `${rule.host ?? "*"}${p.path ?? "/"}`);
-  return out;
-}
-
-function ingressServices(inventory: InventoryView): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const ing of inventory.list("Ingress"))
-    for (const b of backendsOf(ing)) out.set(`${ing.metadata.namespace}/${b.name}`, `ingress ${ing.metadata.name}`);
-  return out;
-}
-
-function userReachable(svc: Service, ingress: Map<string, string>): string | undefined {
-  if (svc.spec?.type === "LoadBalancer") return "a LoadBalancer";
-  if (svc.spec?.type === "NodePort") return "a NodePort";
-  return ingress.get(`${svc.metadata.namespace}/${svc.metadata.name}`);
 }

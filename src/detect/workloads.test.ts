@@ -193,3 +193,48 @@ describe("detectWorkloads", () => {
     });
   }
 });
+
+describe("page rule (b): the last replica of a user-facing workload is down (LastReplicaDown)", () => {
+  const down = deployment(
+    "web",
+    { replicas: 2, template: { metadata: { labels: { app: "web", tier: "front" } } } },
+    { replicas: 2, availableReplicas: 0, conditions: [available("False", 5 * MIN)] },
+  );
+  const service = (type: string, name = "web"): KubeObject => ({
+    kind: "Service",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name, uid: `s-${name}` },
+    spec: { type, selector: { app: "web" }, ports: [{ port: 80 }] },
+  });
+  const route = (kind: string, backend: string): KubeObject => ({
+    kind,
+    apiVersion: "gateway.networking.k8s.io/v1",
+    metadata: { namespace: "shop", name: "shop-route", uid: "r-1" },
+    spec: { parentRefs: [{ name: "gw" }], rules: [{ backendRefs: [{ name: backend, port: 80 }] }] },
+  });
+  const page = (...objects: KubeObject[]) => {
+    const f = detectWorkloads(inventoryOf(down, ...objects), NOW).find((x) => x.reason === "WorkloadUnavailable")!;
+    return { rule: f.pageRule, summary: f.summary };
+  };
+
+  test.each([
+    ["a LoadBalancer Service", [service("LoadBalancer")], "service shop/web through a LoadBalancer"],
+    ["a NodePort Service", [service("NodePort")], "service shop/web through a NodePort"],
+    [
+      "an HTTPRoute to its ClusterIP Service",
+      [service("ClusterIP"), route("HTTPRoute", "web")],
+      "httproute shop-route",
+    ],
+    ["a GRPCRoute to its ClusterIP Service", [service("ClusterIP"), route("GRPCRoute", "web")], "grpcroute shop-route"],
+  ])("pages when users reach it through %s", (_how, objects, named) => {
+    const { rule, summary } = page(...(objects as KubeObject[]));
+    expect(rule).toBe("LastReplicaDown");
+    expect(summary).toContain(named);
+  });
+
+  test("a workload only a ClusterIP Service selects, or a route to another Service, notifies", () => {
+    expect(page(service("ClusterIP")).rule).toBeUndefined();
+    expect(page(service("ClusterIP"), route("HTTPRoute", "other")).rule).toBeUndefined();
+    expect(page().rule).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@ import type { InventoryView } from "../model/inventory.ts";
 import type { CronJob } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
+import { routedServices, userFacingService } from "./reach.ts";
 
 /** How long a Deployment or StatefulSet may have no available replica before it is reported (rollouts and scale-ups pass through 0). */
 const UNAVAILABLE_HOLD_MS = 120_000;
@@ -14,6 +15,8 @@ const UNAVAILABLE_HOLD_MS = 120_000;
  */
 export function detectWorkloads(inventory: InventoryView, now: number): Finding[] {
   const out: Finding[] = [];
+  // Services users reach through an Ingress or a Gateway API route, computed once per pass when needed.
+  let routed: Map<string, string> | undefined;
   for (const kind of ["Deployment", "StatefulSet"] as const) {
     for (const w of inventory.list(kind)) {
       if (w.metadata.deletionTimestamp || (w.spec && "paused" in w.spec && w.spec.paused)) continue;
@@ -27,20 +30,27 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
           cond?.status === "False" ? cond.lastTransitionTime : w.metadata?.creationTimestamp,
           now,
         );
+        // Page rule (b), spec 3.2: the last replica of a user-facing workload (one a user-reachable Service
+        // selects) is down.
+        routed ??= routedServices(inventory);
+        const labels = (w.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
+        const facing = userFacingService(inventory, w.metadata.namespace, labels, routed);
         out.push(
           finding({
             reason: "WorkloadUnavailable",
             object: ref,
-            summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})`,
+            summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})${facing ? `; users reach it through ${facing}` : ""}`,
             evidence: [
               ["replicas wanted", wanted],
               ["ready", w.status?.readyReplicas ?? 0],
               ["updated", w.status?.updatedReplicas ?? 0],
               ["condition", cond?.message],
+              ["user-facing", facing ?? "no"],
             ],
             since,
             now,
             holdMs: UNAVAILABLE_HOLD_MS,
+            ...(facing ? { pageRule: "LastReplicaDown" } : {}),
           }),
         );
       }

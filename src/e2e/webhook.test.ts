@@ -7,6 +7,7 @@ import { nodeReady, readyNode, runningPod, runningStatus } from "../sim/scenario
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
+import { startSimulator } from "../sim/simulator.ts";
 import { VERSION } from "../version.ts";
 
 const secrets = mkdtempSync(join(tmpdir(), "mon-webhook-"));
@@ -453,6 +454,72 @@ describe("webhook: the daemon against the simulator", () => {
       ["update", "page", ["still paging, open for 1 h 35 min, not acknowledged"]],
     ]);
     expect(said[2].text).toStartWith("🔴 Update: node n3:");
+  });
+
+  test("the last replica of a workload users reach through a Gateway API HTTPRoute is down: it pages (LastReplicaDown)", async () => {
+    const hook = track(await startCaptureServer());
+    const sim = await startSimulator();
+    sim.addCustomResource({
+      group: "gateway.networking.k8s.io",
+      version: "v1",
+      plural: "httproutes",
+      kind: "HTTPRoute",
+      namespaced: true,
+    });
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", sim }));
+    const { clock } = cluster;
+    seedShop(sim, clock.now());
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { namespace: "shop", name: "web", creationTimestamp: new Date(clock.now() - 86_400_000).toISOString() },
+      spec: { type: "ClusterIP", selector: { app: "web" }, ports: [{ port: 80 }] },
+    });
+    // Serving until the Deployment loses its last replica (the rule is checked alone here).
+    sim.apply({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { namespace: "shop", name: "web-x1", labels: { "kubernetes.io/service-name": "web" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.244.3.7"], conditions: { ready: true } }],
+    });
+    sim.apply({
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind: "HTTPRoute",
+      metadata: { namespace: "shop", name: "storefront" },
+      spec: { parentRefs: [{ name: "public" }], rules: [{ backendRefs: [{ name: "web", port: 80 }] }] },
+    });
+    await cluster.settle();
+    const since = new Date(clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+    sim.patchStatus("apps/v1", "Deployment", "shop", "web", {
+      availableReplicas: 0,
+      readyReplicas: 0,
+      unavailableReplicas: 1,
+      conditions: [
+        {
+          type: "Available",
+          status: "False",
+          reason: "MinimumReplicasUnavailable",
+          message: "Deployment does not have minimum availability.",
+          lastTransitionTime: since,
+          lastUpdateTime: since,
+        },
+      ],
+    });
+    await cluster.settle();
+    await clock.advance(121_000);
+    await cluster.settle();
+    const [told] = await hook.waitFor(1);
+    expect(told!.json()).toMatchObject({
+      action: "announce",
+      incidentId: "Deployment/shop/web",
+      reason: "WorkloadUnavailable",
+      tier: "critical",
+      mode: "page",
+    });
+    expect(told!.json().text).toStartWith("🔴 deployment shop/web:");
+    expect(told!.json().text).toContain("page rule LastReplicaDown");
+    expect(told!.json().text).toContain("users reach it through service shop/web through httproute storefront");
   });
 
   test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {

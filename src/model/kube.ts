@@ -78,6 +78,24 @@ export type Secret = Served<V1Secret>;
 export type ServiceAccount = Served<V1ServiceAccount>;
 export type PodDisruptionBudget = Served<V1PodDisruptionBudget>;
 
+/**
+ * A Gateway API route (gateway.networking.k8s.io: HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute), in the
+ * fields mon reads: the backends its rules send traffic to. `kind` defaults to Service, `namespace` to the route's.
+ */
+export interface GatewayRoute extends ObjectLike {
+  readonly spec?: {
+    readonly rules?: readonly {
+      readonly backendRefs?: readonly {
+        readonly group?: string;
+        readonly kind?: string;
+        readonly name?: string;
+        readonly namespace?: string;
+        readonly port?: number;
+      }[];
+    }[];
+  };
+}
+
 /** The built-in kinds the pure core reads, by kind name: `inventory.list("Pod")` is a `Pod[]`. */
 export interface Kinds {
   Pod: Pod;
@@ -103,6 +121,11 @@ export interface Kinds {
   Secret: Secret;
   ServiceAccount: ServiceAccount;
   PodDisruptionBudget: PodDisruptionBudget;
+  HTTPRoute: GatewayRoute;
+  GRPCRoute: GatewayRoute;
+  TLSRoute: GatewayRoute;
+  TCPRoute: GatewayRoute;
+  UDPRoute: GatewayRoute;
 }
 
 /** Elements of the kinds above, as served. */

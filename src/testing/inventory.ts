@@ -27,6 +27,8 @@ export function inventoryOf(...objects: KubeObject[]): Inventory {
     "Event",
     "NetworkPolicy",
     "Ingress",
+    "HTTPRoute",
+    "GRPCRoute",
     "Lease",
   ])
     inventory.markWatched(kind);
