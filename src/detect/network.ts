@@ -1,6 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
-import type { EndpointSlice, Ingress, IngressBackend, Pod, Service } from "../model/kube.ts";
+import type { EndpointSlice, Pod } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
@@ -18,7 +18,7 @@ const P1_HOLD_MS = 2 * 60_000;
 
 /**
  * The network family (spec 1.2; failure-catalogue 1.E): a Service whose selector matches pods but has no
- * ready endpoint (page rule P1 when users reach it through a LoadBalancer, a NodePort or an Ingress), a
+ * ready endpoint (page rule P1 when users reach it through a LoadBalancer, a NodePort, an Ingress or a Gateway route), a
  * Service whose selector matches no pod, and an Ingress whose backend Service or port does not exist.
  * Skipped when EndpointSlices or Services are not watched (spec 1.5). Pure.
  */
