@@ -598,3 +598,60 @@ describe("a configuration error whose missing object exists now is a recovery in
     expect(detectPods(stillFailing, NOW).map((f) => f.reason)).toEqual(["CreateContainerConfigError"]);
   });
 });
+
+describe("what a risky setting cost, said with the failure that shows it (spec 1.6)", () => {
+  const crashing = (name: string, extra: { probe?: boolean; image?: string; imageID?: string } = {}) => {
+    const p = aged(
+      pod("shop", name, {
+        nodeName: "n1",
+        owner: rs,
+        containers: [
+          {
+            name: "app",
+            image: extra.image ?? "registry.example/app:1.0",
+            ...(extra.probe ? { readinessProbe: { httpGet: { path: "/ready", port: 8080 } } } : {}),
+          },
+        ],
+        status: {
+          ...crash({ exitCode: 1, reason: "Error", finishedAt: iso(NOW - MIN) }, 5),
+          image: extra.image ?? "registry.example/app:1.0",
+          ...(extra.imageID ? { imageID: extra.imageID } : {}),
+        },
+      }),
+      10 * MIN,
+    );
+    return { ...p, metadata: { ...p.metadata, labels: { app: "api" } } };
+  };
+  const service: KubeObject = {
+    kind: "Service",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name: "api", uid: "s-api" },
+    spec: { selector: { app: "api" }, ports: [{ port: 80 }] },
+  };
+  const summary = (...objects: KubeObject[]) =>
+    detectPods(inventoryOf(node("n1", "True"), ...objects), NOW).find((f) => f.reason === "CrashLoopBackOff")!.summary;
+
+  test("no readiness probe, behind a Service: it kept getting traffic between crashes", () => {
+    expect(summary(crashing("api-1"), service)).toEndWith(
+      "what it cost: no readiness probe, so service api kept sending it traffic between crashes",
+    );
+    // Not said when it has a probe, or when no Service sends it traffic: a setting alone is never news.
+    expect(summary(crashing("api-1", { probe: true }), service)).not.toContain("what it cost");
+    expect(summary(crashing("api-1"))).not.toContain("what it cost");
+  });
+
+  test("a mutable tag: said when pods of the same controller run different images under it", () => {
+    const latest = "registry.example/app:latest";
+    const running = withStatus(pod("shop", "api-2", { nodeName: "n1", owner: rs, status: {} }), {
+      containerStatuses: [{ name: "app", image: latest, imageID: "registry.example/app@sha256:aaa", ready: true }],
+    });
+    const broken = crashing("api-1", { probe: true, image: latest, imageID: "registry.example/app@sha256:bbb" });
+    expect(summary(broken, running)).toContain(
+      "what it cost: the mutable tag latest of registry.example/app:latest resolves to a different image in 1 other pod",
+    );
+    const same = withStatus(running, {
+      containerStatuses: [{ name: "app", image: latest, imageID: "registry.example/app@sha256:bbb", ready: true }],
+    });
+    expect(summary(broken, same)).not.toContain("what it cost");
+  });
+});

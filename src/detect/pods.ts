@@ -263,10 +263,11 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   if (waiting?.reason === "CrashLoopBackOff" || between) {
     const crash = waiting?.reason === "CrashLoopBackOff" ? last : between?.crash;
     const output = crash?.message ? `; last output: "${lastLine(crash.message)}"` : "";
+    const cost = crashCost(ctx, s);
     return finding({
       ...base,
       reason: "CrashLoopBackOff",
-      summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${crash ? describeExit(crash) : "unknown"}, ${restarts} restarts${output}`,
+      summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${crash ? describeExit(crash) : "unknown"}, ${restarts} restarts${output}${cost.length ? `; what it cost: ${cost.join("; ")}` : ""}`,
       evidence: [
         ...common,
         ["exit code", crash ? describeExit(crash) : undefined],
@@ -487,6 +488,47 @@ function servesTraffic(pod: Pod): boolean {
 
 function describeExit(t: TerminatedState): string {
   return `${t.exitCode}${t.reason ? ` (${t.reason})` : ""}`;
+}
+
+/**
+ * What a crash loop shows a risky setting cost (spec 1.6), never the setting on its own: without a readiness
+ * probe, a Service selecting the pod kept sending it traffic between crashes; with a mutable tag (`latest` or
+ * none), pods of the same controller run different images under one name.
+ */
+function crashCost(ctx: PodContext, s: ContainerStatus): string[] {
+  const out: string[] = [];
+  const { pod, inventory } = ctx;
+  const spec = pod.spec?.containers?.find((c) => c.name === s.name);
+  if (spec && !spec.readinessProbe) {
+    const labels = pod.metadata?.labels ?? {};
+    const service = inventory.list("Service").find((svc) => {
+      const selector = svc.spec?.selector as Record<string, string> | undefined;
+      return (
+        svc.metadata.namespace === pod.metadata?.namespace &&
+        selector &&
+        Object.keys(selector).length > 0 &&
+        Object.entries(selector).every(([k, v]) => labels[k] === v)
+      );
+    });
+    if (service)
+      out.push(`no readiness probe, so service ${service.metadata.name} kept sending it traffic between crashes`);
+  }
+  const image = s.image ?? spec?.image ?? "";
+  const tag = /^[^@]*?(?::([^/:@]+))?$/.exec(image)?.[1];
+  const mutable = !image.includes("@") && (tag === undefined || tag === "latest");
+  const owner = pod.metadata?.ownerReferences?.find((o) => o.controller)?.uid;
+  if (mutable && owner && s.imageID) {
+    const others = inventory
+      .list("Pod")
+      .filter((p) => p !== pod && p.metadata?.ownerReferences?.some((o) => o.uid === owner))
+      .flatMap((p) => p.status?.containerStatuses ?? [])
+      .filter((c) => c.name === s.name && c.image === s.image && c.imageID && c.imageID !== s.imageID);
+    if (others.length)
+      out.push(
+        `the mutable tag ${tag ?? "(none)"} of ${image} resolves to a different image in ${others.length} other pod${others.length === 1 ? "" : "s"}`,
+      );
+  }
+  return out;
 }
 
 function memoryLimit(pod: Pod, container: string): string | undefined {

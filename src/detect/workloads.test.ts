@@ -238,3 +238,21 @@ describe("page rule (b): the last replica of a user-facing workload is down (Las
     expect(page().rule).toBeUndefined();
   });
 });
+
+test("a single replica that is down says what it cost: nothing else served (spec 1.6)", () => {
+  const one = deployment(
+    "solo",
+    { replicas: 1 },
+    { replicas: 1, availableReplicas: 0, conditions: [available("False", 5 * MIN)] },
+  );
+  const two = deployment(
+    "pair",
+    { replicas: 2 },
+    { replicas: 2, availableReplicas: 0, conditions: [available("False", 5 * MIN)] },
+  );
+  const summaries = detectWorkloads(inventoryOf(one, two), NOW).map((f) => f.summary);
+  expect(summaries).toEqual([
+    "deployment shop/solo has no available replica (wants 1); a single replica, so nothing else served while it was down",
+    "deployment shop/pair has no available replica (wants 2)",
+  ]);
+});

@@ -39,7 +39,8 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
           finding({
             reason: "WorkloadUnavailable",
             object: ref,
-            summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})${facing ? `; users reach it through ${facing}` : ""}`,
+            // What a single replica cost (spec 1.6): nothing else served while it was down.
+            summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})${wanted === 1 ? "; a single replica, so nothing else served while it was down" : ""}${facing ? `; users reach it through ${facing}` : ""}`,
             evidence: [
               ["replicas wanted", wanted],
               ["ready", w.status?.readyReplicas ?? 0],

@@ -522,6 +522,34 @@ describe("webhook: the daemon against the simulator", () => {
     expect(told!.json().text).toContain("users reach it through service shop/web through httproute storefront");
   });
 
+  test("a crash loop of pods without a readiness probe behind a Service says what that cost (spec 1.6)", async () => {
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { namespace: "shop", name: "api" },
+      spec: { selector: { app: "api" }, ports: [{ port: 80 }] },
+    });
+    sim.apply({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { namespace: "shop", name: "api-x1", labels: { "kubernetes.io/service-name": "api" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.244.1.7"], conditions: { ready: true } }],
+    });
+    await cluster.settle();
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
+    await cluster.settle();
+    const [told] = await hook.waitFor(1);
+    const crash = told!.json().findings.find((f: { reason: string }) => f.reason === "CrashLoopBackOff");
+    expect(crash.summary).toEndWith(
+      "what it cost: no readiness probe, so service api kept sending it traffic between crashes",
+    );
+  });
+
   test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {
     const hook = track(await startCaptureServer());
     const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }));
