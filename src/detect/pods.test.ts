@@ -600,8 +600,8 @@ describe("a configuration error whose missing object exists now is a recovery in
 });
 
 describe("what a risky setting cost, said with the failure that shows it (spec 1.6)", () => {
-  const crashing = (name: string, extra: { probe?: boolean; image?: string; imageID?: string } = {}) => {
-    const p = aged(
+  const crashing = (name: string, extra: { probe?: boolean; image?: string; imageID?: string } = {}): KubeObject => {
+    const p: KubeObject = aged(
       pod("shop", name, {
         nodeName: "n1",
         owner: rs,
