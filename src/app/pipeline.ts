@@ -4,6 +4,7 @@ import { waitForCauses } from "../correlate/wait-for-cause.ts";
 import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
+import { detectCertificates } from "../detect/certificates.ts";
 import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import { holdOf, type PreparedRules } from "../incident/suppress.ts";
 import { opensAtWithGrace } from "../incident/grace.ts";
@@ -79,6 +80,7 @@ const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage
   ["workloads", detectWorkloads],
   ["storage", detectStorage],
   ["config", detectConfigRefs],
+  ["certificates", detectCertificates],
   ["events", detectEvents],
   ["network", detectNetwork],
   ["controlPlane", detectControlPlane],

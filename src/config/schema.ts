@@ -374,7 +374,7 @@ export const ConfigSchema = v.pipe(
         secrets: v.optional(
           doc(
             v.boolean(),
-            "Watch Secrets (values hashed, never stored); false lists Secret as disabled_by_config in coverage.",
+            "Watch Secrets (values hashed, never stored; a tls.crt keeps its expiry); false lists Secret as disabled_by_config in coverage, and the expiry of TLS Secrets cannot be verified (cert-manager Certificates still are).",
             { feature: "watch.secrets" },
           ),
           true,

@@ -316,7 +316,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
                       "properties": {
                         "secrets": {
                           "type": "boolean",
-                          "description": "Watch Secrets (values hashed, never stored); false lists Secret as disabled_by_config in coverage."
+                          "description": "Watch Secrets (values hashed, never stored; a tls.crt keeps its expiry); false lists Secret as disabled_by_config in coverage, and the expiry of TLS Secrets cannot be verified (cert-manager Certificates still are)."
                         }
                       }
                     },
@@ -787,7 +787,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
                       "properties": {
                         "secrets": {
                           "type": "boolean",
-                          "description": "Watch Secrets (values hashed, never stored); false lists Secret as disabled_by_config in coverage."
+                          "description": "Watch Secrets (values hashed, never stored; a tls.crt keeps its expiry); false lists Secret as disabled_by_config in coverage, and the expiry of TLS Secrets cannot be verified (cert-manager Certificates still are)."
                         }
                       }
                     },

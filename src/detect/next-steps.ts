@@ -129,6 +129,14 @@ export const NEXT_STEPS: Readonly<Record<string, readonly string[]>> = {
     "kubectl -n {namespace} get configmap {name}",
     "Create the ConfigMap (and the key the pods reference), or fix the reference.",
   ],
+  CertificateExpired: [
+    "kubectl -n {namespace} describe {kind} {name}",
+    "Renew the certificate (cert-manager: check the Certificate's Ready condition and its issuer), then reload what serves it.",
+  ],
+  CertificateExpiringSoon: [
+    "kubectl -n {namespace} describe {kind} {name}",
+    "Renew it before it expires; with cert-manager, find why it did not renew (the CertificateRequest, the issuer).",
+  ],
   ServiceAccountMissing: [
     "kubectl -n {namespace} get serviceaccount {name}",
     "Create the ServiceAccount, or fix serviceAccountName in the pod template.",

@@ -7,6 +7,7 @@ import { nodeReady, readyNode, runningPod, runningStatus } from "../sim/scenario
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
+import { servingCertificate } from "../sim/pki.ts";
 import { startSimulator } from "../sim/simulator.ts";
 import { VERSION } from "../version.ts";
 
@@ -548,6 +549,72 @@ describe("webhook: the daemon against the simulator", () => {
     expect(crash.summary).toEndWith(
       "what it cost: no readiness probe, so service api kept sending it traffic between crashes",
     );
+  });
+
+  test("an expired certificate an Ingress serves is announced; the Secret's values never leave mon", async () => {
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    const { certPem, keyPem } = servingCertificate({
+      cn: "shop.example.com",
+      dnsNames: ["shop.example.com"],
+      notAfter: clock.now() - 3 * 86_400_000,
+    });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { namespace: "shop", name: "web" },
+      spec: { selector: { app: "web" }, ports: [{ port: 80 }] },
+    });
+    sim.apply({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: { namespace: "shop", name: "web-x1", labels: { "kubernetes.io/service-name": "web" } },
+      addressType: "IPv4",
+      endpoints: [{ addresses: ["10.244.3.7"], conditions: { ready: true } }],
+    });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: "shop", name: "shop-tls" },
+      type: "kubernetes.io/tls",
+      data: { "tls.crt": Buffer.from(certPem).toString("base64"), "tls.key": Buffer.from(keyPem).toString("base64") },
+    });
+    sim.apply({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: { namespace: "shop", name: "storefront" },
+      spec: {
+        tls: [{ hosts: ["shop.example.com"], secretName: "shop-tls" }],
+        rules: [
+          {
+            host: "shop.example.com",
+            http: {
+              paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } }],
+            },
+          },
+        ],
+      },
+    });
+    // settle() compares pods and workloads only: wait for the Secret and the Ingress, then pass.
+    await waitUntil(
+      () => Boolean(cluster.daemon.inventory.get("Ingress", "shop", "storefront")),
+      "the Ingress in mon's caches",
+    );
+    await waitUntil(() => Boolean(cluster.daemon.inventory.get("Secret", "shop", "shop-tls")), "the Secret");
+    await waitUntil(() => cluster.daemon.inventory.list("EndpointSlice").length === 1, "the EndpointSlice");
+    await cluster.settle();
+    const certs = () => hook.requests.map((r) => r.json()).filter((b) => b.reason === "CertificateExpired");
+    await waitUntil(() => certs().length === 1, "the expired certificate");
+    expect(certs()[0]).toMatchObject({
+      action: "announce",
+      root: { kind: "Secret", namespace: "shop", name: "shop-tls" },
+    });
+    expect(certs()[0].text).toContain("TLS secret shop/shop-tls: the certificate expired");
+    expect(certs()[0].text).toContain("used by: ingress storefront");
+    expect(JSON.stringify(hook.requests.map((r) => r.body))).not.toContain("BEGIN");
   });
 
   test("the owner named by mon.io/owner on the namespace travels with the incident", async () => {

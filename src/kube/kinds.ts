@@ -40,6 +40,7 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   { group: "gateway.networking.k8s.io", resource: "tlsroutes", kind: "TLSRoute", optional: true },
   { group: "gateway.networking.k8s.io", resource: "tcproutes", kind: "TCPRoute", optional: true },
   { group: "gateway.networking.k8s.io", resource: "udproutes", kind: "UDPRoute", optional: true },
+  { group: "cert-manager.io", resource: "certificates", kind: "Certificate", optional: true },
   { group: "storage.k8s.io", resource: "storageclasses", kind: "StorageClass" },
   { group: "storage.k8s.io", resource: "volumeattachments", kind: "VolumeAttachment", optional: true },
   { group: "storage.k8s.io", resource: "csidrivers", kind: "CSIDriver" },

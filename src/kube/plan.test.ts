@@ -56,7 +56,14 @@ describe("planWatches (spec 1.1, 1.5, 5.5)", () => {
 
   test("known kinds not served: api_unavailable, or optional APIs listed apart", () => {
     expect(plan.coverage).toContainEqual({ kind: "batch/jobs", reason: "api_unavailable" });
-    expect(plan.optionalMissing).toEqual(["gateway.networking.k8s.io/grpcroutes", "storage.k8s.io/volumeattachments"]);
+    expect(plan.optionalMissing).toEqual([
+      "gateway.networking.k8s.io/grpcroutes",
+      "gateway.networking.k8s.io/tlsroutes",
+      "gateway.networking.k8s.io/tcproutes",
+      "gateway.networking.k8s.io/udproutes",
+      "cert-manager.io/certificates",
+      "storage.k8s.io/volumeattachments",
+    ]);
   });
 
   test("watch.secrets=false: Secrets not watched, disabled_by_config", () => {

@@ -74,7 +74,27 @@ export type NetworkPolicy = Served<V1NetworkPolicy>;
 export type Ingress = Served<V1Ingress>;
 export type Lease = Served<V1Lease>;
 export type ConfigMap = Served<V1ConfigMap>;
-export type Secret = Served<V1Secret>;
+/**
+ * A Secret as mon caches it: every value replaced by its SHA-256 (kube/object-filter.ts) and, for a `tls.crt`,
+ * the public facts of its certificate (`notAfter` RFC 3339, subject, DNS names).
+ */
+export type Secret = Served<V1Secret> & {
+  readonly tlsCertificate?: {
+    readonly notAfter: string;
+    readonly subject: string;
+    readonly dnsNames: readonly string[];
+  };
+};
+
+/** A cert-manager Certificate (cert-manager.io/v1), in the fields mon reads. */
+export interface Certificate extends ObjectLike {
+  readonly spec?: { readonly secretName?: string; readonly dnsNames?: readonly string[] };
+  readonly status?: {
+    readonly notAfter?: string;
+    readonly renewalTime?: string;
+    readonly conditions?: readonly Condition[];
+  };
+}
 export type ServiceAccount = Served<V1ServiceAccount>;
 export type PodDisruptionBudget = Served<V1PodDisruptionBudget>;
 
@@ -121,6 +141,7 @@ export interface Kinds {
   Secret: Secret;
   ServiceAccount: ServiceAccount;
   PodDisruptionBudget: PodDisruptionBudget;
+  Certificate: Certificate;
   HTTPRoute: GatewayRoute;
   GRPCRoute: GatewayRoute;
   TLSRoute: GatewayRoute;

@@ -38,7 +38,26 @@ interface Issued {
   keyPem: string;
 }
 
-function issue(options: { cn: string; org?: string; isCA?: boolean; issuer?: Issued; san?: string[] }): Issued {
+/**
+ * A self-signed serving certificate for `cn` and `dnsNames`, valid until `notAfter` (epoch ms), with its key
+ * (PEM): what a TLS Secret holds, for tests of certificate expiry.
+ */
+export function servingCertificate(options: { cn: string; dnsNames: string[]; notAfter: number }): {
+  certPem: string;
+  keyPem: string;
+} {
+  const issued = issue({ cn: options.cn, san: options.dnsNames, notAfter: options.notAfter });
+  return { certPem: issued.certPem, keyPem: issued.keyPem };
+}
+
+function issue(options: {
+  cn: string;
+  org?: string;
+  isCA?: boolean;
+  issuer?: Issued;
+  san?: string[];
+  notAfter?: number;
+}): Issued {
   const pair = generateKeyPairSync("rsa", {
     modulusLength: 2048,
     publicKeyEncoding: { type: "spki", format: "pem" },
@@ -48,8 +67,8 @@ function issue(options: { cn: string; org?: string; isCA?: boolean; issuer?: Iss
   cert.publicKey = forge.pki.publicKeyFromPem(pair.publicKey);
   cert.serialNumber = `01${randomBytes(8).toString("hex")}`;
   const now = Date.now();
-  cert.validity.notBefore = new Date(now - 3_600_000);
-  cert.validity.notAfter = new Date(now + 365 * 86_400_000);
+  cert.validity.notAfter = new Date(options.notAfter ?? now + 365 * 86_400_000);
+  cert.validity.notBefore = new Date(Math.min(now, cert.validity.notAfter.getTime()) - 30 * 86_400_000);
   const subject: forge.pki.CertificateField[] = [{ name: "commonName", value: options.cn }];
   if (options.org) subject.push({ name: "organizationName", value: options.org });
   cert.setSubject(subject);
