@@ -89,11 +89,15 @@ export function watchCluster(options: {
       },
       onHandlerFailure: () => metrics.informerHandlerPanics.inc(),
       onStall: () => metrics.componentStalls.inc(),
-      onDiscoveryFailure: (group, _message, attempt) => {
+      onDiscoveryFailure: (group, _message, attempt, reason) => {
         if (group) health.set("discovery", "degraded", { reason: "discovery_failed" });
         else {
-          health.set("discovery", "failed", { reason: "discovery_failed" });
-          health.set("caches", "failed", { reason: "watcher_failed", required: true });
+          // A wrong token is not "discovery failed": the reason says what to fix (spec 7.3).
+          health.set("discovery", "failed", { reason });
+          health.set("caches", "failed", {
+            reason: reason === "discovery_failed" ? "watcher_failed" : reason,
+            required: true,
+          });
           if (attempt === 1) metrics.sourceUnavailable.inc();
         }
       },

@@ -149,8 +149,10 @@ export async function watchOverlay(options: {
 
 // --- internal ---
 
-function watcherReason(reason: "permission_denied" | "api_unavailable" | "watcher_failed"): string {
+function watcherReason(reason: InformerFailure): string {
   if (reason === "permission_denied") return "optional_permission_denied";
   if (reason === "api_unavailable") return "optional_api_unavailable";
-  return "watcher_failed";
+  return reason;
 }
+
+type InformerFailure = Extract<InformerState, { state: "failing" }>["reason"];

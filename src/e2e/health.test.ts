@@ -78,7 +78,31 @@ describe("health server (spec 4.1, 4.2)", () => {
     }
   });
 
-  test("an API server mon cannot trust: not ready, /health failed with watcher_failed, still live", async () => {
+  test("a wrong API token: discovery and caches failed with source_configuration_failed, not discovery_failed", async () => {
+    const url = await start((s) =>
+      renderKubeconfig({ server: s.server.url, caCert: s.pki.caCert, token: "not-the-token" }),
+    );
+    await waitUntil(async () => (await (await fetch(`${url}/health`)).json()).status === "failed", "the failure");
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health.components.discovery).toMatchObject({ state: "failed", reason: "source_configuration_failed" });
+    expect(health.components.caches).toMatchObject({ state: "failed", reason: "source_configuration_failed" });
+  });
+
+  test("an API server throttling a required kind (429): caches failed with rate_limited", async () => {
+    running = await startSimulatedDaemon({
+      before: (sim) => sim.failResource("pods", 429),
+      config: { app: { disableStartupMessage: true }, alert: { stdout: {} } },
+      healthPort: 0,
+    });
+    const url = running.daemon.healthUrl()!;
+    await waitUntil(
+      async () => (await (await fetch(`${url}/health`)).json()).components.caches?.reason === "rate_limited",
+      "rate_limited",
+    );
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+  });
+
+  test("an API server mon cannot trust: not ready, /health failed with source_configuration_failed (fix the kubeconfig's CA), still live", async () => {
     const url = await start((s) =>
       renderKubeconfig({ server: s.server.url, caCert: createSimPki("other").caCert, token: s.token }),
     );
@@ -87,9 +111,17 @@ describe("health server (spec 4.1, 4.2)", () => {
       "the failure to show",
     );
     const health = await (await fetch(`${url}/health`)).json();
-    expect(health.components.discovery).toEqual({ state: "failed", reason: "discovery_failed", required: false });
-    expect(health.components.caches).toEqual({ state: "failed", reason: "watcher_failed", required: true });
-    expect(health.reasons).toEqual(["discovery_failed", "watcher_failed"]);
+    expect(health.components.discovery).toEqual({
+      state: "failed",
+      reason: "source_configuration_failed",
+      required: false,
+    });
+    expect(health.components.caches).toEqual({
+      state: "failed",
+      reason: "source_configuration_failed",
+      required: true,
+    });
+    expect(health.reasons).toEqual(["source_configuration_failed"]);
     expect((await fetch(`${url}/health`)).status).toBe(503);
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
@@ -122,7 +154,7 @@ describe("health server (spec 4.1, 4.2)", () => {
       await clock.advance(FATAL_AFTER_MS - 1_000);
       expect(fatal).toEqual([]);
       await clock.advance(1_000);
-      expect(fatal).toEqual(["caches: watcher_failed"]);
+      expect(fatal).toEqual(["caches: source_configuration_failed"]);
     } finally {
       await daemon.stop(0);
       await sim.stop();

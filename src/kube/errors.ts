@@ -8,6 +8,7 @@ export type KubeFailure =
   | "gone"
   | "network"
   | "timeout"
+  | "rate_limited"
   | "http";
 
 /** A failed Kubernetes API request with a message an engineer can act on. */
@@ -58,6 +59,31 @@ export function classifyStatus(status: number, body: string, what: string): Kube
           ? "not_found"
           : status === 410
             ? "gone"
-            : "http";
+            : status === 429
+              ? "rate_limited"
+              : "http";
   return new KubeError(failure, `${what}: ${status} ${message}`.trim(), status);
+}
+
+/**
+ * The health reason (spec 7.3) of a failed call to the API server: a rejected credential (a wrong or expired
+ * token, 401) is `source_configuration_failed`; a refusal (403) `permission_denied`; throttling (429)
+ * `rate_limited`; no answer in time `timeout`; anything else `fallback`.
+ */
+export function healthReasonOf(error: unknown, fallback: string): string {
+  if (!(error instanceof KubeError)) return fallback;
+  switch (error.failure) {
+    case "unauthorized":
+    case "kubeconfig":
+    case "tls":
+      return "source_configuration_failed";
+    case "forbidden":
+      return "permission_denied";
+    case "rate_limited":
+      return "rate_limited";
+    case "timeout":
+      return "timeout";
+    default:
+      return fallback;
+  }
 }

@@ -98,7 +98,8 @@ describe("informer", () => {
     sim.server.dropWatches();
     await waitUntil(() => states.some((s) => s.state === "failing"), "a failing state");
     const failing = states.find((s) => s.state === "failing");
-    expect(failing).toMatchObject({ state: "failing", reason: "permission_denied", attempts: 1 });
+    // A rejected credential is a configuration to fix, named as such (spec 7.3), not a missing permission.
+    expect(failing).toMatchObject({ state: "failing", reason: "source_configuration_failed", attempts: 1 });
     sim.setTokens([real]);
     sim.apply(configMapLike("after-recovery"));
     await clock.advance(1_200);

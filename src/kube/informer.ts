@@ -2,7 +2,7 @@ import type { KubeObject } from "../model/inventory.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { KubeConnection } from "./connection.ts";
-import { classifyStatus, KubeError } from "./errors.ts";
+import { classifyStatus, healthReasonOf, KubeError } from "./errors.ts";
 /** What an informer needs of a kind: its name (for logs) and collection path. */
 export interface InformerKind {
   readonly kind: string;
@@ -16,7 +16,13 @@ export type InformerState =
   | { readonly state: "synced" }
   | {
       readonly state: "failing";
-      readonly reason: "permission_denied" | "api_unavailable" | "watcher_failed";
+      readonly reason:
+        | "permission_denied"
+        | "api_unavailable"
+        | "watcher_failed"
+        | "rate_limited"
+        | "source_configuration_failed"
+        | "timeout";
       readonly message: string;
       readonly attempts: number;
     };
@@ -210,11 +216,9 @@ export function createInformer(options: InformerOptions): Informer {
         }
         failures += 1;
         const reason =
-          error instanceof KubeError && (error.failure === "forbidden" || error.failure === "unauthorized")
-            ? "permission_denied"
-            : error instanceof KubeError && error.failure === "not_found"
-              ? "api_unavailable"
-              : "watcher_failed";
+          error instanceof KubeError && error.failure === "not_found"
+            ? "api_unavailable"
+            : (healthReasonOf(error, "watcher_failed") as Extract<InformerState, { state: "failing" }>["reason"]);
         const message = (error as Error).message;
         options.onState({ state: "failing", reason, message, attempts: failures });
         if (failures === 1 || failures % 10 === 0)

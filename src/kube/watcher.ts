@@ -4,7 +4,7 @@ import type { Logger } from "../runtime/logger.ts";
 import { checkAccess } from "./access.ts";
 import type { KubeConnection } from "./connection.ts";
 import { discoverResources } from "./discovery.ts";
-import { KubeError } from "./errors.ts";
+import { healthReasonOf, KubeError } from "./errors.ts";
 import { createInformer, type Informer, type InformerState } from "./informer.ts";
 import { KNOWN_KINDS, kindKey, type WatchTarget } from "./kinds.ts";
 import { hashSecretValues, metadataOnly } from "./object-filter.ts";
@@ -23,8 +23,11 @@ export interface WatcherHooks {
   onKindState?(target: WatchTarget, state: KindState, failure?: InformerState): void;
   /** A watch stalled (no data, not even a bookmark) and was reopened. */
   onStall?(kind: string): void;
-  /** Discovery failed: of one API group (`group` set), or of the core API (`group` empty; retried with backoff). */
-  onDiscoveryFailure?(group: string, message: string, attempt: number): void;
+  /**
+   * Discovery failed: of one API group (`group` set), or of the core API (`group` empty; retried with backoff).
+   * `reason` is the health reason (kube/errors.ts healthReasonOf: a rejected credential, a refusal, throttling).
+   */
+  onDiscoveryFailure?(group: string, message: string, attempt: number, reason: string): void;
   /** Discovery, the plan and the access checks are done; informers are starting. */
   onWatching?(): void;
 }
@@ -89,7 +92,7 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
         const message = error instanceof KubeError ? error.message : String(error);
         if (attempt === 1 || attempt % 10 === 0)
           logger.warn(`discovery failed: ${message} (attempt ${attempt}; retrying with backoff)`);
-        hooks.onDiscoveryFailure?.("", message, attempt);
+        hooks.onDiscoveryFailure?.("", message, attempt, healthReasonOf(error, "discovery_failed"));
         const wait = Math.min(30_000, (options.informerBackoffMs ?? 1_000) * 2 ** Math.min(attempt - 1, 10));
         try {
           await clock.sleep(wait * (0.8 + Math.random() * 0.4), stopper.signal);
@@ -105,7 +108,7 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
     if (!discovered || stopped) return;
     for (const g of discovered.failedGroups) {
       logger.warn(`discovery of API group ${g.group} failed: ${g.message}`);
-      hooks.onDiscoveryFailure?.(g.group, g.message, 1);
+      hooks.onDiscoveryFailure?.(g.group, g.message, 1, "discovery_failed");
     }
     const plan = planWatches(discovered.resources, { watchSecrets: options.watchSecrets });
     planned = [...plan.coverage];
