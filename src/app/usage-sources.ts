@@ -1,6 +1,7 @@
 import type { HealthRegistry } from "../health/registry.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import type { Inventory } from "../kube/inventory.ts";
+import { healthReasonOf } from "../kube/errors.ts";
 import { readKubeletStats, roundHealth, type StatsRound } from "../kube/kubelet-stats.ts";
 import { readMetricsApi, type UsageSnapshot } from "../kube/metrics-api.ts";
 import { readApiServerReadiness } from "../kube/apiserver-readyz.ts";
@@ -124,7 +125,10 @@ export function createUsageSources(options: {
       if (read === "unavailable") health.set("metrics-api", "degraded", { reason: "optional_api_unavailable" });
       else health.set("metrics-api", "ok");
     } catch (error) {
-      health.set("metrics-api", "degraded", { reason: "component_failed" });
+      const reason = healthReasonOf(error, "component_failed");
+      health.set("metrics-api", "degraded", {
+        reason: reason === "permission_denied" ? "optional_permission_denied" : reason,
+      });
       logger.warn(`metrics API: ${(error as Error).message}`);
     }
   };

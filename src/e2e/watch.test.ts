@@ -176,6 +176,32 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
 });
 
 describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
+  test("every kubelet refusing mon's token (no nodes/stats grant): optional_permission_denied, readiness unaffected", async () => {
+    const all = ["pods", "nodes", "namespaces", "deployments", "replicasets", "statefulsets", "daemonsets", "jobs"];
+    const d = await start({
+      rules: [
+        { verbs: ["list", "watch", "get"], resources: all, groups: ["", "apps", "batch"] },
+        { verbs: ["create"], resources: ["selfsubjectaccessreviews"], groups: ["authorization.k8s.io"] },
+      ],
+      before: (s) =>
+        s.apply({
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: { name: "n1" },
+          status: { conditions: [{ type: "Ready", status: "True" }] },
+        }),
+    });
+    await sim!.startKubelet("n1");
+    await waitUntil(() => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints), "the kubelet endpoint");
+    await d.usage.round();
+    expect(d.health.report().components["kubelet-stats"]).toEqual({
+      state: "degraded",
+      reason: "optional_permission_denied",
+      required: false,
+    });
+    expect(d.health.ready()).toBe(true);
+  });
+
   test("one kubelet of three unreachable: kubelet_partially_unreachable, one failure counted per round, stats kept for the others", async () => {
     const d = await start({
       sim: { metricsApi: true },

@@ -68,7 +68,12 @@ export function kubeletUrl(node: KubeObject): string | undefined {
 }
 
 /** The health of a round: ok, kubelet_partially_unreachable (some nodes failed) or kubelet_unreachable (all did). */
-export function roundHealth(round: StatsRound): "ok" | "kubelet_partially_unreachable" | "kubelet_unreachable" {
+export function roundHealth(
+  round: StatsRound,
+): "ok" | "kubelet_partially_unreachable" | "kubelet_unreachable" | "optional_permission_denied" {
   if (round.failures.size === 0) return "ok";
+  // Every kubelet refusing mon's token (401/403): nodes/stats is not granted — a permission, not a network.
+  if (round.failures.size >= round.nodes && [...round.failures.values()].every((why) => /^HTTP 40[13]$/.test(why)))
+    return "optional_permission_denied";
   return round.failures.size >= round.nodes ? "kubelet_unreachable" : "kubelet_partially_unreachable";
 }

@@ -20,9 +20,15 @@ export async function startFakeKubelet(options: {
 }): Promise<FakeKubelet> {
   const server = createServer({ cert: options.pki.serverCert, key: options.pki.serverKey }, (req, res) => {
     const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1];
-    if (!token || !options.authorizer.user(token.trim())) {
+    const user = token ? options.authorizer.user(token.trim()) : undefined;
+    if (!user) {
       res.writeHead(401, { "content-type": "text/plain" });
       return void res.end("Unauthorized");
+    }
+    // As a kubelet with webhook authorization: the caller needs `get` on nodes/stats.
+    if (!options.authorizer.allowed(user, { verb: "get", group: "", resource: "nodes/stats" })) {
+      res.writeHead(403, { "content-type": "text/plain" });
+      return void res.end(`Forbidden (user=${user.name}, verb=get, resource=nodes, subresource=stats)`);
     }
     if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/stats/summary") {
       res.writeHead(404, { "content-type": "text/plain" });
