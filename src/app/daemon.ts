@@ -107,6 +107,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The leader's work once this replica leads (`lead` is unset while it is handed over).
   let leader: Leader | undefined;
   let watching = false;
+  let stopping: Promise<void> | undefined;
   const server = await serveHealth(options, health, metrics, {
     status: () => (lead ? statusOf(lead) : undefined),
     diagnostics: () => lead?.diagnostics,
@@ -252,25 +253,32 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       running().halt();
       running().delivery.stop();
     },
-    async stop(drainMs = 5_000) {
-      if (elector) health.set("leadership", "failed", { reason: "shutdown", required: true });
-      overlay?.stop();
-      await changes;
-      running().halt();
-      watcher.stop();
-      memory?.stop();
-      // Each step has its time; one that overruns is counted and logged, and the shutdown goes on.
-      const step = async (what: string, work: Promise<unknown>, ms: number) => {
-        if (await settlesWithin(clock, work, ms)) return;
-        metrics.shutdownTimeouts.inc();
-        logger.warn(`shutdown: ${what} did not stop within ${Math.round(ms / 1000)} s`);
-      };
-      await step("delivery and the state store", running().finish(drainMs), drainMs + SHUTDOWN_STEP_MS);
-      // Released last, after the outbox was flushed or persisted: the next leader resumes what is left.
-      if (elector) await step("the state lock release", elector.release(), SHUTDOWN_STEP_MS);
-      if (server) await step("the health server", server.close(), SHUTDOWN_STEP_MS);
+    stop(drainMs = 5_000) {
+      // Once: a second call (a signal during a shutdown) waits for the first.
+      stopping ??= shutdown(drainMs);
+      return stopping;
     },
   };
+
+  /** Stops informers, flushes delivery for up to `drainMs`, releases the state lock, closes the health server. */
+  async function shutdown(drainMs: number): Promise<void> {
+    if (elector) health.set("leadership", "failed", { reason: "shutdown", required: true });
+    overlay?.stop();
+    await changes;
+    running().halt();
+    watcher.stop();
+    memory?.stop();
+    // Each step has its time; one that overruns is counted and logged, and the shutdown goes on.
+    const step = async (what: string, work: Promise<unknown>, ms: number) => {
+      if (await settlesWithin(clock, work, ms)) return;
+      metrics.shutdownTimeouts.inc();
+      logger.warn(`shutdown: ${what} did not stop within ${Math.round(ms / 1000)} s`);
+    };
+    await step("delivery and the state store", running().finish(drainMs), drainMs + SHUTDOWN_STEP_MS);
+    // Released last, after the outbox was flushed or persisted: the next leader resumes what is left.
+    if (elector) await step("the state lock release", elector.release(), SHUTDOWN_STEP_MS);
+    if (server) await step("the health server", server.close(), SHUTDOWN_STEP_MS);
+  }
 }
 
 // --- internal ---

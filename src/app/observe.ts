@@ -165,6 +165,8 @@ export function createObservers(options: {
       for (const [provider, depth] of left) {
         metrics.deliveryDeferred.inc({ provider }, depth);
         total += depth;
+        // The drain ran out of time with this provider's messages queued (spec 7.3).
+        if (depth > 0) health.set(`provider-${provider}`, "degraded", { reason: "provider_shutdown_timeout" });
       }
       logger.warn(
         `shutdown: ${total} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`,

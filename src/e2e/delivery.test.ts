@@ -263,4 +263,28 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
       await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_rendered_details_omitted_total"),
     ).toContain("mon_rendered_details_omitted_total 2");
   });
+
+  test("a shutdown whose drain runs out of time with messages queued: counted deferred, provider_shutdown_timeout", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    hook.setDefault({ status: 503, body: "down" });
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    const daemon = cluster.daemon;
+    // The drain waits on the fake clock: move it past the drain and the shutdown steps.
+    const stopped = cluster.stopDaemon();
+    for (let i = 0; i < 4; i++) await clock.advance(5_000);
+    await stopped;
+    expect(await daemon.metrics.registry.getSingleMetricAsString("mon_delivery_deferred_total")).toContain(
+      'mon_delivery_deferred_total{provider="webhook"} 1',
+    );
+    expect(daemon.health.report().components["provider-webhook"]).toMatchObject({
+      state: "degraded",
+      reason: "provider_shutdown_timeout",
+    });
+  });
 });
