@@ -32,6 +32,7 @@ export function watchCluster(options: {
 }): ClusterWatcher {
   const { health, metrics } = options;
   const kinds = new Map<string, { target: WatchTarget; state: KindState; reason?: string }>();
+  const syncedOnce = new Set<string>();
   health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
   health.set("discovery", "pending", { reason: "cache_sync_pending" });
 
@@ -68,7 +69,13 @@ export function watchCluster(options: {
       });
     else if (failing)
       health.set("caches", "failed", {
-        reason: failing.state === "sync_timeout" ? "cache_sync_timeout" : (failing.reason ?? "watcher_failed"),
+        reason:
+          failing.state === "sync_timeout"
+            ? "cache_sync_timeout"
+            : // A kind whose cache never filled, for no more specific reason: its sync failed (spec 7.3).
+              !syncedOnce.has(kindKey(failing.target)) && (failing.reason ?? "watcher_failed") === "watcher_failed"
+              ? "cache_sync_failed"
+              : (failing.reason ?? "watcher_failed"),
         required: true,
       });
     else health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
@@ -118,6 +125,7 @@ export function watchCluster(options: {
           ...(failure && failure.state === "failing" ? { reason: failure.reason } : {}),
         });
         if (state === "synced") {
+          syncedOnce.add(kindKey(target));
           metrics.watcherSyncs.inc();
           options.inventory.markWatched(target.metadataOnly ? kindKey(target) : target.kind);
         }

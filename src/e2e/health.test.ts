@@ -88,6 +88,23 @@ describe("health server (spec 4.1, 4.2)", () => {
     expect(health.components.caches).toMatchObject({ state: "failed", reason: "source_configuration_failed" });
   });
 
+  test("a required kind whose list keeps failing (500) before its cache ever filled: caches failed with cache_sync_failed", async () => {
+    running = await startSimulatedDaemon({
+      before: (sim) => sim.failResource("pods", 500),
+      config: { app: { disableStartupMessage: true }, alert: { stdout: {} } },
+      healthPort: 0,
+    });
+    const url = running.daemon.healthUrl()!;
+    await waitUntil(
+      async () => (await (await fetch(`${url}/health`)).json()).components.caches?.reason === "cache_sync_failed",
+      "cache_sync_failed",
+    );
+    expect((await (await fetch(`${url}/health`)).json()).components["informers-core"]).toMatchObject({
+      state: "degraded",
+      reason: "watcher_failed",
+    });
+  });
+
   test("an API server throttling a required kind (429): caches failed with rate_limited", async () => {
     running = await startSimulatedDaemon({
       before: (sim) => sim.failResource("pods", 429),
