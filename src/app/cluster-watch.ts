@@ -29,6 +29,8 @@ export function watchCluster(options: {
   onSynced: () => void;
   informerBackoffMs?: number;
   syncTimeoutMs?: number;
+  /** Lower bounds on metadata-only kinds (tests; kube/watcher.ts OBJECT_CAP, METADATA_BUDGET). */
+  limits?: { objectCap: number; metadataBudget: number };
 }): ClusterWatcher {
   const { health, metrics } = options;
   const kinds = new Map<string, { target: WatchTarget; state: KindState; reason?: string }>();
@@ -88,6 +90,7 @@ export function watchCluster(options: {
     watchSecrets: options.config.watch.secrets,
     resyncMs: options.config.resyncSeconds * 1000,
     ...(options.syncTimeoutMs !== undefined ? { syncTimeoutMs: options.syncTimeoutMs } : {}),
+    ...(options.limits ? { limits: options.limits } : {}),
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
     hooks: {
       onEvent: (kind, type, object) => {
@@ -95,6 +98,11 @@ export function watchCluster(options: {
         options.onChange();
       },
       onHandlerFailure: () => metrics.informerHandlerPanics.inc(),
+      onDropped: (_target, inventoryKind) => {
+        options.inventory.forget(inventoryKind);
+        options.onChange();
+        refresh();
+      },
       onStall: () => metrics.componentStalls.inc(),
       onDiscoveryFailure: (group, _message, attempt, reason) => {
         if (group) health.set("discovery", "degraded", { reason: "discovery_failed" });

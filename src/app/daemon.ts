@@ -34,6 +34,8 @@ export interface DaemonOptions {
   readonly passDelayMs?: number;
   /** Informer backoff after a failure, ms (default 1000, doubling to 30 s). */
   readonly informerBackoffMs?: number;
+  /** Lower bounds on metadata-only kinds than kube/watcher.ts's (tests of the bounds). */
+  readonly watchLimits?: { readonly objectCap: number; readonly metadataBudget: number };
   /** Port of the cluster DNS pods' metrics (default 9153); tests point it at a loopback server. */
   readonly dnsMetricsPort?: number;
   /** Providers and outbound client built before connecting (`mon run`); built here when absent. */
@@ -154,6 +156,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         lead?.begin();
       },
       ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+      ...(options.watchLimits ? { limits: options.watchLimits } : {}),
     });
   let watcher = watch();
   logger.info(`mon ${VERSION} watching ${connection.server} (${connection.source})`);

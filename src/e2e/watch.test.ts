@@ -20,6 +20,7 @@ async function start(
     env?: Record<string, string>;
     rules?: readonly SimRule[];
     before?: (s: Simulator) => void;
+    watchLimits?: { objectCap: number; metadataBudget: number };
   } = {},
 ): Promise<Daemon> {
   const rules = options.rules;
@@ -31,6 +32,7 @@ async function start(
       : {}),
     config: { healthCheck: { enabled: false }, ...options.config },
     ...(options.env ? { env: options.env } : {}),
+    ...(options.watchLimits ? { watchLimits: options.watchLimits } : {}),
   });
   sim = running.sim;
   const daemon = running.daemon;
@@ -97,6 +99,44 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
     expect(d.health.ready()).toBe(true);
     expect(d.health.report().components["informers-example.com"]).toEqual({ state: "ok", required: false });
   });
+
+  test.each([
+    ["object_cap_reached", { objectCap: 20, metadataBudget: 1_000 }],
+    ["budget_exceeded", { objectCap: 1_000, metadataBudget: 20 }],
+  ] as const)(
+    "a custom resource kind too large to keep is no longer watched, its objects forgotten, %s in coverage; mon stays ready",
+    async (reason, watchLimits) => {
+      const d = await start({
+        watchLimits,
+        before: (s) => {
+          const widgets = s.addCustomResource({
+            group: "example.com",
+            version: "v1",
+            plural: "widgets",
+            kind: "Widget",
+            namespaced: true,
+          });
+          for (let i = 0; i < 30; i++)
+            s.store.create(widgets, "default", {
+              apiVersion: "example.com/v1",
+              kind: "Widget",
+              metadata: { name: `w${i}` },
+            });
+        },
+      });
+      await waitUntil(
+        () => d.health.report().coverage.kinds.some((k) => k.kind === "example.com/widgets"),
+        "the kind in coverage",
+      );
+      expect(d.health.report().coverage.kinds).toContainEqual({ kind: "example.com/widgets", reason });
+      expect(d.inventory.list("example.com/widgets")).toHaveLength(0);
+      expect(d.inventory.watches("example.com/widgets")).toBe(false);
+      await waitUntil(() => d.health.ready(), "readiness");
+      expect(await d.metrics.registry.getSingleMetricAsString("mon_coverage_uncovered_kinds")).toContain(
+        `mon_coverage_uncovered_kinds{reason="${reason}"} 1`,
+      );
+    },
+  );
 
   test("least privilege: forbidden kinds are permission_denied in coverage, and mon stays ready", async () => {
     const d = await start({ rules: LEAST_PRIVILEGE });

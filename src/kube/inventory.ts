@@ -19,6 +19,15 @@ export class Inventory implements InventoryView {
     this.watched.add(kind);
   }
 
+  /** Forgets a kind: its objects and that it is watched (a kind dropped to bound memory). */
+  forget(kind: string): void {
+    this.watched.delete(kind);
+    const map = this.byKind.get(kind);
+    if (!map) return;
+    for (const object of [...map.values()]) this.apply(kind, "DELETED", object);
+    this.byKind.delete(kind);
+  }
+
   watches(kind: string): boolean {
     return this.watched.has(kind);
   }

@@ -30,7 +30,26 @@ export interface WatcherHooks {
   onDiscoveryFailure?(group: string, message: string, attempt: number, reason: string): void;
   /** Discovery, the plan and the access checks are done; informers are starting. */
   onWatching?(): void;
+  /**
+   * A metadata-only kind was dropped to bound memory (`object_cap_reached`, `budget_exceeded`): its informer
+   * stopped; the caller forgets its objects (`inventoryKind`).
+   */
+  onDropped?(
+    target: WatchTarget,
+    inventoryKind: string,
+    reason: "object_cap_reached" | "budget_exceeded",
+    count: number,
+  ): void;
 }
+
+/**
+ * Bounds on what mon keeps of kinds it has no detector for (metadata-only: custom resources and the like), so
+ * a cluster with a million custom resources cannot take mon down: at most OBJECT_CAP objects of one kind, at
+ * most METADATA_BUDGET of all of them together. A kind that crosses either is no longer watched and is listed
+ * in coverage as `object_cap_reached` or `budget_exceeded` (docs/health.md).
+ */
+export const OBJECT_CAP = 50_000;
+export const METADATA_BUDGET = 200_000;
 
 /** The cluster watcher (kube/): discovery, the watch plan, access checks and one informer per kind. */
 export interface ClusterWatcher {
@@ -58,6 +77,8 @@ export interface WatcherOptions {
   readonly resyncMs: number;
   readonly syncTimeoutMs?: number;
   readonly informerBackoffMs?: number;
+  /** Overrides OBJECT_CAP and METADATA_BUDGET (tests). */
+  readonly limits?: { readonly objectCap: number; readonly metadataBudget: number };
   readonly hooks: WatcherHooks;
 }
 
@@ -69,6 +90,10 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
   const { connection, clock, logger, hooks } = options;
   const informers: Informer[] = [];
   const states = new Map<string, KindState>();
+  const limits = options.limits ?? { objectCap: OBJECT_CAP, metadataBudget: METADATA_BUDGET };
+  // Objects of metadata-only kinds kept now, and the kinds dropped to bound them.
+  let metadataTotal = 0;
+  const dropReasons = new Map<string, "object_cap_reached" | "budget_exceeded">();
   const timers: Cancel[] = [];
   let watched: WatchTarget[] = [];
   let planned: CoverageEntry[] = [];
@@ -136,36 +161,58 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
   const startInformer = (target: WatchTarget) => {
     const inventoryKind = target.metadataOnly ? kindKey(target) : target.kind;
     setState(target, "pending");
-    informers.push(
-      createInformer({
-        connection,
-        kind: { kind: target.kind, path: target.path },
-        clock,
-        logger,
-        resyncMs: options.resyncMs,
-        ...(options.informerBackoffMs !== undefined ? { initialBackoffMs: options.informerBackoffMs } : {}),
-        onEvent: (type, object) => {
-          try {
-            const kept = target.metadataOnly
-              ? metadataOnly(object)
-              : target.sensitive
-                ? hashSecretValues(object)
-                : object;
-            hooks.onEvent?.(inventoryKind, type, kept);
-          } catch (error) {
-            hooks.onHandlerFailure?.(target.kind, error);
-            logger.error(
-              `informer ${target.kind}: handler failed on ${object?.metadata?.namespace ?? ""}/${object?.metadata?.name ?? ""}: ${(error as Error).message}`,
-            );
-          }
-        },
-        onStall: () => hooks.onStall?.(target.kind),
-        onState: (state) => {
-          if (state.state === "synced") setState(target, "synced");
-          else if (state.state === "failing") setState(target, "failing", state);
-        },
-      }),
-    );
+    let count = 0;
+    let dropped = false;
+    const drop = (reason: "object_cap_reached" | "budget_exceeded") => {
+      dropped = true;
+      informer.stop();
+      metadataTotal -= count;
+      dropReasons.set(kindKey(target), reason);
+      logger.warn(
+        `informer ${target.kind}: ${count} objects ${reason === "object_cap_reached" ? `reach the cap of ${limits.objectCap} for one kind` : `would take the metadata-only kinds over their budget of ${limits.metadataBudget} objects`}; no longer watched (coverage: ${reason})`,
+      );
+      // Not failing: it is left out on purpose, and coverage says why.
+      setState(target, "synced");
+      hooks.onDropped?.(target, inventoryKind, reason, count);
+    };
+    const informer = createInformer({
+      connection,
+      kind: { kind: target.kind, path: target.path },
+      clock,
+      logger,
+      resyncMs: options.resyncMs,
+      ...(options.informerBackoffMs !== undefined ? { initialBackoffMs: options.informerBackoffMs } : {}),
+      onEvent: (type, object) => {
+        if (dropped) return;
+        if (target.metadataOnly) {
+          const delta = type === "ADDED" ? 1 : type === "DELETED" ? -1 : 0;
+          count += delta;
+          metadataTotal += delta;
+          if (count > limits.objectCap) return drop("object_cap_reached");
+          if (metadataTotal > limits.metadataBudget) return drop("budget_exceeded");
+        }
+        try {
+          const kept = target.metadataOnly
+            ? metadataOnly(object)
+            : target.sensitive
+              ? hashSecretValues(object)
+              : object;
+          hooks.onEvent?.(inventoryKind, type, kept);
+        } catch (error) {
+          hooks.onHandlerFailure?.(target.kind, error);
+          logger.error(
+            `informer ${target.kind}: handler failed on ${object?.metadata?.namespace ?? ""}/${object?.metadata?.name ?? ""}: ${(error as Error).message}`,
+          );
+        }
+      },
+      onStall: () => hooks.onStall?.(target.kind),
+      onState: (state) => {
+        if (dropped) return;
+        if (state.state === "synced") setState(target, "synced");
+        else if (state.state === "failing") setState(target, "failing", state);
+      },
+    });
+    informers.push(informer);
     const timeoutMs = options.syncTimeoutMs ?? 120_000;
     timers.push(
       clock.setTimer(() => {
@@ -191,7 +238,8 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       const timedOut = watched
         .filter((t) => states.get(kindKey(t)) === "sync_timeout")
         .map((t) => ({ kind: kindKey(t), reason: "sync_timeout" as const }));
-      return [...planned, ...denied, ...timedOut].sort((a, b) => a.kind.localeCompare(b.kind));
+      const bounded = [...dropReasons].map(([kind, reason]) => ({ kind, reason }));
+      return [...planned, ...denied, ...timedOut, ...bounded].sort((a, b) => a.kind.localeCompare(b.kind));
     },
     optionalMissing: () => optionalMissing,
     requiredSynced() {

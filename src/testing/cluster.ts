@@ -211,6 +211,7 @@ export async function startSimulatedDaemon(
     config?: Record<string, unknown>;
     env?: Record<string, string>;
     healthPort?: number;
+    watchLimits?: { objectCap: number; metadataBudget: number };
   } = {},
 ): Promise<SimulatedDaemon> {
   const sim = await startSimulator(options.simOptions);
@@ -226,6 +227,7 @@ export async function startSimulatedDaemon(
     logger: createSilentLogger(),
     stdout: () => {},
     ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),
+    ...(options.watchLimits ? { watchLimits: options.watchLimits } : {}),
   });
   return {
     sim,
