@@ -207,7 +207,7 @@ export function createMetrics() {
     ),
     componentUnexpectedStops: counter(
       "mon_component_unexpected_stops_total",
-      "Required components that stopped unexpectedly.",
+      "Components that stopped unexpectedly (an informer whose loop ended on a fault) and were started again.",
     ),
     memorySoftLimit: gauge(
       "mon_memory_soft_limit_bytes",

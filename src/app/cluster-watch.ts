@@ -104,6 +104,11 @@ export function watchCluster(options: {
         refresh();
       },
       onStall: () => metrics.componentStalls.inc(),
+      onUnexpectedStop: (target) => {
+        metrics.componentUnexpectedStops.inc();
+        // Said until the kind's next sync or failure, which the restarted informer reports (spec 7.3).
+        health.set(`informers-${target.group || "core"}`, "degraded", { reason: "component_stopped" });
+      },
       onDiscoveryFailure: (group, _message, attempt, reason) => {
         if (group) health.set("discovery", "degraded", { reason: "discovery_failed" });
         else {

@@ -108,6 +108,39 @@ describe("informer", () => {
   });
 });
 
+describe("an informer never stops on its own", () => {
+  test("a fault that ends its loop is reported (component_stopped) and the informer starts again", async () => {
+    sim = await startSimulator();
+    sim.failResource("namespaces", 500);
+    const clock = createFakeClock(Date.now());
+    const connection = await connectKube({ kubeconfigText: sim.kubeconfig() });
+    const stops: string[] = [];
+    const cache = new Set<string>();
+    let faulty = true;
+    informer = createInformer({
+      connection,
+      kind: { kind: "Namespace", path: "/api/v1/namespaces" },
+      clock,
+      logger: createSilentLogger(),
+      onEvent: (_type, o) => cache.add(String(o.metadata?.name)),
+      // A bug in the state callback: it throws on the first failure, which ends the informer's loop.
+      onState: (state) => {
+        if (state.state === "failing" && faulty) {
+          faulty = false;
+          throw new Error("callback fault");
+        }
+      },
+      onUnexpectedStop: (why) => stops.push(why),
+    });
+    informer.start();
+    await waitUntil(() => stops.length === 1, "the unexpected stop");
+    expect(stops).toEqual(["callback fault"]);
+    sim.failResource("namespaces", undefined);
+    await clock.advance(1_000);
+    await waitUntil(() => cache.has("default"), "the restarted informer's list");
+  });
+});
+
 describe("stalled watches", () => {
   test("a watch with no data, not even a bookmark, for the idle timeout is reopened from its resourceVersion", async () => {
     sim = await startSimulator({ bookmarkIntervalMs: 3_600_000 });

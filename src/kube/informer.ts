@@ -48,6 +48,11 @@ export interface InformerOptions {
   readonly idleTimeoutMs?: number;
   /** Called when a stalled watch is reopened. */
   readonly onStall?: () => void;
+  /**
+   * The loop ended while not stopped (a fault in a callback, a bug): reported with why, then the informer
+   * starts again after the backoff — it never stops on its own (spec 7.3 `component_stopped`).
+   */
+  readonly onUnexpectedStop?: (why: string) => void;
 }
 
 /** A running informer. */
@@ -239,7 +244,21 @@ export function createInformer(options: InformerOptions): Informer {
   return {
     start() {
       scheduleResync();
-      void run();
+      const supervise = (): void =>
+        void run().then(
+          () => restart("its loop ended"),
+          (error: unknown) => restart((error as Error)?.message ?? String(error)),
+        );
+      const restart = (why: string) => {
+        if (stopped) return;
+        options.onUnexpectedStop?.(why);
+        logger.error(`informer ${kind.kind}: stopped unexpectedly (${why}); starting again`);
+        needList = true;
+        void clock.sleep(options.initialBackoffMs ?? 1_000).then(() => {
+          if (!stopped) supervise();
+        });
+      };
+      supervise();
     },
     stop() {
       stopped = true;

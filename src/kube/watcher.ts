@@ -23,6 +23,8 @@ export interface WatcherHooks {
   onKindState?(target: WatchTarget, state: KindState, failure?: InformerState): void;
   /** A watch stalled (no data, not even a bookmark) and was reopened. */
   onStall?(kind: string): void;
+  /** An informer's loop ended unexpectedly; it starts again by itself. */
+  onUnexpectedStop?(target: WatchTarget, why: string): void;
   /**
    * Discovery failed: of one API group (`group` set), or of the core API (`group` empty; retried with backoff).
    * `reason` is the health reason (kube/errors.ts healthReasonOf: a rejected credential, a refusal, throttling).
