@@ -94,6 +94,11 @@ export function createCallHome(options: {
       running = true;
       telemetry?.start();
       if (options.edition() === "pro") heartbeat?.start();
+      // Asked for, but with nowhere to ping: said, not silently skipped (spec 7.3 source_not_configured).
+      if (options.edition() === "pro" && hb.enabled && !hb.url) {
+        options.health.set("heartbeat", "degraded", { reason: "source_not_configured" });
+        logger.warn("heartbeatMonitor.enabled is on but heartbeatMonitor.url is not set: no heartbeat is sent");
+      }
       if (!config.upgrader.disableUpdateCheck && build === "release")
         void checkForUpdate({ url: endpoints.update, http: options.http, version: VERSION, logger }).then((latest) => {
           if (latest) options.notice(`mon ${latest} is available; this cluster runs mon ${VERSION}.`);

@@ -231,6 +231,13 @@ describe("mon lint (spec 4.4)", () => {
     expect((await mon(["lint", base, "--overlay", other])).stdout).toContain("Deployment is not a MonConfig");
   });
 
+  test("heartbeatMonitor.enabled without a url is a warning: nothing would be pinged", async () => {
+    const path = file("hb.yaml", "heartbeatMonitor:\n  enabled: true\nalert:\n  stdout: {}\n");
+    const { code, stdout } = await mon(["lint", path]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`${path}:2: warning: heartbeatMonitor.enabled needs heartbeatMonitor.url`);
+  });
+
   test("no provider configured is a warning", async () => {
     const none = file("none.yaml", "app:\n  clusterName: x\n");
     const { code, stdout } = await mon(["lint", none]);

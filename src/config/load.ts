@@ -210,6 +210,11 @@ export function checkConfig(
     const message = "healthCheck.statusEndpoint needs healthCheck.enabled; /status is not served";
     add({ level: "warning", rule: "invalid_value", key: "healthCheck.statusEndpoint", message });
   }
+  if (config.heartbeatMonitor.enabled && !config.heartbeatMonitor.url) {
+    const message =
+      "heartbeatMonitor.enabled needs heartbeatMonitor.url (a ${file:/path} reference); no heartbeat is sent";
+    add({ level: "warning", rule: "invalid_value", key: "heartbeatMonitor.enabled", message });
+  }
   const diagnostics = config.healthCheck.diagnostics;
   if (diagnostics.enabled && !diagnostics.token) {
     const message = "healthCheck.diagnostics.enabled needs healthCheck.diagnostics.token (a ${file:/path} reference)";

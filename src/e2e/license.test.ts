@@ -362,6 +362,22 @@ describe("Pro through a real license", () => {
   );
 
   test(
+    "heartbeatMonitor enabled without a url: heartbeat degraded with source_not_configured, never silently skipped",
+    async () => {
+      const w = await world();
+      const cluster = await run(w, w.licenses.addLicense(), w.clock, {
+        config: { heartbeatMonitor: { enabled: true, interval: 60 } },
+      });
+      await cluster.settle();
+      await waitUntil(
+        () => cluster.daemon.health.report().components.heartbeat?.reason === "source_not_configured",
+        "the heartbeat component",
+      );
+    },
+    DAYS,
+  );
+
+  test(
     "a release build with Pro's state file sends telemetry a minute after start and names a newer version once",
     async () => {
       const w = await world();
