@@ -26,9 +26,9 @@ const slackHook = (url: string) => {
   return `\${file:${path}}`;
 };
 
-/** A one-pod Deployment `name` in shop, on n1, running. */
-function addApp(sim: Simulator, name: string, now: number): void {
-  const { deployment: d, replicaSet } = deployment("shop", name, 1, `ghcr.io/shop/${name}:1.0`, "abc12");
+/** A Deployment `name` in shop with `pods` running pods (`<name>-abc12-p<i>`) on n1. */
+function addApp(sim: Simulator, name: string, now: number, pods = 1): void {
+  const { deployment: d, replicaSet } = deployment("shop", name, pods, `ghcr.io/shop/${name}:1.0`, "abc12");
   const dep = sim.apply(d);
   const rs = sim.apply({
     ...replicaSet,
@@ -37,7 +37,7 @@ function addApp(sim: Simulator, name: string, now: number): void {
       ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }],
     },
   });
-  sim.apply(runningPod(rs, "p0", "n1", now - 3_600_000));
+  for (let i = 0; i < pods; i++) sim.apply(runningPod(rs, `p${i}`, "n1", now - 3_600_000));
 }
 
 describe("delivery end to end (spec 6 items 1-6)", () => {
@@ -242,18 +242,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
-    const { deployment: d, replicaSet } = deployment("shop", "batch", 12, "ghcr.io/shop/batch:1.0", "abc12");
-    const dep = sim.apply(d);
-    const rs = sim.apply({
-      ...replicaSet,
-      metadata: {
-        ...replicaSet.metadata,
-        ownerReferences: [
-          { apiVersion: "apps/v1", kind: "Deployment", name: "batch", uid: dep.metadata.uid, controller: true },
-        ],
-      },
-    });
-    for (let i = 0; i < 12; i++) sim.apply(runningPod(rs, `p${i}`, "n1", clock.now() - 3_600_000));
+    addApp(sim, "batch", clock.now(), 12);
     await cluster.settle();
     for (let i = 0; i < 12; i++) crashPod(sim, "shop", `batch-abc12-p${i}`, 3, clock.now());
     await cluster.settle();

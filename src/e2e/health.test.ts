@@ -18,14 +18,21 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start(kubeconfig: (s: Simulator) => string): Promise<string> {
+async function start(
+  kubeconfig: (s: Simulator) => string = (s) => s.kubeconfig(),
+  before?: (s: Simulator) => void,
+): Promise<string> {
   running = await startSimulatedDaemon({
     kubeconfig,
+    ...(before ? { before } : {}),
     config: { app: { disableStartupMessage: true }, alert: { stdout: {} } },
     healthPort: 0,
   });
   return running.daemon.healthUrl()!;
 }
+
+/** The `/health` body now. */
+const healthAt = async (url: string) => (await fetch(`${url}/health`)).json() as Promise<any>;
 
 describe("health server (spec 4.1, 4.2)", () => {
   test("a synced daemon is live and ready; /health names every component; /metrics has mon_* and process metrics", async () => {
@@ -89,33 +96,17 @@ describe("health server (spec 4.1, 4.2)", () => {
   });
 
   test("a required kind whose list keeps failing (500) before its cache ever filled: caches failed with cache_sync_failed", async () => {
-    running = await startSimulatedDaemon({
-      before: (sim) => sim.failResource("pods", 500),
-      config: { app: { disableStartupMessage: true }, alert: { stdout: {} } },
-      healthPort: 0,
-    });
-    const url = running.daemon.healthUrl()!;
-    await waitUntil(
-      async () => (await (await fetch(`${url}/health`)).json()).components.caches?.reason === "cache_sync_failed",
-      "cache_sync_failed",
-    );
-    expect((await (await fetch(`${url}/health`)).json()).components["informers-core"]).toMatchObject({
+    const url = await start(undefined, (sim) => sim.failResource("pods", 500));
+    await waitUntil(async () => (await healthAt(url)).components.caches?.reason === "cache_sync_failed", "the reason");
+    expect((await healthAt(url)).components["informers-core"]).toMatchObject({
       state: "degraded",
       reason: "watcher_failed",
     });
   });
 
   test("an API server throttling a required kind (429): caches failed with rate_limited", async () => {
-    running = await startSimulatedDaemon({
-      before: (sim) => sim.failResource("pods", 429),
-      config: { app: { disableStartupMessage: true }, alert: { stdout: {} } },
-      healthPort: 0,
-    });
-    const url = running.daemon.healthUrl()!;
-    await waitUntil(
-      async () => (await (await fetch(`${url}/health`)).json()).components.caches?.reason === "rate_limited",
-      "rate_limited",
-    );
+    const url = await start(undefined, (sim) => sim.failResource("pods", 429));
+    await waitUntil(async () => (await healthAt(url)).components.caches?.reason === "rate_limited", "rate_limited");
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
   });
 

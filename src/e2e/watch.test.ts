@@ -71,17 +71,15 @@ const LEAST_PRIVILEGE: SimRule[] = [
   { groups: ["coordination.k8s.io"], resources: ["leases"], verbs: READ, namespaces: ["kube-system"] },
 ];
 
+/** Serves the custom resource example.com/v1 Widget (as an installed CRD would). */
+const widgetsOf = (s: Simulator) =>
+  s.addCustomResource({ group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true });
+
 describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
   test("full mode: discovery finds a custom resource and it is watched, metadata only", async () => {
     const d = await start({
       before: (s) => {
-        const widgets = s.addCustomResource({
-          group: "example.com",
-          version: "v1",
-          plural: "widgets",
-          kind: "Widget",
-          namespaced: true,
-        });
+        const widgets = widgetsOf(s);
         s.store.create(widgets, "default", {
           apiVersion: "example.com/v1",
           kind: "Widget",
@@ -109,13 +107,7 @@ describe("seeing the whole cluster (spec 1.1, 1.5, 5.5)", () => {
       const d = await start({
         watchLimits,
         before: (s) => {
-          const widgets = s.addCustomResource({
-            group: "example.com",
-            version: "v1",
-            plural: "widgets",
-            kind: "Widget",
-            namespaced: true,
-          });
+          const widgets = widgetsOf(s);
           for (let i = 0; i < 30; i++)
             s.store.create(widgets, "default", {
               apiVersion: "example.com/v1",

@@ -8,7 +8,7 @@ import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 import { servingCertificate } from "../sim/pki.ts";
-import { startSimulator } from "../sim/simulator.ts";
+import { type Simulator, startSimulator } from "../sim/simulator.ts";
 import { VERSION } from "../version.ts";
 
 const secrets = mkdtempSync(join(tmpdir(), "mon-webhook-"));
@@ -16,6 +16,27 @@ const SECRET = `whsec_${Buffer.from("a-signing-secret-of-32-bytes....").toString
 writeFileSync(join(secrets, "signing"), `${SECRET}\n`);
 
 const track = useCleanup();
+
+/** A ClusterIP Service `shop/<name>` selecting `app: <name>`, with one ready endpoint at `ip` (it serves). */
+function servingService(sim: Simulator, name: string, ip: string, createdAt?: number): void {
+  sim.apply({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      namespace: "shop",
+      name,
+      ...(createdAt !== undefined ? { creationTimestamp: new Date(createdAt).toISOString() } : {}),
+    },
+    spec: { type: "ClusterIP", selector: { app: name }, ports: [{ port: 80 }] },
+  });
+  sim.apply({
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: { namespace: "shop", name: `${name}-x1`, labels: { "kubernetes.io/service-name": name } },
+    addressType: "IPv4",
+    endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+  });
+}
 
 describe("webhook: the daemon against the simulator", () => {
   test("announce and resolve carry the documented body, signed with Standard Webhooks headers", async () => {
@@ -470,20 +491,8 @@ describe("webhook: the daemon against the simulator", () => {
     const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod", sim }));
     const { clock } = cluster;
     seedShop(sim, clock.now());
-    sim.apply({
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { namespace: "shop", name: "web", creationTimestamp: new Date(clock.now() - 86_400_000).toISOString() },
-      spec: { type: "ClusterIP", selector: { app: "web" }, ports: [{ port: 80 }] },
-    });
     // Serving until the Deployment loses its last replica (the rule is checked alone here).
-    sim.apply({
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: { namespace: "shop", name: "web-x1", labels: { "kubernetes.io/service-name": "web" } },
-      addressType: "IPv4",
-      endpoints: [{ addresses: ["10.244.3.7"], conditions: { ready: true } }],
-    });
+    servingService(sim, "web", "10.244.3.7", clock.now() - 86_400_000);
     sim.apply({
       apiVersion: "gateway.networking.k8s.io/v1",
       kind: "HTTPRoute",
@@ -528,19 +537,7 @@ describe("webhook: the daemon against the simulator", () => {
     const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
-    sim.apply({
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { namespace: "shop", name: "api" },
-      spec: { selector: { app: "api" }, ports: [{ port: 80 }] },
-    });
-    sim.apply({
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: { namespace: "shop", name: "api-x1", labels: { "kubernetes.io/service-name": "api" } },
-      addressType: "IPv4",
-      endpoints: [{ addresses: ["10.244.1.7"], conditions: { ready: true } }],
-    });
+    servingService(sim, "api", "10.244.1.7");
     await cluster.settle();
     crashPod(sim, "shop", "api-abc12-p0", 4, clock.now());
     await cluster.settle();
@@ -562,19 +559,7 @@ describe("webhook: the daemon against the simulator", () => {
       dnsNames: ["shop.example.com"],
       notAfter: clock.now() - 3 * 86_400_000,
     });
-    sim.apply({
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { namespace: "shop", name: "web" },
-      spec: { selector: { app: "web" }, ports: [{ port: 80 }] },
-    });
-    sim.apply({
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: { namespace: "shop", name: "web-x1", labels: { "kubernetes.io/service-name": "web" } },
-      addressType: "IPv4",
-      endpoints: [{ addresses: ["10.244.3.7"], conditions: { ready: true } }],
-    });
+    servingService(sim, "web", "10.244.3.7");
     sim.apply({
       apiVersion: "v1",
       kind: "Secret",

@@ -24,6 +24,18 @@ function finding(
   };
 }
 const draft = (...findings: Finding[]): IncidentDraft => ({ root, rootReason: findings[0]?.reason ?? "", findings });
+const nodeRoot = { kind: "Node", name: "n1" };
+/** Node n1 lost (tier high), paging under `pageRule` when given. */
+const nodeLost = (pageRule?: string): Finding => ({
+  key: "NodeLost/Node//n1",
+  reason: "NodeLost",
+  object: nodeRoot,
+  tier: "high",
+  summary: "n1 lost",
+  evidence: [],
+  since: 0,
+  ...(pageRule ? { pageRule } : {}),
+});
 
 function run(steps: IncidentDraft[][]): { actions: string[][]; state: LifecycleState; news: string[][] } {
   let state = emptyLifecycle();
@@ -121,17 +133,7 @@ describe("stepLifecycle (spec 3.1)", () => {
 
   test("a page nobody acknowledged is reminded of after 30 min, 1 h, 2 h, 4 h, then every 4 h; mon.io/ack stops it, removal resumes it", () => {
     const MIN = 60_000;
-    const nodeRoot = { kind: "Node", name: "n1" };
-    const paging: Finding = {
-      key: "NodeLost/Node//n1",
-      reason: "NodeLost",
-      object: nodeRoot,
-      tier: "high",
-      summary: "n1 lost",
-      evidence: [],
-      since: 0,
-      pageRule: "ClusterCriticalDown",
-    };
+    const paging = nodeLost("ClusterCriticalDown");
     const page = (ack?: IncidentDraft["ack"]): IncidentDraft => ({
       root: nodeRoot,
       rootReason: "NodeLost",
@@ -448,16 +450,7 @@ describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", ()
   });
 
   test("each would-be incident folded into another is recorded once, when it first folds in", () => {
-    const nodeRoot = { kind: "Node", name: "n1" };
-    const lost: Finding = {
-      key: "NodeLost/Node//n1",
-      reason: "NodeLost",
-      object: nodeRoot,
-      tier: "high",
-      summary: "n1 lost",
-      evidence: [],
-      since: 0,
-    };
+    const lost = nodeLost();
     const node = (...workloads: string[]): IncidentDraft => ({
       root: nodeRoot,
       rootReason: "NodeLost",
