@@ -9,6 +9,13 @@ import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
 
 const track = useCleanup();
 
+/** The audit log's entries, one JSON object per line. */
+const entriesOf = (path: string) =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+
 describe("audit log: the daemon against the simulator", () => {
   test.each(["pro", "community"] as const)(
     "Pro writes one JSON line per decision to the configured file; Community writes none (%s)",
@@ -42,10 +49,7 @@ describe("audit log: the daemon against the simulator", () => {
         expect(existsSync(path)).toBe(false);
         return;
       }
-      const entries = readFileSync(path, "utf8")
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l));
+      const entries = entriesOf(path);
       expect(entries.map((e) => [e.decision, e.delivery, e.incidentId])).toEqual([
         ["announced", "startup summary", "Deployment/shop/web"],
         ["announced", "absent", "Deployment/shop/api"],
@@ -83,10 +87,7 @@ describe("audit log: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(1);
     await cluster.stop();
-    const entries = readFileSync(path, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
+    const entries = entriesOf(path);
     expect(entries.map((e) => [e.decision, e.delivery, e.incidentId, e.mode])).toEqual([
       ["announced", "startup summary", "Deployment/shop/web", "page"],
       ["announced", "paging", "Deployment/shop/web", "page"],
@@ -110,10 +111,7 @@ describe("audit log: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(1);
     await cluster.stop();
-    const entries = readFileSync(path, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
+    const entries = entriesOf(path);
     expect(entries.map((e) => [e.decision, e.skipReason, e.incidentId, e.subject?.name])).toEqual([
       ["skipped", "node_inhibition", "Node//n3", "web"],
       ["announced", undefined, "Node//n3", undefined],

@@ -102,17 +102,7 @@ describe("stepLifecycle (spec 3.1)", () => {
   });
 
   test("a page rule makes the incident critical and paging: news when it starts paging", () => {
-    const nodeRoot = { kind: "Node", name: "n1" };
-    const lost = (pageRule?: string): Finding => ({
-      key: "NodeLost/Node//n1",
-      reason: "NodeLost",
-      object: nodeRoot,
-      tier: "high",
-      summary: "n1 lost",
-      evidence: [],
-      since: 0,
-      ...(pageRule ? { pageRule } : {}),
-    });
+    const lost = nodeLost;
     let state = emptyLifecycle();
     const first = stepLifecycle(state, [{ root: nodeRoot, rootReason: "NodeLost", findings: [lost()] }], 0, "prod");
     expect(first.decisions[0]!.incident).toMatchObject({ tier: "high", mode: "notify" });
