@@ -103,7 +103,12 @@ export function watchCluster(options: {
         options.onChange();
         refresh();
       },
-      onStall: () => metrics.componentStalls.inc(),
+      onStall: (target) => {
+        metrics.componentStalls.inc();
+        // No data, not even a bookmark, until the reopened watch brings some (spec 7.3 component_stalled).
+        health.set(`informers-${target.group || "core"}`, "degraded", { reason: "component_stalled" });
+      },
+      onProgress: () => refresh(),
       onUnexpectedStop: (target) => {
         metrics.componentUnexpectedStops.inc();
         // Said until the kind's next sync or failure, which the restarted informer reports (spec 7.3).

@@ -147,6 +147,7 @@ describe("stalled watches", () => {
     const clock = createFakeClock(Date.now());
     const cache = new Set<string>();
     let stalls = 0;
+    let progress = 0;
     informer = createInformer({
       connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
       kind: { kind: "Namespace", path: "/api/v1/namespaces" },
@@ -154,6 +155,7 @@ describe("stalled watches", () => {
       logger: createSilentLogger(),
       idleTimeoutMs: 180_000,
       onStall: () => stalls++,
+      onProgress: () => progress++,
       onEvent: (type, o) => (type === "DELETED" ? cache.delete(o.metadata.name) : cache.add(o.metadata.name)),
       onState: () => {},
     });
@@ -167,8 +169,11 @@ describe("stalled watches", () => {
     expect(stalls).toBe(0);
     await clock.advance(1_000);
     expect(stalls).toBe(1);
+    expect(progress).toBe(0);
     sim.apply(configMapLike("after-stall"));
     await waitUntil(() => cache.has("after-stall"), "a change after the reopened watch");
+    // Data again: the stall is over, said once.
+    expect(progress).toBe(1);
     await waitUntil(() => sim!.server.watchCount() === 1, "exactly one open watch");
   });
 });

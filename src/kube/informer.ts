@@ -48,6 +48,8 @@ export interface InformerOptions {
   readonly idleTimeoutMs?: number;
   /** Called when a stalled watch is reopened. */
   readonly onStall?: () => void;
+  /** Called when data arrives again after a stall (the informer makes progress: `component_stalled` is over). */
+  readonly onProgress?: () => void;
   /**
    * The loop ended while not stopped (a fault in a callback, a bug): reported with why, then the informer
    * starts again after the backoff — it never stops on its own (spec 7.3 `component_stopped`).
@@ -81,6 +83,7 @@ export function createInformer(options: InformerOptions): Informer {
   let resourceVersion = "";
   let failures = 0;
   let brokenStreams = 0;
+  let stalled = false;
 
   const emit = (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) => {
     const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
@@ -135,6 +138,7 @@ export function createInformer(options: InformerOptions): Informer {
         logger.warn(
           `informer ${kind.kind}: watch stalled (no data for ${Math.round(idleMs / 1000)} s); reopening from resourceVersion ${resourceVersion}`,
         );
+        stalled = true;
         options.onStall?.();
         current?.abort(new DOMException("stalled", "AbortError"));
       }, idleMs);
@@ -159,6 +163,10 @@ export function createInformer(options: InformerOptions): Informer {
         if (done) break;
         brokenStreams = 0;
         armIdle();
+        if (stalled) {
+          stalled = false;
+          options.onProgress?.();
+        }
         buffered += value;
         if (buffered.includes("\n")) {
           const lines = buffered.split("\n");

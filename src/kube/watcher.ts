@@ -22,7 +22,9 @@ export interface WatcherHooks {
   /** A kind changed state (for health), with a reason when failing. */
   onKindState?(target: WatchTarget, state: KindState, failure?: InformerState): void;
   /** A watch stalled (no data, not even a bookmark) and was reopened. */
-  onStall?(kind: string): void;
+  onStall?(target: WatchTarget): void;
+  /** Data arrives again on a kind whose watch stalled. */
+  onProgress?(target: WatchTarget): void;
   /** An informer's loop ended unexpectedly; it starts again by itself. */
   onUnexpectedStop?(target: WatchTarget, why: string): void;
   /**
@@ -207,7 +209,8 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
           );
         }
       },
-      onStall: () => hooks.onStall?.(target.kind),
+      onStall: () => hooks.onStall?.(target),
+      onProgress: () => hooks.onProgress?.(target),
       onState: (state) => {
         if (dropped) return;
         if (state.state === "synced") setState(target, "synced");
