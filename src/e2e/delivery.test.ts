@@ -214,6 +214,16 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     await cluster.settle();
     await hook.waitFor(1);
     const metric = (name: string) => cluster!.daemon.metrics.registry.getSingleMetricAsString(name);
+    // The clock moves only once the retry is scheduled (the 503 was read and the wait set on the fake clock).
+    const scheduled = (n: number) =>
+      waitUntil(
+        async () =>
+          (await metric("mon_delivery_retries_total")).includes(
+            `mon_delivery_retries_total{provider="webhook",reason="server_error"} ${n}`,
+          ),
+        `retry ${n} to be scheduled`,
+      );
+    await scheduled(1);
     // The message waits in the outbox between attempts.
     expect(await metric("mon_delivery_outbox_depth")).toContain("mon_delivery_outbox_depth 1");
     // The built-in backoff would try again within seconds; the configured delay waits exactly 30 s.
@@ -221,6 +231,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     expect(hook.requests).toHaveLength(1);
     await clock.advance(1_000);
     await hook.waitFor(2);
+    await scheduled(2);
     await clock.advance(30_000);
     await hook.waitFor(3);
     // The third attempt was the last: nothing more, however long the provider stays down.
