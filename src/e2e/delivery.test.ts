@@ -275,9 +275,15 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     await cluster.settle();
     await hook.waitFor(1);
     const daemon = cluster.daemon;
-    // The drain waits on the fake clock: move it past the drain and the shutdown steps.
-    const stopped = cluster.stopDaemon();
-    for (let i = 0; i < 4; i++) await clock.advance(5_000);
+    // The drain waits on the fake clock: move it, a step at a time, until the shutdown is over.
+    let done = false;
+    const stopped = cluster.stopDaemon().then(() => {
+      done = true;
+    });
+    await waitUntil(async () => {
+      if (!done) await clock.advance(1_000);
+      return done;
+    }, "the shutdown");
     await stopped;
     expect(await daemon.metrics.registry.getSingleMetricAsString("mon_delivery_deferred_total")).toContain(
       'mon_delivery_deferred_total{provider="webhook"} 1',
