@@ -29,6 +29,10 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
   let serving: Map<string, number> | undefined;
   // Ready pods per controller uid, counted once per pass and only when a pod that is not ready asks.
   const readyOf = (ownerUid: string) => (serving ??= readyByController(inventory)).get(ownerUid) ?? 0;
+  let imageIndex: Map<string, number> | undefined;
+  // Pods per controller uid, container, image and image id, counted once per pass and only when a crash with
+  // a mutable tag asks (spec 1.6: what the tag cost).
+  const podsRunning = (key: string) => (imageIndex ??= imagesByController(inventory)).get(key) ?? 0;
   for (const pod of inventory.list("Pod")) {
     if (pod.status?.phase === "Succeeded") continue;
     const nodeName: string | undefined = pod.spec?.nodeName || undefined;
@@ -43,6 +47,7 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
       watchesSecrets: inventory.watches("Secret"),
       inventory,
       readyOf,
+      podsRunning,
     };
     if (node && nodeReady && nodeReady.status !== "True") {
       out.push(
@@ -101,6 +106,8 @@ interface PodContext {
   readonly watchesSecrets: boolean;
   /** Ready pods of the controller with this uid. */
   readonly readyOf: (ownerUid: string) => number;
+  /** Pods running `imageKey(owner uid, container, image, image id)` (imagesByController). */
+  readonly podsRunning: (key: string) => number;
   readonly inventory: InventoryView;
 }
 
@@ -437,6 +444,27 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
 }
 
 /** Ready pods per controller owner uid (ReplicaSet, StatefulSet). */
+/** Key of imagesByController: a controller's container running `image`, with one `imageId` or any. */
+function imageKey(owner: string, container: string, image: string, imageId?: string): string {
+  return `${owner}\0${container}\0${image}${imageId === undefined ? "" : `\0${imageId}`}`;
+}
+
+/** Container statuses with an image id, counted by controller, container and image, and also by image id. */
+function imagesByController(inventory: InventoryView): Map<string, number> {
+  const out = new Map<string, number>();
+  const add = (key: string) => out.set(key, (out.get(key) ?? 0) + 1);
+  for (const p of inventory.list("Pod")) {
+    const uid = (p.metadata.ownerReferences ?? []).find((r) => r.controller)?.uid;
+    if (!uid) continue;
+    for (const c of p.status?.containerStatuses ?? []) {
+      if (!c.imageID || !c.image) continue;
+      add(imageKey(uid, c.name, c.image));
+      add(imageKey(uid, c.name, c.image, c.imageID));
+    }
+  }
+  return out;
+}
+
 function readyByController(inventory: InventoryView): Map<string, number> {
   const out = new Map<string, number>();
   for (const p of inventory.list("Pod")) {
@@ -518,14 +546,12 @@ function crashCost(ctx: PodContext, s: ContainerStatus): string[] {
   const mutable = !image.includes("@") && (tag === undefined || tag === "latest");
   const owner = pod.metadata?.ownerReferences?.find((o) => o.controller)?.uid;
   if (mutable && owner && s.imageID) {
-    const others = inventory
-      .list("Pod")
-      .filter((p) => p !== pod && p.metadata?.ownerReferences?.some((o) => o.uid === owner))
-      .flatMap((p) => p.status?.containerStatuses ?? [])
-      .filter((c) => c.name === s.name && c.image === s.image && c.imageID && c.imageID !== s.imageID);
-    if (others.length)
+    // Pods of this controller running the same name under another image id.
+    const others =
+      ctx.podsRunning(imageKey(owner, s.name, image)) - ctx.podsRunning(imageKey(owner, s.name, image, s.imageID));
+    if (others > 0)
       out.push(
-        `the mutable tag ${tag ?? "(none)"} of ${image} resolves to a different image in ${others.length} other pod${others.length === 1 ? "" : "s"}`,
+        `the mutable tag ${tag ?? "(none)"} of ${image} resolves to a different image in ${others} other pod${others === 1 ? "" : "s"}`,
       );
   }
   return out;
