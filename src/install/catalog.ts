@@ -39,6 +39,13 @@ export interface CatalogFeature {
   readonly description: string;
 }
 
+/** A provider's choice groups (exactly one field of each is set), each with its fields in catalog order. */
+export function choiceGroups(fields: readonly CatalogField[]): CatalogField[][] {
+  const groups = new Map<string, CatalogField[]>();
+  for (const f of fields) if (f.choiceGroup) groups.set(f.choiceGroup.id, [...(groups.get(f.choiceGroup.id) ?? []), f]);
+  return [...groups.values()];
+}
+
 /** Parses deploy/provider-catalog.tsv; throws Error naming the line when a row has the wrong number of cells. */
 export function parseProviderCatalog(tsv: string): CatalogProvider[] {
   const providers = new Map<string, CatalogProvider & { fields: CatalogField[] }>();

@@ -1,5 +1,5 @@
 import { Document, isMap, parseDocument } from "yaml";
-import type { CatalogField, CatalogProvider } from "./catalog.ts";
+import { type CatalogField, type CatalogProvider, choiceGroups } from "./catalog.ts";
 
 /** Where the configuration Secret is mounted (deploy/kustomize/base: every key of `mon-config` is a file there). */
 export const CONFIG_MOUNT = "/etc/mon";
@@ -92,10 +92,7 @@ export function questionsFor(
   choose: (group: readonly CatalogField[]) => CatalogField,
 ): CatalogField[] {
   const asked: CatalogField[] = provider.fields.filter((f) => f.required);
-  const groups = new Map<string, CatalogField[]>();
-  for (const f of provider.fields)
-    if (f.choiceGroup) groups.set(f.choiceGroup.id, [...(groups.get(f.choiceGroup.id) ?? []), f]);
-  for (const group of groups.values()) asked.push(choose(group));
+  for (const group of choiceGroups(provider.fields)) asked.push(choose(group));
   for (let i = 0; i < asked.length; i++)
     for (const need of asked[i]!.requires) {
       const field = provider.fields.find((f) => f.field === need);
@@ -117,9 +114,8 @@ function checkAnswers(provider: CatalogProvider, values: Readonly<Record<string,
     if (set(f.field))
       for (const need of f.requires) if (!set(need)) throw new Error(`${where}.${f.field} needs ${where}.${need}`);
   }
-  const groups = new Map<string, readonly string[]>();
-  for (const f of provider.fields) if (f.choiceGroup) groups.set(f.choiceGroup.id, f.choiceGroup.fields);
-  for (const fields of groups.values()) {
+  for (const group of choiceGroups(provider.fields)) {
+    const fields = group.map((f) => f.field);
     const chosen = fields.filter(set);
     if (chosen.length !== 1)
       throw new Error(

@@ -70,7 +70,9 @@ export interface Message {
  * restored-incident summary (spec 6): informational, so paging tools and trackers get none of them, the hourly
  * budget does not count them, and a paging provider is never their fallback.
  */
-export function isSummary(message: Pick<Message, "delivery">): boolean {
+export function isSummary<M extends Pick<Message, "delivery">>(
+  message: M,
+): message is M & { readonly delivery: "startup summary" | "roll-up" | "digest" | "restored summary" } {
   const d = message.delivery;
   return d === "startup summary" || d === "roll-up" || d === "digest" || d === "restored summary";
 }

@@ -142,12 +142,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
     })),
     at: new Date(message.at).toISOString(),
-    ...(isSummary(message) &&
-    message.delivery !== undefined &&
-    message.delivery !== "notice" &&
-    message.delivery !== "paging"
-      ? { delivery: message.delivery, covers: message.covers ?? [] }
-      : {}),
+    ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
   };
 }

@@ -12,7 +12,7 @@ import {
   releaseProviders,
   runInstall,
 } from "../../app/install.ts";
-import type { CatalogField } from "../../install/catalog.ts";
+import { type CatalogField, choiceGroups } from "../../install/catalog.ts";
 import { questionsFor } from "../../install/config-edit.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { KubeError } from "../../kube/errors.ts";
@@ -212,7 +212,7 @@ async function answersFrom(
         return group.find((f) => f.field === name)!;
       };
       const chosen: CatalogField[] = [];
-      for (const group of groupsOf(definition.fields)) chosen.push(await choose(group));
+      for (const group of choiceGroups(definition.fields)) chosen.push(await choose(group));
       const questions = questionsFor(definition, (group) => chosen.find((f) => group.includes(f))!);
       for (const field of questions) {
         if (values[field.field] !== undefined) continue;
@@ -279,10 +279,4 @@ function ports(text: string): number[] {
   if (out.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
     throw new Error(`--egress-ports must be ports (1-65535) separated by commas, not ${text}`);
   return out;
-}
-
-function groupsOf(fields: readonly CatalogField[]): CatalogField[][] {
-  const groups = new Map<string, CatalogField[]>();
-  for (const f of fields) if (f.choiceGroup) groups.set(f.choiceGroup.id, [...(groups.get(f.choiceGroup.id) ?? []), f]);
-  return [...groups.values()];
 }
