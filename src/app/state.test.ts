@@ -34,3 +34,35 @@ describe("the state moves with the edition (docs/license.md)", () => {
     await state.close();
   });
 });
+
+describe("a state file mon cannot write (spec 7.3 persistence_write_failed)", () => {
+  test("another process holding the file's write lock: storage degraded, mon_storage_write_failures_total counts, writes resume once it lets go", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "mon-state-"));
+    const clock = createFakeClock(Date.UTC(2026, 5, 1));
+    const metrics = createMetrics();
+    const health = new HealthRegistry(() => clock.now());
+    const state = await openDaemonState({
+      dataDir,
+      persistent: true,
+      clock,
+      logger: createSilentLogger(),
+      metrics,
+      health,
+    });
+    expect(health.report().components.storage).toMatchObject({ state: "ok" });
+    // A backup tool or a second pod on a shared volume takes SQLite's write lock on state.db.
+    const { Database } = await import("bun:sqlite");
+    const other = new Database(join(dataDir, "state.db"));
+    other.exec("BEGIN EXCLUSIVE");
+    expect(await state.store.set("conversation:Deployment/shop/api", { thread: "1" })).toBe(false);
+    expect(health.report().components.storage).toMatchObject({ state: "degraded", reason: "persistence_write_failed" });
+    expect((await metrics.registry.getSingleMetric("mon_storage_write_failures_total")?.get())?.values[0]?.value).toBe(
+      1,
+    );
+    other.exec("COMMIT");
+    other.close();
+    expect(await state.store.set("conversation:Deployment/shop/api", { thread: "2" })).toBe(true);
+    expect(health.report().components.storage).toMatchObject({ state: "ok" });
+    await state.close();
+  });
+});

@@ -110,6 +110,18 @@ describe("health server (spec 4.1, 4.2)", () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
   });
 
+  test("an API server whose list of a required kind runs out of its deadline (504 Timeout): caches failed with timeout", async () => {
+    const url = await start(undefined, (sim) => sim.failResource("pods", 504));
+    await waitUntil(async () => (await healthAt(url)).components.caches?.reason === "timeout", "timeout");
+    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+  });
+
+  test("an API server that cancels the list of a required kind (500 context canceled): caches failed with canceled", async () => {
+    const url = await start(undefined, (sim) => sim.failResource("pods", 500, "context canceled"));
+    await waitUntil(async () => (await healthAt(url)).components.caches?.reason === "canceled", "canceled");
+    expect((await healthAt(url)).components["informers-core"]).toMatchObject({ state: "degraded", reason: "canceled" });
+  });
+
   test("an API server mon cannot trust: not ready, /health failed with source_configuration_failed (fix the kubeconfig's CA), still live", async () => {
     const url = await start((s) =>
       renderKubeconfig({ server: s.server.url, caCert: createSimPki("other").caCert, token: s.token }),

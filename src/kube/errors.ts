@@ -8,6 +8,7 @@ export type KubeFailure =
   | "gone"
   | "network"
   | "timeout"
+  | "canceled"
   | "rate_limited"
   | "http";
 
@@ -30,8 +31,8 @@ export function classifyFetchError(error: unknown, server: string): KubeError {
   if (error instanceof KubeError) return error;
   const e = error as { code?: string; name?: string; message?: string };
   const code = e.code ?? "";
-  if (e.name === "AbortError" || e.name === "TimeoutError")
-    return new KubeError("timeout", `request to ${server} timed out`);
+  if (e.name === "TimeoutError") return new KubeError("timeout", `request to ${server} timed out`);
+  if (e.name === "AbortError") return new KubeError("canceled", `request to ${server} was canceled`);
   if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(e.message ?? "")) {
     return new KubeError(
       "tls",
@@ -41,34 +42,45 @@ export function classifyFetchError(error: unknown, server: string): KubeError {
   return new KubeError("network", `cannot reach ${server} (${code || e.message || "network error"})`);
 }
 
-/** Classifies a non-2xx answer of the API server, using its `Status` message when it sent one. */
+/**
+ * Classifies a non-2xx answer of the API server, using its `Status` message when it sent one. kube-apiserver
+ * answers a call that ran out of its deadline with 504 (Status reason `Timeout`, or `context deadline exceeded`
+ * from etcd) and a call whose context was canceled (an etcd request dropped) with 500 `context canceled`.
+ */
 export function classifyStatus(status: number, body: string, what: string): KubeError {
   let message = body.slice(0, 300);
+  let reason = "";
   try {
-    const parsed = JSON.parse(body) as { message?: string };
+    const parsed = JSON.parse(body) as { message?: string; reason?: string };
     if (parsed.message) message = parsed.message;
+    if (typeof parsed.reason === "string") reason = parsed.reason;
   } catch {
     // a plain-text body is used as is
   }
   const failure: KubeFailure =
-    status === 401
-      ? "unauthorized"
-      : status === 403
-        ? "forbidden"
-        : status === 404
-          ? "not_found"
-          : status === 410
-            ? "gone"
-            : status === 429
-              ? "rate_limited"
-              : "http";
+    status === 504 || reason === "Timeout" || /context deadline exceeded/i.test(message)
+      ? "timeout"
+      : /context canceled|code = Canceled/i.test(message)
+        ? "canceled"
+        : status === 401
+          ? "unauthorized"
+          : status === 403
+            ? "forbidden"
+            : status === 404
+              ? "not_found"
+              : status === 410
+                ? "gone"
+                : status === 429
+                  ? "rate_limited"
+                  : "http";
   return new KubeError(failure, `${what}: ${status} ${message}`.trim(), status);
 }
 
 /**
  * The health reason (spec 7.3) of a failed call to the API server: a rejected credential (a wrong or expired
  * token, 401) is `source_configuration_failed`; a refusal (403) `permission_denied`; throttling (429)
- * `rate_limited`; no answer in time `timeout`; anything else `fallback`.
+ * `rate_limited`; no answer in time `timeout`; a call the API server or the runtime canceled `canceled`;
+ * anything else `fallback`.
  */
 export function healthReasonOf(error: unknown, fallback: string): string {
   if (!(error instanceof KubeError)) return fallback;
@@ -83,6 +95,8 @@ export function healthReasonOf(error: unknown, fallback: string): string {
       return "rate_limited";
     case "timeout":
       return "timeout";
+    case "canceled":
+      return "canceled";
     default:
       return fallback;
   }

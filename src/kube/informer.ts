@@ -22,7 +22,8 @@ export type InformerState =
         | "watcher_failed"
         | "rate_limited"
         | "source_configuration_failed"
-        | "timeout";
+        | "timeout"
+        | "canceled";
       readonly message: string;
       readonly attempts: number;
     };

@@ -32,9 +32,25 @@ export interface SimServerOptions {
   readonly readyzFailing?: () => readonly string[];
   /** Container logs: `(namespace, pod, container, previous)` → text, or undefined when none are recorded. */
   readonly logs?: (namespace: string, pod: string, container: string, previous: boolean) => string | undefined;
-  /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → HTTP status answered to every request for it. */
-  readonly failures?: Map<string, number>;
+  /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → what every request for it is answered. */
+  readonly failures?: Map<string, InjectedFailure>;
   readonly now?: () => number;
+}
+
+/** A failure answered to every request for one resource (simulator `failResource`). */
+export interface InjectedFailure {
+  readonly status: number;
+  /** The Status message; kube-apiserver's own wording for the status when absent. */
+  readonly message?: string | undefined;
+}
+
+/** The Status kube-apiserver answers for `injected`: 504 is its request timeout, 503 unavailable. */
+function injectedStatus(injected: InjectedFailure) {
+  const { status } = injected;
+  if (status === 504)
+    return failure(504, "Timeout", injected.message ?? "Timeout: request did not complete within the allotted timeout");
+  const reason = status === 503 ? "ServiceUnavailable" : status === 429 ? "TooManyRequests" : "InternalError";
+  return failure(status, reason, injected.message ?? `injected failure ${status}`);
 }
 
 /** A running simulated API server. */
@@ -179,12 +195,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   if (type.name === "selfsubjectaccessreviews" && req.method === "POST") return serveAccessReview(req, res, ctx, user);
   const injected = ctx.failures?.get(type.group ? `${type.group}/${type.name}` : type.name);
-  if (injected)
-    return sendJson(
-      res,
-      injected,
-      failure(injected, injected === 503 ? "ServiceUnavailable" : "InternalError", `injected failure ${injected}`).body,
-    );
+  if (injected) return sendJson(res, injected.status, injectedStatus(injected).body);
   if (type.name === "pods" && target.subresource === "log" && req.method === "GET" && target.name) {
     const namespace = target.namespace ?? "";
     if (!ctx.authorizer.allowed(user, { verb: "get", group: "", resource: "pods/log", namespace, name: target.name })) {

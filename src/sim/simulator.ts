@@ -6,7 +6,7 @@ import { type ControllerClock, type SimControllers, startControllers } from "./c
 import { startFakeKubelet, summaryFor, type FakeKubelet } from "./kubelet.ts";
 import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
 import { serveCustomResourceDefinitions } from "./crds.ts";
-import { startSimServer, type SimServer } from "./server.ts";
+import { type InjectedFailure, startSimServer, type SimServer } from "./server.ts";
 import { ObjectStore, type KubeObject } from "./store.ts";
 
 /** Options of a simulator. `without` lists `group/version/plural` APIs that are not installed (optional APIs). */
@@ -72,8 +72,12 @@ export interface Simulator {
   setReadyzFailing(checks: readonly string[]): void;
   /** Records what a container wrote (its current or `previous` instance), served by `pods/log`. */
   setLogs(namespace: string, pod: string, container: string, text: string, previous?: boolean): void;
-  /** Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`; undefined heals it. */
-  failResource(resource: string, status: number | undefined): void;
+  /**
+   * Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`, as kube-apiserver
+   * words it (504: its request-timeout Status); `message` replaces the Status message (`context canceled`, as
+   * kube-apiserver answers a call whose context was canceled, with 500). Undefined heals it.
+   */
+  failResource(resource: string, status: number | undefined, message?: string): void;
   /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
   addCustomResource(options: {
     group: string;
@@ -106,7 +110,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const token = randomBytes(24).toString("hex");
   const authorizer = new SimAuthorizer();
   authorizer.addUser(token, { name: "admin", rules: "all" });
-  const failures = new Map<string, number>();
+  const failures = new Map<string, InjectedFailure>();
   const kubelets: FakeKubelet[] = [];
   const logs = new Map<string, string>();
   let readyzFailing: readonly string[] = [];
@@ -226,9 +230,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setLogs(namespace, pod, container, text, previous = false) {
       logs.set(`${namespace}/${pod}/${container}/${previous}`, text);
     },
-    failResource(resource, status) {
+    failResource(resource, status, message) {
       if (status === undefined) failures.delete(resource);
-      else failures.set(resource, status);
+      else failures.set(resource, { status, message });
     },
     addCustomResource(crd) {
       const type = customResourceType(crd);
