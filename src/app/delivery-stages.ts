@@ -4,7 +4,7 @@ import type { HealthRegistry } from "../health/registry.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import type { DeliveryStore } from "../model/job.ts";
-import { redact } from "../notify/redact.ts";
+import { redact } from "../redact/redact.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";

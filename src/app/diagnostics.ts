@@ -1,5 +1,5 @@
 import type { Delivery } from "../deliver/delivery.ts";
-import { redact } from "../notify/redact.ts";
+import { redact } from "../redact/redact.ts";
 import { deadLetterId } from "../model/job.ts";
 import { refLabel } from "../model/object-ref.ts";
 import { renderTestAlert } from "../notify/notice.ts";

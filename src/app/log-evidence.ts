@@ -1,6 +1,7 @@
 import type { Finding } from "../model/finding.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { lastErrorLines, readContainerLog } from "../kube/pod-logs.ts";
+import { redact } from "../redact/redact.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Clock } from "../runtime/clock.ts";
 
@@ -62,7 +63,8 @@ export function createLogEvidence(options: {
         .then((text) => {
           const late = options.clock.now() - (started.get(v) ?? 0) > LOG_WAIT_MS;
           options.metrics.investigations.inc({ result: text === undefined ? "skipped" : late ? "late" : "done" });
-          read.set(v, text === undefined ? null : lastErrorLines(text));
+          // The whole tail is redacted before lines are picked: a private key spans many lines (spec 6.8).
+          read.set(v, text === undefined ? null : lastErrorLines(redact(text).text));
         })
         .finally(() => {
           running--;

@@ -2,6 +2,7 @@ import type { Evidence, Finding } from "../model/finding.ts";
 import type { Condition, ObjectLike } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import { entry, type Reason } from "./catalogue.ts";
+import { redact } from "../redact/redact.ts";
 import { evidence } from "./evidence.ts";
 
 /**
@@ -37,7 +38,7 @@ export function finding(options: {
     ...(options.container ? { container: options.container } : {}),
     tier: e.tier,
     ...(options.pageRule ? { pageRule: options.pageRule } : {}),
-    summary: options.summary,
+    summary: redact(options.summary).text,
     evidence: evidence(options.evidence) as Evidence[],
     ...(options.nodeName ? { nodeName: options.nodeName } : {}),
     since: options.since,

@@ -1,12 +1,20 @@
 import type { Evidence } from "../model/finding.ts";
+import { cut } from "../redact/cut.ts";
+import { redact } from "../redact/redact.ts";
 
-/** Builds an evidence list from label/value pairs, skipping empty values; values are cut at 500 characters. */
+/** Longest evidence value in characters. */
+export const EVIDENCE_MAX = 500;
+
+/**
+ * Builds an evidence list from label/value pairs, skipping empty values. Values are redacted (spec 6.8), then
+ * cut at 500 characters, so a cut never leaves part of a credential or of a marker (redact/cut.ts).
+ */
 export function evidence(pairs: readonly (readonly [string, unknown])[]): Evidence[] {
   const out: Evidence[] = [];
   for (const [label, value] of pairs) {
     if (value === undefined || value === null || value === "") continue;
-    const text = String(value).replace(/\s+$/, "");
-    out.push({ label, value: text.length > 500 ? `${text.slice(0, 499)}…` : text });
+    const text = redact(String(value)).text.replace(/\s+$/, "");
+    out.push({ label, value: cut(text, EVIDENCE_MAX) });
   }
   return out;
 }

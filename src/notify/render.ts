@@ -5,7 +5,7 @@ import type { Message, MessageFinding } from "../model/message.ts";
 import { refLabel } from "../model/object-ref.ts";
 import type { StatusMark } from "../model/severity.ts";
 import { annotateIps } from "./ip-owners.ts";
-import { redact } from "./redact.ts";
+import { redact } from "../redact/redact.ts";
 
 /** The four status emoji (spec 3.2): red only for incidents that page. */
 export const STATUS_EMOJI: Readonly<Record<StatusMark, string>> = {
@@ -42,7 +42,10 @@ export function renderDecision(
   // Findings past the listed ones are counted, not shown ("… and N more"); a resolve lists none.
   const omitted =
     decision.action === "resolve" ? 0 : Math.max(0, decision.incident.findings.length - MAX_LISTED_FINDINGS);
-  return { message, ...(openedResolved ? { openedResolved } : {}), redacted: counter.n, omitted };
+  // Evidence, summaries and notes arrive redacted (detect/evidence.ts, incident/ack.ts): what this message
+  // shows was removed is counted from its markers, once per message told.
+  const redacted = Math.max(counter.n, markers(message.text)) + (openedResolved ? markers(openedResolved.text) : 0);
+  return { message, ...(openedResolved ? { openedResolved } : {}), redacted, omitted };
 }
 
 // --- internal ---
@@ -129,6 +132,11 @@ function render(
     ...(incident.owner ? { owner: incident.owner } : {}),
     at: decision.at,
   };
+}
+
+/** How many `[redacted…]` markers `text` shows: the values removed from it. */
+export function markers(text: string): number {
+  return text.match(/\[redacted(?:-[a-z0-9-]+)?\]/g)?.length ?? 0;
 }
 
 /**

@@ -1,7 +1,12 @@
 import { lintSource } from "@secretlint/core";
+import { secretLintProfiler } from "@secretlint/profiler";
 import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Message, MessageFinding } from "../model/message.ts";
-import { redact } from "./redact.ts";
+import { redact } from "../redact/redact.ts";
+
+// secretlint profiles every scan unless told not to, and keeps every timing mark: a long-running daemon's
+// scans would grow slower and its memory larger with each message (secretlint issues #1633, #1653).
+secretLintProfiler.setEnabled(false);
 
 const CONFIG = { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommended }] };
 

@@ -1,0 +1,173 @@
+import { isSensitiveKey, SENSITIVE_WORDS } from "./keys.ts";
+import { VENDOR_TOKENS } from "./vendor.ts";
+
+/** A text with credentials removed, and how many values were removed (spec 6.8, `mon_redacted_values_total`). */
+export interface Redacted {
+  readonly text: string;
+  readonly count: number;
+}
+
+/**
+ * Removes credentials from text a pod or the cluster wrote (spec 6.8; docs/redaction.md lists the rules):
+ * private-key blocks (multi-line or one JSON-escaped line, with or without their END line), vendor tokens
+ * by shape (vendor.ts), Authorization / Cookie headers, credentials in URLs (password, a token as the user,
+ * sensitive query parameters), values of sensitive-looking keys in `k=v`, `k: v`, JSON and CLI-flag forms,
+ * `.netrc` lines, and long high-entropy runs next to a sensitive word. Private addresses, image digests, UIDs
+ * and commit ids stay. Pure and synchronous; linear in the text's length. Idempotent: markers are never
+ * redacted again.
+ */
+export function redact(input: string): Redacted {
+  let count = 0;
+  let text = input;
+  const sub = (pattern: RegExp, replace: (match: string, ...groups: string[]) => string | undefined) => {
+    text = text.replace(pattern, (match: string, ...groups: string[]) => {
+      const out = replace(match, ...groups);
+      if (out === undefined || out === match) return match;
+      count++;
+      return out;
+    });
+  };
+  // Private keys first: their body would otherwise be cut into pieces by the token rules.
+  sub(PEM_BLOCK, () => "[redacted-private-key]");
+  sub(PEM_OPEN, () => "[redacted-private-key]");
+  for (const [name, pattern] of VENDOR_TOKENS) sub(pattern, () => `[redacted-${name}]`);
+  text = text.replace(AUTHORIZATION, (m: string, head: string, offset: number, whole: string) => {
+    // The scheme is optional: `Authorization: Bearer [redacted]` must not read `Bearer` as the credential.
+    if (/^\s*\[redacted/.test(whole.slice(offset + m.length))) return m;
+    count++;
+    return `${head}[redacted]`;
+  });
+  sub(COOKIE_HEADER, (_m, head, value) => `${head}${redactCookies(value!)}`);
+  sub(URL_PASSWORD, (_m, head, user) => (isMarker(user!) ? undefined : `${head}${user}:[redacted]@`));
+  sub(URL_TOKEN_USER, (m, head, user) => (looksLikeToken(user!) ? `${head}[redacted]@` : undefined));
+  sub(BEARER, (_m, head) => `${head}[redacted]`);
+  sub(NETRC, (_m, head) => `${head}[redacted]`);
+  sub(CLI_FLAG, (m, head, flag, value) =>
+    isSensitiveKey(flag!) && !isMarker(value!) ? `${head}${quoted(value!, "[redacted]")}` : undefined,
+  );
+  sub(SHORT_PASSWORD_FLAG, (_m, head) => `${head}[redacted]`);
+  const pairs = redactPairs(text);
+  text = pairs.text;
+  count += pairs.count;
+  text = text.replace(TOKEN_RUN, (run: string, offset: number, whole: string) => {
+    if (!highEntropy(run) || !afterSensitiveWord(whole.slice(Math.max(0, offset - 48), offset))) return run;
+    count++;
+    return "[redacted]";
+  });
+  return { text, count };
+}
+
+// --- internal ---
+
+const PEM_LABEL = "-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----";
+/** A whole block: up to its END line. */
+const PEM_BLOCK = new RegExp(`${PEM_LABEL}[\\s\\S]*?-----END \\1PRIVATE KEY\\2-----`, "g");
+/** A block whose END line is missing (cut by the kubelet's 4 KiB termination message or a log limit): everything after. */
+const PEM_OPEN = new RegExp(
+  `${PEM_LABEL}(?:[A-Za-z0-9+/=\\s]|\\\\[nr]|(?:Proc-Type|DEK-Info|Comment): [^\\n\\\\]*)*`,
+  "g",
+);
+
+const AUTHORIZATION =
+  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest|ssws|negotiate|aws4-hmac-sha256|apikey|key)?\s*)(?!\[redacted)[^\s"',;]+(?:[,\s]+(?:SignedHeaders|Signature)=[^\s"',;]+)*/gi;
+const COOKIE_HEADER = /\b((?:set-)?cookie["']?\s*:\s*)([^\r\n"]+)/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^:\s/@]*):([^@\s/]+)@/gi;
+const URL_TOKEN_USER = /\b([a-z][a-z0-9+.-]*:\/\/)([^:\s/@]+)@/gi;
+const BEARER = /\b(bearer\s+)(?!\[redacted)[A-Za-z0-9._~+/=-]{8,}/gi;
+/** `.netrc`: `machine host login user password value` (and `account`). */
+const NETRC = /\b(machine\s+\S+(?:\s+login\s+\S+)?\s+(?:password|account)\s+)(?!\[redacted)\S+/gi;
+/** `--password value`, `--password=value`, `-password value`. */
+const CLI_FLAG = /((?:^|\s)--?([A-Za-z][A-Za-z0-9_-]*)(?:=|\s+))("[^"]*"|'[^']*'|(?!-)[^\s"']+)/g;
+/** mysql's and redis-cli's `-p'secret'`, `-psecret`, `-a secret` (the value glued to -p, or after -a in redis-cli). */
+const SHORT_PASSWORD_FLAG =
+  /((?:^|\s)(?:mysql|mysqldump|mariadb|redis-cli)\b[^\n]*?\s-(?:p|a\s+))(?!\[redacted)("[^"]+"|'[^']+'|[^\s'"]+)/g;
+/**
+ * `key=value`, `key: value`, `"key": "value"`, and the JSON-escaped `\"key\":\"value\"`: groups are the text
+ * before, the opening quote, the key, the closing quote, the separator, the spaces, the value.
+ */
+const PAIR =
+  /(^|[^A-Za-z0-9_.\/\\-])(\\?["']?)([A-Za-z_][A-Za-z0-9_.-]*)(\\?["']?)\s*([:=])(\s*)(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^'\n]*'|[^\s"',;&(){}[\]\\]+)/g;
+const PLACEHOLDER =
+  /^(?:\*+|x{3,}|<[^>]*>|\(.*\)|\$\{[^}]*\}|\$[A-Z_]+|null|none|nil|true|false|undefined|redacted|\[redacted[^\]]*\])$/i;
+/** A run of token characters long enough to be a credential (see highEntropy). */
+const TOKEN_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{24,}/g;
+
+/** Whether one of the last three words of `before` is a sensitive word (or `key`): `api key 4f9a…`, `token is …`. */
+function afterSensitiveWord(before: string): boolean {
+  const words = before.match(/[A-Za-z]+/g) ?? [];
+  return words.slice(-3).some((w) => {
+    const lower = w.toLowerCase();
+    return lower === "key" || SENSITIVE_WORDS.has(lower);
+  });
+}
+
+/**
+ * The values of sensitive keys in `key=value`, `key: value`, JSON and JSON-escaped forms. A pair that is not
+ * sensitive gives back everything after its separator, so `note: password=x` still finds `password`.
+ */
+function redactPairs(input: string): Redacted {
+  let out = "";
+  let at = 0;
+  let count = 0;
+  PAIR.lastIndex = 0;
+  for (let m = PAIR.exec(input); m !== null; m = PAIR.exec(input)) {
+    const [whole, before, open, key, close, sep, gap, value] = m as unknown as string[];
+    const valueAt = m.index + whole!.length - value!.length;
+    // `key: word` in prose ("failed to read secret: permission denied", `volume "api-token" : secret …`) is kept;
+    // a YAML field (at a line's start, after `{ , ; |`) is not, and JSON quotes its strings.
+    const prose =
+      sep === ":" &&
+      gap !== "" &&
+      /^[a-z]+$/.test(value!) &&
+      (open !== "" || !/(^|[\n{,;|\t])\s*$/.test(input.slice(Math.max(0, m.index - 2), m.index) + before));
+    const glued = input.startsWith("[redacted", valueAt + value!.length); // `k: a=[redacted]`, already done
+    if (!isSensitiveKey(key!) || isMarker(value!) || glued || prose || PLACEHOLDER.test(unquote(value!))) {
+      PAIR.lastIndex = valueAt - 1;
+      continue;
+    }
+    out += input.slice(at, valueAt) + quoted(value!, "[redacted]");
+    at = valueAt + value!.length;
+    count++;
+  }
+  return { text: out + input.slice(at), count };
+}
+
+function redactCookies(value: string): string {
+  // `Cookie: a=1; b=2` → every value; `Set-Cookie: sid=…; Path=/; HttpOnly` → the first pair only.
+  const attributes = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned)$/i;
+  return value.replace(/(^|;\s*)([^=;\s]+)=([^;\s]*)/g, (m, sep: string, name: string, v: string) =>
+    attributes.test(name) || v.startsWith("[redacted") ? m : `${sep}${name}=[redacted]`,
+  );
+}
+
+function isMarker(value: string): boolean {
+  return value.includes("[redacted");
+}
+
+function unquote(value: string): string {
+  return value.replace(/^\\?["']|\\?["']$/g, "");
+}
+
+/** `value`'s quotes kept around `replacement`. */
+function quoted(value: string, replacement: string): string {
+  const open = /^(\\"|"|')/.exec(value)?.[1];
+  return open ? `${open}${replacement}${open}` : replacement;
+}
+
+/** A URL user part that is a token, not a name: long, and mixing letters with digits. */
+function looksLikeToken(user: string): boolean {
+  return user.length >= 16 && /\d/.test(user) && /[A-Za-z]/.test(user) && !user.includes("%40");
+}
+
+/**
+ * A run that is a random credential rather than a word or an identifier: at least 24 characters, both
+ * letters and digits, and Shannon entropy ≥ 3.5 bits per character (hex ids of 24–31 characters stay).
+ */
+export function highEntropy(run: string): boolean {
+  if (run.length < 24 || !/\d/.test(run) || !/[A-Za-z]/.test(run)) return false;
+  const counts = new Map<string, number>();
+  for (const c of run) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / run.length) * Math.log2(n / run.length);
+  return bits >= 3.5;
+}
