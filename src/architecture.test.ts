@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
  */
 const SRC = import.meta.dirname;
 const STAGES = ["kube", "probe", "detect", "correlate", "incident", "notify", "route", "deliver", "providers"];
-const PURE = ["detect", "correlate", "incident", "notify"];
+const PURE = ["detect", "correlate", "incident", "notify", "redact"];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

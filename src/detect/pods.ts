@@ -4,6 +4,7 @@ import type { ContainerStatus, Pod, TerminatedState } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { CONFIG_RETRY_MS, configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
+import { redact } from "../redact/redact.ts";
 import { exitClass } from "./exit-codes.ts";
 import { readyCondition } from "./nodes.ts";
 
@@ -562,7 +563,8 @@ function memoryLimit(pod: Pod, container: string): string | undefined {
   return spec?.resources?.limits?.memory;
 }
 
+/** The last line a container wrote, picked after redaction: a private key spans many lines (spec 6.8). */
 function lastLine(text: string): string {
-  const lines = String(text).trim().split("\n");
+  const lines = redact(String(text)).text.trim().split("\n");
   return (lines[lines.length - 1] ?? "").trim();
 }

@@ -80,5 +80,6 @@ function oneLine(text: string): string {
     cut += ch;
     size += n;
   }
-  return `${cut}…`;
+  // Never a partial word at the cut: it could be the start of a credential no rule knows (spec 6.8).
+  return `${cut.replace(/[^\s,;:=&"'()<>{}\]|]+$/, "").trimEnd()}…`;
 }

@@ -2,14 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { evidence } from "../detect/evidence.ts";
 import { cut } from "./cut.ts";
 import { redact } from "./redact.ts";
-import { HARMLESS_SHAPES, SECRET_SHAPES } from "./testdata/corpus.ts";
-
-/** The first 8-character window of `secret` (or all of a shorter one) that `text` still shows. */
-export function leakOf(text: string, secret: string): string | undefined {
-  const w = Math.min(8, secret.length);
-  for (let i = 0; i + w <= secret.length; i++) if (text.includes(secret.slice(i, i + w))) return secret.slice(i, i + w);
-  return undefined;
-}
+import { HARMLESS_SHAPES, leakOf, SECRET_SHAPES } from "./testdata/corpus.ts";
 
 describe("redact (spec 6.8)", () => {
   const cases: [string, string][] = [

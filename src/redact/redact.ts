@@ -39,10 +39,10 @@ export function redact(input: string): Redacted {
   });
   sub(COOKIE_HEADER, (_m, head, value) => `${head}${redactCookies(value!)}`);
   sub(URL_PASSWORD, (_m, head, user) => (isMarker(user!) ? undefined : `${head}${user}:[redacted]@`));
-  sub(URL_TOKEN_USER, (m, head, user) => (looksLikeToken(user!) ? `${head}[redacted]@` : undefined));
+  sub(URL_TOKEN_USER, (_m, head, user) => (looksLikeToken(user!) ? `${head}[redacted]@` : undefined));
   sub(BEARER, (_m, head) => `${head}[redacted]`);
   sub(NETRC, (_m, head) => `${head}[redacted]`);
-  sub(CLI_FLAG, (m, head, flag, value) =>
+  sub(CLI_FLAG, (_m, head, flag, value) =>
     isSensitiveKey(flag!) && !isMarker(value!) ? `${head}${quoted(value!, "[redacted]")}` : undefined,
   );
   sub(SHORT_PASSWORD_FLAG, (_m, head) => `${head}[redacted]`);
@@ -86,7 +86,7 @@ const SHORT_PASSWORD_FLAG =
  * before, the opening quote, the key, the closing quote, the separator, the spaces, the value.
  */
 const PAIR =
-  /(^|[^A-Za-z0-9_.\/\\-])(\\?["']?)([A-Za-z_][A-Za-z0-9_.-]*)(\\?["']?)\s*([:=])(\s*)(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^'\n]*'|[^\s"',;&(){}[\]\\]+)/g;
+  /(^|[^A-Za-z0-9_./\\-])(\\?["']?)([A-Za-z_][A-Za-z0-9_.-]*)(\\?["']?)\s*([:=])(\s*)(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^'\n]*'|[^\s"',;&(){}[\]\\]+)/g;
 const PLACEHOLDER =
   /^(?:\*+|x{3,}|<[^>]*>|\(.*\)|\$\{[^}]*\}|\$[A-Z_]+|null|none|nil|true|false|undefined|redacted|\[redacted[^\]]*\])$/i;
 /** A run of token characters long enough to be a credential (see highEntropy). */
@@ -111,7 +111,7 @@ function redactPairs(input: string): Redacted {
   let count = 0;
   PAIR.lastIndex = 0;
   for (let m = PAIR.exec(input); m !== null; m = PAIR.exec(input)) {
-    const [whole, before, open, key, close, sep, gap, value] = m as unknown as string[];
+    const [whole, before, open, key, _close, sep, gap, value] = m as unknown as string[];
     const valueAt = m.index + whole!.length - value!.length;
     // `key: word` in prose ("failed to read secret: permission denied", `volume "api-token" : secret …`) is kept;
     // a YAML field (at a line's start, after `{ , ; |`) is not, and JSON quotes its strings.

@@ -383,3 +383,10 @@ export const HARMLESS_SHAPES: readonly HarmlessShape[] = [
   },
   { name: "an OCI image id", text: `image id sha256:${rnd(64, HEX)} pulled in 2.1s` },
 ];
+
+/** The first 8-character window of `secret` (or all of a shorter one) that `text` still shows: a leak. */
+export function leakOf(text: string, secret: string): string | undefined {
+  const w = Math.min(8, secret.length);
+  for (let i = 0; i + w <= secret.length; i++) if (text.includes(secret.slice(i, i + w))) return secret.slice(i, i + w);
+  return undefined;
+}
