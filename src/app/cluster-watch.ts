@@ -27,7 +27,14 @@ export function watchCluster(options: {
   metrics: Metrics;
   onChange: () => void;
   onSynced: () => void;
+  /**
+   * The required caches were synced, then not, and are synced again: mon was blind from `from` to `to`
+   * (epoch ms) for `reason` (spec 7.3, the failing kind's). A pass is scheduled too: what changed during the
+   * outage is applied by then and must be told within one pass of the heal.
+   */
+  onUnwatched?: (period: { from: number; to: number; reason: string }) => void;
   informerBackoffMs?: number;
+  requestDeadlinesMs?: { readonly list: number; readonly watchHeaders: number };
   syncTimeoutMs?: number;
   /** Lower bounds on metadata-only kinds (tests; kube/watcher.ts OBJECT_CAP, METADATA_BUDGET). */
   limits?: { objectCap: number; metadataBudget: number };
@@ -37,6 +44,24 @@ export function watchCluster(options: {
   const syncedOnce = new Set<string>();
   health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
   health.set("discovery", "pending", { reason: "cache_sync_pending" });
+  // Blind periods: the required caches were synced, then one of them failed (an API outage, a hung watch).
+  let everSynced = false;
+  let blind: { from: number; reason: string } | undefined;
+  const followBlindness = () => {
+    const synced = watcher.requiredSynced();
+    if (synced && blind) {
+      const period = { from: blind.from, to: options.clock.now(), reason: blind.reason };
+      blind = undefined;
+      health.setUnwatched(period);
+      options.onChange();
+      options.onUnwatched?.(period);
+    } else if (!synced && everSynced && !blind) {
+      const failing = [...kinds.values()].find((k) => k.target.required && k.state !== "synced");
+      blind = { from: options.clock.now(), reason: failing?.reason ?? "watcher_failed" };
+      health.setUnwatched({ from: blind.from, reason: blind.reason });
+    }
+    if (synced) everSynced = true;
+  };
 
   const refresh = () => {
     health.setCoverage(watcher.coverage());
@@ -92,6 +117,7 @@ export function watchCluster(options: {
     ...(options.syncTimeoutMs !== undefined ? { syncTimeoutMs: options.syncTimeoutMs } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+    ...(options.requestDeadlinesMs ? { requestDeadlinesMs: options.requestDeadlinesMs } : {}),
     hooks: {
       onEvent: (kind, type, object) => {
         options.inventory.apply(kind, type, object);
@@ -153,6 +179,7 @@ export function watchCluster(options: {
             metrics.sourceUnavailable.inc();
         }
         refresh();
+        followBlindness();
         if (watcher.requiredSynced()) options.onSynced();
       },
     },

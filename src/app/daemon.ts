@@ -34,6 +34,8 @@ export interface DaemonOptions {
   readonly passDelayMs?: number;
   /** Informer backoff after a failure, ms (default 1000, doubling to 30 s). */
   readonly informerBackoffMs?: number;
+  /** Real-time deadlines of a list and of a watch's response headers, ms (defaults 60 s, 30 s; tests of hung connections). */
+  readonly requestDeadlinesMs?: { readonly list: number; readonly watchHeaders: number };
   /** Lower bounds on metadata-only kinds than kube/watcher.ts's (tests of the bounds). */
   readonly watchLimits?: { readonly objectCap: number; readonly metadataBudget: number };
   /** Port of the cluster DNS pods' metrics (default 9153); tests point it at a loopback server. */
@@ -155,7 +157,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         synced.release();
         lead?.begin();
       },
+      onUnwatched: (period) => lead?.unwatched(period),
       ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
+      ...(options.requestDeadlinesMs ? { requestDeadlinesMs: options.requestDeadlinesMs } : {}),
       ...(options.watchLimits ? { limits: options.watchLimits } : {}),
     });
   let watcher = watch();

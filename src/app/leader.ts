@@ -8,7 +8,10 @@ import type { Inventory } from "../kube/inventory.ts";
 import type { LicenseManager } from "../license/manager.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
-import { renderStartupNotice } from "../notify/notice.ts";
+import { renderStartupNotice, renderUnwatchedNotice } from "../notify/notice.ts";
+
+/** The shortest blind period providers hear of, ms: shorter ones (a watch reconnecting) are only logged. */
+export const UNWATCHED_NOTICE_MS = 60_000;
 import { renderRestoredSummary } from "../notify/summary.ts";
 import { maskLicenseId } from "../license/lease.ts";
 import type { StatusInput } from "../status/report.ts";
@@ -88,6 +91,11 @@ export interface Leader {
   readonly diagnostics: DiagnosticsSource;
   /** The required caches synced (again): a pass; the first time, the work starts. */
   begin(): void;
+  /**
+   * mon was blind from `from` to `to` (epoch ms): logged, and from UNWATCHED_NOTICE_MS on, providers hear one
+   * notice naming the unwatched period (spec 6 startup message, for an outage mon survived).
+   */
+  unwatched(period: { from: number; to: number; reason: string }): void;
   /** Stops deciding, sending and calling out; what is queued stays in the outbox. */
   halt(): void;
   /** Drains delivery for up to `drainMs` (what is left is counted deferred), closes providers and the state. */
@@ -288,6 +296,14 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
           : { state: control.current() === "pro" ? "fixed" : "community" },
         providers: report.providers,
       };
+    },
+    unwatched(period) {
+      const seconds = Math.round((period.to - period.from) / 1000);
+      logger.warn(
+        `the cluster was not watched for ${seconds} s (${period.reason}); what changed meanwhile is applied now`,
+      );
+      if (period.to - period.from < UNWATCHED_NOTICE_MS || config.app.disableStartupMessage) return;
+      outgoing.notice(renderUnwatchedNotice(cluster, period, clock.now()), clock.now());
     },
     begin() {
       loop.schedule();

@@ -75,6 +75,12 @@ export interface HealthReport {
     truncated: number;
   };
   providers: { kept: string[]; inactive: string[] };
+  /**
+   * The current or last period the required caches were not synced after their first sync (mon was blind:
+   * an API outage, a hung watch): `from`, and `to` once it ended (RFC 3339), its length in seconds so far,
+   * and the reason of the kind that failed (docs/health.md).
+   */
+  unwatched?: { from: string; to?: string; seconds: number; reason: string };
 }
 
 /** Most kinds listed in `coverage.kinds` (spec 2.6, 8). */
@@ -93,6 +99,7 @@ export class HealthRegistry {
   private coverageKinds: { kind: string; reason: CoverageReason }[] = [];
   private lock: (() => LockView) | undefined;
   private session: RuntimeSession | undefined;
+  private unwatched: { from: number; to?: number; reason: string } | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -130,6 +137,11 @@ export class HealthRegistry {
   /** Reports the state lock in `/health` from now on (leader election runs). */
   setLock(status: () => LockView): void {
     this.lock = status;
+  }
+
+  /** Records the current (`to` absent) or last blind period, epoch ms (`unwatched` in the report). */
+  setUnwatched(period: { from: number; to?: number; reason: string }): void {
+    this.unwatched = { ...period };
   }
 
   /** Records which providers are kept and which are inactive. */
@@ -183,8 +195,18 @@ export class HealthRegistry {
         truncated: Math.max(0, this.coverageKinds.length - COVERAGE_LIST_LIMIT),
       },
       providers: this.providers,
+      ...(this.unwatched ? { unwatched: unwatchedView(this.unwatched, this.now()) } : {}),
     };
   }
+}
+
+function unwatchedView(period: { from: number; to?: number; reason: string }, now: number) {
+  return {
+    from: new Date(period.from).toISOString(),
+    ...(period.to !== undefined ? { to: new Date(period.to).toISOString() } : {}),
+    seconds: Math.round(((period.to ?? now) - period.from) / 1000),
+    reason: period.reason,
+  };
 }
 
 /** The runtime session of `/health` (spec 8: POD_UID and NODE_NAME are recorded in it). */

@@ -119,7 +119,8 @@ export async function connectKube(
     async getJson<T>(target: string, signal?: AbortSignal): Promise<T> {
       const response = await request(target, { signal });
       const text = await response.text();
-      if (!response.ok) throw classifyStatus(response.status, text, `GET ${target}`);
+      if (!response.ok)
+        throw classifyStatus(response.status, text, `GET ${target}`, response.headers.get("retry-after"));
       return JSON.parse(text) as T;
     },
   };

@@ -10,6 +10,7 @@ export type KubeFailure =
   | "timeout"
   | "canceled"
   | "rate_limited"
+  | "unavailable"
   | "http";
 
 /** A failed Kubernetes API request with a message an engineer can act on. */
@@ -19,6 +20,8 @@ export class KubeError extends Error {
     readonly failure: KubeFailure,
     message: string,
     readonly status?: number,
+    /** The server's `Retry-After`, ms, when it sent one (throttling, 429 or 503). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
   }
@@ -47,7 +50,7 @@ export function classifyFetchError(error: unknown, server: string): KubeError {
  * answers a call that ran out of its deadline with 504 (Status reason `Timeout`, or `context deadline exceeded`
  * from etcd) and a call whose context was canceled (an etcd request dropped) with 500 `context canceled`.
  */
-export function classifyStatus(status: number, body: string, what: string): KubeError {
+export function classifyStatus(status: number, body: string, what: string, retryAfter?: string | null): KubeError {
   let message = body.slice(0, 300);
   let reason = "";
   try {
@@ -72,14 +75,22 @@ export function classifyStatus(status: number, body: string, what: string): Kube
                 ? "gone"
                 : status === 429
                   ? "rate_limited"
-                  : "http";
-  return new KubeError(failure, `${what}: ${status} ${message}`.trim(), status);
+                  : status === 503
+                    ? "unavailable"
+                    : "http";
+  const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
+  return new KubeError(
+    failure,
+    `${what}: ${status} ${message}`.trim(),
+    status,
+    Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined,
+  );
 }
 
 /**
  * The health reason (spec 7.3) of a failed call to the API server: a rejected credential (a wrong or expired
  * token, 401) is `source_configuration_failed`; a refusal (403) `permission_denied`; throttling (429)
- * `rate_limited`; no answer in time `timeout`; a call the API server or the runtime canceled `canceled`;
+ * `rate_limited`; unavailable (503) `api_unavailable`; no answer in time `timeout`; a call the API server or the runtime canceled `canceled`;
  * anything else `fallback`.
  */
 export function healthReasonOf(error: unknown, fallback: string): string {
@@ -97,6 +108,8 @@ export function healthReasonOf(error: unknown, fallback: string): string {
       return "timeout";
     case "canceled":
       return "canceled";
+    case "unavailable":
+      return "api_unavailable";
     default:
       return fallback;
   }

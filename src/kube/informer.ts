@@ -47,6 +47,13 @@ export interface InformerOptions {
    * (a half-open connection): it is reopened from the last resourceVersion. Default 180 s; 0 disables.
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * A list that has not answered in full within this long is abandoned as `timeout` and retried with backoff
+   * (a hung connection). Default 60 s, kube-apiserver's own request timeout.
+   */
+  readonly listTimeoutMs?: number;
+  /** A watch whose response headers have not arrived within this long is abandoned as `timeout`. Default 30 s. */
+  readonly watchHeadersTimeoutMs?: number;
   /** Called when a stalled watch is reopened. */
   readonly onStall?: () => void;
   /** Called when data arrives again after a stall (the informer makes progress: `component_stalled` is over). */
@@ -85,6 +92,20 @@ export function createInformer(options: InformerOptions): Informer {
   let failures = 0;
   let brokenStreams = 0;
   let stalled = false;
+  /** Set when a request ran out of its own deadline: the abort is a failure, not a relist or a reopen. */
+  let timedOut: KubeError | undefined;
+  /**
+   * Aborts the current request as `timeout` after `ms` of real time unless cancelled. A hung connection hangs
+   * in real time: this deadline is the runtime's timer, as every I/O deadline (kubelet reads, probes), not the
+   * injected clock, which a test moves faster than a loopback request can answer.
+   */
+  const deadline = (ms: number, what: string): (() => void) => {
+    const timer = setTimeout(() => {
+      timedOut = new KubeError("timeout", `${what} ${kind.path}: no answer in ${Math.round(ms / 1000)} s`);
+      current?.abort(new DOMException(timedOut.message, "TimeoutError"));
+    }, ms);
+    return () => clearTimeout(timer);
+  };
 
   const emit = (type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject) => {
     const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
@@ -98,10 +119,13 @@ export function createInformer(options: InformerOptions): Informer {
   };
 
   const list = async (signal: AbortSignal) => {
-    const body = await connection.getJson<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(
-      kind.path,
-      signal,
-    );
+    const cancelDeadline = deadline(options.listTimeoutMs ?? 60_000, "list");
+    let body: { metadata: { resourceVersion: string }; items: KubeObject[] };
+    try {
+      body = await connection.getJson(kind.path, signal);
+    } finally {
+      cancelDeadline();
+    }
     const seen = new Set<string>();
     const apiVersion = kind.path.startsWith("/api/") ? "v1" : kind.path.split("/").slice(2, 4).join("/");
     for (const item of body.items) {
@@ -125,8 +149,26 @@ export function createInformer(options: InformerOptions): Informer {
   const watch = async (signal: AbortSignal) => {
     const timeout = options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     const query = `watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}&timeoutSeconds=${timeout}`;
-    const response = await connection.request(`${kind.path}?${query}`, { signal });
-    if (!response.ok) throw classifyStatus(response.status, await response.text(), `watch ${kind.path}`);
+    const cancelDeadline = deadline(options.watchHeadersTimeoutMs ?? 30_000, "watch");
+    let response: Response;
+    try {
+      response = await connection.request(`${kind.path}?${query}`, { signal });
+    } finally {
+      cancelDeadline();
+    }
+    if (!response.ok)
+      throw classifyStatus(
+        response.status,
+        await response.text(),
+        `watch ${kind.path}`,
+        response.headers.get("retry-after"),
+      );
+    // Accepted from our resourceVersion: the cache is current again, though a quiet kind may send nothing (not
+    // even a bookmark) for a minute. A resourceVersion too old comes as a 410 event on this stream: a relist.
+    if (failures > 0) {
+      failures = 0;
+      options.onState({ state: "synced" });
+    }
     if (!response.body) return;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = "";
@@ -222,7 +264,10 @@ export function createInformer(options: InformerOptions): Informer {
         await watch(current.signal);
       } catch (error) {
         if (stopped) break;
-        if (current.signal.aborted) continue; // a resync asked for a relist, or a stalled watch is reopened
+        if (timedOut) {
+          error = timedOut;
+          timedOut = undefined;
+        } else if (current.signal.aborted) continue; // a resync asked for a relist, or a stalled watch is reopened
         if (error instanceof KubeError && error.failure === "gone") {
           logger.debug(`informer ${kind.kind}: ${error.message}; relisting`);
           needList = true;
@@ -237,10 +282,13 @@ export function createInformer(options: InformerOptions): Informer {
         options.onState({ state: "failing", reason, message, attempts: failures });
         if (failures === 1 || failures % 10 === 0)
           logger.warn(`informer ${kind.kind}: ${message} (attempt ${failures}; retrying with backoff)`);
-        const base = Math.min(
-          options.maxBackoffMs ?? 30_000,
-          (options.initialBackoffMs ?? 1_000) * 2 ** Math.min(failures - 1, 16),
-        );
+        const cap = options.maxBackoffMs ?? 30_000;
+        // The server said when to come back (priority and fairness, 429): then, not later — at least 1 s.
+        const retryAfter = error instanceof KubeError ? error.retryAfterMs : undefined;
+        const base =
+          retryAfter !== undefined
+            ? Math.min(cap, Math.max(1_000, retryAfter))
+            : Math.min(cap, (options.initialBackoffMs ?? 1_000) * 2 ** Math.min(failures - 1, 16));
         try {
           await clock.sleep(base * (0.8 + Math.random() * 0.4), current.signal);
         } catch {

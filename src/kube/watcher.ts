@@ -80,6 +80,8 @@ export interface WatcherOptions {
   readonly watchSecrets: boolean;
   readonly resyncMs: number;
   readonly syncTimeoutMs?: number;
+  /** Real-time deadlines of a list and of a watch's response headers, ms (defaults 60 s, 30 s; tests of hung connections). */
+  readonly requestDeadlinesMs?: { readonly list: number; readonly watchHeaders: number };
   readonly informerBackoffMs?: number;
   /** Overrides OBJECT_CAP and METADATA_BUDGET (tests). */
   readonly limits?: { readonly objectCap: number; readonly metadataBudget: number };
@@ -186,6 +188,12 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       logger,
       resyncMs: options.resyncMs,
       ...(options.informerBackoffMs !== undefined ? { initialBackoffMs: options.informerBackoffMs } : {}),
+      ...(options.requestDeadlinesMs
+        ? {
+            listTimeoutMs: options.requestDeadlinesMs.list,
+            watchHeadersTimeoutMs: options.requestDeadlinesMs.watchHeaders,
+          }
+        : {}),
       onEvent: (type, object) => {
         if (dropped) return;
         if (target.metadataOnly) {

@@ -53,6 +53,43 @@ export function renderStartupNotice(version: string, cluster: string, now: numbe
 }
 
 /**
+ * The notice of a period mon could not watch while it ran (spec 6: a monitoring gap names the unwatched
+ * period): the API server failed or hung for `period` (epoch ms) with the failing kind's health `reason`.
+ * What began and ended inside it was not seen; what is still failing is told as usual. 🟠, notify-tier. Pure.
+ */
+export function renderUnwatchedNotice(
+  cluster: string,
+  period: { from: number; to: number; reason: string },
+  now: number,
+): Message {
+  const name = cluster || "cluster";
+  const clock = (t: number) => new Date(t).toISOString().slice(11, 19);
+  const seconds = Math.round((period.to - period.from) / 1000);
+  const length = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  const sentence = `mon could not watch ${name} from ${clock(period.from)} to ${clock(period.to)} UTC (${length}, ${period.reason.replaceAll("_", " ")}): failures that began and ended in that window were not seen; those still failing are told now.`;
+  const text = `${STATUS_EMOJI.notify} ${sentence}`;
+  return {
+    id: `unwatched@${period.from}#1`,
+    incidentId: `unwatched@${period.from}`,
+    action: "announce",
+    mark: "notify",
+    emoji: STATUS_EMOJI.notify,
+    tier: "warning",
+    mode: "notify",
+    title: sentence,
+    text,
+    markdown: text,
+    root: { kind: "Cluster", name },
+    reason: "Unwatched",
+    findings: [],
+    news: [],
+    dedupKey: `mon-${name}-unwatched-${period.from}`,
+    at: now,
+    delivery: "notice",
+  };
+}
+
+/**
  * A plain notice of mon itself (spec 6): a license notice (once per change: Pro enabled, ending in 14 or 3
  * days, grace, Pro disabled with the reason) or the upgrade notice. One plain sentence, 🟠 when Pro is at risk
  * or ended, 🔵 otherwise. Pure.

@@ -39,9 +39,23 @@ export interface SimServerOptions {
 
 /** A failure answered to every request for one resource (simulator `failResource`). */
 export interface InjectedFailure {
+  /** 0: the request is accepted and never answered, not even with headers (a hung connection). */
   readonly status: number;
   /** The Status message; kube-apiserver's own wording for the status when absent. */
   readonly message?: string | undefined;
+  /** Seconds sent as `Retry-After` (kube-apiserver's priority and fairness answers 429 with it). */
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+/** Answers `injected`, or holds the request without a word when its status is 0 (closed when the server stops). */
+function answerInjected(res: ServerResponse, injected: InjectedFailure, ctx: Context): void {
+  if (injected.status === 0) {
+    ctx.streams.add(res);
+    res.on("close", () => ctx.streams.delete(res));
+    return;
+  }
+  if (injected.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(injected.retryAfterSeconds));
+  sendJson(res, injected.status, injectedStatus(injected).body);
 }
 
 /** The Status kube-apiserver answers for `injected`: 504 is its request timeout, 503 unavailable. */
@@ -138,6 +152,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
   }
   const user: SimUser = auth === "anonymous" ? { name: "system:anonymous", rules: [] } : auth;
   ctx.requests.observe(req, res, url);
+  // An outage of the whole API server (`*`): every request but the unauthenticated health paths.
+  const outage = ctx.failures?.get("*");
+  if (outage && !PUBLIC_PATHS.has(path)) return answerInjected(res, outage, ctx);
   if (path === "/metrics" && !pathAllowed(user, path))
     return sendJson(
       res,
@@ -195,7 +212,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
     return sendJson(res, 404, failure(404, "NotFound", "the server could not find the requested resource", {}).body);
   if (type.name === "selfsubjectaccessreviews" && req.method === "POST") return serveAccessReview(req, res, ctx, user);
   const injected = ctx.failures?.get(type.group ? `${type.group}/${type.name}` : type.name);
-  if (injected) return sendJson(res, injected.status, injectedStatus(injected).body);
+  if (injected) return answerInjected(res, injected, ctx);
   if (type.name === "pods" && target.subresource === "log" && req.method === "GET" && target.name) {
     const namespace = target.namespace ?? "";
     if (!ctx.authorizer.allowed(user, { verb: "get", group: "", resource: "pods/log", namespace, name: target.name })) {

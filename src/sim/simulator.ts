@@ -73,11 +73,18 @@ export interface Simulator {
   /** Records what a container wrote (its current or `previous` instance), served by `pods/log`. */
   setLogs(namespace: string, pod: string, container: string, text: string, previous?: boolean): void;
   /**
-   * Makes every request for `group/plural` (`pods`, `example.com/widgets`) answer `status`, as kube-apiserver
-   * words it (504: its request-timeout Status); `message` replaces the Status message (`context canceled`, as
-   * kube-apiserver answers a call whose context was canceled, with 500). Undefined heals it.
+   * Makes every request for `group/plural` (`pods`, `example.com/widgets`), or for everything with `*` (an
+   * outage: discovery, leases and every kind), answer `status`, as kube-apiserver words it (504: its
+   * request-timeout Status); `message` replaces the Status message (`context canceled`, as kube-apiserver
+   * answers a call whose context was canceled, with 500). Status 0 accepts each request and never answers,
+   * not even with headers (a hung connection). Undefined heals it; requests already hanging stay hung.
    */
-  failResource(resource: string, status: number | undefined, message?: string): void;
+  failResource(
+    resource: string,
+    status: number | undefined,
+    message?: string,
+    options?: { retryAfterSeconds?: number },
+  ): void;
   /** Serves a custom resource (as an installed CRD would); it appears in discovery. */
   addCustomResource(options: {
     group: string;
@@ -230,9 +237,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setLogs(namespace, pod, container, text, previous = false) {
       logs.set(`${namespace}/${pod}/${container}/${previous}`, text);
     },
-    failResource(resource, status, message) {
+    failResource(resource, status, message, options) {
       if (status === undefined) failures.delete(resource);
-      else failures.set(resource, { status, message });
+      else failures.set(resource, { status, message, retryAfterSeconds: options?.retryAfterSeconds });
     },
     addCustomResource(crd) {
       const type = customResourceType(crd);

@@ -52,6 +52,10 @@ export async function startTestCluster(
     build?: "release" | "development";
     /** Where the stdout provider and the audit log's stdout output write (discarded by default). */
     stdout?: (text: string) => void;
+    /** Passes run on their own this long after a change, on the fake clock (as `mon run`: 250 ms). */
+    passDelayMs?: number;
+    /** Real-time deadlines of lists and watch headers (hung-connection tests). */
+    requestDeadlinesMs?: { list: number; watchHeaders: number };
   } = {},
 ): Promise<TestCluster> {
   const sim = options.sim ?? (await startSimulator());
@@ -76,10 +80,11 @@ export async function startTestCluster(
     connection,
     clock,
     logger: createSilentLogger(),
-    passDelayMs: 3_600_000,
+    passDelayMs: options.passDelayMs ?? 3_600_000,
     stdout: options.stdout ?? (() => {}),
     ...(options.edition ? { edition: options.edition } : {}),
     ...(options.build ? { build: options.build } : {}),
+    ...(options.requestDeadlinesMs ? { requestDeadlinesMs: options.requestDeadlinesMs } : {}),
     ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
   });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);

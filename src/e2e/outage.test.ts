@@ -1,0 +1,143 @@
+import { describe, expect, test } from "bun:test";
+import { useCleanup } from "../testing/cleanup.ts";
+import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+
+/**
+ * API outages and hung connections (issue 19): a canary crash loop starts while mon cannot watch, and must
+ * be announced once it can again — by the daemon's own pass loop (250 ms after a change, as `mon run`), not
+ * by a pass the test asks for.
+ */
+const track = useCleanup();
+
+async function cluster(hook: CaptureServer, config: Record<string, unknown> = {}): Promise<TestCluster> {
+  const c = track(
+    await startTestCluster(
+      { webhook: { url: `${hook.url}/mon` } },
+      {
+        passDelayMs: 250,
+        startupMessage: true,
+        config,
+        cluster: "prod",
+        // A hung request is given up after 300 ms of real time here (60 s and 30 s in a release).
+        requestDeadlinesMs: { list: 300, watchHeaders: 300 },
+      },
+    ),
+  );
+  seedShop(c.sim, c.clock.now());
+  await c.settle();
+  await hook.waitFor(1); // the startup message
+  return c;
+}
+
+const announcedCanary = (hook: CaptureServer) =>
+  hook.requests.some((r) => r.json().action === "announce" && r.json().incidentId === "Deployment/shop/api");
+
+/** Moves the fake clock `seconds` one second at a time, letting the daemon answer each step. */
+async function run(c: TestCluster, seconds: number): Promise<void> {
+  for (let s = 0; s < seconds; s++) {
+    await c.clock.advance(1_000);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Heals the API server and waits for mon to watch again; then one pass must tell the canary. */
+async function healAndExpectCanary(c: TestCluster, hook: CaptureServer, resource = "*"): Promise<void> {
+  c.sim.failResource(resource, undefined);
+  // Every informer retries within its backoff: at most 30 s, +20 % jitter.
+  await c.clock.advance(36_000);
+  await waitUntil(() => c.daemon.health.report().components.caches?.state === "ok", "the caches to sync again");
+  // The first pass after the heal finds the crash; it waits for the crashed container's log (read over
+  // loopback), then the next pass tells it: within a few seconds of the fake clock, never minutes.
+  await within(c, 10, () => announcedCanary(hook), "the canary's announcement");
+}
+
+/** Moves the fake clock in 250 ms steps until `done`, at most `seconds`, waiting for the daemon after each. */
+async function within(c: TestCluster, seconds: number, done: () => boolean, what: string): Promise<void> {
+  for (let ms = 0; ms < seconds * 1000; ms += 250) {
+    await c.clock.advance(250);
+    if (
+      await waitUntil(done, what, 300).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+  }
+  throw new Error(`${what}: not within ${seconds} s of the fake clock`);
+}
+
+describe("API outages: what fails meanwhile is told after the heal (issue 19)", () => {
+  for (const [name, status] of [
+    ["every request answering 503", 503],
+    ["every request answering 429 without Retry-After", 429],
+    ["every request answering 500", 500],
+  ] as const) {
+    test(`${name} for 60 s: the crash loop that began meanwhile is announced in the first pass after the heal; /health and one notice name the unwatched period`, async () => {
+      const hook = track(await startCaptureServer());
+      const c = await cluster(hook);
+      c.sim.failResource("*", status);
+      c.sim.server.dropWatches();
+      crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
+      await run(c, 60);
+      await waitUntil(() => c.daemon.health.report().unwatched !== undefined, "/health to say mon is blind");
+      const blind = c.daemon.health.report().unwatched!;
+      expect(blind.to).toBeUndefined();
+      expect(announcedCanary(hook)).toBe(false);
+      await healAndExpectCanary(c, hook);
+      const period = c.daemon.health.report().unwatched!;
+      expect(period.from).toBe(blind.from);
+      expect(period.to).toBeDefined();
+      expect(period.seconds).toBeGreaterThanOrEqual(60);
+      await waitUntil(() => hook.requests.some((r) => r.json().incidentId?.startsWith("unwatched@")), "the notice");
+      const notice = hook.requests.find((r) => r.json().incidentId?.startsWith("unwatched@"))!.json();
+      expect(notice.text).toMatch(/^🟠 mon could not watch prod from \d\d:\d\d:\d\d to \d\d:\d\d:\d\d UTC \(\d+ s, /);
+      expect(notice.text).toContain("failures that began and ended in that window were not seen");
+    }, 60_000);
+  }
+});
+
+test("every request answering 429 with Retry-After: 1 for 60 s: mon comes back within seconds of the heal, not after its backoff", async () => {
+  const hook = track(await startCaptureServer());
+  const c = await cluster(hook);
+  c.sim.failResource("*", 429, "Too many requests, please try again later.", { retryAfterSeconds: 1 });
+  c.sim.server.dropWatches();
+  crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
+  await run(c, 60);
+  c.sim.failResource("*", undefined);
+  // Informers retry every 1 s (±20 %) as told, so 2 s of the fake clock bring them all back.
+  await c.clock.advance(2_000);
+  await waitUntil(() => c.daemon.health.report().components.caches?.state === "ok", "the caches to sync again");
+  await within(c, 10, () => announcedCanary(hook), "the canary's announcement");
+}, 60_000);
+
+describe("hung connections: a request that never answers is given up, said in /health, and retried (issue 19)", () => {
+  test("a watch that gets no response headers: informers-core degraded with timeout, mon blind, the crash loop told after the heal", async () => {
+    const hook = track(await startCaptureServer());
+    const c = await cluster(hook);
+    c.sim.failResource("pods", 0);
+    c.sim.server.dropWatches();
+    crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
+    await waitUntil(
+      () => c.daemon.health.report().components["informers-core"]?.reason === "timeout",
+      "the hung watch to be given up",
+    );
+    expect(c.daemon.health.report().components.caches).toMatchObject({ state: "failed", reason: "timeout" });
+    expect(c.daemon.health.report().unwatched).toMatchObject({ reason: "timeout" });
+    await healAndExpectCanary(c, hook, "pods");
+  }, 60_000);
+
+  test("a list that never answers (a relist at resync): given up as timeout, the crash loop told after the heal", async () => {
+    const hook = track(await startCaptureServer());
+    const c = await cluster(hook, { resyncSeconds: 30 });
+    c.sim.failResource("pods", 0);
+    crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
+    // The pods watch is still open and tells the crash at once; the hang is the relist at resync.
+    await c.clock.advance(30_000);
+    await waitUntil(
+      () => c.daemon.health.report().components["informers-core"]?.reason === "timeout",
+      "the hung list to be given up",
+    );
+    await healAndExpectCanary(c, hook, "pods");
+  }, 60_000);
+});
