@@ -262,12 +262,12 @@ export function createInformer(options: InformerOptions): Informer {
           if (report) options.onState({ state: "synced" });
         }
         await watch(current.signal);
-      } catch (error) {
+      } catch (thrown) {
         if (stopped) break;
-        if (timedOut) {
-          error = timedOut;
-          timedOut = undefined;
-        } else if (current.signal.aborted) continue; // a resync asked for a relist, or a stalled watch is reopened
+        const error = timedOut ?? thrown;
+        // Not timed out: a resync asked for a relist, or a stalled watch is reopened.
+        if (!timedOut && current.signal.aborted) continue;
+        timedOut = undefined;
         if (error instanceof KubeError && error.failure === "gone") {
           logger.debug(`informer ${kind.kind}: ${error.message}; relisting`);
           needList = true;
