@@ -74,7 +74,7 @@ const SHUTDOWN_STEP_MS = 5_000;
 export interface Daemon
   extends Pick<
     Leader,
-    "delivery" | "router" | "usage" | "probes" | "license" | "edition" | "persistentState" | "evidencePending"
+    "delivery" | "router" | "usage" | "probes" | "license" | "edition" | "persistentState" | "evidencePending" | "sent"
   > {
   readonly metrics: Metrics;
   readonly health: HealthRegistry;
@@ -252,6 +252,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     healthUrl: () => server?.url,
     waitForSync: (timeoutMs) => (watcher.requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     evidencePending: () => running().evidencePending(),
+    sent: () => running().sent(),
     passNow: () => running().loop.passNow(),
     leadershipLost() {
       health.set("leadership", "failed", { reason: "leadership_lost", required: true });

@@ -85,6 +85,8 @@ export interface Leader {
   persistentState(): boolean;
   /** True while evidence for a deferred finding (a crashed container's log) is being read. */
   evidencePending(): boolean;
+  /** Resolves once every message decided so far is redacted and in the delivery queues (or skipped). */
+  sent(): Promise<void>;
   /** What /status shows now (spec 4.1): the open incidents told, the caches, usage, license and providers. */
   status(): StatusInput;
   /** What the diagnostics endpoints read and do (healthCheck.diagnostics). */
@@ -264,6 +266,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     edition: () => control.current(),
     persistentState: () => state.store.persistent,
     evidencePending: () => logs.busy(),
+    sent: () => outgoing.settled(),
     diagnostics: createDiagnostics({ loop, delivery, router, providers: prepared.providers, clock, cluster }),
     status() {
       const report = health.report();

@@ -1,7 +1,7 @@
 import type { Job, Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { backoffMs, RETRY_WINDOW_MS } from "./backoff.ts";
+import { backoffMs, MIN_BACKOFF_MS, RETRY_WINDOW_MS } from "./backoff.ts";
 import { type Failure, failureOf } from "./failure.ts";
 
 /** The part of a provider delivery uses: send one message, classify the result (STYLE.md convention 3). */
@@ -85,10 +85,12 @@ export async function attemptJob(
     const failed = failureOf(outcome);
     if (outcome.kind === "permanent") return { kind: "rejected", ...failed };
     // Retry-After always wins; a configured fixed delay replaces the backoff otherwise.
-    const waitMs =
+    const waitMs = Math.max(
+      MIN_BACKOFF_MS,
       outcome.afterMs === undefined && retry?.delayMs !== undefined
         ? retry.delayMs
-        : backoffMs(outcome.kind, n, outcome.afterMs, options.random);
+        : backoffMs(outcome.kind, n, outcome.afterMs, options.random),
+    );
     if (retry?.maxAttempts !== undefined && n >= retry.maxAttempts) {
       return { kind: "given_up", failure: "retries_exhausted", detail: failed.detail, attempts: n, last: failed };
     }

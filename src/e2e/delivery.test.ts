@@ -294,3 +294,82 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     });
   });
 });
+
+describe("delivery faults that must neither hammer nor stall (issue 19)", () => {
+  for (const retryAfter of ["0", "-1", "Sat, 01 Jan 2000 00:00:00 GMT"]) {
+    test(`a 503 with Retry-After: ${retryAfter} counts as no hint: at most one attempt a second (6 in 30 s, the backoff)`, async () => {
+      const hook = await capture();
+      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+      const { sim, clock } = cluster;
+      seedShop(sim, clock.now());
+      await cluster.settle();
+      hook.setDefault((request) =>
+        request.path === "/barrier"
+          ? { status: 200, body: "ok" }
+          : { status: 503, body: "down", headers: { "retry-after": retryAfter } },
+      );
+      crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+      await cluster.settle();
+      const attempts = () => hook.requests.filter((r) => r.path !== "/barrier").length;
+      await waitUntil(() => attempts() === 1, "the first attempt");
+      for (let ms = 0; ms < 30_000; ms += 1_000) {
+        await clock.advance(1_000);
+        // Our own request after the step: any attempt the step sent has arrived before it.
+        await fetch(`${hook.url}/barrier`, { method: "POST", body: "{}" });
+      }
+      // 1, 2, 4, 8, 16 s (± 20 %) after the first: 5 or 6 attempts in 30 s; with no backoff it would be hundreds.
+      expect(attempts()).toBeGreaterThanOrEqual(5);
+      expect(attempts()).toBeLessThanOrEqual(6);
+      // The receiver comes back: the message goes out at its next attempt, and nothing is left to stop.
+      hook.setDefault({ status: 200, body: "ok" });
+      await clock.advance(36_000);
+      await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 0, "the queue to drain");
+    });
+  }
+
+  test("a receiver that never answers is given up on after the provider's timeoutSeconds (timeout), not waited for forever", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon`, timeoutSeconds: 1 } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    hook.setDefault({ status: 200, body: "ok", hang: true });
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await hook.waitFor(1);
+    // The request is still open at the receiver; mon gives up on it after 1 s and schedules a retry.
+    await waitUntil(
+      async () =>
+        (await cluster!.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_retries_total")).includes(
+          'mon_delivery_retries_total{provider="webhook",reason="timeout"} 1',
+        ),
+      "the attempt to time out",
+      10_000,
+    );
+    hook.setDefault({ status: 200, body: "ok" });
+    await clock.advance(2_000);
+    await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 0, "the retry to be delivered");
+  });
+
+  test("a provider back after 10 minutes down: its queued messages are all delivered within 36 s", async () => {
+    const hook = await capture();
+    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    addApp(sim, "cart", clock.now());
+    await cluster.settle();
+    hook.setDefault({ status: 503, body: "down" });
+    for (const pod of ["web-abc12-p0", "api-abc12-p0", "cart-abc12-p0"]) {
+      crashPod(sim, "shop", pod, 3, clock.now());
+      await cluster.settle();
+      await clock.advance(60_000);
+    }
+    for (let i = 0; i < 20; i++) await clock.advance(30_000);
+    const refused = hook.requests.length;
+    hook.setDefault({ status: 200, body: "ok" });
+    await clock.advance(36_000);
+    // The head message's wait is at most 30 s (+20 %); the others follow at once, with no backoff of their own.
+    await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 0, "the queue to drain");
+    expect(hook.requests.slice(refused).filter((r) => r.json().action === "announce")).toHaveLength(3);
+  });
+});

@@ -54,8 +54,11 @@ export function createOutboundClient(options: OutboundOptions = {}): HttpClient 
         method: request.method ?? "POST",
         headers: { "user-agent": options.userAgent ?? "mon", ...request.headers },
         body: request.body,
-        signal: request.signal,
-        timeout: request.timeoutMs ?? 10_000,
+        // One deadline for the whole exchange, headers and body: ofetch drops its own `timeout` when a
+        // `signal` is given, so the deadline is a signal of its own, combined with the caller's.
+        signal: request.signal
+          ? AbortSignal.any([request.signal, AbortSignal.timeout(request.timeoutMs ?? 10_000)])
+          : AbortSignal.timeout(request.timeoutMs ?? 10_000),
         retry: 0,
         ignoreResponseError: true,
         responseType: "text",

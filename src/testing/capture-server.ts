@@ -14,6 +14,8 @@ export interface ScriptedAnswer {
   readonly status: number;
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /** Never answer (a receiver that hangs); the request is recorded, its connection closed by close(). */
+  readonly hang?: boolean;
 }
 
 /** A local HTTP server standing in for a provider's API in tests; records every request. */
@@ -48,6 +50,10 @@ export async function startCaptureServer(): Promise<CaptureServer> {
       };
       requests.push(captured);
       const answer = queued.shift() ?? (typeof fallback === "function" ? fallback(captured) : fallback);
+      if (answer.hang) {
+        for (const w of waiters) w();
+        return;
+      }
       res.writeHead(answer.status, { "content-type": "text/plain", ...answer.headers });
       res.end(answer.body ?? "");
       for (const w of waiters) w();

@@ -100,6 +100,8 @@ export async function startTestCluster(
         await waitUntil(() => !daemon.evidencePending(), "log evidence to be read");
         daemon.passNow();
       }
+      // What the passes decided is in the delivery queues before the test moves on (redaction is async).
+      await daemon.sent();
     },
     stopDaemon: () => daemon.stop(0),
     async stop() {

@@ -28,8 +28,10 @@ export function classifyError(error: unknown): Outcome {
     return { kind: "retry", reason: `http_${error.response.status}` };
   }
   const name = (error as { name?: string })?.name;
-  if (name === "AbortError" || name === "TimeoutError") return { kind: "retry", reason: "timeout" };
   const cause = (error as { cause?: { code?: unknown; name?: string } })?.cause;
+  // The request's deadline (ofetch wraps the abort in a FetchError whose cause is the TimeoutError).
+  if ([name, cause?.name].some((n) => n === "AbortError" || n === "TimeoutError"))
+    return { kind: "retry", reason: "timeout" };
   const code = (error as { code?: unknown })?.code ?? cause?.code;
   const request = error instanceof FetchError ? error.request : undefined;
   const url = typeof request === "string" ? request : request instanceof Request ? request.url : undefined;
@@ -43,13 +45,21 @@ export function classifyError(error: unknown): Outcome {
   return { kind: "retry", reason: where.length ? `network: ${where.join(" ")}` : "network" };
 }
 
-/** Parses Retry-After (delta seconds or HTTP date) into milliseconds from `now`; undefined when absent or invalid. */
+/**
+ * Parses Retry-After (RFC 9110: delta seconds, or an HTTP date such as `Wed, 21 Oct 2026 07:28:00 GMT`) into
+ * milliseconds from `now`. Undefined when absent, invalid (`-1`, which `Date.parse` would read as a year),
+ * zero or in the past: the documented backoff applies then, never no wait at all.
+ */
 export function retryAfterMs(header: string | null, now: number): number | undefined {
   if (!header) return undefined;
   const trimmed = header.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (/^\d+(\.\d+)?$/.test(trimmed)) {
+    const ms = Math.round(Number(trimmed) * 1000);
+    return ms > 0 ? ms : undefined;
+  }
+  if (!/^[A-Za-z]{3},? \d{1,2}[ -][A-Za-z]{3}[ -]\d{2,4} \d{2}:\d{2}:\d{2} GMT$/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) || date <= now ? undefined : date - now;
 }
 
 /** Sends and classifies in one step; the common case for providers whose API speaks plain HTTP status codes. */
