@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { ConfigError } from "./errors.ts";
 
 const VAR = /\$(\$?)\{([^}]*)\}/g;
@@ -29,9 +29,13 @@ export function isFileReference(value: string): boolean {
   return FILE_REF.test(value);
 }
 
+/** Largest credential file read through `${file:}`, bytes. */
+export const MAX_CREDENTIAL_BYTES = 64 * 1024;
+
 /**
  * Reads a credential given as `${file:/absolute/path}` (spec 5.3); the file's content with one trailing
- * newline removed. Throws ConfigError naming the key and path, never the content.
+ * newline removed. Only a regular file of at most 64 KiB is read (not a device, FIFO or directory). Throws
+ * ConfigError naming the key and path, never the content.
  */
 export function readCredential(value: string, key: string): string {
   const match = FILE_REF.exec(value);
@@ -43,9 +47,18 @@ export function readCredential(value: string, key: string): string {
       message: `${key}: credentials must be given as \${file:/absolute/path} (a file mounted from a Secret)`,
     });
   }
+  const path = match[1];
+  const refuse = (why: string) =>
+    new ConfigError({ level: "error", rule: "credential_unreadable", key, message: `${key}: ${path} ${why}` });
   try {
-    return readFileSync(match[1], "utf8").replace(/\r?\n$/, "");
+    // Only a regular file of bounded size: /dev/zero would exhaust memory, a FIFO would hang startup.
+    const stat = statSync(path);
+    if (!stat.isFile()) throw refuse("is not a regular file (a credential is a file mounted from a Secret)");
+    if (stat.size > MAX_CREDENTIAL_BYTES)
+      throw refuse(`is larger than ${MAX_CREDENTIAL_BYTES / 1024} KiB, too large for a credential`);
+    return readFileSync(path, "utf8").replace(/\r?\n$/, "");
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
     throw new ConfigError({
       level: "error",

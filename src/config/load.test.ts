@@ -641,3 +641,37 @@ describe("hostile YAML", () => {
     expect(checkConfig(bomb, "c.yaml", {}).problems[0]).toMatchObject({ rule: "yaml_syntax" });
   });
 });
+
+describe("${file:} references are read defensively (issue 19)", () => {
+  test("a device or a FIFO is refused by name, without reading it (/dev/zero would exhaust memory, a FIFO hang)", () => {
+    const fifo = join(dir, "fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    const { problems } = checkConfig(
+      stringify({ alert: { slack: { webhook: "${file:/dev/zero}" }, discord: { webhookUrl: `\${file:${fifo}}` } } }),
+      "c.yaml",
+      {},
+    );
+    expect(problems.map((p) => p.message)).toEqual(
+      expect.arrayContaining([
+        "alert.slack.webhook: /dev/zero is not a regular file (a credential is a file mounted from a Secret)",
+        `alert.discord.webhookUrl: ${fifo} is not a regular file (a credential is a file mounted from a Secret)`,
+      ]),
+    );
+  });
+
+  test("a file over 64 KiB is refused as too large for a credential", () => {
+    const big = file("big", "x".repeat(65 * 1024));
+    const { problems } = checkConfig(stringify({ alert: { slack: { webhook: `\${file:${big}}` } } }), "c.yaml", {});
+    expect(problems.map((p) => p.message)).toContain(
+      `alert.slack.webhook: ${big} is larger than 64 KiB, too large for a credential`,
+    );
+  });
+
+  test("an app.proxyURL read from a file that is not a URL is refused without quoting what the file holds", () => {
+    const bad = file("bad-proxy", "http://user:s3cretP4ss@proxy bad url\n");
+    const { problems } = checkConfig(stringify({ app: { proxyURL: `\${file:${bad}}` } }), "c.yaml", {});
+    const message = problems.find((p) => p.key === "app.proxyURL")!.message;
+    expect(message).toBe("app.proxyURL: must be an absolute http or https URL");
+    expect(JSON.stringify(problems)).not.toContain("s3cretP4ss");
+  });
+});

@@ -180,7 +180,9 @@ export function checkConfig(
     add({ level: "warning", rule: "deprecated_key", key: list, message });
     data.silences = [...(Array.isArray(data.silences) ? data.silences : []), { [field]: values }];
   }
-  for (const [key, kind] of sensitive) resolveSensitive(data, key, kind, (p) => add(p));
+  // Keys whose value was read from a file: a credential, whatever the key's kind, never echoed in an error.
+  const readFromFile = new Set<string>();
+  for (const [key, kind] of sensitive) if (resolveSensitive(data, key, kind, (p) => add(p))) readFromFile.add(key);
   providers = checkAlert(data.alert, domain.providers, (level, rule, key, message) =>
     add({ level, rule, key, message }),
   );
@@ -191,7 +193,7 @@ export function checkConfig(
     for (const issue of result.issues) {
       const key = v.getDotPath(issue) ?? "";
       const secret = [...sensitive].some(
-        ([s, kind]) => kind !== "fileIfCredentials" && (key === s || key.startsWith(`${s}.`)),
+        ([s, kind]) => (kind !== "fileIfCredentials" || readFromFile.has(s)) && (key === s || key.startsWith(`${s}.`)),
       );
       const message = `${key ? `${key}: ` : ""}${issueMessage(issue, secret)}`;
       add({ level: "error", rule: "invalid_value", key, message });

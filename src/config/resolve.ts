@@ -48,24 +48,26 @@ export function applyEnvironment(config: Config, runtime: RuntimeEnv): void {
 
 /**
  * Reads the `${file:}` credential of one sensitive general key (spec 2.1: heartbeat URL, proxy with
- * credentials); an inline value where only a reference is accepted is an error and is removed.
+ * credentials); an inline value where only a reference is accepted is an error and is removed. True when
+ * the value was read from a file: an error about it must not quote it.
  */
 export function resolveSensitive(
   data: Record<string, unknown>,
   key: string,
   kind: "file" | "fileIfCredentials" | "secret",
   add: (p: Omit<ConfigProblem, "file" | "line">) => void,
-): void {
+): boolean {
   const parts = key.split(".");
   let parent: unknown = data;
   for (const part of parts.slice(0, -1)) parent = isRecord(parent) ? parent[part] : undefined;
   const last = parts[parts.length - 1] ?? "";
-  if (!isRecord(parent) || typeof parent[last] !== "string") return;
+  if (!isRecord(parent) || typeof parent[last] !== "string") return false;
   const value = parent[last] as string;
-  if (kind === "secret") return;
+  if (kind === "secret") return false;
   if (isFileReference(value)) {
     try {
       parent[last] = readCredential(value, key);
+      return true;
     } catch (error) {
       const e = error as ConfigError;
       add({
@@ -75,7 +77,7 @@ export function resolveSensitive(
         message: `${key}: ${e.problem?.message ?? e.message}`,
       });
     }
-    return;
+    return false;
   }
   if (kind === "file") {
     add({
@@ -94,6 +96,7 @@ export function resolveSensitive(
     });
     delete parent[last];
   }
+  return false;
 }
 
 /** severityByReason and severityByOwnerKind keys compare case-insensitively: stored lower-case. */

@@ -58,7 +58,9 @@ describe("restart: the outbox survives the process (spec 1.9, 6)", () => {
     hook.setDefault({ status: 503, body: "down" });
     const first = daemon(files);
     await waitUntil(() => hook!.requests.length >= 1, `a first attempt (log: ${first.log.join("")})`, 20_000);
-    const summaryId = hook.requests[0]!.json().id as string;
+    // The webhook body names each message by `messageId`: the resumed one must carry the same.
+    const summaryId = hook.requests[0]!.json().messageId as string;
+    expect(summaryId).toMatch(/#/);
     first.child.kill("SIGKILL");
     await new Promise((r) => first.child.once("exit", r));
 
@@ -67,7 +69,7 @@ describe("restart: the outbox survives the process (spec 1.9, 6)", () => {
     const attempts = hook.requests.length;
     const second = daemon(files);
     await waitUntil(
-      () => hook!.requests.slice(attempts).some((r) => r.json().id === summaryId),
+      () => hook!.requests.slice(attempts).some((r) => r.json().messageId === summaryId),
       `the resumed message (log: ${second.log.join("")})`,
       20_000,
     );

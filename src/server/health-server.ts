@@ -1,4 +1,5 @@
 import { H3, serve } from "h3";
+import { createExposition } from "./exposition.ts";
 import type { HealthRegistry } from "../health/registry.ts";
 import type { Registry } from "prom-client";
 import { addDiagnostics, type DiagnosticsSource } from "./diagnostics.ts";
@@ -38,6 +39,7 @@ export async function startHealthServer(options: {
   /** `healthCheck.diagnostics`: the bearer token and what the endpoints read (undefined on a standby). */
   diagnostics?: { token: string; source: () => DiagnosticsSource | undefined };
 }): Promise<HealthServer> {
+  const exposition = createExposition(options.metrics);
   const app = new H3()
     .get("/healthz", () => text(200, "ok\n"))
     .get("/readyz", () =>
@@ -52,7 +54,7 @@ export async function startHealthServer(options: {
     .get(
       "/metrics",
       async () =>
-        new Response(await options.metrics.metrics(), {
+        new Response(await exposition(), {
           status: 200,
           headers: { "content-type": options.metrics.contentType },
         }),
