@@ -42,6 +42,7 @@ export function watchCluster(options: {
   const { health, metrics } = options;
   const kinds = new Map<string, { target: WatchTarget; state: KindState; reason?: string }>();
   const syncedOnce = new Set<string>();
+  const reported = new Set<string>();
   health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
   health.set("discovery", "pending", { reason: "cache_sync_pending" });
   // Blind periods: the required caches were synced, then one of them failed (an API outage, a hung watch).
@@ -120,7 +121,14 @@ export function watchCluster(options: {
     ...(options.requestDeadlinesMs ? { requestDeadlinesMs: options.requestDeadlinesMs } : {}),
     hooks: {
       onEvent: (kind, type, object) => {
-        options.inventory.apply(kind, type, object);
+        const changed = options.inventory.apply(kind, type, object);
+        const unreadable = options.inventory.unreadableObjects().get(changed);
+        if (unreadable && !reported.has(changed)) {
+          // Counted and named once; the object stays out of the Inventory until it is readable (kube/admit.ts).
+          reported.add(changed);
+          metrics.informerHandlerPanics.inc();
+          options.logger.warn(`informer ${kind}: ${changed} is unreadable (${unreadable}); skipped`);
+        }
         options.onChange();
       },
       onHandlerFailure: () => metrics.informerHandlerPanics.inc(),

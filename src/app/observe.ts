@@ -179,6 +179,15 @@ export function createObservers(options: {
           `pass failed in stage ${result.panicked.stage}: ${result.panicked.error}; nothing was decided, the next pass tries again`,
         );
       }
+      for (const q of result.quarantined) {
+        metrics.panicsRecovered.inc({ stage: "detector" });
+        logger.error(
+          `detector ${q.detector} failed on ${q.object} (resourceVersion ${q.resourceVersion}): ${q.error}; that object is skipped until it changes, the pass goes on for everything else`,
+        );
+      }
+      // Said while objects are set aside (spec 7.3 has no more specific reason for it).
+      if (result.quarantinedTotal > 0) health.set("detection", "degraded", { reason: "component_failed" });
+      else if (health.get("detection")) health.set("detection", "ok");
       for (const name of result.failedDetectors) {
         metrics.panicsRecovered.inc({ stage: "detector" });
         logger.error(`detector ${name} failed; its incidents are kept unchanged until it works again`);

@@ -5,6 +5,7 @@ import type { Inventory } from "../kube/inventory.ts";
 import type { UsageView } from "../model/inventory.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { LogEvidence } from "./log-evidence.ts";
+import type { Quarantine } from "./isolate.ts";
 import { type PassResult, runPass } from "./pipeline.ts";
 
 /** How long a pass waits after the first change of a batch, ms (ARCHITECTURE.md: at most every 250 ms). */
@@ -62,6 +63,8 @@ export function createPassLoop(options: {
   let firstDirtyAt: number | undefined;
   let stopped = false;
   const served = new Map<string, number>();
+  // Objects a detector threw on, set aside until they change (app/isolate.ts).
+  const quarantine: Quarantine = new Map();
   let servedSince: number | undefined;
 
   const rulesNow = () => (typeof options.rules === "function" ? options.rules() : options.rules);
@@ -75,6 +78,7 @@ export function createPassLoop(options: {
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
     const result = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
+      quarantine,
     });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     lifecycle = result.state;

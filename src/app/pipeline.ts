@@ -28,6 +28,7 @@ import type { Message } from "../model/message.ts";
 import { proHintFor } from "./pro-hint.ts";
 import type { Incident } from "../model/incident.ts";
 import { nextStepsFor } from "../detect/next-steps.ts";
+import { detectIsolated, type Quarantine, type Quarantined } from "./isolate.ts";
 import { recoveryOf } from "../notify/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
@@ -47,6 +48,10 @@ export interface PassResult {
   readonly nextCheckAt?: number;
   /** Detector families that threw; their findings are missing from this pass. */
   readonly failedDetectors: readonly string[];
+  /** Objects a detector threw on, newly set aside this pass (app/isolate.ts); the rest of the pass went on. */
+  readonly quarantined: readonly Quarantined[];
+  /** Objects set aside in all, this pass included. */
+  readonly quarantinedTotal: number;
   /**
    * The stage that threw (spec 4.2 `mon_panics_recovered_total{stage}`): `incident` (correlation and
    * lifecycle) or `compose` (rendering). The pass then decides nothing and keeps the previous state, so the
@@ -115,7 +120,7 @@ export function runPass(
   usage: UsageView = {},
   evidence?: PassEvidence,
   rules?: PreparedRules,
-  options: { baseline?: boolean } = {},
+  options: { baseline?: boolean; quarantine?: Quarantine } = {},
 ): PassResult {
   const stage = { current: "incident" as "incident" | "compose" };
   try {
@@ -138,6 +143,8 @@ function nothingDecided(state: LifecycleState, findings: number, failedDetectors
     redacted: 0,
     omitted: 0,
     failedDetectors,
+    quarantined: [],
+    quarantinedTotal: 0,
     unexplainedEvents: [],
     awaitingEvidence: [],
     waitingSymptoms: 0,
@@ -153,19 +160,25 @@ function decide(
   usage: UsageView,
   evidence: PassEvidence | undefined,
   rules: PreparedRules | undefined,
-  options: { baseline?: boolean },
+  options: { baseline?: boolean; quarantine?: Quarantine },
   stage: { current: "incident" | "compose" },
 ): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
+  const quarantine = options.quarantine ?? new Map();
+  const quarantined: Quarantined[] = [];
   for (const [name, detect] of DETECTORS) {
-    try {
-      findings.push(...detect(inventory, now, usage));
-    } catch {
-      failedDetectors.push(name);
-    }
+    const result = detectIsolated(name, detect, inventory, now, usage, quarantine);
+    findings.push(...result.findings);
+    quarantined.push(...result.added);
+    if (result.failed !== undefined) failedDetectors.push(name);
   }
-  if (failedDetectors.length > 0) return nothingDecided(state, findings.length, failedDetectors);
+  if (failedDetectors.length > 0)
+    return {
+      ...nothingDecided(state, findings.length, failedDetectors),
+      quarantined,
+      quarantinedTotal: quarantine.size,
+    };
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
   // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
   const told = new Set<string>();
@@ -279,6 +292,8 @@ function decide(
     redacted,
     omitted,
     failedDetectors,
+    quarantined,
+    quarantinedTotal: quarantine.size,
     unexplainedEvents: unexplainedEvents(inventory, now),
     awaitingEvidence,
     waitingSymptoms,

@@ -1,6 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import type { ContainerStatus, Pod, TerminatedState } from "../model/kube.ts";
+import type { Container, ContainerStatus, ObjectLike, Pod, TerminatedState } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { CONFIG_RETRY_MS, configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
@@ -496,7 +496,7 @@ function crashLoopingBetweenCrashes(
   const crash = s.lastState?.terminated;
   const running = s.state?.running;
   if (!running || !crash || crash.exitCode === 0) return undefined;
-  const probed = (pod.spec?.containers ?? []).some((c) => c.name === s.name && c.readinessProbe);
+  const probed = Boolean(containerSpec(pod, s.name)?.readinessProbe);
   if (probed && s.ready) return undefined;
   const startedAt = parseTime(running.startedAt, now);
   const backoff = Math.max(0, startedAt - parseTime(crash.finishedAt, startedAt));
@@ -526,19 +526,10 @@ function describeExit(t: TerminatedState): string {
  */
 function crashCost(ctx: PodContext, s: ContainerStatus): string[] {
   const out: string[] = [];
-  const { pod, inventory } = ctx;
-  const spec = pod.spec?.containers?.find((c) => c.name === s.name);
+  const { pod } = ctx;
+  const spec = containerSpec(pod, s.name);
   if (spec && !spec.readinessProbe) {
-    const labels = pod.metadata?.labels ?? {};
-    const service = inventory.list("Service").find((svc) => {
-      const selector = svc.spec?.selector as Record<string, string> | undefined;
-      return (
-        svc.metadata.namespace === pod.metadata?.namespace &&
-        selector &&
-        Object.keys(selector).length > 0 &&
-        Object.entries(selector).every(([k, v]) => labels[k] === v)
-      );
-    });
+    const service = selectingService(ctx);
     if (service)
       out.push(`no readiness probe, so service ${service.metadata.name} kept sending it traffic between crashes`);
   }
@@ -559,8 +550,44 @@ function crashCost(ctx: PodContext, s: ContainerStatus): string[] {
 }
 
 function memoryLimit(pod: Pod, container: string): string | undefined {
-  const spec = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].find((c) => c.name === container);
-  return spec?.resources?.limits?.memory;
+  return containerSpec(pod, container)?.resources?.limits?.memory;
+}
+
+const SPECS = new WeakMap<Pod, Map<string, Container>>();
+
+/**
+ * A container's spec by name (init containers too), from a per-pod index built once: a pod with a thousand
+ * containers costs a thousand lookups, not a million comparisons.
+ */
+function containerSpec(pod: Pod, name: string): Container | undefined {
+  let specs = SPECS.get(pod);
+  if (!specs) {
+    specs = new Map();
+    for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) specs.set(c.name, c);
+    SPECS.set(pod, specs);
+  }
+  return specs.get(name);
+}
+
+const SELECTING = new WeakMap<PodContext, ObjectLike | null>();
+
+/** The first Service of the pod's namespace whose selector matches its labels, found once per pod and pass. */
+function selectingService(ctx: PodContext): ObjectLike | undefined {
+  const { pod, inventory } = ctx;
+  const known = SELECTING.get(ctx);
+  if (known !== undefined) return known ?? undefined;
+  const labels = pod.metadata?.labels ?? {};
+  const service = inventory.list("Service").find((svc) => {
+    const selector = svc.spec?.selector as Record<string, string> | undefined;
+    return (
+      svc.metadata.namespace === pod.metadata?.namespace &&
+      selector &&
+      Object.keys(selector).length > 0 &&
+      Object.entries(selector).every(([k, v]) => labels[k] === v)
+    );
+  });
+  SELECTING.set(ctx, service ?? null);
+  return service;
 }
 
 /** The last line a container wrote, picked after redaction: a private key spans many lines (spec 6.8). */

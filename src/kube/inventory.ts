@@ -1,5 +1,6 @@
 import type { InventoryView, KubeObject } from "../model/inventory.ts";
 import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
+import { admit, type UnreadableReason } from "./admit.ts";
 
 /**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
@@ -13,6 +14,7 @@ export class Inventory implements InventoryView {
   private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
   private changes = new Set<string>();
   private readonly watched = new Set<string>();
+  private readonly unreadable = new Map<string, UnreadableReason>();
 
   /** Records that a kind is watched and synced (see InventoryView.watches). */
   markWatched(kind: string): void {
@@ -32,8 +34,33 @@ export class Inventory implements InventoryView {
     return this.watched.has(kind);
   }
 
-  /** Applies one informer event. Returns the changed key `Kind/namespace/name`. */
-  apply(kind: string, type: "ADDED" | "MODIFIED" | "DELETED", object: KubeObject): string {
+  /**
+   * Objects not admitted (kube/admit.ts), by `Kind/namespace/name`, with why: detectors do not see them until
+   * a change makes them readable. Bounded by the objects of the cluster.
+   */
+  unreadableObjects(): ReadonlyMap<string, UnreadableReason> {
+    return this.unreadable;
+  }
+
+  /**
+   * Applies one informer event, through the door (kube/admit.ts): an added or modified object is kept in the
+   * narrow shape detectors read; one that cannot be read at all (no name) is not kept and is listed in
+   * `unreadableObjects()`. Returns the changed key `Kind/namespace/name`.
+   */
+  apply(kind: string, type: "ADDED" | "MODIFIED" | "DELETED", raw: KubeObject): string {
+    let object = raw;
+    const name = `${kind}/${keyOf(raw)}`;
+    if (type !== "DELETED") {
+      const admitted = admit(raw);
+      // Unreadable means nameless: there is no earlier version of it to remove.
+      if ("unreadable" in admitted) {
+        this.unreadable.set(name, admitted.unreadable);
+        return name;
+      } else {
+        object = admitted.object;
+        this.unreadable.delete(name);
+      }
+    } else this.unreadable.delete(name);
     const key = objectKey(object);
     const map = this.kindMap(kind);
     const previous = map.get(key);
@@ -130,6 +157,12 @@ export class Inventory implements InventoryView {
     if (!map) this.byKind.set(kind, (map = new Map()));
     return map;
   }
+}
+
+/** `namespace/name` of any value an informer hands over, however malformed. */
+function keyOf(o: unknown): string {
+  const m = (o as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
+  return `${typeof m?.namespace === "string" ? m.namespace : ""}/${typeof m?.name === "string" ? m.name : ""}`;
 }
 
 function addressesOf(kind: string, o: KubeObject): string[] {

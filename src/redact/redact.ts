@@ -17,6 +17,32 @@ export interface Redacted {
  * redacted again.
  */
 export function redact(input: string): Redacted {
+  // Most texts a pass sees are short values with nothing to look at ("4", "n1", "1 (Error)"), and the same
+  // texts come back every pass: a gate and a bounded memo keep redaction off the pass's cost.
+  if (!MAY_HOLD_CREDENTIAL.test(input)) return { text: input, count: 0 };
+  const known = memo.get(input);
+  if (known) return known;
+  const result = redactNow(input);
+  memoChars += input.length;
+  if (memoChars > MEMO_MAX_CHARS) {
+    memo.clear();
+    memoChars = input.length;
+  }
+  memo.set(input, result);
+  return result;
+}
+
+/**
+ * What every rule needs at least one of: a separator (`=`, `:`, `@`), a PEM line, a CLI flag, a word some
+ * rule keys on, or a run of 16 token characters (every vendor token has one).
+ */
+const MAY_HOLD_CREDENTIAL = /[=:@]|-----|--|\s-[pa]|bearer|password|account|PuTTY|[A-Za-z0-9_\-+/.$]{16,}/i;
+/** Texts redacted recently, with their results; cleared when they hold more than MEMO_MAX_CHARS. */
+const memo = new Map<string, Redacted>();
+let memoChars = 0;
+const MEMO_MAX_CHARS = 4 * 1024 * 1024;
+
+function redactNow(input: string): Redacted {
   let count = 0;
   let text = input;
   const sub = (pattern: RegExp, replace: (match: string, ...groups: string[]) => string | undefined) => {
