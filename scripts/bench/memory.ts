@@ -8,7 +8,6 @@
  * the churn and the number of forced collections. Writes scripts/bench/results/memory.json and the table in
  * docs/performance.md. Run: bun scripts/bench/memory.ts (part of npm run bench)
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMemoryGuard } from "../../src/app/memory-guard.ts";
@@ -18,6 +17,7 @@ import { createMetrics } from "../../src/metrics.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
 import { writeBetweenMarkers } from "../generated-file.ts";
+import { runArms } from "./arms.ts";
 
 const PODS = Number(process.env.BENCH_MEMORY_PODS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 400_000);
@@ -36,17 +36,7 @@ interface Arm {
   seconds: number;
 }
 
-const arm = process.argv[2];
-if (arm === "off" || arm === "on") {
-  console.log(JSON.stringify(await runArm(arm)));
-  process.exit(0);
-}
-
-const results = (["off", "on"] as const).map((name) => {
-  const child = spawnSync(process.execPath, [import.meta.filename, name], { encoding: "utf8", env: process.env });
-  if (child.status !== 0) throw new Error(`arm ${name} failed: ${child.stderr}`);
-  return JSON.parse(child.stdout.trim().split("\n").pop()!) as Arm;
-});
+const results = await runArms(import.meta.filename, ["off", "on"] as const, runArm);
 writeFileSync(
   join(root, "scripts", "bench", "results", "memory.json"),
   `${JSON.stringify({ runtime: `bun ${Bun.version}`, pods: PODS, events: EVENTS, arms: results }, null, 2)}\n`,
