@@ -1,33 +1,16 @@
 import type { Registry } from "prom-client";
 
-/** How long one rendering of `/metrics` is served to every scrape, ms. */
-export const EXPOSITION_REUSE_MS = 1_000;
-
 /**
- * The `/metrics` text, rendered at most once per second however often it is asked for: concurrent scrapes
- * share one rendering, and scrapes within EXPOSITION_REUSE_MS of it get the same text. Hammering `/metrics`
- * therefore costs one rendering a second and never queues `/healthz` behind it. `now` is a monotonic
- * millisecond source (the runtime's).
+ * The `/metrics` text, rendered once for every scrape that arrives while a rendering is under way: concurrent
+ * scrapes share it, so hammering `/metrics` costs one rendering at a time and `/healthz` waits behind at most
+ * one. A scrape after the rendering finished gets a new one (metrics are never stale).
  */
-export function createExposition(
-  registry: Pick<Registry, "metrics">,
-  now: () => number = () => performance.now(),
-): () => Promise<string> {
+export function createExposition(registry: Pick<Registry, "metrics">): () => Promise<string> {
   let rendering: Promise<string> | undefined;
-  let rendered: { at: number; text: string } | undefined;
   return () => {
-    if (rendered && now() - rendered.at < EXPOSITION_REUSE_MS) return Promise.resolve(rendered.text);
-    rendering ??= registry.metrics().then(
-      (text) => {
-        rendered = { at: now(), text };
-        rendering = undefined;
-        return text;
-      },
-      (error: unknown) => {
-        rendering = undefined;
-        throw error;
-      },
-    );
+    rendering ??= registry.metrics().finally(() => {
+      rendering = undefined;
+    });
     return rendering;
   };
 }
