@@ -177,3 +177,22 @@ describe("stalled watches", () => {
     await waitUntil(() => sim!.server.watchCount() === 1, "exactly one open watch");
   });
 });
+
+describe("paginated lists (client-go's pager)", () => {
+  test("1,200 objects are listed 500 a page: three LIST requests, every object once, then the watch from the snapshot", async () => {
+    sim = await startSimulator();
+    for (let i = 0; i < 1_196; i++) sim.apply(configMapLike(`ns-${i}`));
+    const { events, cache } = await watchNamespaces(sim);
+    expect(cache.size).toBe(1_200); // with default, kube-system, kube-public, kube-node-lease
+    expect(new Set(events.map((e) => e.name)).size).toBe(events.length);
+    const metrics = await (
+      await fetch(`${sim.server.url}/metrics`, {
+        headers: { authorization: `Bearer ${sim.token}` },
+        tls: { rejectUnauthorized: false },
+      } as RequestInit)
+    ).text();
+    expect(metrics).toMatch(/apiserver_request_total\{code="200"[^}]*resource="namespaces"[^}]*verb="LIST"[^}]*\} 3\n/);
+    sim.apply(configMapLike("after-list"));
+    await waitUntil(() => cache.has("after-list"), "a change after the paginated list");
+  });
+});

@@ -52,6 +52,8 @@ export interface InformerOptions {
    * (a hung connection). Default 60 s, kube-apiserver's own request timeout.
    */
   readonly listTimeoutMs?: number;
+  /** Objects per list page (`limit`), as client-go's pager; 0 lists everything in one answer. Default 500. */
+  readonly pageSize?: number;
   /** A watch whose response headers have not arrived within this long is abandoned as `timeout`. Default 30 s. */
   readonly watchHeadersTimeoutMs?: number;
   /** Called when a stalled watch is reopened. */
@@ -118,24 +120,52 @@ export function createInformer(options: InformerOptions): Informer {
     }
   };
 
-  const list = async (signal: AbortSignal) => {
+  /** One page of a list: `limit` items from `cont` on (client-go's pager), or everything when `limit` is 0. */
+  const page = async (signal: AbortSignal, limit: number, cont: string | undefined) => {
+    const query = limit > 0 ? `?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}` : "";
     const cancelDeadline = deadline(options.listTimeoutMs ?? 60_000, "list");
-    let body: { metadata: { resourceVersion: string }; items: KubeObject[] };
     try {
-      body = await connection.getJson(kind.path, signal);
+      return await connection.getJson<{
+        metadata: { resourceVersion: string; continue?: string };
+        items: KubeObject[];
+      }>(`${kind.path}${query}`, signal);
     } finally {
       cancelDeadline();
     }
+  };
+
+  const list = async (signal: AbortSignal) => {
     const seen = new Set<string>();
     const apiVersion = kind.path.startsWith("/api/") ? "v1" : kind.path.split("/").slice(2, 4).join("/");
-    for (const item of body.items) {
-      item.kind ??= kind.kind;
-      item.apiVersion ??= apiVersion;
-      const key = `${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
-      seen.add(key);
-      const before = known.get(key);
-      if (before === undefined) emit("ADDED", item);
-      else if (before !== item.metadata?.resourceVersion) emit("MODIFIED", item);
+    // Paginated as client-go lists (500 objects a page), so the API server never builds one giant answer; a
+    // continue token that expired meanwhile (410) falls back to one unpaginated list, as client-go does.
+    let limit = options.pageSize ?? 500;
+    let cont: string | undefined;
+    let snapshot = "";
+    for (;;) {
+      let body: Awaited<ReturnType<typeof page>>;
+      try {
+        body = await page(signal, limit, cont);
+      } catch (error) {
+        if (cont && error instanceof KubeError && error.failure === "gone") {
+          limit = 0;
+          cont = undefined;
+          continue;
+        }
+        throw error;
+      }
+      for (const item of body.items) {
+        item.kind ??= kind.kind;
+        item.apiVersion ??= apiVersion;
+        const key = `${item.metadata?.namespace ?? ""}/${item.metadata?.name ?? ""}`;
+        seen.add(key);
+        const before = known.get(key);
+        if (before === undefined) emit("ADDED", item);
+        else if (before !== item.metadata?.resourceVersion) emit("MODIFIED", item);
+      }
+      snapshot = body.metadata.resourceVersion;
+      cont = limit > 0 ? body.metadata.continue || undefined : undefined;
+      if (!cont) break;
     }
     for (const key of [...known.keys()]) {
       if (!seen.has(key)) {
@@ -143,7 +173,7 @@ export function createInformer(options: InformerOptions): Informer {
         emit("DELETED", { kind: kind.kind, apiVersion, metadata: { namespace: namespace || undefined, name } });
       }
     }
-    resourceVersion = body.metadata.resourceVersion;
+    resourceVersion = snapshot;
   };
 
   const watch = async (signal: AbortSignal) => {
