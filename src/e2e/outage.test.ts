@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { useCleanup } from "../testing/cleanup.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { startSimulator } from "../sim/simulator.ts";
 
 /**
  * API outages and hung connections (issue 19): a canary crash loop starts while mon cannot watch, and must
@@ -11,10 +13,16 @@ import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testi
 const track = useCleanup();
 
 async function cluster(hook: CaptureServer, config: Record<string, unknown> = {}): Promise<TestCluster> {
+  // The API server's bookmarks (every 60 s) follow the fake clock, as they follow real time in a cluster: an
+  // open watch is never idle for long unless the test makes it so.
+  const clock = createFakeClock(Date.now());
+  const sim = await startSimulator({ timers: clock });
   const c = track(
     await startTestCluster(
       { webhook: { url: `${hook.url}/mon` } },
       {
+        sim,
+        clock,
         passDelayMs: 250,
         startupMessage: true,
         config,
@@ -141,3 +149,21 @@ describe("hung connections: a request that never answers is given up, said in /h
     await healAndExpectCanary(c, hook, "pods");
   }, 60_000);
 });
+
+test("a watch that goes silent after its headers (a half-open connection): after 3 minutes it is counted stalled and reopened, and the crash loop it missed is told", async () => {
+  const hook = track(await startCaptureServer());
+  const c = await cluster(hook);
+  c.sim.server.stallWatches("pods");
+  crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
+  await run(c, 179);
+  expect(announcedCanary(hook)).toBe(false);
+  expect(c.daemon.health.report().components["informers-core"]?.state).toBe("ok");
+  await c.clock.advance(1_000);
+  // Only the silent watch stalls (the others had their bookmarks); it is reopened at once, so
+  // `component_stalled` lasts until the reopened watch brings data — here, at once.
+  const stalls = async () => await c.daemon.metrics.registry.getSingleMetricAsString("mon_component_stalls_total");
+  await waitUntil(async () => (await stalls()).includes("mon_component_stalls_total 1"), "the stall to be counted");
+  // The watch is reopened from its resourceVersion: the crash it missed arrives, and data flows again.
+  await within(c, 10, () => announcedCanary(hook), "the canary's announcement");
+  await waitUntil(() => c.daemon.health.report().components["informers-core"]?.state === "ok", "the stall to end");
+}, 60_000);

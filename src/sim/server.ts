@@ -71,6 +71,11 @@ function injectedStatus(injected: InjectedFailure) {
 export interface SimServer {
   readonly url: string;
   readonly port: number;
+  /**
+   * Makes the watches of `resource` open right now go silent — no events, no bookmarks — while their
+   * connections stay open (a half-open connection); watches opened later are served as usual.
+   */
+  stallWatches(resource: string): void;
   /** Open watch streams right now. */
   watchCount(): number;
   /** Ends every open watch stream (as an apiserver restart would), keeping the server up. */
@@ -86,6 +91,8 @@ export interface SimServer {
 export async function startSimServer(options: SimServerOptions): Promise<SimServer> {
   const now = options.now ?? (() => Date.now());
   const streams = new Set<ServerResponse>();
+  const watchesByResource = new Map<ServerResponse, string>();
+  const stalled = new WeakSet<ServerResponse>();
   const requests = createRequestMetrics();
   const server = createServer(
     {
@@ -96,7 +103,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       rejectUnauthorized: false,
     },
     (req, res) => {
-      handle(req, res, { ...options, now, streams, requests }).catch((error: unknown) => {
+      handle(req, res, { ...options, now, streams, requests, watchesByResource, stalled }).catch((error: unknown) => {
         const api =
           error instanceof ApiError
             ? error
@@ -115,6 +122,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     url: `https://${options.host ?? "127.0.0.1"}:${port}`,
     port,
     watchCount: () => streams.size,
+    stallWatches(resource) {
+      for (const [res, name] of watchesByResource) if (name === resource) stalled.add(res);
+    },
     dropWatches() {
       for (const stream of streams) stream.destroy();
       streams.clear();
@@ -134,6 +144,10 @@ interface Context extends SimServerOptions {
   now: () => number;
   streams: Set<ServerResponse>;
   requests: RequestMetrics;
+  /** Open watch streams and the resource (plural) each watches. */
+  watchesByResource: Map<ServerResponse, string>;
+  /** Streams told to go silent (stallWatches). */
+  stalled: WeakSet<ServerResponse>;
 }
 
 const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version"]);
@@ -545,9 +559,10 @@ function serveWatch(
   // kube-apiserver sends the headers at once; a client must not wait for the first event to learn the watch is open.
   res.flushHeaders();
   ctx.streams.add(res);
+  ctx.watchesByResource.set(res, type.name);
   let first = true;
   const write = (event: WatchEvent) => {
-    if (res.destroyed || res.writableEnded) return;
+    if (res.destroyed || res.writableEnded || ctx.stalled.has(res)) return;
     let object = event.type === "BOOKMARK" || event.type === "ERROR" ? event.object : asServed(type, event.object);
     if (table && event.type !== "BOOKMARK" && event.type !== "ERROR") {
       object = toTable(type.kind, [object], object.metadata.resourceVersion, ctx.now(), {
@@ -595,6 +610,7 @@ function serveWatch(
     cancelBookmark?.();
     for (const t of timers) clearTimeout(t);
     ctx.streams.delete(res);
+    ctx.watchesByResource.delete(res);
   };
   res.on("close", cleanup);
   res.on("finish", cleanup);
