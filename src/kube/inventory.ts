@@ -4,15 +4,14 @@ import { admit, type UnreadableReason } from "./admit.ts";
 
 /**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
- * by uid (for owner chains) and pods by node. Fed by informers; records which keys changed since the
- * last `takeChanges()` so a pass can look at what is new.
+ * by uid (for owner chains) and pods by node. Fed by informers; it keeps nothing of an object it no longer
+ * holds (no list of changed keys that would grow with every name ever seen).
  */
 export class Inventory implements InventoryView {
   private readonly byKind = new Map<string, Map<string, KubeObject>>();
   private readonly byUid = new Map<string, KubeObject>();
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
   private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
-  private changes = new Set<string>();
   private readonly watched = new Set<string>();
   private readonly unreadable = new Map<string, UnreadableReason>();
 
@@ -92,16 +91,7 @@ export class Inventory implements InventoryView {
         pods.set(key, object);
       }
     }
-    const changed = `${kind}/${key}`;
-    this.changes.add(changed);
-    return changed;
-  }
-
-  /** Keys changed since the previous call, then forgets them. */
-  takeChanges(): string[] {
-    const out = [...this.changes];
-    this.changes = new Set();
-    return out;
+    return `${kind}/${key}`;
   }
 
   /** Number of cached objects of each kind. */
