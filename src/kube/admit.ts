@@ -17,7 +17,9 @@ export type UnreadableReason = "not_an_object" | "no_name";
  * at MAX_ITEMS items, nesting at 24 levels; a field mon reads as an object, a list, a string or a number that
  * holds something else is dropped (`spec: null`, `labels: null`, `containerStatuses: {…}`, a numeric
  * `phase`, a condition without a string `type`), and labels and annotations keep string values only.
- * Returns the admitted object, or why it is unreadable: not an object, or without a string `metadata.name`.
+ * The object is cleaned in place (an informer's freshly parsed object is mon's own): a well-formed object
+ * is admitted as it is, with nothing allocated. Returns the admitted object, or why it is unreadable: not
+ * an object, or without a string `metadata.name`.
  */
 export function admit(object: unknown): { object: KubeObject } | { unreadable: UnreadableReason } {
   if (!isPlainObject(object)) return { unreadable: "not_an_object" };
@@ -161,52 +163,57 @@ const NUMBERS = new Set([
 /** String maps: only string values are kept. */
 const STRING_MAPS = new Set(["labels", "annotations", "matchLabels", "nodeSelector"]);
 
+/**
+ * `value` cleaned in place (the informer's freshly parsed object is ours): the same object or array when
+ * nothing in it had to change, so admitting a well-formed object allocates nothing; undefined to drop it.
+ */
 function cleanValue(value: unknown, depth: number): unknown {
   if (typeof value === "string") return cleanText(value);
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_DEPTH) return undefined;
-  if (Array.isArray(value)) {
-    const out: unknown[] = [];
-    for (const item of value.length > MAX_ITEMS ? value.slice(0, MAX_ITEMS) : value) {
-      const clean = cleanValue(item, depth + 1);
-      if (clean !== undefined) out.push(clean);
-    }
-    return out;
+  if (Array.isArray(value)) return cleanList(value, depth, () => true);
+  const object = value as Record<string, unknown>;
+  for (const k in object) {
+    const v = object[k];
+    const clean = cleanField(k, v, depth);
+    if (clean === undefined) delete object[k];
+    else if (clean !== v) object[k] = clean;
   }
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[k];
-    if (STRING_MAPS.has(k)) {
-      if (isPlainObject(v)) out[k] = stringMap(v);
-      continue;
-    }
-    if (OBJECTS.has(k) && !isPlainObject(v) && !(k === "status" && typeof v === "string")) continue;
-    if (OBJECT_LISTS.has(k)) {
-      // An EndpointSlice endpoint's `conditions` is an object ({ready, serving, terminating}).
-      if (k === "conditions" && isPlainObject(v)) {
-        out[k] = cleanValue(v, depth + 1);
-        continue;
-      }
-      if (!Array.isArray(v)) continue;
-      // EndpointSlice endpoints list their addresses as strings, a Node's status as objects.
-      out[k] = (cleanValue(v, depth + 1) as unknown[]).filter((item) =>
-        isPlainObject(item)
-          ? k !== "conditions" || validCondition(item)
-          : k === "addresses" && typeof item === "string",
-      );
-      continue;
-    }
-    if (STRING_LISTS.has(k)) {
-      if (!Array.isArray(v)) continue;
-      out[k] = (cleanValue(v, depth + 1) as unknown[]).filter((item) => typeof item === "string");
-      continue;
-    }
-    if (STRINGS.has(k) && typeof v !== "string") continue;
-    if (NUMBERS.has(k) && (typeof v !== "number" || !Number.isFinite(v))) continue;
-    const clean = cleanValue(v, depth + 1);
-    if (clean !== undefined) out[k] = clean;
+  return object;
+}
+
+/** The field `k` of an object, cleaned by what mon reads it as; undefined to drop it. */
+function cleanField(k: string, v: unknown, depth: number): unknown {
+  if (STRING_MAPS.has(k)) return isPlainObject(v) ? stringMap(v) : undefined;
+  if (OBJECTS.has(k) && !isPlainObject(v) && !(k === "status" && typeof v === "string")) return undefined;
+  if (OBJECT_LISTS.has(k)) {
+    // An EndpointSlice endpoint's `conditions` is an object ({ready, serving, terminating}).
+    if (k === "conditions" && isPlainObject(v)) return cleanValue(v, depth + 1);
+    if (!Array.isArray(v)) return undefined;
+    // EndpointSlice endpoints list their addresses as strings, a Node's status as objects.
+    return cleanList(v, depth, (item) =>
+      isPlainObject(item) ? k !== "conditions" || validCondition(item) : k === "addresses" && typeof item === "string",
+    );
   }
-  return out;
+  if (STRING_LISTS.has(k))
+    return Array.isArray(v) ? cleanList(v, depth, (item) => typeof item === "string") : undefined;
+  if (STRINGS.has(k) && typeof v !== "string") return undefined;
+  if (NUMBERS.has(k) && (typeof v !== "number" || !Number.isFinite(v))) return undefined;
+  return cleanValue(v, depth + 1);
+}
+
+/** A list cleaned item by item and filtered by `keep`: the same array when nothing changed. */
+function cleanList(list: unknown[], depth: number, keep: (item: unknown) => boolean): unknown[] {
+  let out: unknown[] | undefined = list.length > MAX_ITEMS ? [] : undefined;
+  const n = Math.min(list.length, MAX_ITEMS);
+  for (let i = 0; i < n; i++) {
+    const item = list[i];
+    const clean = cleanValue(item, depth + 1);
+    const kept = clean !== undefined && keep(clean);
+    if (!out && (!kept || clean !== item)) out = list.slice(0, i);
+    if (out && kept) out.push(clean);
+  }
+  return out ?? list;
 }
 
 function validCondition(condition: Record<string, unknown>): boolean {
@@ -216,12 +223,18 @@ function validCondition(condition: Record<string, unknown>): boolean {
 function stringMap(map: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   let n = 0;
-  for (const [k, v] of Object.entries(map)) {
-    if (typeof v !== "string") continue;
-    if (++n > MAX_ITEMS) break;
-    out[k] = cleanText(v);
+  let changed = false;
+  for (const k in map) {
+    const v = map[k];
+    if (typeof v !== "string" || ++n > MAX_ITEMS) {
+      changed = true;
+      continue;
+    }
+    const clean = cleanText(v);
+    if (clean !== v) changed = true;
+    out[k] = clean;
   }
-  return out;
+  return changed ? out : (map as Record<string, string>);
 }
 
 function cleanText(text: string): string {
