@@ -182,11 +182,27 @@ function cleanValue(value: unknown, depth: number): unknown {
   return object;
 }
 
+/** What mon reads each known field as: one lookup per key. */
+const Rule = { StringMap: 1, Object: 2, ObjectList: 3, StringList: 4, String: 5, Number: 6 } as const;
+type Rule = (typeof Rule)[keyof typeof Rule];
+const RULES = new Map<string, Rule>([
+  ...[...STRING_MAPS].map((k) => [k, Rule.StringMap] as const),
+  ...[...OBJECTS].map((k) => [k, Rule.Object] as const),
+  ...[...OBJECT_LISTS].map((k) => [k, Rule.ObjectList] as const),
+  ...[...STRING_LISTS].map((k) => [k, Rule.StringList] as const),
+  ...[...STRINGS].map((k) => [k, Rule.String] as const),
+  ...[...NUMBERS].map((k) => [k, Rule.Number] as const),
+]);
+
 /** The field `k` of an object, cleaned by what mon reads it as; undefined to drop it. */
 function cleanField(k: string, v: unknown, depth: number): unknown {
-  if (STRING_MAPS.has(k)) return isPlainObject(v) ? stringMap(v) : undefined;
-  if (OBJECTS.has(k) && !isPlainObject(v) && !(k === "status" && typeof v === "string")) return undefined;
-  if (OBJECT_LISTS.has(k)) {
+  const rule = RULES.get(k);
+  if (rule === undefined) return cleanValue(v, depth + 1);
+  if (rule === Rule.String) return typeof v === "string" ? cleanText(v) : undefined;
+  if (rule === Rule.Number) return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+  if (rule === Rule.StringMap) return isPlainObject(v) ? stringMap(v) : undefined;
+  if (rule === Rule.Object && !isPlainObject(v) && !(k === "status" && typeof v === "string")) return undefined;
+  if (rule === Rule.ObjectList) {
     // An EndpointSlice endpoint's `conditions` is an object ({ready, serving, terminating}).
     if (k === "conditions" && isPlainObject(v)) return cleanValue(v, depth + 1);
     if (!Array.isArray(v)) return undefined;
@@ -239,7 +255,13 @@ function stringMap(map: Record<string, unknown>): Record<string, string> {
 
 function cleanText(text: string): string {
   const cut = text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
-  return LONE_SURROGATE.test(cut) ? cut.replace(LONE_SURROGATE_G, "\uFFFD") : cut;
+  return isWellFormed(cut) ? cut : cut.replace(LONE_SURROGATE_G, "\uFFFD");
+}
+
+/** The runtime's own check when it has one (ES2024 `String.prototype.isWellFormed`), else the pattern. */
+const nativeWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+function isWellFormed(text: string): boolean {
+  return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
 }
 
 const LONE = "[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]";
