@@ -494,7 +494,8 @@ function serveList(
   if (match === "Exact" && rv && Number(rv) < ctx.store.compactedResourceVersion()) {
     throw failure(410, "Expired", `The resourceVersion for the provided list is too old.`);
   }
-  let items = ctx.store.list(type, namespace, filter).map((o) => asServed(type, o));
+  // Served form only for the page that goes out: paging through 150,000 pods must not copy all of them per page.
+  let items = ctx.store.list(type, namespace, filter);
   const metadata: Record<string, unknown> = { resourceVersion: String(ctx.store.resourceVersion()) };
   const limit = Number(q.get("limit") ?? 0);
   const token = q.get("continue");
@@ -508,7 +509,16 @@ function serveList(
       );
     }
     metadata.resourceVersion = String(decoded.rv);
-    items = items.filter((o) => `${o.metadata.namespace ?? ""}/${o.metadata.name}` > decoded.start);
+    // The list is in key order: the page starts after the token's key (binary search, not a scan per page).
+    const keyAt = (i: number) => `${items[i]!.metadata.namespace ?? ""}/${items[i]!.metadata.name}`;
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keyAt(mid) > decoded.start) hi = mid;
+      else lo = mid + 1;
+    }
+    items = items.slice(lo);
   }
   if (limit > 0 && rv !== "0" && items.length > limit) {
     const last = items[limit - 1]!;
@@ -519,6 +529,7 @@ function serveList(
     metadata.remainingItemCount = items.length - limit;
     items = items.slice(0, limit);
   }
+  items = items.map((o) => asServed(type, o));
   if (wantsTable(req)) {
     const table = toTable(type.kind, items, String(metadata.resourceVersion), ctx.now(), {
       includeObject: q.get("includeObject") ?? undefined,

@@ -44,6 +44,7 @@ const RANDOM_CHARS = "bcdfghjklmnpqrstvwxz2456789";
  */
 export class ObjectStore {
   private rv = 100;
+  private readonly sortedCache = new Map<ResourceType, { rv: number; objects: readonly KubeObject[] }>();
   private compactedRv = 0;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
   private readonly history: Change[] = [];
@@ -76,14 +77,28 @@ export class ObjectStore {
     this.history.length = 0;
   }
 
-  /** Lists objects of a type, optionally in one namespace and filtered; sorted by namespace/name. */
+  /**
+   * Lists objects of a type, optionally in one namespace and filtered; sorted by `namespace/name` in byte
+   * order, as etcd keys are (the order continue tokens page through).
+   */
   list(type: ResourceType, namespace: string | undefined, filter: Selector = () => true): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const object of this.collection(type).values()) {
+    for (const object of this.sorted(type)) {
       if (namespace && object.metadata.namespace !== namespace) continue;
       if (filter(object)) out.push(object);
     }
-    return out.sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    return out;
+  }
+
+  /** Every object of a type in key order, sorted once per resourceVersion (a paged list asks page after page). */
+  private sorted(type: ResourceType): readonly KubeObject[] {
+    const cached = this.sortedCache.get(type);
+    if (cached && cached.rv === this.rv) return cached.objects;
+    const entries = [...this.collection(type).values()].map((object) => ({ key: keyOf(object), object }));
+    entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const objects = entries.map((e) => e.object);
+    this.sortedCache.set(type, { rv: this.rv, objects });
+    return objects;
   }
 
   /** Gets one object; throws ApiError 404. */
