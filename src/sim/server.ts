@@ -4,15 +4,17 @@ import { createServer } from "node:https";
 import type { TLSSocket } from "node:tls";
 import { apiResourceList, apiGroup, apiGroupList, apiVersions, VERSION_INFO } from "./discovery.ts";
 import type { SimPki } from "./pki.ts";
-import { decodeProtobuf, PROTOBUF } from "./protobuf.ts";
 import { SCALABLE, serveScale } from "./scale.ts";
 import { forbiddenMessage, pathAllowed, type SimAuthorizer, type SimUser } from "./authz.ts";
 import { openApiDocument, openApiIndex } from "./openapi.ts";
 import type { ResourceType, TypeRegistry } from "./resources.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
-import { ApiError, badRequest, expired, failure } from "./status.ts";
-import { timestamp, type KubeObject, type ObjectStore, type WatchEvent } from "./store.ts";
+import { ApiError, badRequest, failure } from "./status.ts";
+import { timestamp, type KubeObject, type ObjectStore } from "./store.ts";
 import { toTable } from "./table.ts";
+import { answerInjected, type InjectedFailure } from "./faults.ts";
+import { apiVersion, asServed, readJson, readOptionalJson, sendJson, sendText, wantsTable } from "./http-io.ts";
+import { serveWatch } from "./serve-watch.ts";
 
 /** Options of the simulated API server. */
 export interface SimServerOptions {
@@ -35,36 +37,6 @@ export interface SimServerOptions {
   /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → what every request for it is answered. */
   readonly failures?: Map<string, InjectedFailure>;
   readonly now?: () => number;
-}
-
-/** A failure answered to every request for one resource (simulator `failResource`). */
-export interface InjectedFailure {
-  /** 0: the request is accepted and never answered, not even with headers (a hung connection). */
-  readonly status: number;
-  /** The Status message; kube-apiserver's own wording for the status when absent. */
-  readonly message?: string | undefined;
-  /** Seconds sent as `Retry-After` (kube-apiserver's priority and fairness answers 429 with it). */
-  readonly retryAfterSeconds?: number | undefined;
-}
-
-/** Answers `injected`, or holds the request without a word when its status is 0 (closed when the server stops). */
-function answerInjected(res: ServerResponse, injected: InjectedFailure, ctx: Context): void {
-  if (injected.status === 0) {
-    ctx.streams.add(res);
-    res.on("close", () => ctx.streams.delete(res));
-    return;
-  }
-  if (injected.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(injected.retryAfterSeconds));
-  sendJson(res, injected.status, injectedStatus(injected).body);
-}
-
-/** The Status kube-apiserver answers for `injected`: 504 is its request timeout, 503 unavailable. */
-function injectedStatus(injected: InjectedFailure) {
-  const { status } = injected;
-  if (status === 504)
-    return failure(504, "Timeout", injected.message ?? "Timeout: request did not complete within the allotted timeout");
-  const reason = status === 503 ? "ServiceUnavailable" : status === 429 ? "TooManyRequests" : "InternalError";
-  return failure(status, reason, injected.message ?? `injected failure ${status}`);
 }
 
 /** A running simulated API server. */
@@ -541,120 +513,6 @@ function serveList(
   sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata, items: stripped });
 }
 
-function serveWatch(
-  req: IncomingMessage,
-  res: ServerResponse,
-  ctx: Context,
-  type: ResourceType,
-  namespace: string | undefined,
-  q: URLSearchParams,
-  filter: (o: KubeObject) => boolean,
-): void {
-  const rv = q.get("resourceVersion");
-  const bookmarks = q.get("allowWatchBookmarks") === "true";
-  const sendInitial = q.get("sendInitialEvents");
-  if (sendInitial === "true" && q.get("resourceVersionMatch") !== "NotOlderThan") {
-    throw failure(
-      422,
-      "Invalid",
-      'Invalid value: "": sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
-      {},
-    );
-  }
-  const table = wantsTable(req);
-  res.writeHead(200, {
-    "Content-Type": "application/json",
-    "Cache-Control": "no-cache, private",
-    "Audit-Id": crypto.randomUUID(),
-  });
-  // kube-apiserver sends the headers at once; a client must not wait for the first event to learn the watch is open.
-  res.flushHeaders();
-  ctx.streams.add(res);
-  ctx.watchesByResource.set(res, type.name);
-  let first = true;
-  const write = (event: WatchEvent) => {
-    if (res.destroyed || res.writableEnded || ctx.stalled.has(res)) return;
-    let object = event.type === "BOOKMARK" || event.type === "ERROR" ? event.object : asServed(type, event.object);
-    if (table && event.type !== "BOOKMARK" && event.type !== "ERROR") {
-      object = toTable(type.kind, [object], object.metadata.resourceVersion, ctx.now(), {
-        withColumns: first,
-        includeObject: q.get("includeObject") ?? undefined,
-      });
-      first = false;
-    }
-    res.write(`${JSON.stringify({ type: event.type, object })}\n`);
-  };
-  const initial = !rv || rv === "0" || sendInitial === "true";
-  let from = Number(rv ?? 0);
-  if (initial) {
-    for (const object of ctx.store.list(type, namespace, filter)) write({ type: "ADDED", object });
-    from = ctx.store.resourceVersion();
-    if (bookmarks) write({ type: "BOOKMARK", object: bookmark(type, from, true) });
-  }
-  const stop = ctx.store.watch(type, namespace, from, filter, write);
-  if (!stop) {
-    write({ type: "ERROR", object: expired(rv ?? "0", ctx.store.compactedResourceVersion()) as unknown as KubeObject });
-    ctx.streams.delete(res);
-    res.end();
-    return;
-  }
-  const timers: ReturnType<typeof setTimeout>[] = [];
-  let cancelBookmark: (() => void) | undefined;
-  if (bookmarks) {
-    const every = ctx.bookmarkIntervalMs ?? 60_000;
-    const send = () => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) });
-    if (ctx.timers) {
-      const source = ctx.timers;
-      const arm = () => {
-        cancelBookmark = source.setTimer(() => {
-          send();
-          arm();
-        }, every);
-      };
-      arm();
-    } else timers.push(setInterval(send, every));
-  }
-  const timeout = Number(q.get("timeoutSeconds") ?? 0);
-  if (timeout > 0) timers.push(setTimeout(() => res.end(), timeout * 1000));
-  const cleanup = () => {
-    stop();
-    cancelBookmark?.();
-    for (const t of timers) clearTimeout(t);
-    ctx.streams.delete(res);
-    ctx.watchesByResource.delete(res);
-  };
-  res.on("close", cleanup);
-  res.on("finish", cleanup);
-}
-
-function bookmark(type: ResourceType, rv: number, initialEnd: boolean): KubeObject {
-  const metadata: Record<string, unknown> = { resourceVersion: String(rv), creationTimestamp: null };
-  if (initialEnd) {
-    const blueprint = `${JSON.stringify({ kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata: {}, items: null })}\n`;
-    metadata.annotations = {
-      "k8s.io/initial-events-end": "true",
-      "kubernetes.io/initial-events-list-blueprint": Buffer.from(blueprint).toString("base64"),
-    };
-  }
-  const object: KubeObject = { kind: type.kind, apiVersion: apiVersion(type), metadata };
-  if (type.kind === "Pod") Object.assign(object, { spec: { containers: null }, status: {} });
-  return object;
-}
-
-/** An object as `type`'s version serves it: the stored object under this version's `apiVersion` (conversion None). */
-function asServed(type: ResourceType, object: KubeObject): KubeObject {
-  const served = apiVersion(type);
-  return object.apiVersion === served || object.kind === "Status" ? object : { ...object, apiVersion: served };
-}
-
-function apiVersion(type: ResourceType): string {
-  return type.group ? `${type.group}/${type.version}` : type.version;
-}
-
-function wantsTable(req: IncomingMessage): boolean {
-  return /as=Table/.test(req.headers.accept ?? "");
-}
-
 function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: "meta.k8s.io/v1", rv, start: `${start}\u0000` })).toString("base64url");
 }
@@ -672,59 +530,6 @@ function sendObject(req: IncomingMessage, res: ServerResponse, ctx: Context, cod
   if (wantsTable(req))
     sendJson(res, code, toTable(object.kind, [object], object.metadata.resourceVersion ?? "", ctx.now()));
   else sendJson(res, code, object);
-}
-
-function sendJson(res: ServerResponse, code: number, body: unknown): void {
-  const text = `${JSON.stringify(body)}\n`;
-  res.writeHead(code, {
-    "Content-Type": "application/json",
-    "Cache-Control": "no-cache, private",
-    "Audit-Id": crypto.randomUUID(),
-    "Content-Length": Buffer.byteLength(text),
-  });
-  res.end(text);
-}
-
-function sendText(res: ServerResponse, code: number, text: string, contentType = "text/plain; charset=utf-8"): void {
-  res.writeHead(code, {
-    "Content-Type": contentType,
-    "Cache-Control": "no-cache, private",
-    "X-Content-Type-Options": "nosniff",
-  });
-  res.end(text);
-}
-
-async function readBytes(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  return (await readBytes(req)).toString("utf8");
-}
-
-/** The request's object: JSON, or protobuf as kubectl's typed clients send it (`decodeProtobuf`). */
-async function readJson(req: IncomingMessage, type: ResourceType): Promise<KubeObject> {
-  if ((req.headers["content-type"] ?? "").startsWith(PROTOBUF)) return decodeProtobuf(await readBytes(req));
-  const text = await readBody(req);
-  try {
-    return JSON.parse(text) as KubeObject;
-  } catch (error) {
-    throw badRequest(
-      `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${(error as Error).message}`,
-    );
-  }
-}
-
-async function readOptionalJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
-  const text = await readBody(req);
-  if (!text.trim()) return undefined;
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Exposed for the conformance tests: the timestamp format of the store. */

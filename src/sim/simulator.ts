@@ -6,7 +6,8 @@ import { type ControllerClock, type SimControllers, startControllers } from "./c
 import { startFakeKubelet, summaryFor, type FakeKubelet } from "./kubelet.ts";
 import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
 import { serveCustomResourceDefinitions } from "./crds.ts";
-import { type InjectedFailure, startSimServer, type SimServer } from "./server.ts";
+import type { InjectedFailure } from "./faults.ts";
+import { startSimServer, type SimServer } from "./server.ts";
 import { ObjectStore, type KubeObject } from "./store.ts";
 
 /** Options of a simulator. `without` lists `group/version/plural` APIs that are not installed (optional APIs). */
