@@ -45,6 +45,16 @@ export function classifyFetchError(error: unknown, server: string): KubeError {
   return new KubeError("network", `cannot reach ${server} (${code || e.message || "network error"})`);
 }
 
+/** The failure an HTTP status of the API server names by itself. */
+const BY_STATUS: Readonly<Record<number, KubeFailure>> = {
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  410: "gone",
+  429: "rate_limited",
+  503: "unavailable",
+};
+
 /**
  * Classifies a non-2xx answer of the API server, using its `Status` message when it sent one. kube-apiserver
  * answers a call that ran out of its deadline with 504 (Status reason `Timeout`, or `context deadline exceeded`
@@ -65,19 +75,7 @@ export function classifyStatus(status: number, body: string, what: string, retry
       ? "timeout"
       : /context canceled|code = Canceled/i.test(message)
         ? "canceled"
-        : status === 401
-          ? "unauthorized"
-          : status === 403
-            ? "forbidden"
-            : status === 404
-              ? "not_found"
-              : status === 410
-                ? "gone"
-                : status === 429
-                  ? "rate_limited"
-                  : status === 503
-                    ? "unavailable"
-                    : "http";
+        : (BY_STATUS[status] ?? "http");
   const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
   return new KubeError(
     failure,

@@ -57,12 +57,7 @@ function redactNow(input: string): Redacted {
   sub(PEM_BLOCK, () => "[redacted-private-key]");
   sub(PEM_OPEN, () => "[redacted-private-key]");
   for (const [name, pattern] of VENDOR_TOKENS) sub(pattern, () => `[redacted-${name}]`);
-  text = text.replace(AUTHORIZATION, (m: string, head: string, offset: number, whole: string) => {
-    // The scheme is optional: `Authorization: Bearer [redacted]` must not read `Bearer` as the credential.
-    if (/^\s*\[redacted/.test(whole.slice(offset + m.length))) return m;
-    count++;
-    return `${head}[redacted]`;
-  });
+  sub(AUTHORIZATION, (_m, head) => `${head}[redacted]`);
   sub(COOKIE_HEADER, (_m, head, value) => `${head}${redactCookies(value!)}`);
   sub(URL_PASSWORD, (_m, head, user) => (isMarker(user!) ? undefined : `${head}${user}:[redacted]@`));
   sub(URL_TOKEN_USER, (_m, head, user) => (looksLikeToken(user!) ? `${head}[redacted]@` : undefined));
@@ -94,8 +89,12 @@ const PEM_OPEN = new RegExp(
   "g",
 );
 
-const AUTHORIZATION =
-  /\b((?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest|ssws|negotiate|aws4-hmac-sha256|apikey|key)?\s*)(?!\[redacted)[^\s"',;]+(?:[,\s]+(?:SignedHeaders|Signature)=[^\s"',;]+)*/gi;
+const SCHEME = "(?:bearer|basic|token|digest|ssws|negotiate|aws4-hmac-sha256|apikey|key)";
+/** The scheme is optional, so the value must not be a scheme before a marker (`Bearer [redacted]`, done). */
+const AUTHORIZATION = new RegExp(
+  `\\b((?:proxy-)?authorization["']?\\s*[:=]\\s*["']?(?:${SCHEME}\\s+)?)(?!\\[redacted)(?!${SCHEME}\\s+\\[redacted)[^\\s"',;]+(?:[,\\s]+(?:SignedHeaders|Signature)=[^\\s"',;]+)*`,
+  "gi",
+);
 const COOKIE_HEADER = /\b((?:set-)?cookie["']?\s*:\s*)([^\r\n"]+)/gi;
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^:\s/@]*):([^@\s/]+)@/gi;
 const URL_TOKEN_USER = /\b([a-z][a-z0-9+.-]*:\/\/)([^:\s/@]+)@/gi;
