@@ -26,6 +26,26 @@ const slackHook = (url: string) => {
   return `\${file:${path}}`;
 };
 
+/** The shop seeded and watched by a daemon whose one provider is the webhook at `hook`, with `options` added to its own. */
+async function shopCluster(hook: CaptureServer, options: Record<string, unknown> = {}): Promise<TestCluster> {
+  const c = await startTestCluster({ webhook: { url: `${hook.url}/mon`, ...options } }, { cluster: "prod" });
+  seedShop(c.sim, c.clock.now());
+  await c.settle();
+  return c;
+}
+
+/**
+ * Moves the fake clock `ms`, then sends a request of our own to `hook`: it arrives after any attempt the step
+ * sent, so an attempt is seen at its step whatever the machine's speed.
+ */
+async function step(hook: CaptureServer, ms: number): Promise<void> {
+  await cluster!.clock.advance(ms);
+  await fetch(`${hook.url}/barrier`, { method: "POST", body: "{}" });
+}
+
+/** Requests of mon's, not the test's barriers. */
+const attemptsAt = (hook: CaptureServer) => hook.requests.filter((r) => r.path !== "/barrier");
+
 /** A Deployment `name` in shop with `pods` running pods (`<name>-abc12-p<i>`) on n1. */
 function addApp(sim: Simulator, name: string, now: number, pods = 1): void {
   const { deployment: d, replicaSet } = deployment("shop", name, pods, `ghcr.io/shop/${name}:1.0`, "abc12");
@@ -123,10 +143,8 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
 
   test("429 without Retry-After waits 5 s, then 10 s (± 20 %); with Retry-After it waits what the server says", async () => {
     const hook = await capture();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    cluster = await shopCluster(hook);
     const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    await cluster.settle();
     let sent = 0;
     hook.setDefault((request) => {
       if (request.path === "/barrier") return { status: 200, body: "ok" };
@@ -140,12 +158,9 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     await waitUntil(() => sent === 1, "the first attempt");
     // Step the fake clock a quarter second at a time and note when each attempt arrives.
     const arrivals = [clock.now()];
-    const attempts = () => hook.requests.filter((r) => r.path !== "/barrier").length;
+    const attempts = () => attemptsAt(hook).length;
     while (arrivals.length < 4) {
-      await clock.advance(250);
-      // A request of our own after the step: the server sees it after any attempt the step sent, so the
-      // attempt (if any) is counted at this step whatever the machine's speed.
-      await fetch(`${hook.url}/barrier`, { method: "POST", body: "{}" });
+      await step(hook, 250);
       if (attempts() > arrivals.length) arrivals.push(clock.now());
       if (clock.now() - arrivals[0]! > 120_000) throw new Error(`only ${hook.requests.length} attempts in 2 minutes`);
     }
@@ -156,20 +171,13 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     expect(gaps[1]).toBeLessThanOrEqual(12_250);
     expect(gaps[2]).toBeGreaterThanOrEqual(30_000);
     expect(gaps[2]).toBeLessThanOrEqual(30_500);
-    expect(hook.requests.filter((r) => r.path !== "/barrier").map((r) => r.json().action)).toEqual([
-      "announce",
-      "announce",
-      "announce",
-      "announce",
-    ]);
+    expect(attemptsAt(hook).map((r) => r.json().action)).toEqual(["announce", "announce", "announce", "announce"]);
   });
 
   test("a provider down for an hour: every message arrives once it is back, in order per conversation", async () => {
     const hook = await capture();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    cluster = await shopCluster(hook);
     const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    await cluster.settle();
     hook.setDefault({ status: 503, body: "down" });
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
@@ -266,10 +274,8 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
 
   test("a shutdown whose drain runs out of time with messages queued: counted deferred, provider_shutdown_timeout", async () => {
     const hook = await capture();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+    cluster = await shopCluster(hook);
     const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    await cluster.settle();
     hook.setDefault({ status: 503, body: "down" });
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
@@ -299,10 +305,8 @@ describe("delivery faults that must neither hammer nor stall (issue 19)", () => 
   for (const retryAfter of ["0", "-1", "Sat, 01 Jan 2000 00:00:00 GMT"]) {
     test(`a 503 with Retry-After: ${retryAfter} counts as no hint: at most one attempt a second (6 in 30 s, the backoff)`, async () => {
       const hook = await capture();
-      cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" });
+      cluster = await shopCluster(hook);
       const { sim, clock } = cluster;
-      seedShop(sim, clock.now());
-      await cluster.settle();
       hook.setDefault((request) =>
         request.path === "/barrier"
           ? { status: 200, body: "ok" }
@@ -310,13 +314,9 @@ describe("delivery faults that must neither hammer nor stall (issue 19)", () => 
       );
       crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
       await cluster.settle();
-      const attempts = () => hook.requests.filter((r) => r.path !== "/barrier").length;
+      const attempts = () => attemptsAt(hook).length;
       await waitUntil(() => attempts() === 1, "the first attempt");
-      for (let ms = 0; ms < 30_000; ms += 1_000) {
-        await clock.advance(1_000);
-        // Our own request after the step: any attempt the step sent has arrived before it.
-        await fetch(`${hook.url}/barrier`, { method: "POST", body: "{}" });
-      }
+      for (let ms = 0; ms < 30_000; ms += 1_000) await step(hook, 1_000);
       // 1, 2, 4, 8, 16 s (± 20 %) after the first: 5 or 6 attempts in 30 s; with no backoff it would be hundreds.
       expect(attempts()).toBeGreaterThanOrEqual(5);
       expect(attempts()).toBeLessThanOrEqual(6);
@@ -329,10 +329,8 @@ describe("delivery faults that must neither hammer nor stall (issue 19)", () => 
 
   test("a receiver that never answers is given up on after the provider's timeoutSeconds (timeout), not waited for forever", async () => {
     const hook = await capture();
-    cluster = await startTestCluster({ webhook: { url: `${hook.url}/mon`, timeoutSeconds: 1 } }, { cluster: "prod" });
+    cluster = await shopCluster(hook, { timeoutSeconds: 1 });
     const { sim, clock } = cluster;
-    seedShop(sim, clock.now());
-    await cluster.settle();
     hook.setDefault({ status: 200, body: "ok", hang: true });
     crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
     await cluster.settle();
@@ -371,12 +369,8 @@ describe("delivery faults that must neither hammer nor stall (issue 19)", () => 
       if (request.path !== "/barrier") arrivals.push(clock.now());
       return { status: 200, body: "ok" };
     });
-    // A second of the fake clock at a time; our own request after each step has arrived after any attempt the
-    // step sent, so each arrival is noted at its step, whatever the machine's speed.
-    for (let s = 0; s < 60 && arrivals.length < 3; s++) {
-      await clock.advance(1_000);
-      await fetch(`${hook.url}/barrier`, { method: "POST", body: "{}" });
-    }
+    // A second of the fake clock at a time, each arrival noted at its step.
+    for (let s = 0; s < 60 && arrivals.length < 3; s++) await step(hook, 1_000);
     // The head message waited at most 30 s (+20 %); the two behind it followed, each delivered at its first
     // attempt (a step or two of the clock for their loopback requests; none waited out a backoff).
     expect(arrivals).toHaveLength(3);
