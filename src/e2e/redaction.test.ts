@@ -3,7 +3,7 @@ import { deployment, readyNode, runningPod } from "../sim/scenarios/builders.ts"
 import { HARMLESS_SHAPES, leakOf, SECRET_SHAPES } from "../redact/testdata/corpus.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, deliverySettled, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { consistent, crashPod, deliverySettled, startTestCluster, type TestCluster } from "../testing/cluster.ts";
 
 /**
  * Spec 6.8 end to end: every shape of the redaction corpus is written by a pod into one channel — its
@@ -119,6 +119,12 @@ async function deliver(channel: Channel, texts: readonly string[]): Promise<stri
   }
   const before = hook.requests.length;
   for (const [i, text] of texts.entries()) write(cluster, channel, i, text);
+  // settle() waits for the workload kinds only; the Events must be in mon's Inventory too before its passes.
+  if (channel === "Event")
+    await waitUntil(
+      () => consistent(cluster.sim, cluster.daemon, [["Event", "", "events"]]),
+      "the Events to reach mon",
+    );
   await cluster.settle();
   // Past the holds: a container the runtime cannot create and a mount failure wait a little for their cause
   // before they are told (still within the 15 minutes a Warning Event counts).
