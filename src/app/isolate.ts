@@ -1,6 +1,7 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
 import type { ObjectLike, Pod } from "../model/kube.ts";
+import { markPartial } from "../detect/incremental.ts";
 
 /** A detector family: the Inventory, the pass's time and usage in, its findings out. */
 export type Detector = (inventory: InventoryView, now: number, usage: UsageView) => Finding[];
@@ -113,7 +114,7 @@ function filtered(
   read: Set<string> | undefined,
 ): InventoryView {
   const visible = <T extends ObjectLike>(o: T | undefined) => (o && !hidden.has(o) ? o : undefined);
-  return {
+  const view: InventoryView = {
     list(kind: string) {
       read?.add(kind);
       const all = inventory.list(kind);
@@ -136,4 +137,7 @@ function filtered(
     watches: (kind: string) => inventory.watches(kind),
     ownerOfIp: (ip: string) => inventory.ownerOfIp(ip),
   } as InventoryView;
+  // A memory kept against the whole Inventory (detect/incremental.ts) must not learn from a partial view.
+  if (hidden.size > 0) markPartial(view);
+  return view;
 }

@@ -1,4 +1,5 @@
 import { servingServices } from "../detect/network.ts";
+import { createIncrementalPods } from "../detect/pods.ts";
 import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { PreparedRules } from "../incident/suppress.ts";
 import type { Inventory } from "../kube/inventory.ts";
@@ -65,6 +66,10 @@ export function createPassLoop(options: {
   const served = new Map<string, number>();
   // Objects a detector threw on, set aside until they change (app/isolate.ts).
   const quarantine: Quarantine = new Map();
+  // The pod family re-evaluates only the pods a change or the time concerns (detect/incremental.ts).
+  const pods = createIncrementalPods();
+  const unsubscribe = inventory.subscribe(pods.noteChange);
+  const detectors = { pods: pods.detect };
   let servedSince: number | undefined;
 
   const rulesNow = () => (typeof options.rules === "function" ? options.rules() : options.rules);
@@ -79,6 +84,7 @@ export function createPassLoop(options: {
     const result = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
       quarantine,
+      detectors,
     });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     lifecycle = result.state;
@@ -105,6 +111,7 @@ export function createPassLoop(options: {
     state: () => lifecycle,
     stop() {
       stopped = true;
+      unsubscribe();
       scheduled?.();
       wake?.();
     },

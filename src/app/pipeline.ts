@@ -28,7 +28,7 @@ import type { Message } from "../model/message.ts";
 import { proHintFor } from "./pro-hint.ts";
 import type { Incident } from "../model/incident.ts";
 import { nextStepsFor } from "../detect/next-steps.ts";
-import { detectIsolated, type Quarantine, type Quarantined } from "./isolate.ts";
+import { type Detector, detectIsolated, type Quarantine, type Quarantined } from "./isolate.ts";
 import { recoveryOf } from "../notify/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
@@ -120,7 +120,7 @@ export function runPass(
   usage: UsageView = {},
   evidence?: PassEvidence,
   rules?: PreparedRules,
-  options: { baseline?: boolean; quarantine?: Quarantine } = {},
+  options: PassOptions = {},
 ): PassResult {
   const stage = { current: "incident" as "incident" | "compose" };
   try {
@@ -129,6 +129,17 @@ export function runPass(
     const message = error instanceof Error ? error.message : String(error);
     return { ...nothingDecided(state, 0, []), panicked: { stage: stage.current, error: message } };
   }
+}
+
+/**
+ * Options of one pass: `baseline` marks the first after startup; `quarantine` is the pass loop's set of
+ * objects detectors threw on; `detectors` replaces families by name with their incremental form (the pass
+ * loop's `pods`, detect/pods.ts createIncrementalPods), whose result equals the full family's.
+ */
+export interface PassOptions {
+  readonly baseline?: boolean;
+  readonly quarantine?: Quarantine;
+  readonly detectors?: Readonly<Partial<Record<string, Detector>>>;
 }
 
 /** A pass that decided nothing: the previous state stands, so the next pass tries again. */
@@ -160,14 +171,15 @@ function decide(
   usage: UsageView,
   evidence: PassEvidence | undefined,
   rules: PreparedRules | undefined,
-  options: { baseline?: boolean; quarantine?: Quarantine },
+  options: PassOptions,
   stage: { current: "incident" | "compose" },
 ): PassResult {
   const findings: Finding[] = [];
   const failedDetectors: string[] = [];
   const quarantine = options.quarantine ?? new Map();
   const quarantined: Quarantined[] = [];
-  for (const [name, detect] of DETECTORS) {
+  for (const [name, full] of DETECTORS) {
+    const detect = options.detectors?.[name] ?? full;
     const result = detectIsolated(name, detect, inventory, now, usage, quarantine);
     findings.push(...result.findings);
     quarantined.push(...result.added);

@@ -1,5 +1,5 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView } from "../model/inventory.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
 import type { Container, ContainerStatus, ObjectLike, Pod, TerminatedState } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { CONFIG_RETRY_MS, configFixedAt } from "./config-fixed.ts";
@@ -7,6 +7,7 @@ import { parseTime } from "./evidence.ts";
 import { redact } from "../redact/redact.ts";
 import { exitClass } from "./exit-codes.ts";
 import { readyCondition } from "./nodes.ts";
+import { controllerUid, isPartial, ObjectMemo, TimeEdges } from "./incremental.ts";
 
 const IMAGE_PULL = new Set(["ImagePullBackOff", "ErrImagePull"]);
 const IMAGE_UNAVAILABLE = new Set([
@@ -26,74 +27,159 @@ const STUCK_TERMINATING_MS = 5 * 60_000;
  * acts on; holds come from the catalogue and are measured from the object's own timestamps. Pure.
  */
 export function detectPods(inventory: InventoryView, now: number): Finding[] {
+  const counts = passCounts(inventory);
   const out: Finding[] = [];
-  let serving: Map<string, number> | undefined;
-  // Ready pods per controller uid, counted once per pass and only when a pod that is not ready asks.
-  const readyOf = (ownerUid: string) => (serving ??= readyByController(inventory)).get(ownerUid) ?? 0;
-  let imageIndex: Map<string, number> | undefined;
-  // Pods per controller uid, container, image and image id, counted once per pass and only when a crash with
-  // a mutable tag asks (spec 1.6: what the tag cost).
-  const podsRunning = (key: string) => (imageIndex ??= imagesByController(inventory)).get(key) ?? 0;
-  for (const pod of inventory.list("Pod")) {
-    if (pod.status?.phase === "Succeeded") continue;
-    const nodeName: string | undefined = pod.spec?.nodeName || undefined;
-    const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
-    const nodeReady = node ? readyCondition(node) : undefined;
-    const ctx = {
-      pod,
-      now,
-      ref: refOf({ ...pod, kind: "Pod" }),
-      name: `${pod.metadata.namespace}/${pod.metadata.name}`,
-      nodeName,
-      watchesSecrets: inventory.watches("Secret"),
-      inventory,
-      readyOf,
-      podsRunning,
-    };
-    if (node && nodeReady && nodeReady.status !== "True") {
-      out.push(
-        finding({
-          reason: "PodNodeLost",
-          object: ctx.ref,
-          summary: `pod ${ctx.name} went down with node ${nodeName}`,
-          evidence: [
-            ["node", nodeName],
-            ["node not ready since", nodeReady.lastTransitionTime],
-          ],
-          since: parseTime(nodeReady.lastTransitionTime, now),
-          now,
-          nodeName: nodeName ?? "",
-        }),
-      );
-      continue;
-    }
-    if (pod.metadata?.deletionTimestamp) {
-      const stuck = terminating(ctx);
-      if (stuck) out.push(stuck);
-      continue;
-    }
-    const failedPod = podFailure(ctx);
-    if (failedPod) {
-      out.push(failedPod);
-      continue;
-    }
-    const unscheduled = condition(pod, "PodScheduled");
-    if (pod.status?.phase === "Pending" && unscheduled?.status === "False" && unscheduled.reason === "Unschedulable") {
-      out.push(
-        finding({
-          reason: "FailedScheduling",
-          object: ctx.ref,
-          summary: `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`,
-          evidence: [["scheduler", unscheduled.message]],
-          since: parseTime(unscheduled.lastTransitionTime, now),
-          now,
-        }),
-      );
-      continue;
-    }
-    out.push(...initContainers(ctx), ...containers(ctx));
-  }
+  for (const pod of inventory.list("Pod")) out.push(...detectPod(pod, inventory, new TimeEdges(now), counts));
   return out;
+}
+
+/**
+ * What the pod family reads of the other pods: ready pods per controller uid, and pods per controller,
+ * container and image (see imageKey). Counted per pass by `detectPods`, kept up to date change by change by
+ * the incremental family (`PodCounts`).
+ */
+export interface PodCountsView {
+  readyOf(ownerUid: string): number;
+  podsRunning(key: string): number;
+}
+
+/**
+ * The findings of one pod (the pod family for one object): what `detectPods` returns for it. Reads the
+ * Inventory only through `inventory` and time only through `time`, so the incremental family
+ * (`createIncrementalPods`) knows when the result can change. Pure.
+ */
+export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, counts: PodCountsView): Finding[] {
+  if (pod.status?.phase === "Succeeded") return [];
+  const now = time.now;
+  const nodeName: string | undefined = pod.spec?.nodeName || undefined;
+  const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
+  const nodeReady = node ? readyCondition(node) : undefined;
+  const ctx: PodContext = {
+    pod,
+    now,
+    time,
+    ref: refOf({ ...pod, kind: "Pod" }),
+    name: `${pod.metadata.namespace}/${pod.metadata.name}`,
+    nodeName,
+    watchesSecrets: inventory.watches("Secret"),
+    inventory,
+    readyOf: counts.readyOf,
+    podsRunning: counts.podsRunning,
+  };
+  if (node && nodeReady && nodeReady.status !== "True") {
+    return [
+      finding({
+        reason: "PodNodeLost",
+        object: ctx.ref,
+        summary: `pod ${ctx.name} went down with node ${nodeName}`,
+        evidence: [
+          ["node", nodeName],
+          ["node not ready since", nodeReady.lastTransitionTime],
+        ],
+        since: time.time(nodeReady.lastTransitionTime),
+        now,
+        nodeName: nodeName ?? "",
+      }),
+    ];
+  }
+  if (pod.metadata?.deletionTimestamp) {
+    const stuck = terminating(ctx);
+    return stuck ? [stuck] : [];
+  }
+  const failedPod = podFailure(ctx);
+  if (failedPod) return [failedPod];
+  const unscheduled = condition(pod, "PodScheduled");
+  if (pod.status?.phase === "Pending" && unscheduled?.status === "False" && unscheduled.reason === "Unschedulable") {
+    return [
+      finding({
+        reason: "FailedScheduling",
+        object: ctx.ref,
+        summary: `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`,
+        evidence: [["scheduler", unscheduled.message]],
+        since: time.time(unscheduled.lastTransitionTime),
+        now,
+      }),
+    ];
+  }
+  return [...initContainers(ctx), ...containers(ctx)];
+}
+
+/**
+ * The pod family, incremental (ARCHITECTURE.md "The pass"): a pod's findings are computed again only when
+ * it changed, when what it read changed (its node, a ConfigMap or Secret it waits for, the Services of its
+ * namespace, the pods of its controller), or when time reached an instant its result depends on. `noteChange`
+ * takes every Inventory change (Inventory.subscribe); `detect` is the family's detector. Its result equals
+ * `detectPods` on the same Inventory and time (incremental.test.ts). The counts of other pods are kept change
+ * by change, counted once from the Inventory on the first pass.
+ */
+export function createIncrementalPods(): {
+  detect: (inventory: InventoryView, now: number) => Finding[];
+  noteChange: (change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }) => void;
+  /** Pods evaluated in the last pass (the others were reused). */
+  evaluated: () => number;
+} {
+  const memo = new ObjectMemo<Pod>("Pod");
+  let counts: PodCounts | undefined;
+  return {
+    noteChange(change) {
+      memo.noteChange(change);
+      if (change.kind === "Pod" && counts) counts.apply(change.previous as Pod, change.next as Pod);
+    },
+    detect(inventory, now) {
+      // Some objects set aside (app/isolate.ts): this pass evaluates every pod, and the memory waits.
+      if (isPartial(inventory)) return detectPods(inventory, now);
+      counts ??= PodCounts.of(inventory.list("Pod"));
+      const known = counts;
+      return memo.run(inventory.list("Pod"), inventory, now, (pod, view, time) =>
+        detectPod(pod, view, time, {
+          readyOf: (uid) => {
+            view.extra(`ctrl:${uid}`);
+            return known.readyOf(uid);
+          },
+          podsRunning: (key) => {
+            view.extra(`ctrl:${key.slice(0, key.indexOf("\0"))}`);
+            return known.podsRunning(key);
+          },
+        }),
+      );
+    },
+    evaluated: () => memo.evaluated,
+  };
+}
+
+/** The counts of `PodCountsView`, kept change by change: each pod adds its share and a change moves it. */
+export class PodCounts implements PodCountsView {
+  private readonly ready = new Map<string, number>();
+  private readonly images = new Map<string, number>();
+
+  /** Counts over `pods`. */
+  static of(pods: readonly Pod[]): PodCounts {
+    const counts = new PodCounts();
+    for (const p of pods) counts.apply(undefined, p);
+    return counts;
+  }
+
+  /** A pod changed from `previous` to `next` (either undefined: created or deleted). */
+  apply(previous: Pod | undefined, next: Pod | undefined): void {
+    if (previous) this.share(previous, -1);
+    if (next) this.share(next, 1);
+  }
+
+  readyOf = (ownerUid: string): number => this.ready.get(ownerUid) ?? 0;
+  podsRunning = (key: string): number => this.images.get(key) ?? 0;
+
+  // --- internal ---
+
+  private share(p: Pod, sign: 1 | -1): void {
+    const uid = controllerUid(p);
+    if (!uid) return;
+    if (condition(p, "Ready")?.status === "True") bump(this.ready, uid, sign);
+    for (const c of p.status?.containerStatuses ?? []) {
+      if (!c.imageID || !c.image) continue;
+      bump(this.images, imageKey(uid, c.name, c.image), sign);
+      bump(this.images, imageKey(uid, c.name, c.image, c.imageID), sign);
+    }
+  }
 }
 
 // --- internal ---
@@ -101,6 +187,8 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
 interface PodContext {
   readonly pod: Pod;
   readonly now: number;
+  /** Every comparison with `now` goes through it (incremental passes). */
+  readonly time: TimeEdges;
   readonly ref: ReturnType<typeof refOf>;
   readonly name: string;
   readonly nodeName?: string;
@@ -113,10 +201,9 @@ interface PodContext {
 }
 
 function terminating(ctx: PodContext): Finding | undefined {
-  const { pod, now } = ctx;
-  const deadline =
-    parseTime(pod.metadata.deletionTimestamp, now) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
-  if (now < deadline + STUCK_TERMINATING_MS) return undefined;
+  const { pod, now, time } = ctx;
+  const deadline = time.time(pod.metadata.deletionTimestamp) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+  if (time.before(deadline + STUCK_TERMINATING_MS)) return undefined;
   const finalizers = (pod.metadata.finalizers ?? []).join(", ");
   return finding({
     reason: "PodStuckTerminating",
@@ -139,7 +226,7 @@ function podFailure(ctx: PodContext): Finding | undefined {
   const message: string = pod.status?.message ?? "";
   const preempted = condition(pod, "DisruptionTarget")?.reason === "PreemptionByScheduler" || reason === "Preempting";
   if (pod.status?.phase !== "Failed" && !preempted) return undefined;
-  const since = parseTime(pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
+  const since = ctx.time.time(pod.status?.startTime ?? pod.metadata?.creationTimestamp);
   const common = { object: ctx.ref, since, now, ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}) };
   const evidence: [string, unknown][] = [
     ["node", ctx.nodeName],
@@ -200,7 +287,7 @@ function initContainers(ctx: PodContext): Finding[] {
           ["last output", last?.message ? lastLine(last.message) : undefined],
           ["image", s.image],
         ],
-        since: parseTime(pod.status?.startTime, now),
+        since: ctx.time.time(pod.status?.startTime),
         now,
         ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
       }),
@@ -223,7 +310,7 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   const waiting = s.state?.waiting;
   const terminated = s.state?.terminated;
   const last = s.lastState?.terminated;
-  const started = parseTime(pod.status?.startTime ?? pod.metadata?.creationTimestamp, now);
+  const started = ctx.time.time(pod.status?.startTime ?? pod.metadata?.creationTimestamp);
   const base = {
     object: ctx.ref,
     part: s.name,
@@ -243,7 +330,7 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   const oom =
     terminated?.reason === "OOMKilled"
       ? terminated
-      : last?.reason === "OOMKilled" && (waiting || now - parseTime(last.finishedAt, 0) < OOM_MEMORY_MS)
+      : last?.reason === "OOMKilled" && (waiting || ctx.time.before(parseTime(last.finishedAt, 0) + OOM_MEMORY_MS))
         ? last
         : undefined;
   if (oom) {
@@ -267,7 +354,7 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   // Between two crashes the container has just exited, or runs again for a moment: still crash-looping until
   // its recovery is confirmed (rule 6: it stayed up longer than its last back-off, at least 10 s, or its
   // readiness probe says ready).
-  const between = crashLoopingBetweenCrashes(pod, s, now);
+  const between = crashLoopingBetweenCrashes(pod, s, ctx.time);
   if (waiting?.reason === "CrashLoopBackOff" || between) {
     const crash = waiting?.reason === "CrashLoopBackOff" ? last : between?.crash;
     const output = crash?.message ? `; last output: "${lastLine(crash.message)}"` : "";
@@ -337,7 +424,7 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   }
   // The object the kubelet could not find exists now: its next retry starts the container (recovery is quiet).
   const fixedAt = configFixedAt(pod, s, ctx.inventory);
-  const fixed = fixedAt !== undefined && now - fixedAt < CONFIG_RETRY_MS;
+  const fixed = fixedAt !== undefined && ctx.time.before(fixedAt + CONFIG_RETRY_MS);
   if (waiting?.reason === "CreateContainerConfigError" && !fixed) {
     // With Secrets not watched, mon cannot tell whether a named Secret exists: it says so (spec 2.1 watch.secrets).
     const unverifiable =
@@ -444,36 +531,22 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   return undefined;
 }
 
-/** Ready pods per controller owner uid (ReplicaSet, StatefulSet). */
-/** Key of imagesByController: a controller's container running `image`, with one `imageId` or any. */
+/** Key of the image counts: a controller's container running `image`, with one `imageId` or any. */
 function imageKey(owner: string, container: string, image: string, imageId?: string): string {
   return `${owner}\0${container}\0${image}${imageId === undefined ? "" : `\0${imageId}`}`;
 }
 
-/** Container statuses with an image id, counted by controller, container and image, and also by image id. */
-function imagesByController(inventory: InventoryView): Map<string, number> {
-  const out = new Map<string, number>();
-  const add = (key: string) => out.set(key, (out.get(key) ?? 0) + 1);
-  for (const p of inventory.list("Pod")) {
-    const uid = (p.metadata.ownerReferences ?? []).find((r) => r.controller)?.uid;
-    if (!uid) continue;
-    for (const c of p.status?.containerStatuses ?? []) {
-      if (!c.imageID || !c.image) continue;
-      add(imageKey(uid, c.name, c.image));
-      add(imageKey(uid, c.name, c.image, c.imageID));
-    }
-  }
-  return out;
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
 }
 
-function readyByController(inventory: InventoryView): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const p of inventory.list("Pod")) {
-    if (condition(p, "Ready")?.status !== "True") continue;
-    const uid = (p.metadata.ownerReferences ?? []).find((r) => r.controller)?.uid;
-    if (uid) out.set(uid, (out.get(uid) ?? 0) + 1);
-  }
-  return out;
+/** The counts of one pass's pods, made the first time a pod asks (most passes no pod asks). */
+function passCounts(inventory: InventoryView): PodCountsView {
+  let counts: PodCounts | undefined;
+  const all = () => (counts ??= PodCounts.of(inventory.list("Pod")));
+  return { readyOf: (uid) => all().readyOf(uid), podsRunning: (key) => all().podsRunning(key) };
 }
 
 /** The least time a restarted container must stay up before its crash loop counts as over, ms. */
@@ -488,7 +561,7 @@ const CRASH_RECOVERY_MIN_MS = 10_000;
 function crashLoopingBetweenCrashes(
   pod: Pod,
   s: ContainerStatus,
-  now: number,
+  time: TimeEdges,
 ): { crash: TerminatedState; confirmedAt?: number } | undefined {
   if (willNotRestart(pod) || (s.restartCount ?? 0) < 1) return undefined;
   const exited = s.state?.terminated;
@@ -498,10 +571,10 @@ function crashLoopingBetweenCrashes(
   if (!running || !crash || crash.exitCode === 0) return undefined;
   const probed = Boolean(containerSpec(pod, s.name)?.readinessProbe);
   if (probed && s.ready) return undefined;
-  const startedAt = parseTime(running.startedAt, now);
+  const startedAt = time.time(running.startedAt);
   const backoff = Math.max(0, startedAt - parseTime(crash.finishedAt, startedAt));
   const confirmedAt = startedAt + Math.max(backoff, CRASH_RECOVERY_MIN_MS);
-  return now < confirmedAt ? { crash, confirmedAt } : undefined;
+  return time.before(confirmedAt) ? { crash, confirmedAt } : undefined;
 }
 
 function willNotRestart(pod: Pod): boolean {

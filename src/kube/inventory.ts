@@ -3,6 +3,18 @@ import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
 import { admit, type UnreadableReason } from "./admit.ts";
 
 /**
+ * One change of the Inventory as a subscriber sees it: the kind, the version it held before (undefined when
+ * new) and the one it holds now (undefined when deleted). `watched` alone means the kind became watched or was
+ * forgotten. Incremental passes (detect/incremental.ts) turn these into the keys whose readers must re-run.
+ */
+export interface InventoryChange {
+  readonly kind: string;
+  readonly previous?: KubeObject;
+  readonly next?: KubeObject;
+  readonly watched?: boolean;
+}
+
+/**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
  * by uid (for owner chains) and pods by node. Fed by informers; it keeps nothing of an object it no longer
  * holds (no list of changed keys that would grow with every name ever seen).
@@ -14,15 +26,27 @@ export class Inventory implements InventoryView {
   private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
   private readonly watched = new Set<string>();
   private readonly unreadable = new Map<string, UnreadableReason>();
+  private readonly listeners = new Set<(change: InventoryChange) => void>();
+
+  /**
+   * Calls `listener` with every later change, synchronously as it is applied; returns the unsubscribe.
+   * Nothing is kept for a subscriber: what it needs of the changes it keeps itself, bounded by its own use.
+   */
+  subscribe(listener: (change: InventoryChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   /** Records that a kind is watched and synced (see InventoryView.watches). */
   markWatched(kind: string): void {
+    if (this.watched.has(kind)) return;
     this.watched.add(kind);
+    this.emit({ kind, watched: true });
   }
 
   /** Forgets a kind: its objects and that it is watched (a kind dropped to bound memory). */
   forget(kind: string): void {
-    this.watched.delete(kind);
+    if (this.watched.delete(kind)) this.emit({ kind, watched: true });
     const map = this.byKind.get(kind);
     if (!map) return;
     for (const object of [...map.values()]) this.apply(kind, "DELETED", object);
@@ -91,6 +115,12 @@ export class Inventory implements InventoryView {
         pods.set(key, object);
       }
     }
+    if (this.listeners.size > 0)
+      this.emit({
+        kind,
+        ...(previous ? { previous } : {}),
+        ...(type !== "DELETED" ? { next: object } : {}),
+      });
     return `${kind}/${key}`;
   }
 
@@ -141,6 +171,10 @@ export class Inventory implements InventoryView {
   }
 
   // --- internal ---
+
+  private emit(change: InventoryChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
 
   private kindMap(kind: string): Map<string, KubeObject> {
     let map = this.byKind.get(kind);
