@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runPass } from "../../src/app/pipeline.ts";
+import { createIncrementalPods, detectPods } from "../../src/detect/pods.ts";
 import { emptyLifecycle } from "../../src/incident/lifecycle.ts";
 import { connectKube } from "../../src/kube/connection.ts";
 import { createInformer } from "../../src/kube/informer.ts";
@@ -15,7 +16,8 @@ import { createSilentLogger } from "../../src/runtime/logger.ts";
 import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/builders.ts";
 import { startSimulator, type Simulator } from "../../src/sim/simulator.ts";
 
-const SIZES = [1_000, 5_000, 20_000];
+const SIZES = (process.env.BENCH_SIZES ?? "1000,5000,20000,50000").split(",").map(Number);
+const CHURN = 100; // pods changed between two passes under churn (500 events/s at most a pass every 250 ms: 125)
 const FAILING = 0.05; // 5 % of pods crash-looping, one node in 50 lost
 const ROUNDS = 20;
 
@@ -105,6 +107,12 @@ async function measure(pods: number) {
   for (const i of informers) i.stop();
 
   let state = emptyLifecycle();
+  const podFamilyFull: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t = performance.now();
+    detectPods(inventory, now);
+    podFamilyFull.push(performance.now() - t);
+  }
   const first = runPass(inventory, state, now, "bench");
   state = first.state;
   const times: number[] = [];
@@ -114,6 +122,40 @@ async function measure(pods: number) {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
+
+  // Under churn: each round CHURN pods change (a status write, as a kubelet's), then one pass, full against
+  // incremental (the pass loop's pod family, detect/incremental.ts) on the same Inventory and times.
+  const family = createIncrementalPods();
+  const unsubscribe = inventory.subscribe(family.noteChange);
+  const names = inventory.list("Pod").map((p) => p.metadata.name);
+  const incremental = { detectors: { pods: family.detect } };
+  runPass(inventory, state, now, "bench", {}, undefined, undefined, incremental);
+  const churned = { full: [] as number[], incremental: [] as number[], podsDetect: [] as number[], evaluated: 0 };
+  const churn = (r: number) => {
+    for (let i = 0; i < CHURN; i++) {
+      const name = names[((r * CHURN + i) * 7919) % names.length]!;
+      const pod = structuredClone(inventory.get("Pod", "bench", name)) as Record<string, any>;
+      pod.status.containerStatuses[0].restartCount += 1;
+      inventory.apply("Pod", "MODIFIED", pod);
+    }
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    churn(2 * r);
+    const at = now + 1_000 + 2 * r;
+    let t = performance.now();
+    family.detect(inventory, at);
+    churned.podsDetect.push(performance.now() - t);
+    churned.evaluated = Math.max(churned.evaluated, family.evaluated());
+    churn(2 * r + 1);
+    t = performance.now();
+    runPass(inventory, state, at + 1, "bench", {}, undefined, undefined, incremental);
+    churned.incremental.push(performance.now() - t);
+    t = performance.now();
+    runPass(inventory, state, at + 1, "bench");
+    churned.full.push(performance.now() - t);
+  }
+  unsubscribe();
+  const median = (xs: number[]) => Number([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2));
   await sim.stop();
   return {
     pods,
@@ -123,6 +165,12 @@ async function measure(pods: number) {
     passMedianMs: Number(times[Math.floor(times.length / 2)]!.toFixed(2)),
     passP95Ms: Number(times[Math.floor(times.length * 0.95)]!.toFixed(2)),
     heapMiB: Math.round(process.memoryUsage().heapUsed / 1_048_576),
+    churnPerPass: CHURN,
+    podFamilyFullMedianMs: median(podFamilyFull),
+    podFamilyIncrementalMedianMs: median(churned.podsDetect),
+    podsEvaluatedPerPass: churned.evaluated,
+    passFullUnderChurnMedianMs: median(churned.full),
+    passIncrementalUnderChurnMedianMs: median(churned.incremental),
   };
 }
 
@@ -144,6 +192,15 @@ const table = [
   ...results.map(
     (r) =>
       `| ${r.pods} | ${r.findings} | ${r.incidents} | ${r.syncMs} | ${r.passMedianMs} | ${r.passP95Ms} | ${r.heapMiB} |`,
+  ),
+  "",
+  `Under churn (${CHURN} pods changed between two passes), median of ${ROUNDS} passes, full against incremental in one run:`,
+  "",
+  "| pods | pod family, full (ms) | pod family, incremental (ms) | pods evaluated | pass, full (ms) | pass, incremental pod family (ms) |",
+  "|---:|---:|---:|---:|---:|---:|",
+  ...results.map(
+    (r) =>
+      `| ${r.pods} | ${r.podFamilyFullMedianMs} | ${r.podFamilyIncrementalMedianMs} | ${r.podsEvaluatedPerPass} | ${r.passFullUnderChurnMedianMs} | ${r.passIncrementalUnderChurnMedianMs} |`,
   ),
 ].join("\n");
 const doc = join(root, "docs", "performance.md");

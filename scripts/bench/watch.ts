@@ -12,6 +12,8 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { CoreV1Api, type Informer, KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import { runArms } from "./arms.ts";
 import { connectKube } from "../../src/kube/connection.ts";
 import { createInformer } from "../../src/kube/informer.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
@@ -20,128 +22,162 @@ import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
 
 const CHURN = Number(process.env.BENCH_CHURN ?? 20_000);
+const SIZES = (process.env.BENCH_WATCH_SIZES ?? "5000,20000,50000").split(",").map(Number);
+const ARMS = ["mon", "client-node"] as const;
+type Arm = (typeof ARMS)[number];
 const root = join(import.meta.dirname, "..", "..");
 
-const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], {
-  stdio: ["pipe", "pipe", "inherit"],
-  env: process.env,
-});
-const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-const next = async () => JSON.parse(String((await lines.next()).value));
-const seeded = (await next()) as { kubeconfig: string; listedBytes: number; pods: number; nodes: number };
-
-const rssBefore = process.memoryUsage().rss;
-const connection = await connectKube({ kubeconfigText: seeded.kubeconfig });
-const inventory = new Inventory();
-let events = 0;
-// Resolved from the informer's own callback when `target` events arrived: no polling charged to mon.
-let target = Number.POSITIVE_INFINITY;
-let reached: (() => void) | undefined;
-const eventsReach = (n: number) =>
-  new Promise<void>((resolve) => {
-    target = n;
-    reached = resolve;
-    if (events >= n) resolve();
+/** One arm at BENCH_PODS pods, in a process of its own (runArms): list → synced, RSS, the burst's CPU rate. */
+async function measure(arm: Arm) {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], {
+    stdio: ["pipe", "pipe", "inherit"],
+    env: { ...process.env, BENCH_NODES: String(Math.max(200, Math.round(Number(process.env.BENCH_PODS) / 25))) },
   });
-const started = performance.now();
-const informers = [
-  { kind: "Pod", path: "/api/v1/pods" },
-  { kind: "Node", path: "/api/v1/nodes" },
-].map((kind) =>
-  createInformer({
-    connection,
-    kind,
-    clock: createSystemClock(),
-    logger: createSilentLogger(),
-    resyncMs: 0,
-    onEvent: (type, o) => {
-      inventory.apply(kind.kind, type, o);
-      events++;
-      if (events >= target) reached?.();
-    },
-    onState: () => {},
-  }),
-);
-for (const i of informers) i.start();
-while (!informers.every((i) => i.synced())) await new Promise((r) => setTimeout(r, 5));
-const syncSeconds = (performance.now() - started) / 1000;
-Bun.gc(true);
-const rssAfterSync = process.memoryUsage().rss;
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse(String((await lines.next()).value));
+  const seeded = (await next()) as { kubeconfig: string; listedBytes: number; pods: number; nodes: number };
 
-// Steady state: a burst of changes; time from the first one received to the last one in the Inventory.
-const rvBefore = (await connection.getJson<{ metadata: { resourceVersion: string } }>("/api/v1/pods?limit=1")).metadata
-  .resourceVersion;
-const before = events;
-child.stdin!.write(`churn ${CHURN}\n`);
-await eventsReach(before + 1);
-const t0 = performance.now();
-const cpu0 = process.cpuUsage();
-await eventsReach(before + CHURN);
-const watchSeconds = (performance.now() - t0) / 1000;
-const cpu = process.cpuUsage(cpu0);
-// The producer (the simulator) paces the stream; mon's own CPU time tells what mon could sustain on one core.
-const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-await next();
-const eventsPerSecond = CHURN / watchSeconds;
+  const rssBefore = process.memoryUsage().rss;
+  const connection = await connectKube({ kubeconfigText: seeded.kubeconfig });
+  let events = 0;
+  // Resolved from the informer's own callback when `target` events arrived: no polling charged to the arm.
+  let target = Number.POSITIVE_INFINITY;
+  let reached: (() => void) | undefined;
+  const counted = () => {
+    events++;
+    if (events >= target) reached?.();
+  };
+  const eventsReach = (n: number) =>
+    new Promise<void>((resolve) => {
+      target = n;
+      reached = resolve;
+      if (events >= n) resolve();
+    });
+  const started = performance.now();
+  const stop = arm === "mon" ? await startMon(connection, counted) : await startClientNode(seeded.kubeconfig, counted);
+  const syncSeconds = (performance.now() - started) / 1000;
+  Bun.gc(true);
+  const rssAfterSync = process.memoryUsage().rss;
 
-// The same bytes mon received: the watch replayed from the resourceVersion before the burst (the server
-// serialises each event as it did for mon), then JSON.parse alone over those lines, in CPU time, like mon's.
-const replay = await connection.request(`/api/v1/pods?watch=1&resourceVersion=${rvBefore}&timeoutSeconds=2`);
-const sample = new TextDecoder()
-  .decode(await replay.arrayBuffer())
-  .split("\n")
-  .filter((l) => l.includes('"MODIFIED"'))
-  .slice(0, CHURN);
-const streamBytes = sample.reduce((n, l) => n + l.length + 1, 0);
-const p0 = process.cpuUsage();
-let parsed = 0;
-for (const line of sample) parsed += JSON.parse(line).type.length;
-const parseUsage = process.cpuUsage(p0);
-const parseCpuSeconds = (parseUsage.user + parseUsage.system) / 1e6;
-const parsePerSecond = sample.length / parseCpuSeconds;
+  // Steady state: a burst of changes; CPU time from the first one received to the last one handled.
+  const rvBefore = (await connection.getJson<{ metadata: { resourceVersion: string } }>("/api/v1/pods?limit=1"))
+    .metadata.resourceVersion;
+  const before = events;
+  child.stdin!.write(`churn ${CHURN}\n`);
+  await eventsReach(before + 1);
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  await eventsReach(before + CHURN);
+  const watchSeconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  await next();
 
-// mon's per-event work without the transport: parse, trim managed fields, apply to an Inventory.
-const scratch = new Inventory();
-const q0 = performance.now();
-for (const line of sample) {
-  const event = JSON.parse(line) as { type: "MODIFIED"; object: Record<string, any> };
-  scratch.apply("Pod", event.type, trimManagedFields(event.object));
+  // The same bytes: the watch replayed from the resourceVersion before the burst, then JSON.parse alone.
+  const replay = await connection.request(`/api/v1/pods?watch=1&resourceVersion=${rvBefore}&timeoutSeconds=2`);
+  const sample = new TextDecoder()
+    .decode(await replay.arrayBuffer())
+    .split("\n")
+    .filter((l) => l.includes('"MODIFIED"'))
+    .slice(0, CHURN);
+  const p0 = process.cpuUsage();
+  let parsed = 0;
+  for (const line of sample) parsed += JSON.parse(line).type.length;
+  const parseUsage = process.cpuUsage(p0);
+  const parseCpuSeconds = (parseUsage.user + parseUsage.system) / 1e6;
+  stop();
+  child.kill();
+  return {
+    arm,
+    pods: seeded.pods,
+    nodes: seeded.nodes,
+    listedMiB: Number((seeded.listedBytes / 2 ** 20).toFixed(1)),
+    listToSyncedSeconds: Number(syncSeconds.toFixed(2)),
+    watchEventsPerSecondWall: Math.round(CHURN / watchSeconds),
+    watchEventsPerCpuSecond: Math.round(CHURN / cpuSeconds),
+    jsonParseEventsPerCpuSecond: Math.round(sample.length / parseCpuSeconds),
+    // CPU against CPU, on the same bytes: JSON.parse's CPU time over the arm's for the same events.
+    ratioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / cpuSeconds)).toFixed(3)),
+    rssAfterSyncMiB: Math.round(rssAfterSync / 2 ** 20),
+    rssGrowthMiB: Math.round((rssAfterSync - rssBefore) / 2 ** 20),
+    rssPerListedByte: Number((rssAfterSync / seeded.listedBytes).toFixed(2)),
+    checksum: parsed,
+  };
 }
-const processingPerSecond = sample.length / ((performance.now() - q0) / 1000);
 
-// Managed fields: the recorded pod's bytes with and without trimming, over the listed pods.
+/** mon's informers (Pods, Nodes) into its Inventory; resolves once both synced. */
+async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, counted: () => void) {
+  const inventory = new Inventory();
+  const informers = [
+    { kind: "Pod", path: "/api/v1/pods" },
+    { kind: "Node", path: "/api/v1/nodes" },
+  ].map((kind) =>
+    createInformer({
+      connection,
+      kind,
+      clock: createSystemClock(),
+      logger: createSilentLogger(),
+      resyncMs: 0,
+      onEvent: (type, o) => {
+        inventory.apply(kind.kind, type, o);
+        counted();
+      },
+      onState: () => {},
+    }),
+  );
+  for (const i of informers) i.start();
+  while (!informers.every((i) => i.synced())) await new Promise((r) => setTimeout(r, 5));
+  return () => {
+    for (const i of informers) i.stop();
+  };
+}
+
+/** @kubernetes/client-node's own informers (makeInformer, its ObjectCache) on the same stream. */
+async function startClientNode(kubeconfig: string, counted: () => void) {
+  const kc = new KubeConfig();
+  kc.loadFromString(kubeconfig);
+  const api = kc.makeApiClient(CoreV1Api);
+  const informers: Informer<KubernetesObject>[] = [
+    makeInformer<KubernetesObject>(kc, "/api/v1/pods", () => api.listPodForAllNamespaces()),
+    makeInformer<KubernetesObject>(kc, "/api/v1/nodes", () => api.listNode()),
+  ];
+  for (const informer of informers) {
+    informer.on("add", counted);
+    informer.on("update", counted);
+    informer.on("delete", counted);
+  }
+  await Promise.all(informers.map((i) => i.start()));
+  return () => {
+    for (const i of informers) void i.stop();
+  };
+}
+
+const results: Awaited<ReturnType<typeof measure>>[] = [];
+for (const size of SIZES) {
+  process.env.BENCH_PODS = String(size);
+  results.push(...(await runArms(import.meta.filename, ARMS, measure)));
+}
+
+// Managed fields: the recorded pod's bytes with and without trimming (spec 6.9).
 const template = JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8"));
 const full = JSON.stringify(template).length;
 const trimmed = JSON.stringify(trimManagedFields(structuredClone(template))).length;
-
-for (const i of informers) i.stop();
-child.kill();
-
 const result = {
   runtime: `bun ${Bun.version}`,
-  pods: seeded.pods,
-  nodes: seeded.nodes,
-  listedMiB: Number((seeded.listedBytes / 2 ** 20).toFixed(1)),
-  listToSyncedSeconds: Number(syncSeconds.toFixed(2)),
-  watchEventsPerSecondWall: Math.round(eventsPerSecond),
-  watchEventsPerCpuSecond: Math.round(CHURN / cpuSeconds),
-  jsonParseEventsPerSecond: Math.round(parsePerSecond),
-  processingOnlyEventsPerSecond: Math.round(processingPerSecond),
-  // CPU against CPU, on the same bytes: JSON.parse's CPU time over mon's for the same events.
-  throughputRatioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / cpuSeconds)).toFixed(3)),
-  streamBytesPerEvent: Math.round(streamBytes / Math.max(1, sample.length)),
-  parsedEvents: sample.length,
-  rssAfterSyncMiB: Math.round(rssAfterSync / 2 ** 20),
-  rssGrowthMiB: Math.round((rssAfterSync - rssBefore) / 2 ** 20),
-  rssPerListedByte: Number((rssAfterSync / seeded.listedBytes).toFixed(2)),
+  churn: CHURN,
   managedFieldsBytesPerPod: { full, trimmed, savedPercent: Number((((full - trimmed) / full) * 100).toFixed(1)) },
-  checksum: parsed,
+  results,
 };
 writeFileSync(join(root, "scripts", "bench", "results", "watch.json"), `${JSON.stringify(result, null, 2)}\n`);
 const table = [
-  "| pods | nodes | listed JSON (MiB) | list → synced (s) | watch events/s (wall, producer-paced) | watch events per CPU-second | JSON.parse events per CPU-second (same bytes) | ratio (CPU against CPU) | parse+trim+Inventory events/s (no transport) | RSS after sync (MiB) | RSS / listed byte | managed fields trimmed (bytes/pod) |",
-  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-  `| ${result.pods} | ${result.nodes} | ${result.listedMiB} | ${result.listToSyncedSeconds} | ${result.watchEventsPerSecondWall} | ${result.watchEventsPerCpuSecond} | ${result.jsonParseEventsPerSecond} | ${result.throughputRatioToJsonParse} | ${result.processingOnlyEventsPerSecond} | ${result.rssAfterSyncMiB} | ${result.rssPerListedByte} | ${full} → ${trimmed} (−${result.managedFieldsBytesPerPod.savedPercent} %) |`,
+  "| pods | nodes | informer | listed JSON (MiB) | list → synced (s) | watch events per CPU-second | JSON.parse events per CPU-second (same bytes) | ratio to JSON.parse (CPU against CPU) | RSS after sync (MiB) | RSS / listed byte |",
+  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+  ...results.map(
+    (r) =>
+      `| ${r.pods} | ${r.nodes} | ${r.arm === "mon" ? "mon" : "@kubernetes/client-node"} | ${r.listedMiB} | ${r.listToSyncedSeconds} | ${r.watchEventsPerCpuSecond} | ${r.jsonParseEventsPerCpuSecond} | ${r.ratioToJsonParse} | ${r.rssAfterSyncMiB} | ${r.rssPerListedByte} |`,
+  ),
+  "",
+  `Managed fields trimmed (spec 6.9): ${full} → ${trimmed} bytes per recorded pod (−${result.managedFieldsBytesPerPod.savedPercent} %).`,
 ].join("\n");
 const doc = join(root, "docs", "performance.md");
 writeFileSync(
