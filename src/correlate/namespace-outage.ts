@@ -26,7 +26,9 @@ export function foldNamespaceOutages(
   const byNamespace = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
     if (!(WORKLOADS as readonly string[]).includes(d.root.kind) || !d.root.namespace) continue;
-    byNamespace.set(d.root.namespace, [...(byNamespace.get(d.root.namespace) ?? []), d]);
+    const members = byNamespace.get(d.root.namespace);
+    if (members) members.push(d);
+    else byNamespace.set(d.root.namespace, [d]);
   }
   const folded = new Map<IncidentDraft, string>();
   for (const [namespace, members] of byNamespace) {
@@ -34,6 +36,7 @@ export function foldNamespaceOutages(
     const ongoing = isOpen(refKey(root));
     const fresh = members.filter((d) => !isOpen(refKey(d.root)));
     if (!ongoing) {
+      if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
       const total = WORKLOADS.reduce(
         (n, kind) => n + inventory.list(kind).filter((o) => o.metadata?.namespace === namespace).length,
         0,

@@ -1,9 +1,10 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView } from "../model/inventory.ts";
-import type { Pod } from "../model/kube.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { ContainerStatus, Pod } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
+import { isPartial, ObjectMemo, sortedBy, TimeEdges } from "./incremental.ts";
 
 /** A non-optional reference of a pod to a Secret or ConfigMap (and the key, when it names one). */
 interface Reference {
@@ -20,39 +21,102 @@ interface Reference {
  * that references it; a ServiceAccount named in a controller's create failure that does not exist likewise.
  * Only pods that actually fail are considered (spec 1.6: what is happening, not what could happen), and only
  * kinds mon watches: with Secrets not watched, nothing is said about them here (the pod's own finding says
- * the reference cannot be verified). Pure.
+ * the reference cannot be verified). A missing object is missing since the earliest pod that references it
+ * was created. Pure.
  */
 export function detectConfigRefs(inventory: InventoryView, now: number): Finding[] {
-  const missing = new Map<
-    string,
-    { ref: ObjectRef; key?: string; pods: ObjectRef[]; from: Set<string>; since: number }
-  >();
-  for (const pod of inventory.list("Pod")) {
-    if (!blockedOnConfig(pod)) continue;
-    for (const r of references(pod)) {
-      if (!inventory.watches(r.kind)) continue;
-      const object = inventory.get(r.kind, pod.metadata.namespace, r.name);
-      const keyMissing =
-        object &&
-        r.key !== undefined &&
-        !(r.key in (object.data ?? {})) &&
-        !(r.key in ("binaryData" in object ? (object.binaryData ?? {}) : {}));
-      if (object && !keyMissing) continue;
-      const id = `${r.kind}/${pod.metadata.namespace}/${r.name}${keyMissing ? `/${r.key}` : ""}`;
-      const entry = missing.get(id) ?? {
-        ref: { kind: r.kind, namespace: pod.metadata.namespace, name: r.name },
-        ...(keyMissing ? { key: r.key } : {}),
-        pods: [] as ObjectRef[],
-        from: new Set<string>(),
-        since: parseTime(pod.metadata?.creationTimestamp, now),
-      };
-      entry.pods.push(refOf({ ...pod, kind: "Pod" }));
-      entry.from.add(`${pod.metadata.name} (${r.from})`);
-      missing.set(id, entry);
-    }
+  const missing: MissingReference[] = [];
+  for (const pod of inventory.list("Pod")) missing.push(...missingReferences(pod, inventory, new TimeEdges(now)));
+  return [...configRefFindings(sortedBy(missing, referenceOrder), now), ...missingServiceAccounts(inventory, now)];
+}
+
+/**
+ * The config-reference family, incremental (detect/incremental.ts): only pods that changed, or whose
+ * references' objects changed, are read again; pods not blocked on configuration are not remembered. Equals
+ * `detectConfigRefs` (incremental.test.ts). `noteChange` takes every Inventory change.
+ */
+export function createIncrementalConfigRefs(): {
+  detect: (inventory: InventoryView, now: number) => Finding[];
+  noteChange: (change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }) => void;
+} {
+  const memo = new ObjectMemo<Pod, MissingReference>({
+    kind: "Pod",
+    sortKey: referenceOrder,
+    edges: () => [],
+    localKeys: () => [],
+    reach: () => [],
+  });
+  return {
+    noteChange: (change) => memo.noteChange(change),
+    detect(inventory, now) {
+      if (isPartial(inventory)) return detectConfigRefs(inventory, now);
+      const missing = memo.run(inventory, now, (pod, view, time) => missingReferences(pod, view, time));
+      return [...configRefFindings(missing, now), ...missingServiceAccounts(inventory, now)];
+    },
+  };
+}
+
+/** One missing Secret or ConfigMap (or key) that one blocked pod references. `since`: epoch ms. */
+export interface MissingReference {
+  /** `Kind/namespace/name[/key]`. */
+  readonly id: string;
+  readonly ref: ObjectRef;
+  readonly key?: string;
+  readonly pod: ObjectRef;
+  /** `pod (env X of container Y)`. */
+  readonly from: string;
+  readonly since: number;
+}
+
+/** The missing references of one pod blocked on its configuration (none for any other pod). */
+function missingReferences(pod: Pod, inventory: InventoryView, time: TimeEdges): MissingReference[] {
+  if (!blockedOnConfig(pod)) return [];
+  const out: MissingReference[] = [];
+  for (const r of references(pod)) {
+    if (!inventory.watches(r.kind)) continue;
+    const object = inventory.get(r.kind, pod.metadata.namespace, r.name);
+    const keyMissing =
+      object &&
+      r.key !== undefined &&
+      !(r.key in (object.data ?? {})) &&
+      !(r.key in ("binaryData" in object ? (object.binaryData ?? {}) : {}));
+    if (object && !keyMissing) continue;
+    out.push({
+      id: `${r.kind}/${pod.metadata.namespace}/${r.name}${keyMissing ? `/${r.key}` : ""}`,
+      ref: { kind: r.kind, namespace: pod.metadata.namespace, name: r.name },
+      ...(keyMissing ? { key: r.key } : {}),
+      pod: refOf({ ...pod, kind: "Pod" }),
+      from: `${pod.metadata.name} (${r.from})`,
+      since: time.time(pod.metadata?.creationTimestamp),
+    });
+  }
+  return out;
+}
+
+function referenceOrder(m: MissingReference): string {
+  return `${m.id}\0${m.pod.namespace ?? ""}/${m.pod.name}\0${m.from}`;
+}
+
+/** One finding per missing object, from its references in `referenceOrder`. */
+function configRefFindings(missing: readonly MissingReference[], now: number): Finding[] {
+  const byId = new Map<string, { ref: ObjectRef; key?: string; pods: ObjectRef[]; from: Set<string>; since: number }>();
+  for (const m of missing) {
+    const entry = byId.get(m.id);
+    if (entry) {
+      entry.pods.push(m.pod);
+      entry.from.add(m.from);
+      entry.since = Math.min(entry.since, m.since);
+    } else
+      byId.set(m.id, {
+        ref: m.ref,
+        ...(m.key !== undefined ? { key: m.key } : {}),
+        pods: [m.pod],
+        from: new Set([m.from]),
+        since: m.since,
+      });
   }
   const out: Finding[] = [];
-  for (const m of missing.values()) {
+  for (const m of byId.values()) {
     const what = `${m.ref.kind.toLowerCase()} ${m.ref.namespace}/${m.ref.name}`;
     out.push(
       finding({
@@ -72,7 +136,6 @@ export function detectConfigRefs(inventory: InventoryView, now: number): Finding
       }),
     );
   }
-  out.push(...missingServiceAccounts(inventory, now));
   return out;
 }
 
@@ -119,10 +182,16 @@ export function references(pod: Pod): Reference[] {
 function blockedOnConfig(pod: Pod): boolean {
   if (pod.metadata?.deletionTimestamp || pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed")
     return false;
-  return [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].some(
-    (s) =>
-      s.state?.waiting?.reason === "CreateContainerConfigError" || s.state?.waiting?.reason === "ContainerCreating",
-  );
+  // Every pod is asked on every pass: no array is built for the question.
+  return waitsOnConfig(pod.status?.containerStatuses) || waitsOnConfig(pod.status?.initContainerStatuses);
+}
+
+function waitsOnConfig(statuses: readonly ContainerStatus[] | undefined): boolean {
+  for (const s of statuses ?? []) {
+    const reason = s.state?.waiting?.reason;
+    if (reason === "CreateContainerConfigError" || reason === "ContainerCreating") return true;
+  }
+  return false;
 }
 
 function missingServiceAccounts(inventory: InventoryView, now: number): Finding[] {

@@ -2,8 +2,9 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { Inventory } from "../kube/inventory.ts";
 import type { KubeObject } from "../model/inventory.ts";
-import { ObjectMemo, TimeEdges } from "./incremental.ts";
+import { FINDING_RESULTS, ObjectMemo, type RecordingView, TimeEdges } from "./incremental.ts";
 import { createIncrementalPods, detectPods } from "./pods.ts";
+import { createIncrementalConfigRefs, detectConfigRefs } from "./config-refs.ts";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
@@ -80,7 +81,7 @@ type Step =
   | { do: "deletePod"; namespace: string; index: number }
   | { do: "node"; name: string; ready: string; at: number }
   | { do: "deleteNode"; name: string }
-  | { do: "config"; kind: "ConfigMap" | "Secret"; name: string; at: number; remove: boolean }
+  | { do: "config"; kind: "ConfigMap" | "Secret"; name: string; at: number; remove: boolean; keys: boolean }
   | { do: "service"; selector: string; remove: boolean }
   | { do: "watchSecrets"; on: boolean }
   | { do: "owner"; name: string; remove: boolean }
@@ -114,6 +115,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       name: fc.constantFrom("cm0", "s0"),
       at: offset,
       remove: fc.boolean(),
+      keys: fc.boolean(),
     }),
   },
   {
@@ -137,6 +139,24 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
 );
+
+/** A running pod of rs0 with nothing wrong at the pod level (its containers decide). */
+const quietShape = {
+  namespace: "a",
+  phase: "Running",
+  node: undefined,
+  owner: "rs0",
+  app: "x",
+  deleting: undefined,
+  ready: "False",
+  readyAt: -600_000,
+  startTime: -600_000,
+  unschedulable: false,
+  reason: undefined,
+  probe: true,
+  restartPolicy: "Always",
+  initFailed: false,
+} as const;
 
 function pod(s: PodShape, now: number): KubeObject {
   const conditions: KubeObject[] = [{ type: "Ready", status: s.ready, lastTransitionTime: iso(now + s.readyAt) }];
@@ -168,6 +188,10 @@ function pod(s: PodShape, now: number): KubeObject {
           name: "app",
           image: "registry.example/app:1.0",
           ...(s.probe ? { readinessProbe: { httpGet: { port: 80 } } } : {}),
+          env: [
+            { name: "K", valueFrom: { configMapKeyRef: { name: "cm0", key: "k" } } },
+            { name: "S", valueFrom: { secretKeyRef: { name: "s0", key: "password" } } },
+          ],
         },
         { name: "side", image: "registry.example/side:latest", resources: { limits: { memory: "64Mi" } } },
       ],
@@ -226,6 +250,7 @@ function play(inventory: Inventory, s: Step, now: number): number {
     case "config":
       inventory.apply(s.kind, s.remove ? "DELETED" : "MODIFIED", {
         metadata: { namespace: "a", name: s.name, creationTimestamp: iso(now + s.at) },
+        ...(s.keys ? { data: { k: "v", password: "x" } } : {}),
       });
       return now;
     case "service":
@@ -249,17 +274,20 @@ function play(inventory: Inventory, s: Step, now: number): number {
 }
 
 describe("incremental pod family", () => {
-  test("equals the full pod family after every step of random event sequences (changes and time)", () => {
+  test("equal the full pod and config-reference families after every step of random event sequences (changes and time)", () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 80 }), (steps) => {
         const inventory = new Inventory();
         for (const kind of ["Pod", "Node", "ConfigMap", "Service", "ReplicaSet"]) inventory.markWatched(kind);
         const pods = createIncrementalPods();
+        const config = createIncrementalConfigRefs();
         inventory.subscribe(pods.noteChange);
+        inventory.subscribe(config.noteChange);
         let now = T0;
         for (const s of steps) {
           now = play(inventory, s, now);
           expect(pods.detect(inventory, now)).toEqual(detectPods(inventory, now));
+          expect(config.detect(inventory, now)).toEqual(detectConfigRefs(inventory, now));
         }
       }),
       { numRuns: 400, seed: 20_261_126 },
@@ -372,34 +400,63 @@ test("a sibling becoming ready re-evaluates a pod that never was (PodNeverReady 
   expect(after.map((f) => f.reason)).toEqual(["PodNeverReady"]);
 });
 
-describe("ObjectMemo", () => {
-  test("a deleted object's entry and the readers it recorded are dropped (memory bounded by the kind)", () => {
-    const inventory = new Inventory();
-    const memo = new ObjectMemo("Pod");
-    inventory.subscribe((c) => memo.noteChange(c));
-    for (let i = 0; i < 10; i++) inventory.apply("Pod", "ADDED", { metadata: { namespace: "a", name: `p${i}` } });
-    memo.run(inventory.list("Pod"), inventory, T0, (_pod, view) => {
-      view.get("Node", undefined, "n0");
-      return [];
+test("a blocked pod whose ConfigMap exists is told as soon as the ConfigMap is deleted (the family remembers what it read)", () => {
+  const inventory = new Inventory();
+  for (const kind of ["Pod", "ConfigMap", "Secret"]) inventory.markWatched(kind);
+  const config = createIncrementalConfigRefs();
+  inventory.subscribe(config.noteChange);
+  const present = { metadata: { namespace: "a", name: "cm0" }, data: { k: "v" } };
+  inventory.apply("ConfigMap", "ADDED", present);
+  inventory.apply("Secret", "ADDED", { metadata: { namespace: "a", name: "s0" }, data: { password: "x" } });
+  const waiting = { name: "app", state: { waiting: { reason: "ContainerCreating" } }, lastState: {} };
+  for (let i = 0; i < 3; i++)
+    inventory.apply("Pod", "ADDED", {
+      ...pod({ ...quietShape, index: i, statuses: [waiting] }, T0),
     });
-    expect(memo.size).toBe(10);
+  expect(config.detect(inventory, T0)).toEqual([]);
+  inventory.apply("ConfigMap", "DELETED", present);
+  const told = config.detect(inventory, T0 + 1_000);
+  expect(told).toEqual(detectConfigRefs(inventory, T0 + 1_000));
+  expect(told.map((f) => [f.reason, f.explains?.length])).toEqual([["ConfigMapMissing", 3]]);
+});
+
+describe("ObjectMemo", () => {
+  const family = {
+    kind: "Pod",
+    ...FINDING_RESULTS,
+    localKeys: (p: KubeObject) => (p.spec?.nodeName ? [`obj:Node//${p.spec.nodeName}`] : []),
+    reach: () => [],
+  };
+
+  test("remembers only objects with findings, time edges or reads of their own; a deleted one is forgotten", () => {
+    const inventory = new Inventory();
+    const memo = new ObjectMemo(family);
+    inventory.subscribe((c) => memo.noteChange(c));
+    for (let i = 0; i < 10; i++)
+      inventory.apply("Pod", "ADDED", { metadata: { namespace: "a", name: `p${i}` }, spec: { nodeName: "n0" } });
+    const evaluate = (p: KubeObject, view: RecordingView) => {
+      view.get("Node", undefined, "n0");
+      // Pods 0-2 read a ConfigMap: not routed back by the Inventory's indexes, so they are remembered.
+      if (Number(p.metadata.name.slice(1)) < 3) view.get("ConfigMap", "a", "cm");
+      return [];
+    };
+    memo.run(inventory, T0, evaluate);
+    expect(memo.size).toBe(3);
     for (let i = 0; i < 10; i++) inventory.apply("Pod", "DELETED", { metadata: { namespace: "a", name: `p${i}` } });
+    memo.run(inventory, T0, evaluate);
     expect(memo.size).toBe(0);
   });
 
-  test("time running backwards forgets everything rather than trust results computed later", () => {
-    const memo = new ObjectMemo("Pod");
+  test("time running backwards evaluates everything again rather than trust results computed later", () => {
+    const memo = new ObjectMemo(family);
     const inventory = new Inventory();
+    inventory.subscribe((c) => memo.noteChange(c));
     inventory.apply("Pod", "ADDED", { metadata: { namespace: "a", name: "p" } });
-    let calls = 0;
-    const evaluate = () => {
-      calls++;
-      return [];
-    };
-    memo.run(inventory.list("Pod"), inventory, T0, evaluate);
-    memo.run(inventory.list("Pod"), inventory, T0 + 1, evaluate);
-    memo.run(inventory.list("Pod"), inventory, T0 - 1, evaluate);
-    expect(calls).toBe(2);
+    memo.run(inventory, T0, () => []);
+    memo.run(inventory, T0 + 1, () => []);
+    expect(memo.evaluated).toBe(0);
+    memo.run(inventory, T0 - 1, () => []);
+    expect(memo.evaluated).toBe(1);
   });
 });
 

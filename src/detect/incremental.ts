@@ -130,104 +130,153 @@ export function isPartial(view: InventoryView): boolean {
   return PARTIAL.has(view);
 }
 
-interface Entry<T> {
+interface Entry<T, R> {
   readonly object: T;
-  readonly findings: readonly Finding[];
+  readonly findings: readonly R[];
   readonly keys: readonly string[];
   /** Epoch ms: the findings hold while `now` is earlier. */
   readonly until: number;
 }
 
+/** How a family's objects are found again: by key, all of them, and those a change of a shared key concerns. */
+export interface MemoFamily<T extends ObjectLike, R = Finding> {
+  /** The kind of the family's objects (`Pod`). */
+  readonly kind: string;
+  /** The order of results, one for the full and the incremental family (findings: their key). */
+  sortKey(result: R): string;
+  /** Instants (epoch ms) at which a result itself changes (a finding's `opensAt` and `recheckAt`). */
+  edges(result: R): readonly (number | undefined)[];
+  /** The keys (see `changedKeys`) an object reads that the Inventory's own indexes can route back to it. */
+  localKeys(object: T): readonly string[];
+  /** The objects a change of one of those keys concerns (a Node's change: the pods on it). */
+  reach(change: { kind: string; previous?: KubeObject; next?: KubeObject }, inventory: InventoryView): readonly T[];
+}
+
 /**
- * Per-object memory of one detector family (ARCHITECTURE.md "The pass", incremental passes): an object's
- * findings are computed again only when the object itself changed (a new version is a new value), when
- * something it read changed (`noteChange`), or when time reached the earliest instant its result depends on
- * (`TimeEdges`). Everything else is reused as it was, so a pass costs the objects that changed plus a lookup
- * for the others. The output is the full evaluation's, in the same order (the property test in
- * incremental.test.ts holds it to that). Bounded by the objects of the kind: a deleted object's entry goes.
+ * Per-object memory of one detector family (ARCHITECTURE.md "The pass", incremental passes). An object is
+ * evaluated again only when it changed, when something it read changed (`noteChange`), or when time reached
+ * the earliest instant its result depends on (`TimeEdges`); the others cost nothing. Only "interesting"
+ * objects are remembered: those with findings, a time edge, or reads beyond `localKeys` (which the
+ * Inventory's indexes route back, `reach`). A quiet object — a healthy pod, which reads only its node — keeps
+ * no entry, so the memory is bounded by the failing objects, not the cluster. The findings come sorted by key;
+ * `sortedByKey` puts the full family's in the same order, and the property test in incremental.test.ts holds
+ * the two equal.
  */
-export class ObjectMemo<T extends ObjectLike> {
-  private readonly entries = new Map<string, Entry<T>>();
+export class ObjectMemo<T extends ObjectLike, R = Finding> {
+  private readonly entries = new Map<string, Entry<T, R>>();
   private readonly readers = new Map<string, Set<string>>();
-  private readonly stale = new Set<string>();
+  /** Keys of objects to evaluate at the next run: changed, reached or stale readers. */
+  private readonly pending = new Set<string>();
+  /** Changes of shared keys (`localKeys`) since the last run, for `reach`. */
+  private readonly reached: { kind: string; previous?: KubeObject; next?: KubeObject }[] = [];
+  private everything = true;
   private lastNow = Number.NEGATIVE_INFINITY;
+  private output: R[] | undefined;
   /** Objects evaluated in the last run (the rest were reused): for benchmarks and tests. */
   evaluated = 0;
 
-  constructor(readonly kind: string) {}
+  constructor(private readonly family: MemoFamily<T, R>) {}
 
-  /** Marks the readers of what `change` touched; drops the entry of a deleted object of this kind. */
+  /** Marks what `change` concerns for the next run. */
   noteChange(change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }): void {
+    if (this.everything) return;
     for (const key of changedKeys(change)) {
       const readers = this.readers.get(key);
-      if (readers) for (const r of readers) this.stale.add(r);
+      if (readers) for (const r of readers) this.pending.add(r);
     }
-    if (change.kind === this.kind && change.previous && !change.next) this.drop(objectKey(change.previous));
+    if (change.kind === this.family.kind) {
+      for (const o of [change.previous, change.next]) if (o) this.pending.add(objectKey(o));
+    } else this.reached.push(change);
+    // Bounded: past the size of a full evaluation, one is cheaper than the list.
+    if (this.reached.length > 10_000) this.everything = true;
   }
 
   /**
-   * The findings of `objects` at `now` (epoch ms), reusing what still holds. `evaluate` is the family's
-   * per-object detector; it reads the Inventory only through the view it is given, and time only through
-   * the TimeEdges. Throws what `evaluate` throws (entries already stored stay valid).
+   * The findings of the family's objects in `inventory` at `now` (epoch ms), sorted by key, reusing what
+   * still holds. `evaluate` is the per-object detector; it reads the Inventory only through the view it is
+   * given and time only through the TimeEdges. Throws what `evaluate` throws; the objects not yet evaluated
+   * stay pending.
    */
   run(
-    objects: readonly T[],
-    base: InventoryView,
+    inventory: InventoryView,
     now: number,
-    evaluate: (object: T, view: RecordingView, time: TimeEdges) => readonly Finding[],
-  ): Finding[] {
+    evaluate: (object: T, view: RecordingView, time: TimeEdges) => readonly R[],
+  ): R[] {
     // Time never runs backwards for a pass loop; if it did, nothing remembered could be trusted.
-    if (now < this.lastNow) this.clear();
+    if (now < this.lastNow) this.everything = true;
     this.lastNow = now;
     this.evaluated = 0;
-    const out: Finding[] = [];
-    for (const object of objects) {
-      const key = objectKey(object);
-      const entry = this.entries.get(key);
-      if (entry && entry.object === object && now < entry.until && !this.stale.has(key)) {
-        for (const f of entry.findings) out.push(f);
-        continue;
+    const due: T[] = [];
+    if (this.everything) {
+      this.clear();
+      due.push(...(inventory.list(this.family.kind) as readonly T[]));
+    } else {
+      for (const change of this.reached)
+        for (const o of this.family.reach(change, inventory)) this.pending.add(objectKey(o));
+      this.reached.length = 0;
+      for (const [key, entry] of this.entries) if (now >= entry.until) this.pending.add(key);
+      for (const key of this.pending) {
+        const [namespace, name] = splitKey(key);
+        const object = inventory.get(this.family.kind, namespace || undefined, name) as T | undefined;
+        if (object) due.push(object);
+        else this.forget(key);
       }
-      const view = new RecordingView(base);
+    }
+    for (const object of due) {
+      const key = objectKey(object);
+      const view = new RecordingView(inventory);
       const time = new TimeEdges(now);
       const findings = evaluate(object, view, time);
       this.evaluated++;
       let until = time.until;
-      for (const f of findings) {
-        if (f.opensAt !== undefined && f.opensAt > now && f.opensAt < until) until = f.opensAt;
-        if (f.recheckAt !== undefined && f.recheckAt > now && f.recheckAt < until) until = f.recheckAt;
+      for (const f of findings)
+        for (const at of this.family.edges(f)) if (at !== undefined && at > now && at < until) until = at;
+      const local = new Set(this.family.localKeys(object));
+      const quiet =
+        findings.length === 0 && until === Number.POSITIVE_INFINITY && [...view.keys].every((k) => local.has(k));
+      const before = this.entries.get(key);
+      if (before || !quiet) this.output = undefined;
+      this.forget(key);
+      if (!quiet) {
+        const keys = [...view.keys];
+        for (const k of keys) {
+          let readers = this.readers.get(k);
+          if (!readers) this.readers.set(k, (readers = new Set()));
+          readers.add(key);
+        }
+        this.entries.set(key, { object, findings, keys, until });
       }
-      this.drop(key);
-      const keys = [...view.keys];
-      for (const k of keys) {
-        let readers = this.readers.get(k);
-        if (!readers) this.readers.set(k, (readers = new Set()));
-        readers.add(key);
-      }
-      this.entries.set(key, { object, findings, keys, until });
-      for (const f of findings) out.push(f);
+      this.pending.delete(key);
     }
-    return out;
+    this.everything = false;
+    this.pending.clear();
+    this.output ??= sortedBy(
+      [...this.entries.values()].flatMap((e) => e.findings),
+      this.family.sortKey,
+    );
+    return [...this.output];
   }
 
-  /** Objects remembered (bounded by the objects of the kind). */
+  /** Objects remembered (those with findings, a time edge or reads of their own). */
   get size(): number {
     return this.entries.size;
   }
 
-  clear(): void {
-    this.entries.clear();
-    this.readers.clear();
-    this.stale.clear();
-  }
-
   // --- internal ---
 
-  private drop(key: string): void {
-    this.stale.delete(key);
+  private clear(): void {
+    this.entries.clear();
+    this.readers.clear();
+    this.pending.clear();
+    this.reached.length = 0;
+    this.output = undefined;
+  }
+
+  private forget(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
+    this.output = undefined;
     for (const k of entry.keys) {
       const readers = this.readers.get(k);
       readers?.delete(key);
@@ -236,6 +285,31 @@ export class ObjectMemo<T extends ObjectLike> {
   }
 }
 
+/** Results in the order of `key` (one order for the full and the incremental family); sorts in place. */
+export function sortedBy<R>(results: R[], key: (r: R) => string): R[] {
+  return results.sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}
+
+/** Findings in the order of their keys. */
+export function sortedByKey(findings: Finding[]): Finding[] {
+  return sortedBy(findings, (f) => f.key);
+}
+
+/** What a finding's time edges are: its hold's end and the instant it asked to be looked at again. */
+export const FINDING_RESULTS = {
+  sortKey: (f: Finding) => f.key,
+  edges: (f: Finding) => [f.opensAt, f.recheckAt],
+} as const;
+
 function objectKey(o: KubeObject): string {
   return `${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf("/");
+  return [key.slice(0, slash), key.slice(slash + 1)];
 }

@@ -7,7 +7,7 @@ import { parseTime } from "./evidence.ts";
 import { redact } from "../redact/redact.ts";
 import { exitClass } from "./exit-codes.ts";
 import { readyCondition } from "./nodes.ts";
-import { controllerUid, isPartial, ObjectMemo, TimeEdges } from "./incremental.ts";
+import { controllerUid, FINDING_RESULTS, isPartial, ObjectMemo, sortedByKey, TimeEdges } from "./incremental.ts";
 
 const IMAGE_PULL = new Set(["ImagePullBackOff", "ErrImagePull"]);
 const IMAGE_UNAVAILABLE = new Set([
@@ -30,7 +30,8 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
   const counts = passCounts(inventory);
   const out: Finding[] = [];
   for (const pod of inventory.list("Pod")) out.push(...detectPod(pod, inventory, new TimeEdges(now), counts));
-  return out;
+  // One order for the full and the incremental family, whatever order the pods were listed in.
+  return sortedByKey(out);
 }
 
 /**
@@ -61,7 +62,7 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
     ref: refOf({ ...pod, kind: "Pod" }),
     name: `${pod.metadata.namespace}/${pod.metadata.name}`,
     nodeName,
-    watchesSecrets: inventory.watches("Secret"),
+    watchesSecrets: () => inventory.watches("Secret"),
     inventory,
     readyOf: counts.readyOf,
     podsRunning: counts.podsRunning,
@@ -118,7 +119,16 @@ export function createIncrementalPods(): {
   /** Pods evaluated in the last pass (the others were reused). */
   evaluated: () => number;
 } {
-  const memo = new ObjectMemo<Pod>("Pod");
+  const memo = new ObjectMemo<Pod>({
+    kind: "Pod",
+    ...FINDING_RESULTS,
+    localKeys: (pod) => (pod.spec?.nodeName ? [`obj:Node//${pod.spec.nodeName}`] : []),
+    // A Node's change concerns the pods on it (the Inventory indexes them).
+    reach: (change, inventory) =>
+      change.kind === "Node"
+        ? [change.previous, change.next].flatMap((n) => (n ? inventory.podsOnNode(n.metadata?.name ?? "") : []))
+        : [],
+  });
   let counts: PodCounts | undefined;
   return {
     noteChange(change) {
@@ -130,7 +140,7 @@ export function createIncrementalPods(): {
       if (isPartial(inventory)) return detectPods(inventory, now);
       counts ??= PodCounts.of(inventory.list("Pod"));
       const known = counts;
-      return memo.run(inventory.list("Pod"), inventory, now, (pod, view, time) =>
+      return memo.run(inventory, now, (pod, view, time) =>
         detectPod(pod, view, time, {
           readyOf: (uid) => {
             view.extra(`ctrl:${uid}`);
@@ -192,7 +202,8 @@ interface PodContext {
   readonly ref: ReturnType<typeof refOf>;
   readonly name: string;
   readonly nodeName?: string;
-  readonly watchesSecrets: boolean;
+  /** Read only where it matters, so a healthy pod reads nothing but its node (incremental passes). */
+  readonly watchesSecrets: () => boolean;
   /** Ready pods of the controller with this uid. */
   readonly readyOf: (ownerUid: string) => number;
   /** Pods running `imageKey(owner uid, container, image, image id)` (imagesByController). */
@@ -428,7 +439,7 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
   if (waiting?.reason === "CreateContainerConfigError" && !fixed) {
     // With Secrets not watched, mon cannot tell whether a named Secret exists: it says so (spec 2.1 watch.secrets).
     const unverifiable =
-      /secret/i.test(waiting.message ?? "") && !ctx.watchesSecrets
+      /secret/i.test(waiting.message ?? "") && !ctx.watchesSecrets()
         ? "cannot verify: Secrets are not watched (watch.secrets is false)"
         : undefined;
     return finding({
