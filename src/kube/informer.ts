@@ -9,6 +9,7 @@ export interface InformerKind {
   readonly path: string;
 }
 import { trimManagedFields } from "./trim.ts";
+import { LineSplitter } from "./lines.ts";
 
 /** State of one informer as health reports it (spec 7.3 reasons). */
 export type InformerState =
@@ -200,8 +201,9 @@ export function createInformer(options: InformerOptions): Informer {
       options.onState({ state: "synced" });
     }
     if (!response.body) return;
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = "";
+    // Lines are found in the bytes and each decoded once (kube/lines.ts): no decoding stream, no growing string.
+    const reader = response.body.getReader();
+    const lines = new LineSplitter();
     const idleMs = options.idleTimeoutMs ?? 180_000;
     let cancelIdle: (() => void) | undefined;
     const armIdle = () => {
@@ -240,12 +242,7 @@ export function createInformer(options: InformerOptions): Informer {
           stalled = false;
           options.onProgress?.();
         }
-        buffered += value;
-        if (buffered.includes("\n")) {
-          const lines = buffered.split("\n");
-          buffered = lines.pop() ?? "";
-          for (const line of lines) if (line.trim()) handleLine(line);
-        }
+        lines.push(value, handleLine);
         if (failures > 0) {
           failures = 0;
           options.onState({ state: "synced" });

@@ -2,6 +2,7 @@ import type { KubeConnection } from "../kube/connection.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { decideLock, ELECTION, type LeaseRecord, microTime } from "./decide.ts";
+import { LineSplitter } from "../kube/lines.ts";
 
 /** What the state lock reports (spec 4.1 /health "state lock"). */
 export interface LockStatus {
@@ -180,20 +181,16 @@ export function createElector(options: {
       }&timeoutSeconds=300`;
       const response = await connection.request(`${path}?${query}`, { signal: controller.signal });
       if (!response.ok || !response.body) return;
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffered = "";
+      const reader = response.body.getReader();
+      const lines = new LineSplitter();
       for (;;) {
         const { value, done } = await reader.read();
         if (done || stopped || term !== undefined) break;
-        buffered += value;
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) {
-          if (!line.trim()) continue;
+        lines.push(value, (line) => {
           const event = JSON.parse(line) as { type?: string; object?: { spec?: LeaseRecord } };
           if (event.type === "DELETED" || (event.type === "MODIFIED" && !event.object?.spec?.holderIdentity))
             void round();
-        }
+        });
       }
     } catch {
       // A broken watch only loses the shortcut; the next round opens it again.
