@@ -33,13 +33,14 @@ writeFileSync(
     telemetry: { enabled: false },
     upgrader: { disableUpdateCheck: true },
     healthCheck: { port: healthPort },
-    alert: { webhook: { url: started.webhook } },
+    // Every trial is a new conversation: the hourly budget (60 by default) would send most to the overflow digest.
+    alert: { webhook: { url: started.webhook, hourlyBudget: 0 } },
   }),
 );
 const mon = spawn(
   process.execPath,
   [join(root, "src", "main.ts"), "run", "--kubeconfig", join(work, "kubeconfig"), "--config", join(work, "mon.yaml")],
-  { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, MON_DATA_DIR: work } },
+  { stdio: ["ignore", "ignore", "ignore"], env: { ...process.env, MON_DATA_DIR: work } },
 );
 // Ready once the required caches synced; the first pass (the startup baseline) follows within a batch.
 for (let i = 0; ; i++) {

@@ -44,7 +44,6 @@ export function createIncrementalConfigRefs(): {
     sortKey: referenceOrder,
     edges: () => [],
     localKeys: () => [],
-    reach: () => [],
   });
   return {
     noteChange: (change) => memo.noteChange(change),

@@ -5,6 +5,7 @@ import type { KubeObject } from "../model/inventory.ts";
 import { FINDING_RESULTS, ObjectMemo, type RecordingView, TimeEdges } from "./incremental.ts";
 import { createIncrementalPods, detectPods } from "./pods.ts";
 import { createIncrementalConfigRefs, detectConfigRefs } from "./config-refs.ts";
+import { createIncrementalWorkloads, detectWorkloads } from "./workloads.ts";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
@@ -85,9 +86,24 @@ type Step =
   | { do: "service"; selector: string; remove: boolean }
   | { do: "watchSecrets"; on: boolean }
   | { do: "owner"; name: string; remove: boolean }
-  | { do: "time"; ms: number };
+  | { do: "time"; ms: number }
+  | { do: "workload"; shape: WorkloadShape };
+
+const workloadShape = fc.record({
+  kind: fc.constantFrom("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "CronJob"),
+  index: fc.integer({ min: 0, max: 2 }),
+  replicas: fc.constantFrom(0, 1, 3),
+  available: fc.constantFrom(0, 0, 2),
+  conditions: fc.subarray(["Available", "Progressing", "ReplicaFailure", "Failed"]),
+  at: offset,
+  deleting: seldom,
+  remove: seldom,
+  app: fc.constantFrom("x", "y"),
+});
+type WorkloadShape = typeof workloadShape extends fc.Arbitrary<infer S> ? S : never;
 
 const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 3, arbitrary: workloadShape.map((shape) => ({ do: "workload" as const, shape })) },
   { weight: 6, arbitrary: podShape.map((shape) => ({ do: "pod" as const, shape })) },
   {
     weight: 1,
@@ -230,6 +246,46 @@ function timed(state: KubeObject, now: number): KubeObject {
   return state;
 }
 
+/** A workload of any kind, with the conditions its controller writes when it fails. */
+function workload(s: WorkloadShape, now: number): KubeObject {
+  const status = (type: string) =>
+    ({ Available: "False", Progressing: "False", ReplicaFailure: "True", Failed: "True" })[type] ?? "True";
+  const reason = (type: string) =>
+    type === "Progressing"
+      ? "ProgressDeadlineExceeded"
+      : type === "ReplicaFailure"
+        ? "FailedCreate"
+        : "BackoffLimitExceeded";
+  return {
+    metadata: {
+      namespace: "a",
+      name: `${s.kind.toLowerCase()}-${s.index}`,
+      uid: `uid-${s.kind}-${s.index}`,
+      creationTimestamp: iso(now - 7_200_000),
+      ...(s.deleting ? { deletionTimestamp: iso(now) } : {}),
+      ...(s.kind === "Job" && s.index > 0
+        ? {
+            ownerReferences: [
+              { apiVersion: "batch/v1", kind: "CronJob", name: "cronjob-0", uid: "uid-CronJob-0", controller: true },
+            ],
+          }
+        : {}),
+    },
+    spec: { replicas: s.replicas, template: { metadata: { labels: { app: s.app } } } },
+    status: {
+      availableReplicas: s.available,
+      conditions: s.conditions.map((type) => ({
+        type,
+        status: status(type),
+        reason: reason(type),
+        message: 'pods "x" is forbidden: error looking up service account a/robot: serviceaccount "robot" not found',
+        lastTransitionTime: iso(now + s.at),
+      })),
+      ...(s.kind === "CronJob" ? { lastScheduleTime: iso(now + s.at) } : {}),
+    },
+  };
+}
+
 function play(inventory: Inventory, s: Step, now: number): number {
   switch (s.do) {
     case "pod":
@@ -270,24 +326,42 @@ function play(inventory: Inventory, s: Step, now: number): number {
       return now;
     case "time":
       return now + s.ms;
+    case "workload":
+      inventory.apply(s.shape.kind, s.shape.remove ? "DELETED" : "MODIFIED", workload(s.shape, now));
+      return now;
   }
 }
 
 describe("incremental pod family", () => {
-  test("equal the full pod and config-reference families after every step of random event sequences (changes and time)", () => {
+  test("equal the full pod, config-reference and workload families after every step of random event sequences (changes and time)", () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 80 }), (steps) => {
         const inventory = new Inventory();
-        for (const kind of ["Pod", "Node", "ConfigMap", "Service", "ReplicaSet"]) inventory.markWatched(kind);
+        for (const kind of [
+          "Pod",
+          "Node",
+          "ConfigMap",
+          "Service",
+          "ReplicaSet",
+          "Deployment",
+          "StatefulSet",
+          "DaemonSet",
+          "Job",
+          "CronJob",
+        ])
+          inventory.markWatched(kind);
         const pods = createIncrementalPods();
         const config = createIncrementalConfigRefs();
+        const workloads = createIncrementalWorkloads();
         inventory.subscribe(pods.noteChange);
         inventory.subscribe(config.noteChange);
+        inventory.subscribe(workloads.noteChange);
         let now = T0;
         for (const s of steps) {
           now = play(inventory, s, now);
           expect(pods.detect(inventory, now)).toEqual(detectPods(inventory, now));
           expect(config.detect(inventory, now)).toEqual(detectConfigRefs(inventory, now));
+          expect(workloads.detect(inventory, now)).toEqual(detectWorkloads(inventory, now));
         }
       }),
       { numRuns: 400, seed: 20_261_126 },
@@ -425,7 +499,6 @@ describe("ObjectMemo", () => {
     kind: "Pod",
     ...FINDING_RESULTS,
     localKeys: (p: KubeObject) => (p.spec?.nodeName ? [`obj:Node//${p.spec.nodeName}`] : []),
-    reach: () => [],
   };
 
   test("remembers only objects with findings, time edges or reads of their own; a deleted one is forgotten", () => {

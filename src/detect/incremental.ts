@@ -148,8 +148,14 @@ export interface MemoFamily<T extends ObjectLike, R = Finding> {
   edges(result: R): readonly (number | undefined)[];
   /** The keys (see `changedKeys`) an object reads that the Inventory's own indexes can route back to it. */
   localKeys(object: T): readonly string[];
-  /** The objects a change of one of those keys concerns (a Node's change: the pods on it). */
-  reach(change: { kind: string; previous?: KubeObject; next?: KubeObject }, inventory: InventoryView): readonly T[];
+  /**
+   * Routes the changes of `kinds` to the objects they concern (a Node's change: the pods on it), for the
+   * `localKeys` an object does not remember.
+   */
+  readonly reach?: {
+    readonly kinds: readonly string[];
+    objects(change: { kind: string; previous?: KubeObject; next?: KubeObject }, inventory: InventoryView): readonly T[];
+  };
 }
 
 /**
@@ -186,7 +192,7 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
     }
     if (change.kind === this.family.kind) {
       for (const o of [change.previous, change.next]) if (o) this.pending.add(objectKey(o));
-    } else this.reached.push(change);
+    } else if (this.family.reach?.kinds.includes(change.kind)) this.reached.push(change);
     // Bounded: past the size of a full evaluation, one is cheaper than the list.
     if (this.reached.length > 10_000) this.everything = true;
   }
@@ -212,7 +218,7 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
       due.push(...(inventory.list(this.family.kind) as readonly T[]));
     } else {
       for (const change of this.reached)
-        for (const o of this.family.reach(change, inventory)) this.pending.add(objectKey(o));
+        for (const o of this.family.reach?.objects(change, inventory) ?? []) this.pending.add(objectKey(o));
       this.reached.length = 0;
       for (const [key, entry] of this.entries) if (now >= entry.until) this.pending.add(key);
       for (const key of this.pending) {

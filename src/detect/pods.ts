@@ -124,10 +124,11 @@ export function createIncrementalPods(): {
     ...FINDING_RESULTS,
     localKeys: (pod) => (pod.spec?.nodeName ? [`obj:Node//${pod.spec.nodeName}`] : []),
     // A Node's change concerns the pods on it (the Inventory indexes them).
-    reach: (change, inventory) =>
-      change.kind === "Node"
-        ? [change.previous, change.next].flatMap((n) => (n ? inventory.podsOnNode(n.metadata?.name ?? "") : []))
-        : [],
+    reach: {
+      kinds: ["Node"],
+      objects: (change, inventory) =>
+        [change.previous, change.next].flatMap((n) => (n ? inventory.podsOnNode(n.metadata?.name ?? "") : [])),
+    },
   });
   let counts: PodCounts | undefined;
   return {

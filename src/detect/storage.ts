@@ -19,8 +19,12 @@ export function detectStorage(inventory: InventoryView, now: number, usage: Usag
   const hasDefault = [...classes.values()].some(
     (c) => c.metadata?.annotations?.["storageclass.kubernetes.io/is-default-class"] === "true",
   );
-  const claimUsers = podsByClaim(inventory);
+  // Which pods mount which claim: indexed only when a claim, an attachment or a full volume asks (most
+  // passes none does).
+  let index: Map<string, ClaimUser[]> | undefined;
+  const claimUsers = { get: (claim: string) => (index ??= podsByClaim(inventory)).get(claim) };
   for (const pvc of inventory.list("PersistentVolumeClaim")) {
+    if (pvc.status?.phase !== "Lost" && pvc.status?.phase !== "Pending") continue;
     const ref = refOf({ ...pvc, kind: "PersistentVolumeClaim" });
     const name = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
     const className: string | undefined = pvc.spec?.storageClassName;
@@ -185,7 +189,7 @@ function volumeUsage(
   inventory: InventoryView,
   usage: UsageView,
   now: number,
-  claimUsers: ReadonlyMap<string, readonly ClaimUser[]>,
+  claimUsers: { get(claim: string): readonly ClaimUser[] | undefined },
 ): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();

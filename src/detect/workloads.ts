@@ -1,6 +1,9 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView } from "../model/inventory.ts";
-import type { CronJob } from "../model/kube.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { CronJob, Deployment, Job, ObjectLike, StatefulSet } from "../model/kube.ts";
+import { FINDING_RESULTS, isPartial, ObjectMemo, sortedByKey, TimeEdges } from "./incremental.ts";
+
+type Workload = Deployment | StatefulSet;
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 import { routedServices, userFacingService } from "./reach.ts";
@@ -14,95 +17,66 @@ const UNAVAILABLE_HOLD_MS = 120_000;
  * failing CronJobs. Paused or deleting workloads and ones scaled to zero are not failures. Pure.
  */
 export function detectWorkloads(inventory: InventoryView, now: number): Finding[] {
-  const out: Finding[] = [];
   // Services users reach through an Ingress or a Gateway API route, computed once per pass when needed.
   let routed: Map<string, string> | undefined;
-  for (const kind of ["Deployment", "StatefulSet"] as const) {
-    for (const w of inventory.list(kind)) {
-      if (w.metadata.deletionTimestamp || (w.spec && "paused" in w.spec && w.spec.paused)) continue;
-      const ref = refOf({ ...w, kind });
-      const name = `${w.metadata.namespace}/${w.metadata.name}`;
-      const wanted = w.spec?.replicas ?? 1;
-      const available = w.status?.availableReplicas ?? 0;
-      if (wanted >= 1 && available === 0) {
-        const cond = condition(w, "Available");
-        const since = parseTime(
-          cond?.status === "False" ? cond.lastTransitionTime : w.metadata?.creationTimestamp,
-          now,
-        );
-        // Page rule (b), spec 3.2: the last replica of a user-facing workload (one a user-reachable Service
-        // selects) is down.
-        routed ??= routedServices(inventory);
-        const labels = (w.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
-        const facing = userFacingService(inventory, w.metadata.namespace, labels, routed);
-        out.push(
-          finding({
-            reason: "WorkloadUnavailable",
-            object: ref,
-            // What a single replica cost (spec 1.6): nothing else served while it was down.
-            summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})${wanted === 1 ? "; a single replica, so nothing else served while it was down" : ""}${facing ? `; users reach it through ${facing}` : ""}`,
-            evidence: [
-              ["replicas wanted", wanted],
-              ["ready", w.status?.readyReplicas ?? 0],
-              ["updated", w.status?.updatedReplicas ?? 0],
-              ["condition", cond?.message],
-              ["user-facing", facing ?? "no"],
-            ],
-            since,
-            now,
-            holdMs: UNAVAILABLE_HOLD_MS,
-            ...(facing ? { pageRule: "LastReplicaDown" } : {}),
-          }),
-        );
+  const routes = () => (routed ??= routedServices(inventory));
+  const out: Finding[] = [];
+  for (const kind of WORKLOAD_KINDS)
+    for (const w of inventory.list(kind)) out.push(...detectWorkload(kind, w, inventory, new TimeEdges(now), routes));
+  // One order for the full and the incremental family.
+  return sortedByKey(out);
+}
+
+/** The kinds of the workload family, each a per-object part of it. */
+const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "CronJob"] as const;
+type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+/**
+ * The workload family, incremental (detect/incremental.ts): a workload is read again only when it changed,
+ * when what it read changed (the Services and routes of a workload that is down, a CronJob's Jobs), or when
+ * time reached an instant its result depends on; a healthy workload is not remembered. Equals
+ * `detectWorkloads` (incremental.test.ts). `noteChange` takes every Inventory change.
+ */
+export function createIncrementalWorkloads(): {
+  detect: (inventory: InventoryView, now: number) => Finding[];
+  noteChange: (change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }) => void;
+} {
+  const memos = WORKLOAD_KINDS.map(
+    (kind) => [kind, new ObjectMemo<ObjectLike>({ kind, ...FINDING_RESULTS, localKeys: () => [] })] as const,
+  );
+  return {
+    noteChange(change) {
+      for (const [, memo] of memos) memo.noteChange(change);
+    },
+    detect(inventory, now) {
+      if (isPartial(inventory)) return detectWorkloads(inventory, now);
+      const out: Finding[] = [];
+      for (const [kind, memo] of memos) {
+        const found = memo.run(inventory, now, (w, view, time) => {
+          let routed: Map<string, string> | undefined;
+          return detectWorkload(kind, w, view, time, () => (routed ??= routedServices(view)));
+        });
+        for (const f of found) out.push(f);
       }
-      const progressing = condition(w, "Progressing");
-      if (
-        kind === "Deployment" &&
-        progressing?.status === "False" &&
-        progressing.reason === "ProgressDeadlineExceeded"
-      ) {
-        out.push(
-          finding({
-            reason: "ProgressDeadlineExceeded",
-            object: ref,
-            summary: `rollout of deployment ${name} is stuck: ${progressing.message ?? "progress deadline exceeded"}`,
-            evidence: [
-              ["message", progressing.message],
-              [
-                "deadline",
-                `${(w.spec && "progressDeadlineSeconds" in w.spec && w.spec.progressDeadlineSeconds) || 600} s`,
-              ],
-              ["since", progressing.lastTransitionTime],
-            ],
-            since: parseTime(progressing.lastTransitionTime, now),
-            now,
-          }),
-        );
-      }
-    }
-  }
-  for (const kind of ["ReplicaSet", "Deployment", "StatefulSet", "DaemonSet"] as const) {
-    for (const w of inventory.list(kind)) {
-      const failure = condition(w, "ReplicaFailure");
-      if (failure?.status !== "True") continue;
-      out.push(
-        finding({
-          reason: "ReplicaCreateFailed",
-          object: refOf({ ...w, kind }),
-          summary: `${kind.toLowerCase()} ${w.metadata.namespace}/${w.metadata.name} cannot create pods: ${failure.message ?? failure.reason ?? ""}`,
-          evidence: [
-            ["reason", failure.reason],
-            ["message", failure.message],
-          ],
-          since: parseTime(failure.lastTransitionTime, now),
-          now,
-        }),
-      );
-    }
-  }
-  for (const job of inventory.list("Job")) {
+      return sortedByKey(out);
+    },
+  };
+}
+
+/** The findings of one workload of `kind`. Reads time only through `time`. Pure. */
+function detectWorkload(
+  kind: WorkloadKind,
+  w: ObjectLike,
+  inventory: InventoryView,
+  time: TimeEdges,
+  routes: () => Map<string, string>,
+): Finding[] {
+  const now = time.now;
+  const out: Finding[] = [];
+  if (kind === "Job") {
+    const job = w as Job;
     const failed = condition(job, "Failed");
-    if (failed?.status !== "True") continue;
+    if (failed?.status !== "True") return out;
     out.push(
       finding({
         reason: "JobFailed",
@@ -114,21 +88,103 @@ export function detectWorkloads(inventory: InventoryView, now: number): Finding[
           ["failed pods", job.status?.failed ?? 0],
           ["started", job.status?.startTime],
         ],
-        since: parseTime(failed.lastTransitionTime, now),
+        since: time.time(failed.lastTransitionTime),
         now,
       }),
     );
+    return out;
   }
-  for (const cron of inventory.list("CronJob")) {
-    const failing = failingCronJob(inventory, cron, now);
-    if (failing) out.push(failing);
+  if (kind === "CronJob") {
+    const failing = failingCronJob(inventory, w as CronJob, time);
+    return failing ? [failing] : [];
+  }
+  if (kind === "Deployment" || kind === "StatefulSet")
+    out.push(...unavailable(kind, w as Workload, time, inventory, routes));
+  const failure = condition(w as Workload, "ReplicaFailure");
+  if (failure?.status === "True")
+    out.push(
+      finding({
+        reason: "ReplicaCreateFailed",
+        object: refOf({ ...w, kind }),
+        summary: `${kind.toLowerCase()} ${w.metadata.namespace}/${w.metadata.name} cannot create pods: ${failure.message ?? failure.reason ?? ""}`,
+        evidence: [
+          ["reason", failure.reason],
+          ["message", failure.message],
+        ],
+        since: time.time(failure.lastTransitionTime),
+        now,
+      }),
+    );
+  return out;
+}
+
+/** A Deployment or StatefulSet with no available replica, or a rollout past its progress deadline. */
+function unavailable(
+  kind: "Deployment" | "StatefulSet",
+  w: Workload,
+  time: TimeEdges,
+  inventory: InventoryView,
+  routes: () => Map<string, string>,
+): Finding[] {
+  const now = time.now;
+  const out: Finding[] = [];
+  if (w.metadata.deletionTimestamp || (w.spec && "paused" in w.spec && w.spec.paused)) return out;
+  // Every workload is looked at on every pass: its reference is made only for one that fails.
+  const ref = () => refOf({ ...w, kind });
+  const name = `${w.metadata.namespace}/${w.metadata.name}`;
+  const wanted = w.spec?.replicas ?? 1;
+  const available = w.status?.availableReplicas ?? 0;
+  if (wanted >= 1 && available === 0) {
+    const cond = condition(w, "Available");
+    const since = time.time(cond?.status === "False" ? cond.lastTransitionTime : w.metadata?.creationTimestamp);
+    // Page rule (b), spec 3.2: the last replica of a user-facing workload (one a user-reachable Service
+    // selects) is down.
+    const labels = (w.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
+    const facing = userFacingService(inventory, w.metadata.namespace, labels, routes());
+    out.push(
+      finding({
+        reason: "WorkloadUnavailable",
+        object: ref(),
+        // What a single replica cost (spec 1.6): nothing else served while it was down.
+        summary: `${kind.toLowerCase()} ${name} has no available replica (wants ${wanted})${wanted === 1 ? "; a single replica, so nothing else served while it was down" : ""}${facing ? `; users reach it through ${facing}` : ""}`,
+        evidence: [
+          ["replicas wanted", wanted],
+          ["ready", w.status?.readyReplicas ?? 0],
+          ["updated", w.status?.updatedReplicas ?? 0],
+          ["condition", cond?.message],
+          ["user-facing", facing ?? "no"],
+        ],
+        since,
+        now,
+        holdMs: UNAVAILABLE_HOLD_MS,
+        ...(facing ? { pageRule: "LastReplicaDown" } : {}),
+      }),
+    );
+  }
+  const progressing = condition(w, "Progressing");
+  if (kind === "Deployment" && progressing?.status === "False" && progressing.reason === "ProgressDeadlineExceeded") {
+    out.push(
+      finding({
+        reason: "ProgressDeadlineExceeded",
+        object: ref(),
+        summary: `rollout of deployment ${name} is stuck: ${progressing.message ?? "progress deadline exceeded"}`,
+        evidence: [
+          ["message", progressing.message],
+          ["deadline", `${(w.spec && "progressDeadlineSeconds" in w.spec && w.spec.progressDeadlineSeconds) || 600} s`],
+          ["since", progressing.lastTransitionTime],
+        ],
+        since: time.time(progressing.lastTransitionTime),
+        now,
+      }),
+    );
   }
   return out;
 }
 
 // --- internal ---
 
-function failingCronJob(inventory: InventoryView, cron: CronJob, now: number): Finding | undefined {
+function failingCronJob(inventory: InventoryView, cron: CronJob, time: TimeEdges): Finding | undefined {
+  const now = time.now;
   const jobs = inventory
     .list("Job")
     .filter((j) => (j.metadata.ownerReferences ?? []).some((r) => r.uid === cron.metadata.uid));
@@ -137,7 +193,7 @@ function failingCronJob(inventory: InventoryView, cron: CronJob, now: number): F
   )[0];
   if (!newest || condition(newest, "Failed")?.status !== "True") return undefined;
   const lastSuccess = parseTime(cron.status?.lastSuccessfulTime, 0);
-  const lastSchedule = parseTime(cron.status?.lastScheduleTime, now);
+  const lastSchedule = time.time(cron.status?.lastScheduleTime);
   if (lastSuccess >= lastSchedule) return undefined;
   const failedRuns = jobs.filter(
     (j) => condition(j, "Failed")?.status === "True" && parseTime(j.metadata?.creationTimestamp, 0) > lastSuccess,
@@ -153,7 +209,7 @@ function failingCronJob(inventory: InventoryView, cron: CronJob, now: number): F
       ["last success", cron.status?.lastSuccessfulTime ?? "never"],
       ["last schedule", cron.status?.lastScheduleTime],
     ],
-    since: parseTime(condition(newest, "Failed")?.lastTransitionTime, now),
+    since: time.time(condition(newest, "Failed")?.lastTransitionTime),
     now,
   });
 }
