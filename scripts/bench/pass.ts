@@ -200,7 +200,13 @@ function large(pods = 150_000, nodes = 5_000, failingEvery = 500, perPass = 125,
   let uid = 0;
   for (let n = 0; n < nodes; n++) inventory.apply("Node", "ADDED", readyNode(`node-${n}`, now - 86_400_000));
   for (let d = 0; d * 10 < pods; d++) {
-    const { deployment: dep, replicaSet } = deployment("bench", `app-${d}`, 10, `registry.example/app-${d}:1.0`, `h${d}`);
+    const { deployment: dep, replicaSet } = deployment(
+      "bench",
+      `app-${d}`,
+      10,
+      `registry.example/app-${d}:1.0`,
+      `h${d}`,
+    );
     dep.metadata.uid = `u${uid++}`;
     inventory.apply("Deployment", "ADDED", dep);
     const rs = {
@@ -209,7 +215,13 @@ function large(pods = 150_000, nodes = 5_000, failingEvery = 500, perPass = 125,
         ...replicaSet.metadata,
         uid: `u${uid++}`,
         ownerReferences: [
-          { apiVersion: "apps/v1", kind: "Deployment", name: dep.metadata.name, uid: dep.metadata.uid, controller: true },
+          {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            name: dep.metadata.name,
+            uid: dep.metadata.uid,
+            controller: true,
+          },
         ],
       },
     };
