@@ -7,7 +7,7 @@
  * are read here, on one clock. Prints one JSON line of results and exits.
  */
 import { createInterface } from "node:readline";
-import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/builders.ts";
+import { seedDeployments } from "./cluster.ts";
 import { startSimulator } from "../../src/sim/simulator.ts";
 import { startCaptureServer } from "../../src/testing/capture-server.ts";
 
@@ -19,35 +19,18 @@ const WAIT_MS = 20_000;
 const sim = await startSimulator({ historyLimit: 100_000 });
 const hook = await startCaptureServer();
 const now = Date.now();
-for (let n = 0; n < NODES; n++) sim.apply(readyNode(`node-${n}`, now - 86_400_000));
-sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "bench" } });
 const podType = sim.typeOf("", "v1", "pods");
 const healthy: string[] = [];
 const deployments = Math.ceil(PODS / 10);
-for (let d = 0; d < deployments; d++) {
-  const { deployment: dep, replicaSet } = deployment("bench", `app-${d}`, 10, `registry.example/app-${d}:1.0`, `h${d}`);
-  const stored = sim.apply(dep);
-  const rs = sim.apply({
-    ...replicaSet,
-    metadata: {
-      ...replicaSet.metadata,
-      ownerReferences: [
-        {
-          apiVersion: "apps/v1",
-          kind: "Deployment",
-          name: dep.metadata.name,
-          uid: stored.metadata.uid,
-          controller: true,
-        },
-      ],
-    },
-  });
-  for (let i = 0; i < 10; i++) {
-    const pod = sim.apply(runningPod(rs, `p${i}`, `node-${(d * 10 + i) % NODES}`, now - 3_600_000));
-    // The churn writes to the last pods of each Deployment; trials use the first.
-    if (i >= 5) healthy.push(pod.metadata.name);
-  }
-}
+// The churn writes to the last pods of each Deployment; trials use the first.
+seedDeployments((o) => sim.apply(o), {
+  pods: PODS,
+  nodes: NODES,
+  now,
+  onPod: (pod, index) => {
+    if (index % 10 >= 5) healthy.push(pod.metadata.name);
+  },
+});
 process.stdout.write(`${JSON.stringify({ kubeconfig: sim.kubeconfig(), webhook: `${hook.url}/mon` })}\n`);
 
 // Steady churn: restart counts of healthy pods move, as kubelets' status writes do (no failure in them).

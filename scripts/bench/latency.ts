@@ -7,11 +7,12 @@
  * Writes scripts/bench/results/latency.json and the table in docs/performance.md. Run: npm run bench
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { stringify } from "yaml";
+import { publish, waitReady } from "./report.ts";
 
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 20);
 const root = join(import.meta.dirname, "..", "..");
@@ -43,15 +44,7 @@ const mon = spawn(
   { stdio: ["ignore", "ignore", "ignore"], env: { ...process.env, MON_DATA_DIR: work } },
 );
 // Ready once the required caches synced; the first pass (the startup baseline) follows within a batch.
-for (let i = 0; ; i++) {
-  const ok = await fetch(`http://127.0.0.1:${healthPort}/readyz`).then(
-    (r) => r.ok,
-    () => false,
-  );
-  if (ok) break;
-  if (i > 600) throw new Error("mon did not become ready within 60 s");
-  await new Promise((r) => setTimeout(r, 100));
-}
+await waitReady(healthPort);
 await new Promise((r) => setTimeout(r, 2_000));
 cluster.stdin!.write(`trials ${TRIALS}\n`);
 const out = (await next()) as {
@@ -85,7 +78,6 @@ const result = {
   summary,
   raw: out.results,
 };
-writeFileSync(join(root, "scripts", "bench", "results", "latency.json"), `${JSON.stringify(result, null, 2)}\n`);
 const table = [
   `${result.pods} pods on ${result.nodes} nodes, ${result.churnPerSecond} pod status writes per second throughout; ${TRIALS} trials per kind, one after another.`,
   "",
@@ -96,13 +88,5 @@ const table = [
       `| ${s.kind} | ${s.trials} | ${s.missed} | ${s.p50Ms ?? "—"} | ${s.p99Ms ?? "—"} | ${s.maxMs ?? "—"} | ${s.resolveP50Ms ?? "—"} |`,
   ),
 ].join("\n");
-const doc = join(root, "docs", "performance.md");
-writeFileSync(
-  doc,
-  readFileSync(doc, "utf8").replace(
-    /<!-- latency:begin -->[\s\S]*<!-- latency:end -->/,
-    `<!-- latency:begin -->\n${table}\n<!-- latency:end -->`,
-  ),
-);
-console.log(table);
+publish("latency", result, table);
 process.exit(0);

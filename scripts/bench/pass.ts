@@ -3,19 +3,19 @@
  * increasing size, and the informers' first list+sync of the same clusters from the simulator over HTTPS.
  * Writes scripts/bench/results/pass.json and the table in docs/performance.md. Run: npm run bench
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { runPass } from "../../src/app/pipeline.ts";
-import { createIncrementalPods, detectPods } from "../../src/detect/pods.ts";
-import { createIncrementalConfigRefs } from "../../src/detect/config-refs.ts";
-import { createIncrementalWorkloads } from "../../src/detect/workloads.ts";
+import { detectPods } from "../../src/detect/pods.ts";
+import { createIncrementalFamilies } from "../../src/detect/families.ts";
 import { emptyLifecycle } from "../../src/incident/lifecycle.ts";
 import { connectKube } from "../../src/kube/connection.ts";
 import { createInformer } from "../../src/kube/informer.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
-import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/builders.ts";
+import { seedDeployments } from "./cluster.ts";
+import { publish } from "./report.ts";
 import { startSimulator, type Simulator } from "../../src/sim/simulator.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,5000,20000,50000").split(",").map(Number);
@@ -25,48 +25,7 @@ const ROUNDS = 20;
 
 function seed(sim: Simulator, pods: number, now: number): void {
   const nodes = Math.max(3, Math.round(pods / 50));
-  for (let n = 0; n < nodes; n++) sim.apply(readyNode(`node-${n}`, now - 86_400_000));
-  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "bench" } });
-  const perDeployment = 10;
-  for (let d = 0; d * perDeployment < pods; d++) {
-    const { deployment: dep, replicaSet } = deployment(
-      "bench",
-      `app-${d}`,
-      perDeployment,
-      `registry.example/app-${d}:1.0`,
-      `h${d}`,
-    );
-    const storedDep = sim.apply(dep);
-    const rs = sim.apply({
-      ...replicaSet,
-      metadata: {
-        ...replicaSet.metadata,
-        ownerReferences: [
-          {
-            apiVersion: "apps/v1",
-            kind: "Deployment",
-            name: dep.metadata.name,
-            uid: storedDep.metadata.uid,
-            controller: true,
-          },
-        ],
-      },
-    });
-    for (let i = 0; i < perDeployment && d * perDeployment + i < pods; i++) {
-      const index = d * perDeployment + i;
-      const pod = runningPod(rs, `p${i}`, `node-${index % nodes}`, now - 3_600_000);
-      if (index % Math.round(1 / FAILING) === 7) {
-        pod.status.containerStatuses[0] = {
-          ...pod.status.containerStatuses[0],
-          ready: false,
-          restartCount: 5,
-          state: { waiting: { reason: "CrashLoopBackOff" } },
-          lastState: { terminated: { exitCode: 1, reason: "Error", message: "boom" } },
-        };
-      }
-      sim.apply(pod);
-    }
-  }
+  seedDeployments((o) => sim.apply(o), { pods, nodes, now, failingEvery: Math.round(1 / FAILING) });
   for (let n = 0; n < nodes; n += 50)
     sim.patchStatus("v1", "Node", undefined, `node-${n}`, {
       conditions: [
@@ -127,16 +86,10 @@ async function measure(pods: number) {
 
   // Under churn: each round CHURN pods change (a status write, as a kubelet's), then one pass, full against
   // incremental (the pass loop's pod family, detect/incremental.ts) on the same Inventory and times.
-  const family = createIncrementalPods();
-  const config = createIncrementalConfigRefs();
-  const workloads = createIncrementalWorkloads();
-  const unsubscribe = inventory.subscribe((change) => {
-    family.noteChange(change);
-    config.noteChange(change);
-    workloads.noteChange(change);
-  });
+  const families = createIncrementalFamilies();
+  const unsubscribe = inventory.subscribe(families.noteChange);
   const names = inventory.list("Pod").map((p) => p.metadata.name);
-  const incremental = { detectors: { pods: family.detect, config: config.detect, workloads: workloads.detect } };
+  const incremental = { detectors: families.detectors };
   runPass(inventory, state, now, "bench", {}, undefined, undefined, incremental);
   const churned = { full: [] as number[], incremental: [] as number[], podsDetect: [] as number[], evaluated: 0 };
   const churn = (r: number) => {
@@ -151,9 +104,9 @@ async function measure(pods: number) {
   for (let r = 0; r < ROUNDS; r++) {
     churn(r);
     const t = performance.now();
-    family.detect(inventory, now + 1_000 + r);
+    families.detectors.pods(inventory, now + 1_000 + r);
     churned.podsDetect.push(performance.now() - t);
-    churned.evaluated = Math.max(churned.evaluated, family.evaluated());
+    churned.evaluated = Math.max(churned.evaluated, families.podsEvaluated());
   }
   for (let r = 0; r < ROUNDS; r++) {
     churn(ROUNDS + r);
@@ -198,59 +151,18 @@ function large(pods = 150_000, nodes = 5_000, failingEvery = 500, perPass = 125,
   const now = Date.now();
   const inventory = new Inventory();
   let uid = 0;
-  for (let n = 0; n < nodes; n++) inventory.apply("Node", "ADDED", readyNode(`node-${n}`, now - 86_400_000));
-  for (let d = 0; d * 10 < pods; d++) {
-    const { deployment: dep, replicaSet } = deployment(
-      "bench",
-      `app-${d}`,
-      10,
-      `registry.example/app-${d}:1.0`,
-      `h${d}`,
-    );
-    dep.metadata.uid = `u${uid++}`;
-    inventory.apply("Deployment", "ADDED", dep);
-    const rs = {
-      ...replicaSet,
-      metadata: {
-        ...replicaSet.metadata,
-        uid: `u${uid++}`,
-        ownerReferences: [
-          {
-            apiVersion: "apps/v1",
-            kind: "Deployment",
-            name: dep.metadata.name,
-            uid: dep.metadata.uid,
-            controller: true,
-          },
-        ],
-      },
-    };
-    inventory.apply("ReplicaSet", "ADDED", rs);
-    for (let i = 0; i < 10; i++) {
-      const index = d * 10 + i;
-      const pod = runningPod(rs, `p${i}`, `node-${index % nodes}`, now - 3_600_000);
-      pod.metadata.uid = `u${uid++}`;
-      if (index % failingEvery === 7)
-        pod.status.containerStatuses[0] = {
-          ...pod.status.containerStatuses[0],
-          ready: false,
-          restartCount: 5,
-          state: { waiting: { reason: "CrashLoopBackOff" } },
-          lastState: { terminated: { exitCode: 1, reason: "Error", message: "boom" } },
-        };
-      inventory.apply("Pod", "ADDED", pod);
-    }
-  }
+  seedDeployments(
+    (o) => {
+      o.metadata.uid ??= `u${uid++}`;
+      inventory.apply(String(o.kind), "ADDED", o);
+      return o;
+    },
+    { pods, nodes, now, failingEvery },
+  );
   for (const kind of ["Node", "Pod", "Deployment", "ReplicaSet"]) inventory.markWatched(kind);
-  const family = createIncrementalPods();
-  const config = createIncrementalConfigRefs();
-  const workloads = createIncrementalWorkloads();
-  inventory.subscribe((change) => {
-    family.noteChange(change);
-    config.noteChange(change);
-    workloads.noteChange(change);
-  });
-  const options = { detectors: { pods: family.detect, config: config.detect, workloads: workloads.detect } };
+  const families = createIncrementalFamilies();
+  inventory.subscribe(families.noteChange);
+  const options = { detectors: families.detectors };
   const first = runPass(inventory, emptyLifecycle(), now, "bench", {}, undefined, undefined, options);
   let state = first.state;
   const names = inventory.list("Pod").map((p) => p.metadata.name);
@@ -291,10 +203,6 @@ const runtime =
   typeof (globalThis as { Bun?: { version: string } }).Bun !== "undefined"
     ? `bun ${(globalThis as unknown as { Bun: { version: string } }).Bun.version}`
     : "unknown";
-writeFileSync(
-  join(root, "scripts", "bench", "results", "pass.json"),
-  `${JSON.stringify({ runtime, rounds: ROUNDS, failingShare: FAILING, results, largest }, null, 2)}\n`,
-);
 const table = [
   "| pods | findings | incidents | informer list+sync (ms) | pass median (ms) | pass p95 (ms) | heap after (MiB) |",
   "|---:|---:|---:|---:|---:|---:|---:|",
@@ -322,10 +230,4 @@ const table = [
       ]
     : []),
 ].join("\n");
-const doc = join(root, "docs", "performance.md");
-const text = readFileSync(doc, "utf8");
-writeFileSync(
-  doc,
-  text.replace(/<!-- pass:begin -->[\s\S]*<!-- pass:end -->/, `<!-- pass:begin -->\n${table}\n<!-- pass:end -->`),
-);
-console.log(table);
+publish("pass", { runtime, rounds: ROUNDS, failingShare: FAILING, results, largest }, table);

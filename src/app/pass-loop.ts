@@ -1,7 +1,5 @@
 import { servingServices } from "../detect/network.ts";
-import { createIncrementalPods } from "../detect/pods.ts";
-import { createIncrementalConfigRefs } from "../detect/config-refs.ts";
-import { createIncrementalWorkloads } from "../detect/workloads.ts";
+import { createIncrementalFamilies } from "../detect/families.ts";
 import { emptyLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
 import type { PreparedRules } from "../incident/suppress.ts";
 import type { Inventory } from "../kube/inventory.ts";
@@ -68,17 +66,11 @@ export function createPassLoop(options: {
   const served = new Map<string, number>();
   // Objects a detector threw on, set aside until they change (app/isolate.ts).
   const quarantine: Quarantine = new Map();
-  // The pod, config-reference and workload families re-evaluate only the objects a change or the time concerns
-  // (detect/incremental.ts); the others are cheap per pass or read only what they need.
-  const pods = createIncrementalPods();
-  const config = createIncrementalConfigRefs();
-  const workloads = createIncrementalWorkloads();
-  const unsubscribe = inventory.subscribe((change) => {
-    pods.noteChange(change);
-    config.noteChange(change);
-    workloads.noteChange(change);
-  });
-  const detectors = { pods: pods.detect, config: config.detect, workloads: workloads.detect };
+  // The pod, config-reference and workload families re-evaluate only the objects a change or the time
+  // concerns (detect/incremental.ts); the others are cheap per pass or read only what they need.
+  const families = createIncrementalFamilies();
+  const unsubscribe = inventory.subscribe(families.noteChange);
+  const detectors = families.detectors;
   let servedSince: number | undefined;
 
   const rulesNow = () => (typeof options.rules === "function" ? options.rules() : options.rules);

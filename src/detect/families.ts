@@ -1,0 +1,33 @@
+import type { Finding } from "../model/finding.ts";
+import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import { createIncrementalConfigRefs } from "./config-refs.ts";
+import { createIncrementalPods } from "./pods.ts";
+import { createIncrementalWorkloads } from "./workloads.ts";
+
+/**
+ * The incremental forms of the detector families that read every pod or workload (ARCHITECTURE.md "The
+ * pass"): `detectors` by family name (`pods`, `config`, `workloads`), for the pipeline's `detectors` option;
+ * `noteChange` takes every Inventory change (Inventory.subscribe). Each equals its full family on the same
+ * Inventory and time (incremental.test.ts). The pass loop owns one set; nothing else keeps it.
+ */
+export function createIncrementalFamilies(): {
+  readonly detectors: Readonly<
+    Record<"pods" | "config" | "workloads", (inventory: InventoryView, now: number) => Finding[]>
+  >;
+  noteChange(change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }): void;
+  /** Pods evaluated in the last pass (the others were reused). */
+  podsEvaluated(): number;
+} {
+  const pods = createIncrementalPods();
+  const config = createIncrementalConfigRefs();
+  const workloads = createIncrementalWorkloads();
+  return {
+    detectors: { pods: pods.detect, config: config.detect, workloads: workloads.detect },
+    noteChange(change) {
+      pods.noteChange(change);
+      config.noteChange(change);
+      workloads.noteChange(change);
+    },
+    podsEvaluated: pods.evaluated,
+  };
+}
