@@ -373,22 +373,7 @@ describe("incremental pod family", () => {
     inventory.markWatched("Node");
     const pods = createIncrementalPods();
     inventory.subscribe(pods.noteChange);
-    const shape = {
-      namespace: "a",
-      phase: "Running",
-      node: "n0",
-      owner: "rs0",
-      app: "x",
-      deleting: undefined,
-      ready: "True",
-      readyAt: -600_000,
-      startTime: -3_600_001,
-      unschedulable: false,
-      reason: undefined,
-      probe: true,
-      restartPolicy: "Always",
-      initFailed: false,
-    } as const;
+    const shape = { ...quietShape, node: "n0", ready: "True", startTime: -3_600_001 } as const;
     const running = {
       name: "app",
       restartCount: 0,
@@ -435,21 +420,9 @@ test("a sibling becoming ready re-evaluates a pod that never was (PodNeverReady 
   const shape = (index: number, ready: "True" | "False") =>
     pod(
       {
-        namespace: "a",
+        ...quietShape,
         index,
-        phase: "Running",
-        node: undefined,
-        owner: "rs0",
-        app: "x",
-        deleting: undefined,
         ready,
-        readyAt: -600_000,
-        startTime: -600_000,
-        unschedulable: false,
-        reason: undefined,
-        probe: true,
-        restartPolicy: "Always",
-        initFailed: false,
         statuses: [
           {
             name: "app",
