@@ -8,7 +8,7 @@
  * the churn and the number of forced collections. Writes scripts/bench/results/memory.json and the table in
  * docs/performance.md. Run: bun scripts/bench/memory.ts (part of npm run bench)
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMemoryGuard } from "../../src/app/memory-guard.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
@@ -16,13 +16,12 @@ import { trimManagedFields } from "../../src/kube/trim.ts";
 import { createMetrics } from "../../src/metrics.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
-import { writeBetweenMarkers } from "../generated-file.ts";
+import { publish } from "./report.ts";
 import { runArms } from "./arms.ts";
 
 const PODS = Number(process.env.BENCH_MEMORY_PODS ?? 20_000);
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 400_000);
 const HEADROOM = 64 * 2 ** 20;
-const root = join(import.meta.dirname, "..", "..");
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
 interface Arm {
@@ -37,10 +36,6 @@ interface Arm {
 }
 
 const results = await runArms(import.meta.filename, ["off", "on"] as const, runArm);
-writeFileSync(
-  join(root, "scripts", "bench", "results", "memory.json"),
-  `${JSON.stringify({ runtime: `bun ${Bun.version}`, pods: PODS, events: EVENTS, arms: results }, null, 2)}\n`,
-);
 const table = [
   "| soft limit | pods | events | RSS after the Inventory (MiB) | soft limit (MiB) | peak RSS (MiB) | median RSS (MiB) | RSS at the end (MiB) | forced collections | seconds |",
   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -49,8 +44,7 @@ const table = [
       `| ${r.arm} | ${PODS} | ${EVENTS} | ${r.rssAfterBuildMiB} | ${r.softLimitMiB ?? "—"} | ${r.peakMiB} | ${r.medianMiB} | ${r.endMiB} | ${r.forcedCollections} | ${r.seconds} |`,
   ),
 ].join("\n");
-writeBetweenMarkers(join(root, "docs", "performance.md"), "<!-- memory:begin -->", "<!-- memory:end -->", table);
-console.log(table);
+publish("memory", { runtime: `bun ${Bun.version}`, pods: PODS, events: EVENTS, arms: results }, table);
 
 async function runArm(name: "off" | "on"): Promise<Arm> {
   const template = JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8"));

@@ -5,16 +5,13 @@
  * process of its own. Writes scripts/bench/results/redact.json and the table in docs/performance.md.
  * Run: bun scripts/bench/redact.ts (part of npm run bench)
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { secretLintProfiler } from "@secretlint/profiler";
 import { scrubText } from "../../src/notify/scrub.ts";
 import { redact } from "../../src/redact/redact.ts";
 import { SECRET_SHAPES } from "../../src/redact/testdata/corpus.ts";
-import { writeBetweenMarkers } from "../generated-file.ts";
+import { publish } from "./report.ts";
 import { runArms } from "./arms.ts";
 
-const root = join(import.meta.dirname, "..", "..");
 const CALLS = 20_000;
 const WINDOW = 2_000;
 
@@ -67,10 +64,6 @@ const sizes = [100, 500, 16_384].map((bytes) => ({
   micros: redactMicros(bytes, true),
   repeatedMicros: redactMicros(bytes, false),
 }));
-writeFileSync(
-  join(root, "scripts", "bench", "results", "redact.json"),
-  `${JSON.stringify({ runtime: `bun ${Bun.version}`, calls: CALLS, window: WINDOW, arms, redact: sizes }, null, 2)}\n`,
-);
 const table = [
   `| secretlint profiler | CPU ms per scrub, calls 1–${WINDOW} | CPU ms per scrub, last ${WINDOW} of ${CALLS} | last / first |`,
   "|---|---:|---:|---:|",
@@ -83,5 +76,4 @@ const table = [
   "|---|---:|---:|",
   ...sizes.map((s) => `| ${s.bytes} bytes | ${s.micros} | ${s.repeatedMicros} |`),
 ].join("\n");
-writeBetweenMarkers(join(root, "docs", "performance.md"), "<!-- redact:begin -->", "<!-- redact:end -->", table);
-console.log(table);
+publish("redact", { runtime: `bun ${Bun.version}`, calls: CALLS, window: WINDOW, arms, redact: sizes }, table);

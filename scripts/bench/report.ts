@@ -1,5 +1,6 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeBetweenMarkers } from "../generated-file.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -9,12 +10,7 @@ const root = join(import.meta.dirname, "..", "..");
  */
 export function publish(name: string, result: unknown, text: string): void {
   writeFileSync(join(root, "scripts", "bench", "results", `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
-  const doc = join(root, "docs", "performance.md");
-  const marked = new RegExp(`<!-- ${name}:begin -->[\\s\\S]*<!-- ${name}:end -->`);
-  writeFileSync(
-    doc,
-    readFileSync(doc, "utf8").replace(marked, `<!-- ${name}:begin -->\n${text}\n<!-- ${name}:end -->`),
-  );
+  writeBetweenMarkers(join(root, "docs", "performance.md"), `<!-- ${name}:begin -->`, `<!-- ${name}:end -->`, text);
   console.log(text);
 }
 
