@@ -133,8 +133,8 @@ export function runPass(
 
 /**
  * Options of one pass: `baseline` marks the first after startup; `quarantine` is the pass loop's set of
- * objects detectors threw on; `detectors` replaces families by name with their incremental form (the pass
- * loop's `pods`, detect/pods.ts createIncrementalPods), whose result equals the full family's.
+ * objects detectors threw on; `detectors` replaces families by name with their incremental forms (the pass
+ * loop's `pods`, `config` and `workloads`, detect/families.ts), whose results equal the full families'.
  */
 export interface PassOptions {
   readonly baseline?: boolean;

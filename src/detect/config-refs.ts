@@ -1,5 +1,5 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import type { ContainerStatus, Pod } from "../model/kube.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import { condition, finding, refOf } from "./build.ts";
@@ -37,7 +37,7 @@ export function detectConfigRefs(inventory: InventoryView, now: number): Finding
  */
 export function createIncrementalConfigRefs(): {
   detect: (inventory: InventoryView, now: number) => Finding[];
-  noteChange: (change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }) => void;
+  noteChange: (change: InventoryChange, keysOf?: () => readonly string[]) => void;
 } {
   const memo = new ObjectMemo<Pod, MissingReference>({
     kind: "Pod",
@@ -46,7 +46,7 @@ export function createIncrementalConfigRefs(): {
     localKeys: () => [],
   });
   return {
-    noteChange: (change) => memo.noteChange(change),
+    noteChange: (change, keysOf) => memo.noteChange(change, keysOf),
     detect(inventory, now) {
       if (isPartial(inventory)) return detectConfigRefs(inventory, now);
       const missing = memo.run(inventory, now, (pod, view, time) => missingReferences(pod, view, time));

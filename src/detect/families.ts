@@ -1,6 +1,7 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import { createIncrementalConfigRefs } from "./config-refs.ts";
+import { changedKeys } from "./incremental.ts";
 import { createIncrementalPods } from "./pods.ts";
 import { createIncrementalWorkloads } from "./workloads.ts";
 
@@ -14,7 +15,7 @@ export function createIncrementalFamilies(): {
   readonly detectors: Readonly<
     Record<"pods" | "config" | "workloads", (inventory: InventoryView, now: number) => Finding[]>
   >;
-  noteChange(change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }): void;
+  noteChange(change: InventoryChange): void;
   /** Pods evaluated in the last pass (the others were reused). */
   podsEvaluated(): number;
 } {
@@ -24,9 +25,12 @@ export function createIncrementalFamilies(): {
   return {
     detectors: { pods: pods.detect, config: config.detect, workloads: workloads.detect },
     noteChange(change) {
-      pods.noteChange(change);
-      config.noteChange(change);
-      workloads.noteChange(change);
+      // The keys a change touches are computed once for every family, and only if one asks.
+      let keys: readonly string[] | undefined;
+      const keysOf = () => (keys ??= changedKeys(change));
+      pods.noteChange(change, keysOf);
+      config.noteChange(change, keysOf);
+      workloads.noteChange(change, keysOf);
     },
     podsEvaluated: pods.evaluated,
   };

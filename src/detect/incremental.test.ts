@@ -5,7 +5,8 @@ import type { KubeObject } from "../model/inventory.ts";
 import { FINDING_RESULTS, ObjectMemo, type RecordingView, TimeEdges } from "./incremental.ts";
 import { createIncrementalPods, detectPods } from "./pods.ts";
 import { createIncrementalConfigRefs, detectConfigRefs } from "./config-refs.ts";
-import { createIncrementalWorkloads, detectWorkloads } from "./workloads.ts";
+import { detectWorkloads } from "./workloads.ts";
+import { createIncrementalFamilies } from "./families.ts";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
@@ -350,18 +351,15 @@ describe("incremental pod family", () => {
           "CronJob",
         ])
           inventory.markWatched(kind);
-        const pods = createIncrementalPods();
-        const config = createIncrementalConfigRefs();
-        const workloads = createIncrementalWorkloads();
-        inventory.subscribe(pods.noteChange);
-        inventory.subscribe(config.noteChange);
-        inventory.subscribe(workloads.noteChange);
+        // The families as the pass loop wires them (one computation of each change's keys for all).
+        const { detectors, noteChange } = createIncrementalFamilies();
+        inventory.subscribe(noteChange);
         let now = T0;
         for (const s of steps) {
           now = play(inventory, s, now);
-          expect(pods.detect(inventory, now)).toEqual(detectPods(inventory, now));
-          expect(config.detect(inventory, now)).toEqual(detectConfigRefs(inventory, now));
-          expect(workloads.detect(inventory, now)).toEqual(detectWorkloads(inventory, now));
+          expect(detectors.pods(inventory, now)).toEqual(detectPods(inventory, now));
+          expect(detectors.config(inventory, now)).toEqual(detectConfigRefs(inventory, now));
+          expect(detectors.workloads(inventory, now)).toEqual(detectWorkloads(inventory, now));
         }
       }),
       { numRuns: 400, seed: 20_261_126 },

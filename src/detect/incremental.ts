@@ -1,6 +1,7 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryChange, InventoryView, KubeObject } from "../model/inventory.ts";
 import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
+import { parseTime } from "./evidence.ts";
 
 /**
  * A detector's reading of time (ARCHITECTURE.md "The pass", incremental passes). Every comparison of `now`
@@ -24,7 +25,7 @@ export class TimeEdges {
 
   /** An RFC 3339 timestamp as epoch ms, `now` when absent or invalid (which ties the result to every pass). */
   time(value: unknown): number {
-    const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+    const ms = parseTime(value, Number.NaN);
     if (!Number.isNaN(ms)) return ms;
     this.until = this.now;
     return this.now;
@@ -36,12 +37,7 @@ export class TimeEdges {
  * (owner chains), `node-pods:N` (pods on a node), `ctrl:U` (pods of a controller: ready and image counts),
  * `watches:K`. A reader that recorded one of them must run again.
  */
-export function changedKeys(change: {
-  readonly kind: string;
-  readonly previous?: KubeObject;
-  readonly next?: KubeObject;
-  readonly watched?: boolean;
-}): string[] {
+export function changedKeys(change: InventoryChange): string[] {
   const keys = [`kind:${change.kind}`];
   if (change.watched) keys.push(`watches:${change.kind}`);
   for (const o of [change.previous, change.next]) {
@@ -154,7 +150,7 @@ export interface MemoFamily<T extends ObjectLike, R = Finding> {
    */
   readonly reach?: {
     readonly kinds: readonly string[];
-    objects(change: { kind: string; previous?: KubeObject; next?: KubeObject }, inventory: InventoryView): readonly T[];
+    objects(change: InventoryChange, inventory: InventoryView): readonly T[];
   };
 }
 
@@ -174,7 +170,7 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
   /** Keys of objects to evaluate at the next run: changed, reached or stale readers. */
   private readonly pending = new Set<string>();
   /** Changes of shared keys (`localKeys`) since the last run, for `reach`. */
-  private readonly reached: { kind: string; previous?: KubeObject; next?: KubeObject }[] = [];
+  private readonly reached: InventoryChange[] = [];
   private everything = true;
   private lastNow = Number.NEGATIVE_INFINITY;
   private output: R[] | undefined;
@@ -183,10 +179,13 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
 
   constructor(private readonly family: MemoFamily<T, R>) {}
 
-  /** Marks what `change` concerns for the next run. */
-  noteChange(change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }): void {
+  /**
+   * Marks what `change` concerns for the next run. `keysOf` gives its `changedKeys`, asked only when needed:
+   * several memories fed by one change share one computation of them.
+   */
+  noteChange(change: InventoryChange, keysOf: () => readonly string[] = () => changedKeys(change)): void {
     if (this.everything) return;
-    for (const key of changedKeys(change)) {
+    for (const key of keysOf()) {
       const readers = this.readers.get(key);
       if (readers) for (const r of readers) this.pending.add(r);
     }
@@ -212,11 +211,12 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
     if (now < this.lastNow) this.everything = true;
     this.lastNow = now;
     this.evaluated = 0;
-    const due: T[] = [];
+    let due: readonly T[];
     if (this.everything) {
       this.clear();
-      due.push(...(inventory.list(this.family.kind) as readonly T[]));
+      due = inventory.list(this.family.kind) as readonly T[];
     } else {
+      const changed: T[] = [];
       for (const change of this.reached)
         for (const o of this.family.reach?.objects(change, inventory) ?? []) this.pending.add(objectKey(o));
       this.reached.length = 0;
@@ -224,9 +224,10 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
       for (const key of this.pending) {
         const [namespace, name] = splitKey(key);
         const object = inventory.get(this.family.kind, namespace || undefined, name) as T | undefined;
-        if (object) due.push(object);
+        if (object) changed.push(object);
         else this.forget(key);
       }
+      due = changed;
     }
     for (const object of due) {
       const key = objectKey(object);

@@ -1,5 +1,5 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import type { Container, ContainerStatus, ObjectLike, Pod, TerminatedState } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { CONFIG_RETRY_MS, configFixedAt } from "./config-fixed.ts";
@@ -41,7 +41,8 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
  */
 export interface PodCountsView {
   readyOf(ownerUid: string): number;
-  podsRunning(key: string): number;
+  /** Pods of the controller with uid `owner` whose `container` runs `image`, with image id `imageId` or any. */
+  podsRunning(owner: string, container: string, image: string, imageId?: string): number;
 }
 
 /**
@@ -115,7 +116,7 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
  */
 export function createIncrementalPods(): {
   detect: (inventory: InventoryView, now: number) => Finding[];
-  noteChange: (change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }) => void;
+  noteChange: (change: InventoryChange, keysOf?: () => readonly string[]) => void;
   /** Pods evaluated in the last pass (the others were reused). */
   evaluated: () => number;
 } {
@@ -132,8 +133,8 @@ export function createIncrementalPods(): {
   });
   let counts: PodCounts | undefined;
   return {
-    noteChange(change) {
-      memo.noteChange(change);
+    noteChange(change, keysOf) {
+      memo.noteChange(change, keysOf);
       if (change.kind === "Pod" && counts) counts.apply(change.previous as Pod, change.next as Pod);
     },
     detect(inventory, now) {
@@ -147,9 +148,9 @@ export function createIncrementalPods(): {
             view.extra(`ctrl:${uid}`);
             return known.readyOf(uid);
           },
-          podsRunning: (key) => {
-            view.extra(`ctrl:${key.slice(0, key.indexOf("\0"))}`);
-            return known.podsRunning(key);
+          podsRunning: (owner, container, image, imageId) => {
+            view.extra(`ctrl:${owner}`);
+            return known.podsRunning(owner, container, image, imageId);
           },
         }),
       );
@@ -177,7 +178,8 @@ export class PodCounts implements PodCountsView {
   }
 
   readyOf = (ownerUid: string): number => this.ready.get(ownerUid) ?? 0;
-  podsRunning = (key: string): number => this.images.get(key) ?? 0;
+  podsRunning = (owner: string, container: string, image: string, imageId?: string): number =>
+    this.images.get(imageKey(owner, container, image, imageId)) ?? 0;
 
   // --- internal ---
 
@@ -207,8 +209,8 @@ interface PodContext {
   readonly watchesSecrets: () => boolean;
   /** Ready pods of the controller with this uid. */
   readonly readyOf: (ownerUid: string) => number;
-  /** Pods running `imageKey(owner uid, container, image, image id)` (imagesByController). */
-  readonly podsRunning: (key: string) => number;
+  /** Pods of a controller running an image (PodCountsView.podsRunning). */
+  readonly podsRunning: PodCountsView["podsRunning"];
   readonly inventory: InventoryView;
 }
 
@@ -558,7 +560,10 @@ function bump(counts: Map<string, number>, key: string, by: number): void {
 function passCounts(inventory: InventoryView): PodCountsView {
   let counts: PodCounts | undefined;
   const all = () => (counts ??= PodCounts.of(inventory.list("Pod")));
-  return { readyOf: (uid) => all().readyOf(uid), podsRunning: (key) => all().podsRunning(key) };
+  return {
+    readyOf: (uid) => all().readyOf(uid),
+    podsRunning: (owner, container, image, imageId) => all().podsRunning(owner, container, image, imageId),
+  };
 }
 
 /** The least time a restarted container must stay up before its crash loop counts as over, ms. */
@@ -624,8 +629,7 @@ function crashCost(ctx: PodContext, s: ContainerStatus): string[] {
   const owner = pod.metadata?.ownerReferences?.find((o) => o.controller)?.uid;
   if (mutable && owner && s.imageID) {
     // Pods of this controller running the same name under another image id.
-    const others =
-      ctx.podsRunning(imageKey(owner, s.name, image)) - ctx.podsRunning(imageKey(owner, s.name, image, s.imageID));
+    const others = ctx.podsRunning(owner, s.name, image) - ctx.podsRunning(owner, s.name, image, s.imageID);
     if (others > 0)
       out.push(
         `the mutable tag ${tag ?? "(none)"} of ${image} resolves to a different image in ${others} other pod${others === 1 ? "" : "s"}`,

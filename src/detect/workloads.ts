@@ -1,12 +1,12 @@
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import type { CronJob, Deployment, Job, ObjectLike, StatefulSet } from "../model/kube.ts";
-import { FINDING_RESULTS, isPartial, ObjectMemo, sortedByKey, TimeEdges } from "./incremental.ts";
-
-type Workload = Deployment | StatefulSet;
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
+import { changedKeys, FINDING_RESULTS, isPartial, ObjectMemo, sortedByKey, TimeEdges } from "./incremental.ts";
 import { routedServices, userFacingService } from "./reach.ts";
+
+type Workload = Deployment | StatefulSet;
 
 /** How long a Deployment or StatefulSet may have no available replica before it is reported (rollouts and scale-ups pass through 0). */
 const UNAVAILABLE_HOLD_MS = 120_000;
@@ -39,14 +39,16 @@ type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
  */
 export function createIncrementalWorkloads(): {
   detect: (inventory: InventoryView, now: number) => Finding[];
-  noteChange: (change: { kind: string; previous?: KubeObject; next?: KubeObject; watched?: boolean }) => void;
+  noteChange: (change: InventoryChange, keysOf?: () => readonly string[]) => void;
 } {
   const memos = WORKLOAD_KINDS.map(
     (kind) => [kind, new ObjectMemo<ObjectLike>({ kind, ...FINDING_RESULTS, localKeys: () => [] })] as const,
   );
   return {
-    noteChange(change) {
-      for (const [, memo] of memos) memo.noteChange(change);
+    noteChange(change, keysOf = () => changedKeys(change)) {
+      let keys: readonly string[] | undefined;
+      const once = () => (keys ??= keysOf());
+      for (const [, memo] of memos) memo.noteChange(change, once);
     },
     detect(inventory, now) {
       if (isPartial(inventory)) return detectWorkloads(inventory, now);

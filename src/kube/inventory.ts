@@ -1,18 +1,6 @@
-import type { InventoryView, KubeObject } from "../model/inventory.ts";
+import type { InventoryChange, InventoryView, KubeObject } from "../model/inventory.ts";
 import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
 import { admit, type UnreadableReason } from "./admit.ts";
-
-/**
- * One change of the Inventory as a subscriber sees it: the kind, the version it held before (undefined when
- * new) and the one it holds now (undefined when deleted). `watched` alone means the kind became watched or was
- * forgotten. Incremental passes (detect/incremental.ts) turn these into the keys whose readers must re-run.
- */
-export interface InventoryChange {
-  readonly kind: string;
-  readonly previous?: KubeObject;
-  readonly next?: KubeObject;
-  readonly watched?: boolean;
-}
 
 /**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
@@ -115,7 +103,7 @@ export class Inventory implements InventoryView {
         pods.set(key, object);
       }
     }
-    if (this.listeners.size > 0)
+    if (this.listeners.size > 0 && (previous || type !== "DELETED"))
       this.emit({
         kind,
         ...(previous ? { previous } : {}),

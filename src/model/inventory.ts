@@ -21,6 +21,19 @@ import type { Kinds, ObjectLike, Pod } from "./kube.ts";
 export type KubeObject = Record<string, any>;
 
 /**
+ * One change of the Inventory as a subscriber sees it (kube/inventory.ts `subscribe`): the kind, the version
+ * it held before (undefined when new) and the one it holds now (undefined when deleted). `watched` alone says
+ * the kind became watched or was forgotten. Incremental passes (detect/incremental.ts) turn it into the keys
+ * whose readers must run again.
+ */
+export interface InventoryChange {
+  readonly kind: string;
+  readonly previous?: KubeObject;
+  readonly next?: KubeObject;
+  readonly watched?: boolean;
+}
+
+/**
  * The read side of the Inventory (ARCHITECTURE.md kube/): what detectors and correlation may look at.
  * Implemented by kube/inventory.ts; tests build one from plain objects.
  */
