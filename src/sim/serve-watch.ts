@@ -87,7 +87,8 @@ export function serveWatch(
   let cancelBookmark: (() => void) | undefined;
   if (bookmarks) {
     const every = ctx.bookmarkIntervalMs ?? 60_000;
-    const send = () => write({ type: "BOOKMARK", object: bookmark(type, ctx.store.resourceVersion(), false) });
+    const send = () =>
+      write({ type: "BOOKMARK", object: bookmark(type, ctx.store.publishedResourceVersion(type), false) });
     if (ctx.timers) {
       const source = ctx.timers;
       const arm = () => {

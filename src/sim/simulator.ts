@@ -2,7 +2,12 @@ import { randomBytes } from "node:crypto";
 import { renderKubeconfig } from "./kubeconfig.ts";
 import { createSimPki, type SimPki } from "./pki.ts";
 import { SimAuthorizer, type SimRule } from "./authz.ts";
-import { type ControllerClock, type SimControllers, startControllers } from "./controllers/index.ts";
+import {
+  type ControllerClock,
+  type SimControllers,
+  startControllers,
+  type TimingProfile,
+} from "./controllers/index.ts";
 import { startFakeKubelet, summaryFor, type FakeKubelet } from "./kubelet.ts";
 import { customResourceType, METRICS_TYPES, TypeRegistry, type ResourceType } from "./resources.ts";
 import { serveCustomResourceDefinitions } from "./crds.ts";
@@ -26,6 +31,11 @@ export interface SimulatorOptions {
    * hand, and timeline replays, want nothing else to write.
    */
   readonly controllers?: ControllerClock;
+  /**
+   * How long things take in the controllers, and how late each kind's watch events are sent (docs/simulator.md
+   * "Timing profiles"); the recorded timing by default. Watch delays need `controllers` (its clock).
+   */
+  readonly timing?: TimingProfile;
   /** Timers for watch bookmarks (every `bookmarkIntervalMs`): a test's fake clock, so watches never look idle. */
   readonly timers?: { setTimer(fn: () => void, delayMs: number): () => void };
 }
@@ -114,6 +124,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
   if (options.metricsApi) for (const t of METRICS_TYPES) registry.add(t);
   const store = new ObjectStore(now, options.historyLimit, registry);
+  // A timing profile's watch delays need a clock for their timers: the controllers' (a test's fake clock).
+  const delays = options.timing?.watchDelayMs ?? {};
+  if (options.controllers && Object.values(delays).some((ms) => ms > 0))
+    store.setWatchDelay((kind) => delays[kind] ?? 0, options.controllers);
   serveCustomResourceDefinitions(store, registry, now);
   const token = randomBytes(24).toString("hex");
   const authorizer = new SimAuthorizer();
@@ -176,8 +190,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
 
   const controllers = options.controllers
-    ? startControllers({ store, registry }, options.controllers, (ns, pod, c, text, previous) =>
-        logs.set(`${ns}/${pod}/${c}/${previous}`, text),
+    ? startControllers(
+        { store, registry },
+        options.controllers,
+        (ns, pod, c, text, previous) => logs.set(`${ns}/${pod}/${c}/${previous}`, text),
+        options.timing,
       )
     : undefined;
 

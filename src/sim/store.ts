@@ -4,6 +4,11 @@ import { storageKey, TypeRegistry, type ResourceType } from "./resources.ts";
 import type { Selector } from "./selectors.ts";
 import { alreadyExists, badRequest, conflict, deleted, failure, invalid, notFound, type StatusBody } from "./status.ts";
 
+/** Timers of the clock the simulator runs on (a test's fake clock). */
+export interface WatchTimers {
+  setTimer(fn: () => void, delayMs: number): () => void;
+}
+
 /** A stored object: JSON as the apiserver serves it. */
 export type KubeObject = Record<string, any>;
 
@@ -32,6 +37,8 @@ interface Watcher {
   namespace?: string;
   filter: Selector;
   send: (event: WatchEvent) => void;
+  /** The resourceVersion it started from: changes at or before it reached it through its list. */
+  fromRv: number;
 }
 
 const GENERATION_KINDS = new Set(["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob"]);
@@ -51,6 +58,9 @@ export class ObjectStore {
   private readonly watchers = new Set<Watcher>();
   private readonly listeners = new Set<(kind: string) => void>();
   private readonly admissions: Admission[] = [];
+  /** Changes written but not yet sent to watchers, by storage key, oldest first (setWatchDelay). */
+  private readonly unpublished = new Map<string, Change[]>();
+  private watchDelay?: { delayOf: (kind: string) => number; timers: WatchTimers };
 
   constructor(
     private readonly now: () => number = () => Date.now(),
@@ -69,6 +79,46 @@ export class ObjectStore {
   /** Current resourceVersion of the whole store. */
   resourceVersion(): number {
     return this.rv;
+  }
+
+  /**
+   * Delays watch delivery per kind (docs/simulator.md "Timing profiles"): a change of kind K reaches watchers
+   * `delayOf(K)` ms after it was written, changes of one kind in order, so watchers see changes of different
+   * kinds in any order within a window. Lists and controllers see every change at once (a watch cache that
+   * lags its store). Bookmarks never pass a change not yet sent.
+   */
+  setWatchDelay(delayOf: (kind: string) => number, timers: WatchTimers): void {
+    this.watchDelay = { delayOf, timers };
+  }
+
+  /** How many written changes have not been sent to watchers yet (setWatchDelay). */
+  pendingWatchEvents(): number {
+    let n = 0;
+    for (const queue of this.unpublished.values()) n += queue.length;
+    return n;
+  }
+
+  /** The resourceVersion a watch of `type` has been sent up to: before its oldest change not yet sent. */
+  publishedResourceVersion(type: ResourceType): number {
+    const pending = this.unpublished.get(storageKey(type))?.[0];
+    return pending ? pending.rv - 1 : this.rv;
+  }
+
+  /**
+   * Objects of `type` as its watchers have been sent them: the current objects with the changes not yet sent
+   * undone, by `namespace/name` (undefined: not there yet, or already gone, for them).
+   */
+  publishedObjects(type: ResourceType): Map<string, KubeObject> {
+    const out = new Map(this.collection(type));
+    const undone = new Set<string>();
+    for (const change of this.unpublished.get(storageKey(type)) ?? []) {
+      const key = objectKey(change.object.metadata.namespace, change.object.metadata.name);
+      if (undone.has(key)) continue;
+      undone.add(key);
+      if (change.type === "ADDED" || !change.previous) out.delete(key);
+      else out.set(key, change.previous);
+    }
+    return out;
   }
 
   /** Drops the change history; watches from an older resourceVersion then get 410 Expired (like etcd compaction). */
@@ -242,8 +292,10 @@ export class ObjectStore {
     send: (event: WatchEvent) => void,
   ): (() => void) | undefined {
     if (fromRv < this.compactedRv) return undefined;
-    const watcher: Watcher = { key: storageKey(type), namespace, filter, send };
-    for (const change of this.history) if (change.rv > fromRv && change.key === watcher.key) deliver(watcher, change);
+    const watcher: Watcher = { key: storageKey(type), namespace, filter, send, fromRv };
+    const waiting = new Set(this.unpublished.get(watcher.key) ?? []);
+    for (const change of this.history)
+      if (change.rv > fromRv && change.key === watcher.key && !waiting.has(change)) deliver(watcher, change);
     this.watchers.add(watcher);
     return () => this.watchers.delete(watcher);
   }
@@ -344,9 +396,27 @@ export class ObjectStore {
       const dropped = this.history.splice(0, this.history.length - this.historyLimit);
       this.compactedRv = dropped[dropped.length - 1]?.rv ?? this.compactedRv;
     }
-    for (const watcher of this.watchers) if (watcher.key === change.key) deliver(watcher, change);
+    const delay = this.watchDelay?.delayOf(type.kind) ?? 0;
+    if (this.watchDelay && delay > 0) {
+      const queue = this.unpublished.get(change.key) ?? [];
+      queue.push(change);
+      this.unpublished.set(change.key, queue);
+      this.watchDelay.timers.setTimer(() => this.publish(change), delay);
+    } else this.publish(change);
     for (const listener of this.listeners) listener(type.kind);
     return stored;
+  }
+
+  /** Sends a change to the watchers that started before it. */
+  private publish(change: Change): void {
+    const queue = this.unpublished.get(change.key);
+    if (queue) {
+      const at = queue.indexOf(change);
+      if (at >= 0) queue.splice(at, 1);
+      if (queue.length === 0) this.unpublished.delete(change.key);
+    }
+    for (const watcher of this.watchers)
+      if (watcher.key === change.key && watcher.fromRv < change.rv) deliver(watcher, change);
   }
 
   private collection(type: ResourceType): Map<string, KubeObject> {
@@ -411,8 +481,11 @@ function deliver(watcher: Watcher, change: Change): void {
   else if (!now && before) watcher.send({ type: "DELETED", object });
 }
 
-/** JSON with object keys sorted: kube-apiserver compares objects by content, not by the order of their keys. */
-function canonical(value: unknown): string {
+/**
+ * JSON with object keys sorted: kube-apiserver compares objects by content, not by the order of their keys;
+ * two values are the same object when their canonical texts are equal.
+ */
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v)
       ? Object.fromEntries(

@@ -185,17 +185,44 @@ export function consistent(
   daemon: Daemon,
   kinds: readonly (readonly [string, string, string])[] = CHECKED,
 ): boolean {
+  return inconsistency(sim, daemon, kinds) === undefined;
+}
+
+/**
+ * The first object the daemon's Inventory holds older than the simulator sent it on its watch (`Pod
+ * shop/api-1: have 120, sent 121, now 121`), or undefined when the daemon is caught up. A daemon that listed
+ * (after a watch's history was compacted) may hold a newer version than was sent, up to the current one.
+ */
+export function inconsistency(
+  sim: Simulator,
+  daemon: Daemon,
+  kinds: readonly (readonly [string, string, string])[] = CHECKED,
+): string | undefined {
   for (const [kind, group, plural] of kinds) {
-    const want = sim.store.list(sim.typeOf(group, "v1", plural), undefined);
-    const have = daemon.inventory.list(kind);
-    if (want.length !== have.length) return false;
-    const versions = new Map(
-      have.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+    const type = sim.typeOf(group, "v1", plural);
+    // What the daemon can have seen: what was sent on its watch (a timing profile delays that), or what a
+    // list returned since (the current objects).
+    const sent = sim.store.publishedObjects(type);
+    const current = new Map(
+      sim.store.list(type, undefined).map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]),
     );
-    for (const o of want)
-      if (versions.get(`${o.metadata.namespace}/${o.metadata.name}`) !== o.metadata.resourceVersion) return false;
+    const have = new Map(
+      daemon.inventory.list(kind).map((o) => [`${o.metadata.namespace ?? ""}/${o.metadata.name}`, o]),
+    );
+    for (const key of new Set([...sent.keys(), ...have.keys()])) {
+      const rv = have.get(key)?.metadata.resourceVersion;
+      const sentRv = sent.get(key)?.metadata.resourceVersion;
+      const nowRv = current.get(key)?.metadata.resourceVersion;
+      const caughtUp =
+        rv === undefined
+          ? sentRv === undefined || nowRv === undefined
+          : sentRv === undefined
+            ? nowRv !== undefined
+            : Number(rv) >= Number(sentRv);
+      if (!caughtUp) return `${kind} ${key}: have ${rv}, sent ${sentRv}, now ${nowRv}`;
+    }
   }
-  return true;
+  return undefined;
 }
 
 /** A daemon against a simulator, started by `startSimulatedDaemon`; `stop()` stops both. */

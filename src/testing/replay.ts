@@ -7,12 +7,13 @@ import { createSilentLogger } from "../runtime/logger.ts";
 import { replayTimeline } from "../sim/replay.ts";
 import { recordedStory, startRecordedStory } from "../sim/scenarios/recorded.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
-import type { SimControllers } from "../sim/controllers/index.ts";
+import type { SimControllers, TimingProfile } from "../sim/controllers/index.ts";
+import { NS, type Story } from "../sim/stories/index.ts";
 import type { Scenario } from "../sim/scenario.ts";
 import { readyNode } from "../sim/scenarios/builders.ts";
 import { loadTimeline, TIMELINES_DIR } from "../sim/timeline.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "./capture-server.ts";
-import { consistent, deliverySettled } from "./cluster.ts";
+import { consistent, deliverySettled, inconsistency } from "./cluster.ts";
 import { parseConfig } from "./config.ts";
 
 /** The kinds the recorded timelines hold (kind, API group, plural). */
@@ -39,6 +40,9 @@ export interface Told {
   readonly incidentId: string;
   readonly reason: string;
   readonly text: string;
+  /** On a summary (a roll-up, the startup summary): the incidents it names, and what kind it is. */
+  readonly covers?: readonly string[];
+  readonly delivery?: string;
 }
 
 /** The real daemon watching a replayed timeline, every message captured by a webhook on loopback. */
@@ -90,11 +94,28 @@ export async function startReplay(
  * (src/sim/scenarios/recorded.ts): the driver's objects and actions at their recorded seconds, everything else
  * written by the controllers. The daemon starts at t=0 on the settled cluster, as it did on the recording.
  */
-export async function startStory(name: string, options: { config?: Record<string, unknown> } = {}): Promise<ReplayRun> {
-  const story = recordedStory(name);
-  const settleSeconds = 30;
+export async function startStory(
+  name: string,
+  options: {
+    config?: Record<string, unknown>;
+    /** The controllers' timing (the recorded one by default). */
+    timing?: TimingProfile;
+    /** Steps moved to another second: `[from, to]` (a fix told later, so the failure lasts under any timing). */
+    moved?: readonly (readonly [number, number])[];
+    /** Seconds the cluster runs before t=0 (30 by default; slow timings need longer to have everything up). */
+    settleSeconds?: number;
+  } = {},
+): Promise<ReplayRun> {
+  const recorded = recordedStory(name);
+  const moved = new Map(options.moved ?? []);
+  const story = { ...recorded, steps: recorded.steps.map((s) => ({ ...s, t: moved.get(s.t) ?? s.t })) };
+  const settleSeconds = options.settleSeconds ?? 30;
   const clock = createFakeClock(story.timeline.startMs - settleSeconds * 1000);
-  const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
+  const sim = await startSimulator({
+    now: () => clock.now(),
+    controllers: clock,
+    ...(options.timing ? { timing: options.timing } : {}),
+  });
   const started = await startRecordedStory(story, sim, clock, { settleSeconds });
   return watched({
     name,
@@ -105,6 +126,41 @@ export async function startStory(name: string, options: { config?: Record<string
     stopSource: started.stop,
     config: options.config,
   });
+}
+
+/**
+ * A story of the catalogue (src/sim/stories) told to the simulator's controllers running on `timing`, watched by
+ * the real daemon: the nodes join `youngNodeAgeMs` before the story when it asks for young nodes (a day before
+ * otherwise), the daemon takes its startup baseline on the empty cluster, and the story's steps run `phaseMs`
+ * after that, at their seconds. t=0 is the story's start.
+ */
+export async function startTimedStory(
+  story: Story,
+  timing: { controllers: TimingProfile; youngNodeAgeMs: number; phaseMs: number },
+  options: { config?: Record<string, unknown> } = {},
+): Promise<ReplayRun> {
+  const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
+  const sim = await startSimulator({ now: () => clock.now(), controllers: clock, timing: timing.controllers });
+  const joined = clock.now() + 10_000 - (story.youngNodes ? timing.youngNodeAgeMs : 86_400_000);
+  for (let i = 1; i <= story.nodes; i++) sim.apply(readyNode(`worker-${i}`, joined));
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+  await clock.advance(1_000);
+  const zeroMs = clock.now() + 9_000 + timing.phaseMs;
+  const timers = story.steps.map((step) => clock.setTimer(() => step.run(sim), zeroMs + step.t * 1000 - clock.now()));
+  const run = await watched({
+    name: story.name,
+    sim,
+    clock,
+    zeroMs,
+    lengthSeconds: story.lengthSeconds,
+    stopSource: () => {
+      for (const cancel of timers) cancel();
+    },
+    config: options.config,
+  });
+  // The startup baseline is taken on the cluster before the story: what the story breaks is new.
+  run.daemon.passNow();
+  return run;
 }
 
 /**
@@ -138,16 +194,30 @@ export async function startScenario(
 }
 
 /**
- * An empty cluster run by the simulator's controllers on a fake clock (nodes `worker-1..N`, Ready for a day),
+ * An empty cluster run by the simulator's controllers on a fake clock (nodes `worker-1..N`, Ready for a day
+ * unless `nodeAgeMs` says otherwise; the controllers' durations from `timing`),
  * watched by the real daemon: tests create workloads and faults with `run.sim` (as a user would with kubectl)
  * and move time with `runTo`. t=0 is when the daemon started.
  */
 export async function startCluster(
-  options: { nodes?: number; config?: Record<string, unknown>; clusterName?: string } = {},
+  options: {
+    nodes?: number;
+    config?: Record<string, unknown>;
+    clusterName?: string;
+    /** The controllers' timing (the recorded one by default). */
+    timing?: TimingProfile;
+    /** How long the nodes have been in the cluster when the daemon starts, ms (a day by default). */
+    nodeAgeMs?: number;
+  } = {},
 ): Promise<ReplayRun & { controllers: SimControllers }> {
   const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
-  const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
-  for (let i = 1; i <= (options.nodes ?? 3); i++) sim.apply(readyNode(`worker-${i}`, clock.now() - 86_400_000));
+  const sim = await startSimulator({
+    now: () => clock.now(),
+    controllers: clock,
+    ...(options.timing ? { timing: options.timing } : {}),
+  });
+  for (let i = 1; i <= (options.nodes ?? 3); i++)
+    sim.apply(readyNode(`worker-${i}`, clock.now() - (options.nodeAgeMs ?? 86_400_000)));
   sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
   await clock.advance(1_000);
   const run = await watched({
@@ -198,11 +268,17 @@ async function watched(source: {
   });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
   const arrivals: number[] = [];
-  let caughtUp = sim.store.resourceVersion();
+  // Written and sent: a timing profile may delay what was written on its way to the watchers.
+  const version = () => `${sim.store.resourceVersion()}/${sim.store.pendingWatchEvents()}`;
+  let caughtUp = version();
   const caughtUpTo = async () => {
-    const target = sim.store.resourceVersion();
+    const target = version();
     if (target === caughtUp) return;
-    await waitUntil(() => consistent(sim, daemon, REPLAYED_KINDS), "the daemon to see the replayed events");
+    try {
+      await waitUntil(() => consistent(sim, daemon, REPLAYED_KINDS), "the daemon to see the replayed events");
+    } catch (error) {
+      throw new Error(`${(error as Error).message}: ${inconsistency(sim, daemon, REPLAYED_KINDS)}`);
+    }
     caughtUp = target;
   };
   return {
@@ -241,6 +317,8 @@ async function watched(source: {
           incidentId: body.incidentId,
           reason: body.reason,
           text: body.text,
+          ...(body.covers ? { covers: body.covers } : {}),
+          ...(body.delivery ? { delivery: body.delivery } : {}),
         };
       }),
     async stop() {

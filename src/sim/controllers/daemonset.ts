@@ -15,8 +15,9 @@ const DAEMON_TOLERATIONS = [
 
 /**
  * The DaemonSet controller: one pod on every node that matches its nodeSelector and whose taints it tolerates
- * (placed directly on the node; a NoSchedule taint only keeps new pods away), the surplus removed, a changed template rolled one node at a time,
- * and the status counts.
+ * (placed directly on the node; a NoSchedule taint only keeps new pods away), the surplus removed, a changed
+ * template rolled out as RollingUpdate with maxUnavailable 1 (old pods that are not ready replaced at once,
+ * available ones one node at a time), and the status counts.
  */
 export const daemonSetController: Controller = {
   name: "daemonset",
@@ -38,7 +39,11 @@ export const daemonSetController: Controller = {
       const wanted = nodes.filter((n) => selected(n) && !untolerated(n, "NoSchedule") && !untolerated(n, "NoExecute"));
       const keep = nodes.filter((n) => selected(n) && !untolerated(n, "NoExecute"));
       const mine = ownedBy(pods, ds).filter((p) => !p.metadata.deletionTimestamp);
-      let rolling = false;
+      // RollingUpdate with maxUnavailable 1: an old pod that is not ready goes at once; an available one only
+      // while no other node is without an available pod (one being replaced counts as without).
+      let unavailable = keep.filter(
+        (n) => !mine.some((p) => p.spec?.nodeName === n.metadata.name && podReady(p)),
+      ).length;
       for (const node of keep) {
         const here = mine.filter((p) => p.spec?.nodeName === node.metadata.name);
         if (here.length === 0 && wanted.includes(node)) {
@@ -60,8 +65,10 @@ export const daemonSetController: Controller = {
           });
         } else {
           const old = here[0];
-          if (!rolling && old && old.metadata.labels?.["controller-revision-hash"] !== hash && mine.every(podReady)) {
-            rolling = true;
+          if (!old || old.metadata.labels?.["controller-revision-hash"] === hash) continue;
+          if (!podReady(old)) api.remove("Pod", ds.metadata.namespace, old.metadata.name);
+          else if (unavailable < 1) {
+            unavailable += 1;
             api.remove("Pod", ds.metadata.namespace, old.metadata.name);
           }
         }

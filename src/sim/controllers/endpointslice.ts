@@ -1,6 +1,7 @@
-import type { KubeObject } from "../store.ts";
+import { canonical, type KubeObject } from "../store.ts";
 import { controllerRef, nameHash, podReady } from "./api.ts";
 import type { Controller } from "./controller.ts";
+import type { TimingProfile } from "./timing.ts";
 
 const SERVICE_NAME = "kubernetes.io/service-name";
 
@@ -8,68 +9,101 @@ const SERVICE_NAME = "kubernetes.io/service-name";
  * The EndpointSlice and Endpoints controllers: for every Service with a selector, one EndpointSlice (and the
  * Endpoints object) listing the selected pods that have an IP, each with the conditions kube-controller-manager
  * writes: `ready` (pod Ready and not terminating), `serving` (pod Ready), `terminating`. Ports are the
- * Service's target ports, a named one resolved from the first selected pod's container ports.
+ * Service's target ports, a named one resolved from the first selected pod's container ports. A Service's change
+ * is written `timing.endpointSliceLagMs` after the first pod change that caused it, every change of that
+ * window in one write (`--endpointslice-updates-batch-period`).
  */
-export const endpointSliceController: Controller = {
-  name: "endpointslice",
-  sync(api) {
-    const pods = api.list("Pod");
-    const slices = api.list("EndpointSlice");
-    for (const svc of api.list("Service")) {
-      const selector = svc.spec?.selector;
-      if (!selector || Object.keys(selector).length === 0 || svc.spec?.type === "ExternalName") continue;
-      const ns = svc.metadata.namespace;
-      const selected = pods.filter(
-        (p) =>
-          p.metadata.namespace === ns &&
-          p.status?.podIP &&
-          p.status?.phase !== "Succeeded" &&
-          p.status?.phase !== "Failed" &&
-          Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v),
-      );
-      const endpoints = selected
-        .map((p) => ({
-          addresses: [p.status.podIP],
-          conditions: {
-            ready: podReady(p) && !p.metadata.deletionTimestamp,
-            serving: podReady(p),
-            terminating: Boolean(p.metadata.deletionTimestamp),
-          },
-          nodeName: p.spec.nodeName,
-          targetRef: { kind: "Pod", namespace: ns, name: p.metadata.name, uid: p.metadata.uid },
-        }))
-        .sort((a, b) => a.targetRef.name.localeCompare(b.targetRef.name));
-      const ports = (svc.spec?.ports ?? []).map((port: KubeObject) => ({
-        name: port.name ?? "",
-        port: targetPort(port, selected[0]),
-        protocol: port.protocol ?? "TCP",
-      }));
-      const existing = slices.find(
-        (s) => s.metadata.namespace === ns && s.metadata.labels?.[SERVICE_NAME] === svc.metadata.name,
-      );
-      const body = {
-        metadata: {
-          ...(existing?.metadata ?? { name: `${svc.metadata.name}-${nameHash(svc.metadata.uid, 5)}` }),
-          labels: {
-            ...(svc.metadata.labels ?? {}),
-            "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
-            [SERVICE_NAME]: svc.metadata.name,
-          },
-          ownerReferences: [controllerRef(svc)],
-        },
-        addressType: "IPv4",
-        endpoints,
-        ports,
-      };
-      if (existing) api.update({ ...existing, ...body });
-      else api.create("EndpointSlice", ns, body);
-      writeEndpoints(api, svc, endpoints, ports);
-    }
-    return undefined;
-  },
-};
+export function createEndpointSliceController(timing: TimingProfile): Controller {
+  // When each Service's pending change is written (epoch ms), for a lag above 0.
+  const due = new Map<string, number>();
+  return {
+    name: "endpointslice",
+    sync(api) {
+      let wake: number | undefined;
+      const cluster = { pods: api.list("Pod"), slices: api.list("EndpointSlice") };
+      for (const svc of api.list("Service")) {
+        const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
+        const at = due.get(key);
+        if (at === undefined && !writeService(api, cluster, svc, true)) continue;
+        if (timing.endpointSliceLagMs <= 0 || (at !== undefined && api.now() >= at)) {
+          due.delete(key);
+          writeService(api, cluster, svc, false);
+          continue;
+        }
+        const when = at ?? api.now() + timing.endpointSliceLagMs;
+        due.set(key, when);
+        wake = Math.min(wake ?? when, when);
+      }
+      return wake;
+    },
+  };
+}
 
 // --- internal ---
+
+/**
+ * Writes the EndpointSlice and Endpoints of `svc` (or, with `dryRun`, only says whether they would change).
+ * Returns true when they differ from what is stored.
+ */
+function writeService(
+  api: Parameters<Controller["sync"]>[0],
+  { pods, slices }: { pods: readonly KubeObject[]; slices: readonly KubeObject[] },
+  svc: KubeObject,
+  dryRun: boolean,
+): boolean {
+  const selector = svc.spec?.selector;
+  if (!selector || Object.keys(selector).length === 0 || svc.spec?.type === "ExternalName") return false;
+  const ns = svc.metadata.namespace;
+  const selected = pods.filter(
+    (p) =>
+      p.metadata.namespace === ns &&
+      p.status?.podIP &&
+      p.status?.phase !== "Succeeded" &&
+      p.status?.phase !== "Failed" &&
+      Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v),
+  );
+  const endpoints = selected
+    .map((p) => ({
+      addresses: [p.status.podIP],
+      conditions: {
+        ready: podReady(p) && !p.metadata.deletionTimestamp,
+        serving: podReady(p),
+        terminating: Boolean(p.metadata.deletionTimestamp),
+      },
+      nodeName: p.spec.nodeName,
+      targetRef: { kind: "Pod", namespace: ns, name: p.metadata.name, uid: p.metadata.uid },
+    }))
+    .sort((a, b) => a.targetRef.name.localeCompare(b.targetRef.name));
+  const ports = (svc.spec?.ports ?? []).map((port: KubeObject) => ({
+    name: port.name ?? "",
+    port: targetPort(port, selected[0]),
+    protocol: port.protocol ?? "TCP",
+  }));
+  const existing = slices.find(
+    (s) => s.metadata.namespace === ns && s.metadata.labels?.[SERVICE_NAME] === svc.metadata.name,
+  );
+  const body = {
+    metadata: {
+      ...(existing?.metadata ?? { name: `${svc.metadata.name}-${nameHash(svc.metadata.uid, 5)}` }),
+      labels: {
+        ...(svc.metadata.labels ?? {}),
+        "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
+        [SERVICE_NAME]: svc.metadata.name,
+      },
+      ownerReferences: [controllerRef(svc)],
+    },
+    addressType: "IPv4",
+    endpoints,
+    ports,
+  };
+  const changed =
+    !existing || canonical([existing.endpoints ?? [], existing.ports ?? []]) !== canonical([endpoints, ports]);
+  if (dryRun) return changed;
+  if (existing) api.update({ ...existing, ...body });
+  else api.create("EndpointSlice", ns, body);
+  writeEndpoints(api, svc, endpoints, ports);
+  return changed;
+}
 
 function targetPort(port: KubeObject, pod: KubeObject | undefined): number {
   const target = port.targetPort ?? port.port;

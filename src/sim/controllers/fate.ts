@@ -35,6 +35,23 @@ export function fateOf(pod: KubeObject): Fate {
   return (pod.spec?.restartPolicy ?? "Always") === "Always" ? "run" : "complete";
 }
 
+/** The pod (or pod template) annotation that makes its init containers fail: `sim.mon.io/init-fate=crash`. */
+export const INIT_FATE_ANNOTATION = "sim.mon.io/init-fate";
+
+/**
+ * What the simulated kubelet makes of a pod's init containers: `crash` — the first init container exits 1 on
+ * every start (Init:CrashLoopBackOff); `complete` — each exits 0 after `initRunMs`. Set by the annotation
+ * `sim.mon.io/init-fate`, else an init container's image tag `:crash` or `:fail`.
+ */
+export function initFateOf(pod: KubeObject): "crash" | "complete" {
+  const annotated = pod.metadata?.annotations?.[INIT_FATE_ANNOTATION];
+  if (annotated === "crash" || annotated === "complete") return annotated;
+  const failing = (pod.spec?.initContainers ?? []).some((c: KubeObject) =>
+    /:(crash|fail)$/.test(String(c.image ?? "")),
+  );
+  return failing ? "crash" : "complete";
+}
+
 /** What a container of this fate prints before it exits (the annotation's text, else a line in a real program's words). */
 export function outputOf(pod: KubeObject, fate: Fate): string {
   const given = pod.metadata?.annotations?.[OUTPUT_ANNOTATION];

@@ -4,7 +4,7 @@ import { type ControllerApi, controllerApi } from "./api.ts";
 import type { Controller } from "./controller.ts";
 import { daemonSetController } from "./daemonset.ts";
 import { createDeploymentController } from "./deployment.ts";
-import { endpointSliceController } from "./endpointslice.ts";
+import { createEndpointSliceController } from "./endpointslice.ts";
 import { garbageCollector } from "./garbage-collector.ts";
 import { createJobController } from "./job.ts";
 import { createKubelet, type LogSink } from "./kubelet.ts";
@@ -12,11 +12,11 @@ import { createNodeLifecycle, KUBELET_ANNOTATION } from "./node-lifecycle.ts";
 import { replicaSetController } from "./replicaset.ts";
 import { schedulerController } from "./scheduler.ts";
 import { statefulSetController } from "./statefulset.ts";
-import { TIMING } from "./timing.ts";
+import { RECORDED_TIMING, type TimingProfile } from "./timing.ts";
 
-export { FATE_ANNOTATION, OUTPUT_ANNOTATION, type Fate } from "./fate.ts";
+export { FATE_ANNOTATION, INIT_FATE_ANNOTATION, OUTPUT_ANNOTATION, type Fate } from "./fate.ts";
 export { KUBELET_ANNOTATION } from "./node-lifecycle.ts";
-export { TIMING } from "./timing.ts";
+export { backOffAt, RECORDED_TIMING, type TimingProfile } from "./timing.ts";
 
 /** What the controllers need of a clock: the time (epoch ms) and a timer (the fake clock in tests). */
 export interface ControllerClock {
@@ -38,27 +38,29 @@ export interface SimControllers {
 /**
  * Starts the simulator's controllers (docs/simulator.md "Controllers"): Deployment, ReplicaSet, StatefulSet,
  * DaemonSet, Job, the scheduler, a kubelet for every node, the node lifecycle controller, EndpointSlices and
- * the garbage collector. They run `TIMING.reactMs` after any change, as real controllers react to their
- * informers, each round repeated until the cluster stops changing, and again at the times they ask for.
+ * the garbage collector. They run `timing.reactMs` after any change, as real controllers react to their
+ * informers, each round repeated until the cluster stops changing, and again at the times they ask for. Every
+ * duration comes from `timing` (the recorded one by default).
  */
 export function startControllers(
   sim: { store: ObjectStore; registry: TypeRegistry },
   clock: ControllerClock,
   logs: LogSink,
+  timing: TimingProfile = RECORDED_TIMING,
 ): SimControllers {
   const api: ControllerApi = controllerApi(sim.store, sim.registry, () => clock.now());
-  const nodes = createNodeLifecycle();
+  const nodes = createNodeLifecycle(timing);
   const controllers: readonly Controller[] = [
     createDeploymentController(),
     replicaSetController,
     statefulSetController,
     daemonSetController,
-    createJobController(),
+    createJobController(timing),
     garbageCollector,
     schedulerController,
     nodes,
-    createKubelet(nodes, logs),
-    endpointSliceController,
+    createKubelet(nodes, logs, timing),
+    createEndpointSliceController(timing),
   ];
   let syncing = false;
   let stopped = false;
@@ -91,7 +93,7 @@ export function startControllers(
         if (sim.store.resourceVersion() === before) break;
         if (round === 20) {
           // Still changing: go on after the reaction time rather than spin.
-          wake = Math.min(wake ?? Number.POSITIVE_INFINITY, clock.now() + TIMING.reactMs);
+          wake = Math.min(wake ?? Number.POSITIVE_INFINITY, clock.now() + timing.reactMs);
           break;
         }
       }
@@ -101,9 +103,9 @@ export function startControllers(
     if (wake !== undefined) schedule(wake);
   };
   const unsubscribe = sim.store.onChange(() => {
-    if (!syncing) schedule(clock.now() + TIMING.reactMs);
+    if (!syncing) schedule(clock.now() + timing.reactMs);
   });
-  schedule(clock.now() + TIMING.reactMs);
+  schedule(clock.now() + timing.reactMs);
   const annotate = (node: string, value: string | undefined) => {
     const current = api.get("Node", undefined, node);
     if (!current) throw new Error(`no node ${node}`);

@@ -2,7 +2,7 @@ import { type KubeObject, timestamp } from "../store.ts";
 import { ownedBy, podActive, podReady, withCondition } from "./api.ts";
 import type { Controller } from "./controller.ts";
 import { createPod } from "./replicaset.ts";
-import { TIMING } from "./timing.ts";
+import { backOffAt, type TimingProfile } from "./timing.ts";
 
 /**
  * The Job controller: runs up to `parallelism` pods until `completions` succeeded; a failed pod is replaced
@@ -10,7 +10,7 @@ import { TIMING } from "./timing.ts";
  * (FailureTarget, then Failed with reason BackoffLimitExceeded) and `activeDeadlineSeconds` fails it with
  * DeadlineExceeded. Completion writes SuccessCriteriaMet and Complete with completionTime, as v1.32 does.
  */
-export function createJobController(): Controller {
+export function createJobController(timing: TimingProfile): Controller {
   // When each failed pod was seen failed: the back-off counts from there, as the Job controller's queue does.
   const failedAt = new Map<string, number>();
   return {
@@ -95,7 +95,7 @@ export function createJobController(): Controller {
         const want = Math.min(parallelism, completions - succeeded) - active.length;
         for (const p of failedPods) if (!failedAt.has(p.metadata.uid)) failedAt.set(p.metadata.uid, now);
         const lastFailure = Math.max(0, ...failedPods.map((p) => failedAt.get(p.metadata.uid) ?? now));
-        const notBefore = failedPods.length ? lastFailure + TIMING.jobBackOffMs(failedPods.length) : 0;
+        const notBefore = failedPods.length ? lastFailure + backOffAt(timing.jobBackOffMs, failedPods.length - 1) : 0;
         if (want > 0 && now >= notBefore) for (let i = 0; i < want; i++) createPod(api, job);
         else if (want > 0) wake = Math.min(wake ?? notBefore, notBefore);
         const fresh = ownedBy(api.list("Pod", job.metadata.namespace), job).filter(podActive);

@@ -2,8 +2,8 @@ import { type KubeObject, timestamp } from "../store.ts";
 import { type ControllerApi, withCondition } from "./api.ts";
 import { missingConfig } from "./config-refs.ts";
 import type { Controller } from "./controller.ts";
-import { type Fate, fateOf, outputOf } from "./fate.ts";
-import { TIMING } from "./timing.ts";
+import { type Fate, fateOf, initFateOf, outputOf } from "./fate.ts";
+import { backOffAt, type TimingProfile } from "./timing.ts";
 
 /** Where the kubelet writes what a container printed (the simulator's `pods/log`). */
 export type LogSink = (namespace: string, pod: string, container: string, text: string, previous: boolean) => void;
@@ -28,6 +28,8 @@ interface Run {
   restartAt?: number;
   restarts: number;
   lastTerminated?: KubeObject;
+  /** The init containers' progress, for a pod that has them. */
+  init?: InitRun;
   ready: boolean;
   probeFailures: number;
   nextProbeAt?: number;
@@ -38,14 +40,30 @@ interface Run {
   told: Set<string>;
 }
 
+/** The init containers of one pod instance: they run one at a time, in order, before the app containers start. */
+interface InitRun {
+  /** The init container running now (== the count of completed ones). */
+  index: number;
+  startAt: number;
+  exitAt?: number;
+  restartAt?: number;
+  restarts: number;
+  lastTerminated?: KubeObject;
+  /** Terminated states of the completed ones, in order. */
+  completed: KubeObject[];
+  /** When the last one completed (the app containers start then). */
+  doneAt?: number;
+}
+
 /**
  * A kubelet for every node (docs/simulator.md "Controllers"): runs each bound pod through ContainerCreating
  * (the image pulled if needed), waits for missing ConfigMaps and Secrets, starts the
  * containers, probes readiness, plays the pod's fate (crash loops with the real back-off, OOM kills, pull
- * failures, failing probes, run-once pods), writes the pod status and Events in the kubelet's words, and
- * finishes graceful deletion (containers exit 0, then the final delete). Timing: `TIMING`.
+ * failures, failing probes, run-once pods), runs init containers one at a time before the app containers
+ * (Init:CrashLoopBackOff when one keeps failing), writes the pod status and Events in the kubelet's words, and
+ * finishes graceful deletion (containers exit 0, then the final delete). Durations come from `timing`.
  */
-export function createKubelet(nodes: NodeState, logs: LogSink): Controller {
+export function createKubelet(nodes: NodeState, logs: LogSink, timing: TimingProfile): Controller {
   const runs = new Map<string, Run>();
   const ips = new Map<string, string>();
   let nextIp = 10;
@@ -70,7 +88,7 @@ export function createKubelet(nodes: NodeState, logs: LogSink): Controller {
         if (!run) {
           run = {
             boundAt: api.now(),
-            imageAt: api.now() + TIMING.startMs,
+            imageAt: api.now() + timing.startMs,
             pullFailures: 0,
             restarts: 0,
             ready: false,
@@ -81,11 +99,11 @@ export function createKubelet(nodes: NodeState, logs: LogSink): Controller {
           runs.set(pod.metadata.uid, run);
           if (!ips.has(pod.metadata.uid)) ips.set(pod.metadata.uid, `10.244.0.${nextIp++ % 250}`);
         }
-        at(step(api, pod, run, logs, ips.get(pod.metadata.uid) ?? ""));
+        at(step(api, pod, run, logs, ips.get(pod.metadata.uid) ?? "", timing));
         if (
           pod.metadata.deletionTimestamp &&
           run.killAt !== undefined &&
-          api.now() >= run.killAt + TIMING.finalDeleteMs
+          api.now() >= run.killAt + timing.finalDeleteMs
         ) {
           api.remove("Pod", pod.metadata.namespace, pod.metadata.name, 0);
           runs.delete(pod.metadata.uid);
@@ -100,13 +118,20 @@ export function createKubelet(nodes: NodeState, logs: LogSink): Controller {
 // --- internal ---
 
 /** Advances one pod to `now`, writes its status; returns when it next changes. */
-function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podIp: string): number | undefined {
+function step(
+  api: ControllerApi,
+  pod: KubeObject,
+  run: Run,
+  logs: LogSink,
+  podIp: string,
+  timing: TimingProfile,
+): number | undefined {
   const now = api.now();
   const container = pod.spec?.containers?.[0] ?? {};
   const source = "kubelet";
   if (pod.metadata.deletionTimestamp) {
     if (run.killAt === undefined) {
-      run.killAt = now + TIMING.killMs;
+      run.killAt = now + timing.killMs;
       api.event(pod, "Normal", "Killing", `Stopping container ${container.name}`, source);
     }
     if (now < run.killAt) return run.killAt;
@@ -122,7 +147,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
         containerID: run.containerId,
       },
     });
-    return run.killAt + TIMING.finalDeleteMs;
+    return run.killAt + timing.finalDeleteMs;
   }
   if (run.done) return undefined;
   const fate = fateOf(pod);
@@ -134,7 +159,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
     while (now >= run.nextPullAt) {
       run.pullFailedAt = run.nextPullAt;
       run.pullFailures += 1;
-      run.nextPullAt = run.pullFailedAt + TIMING.backOffMs(run.pullFailures - 1);
+      run.nextPullAt = run.pullFailedAt + backOffAt(timing.pullBackOffMs, run.pullFailures - 1);
       api.event(
         pod,
         "Warning",
@@ -143,7 +168,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
         source,
       );
     }
-    const showingError = now < (run.pullFailedAt ?? 0) + TIMING.terminatedShownMs;
+    const showingError = now < (run.pullFailedAt ?? 0) + timing.terminatedShownMs;
     if (!showingError && once(run, `pull-backoff@${run.pullFailedAt}`))
       api.event(pod, "Normal", "BackOff", `Back-off pulling image "${container.image}"`, source);
     write(api, pod, run, podIp, {
@@ -154,11 +179,11 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
             message: `Back-off pulling image "${container.image}": ErrImagePull: ${pullError(container.image)}`,
           },
     });
-    return showingError ? (run.pullFailedAt ?? 0) + TIMING.terminatedShownMs : run.nextPullAt;
+    return showingError ? (run.pullFailedAt ?? 0) + timing.terminatedShownMs : run.nextPullAt;
   }
   if (run.pullFailures > 0 && run.startAt === undefined && run.imageAt < (run.pullFailedAt ?? 0)) {
     // The image was fixed (a new tag, or the fate changed): the next pull succeeds.
-    run.imageAt = now + TIMING.startMs;
+    run.imageAt = now + timing.startMs;
   }
   if (now < run.imageAt) return writeThen(api, pod, run, podIp, creating(), run.imageAt);
 
@@ -168,7 +193,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
     if (missing) {
       run.configRetryAt ??= run.imageAt;
       if (now >= run.configRetryAt) {
-        run.configRetryAt = now + TIMING.configRetryMs;
+        run.configRetryAt = now + timing.configRetryMs;
         api.event(
           pod,
           "Warning",
@@ -189,7 +214,13 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
       );
       return run.configRetryAt;
     }
-    run.startAt = run.configMissing ? now + TIMING.configAppearedMs : run.imageAt;
+    const begin = run.configMissing ? now + timing.configAppearedMs : run.imageAt;
+    if ((pod.spec?.initContainers ?? []).length > 0) {
+      run.init ??= { index: 0, startAt: begin, restarts: 0, completed: [] };
+      const waitUntil = stepInit(api, pod, run, run.init, logs, podIp, timing);
+      if (run.init.doneAt === undefined) return waitUntil;
+      run.startAt = run.init.doneAt;
+    } else run.startAt = begin;
   }
   if (now < run.startAt) {
     // Until the container starts, the status keeps saying what it said: a config error stays shown.
@@ -208,7 +239,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
     if (run.restartAt !== undefined) {
       if (now < run.restartAt) {
         const exitedAt = run.exitAt ?? 0;
-        const shown = exitedAt + TIMING.terminatedShownMs;
+        const shown = exitedAt + timing.terminatedShownMs;
         if (now < shown) {
           write(api, pod, run, podIp, { terminated: run.lastTerminated });
           return shown;
@@ -224,7 +255,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
         write(api, pod, run, podIp, {
           waiting: {
             reason: "CrashLoopBackOff",
-            message: `back-off ${Math.round(TIMING.backOffMs(run.restarts) / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+            message: `back-off ${Math.round(backOffAt(timing.crashBackOffMs, run.restarts) / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
           },
         });
         return run.restartAt;
@@ -238,10 +269,10 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
       run.nextProbeAt = undefined;
     }
     const exits: Partial<Record<Fate, number>> = {
-      crash: TIMING.crashRunMs,
-      oom: TIMING.crashRunMs,
-      fail: TIMING.jobRunMs,
-      complete: TIMING.jobRunMs,
+      crash: timing.crashRunMs,
+      oom: timing.crashRunMs,
+      fail: timing.jobRunMs,
+      complete: timing.jobRunMs,
     };
     const runsFor = exits[fate];
     // A fate given to a container that has run for a while takes effect at once (its process fails now).
@@ -265,7 +296,7 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
         write(api, pod, run, podIp, { terminated: run.lastTerminated });
         return undefined;
       }
-      run.restartAt = run.exitAt + TIMING.backOffMs(run.restarts);
+      run.restartAt = run.exitAt + backOffAt(timing.crashBackOffMs, run.restarts);
       continue;
     }
     next = run.exitAt;
@@ -276,12 +307,12 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
   const probe = container.readinessProbe;
   if (!probe && fate !== "unready") run.ready = true;
   else {
-    const period = (probe?.periodSeconds ?? 10) * 1000;
+    const period = probe?.periodSeconds ? probe.periodSeconds * 1000 : timing.probePeriodMs;
     const threshold = probe?.failureThreshold ?? 3;
     if (run.nextProbeAt === undefined)
       run.nextProbeAt = run.ready
         ? now + period
-        : (run.startAt ?? now) + Math.max((probe?.initialDelaySeconds ?? 0) * 1000, TIMING.firstProbeMs);
+        : (run.startAt ?? now) + Math.max((probe?.initialDelaySeconds ?? 0) * 1000, timing.firstProbeMs);
     while (run.nextProbeAt !== undefined && now >= run.nextProbeAt) {
       if (fate === "unready") {
         run.probeFailures += 1;
@@ -307,6 +338,97 @@ function step(api: ControllerApi, pod: KubeObject, run: Run, logs: LogSink, podI
   return next;
 }
 
+/**
+ * Advances a pod's init containers to `now`: each runs `initRunMs` and exits 0, except the first one of a pod
+ * whose init fate is `crash`, which exits 1 and is restarted with the crash back-off (Init:CrashLoopBackOff).
+ * Writes the status while they run; returns when they next change. `init.doneAt` is set once all completed.
+ */
+function stepInit(
+  api: ControllerApi,
+  pod: KubeObject,
+  run: Run,
+  init: InitRun,
+  logs: LogSink,
+  podIp: string,
+  timing: TimingProfile,
+): number | undefined {
+  const now = api.now();
+  const specs: KubeObject[] = pod.spec?.initContainers ?? [];
+  const waitingApp = { waiting: { reason: "PodInitializing" } };
+  if (now < init.startAt) {
+    // Until the first init container starts, the status keeps saying what it said: a config error stays shown.
+    const shown = run.configMissing;
+    const state =
+      shown && shown.reason !== "FailedMount"
+        ? { waiting: { reason: shown.reason, message: shown.message } }
+        : creating();
+    return writeThen(api, pod, run, podIp, state, init.startAt, creating());
+  }
+  run.configMissing = undefined;
+  for (;;) {
+    const c = specs[init.index];
+    if (!c) {
+      init.doneAt ??= now;
+      return undefined;
+    }
+    if (init.restartAt !== undefined) {
+      if (now < init.restartAt) {
+        const shown = (init.exitAt ?? 0) + timing.terminatedShownMs;
+        if (now < shown) return writeThen(api, pod, run, podIp, waitingApp, shown, { terminated: init.lastTerminated });
+        if (once(run, `init-backoff@${init.restartAt}`))
+          api.event(
+            pod,
+            "Warning",
+            "BackOff",
+            `Back-off restarting failed container ${c.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+            "kubelet",
+          );
+        return writeThen(api, pod, run, podIp, waitingApp, init.restartAt, {
+          waiting: {
+            reason: "CrashLoopBackOff",
+            message: `back-off ${Math.round(backOffAt(timing.crashBackOffMs, init.restarts) / 1000)}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+          },
+        });
+      }
+      init.startAt = init.restartAt;
+      init.restartAt = undefined;
+      init.exitAt = undefined;
+      init.restarts += 1;
+    }
+    const fails = init.index === 0 && initFateOf(pod) === "crash";
+    init.exitAt ??= Math.max(init.startAt + timing.initRunMs, fails ? 0 : init.startAt);
+    if (now < init.exitAt)
+      return writeThen(api, pod, run, podIp, waitingApp, init.exitAt, {
+        running: { startedAt: timestamp(init.startAt) },
+      });
+    const terminated = {
+      exitCode: fails ? 1 : 0,
+      reason: fails ? "Error" : "Completed",
+      startedAt: timestamp(init.startAt),
+      finishedAt: timestamp(init.exitAt),
+      containerID: `${run.containerId}i${init.index}`,
+    };
+    if (fails) {
+      const output = outputOf(pod, "fail");
+      if (output) logs(pod.metadata.namespace, pod.metadata.name, c.name, output, true);
+      init.lastTerminated = terminated;
+      if ((pod.spec?.restartPolicy ?? "Always") === "Never") {
+        run.done = "Failed";
+        write(api, pod, run, podIp, waitingApp, { terminated });
+        return undefined;
+      }
+      init.restartAt = init.exitAt + backOffAt(timing.crashBackOffMs, init.restarts);
+      continue;
+    }
+    init.completed.push(terminated);
+    init.index += 1;
+    init.startAt = init.exitAt;
+    init.exitAt = undefined;
+    init.restarts = 0;
+    init.lastTerminated = undefined;
+  }
+}
+
 /** Writes the status, then answers `next` (when the pod changes again). */
 function writeThen(
   api: ControllerApi,
@@ -315,8 +437,9 @@ function writeThen(
   podIp: string,
   state: KubeObject,
   next: number,
+  initState?: KubeObject,
 ): number {
-  write(api, pod, run, podIp, state);
+  write(api, pod, run, podIp, state, initState);
   return next;
 }
 
@@ -334,10 +457,46 @@ function pullError(image: string): string {
   return `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": not found`;
 }
 
-/** Writes the pod's status for the container `state` (every container of the pod shares it). */
-function write(api: ControllerApi, pod: KubeObject, run: Run, podIp: string, state: KubeObject): void {
+/**
+ * Writes the pod's status for the app container `state` (every app container of the pod shares it) and, while
+ * init containers run, `initState` for the one running now (those before it completed, those after it waiting).
+ */
+function write(
+  api: ControllerApi,
+  pod: KubeObject,
+  run: Run,
+  podIp: string,
+  state: KubeObject,
+  initState?: KubeObject,
+): void {
   const now = api.now();
   const running = Boolean(state.running);
+  const initSpecs: KubeObject[] = pod.spec?.initContainers ?? [];
+  const init = run.init;
+  const initialized = initSpecs.length === 0 || init?.doneAt !== undefined;
+  const initStatuses = initSpecs.map((c: KubeObject, i: number) => {
+    const done = init?.completed[i];
+    const current = init && i === init.index && !done;
+    const own = done
+      ? { terminated: done }
+      : current && initState
+        ? initState
+        : { waiting: { reason: "PodInitializing" } };
+    return {
+      name: c.name,
+      state: own,
+      lastState: current && init?.lastTerminated && !own.terminated ? { terminated: init.lastTerminated } : {},
+      ready: Boolean(done),
+      restartCount: current ? (init?.restarts ?? 0) : 0,
+      image: c.image,
+      imageID: done || current ? `${String(c.image).split(":")[0]}@sha256:${"0".repeat(63)}${i}` : "",
+      ...(done || current ? { containerID: `${run.containerId}i${i}` } : {}),
+      started: Boolean(own.running),
+    };
+  });
+  const pendingInit = initSpecs
+    .filter((_c: KubeObject, i: number) => !init?.completed[i])
+    .map((c: KubeObject) => c.name);
   const ready = running && run.ready;
   const started = run.startAt !== undefined;
   let conditions = pod.status?.conditions;
@@ -349,7 +508,18 @@ function write(api: ControllerApi, pod: KubeObject, run: Run, podIp: string, sta
     );
   };
   set("PodReadyToStartContainers", true);
-  set("Initialized", true);
+  conditions = withCondition(
+    conditions,
+    initialized
+      ? { type: "Initialized", status: "True" }
+      : {
+          type: "Initialized",
+          status: "False",
+          reason: "ContainersNotInitialized",
+          message: `containers with incomplete status: [${pendingInit.join(" ")}]`,
+        },
+    now,
+  );
   set("Ready", ready, run.done ? "PodCompleted" : "ContainersNotReady");
   set("ContainersReady", ready, run.done ? "PodCompleted" : "ContainersNotReady");
   set("PodScheduled", true);
@@ -377,6 +547,7 @@ function write(api: ControllerApi, pod: KubeObject, run: Run, podIp: string, sta
     podIP: podIp,
     podIPs: [{ ip: podIp }],
     startTime: timestamp(run.boundAt),
+    ...(initSpecs.length ? { initContainerStatuses: initStatuses } : {}),
     containerStatuses: statuses,
     qosClass: pod.status?.qosClass ?? "BestEffort",
   });

@@ -3,7 +3,7 @@ import { withCondition } from "./api.ts";
 import type { Controller } from "./controller.ts";
 import type { NodeState } from "./kubelet.ts";
 import { tolerates } from "./scheduler.ts";
-import { TIMING } from "./timing.ts";
+import type { TimingProfile } from "./timing.ts";
 
 /** The Node annotation that stops its kubelet: `kubectl annotate node worker-2 sim.mon.io/kubelet=stopped`. */
 export const KUBELET_ANNOTATION = "sim.mon.io/kubelet";
@@ -23,9 +23,9 @@ interface Silence {
  * unreachable NoSchedule and NoExecute taints, its pods Ready=False, NodeNotReady events; pods that tolerate
  * the taint only for `tolerationSeconds` (300 s by default) are then evicted. When the kubelet is back it
  * reports Ready at once, the taints go 0.6 s (NoSchedule) and 3.5 s (NoExecute) later and the pods are Ready
- * again 3.3 s later, as recorded.
+ * again 3.3 s later, as recorded (durations from `timing`).
  */
-export function createNodeLifecycle(): Controller & NodeState {
+export function createNodeLifecycle(timing: TimingProfile): Controller & NodeState {
   const silences = new Map<string, Silence>();
   return {
     name: "node-lifecycle",
@@ -33,7 +33,7 @@ export function createNodeLifecycle(): Controller & NodeState {
       const s = silences.get(node);
       if (!s) return 0;
       if (s.returned === undefined) return Number.POSITIVE_INFINITY;
-      return s.returned + TIMING.nodeReturnReadyMs;
+      return s.returned + timing.nodeReturnReadyMs;
     },
     sync(api) {
       const now = api.now();
@@ -51,11 +51,11 @@ export function createNodeLifecycle(): Controller & NodeState {
         }
         if (!s) continue;
         if (stopped) {
-          if (s.marked === undefined && now >= s.since + TIMING.nodeMonitorGraceMs) {
+          if (s.marked === undefined && now >= s.since + timing.nodeMonitorGraceMs) {
             s.marked = now;
             markUnknown(api, node, now);
           }
-          if (s.marked === undefined) at(s.since + TIMING.nodeMonitorGraceMs);
+          if (s.marked === undefined) at(s.since + timing.nodeMonitorGraceMs);
           else for (const t of evict(api, node, s.marked, now)) at(t);
           continue;
         }
@@ -93,8 +93,8 @@ export function createNodeLifecycle(): Controller & NodeState {
           api.event(node, "Normal", "NodeReady", `Node ${name} status is now: NodeReady`, "kubelet");
         }
         const gone = [
-          ...(now >= s.returned + TIMING.taintRemovalMs ? ["NoSchedule"] : []),
-          ...(now >= s.returned + TIMING.noExecuteRemovalMs ? ["NoExecute"] : []),
+          ...(now >= s.returned + timing.taintRemovalMs ? ["NoSchedule"] : []),
+          ...(now >= s.returned + timing.noExecuteRemovalMs ? ["NoExecute"] : []),
         ];
         if (gone.length) {
           const fresh = api.get("Node", undefined, name) ?? node;
@@ -103,8 +103,8 @@ export function createNodeLifecycle(): Controller & NodeState {
           );
           api.update({ ...fresh, spec: { ...fresh.spec, taints: taints.length ? taints : undefined } });
         }
-        for (const t of [TIMING.taintRemovalMs, TIMING.noExecuteRemovalMs]) at(s.returned + t);
-        const over = s.returned + Math.max(TIMING.nodeReturnReadyMs, TIMING.noExecuteRemovalMs);
+        for (const t of [timing.taintRemovalMs, timing.noExecuteRemovalMs]) at(s.returned + t);
+        const over = s.returned + Math.max(timing.nodeReturnReadyMs, timing.noExecuteRemovalMs);
         if (now >= over) silences.delete(name);
         else at(over);
       }

@@ -3,9 +3,10 @@ import { podActive, withCondition } from "./api.ts";
 import type { Controller } from "./controller.ts";
 
 /**
- * The scheduler: binds each pending pod to the Ready node whose labels match its nodeSelector, whose
- * NoSchedule/NoExecute taints it tolerates, with the fewest pods (ties by name). A pod that fits nowhere gets
- * PodScheduled=False (Unschedulable) and a FailedScheduling event in kube-scheduler's wording.
+ * The scheduler: binds each pending pod whose PersistentVolumeClaims exist and are Bound to the Ready node whose
+ * labels match its nodeSelector, whose NoSchedule/NoExecute taints it tolerates, with the fewest pods (ties by
+ * name). A pod that fits nowhere gets PodScheduled=False (Unschedulable) and a FailedScheduling event in
+ * kube-scheduler's wording.
  */
 export const schedulerController: Controller = {
   name: "scheduler",
@@ -15,7 +16,8 @@ export const schedulerController: Controller = {
     for (const pod of pods) {
       if (pod.spec?.nodeName || !podActive(pod)) continue;
       if ((pod.spec?.schedulerName ?? "default-scheduler") !== "default-scheduler") continue;
-      const fits = nodes.filter((n) => fitsOn(pod, n));
+      const claim = unboundClaim(api, pod);
+      const fits = claim ? [] : nodes.filter((n) => fitsOn(pod, n));
       const load = (n: KubeObject) => pods.filter((p) => p.spec?.nodeName === n.metadata.name && podActive(p)).length;
       const node = fits.sort((a, b) => load(a) - load(b) || a.metadata.name.localeCompare(b.metadata.name))[0];
       const now = api.now();
@@ -23,7 +25,7 @@ export const schedulerController: Controller = {
         const message =
           nodes.length === 0
             ? "no nodes available to schedule pods"
-            : `0/${nodes.length} nodes are available: ${whyNot(pod, nodes)}. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.`;
+            : `0/${nodes.length} nodes are available: ${claim ?? whyNot(pod, nodes)}. preemption: 0/${nodes.length} nodes are available: ${nodes.length} Preemption is not helpful for scheduling.`;
         const conditions = withCondition(
           pod.status?.conditions,
           { type: "PodScheduled", status: "False", reason: "Unschedulable", message },
@@ -63,6 +65,18 @@ export function tolerates(pod: KubeObject, taint: KubeObject): boolean {
 }
 
 // --- internal ---
+
+/** Why the pod's claims keep it from being scheduled (kube-scheduler's VolumeBinding words), or undefined. */
+function unboundClaim(api: Parameters<Controller["sync"]>[0], pod: KubeObject): string | undefined {
+  for (const v of pod.spec?.volumes ?? []) {
+    const name = v.persistentVolumeClaim?.claimName;
+    if (!name) continue;
+    const claim = api.get("PersistentVolumeClaim", pod.metadata.namespace, name);
+    if (!claim) return `persistentvolumeclaim "${name}" not found`;
+    if (claim.status?.phase !== "Bound") return "pod has unbound immediate PersistentVolumeClaims";
+  }
+  return undefined;
+}
 
 function nodeReady(node: KubeObject): boolean {
   return (node.status?.conditions ?? []).some((c: KubeObject) => c.type === "Ready" && c.status === "True");

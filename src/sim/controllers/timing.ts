@@ -1,42 +1,93 @@
 /**
- * How long things take in the simulator's controllers, in milliseconds, taken from the watch-event timelines
- * recorded on a real v1.32 control plane (src/sim/testdata/kube-apiserver-v1.32/timelines, "Key observed
- * times"); `controllers.timing.test.ts` replays the same stories through the controllers and checks that their
- * timing matches the recordings. Where the recording's kubelet emulator compressed time (crash back-off), the
- * real kubelet's value is used and said so.
+ * How long things take in the simulator's controllers (docs/simulator.md "Timing profiles"), in milliseconds.
+ * A profile is plain data, so it can be written to a file, generated from a seed (`timing-profiles.ts`) and
+ * given to `mon sim --timing`. `RECORDED_TIMING` is the default: the values of the watch-event timelines recorded
+ * on a real v1.32 control plane (src/sim/testdata/kube-apiserver-v1.32/timelines, "Key observed times"), which
+ * `recorded-timing.test.ts` checks the controllers against; where the recording's kubelet emulator compressed
+ * time (crash back-off), the real kubelet's value is used.
  */
-export const TIMING = {
+export interface TimingProfile {
   /** A controller reacts to a change it watches (Deployment ADDED t=10.2 → its pod ADDED t=10.3). */
-  reactMs: 100,
+  readonly reactMs: number;
   /** Bound → container started, the image pulled if needed (all timelines: ContainerCreating → Running 1.2 s). */
-  startMs: 1_200,
+  readonly startMs: number;
   /** Started → Ready when the pod has a readiness probe and no longer initial delay (1.2 s). */
-  firstProbeMs: 1_200,
+  readonly firstProbeMs: number;
   /** A missing ConfigMap appears → the waiting container starts (configmap_missing: t=100.3 → 100.6). */
-  configAppearedMs: 300,
-  /** CreateContainerConfigError is retried (configmap_missing: every 10–15 s). */
-  configRetryMs: 12_000,
+  readonly configAppearedMs: number;
+  /** CreateContainerConfigError and FailedMount are retried (configmap_missing: every 10–15 s). */
+  readonly configRetryMs: number;
   /** A crashing process runs this long before it exits. */
-  crashRunMs: 1_000,
+  readonly crashRunMs: number;
+  /** An init container runs this long before it exits (0 on success, 1 when its fate is to fail). */
+  readonly initRunMs: number;
   /** `terminated` is shown this long before the kubelet reports CrashLoopBackOff (statefulset_crash: 0.6 s). */
-  terminatedShownMs: 600,
-  /** The kubelet's restart back-off: 10 s doubling to 5 min (the recording compressed it; this is the real one). */
-  backOffMs: (restarts: number) => Math.min(10_000 * 2 ** Math.max(0, restarts), 300_000),
+  readonly terminatedShownMs: number;
+  /**
+   * The kubelet's restart back-off before restart n+1 is `crashBackOffMs[n]`, the last entry repeating: 10 s
+   * doubling to 5 min by default; shorter and front-loaded with KEP-4603's reduced back-off or a node's
+   * `maxContainerRestartPeriod` (KEP-5593).
+   */
+  readonly crashBackOffMs: readonly number[];
+  /** The image pull back-off, the same way (ErrImagePull → ImagePullBackOff). */
+  readonly pullBackOffMs: readonly number[];
   /** A run-once pod runs this long before it exits (job_backoff: started t=11.7, Failed t=15.0). */
-  jobRunMs: 3_300,
-  /** A Job's failed pod is replaced after 10 s, 20 s, 40 s … 6 min (job_backoff: 9.8 s, 19.1 s). */
-  jobBackOffMs: (failures: number) => Math.min(10_000 * 2 ** Math.max(0, failures - 1), 360_000),
+  readonly jobRunMs: number;
+  /** A Job's n-th failed pod is replaced after `jobBackOffMs[n-1]`, the last repeating (10 s, 20 s … 6 min). */
+  readonly jobBackOffMs: readonly number[];
   /** Readiness probe period when the probe does not set one (the kubelet default). */
-  probePeriodMs: 10_000,
+  readonly probePeriodMs: number;
   /** Graceful deletion: Killing → containers exited 0 (0.8 s) → the kubelet's final DELETE (0.3 s later). */
+  readonly killMs: number;
+  readonly finalDeleteMs: number;
+  /** The node lifecycle controller marks a silent node Unknown (node-monitor-grace-period, v1.32: 50 s). */
+  readonly nodeMonitorGraceMs: number;
+  /** A returned node's pods are Ready again (node_lost_daemonset: 3.3 s after the node came back). */
+  readonly nodeReturnReadyMs: number;
+  /** The unreachable NoSchedule taint goes after the node is Ready again (node_lost_daemonset: 0.6 s) … */
+  readonly taintRemovalMs: number;
+  /** … and the NoExecute one later (node_lost_daemonset: 3.5 s). */
+  readonly noExecuteRemovalMs: number;
+  /**
+   * The EndpointSlice controller writes a Service's change this long after the pod change that caused it
+   * (`--endpointslice-updates-batch-period` plus its queue; recordings: within the same 0.1 s).
+   */
+  readonly endpointSliceLagMs: number;
+  /**
+   * Watch delivery delay per kind: the API server sends a change of this kind to watchers this long after it
+   * was written, so events of different kinds arrive at a watcher in any order within a window. Kinds not
+   * named arrive at once.
+   */
+  readonly watchDelayMs: Readonly<Record<string, number>>;
+}
+
+/** The recorded timing (the default profile). */
+export const RECORDED_TIMING: TimingProfile = {
+  reactMs: 100,
+  startMs: 1_200,
+  firstProbeMs: 1_200,
+  configAppearedMs: 300,
+  configRetryMs: 12_000,
+  crashRunMs: 1_000,
+  initRunMs: 1_000,
+  terminatedShownMs: 600,
+  crashBackOffMs: [10_000, 20_000, 40_000, 80_000, 160_000, 300_000],
+  pullBackOffMs: [10_000, 20_000, 40_000, 80_000, 160_000, 300_000],
+  jobRunMs: 3_300,
+  jobBackOffMs: [10_000, 20_000, 40_000, 80_000, 160_000, 320_000, 360_000],
+  probePeriodMs: 10_000,
   killMs: 800,
   finalDeleteMs: 300,
-  /** The node lifecycle controller marks a silent node Unknown (node-monitor-grace-period, v1.32: 50 s). */
   nodeMonitorGraceMs: 50_000,
-  /** A returned node's pods are Ready again (node_lost_daemonset: 3.3 s after the node came back). */
   nodeReturnReadyMs: 3_300,
-  /** The unreachable NoSchedule taint goes after the node is Ready again (node_lost_daemonset: 0.6 s) … */
   taintRemovalMs: 600,
-  /** … and the NoExecute one later (node_lost_daemonset: 3.5 s). */
   noExecuteRemovalMs: 3_500,
-} as const;
+  endpointSliceLagMs: 0,
+  watchDelayMs: {},
+};
+
+/** The n-th entry of a back-off schedule (0-based), the last entry repeating; 0 for an empty schedule. */
+export function backOffAt(schedule: readonly number[], n: number): number {
+  if (schedule.length === 0) return 0;
+  return schedule[Math.min(Math.max(0, n), schedule.length - 1)] ?? 0;
+}

@@ -1,0 +1,80 @@
+import { deployment, NS, service, type Story } from "./story.ts";
+
+const mountsConfig = { spec: { volumes: [{ name: "config", configMap: { name: "api-config" } }] } };
+
+/**
+ * Issue 28, observation 3: pods mounting a ConfigMap that does not exist wait in ContainerCreating (FailedMount
+ * events every retry); the ConfigMap is created and they start.
+ */
+export const configMapVolumeAppears: Story = {
+  name: "configmap-volume-appears",
+  description: "two Deployments mount a missing ConfigMap; it is created five minutes later and their pods start",
+  nodes: 2,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Service api, Deployments api (2 pods) and web mounting ConfigMap api-config",
+      run: (sim) => {
+        sim.apply(service("api"));
+        sim.apply(deployment("api", "registry.example/api:1.0", 2, mountsConfig));
+        sim.apply(deployment("web", "registry.example/web:1.0", 1, mountsConfig));
+      },
+    },
+    {
+      t: 300,
+      say: "kubectl create configmap api-config",
+      run: (sim) =>
+        sim.apply({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { namespace: NS, name: "api-config" },
+          data: { mode: "live" },
+        }),
+    },
+  ],
+  fixedAt: 300,
+  lengthSeconds: 800,
+};
+
+/** A Deployment whose environment names a Secret key that does not exist (CreateContainerConfigError). */
+export const secretEnvMissing: Story = {
+  name: "secret-env-missing",
+  description: "a Deployment reads DB_PASSWORD from a Secret that does not exist; the Secret is created",
+  nodes: 2,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Deployment api with env DB_PASSWORD from Secret db-credentials",
+      run: (sim) =>
+        sim.apply(
+          deployment("api", "registry.example/api:1.0", 2, {
+            spec: {
+              containers: [
+                {
+                  name: "api",
+                  image: "registry.example/api:1.0",
+                  env: [
+                    { name: "DB_PASSWORD", valueFrom: { secretKeyRef: { name: "db-credentials", key: "password" } } },
+                  ],
+                },
+              ],
+            },
+          }),
+        ),
+    },
+    {
+      t: 420,
+      say: "kubectl create secret generic db-credentials --from-literal=password=…",
+      run: (sim) =>
+        sim.apply({
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { namespace: NS, name: "db-credentials" },
+          type: "Opaque",
+          data: { password: "czNjcjN0" },
+        }),
+    },
+  ],
+  fixedAt: 420,
+  lengthSeconds: 900,
+};

@@ -1,0 +1,72 @@
+import { deployment, fate, NS, podsOf, setFate, type Story } from "./story.ts";
+
+const on = (node: string) => ({ spec: { nodeSelector: { "kubernetes.io/hostname": node } } });
+const REFUSED = "Error: dial tcp 10.96.14.7:5432: connect: connection refused\n";
+
+/**
+ * `mon demo`'s story (src/sim/scenarios/demo.ts) told to the controllers instead of placed by hand: worker-3
+ * is lost with the pod of search on it; checkout crash-loops because orders-db refuses; a rollout of cart names
+ * an image that does not exist; then each is fixed.
+ */
+export const demoOnControllers: Story = {
+  name: "demo",
+  description: "mon demo's story on the controllers: a lost node, a crash loop on a refusing database, an image typo",
+  nodes: 3,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: the shop (orders-db, checkout, cart, catalog, search)",
+      run: (sim) => {
+        sim.apply({
+          apiVersion: "v1",
+          kind: "Service",
+          metadata: { namespace: NS, name: "orders-db" },
+          spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] },
+        });
+        sim.apply(deployment("checkout", "ghcr.io/shop/checkout:2.3.1", 2, on("worker-1")));
+        sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2")));
+        sim.apply(deployment("catalog", "ghcr.io/shop/catalog:3.0.2", 2, on("worker-2")));
+        // search stays bound to worker-3 through its loss (it tolerates an unreachable node for good).
+        sim.apply(
+          deployment("search", "ghcr.io/shop/search:0.9.8", 1, {
+            spec: {
+              ...on("worker-3").spec,
+              tolerations: [{ key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute" }],
+            },
+          }),
+        );
+      },
+    },
+    { t: 60, say: "worker-3 stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
+    {
+      t: 90,
+      say: "orders-db refuses connections: checkout exits on every start",
+      run: (sim) => {
+        for (const pod of podsOf(sim, "checkout")) setFate(sim, pod.metadata.name, "crash", REFUSED);
+      },
+    },
+    {
+      t: 120,
+      say: "a rollout of cart uses the image tag 1.4.O (a typo for 1.4.0)",
+      run: (sim) =>
+        sim.apply(
+          deployment("cart", "ghcr.io/shop/cart:1.4.O", 2, { ...on("worker-2"), annotations: fate("image-missing") }),
+        ),
+    },
+    { t: 780, say: "worker-3 is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
+    {
+      t: 800,
+      say: "orders-db accepts connections again",
+      run: (sim) => {
+        for (const pod of podsOf(sim, "checkout")) setFate(sim, pod.metadata.name, undefined);
+      },
+    },
+    {
+      t: 820,
+      say: "kubectl set image deployment/cart cart=ghcr.io/shop/cart:1.4.0",
+      run: (sim) => sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2"))),
+    },
+  ],
+  fixedAt: 820,
+  lengthSeconds: 1_800,
+};

@@ -1,0 +1,80 @@
+import { deployment, podsOf, remove, service, type Story } from "./story.ts";
+
+const onWorker1 = { spec: { nodeSelector: { "kubernetes.io/hostname": "worker-1" } } };
+
+/**
+ * Issue 28, observation 2: a node's kubelet goes silent for two minutes with the pods of two Services on it;
+ * when it is back, its pods take a moment to be ready and the EndpointSlice controller lags them.
+ */
+export const nodeBackSlicesLag: Story = {
+  name: "node-back-slices-lag",
+  description: "worker-1 is lost for two minutes with the only pods of two Services; it comes back",
+  nodes: 2,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Services api and web, their Deployments (1 pod each) on worker-1",
+      run: (sim) => {
+        for (const app of ["api", "web"]) {
+          sim.apply(service(app));
+          sim.apply(deployment(app, `registry.example/${app}:1.0`, 1, onWorker1));
+        }
+      },
+    },
+    { t: 120, say: "worker-1's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-1") },
+    { t: 300, say: "worker-1's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-1") },
+  ],
+  fixedAt: 300,
+  lengthSeconds: 700,
+};
+
+/**
+ * Issue 28, observation 3: a node lost for ten minutes; meanwhile its pod is deleted (a rollout, a user) and
+ * replaced elsewhere; when the node is back, the kubelet finishes the deletion.
+ */
+export const nodeBackTerminatingPod: Story = {
+  name: "node-back-terminating-pod",
+  description:
+    "worker-1 is lost; its pod is deleted and replaced elsewhere; the node returns and finishes the deletion",
+  nodes: 2,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Deployment api (1 pod, scheduled to worker-1)",
+      run: (sim) => sim.apply(deployment("api", "registry.example/api:1.0", 1)),
+    },
+    { t: 60, say: "worker-1's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-1") },
+    {
+      t: 180,
+      say: "kubectl delete pod: api's pod on worker-1",
+      run: (sim) => {
+        for (const pod of podsOf(sim, "api"))
+          if (pod.spec?.nodeName === "worker-1") remove(sim, "pods", pod.metadata.name);
+      },
+    },
+    { t: 780, say: "worker-1's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-1") },
+  ],
+  fixedAt: 780,
+  lengthSeconds: 1_200,
+};
+
+/** A node lost long enough for its pods to be evicted (tolerationSeconds 300) and replaced; it comes back later. */
+export const nodeLostEvicted: Story = {
+  name: "node-lost-evicted",
+  description: "worker-3 is lost for 12 minutes: its pod is evicted after 5 and replaced; the node returns",
+  nodes: 3,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Service web and Deployment web (3 pods, one per node)",
+      run: (sim) => {
+        sim.apply(service("web"));
+        sim.apply(deployment("web", "registry.example/web:1.0", 3));
+      },
+    },
+    { t: 60, say: "worker-3's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
+    { t: 780, say: "worker-3's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
+  ],
+  fixedAt: 780,
+  lengthSeconds: 1_200,
+};

@@ -1,0 +1,96 @@
+import { FATE_ANNOTATION, INIT_FATE_ANNOTATION, OUTPUT_ANNOTATION } from "../controllers/index.ts";
+import type { Simulator } from "../simulator.ts";
+import type { KubeObject } from "../store.ts";
+
+/** The namespace every story of the catalogue runs in. */
+export const NS = "shop";
+
+/** One thing a story does, `t` seconds after it starts, as a user with kubectl would. */
+export interface StoryStep {
+  readonly t: number;
+  readonly say: string;
+  run(sim: Simulator): void;
+}
+
+/**
+ * A failure story told to the simulator's controllers (docs/simulator.md "Stories"): the objects a user
+ * creates and what they change later, at seconds from the start; everything else — pods, statuses, Events,
+ * EndpointSlices, node conditions — is the controllers' work, on whatever timing profile they run with. Stories
+ * are written so that the failure lasts long enough to be told, and its fix long enough to be seen, under every
+ * legal timing (src/sim/controllers/timing-profiles.ts).
+ */
+export interface Story {
+  readonly name: string;
+  /** What happens, in one sentence. */
+  readonly description: string;
+  /** Ready nodes `worker-1..N`. */
+  readonly nodes: number;
+  /** The nodes joined the cluster a moment before (young-node grace, spec 1.8); otherwise a day before. */
+  readonly youngNodes?: boolean;
+  readonly steps: readonly StoryStep[];
+  /** Seconds after the start of the failure's fix, if it is fixed. */
+  readonly fixedAt?: number;
+  /** Seconds after the start by which everything the story sets in motion has happened, under any legal timing. */
+  readonly lengthSeconds: number;
+}
+
+// --- helpers the stories share (what a user would write with kubectl) ---
+
+/** A Deployment of `replicas` pods labelled `app: name`, one container `name` running `image`. */
+export function deployment(
+  name: string,
+  image: string,
+  replicas: number,
+  pod: { spec?: KubeObject; annotations?: Record<string, string> } = {},
+): KubeObject {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { namespace: NS, name, labels: { app: name } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name }, ...(pod.annotations ? { annotations: pod.annotations } : {}) },
+        spec: { containers: [{ name, image }], ...pod.spec },
+      },
+    },
+  };
+}
+
+/** A ClusterIP Service selecting `app: name` on port 80. */
+export function service(name: string, spec: KubeObject = {}): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { namespace: NS, name },
+    spec: { selector: { app: name }, ports: [{ name: "http", port: 80 }], ...spec },
+  };
+}
+
+/** The pods of `app`, not being deleted, in name order. */
+export function podsOf(sim: Simulator, app: string): KubeObject[] {
+  return sim.store
+    .list(sim.typeOf("", "v1", "pods"), NS)
+    .filter((p) => p.metadata.labels?.app === app && !p.metadata.deletionTimestamp);
+}
+
+/** Sets (or with undefined clears) the simulated kubelet's fate of a pod, and what it prints: `kubectl annotate pod`. */
+export function setFate(sim: Simulator, pod: string, fate: string | undefined, output?: string): void {
+  sim.store.patch(sim.typeOf("", "v1", "pods"), NS, pod, "application/merge-patch+json", {
+    metadata: { annotations: { [FATE_ANNOTATION]: fate ?? null, ...(output ? { [OUTPUT_ANNOTATION]: output } : {}) } },
+  });
+}
+
+/** The annotations that make a pod template's init containers fail. */
+export const INIT_CRASH = { [INIT_FATE_ANNOTATION]: "crash" };
+
+/** The annotations that give a pod template a fate. */
+export function fate(value: string, output?: string): Record<string, string> {
+  return { [FATE_ANNOTATION]: value, ...(output ? { [OUTPUT_ANNOTATION]: output } : {}) };
+}
+
+/** Deletes an object as `kubectl delete` does (pods with their grace period). */
+export function remove(sim: Simulator, plural: string, name: string, group = "", version = "v1"): void {
+  sim.store.delete(sim.typeOf(group, version, plural), NS, name);
+}

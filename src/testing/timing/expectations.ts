@@ -1,0 +1,207 @@
+/**
+ * What a platform engineer is told for each story, whatever the timing (issue 28, docs/alert-quality.md
+ * "Timing invariance"): per provider thread, its announcements, updates and resolves with their reasons, the
+ * same under every legal timing profile. `resolvesWithin` is the documented bound, in seconds after the fix,
+ * within which every announced thread resolves under any legal timing; `why` records the judgement calls.
+ */
+export interface TimedExpectation {
+  readonly story: string;
+  /** `controllers`: a story of src/sim/stories; `recorded`: a recorded timeline's story told to the controllers. */
+  readonly source: "controllers" | "recorded";
+  /** conversationLines() of what is told: `<incident id>: <action> <reason>, …`, sorted. */
+  readonly threads: readonly string[];
+  /** Seconds after the start when the failure is fixed (recorded stories; catalogue stories carry their own). */
+  readonly fixedAt?: number;
+  /** Threads fixed at another second than the story's `fixedAt`, by incident id (a story of several failures). */
+  readonly fixes?: Readonly<Record<string, number>>;
+  /** Seconds after the fix within which every announced thread resolves, under any legal timing. */
+  readonly resolvesWithin?: number;
+  /** Recorded stories: how long to run, seconds (their recordings are shorter than the slowest timing). */
+  readonly lengthSeconds?: number;
+  /** Recorded stories: driver steps moved from one second to another, so the failure lasts under any timing. */
+  readonly moved?: readonly (readonly [number, number])[];
+  readonly why: string;
+}
+
+/** Crash back-off (≤ 5 min) plus the confirmation of the next run (≤ 5 min) plus the recovery wait. */
+const IN_PLACE = 900;
+
+export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
+  {
+    story: "statefulset_crash",
+    source: "recorded",
+    threads: ["StatefulSet/tl-statefulset-crash/ledger: announce CrashLoopBackOff, resolve CrashLoopBackOff"],
+    fixedAt: 130,
+    resolvesWithin: IN_PLACE,
+    lengthSeconds: 130 + IN_PLACE + 60,
+    why: "Fixed in place at t=130: the container restarts after its current back-off and must stay up before the crash loop counts as over.",
+  },
+  {
+    story: "configmap_missing",
+    source: "recorded",
+    threads: ["ConfigMap/tl-configmap-missing/reports-config: announce ConfigMapMissing, resolve ConfigMapMissing"],
+    fixedAt: 100.3,
+    resolvesWithin: 180,
+    lengthSeconds: 400,
+    why: "The resolve waits for the pod the ConfigMap held back to be ready, however long its start takes.",
+  },
+  {
+    story: "node_lost_daemonset",
+    source: "recorded",
+    threads: ["Node//tl-node-b: announce NodeLost, resolve NodeLost"],
+    fixedAt: 150,
+    resolvesWithin: 120,
+    lengthSeconds: 400,
+    why: "Down for less than 5 minutes: no page. Resolved when the node is Ready and its pods run again.",
+  },
+  {
+    story: "readiness_flap",
+    source: "recorded",
+    threads: ["Deployment/tl-readiness-flap/search: announce ReadinessProbeFailing, resolve ReadinessProbeFailing"],
+    moved: [[140.7, 400]],
+    fixedAt: 400,
+    resolvesWithin: 180,
+    lengthSeconds: 700,
+    why: "The recording fixed the probes at t=140.7, as the Service's 2-minute wait ran out; under other timings that is before anything is told, so the property tells the same story with the fix at t=400.",
+  },
+  {
+    story: "rollout_surge",
+    source: "recorded",
+    threads: [],
+    lengthSeconds: 300,
+    why: "Healthy churn under any timing.",
+  },
+  {
+    story: "scale_to_zero_and_back",
+    source: "recorded",
+    threads: [],
+    lengthSeconds: 300,
+    why: "Scaling to zero is deliberate; pods starting after the scale-up, however slowly, are recovery.",
+  },
+  {
+    story: "job_backoff",
+    source: "recorded",
+    threads: ["Job/tl-job-backoff/migrate: announce ContainerExitedNonZero, update ContainerExitedNonZero"],
+    lengthSeconds: 900,
+    why: "Each attempt exits 1; that the Job gave up (JobFailed) is news, told when the 5-minute cooldown ends. It stays failed: no resolve.",
+  },
+  {
+    story: "demo",
+    source: "controllers",
+    threads: [
+      "Deployment/shop/cart: announce ImagePullBackOff, resolve ImagePullBackOff",
+      "Endpoint//orders-db.shop:5432: announce DependencyUnreachable, resolve DependencyUnreachable",
+      "Node//worker-3: announce NodeLost, update NodeLost, resolve NodeLost",
+    ],
+    fixes: { "Node//worker-3": 780, "Endpoint//orders-db.shop:5432": 800 },
+    resolvesWithin: IN_PLACE,
+    why: "Three causes, three threads. worker-3 is down 11 minutes with a pod on it: it starts paging after 5 (the update). checkout is fixed in place, so its resolve waits for the back-off and the confirmed run.",
+  },
+  {
+    story: "crash-young-nodes",
+    source: "controllers",
+    threads: ["Deployment/shop/api: announce CrashLoopBackOff, resolve CrashLoopBackOff"],
+    resolvesWithin: 300,
+    why: "Issue 28 (1). Whatever the back-off: one announcement, the crash loop naming it (the Service joins it), one resolve after the rollout's pods are available. No resolve between two crashes, no 'failing again'.",
+  },
+  {
+    story: "node-back-slices-lag",
+    source: "controllers",
+    threads: ["Node//worker-1: announce NodeLost, resolve NodeLost"],
+    resolvesWithin: 120,
+    why: "Issue 28 (2). The Services whose only pods were on the node are the node's incident; when it returns, its pods and the lagging EndpointSlices catching up are recovery: the node resolves once they are back, nothing else is told.",
+  },
+  {
+    story: "configmap-volume-appears",
+    source: "controllers",
+    threads: ["ConfigMap/shop/api-config: announce ConfigMapMissing, resolve ConfigMapMissing"],
+    resolvesWithin: 180,
+    why: "Issue 28 (3). The FailedMount events of pods that start once the ConfigMap exists are history, and the Deployments without replicas meanwhile are its recovery.",
+  },
+  {
+    story: "claim-binds",
+    source: "controllers",
+    threads: ["PersistentVolumeClaim/shop/data: announce PVCPending, resolve PVCPending"],
+    resolvesWithin: 240,
+    why: "Issue 28 (3). The claim is the cause of the pod that cannot be scheduled (it waits for the claim's hold); after binding, the pod starting is recovery.",
+  },
+  {
+    story: "node-back-terminating-pod",
+    source: "controllers",
+    threads: ["Node//worker-1: announce NodeLost, update NodeLost, resolve NodeLost"],
+    resolvesWithin: 120,
+    why: "Issue 28 (3). Down 12 minutes with a pod: pages after 5. The pod deleted meanwhile cannot finish terminating while its node is down; the node's kubelet finishing it is no stuck pod.",
+  },
+  {
+    story: "init-crash-young-nodes",
+    source: "controllers",
+    threads: ["Deployment/shop/api: announce InitContainerFailed, resolve InitContainerFailed"],
+    resolvesWithin: 300,
+    why: "Issue 28 (4). The init container's failure is the cause the workload's and the Service's symptoms join; it names the incident from its announcement on.",
+  },
+  {
+    story: "readiness-only",
+    source: "controllers",
+    threads: ["Deployment/shop/search: announce ReadinessProbeFailing, resolve ReadinessProbeFailing"],
+    resolvesWithin: 120,
+    why: "The Service without ready endpoints waits for the pods' probe failures (at most 2 minutes), which then name the incident.",
+  },
+  {
+    story: "crash-fixed-in-place",
+    source: "controllers",
+    threads: ["Deployment/shop/api: announce CrashLoopBackOff, resolve CrashLoopBackOff"],
+    resolvesWithin: IN_PLACE,
+    why: "One pod of three: a crash loop, not an outage. Fixed in place, it resolves once the next run outlasts the back-off.",
+  },
+  {
+    story: "statefulset-oom",
+    source: "controllers",
+    threads: ["StatefulSet/shop/ledger: announce OOMKilled, resolve OOMKilled"],
+    resolvesWithin: 300 + 3_600 + 300,
+    why: "An OOM kill is remembered for an hour after the last one (docs/reasons.md), so the resolve comes an hour after the last kill.",
+  },
+  {
+    story: "dependency-refused",
+    source: "controllers",
+    threads: ["Endpoint//orders-db.shop:5432: announce DependencyUnreachable, resolve DependencyUnreachable"],
+    resolvesWithin: IN_PLACE,
+    why: "The crash names the in-cluster Service it dials: the incident is rooted at that endpoint, even for one workload.",
+  },
+  {
+    story: "secret-env-missing",
+    source: "controllers",
+    threads: ["Secret/shop/db-credentials: announce SecretMissing, update SecretMissing, resolve SecretMissing"],
+    resolvesWithin: 180,
+    why: "The missing Secret is told as soon as the Deployment names it, before any pod exists; that it now stops pods is news, told when the cooldown ends. They start once it exists.",
+  },
+  {
+    story: "rollout-unschedulable",
+    source: "controllers",
+    threads: ["Deployment/shop/web: announce FailedScheduling, resolve FailedScheduling"],
+    resolvesWithin: 240,
+    why: "The old pods keep serving: the new pod that cannot be scheduled is the problem, told after its 3-minute hold.",
+  },
+  {
+    story: "daemonset-image-pull",
+    source: "controllers",
+    threads: ["DaemonSet/shop/node-agent: announce ImagePullBackOff, resolve ImagePullBackOff"],
+    resolvesWithin: 300,
+    why: "The rollout stops at its first pod that cannot pull; a new tag finishes it.",
+  },
+  {
+    story: "job-fails-then-deleted",
+    source: "controllers",
+    threads: [
+      "Job/shop/migrate: announce ContainerExitedNonZero, update ContainerExitedNonZero, resolve ContainerExitedNonZero",
+    ],
+    resolvesWithin: 120,
+    why: "The first failed attempt is told; that the Job gave up is news after the cooldown; deleting the Job ends it.",
+  },
+  {
+    story: "node-lost-evicted",
+    source: "controllers",
+    threads: ["Node//worker-3: announce NodeLost, update NodeLost, resolve NodeLost"],
+    resolvesWithin: 180,
+    why: "Down 12 minutes: its pod is evicted and replaced elsewhere (the Service keeps serving), it pages after 5 minutes, and it resolves when it is Ready and the evicted pod is gone.",
+  },
+];

@@ -1,0 +1,68 @@
+import fc from "fast-check";
+import { RECORDED_TIMING, type TimingProfile } from "../../sim/controllers/index.ts";
+import { timingProfileArbitrary } from "../../sim/controllers/timing-profiles.ts";
+import { storyNamed } from "../../sim/stories/index.ts";
+import { type ReplayRun, startStory, startTimedStory, type Told } from "../replay.ts";
+import type { TimedExpectation } from "./expectations.ts";
+import { judgeTimed, type TimedJudgement } from "./invariants.ts";
+
+/**
+ * One timing of a story run: the controllers' profile, how long before the story its nodes joined when it
+ * asks for young nodes (ms; under 10 minutes, so the young-node grace applies to what fails early), and when
+ * its first step runs after mon's baseline pass (ms), which moves every change against mon's pass batches.
+ */
+export interface StoryTiming {
+  readonly controllers: TimingProfile;
+  readonly youngNodeAgeMs: number;
+  readonly phaseMs: number;
+}
+
+/** The recorded timing, nodes a minute old, no phase: the timing the example tests were written for. */
+export const RECORDED_STORY_TIMING: StoryTiming = { controllers: RECORDED_TIMING, youngNodeAgeMs: 60_000, phaseMs: 0 };
+
+/** Every legal story timing (timingProfileArbitrary, node ages 0–9 minutes, phases 0–1 s). */
+export function storyTimingArbitrary(): fc.Arbitrary<StoryTiming> {
+  return fc.record({
+    controllers: timingProfileArbitrary(),
+    youngNodeAgeMs: fc.integer({ min: 0, max: 540_000 }),
+    phaseMs: fc.integer({ min: 0, max: 1_000 }),
+  });
+}
+
+/** What a timed run told and how it is judged. */
+export interface TimedRun {
+  readonly told: readonly Told[];
+  readonly judgement: TimedJudgement;
+}
+
+/**
+ * Tells the expectation's story under `timing` through the real daemon (src/testing/replay.ts) to its end, and
+ * judges what the webhook received. Recorded stories run on their recorded nodes; catalogue stories start on
+ * an empty cluster.
+ */
+export async function runTimed(expected: TimedExpectation, timing: StoryTiming): Promise<TimedRun> {
+  let run: ReplayRun;
+  let fixedAt = expected.fixedAt;
+  let length = expected.lengthSeconds;
+  if (expected.source === "recorded") {
+    // A StatefulSet of three, each pod a minute to start and ready in turn, is up after four minutes.
+    run = await startStory(expected.story, {
+      timing: timing.controllers,
+      settleSeconds: 240,
+      ...(expected.moved ? { moved: expected.moved } : {}),
+    });
+  } else {
+    const story = storyNamed(expected.story);
+    if (!story) throw new Error(`no story named ${expected.story}`);
+    run = await startTimedStory(story, timing);
+    fixedAt = story.fixedAt;
+    length = story.lengthSeconds;
+  }
+  try {
+    await run.runTo(length ?? run.lengthSeconds + 10, 1_000);
+    const told = run.told();
+    return { told, judgement: judgeTimed(expected, fixedAt, told) };
+  } finally {
+    await run.stop();
+  }
+}
