@@ -13,6 +13,12 @@ import { type PassResult, runPass } from "./pipeline.ts";
 export const PASS_DELAY_MS = 250;
 /** A pass that failed is tried again this soon even if the cluster stays quiet, ms. */
 const RETRY_FAILED_PASS_MS = 30_000;
+/**
+ * The longest the loop goes without a pass, ms, like client-go's informer resync: what time alone changes in
+ * a detector evaluated in full (a certificate entering its expiry window, a Lease no longer renewed) is seen
+ * within it even in a cluster where nothing else happens.
+ */
+export const RESYNC_MS = 60_000;
 /** How long the loop remembers that a Service served (page rule P1 (c)), ms. */
 const SERVED_MEMORY_MS = 24 * 3_600_000;
 
@@ -33,7 +39,8 @@ export interface PassLoop {
  * and its decision lag (first change of the batch → decisions applied, seconds) to `onLag`. It keeps what the
  * pure core needs between passes: the lifecycle state, the startup baseline (the first pass that ran every
  * detector), and which Services served in the last day. It wakes up for the earliest time a finding, the
- * digest or a reminder asked for, or `nextWakeAt()` (overflow digests); a failed pass is retried within 30 s.
+ * digest or a reminder asked for, a detector's result changes with time alone (the incremental families' time
+ * edges), or `nextWakeAt()` (overflow digests), and at least every RESYNC_MS; a failed pass is retried within 30 s.
  * After each pass it requests the logs of findings that wait for them.
  */
 export function createPassLoop(options: {
@@ -95,7 +102,15 @@ export function createPassLoop(options: {
     if (firstDirtyAt !== undefined) options.onLag(Math.max(0, now - firstDirtyAt) / 1000);
     firstDirtyAt = undefined;
     wake?.();
-    const wakeAt = result.panicked ? now + RETRY_FAILED_PASS_MS : earliest(result.nextCheckAt, options.nextWakeAt());
+    // What time alone changes (a hold ending, an OOM kill forgotten, a deletion turning stuck) is seen on
+    // time, also in a cluster where nothing else happens.
+    const wakeAt = result.panicked
+      ? now + RETRY_FAILED_PASS_MS
+      : Math.min(
+          now + RESYNC_MS,
+          earliest(earliest(result.nextCheckAt, families.nextEdge(now)), options.nextWakeAt()) ??
+            Number.POSITIVE_INFINITY,
+        );
     wake = wakeAt !== undefined ? clock.setTimer(schedule, Math.max(wakeAt, now) - now) : undefined;
   };
   const schedule = () => {

@@ -26,10 +26,12 @@ import { detectControlPlane } from "../detect/control-plane.ts";
 import { detectNetworkPolicies } from "../detect/network-policy.ts";
 import type { Message } from "../model/message.ts";
 import { proHintFor } from "./pro-hint.ts";
-import type { Incident } from "../model/incident.ts";
+import type { Incident, IncidentDraft } from "../model/incident.ts";
+import { type ObjectRef, refKey } from "../model/object-ref.ts";
+import { RECOVERY_WAIT_MS, type Recovery } from "../incident/recovery.ts";
 import { nextStepsFor } from "../detect/next-steps.ts";
 import { type Detector, detectIsolated, type Quarantine, type Quarantined } from "./isolate.ts";
-import { recoveryOf } from "../notify/recovery.ts";
+import { absorbRecoveryTraffic, recoveryOf } from "../incident/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
 
@@ -192,7 +194,8 @@ function decide(
       quarantinedTotal: quarantine.size,
     };
   // A finding whose hold has not passed yet is not open: it only asks for a wake-up (failure-catalogue 0.3).
-  // A new finding still waiting for its log is deferred the same way; one already in an incident never is.
+  // A new finding still waiting for its log is deferred the same way. A hold delays only the first opening:
+  // a finding already in an incident stays in it whatever its hold, grace or wait says now.
   const told = new Set<string>();
   for (const incident of state.incidents.values()) for (const f of incident.findings) told.add(f.key);
   // Young-node grace (spec 1.8) moves a finding's opening time; it is then a wake-up like any hold.
@@ -215,20 +218,34 @@ function decide(
     inventory,
     now,
   );
-  const due = graced.filter((f) => f.opensAt === undefined || f.opensAt <= now);
+  const due = graced.filter((f) => f.opensAt === undefined || f.opensAt <= now || (told.has(f.key) && !f.starting));
   const waits = (f: Finding) => !told.has(f.key) && !options.baseline && (evidence?.pending(f) ?? false);
   const awaitingEvidence = due.filter(waits);
-  const open = due.filter((f) => !waits(f)).map((f) => withLog(f, evidence?.lines(f)));
+  const open = due.map((f) => (waits(f) ? f : withLog(f, evidence?.lines(f))));
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
   const isOpen = (id: string) => state.incidents.has(id);
-  const drafts = foldNamespaceOutages(groupFindings(open, inventory, isOpen), inventory, isOpen).map((d) => {
+  // Symptoms on what a recovering incident named are its recovery, not new problems.
+  const traffic = absorbRecoveryTraffic(
+    deferForEvidence(foldNamespaceOutages(groupFindings(open, inventory, isOpen), inventory, isOpen), waits, isOpen),
+    state.incidents.values(),
+  );
+  const drafts = traffic.drafts.map((d) => {
     const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
     // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
     return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
   });
-  const stepped = stepLifecycle(state, drafts, now, cluster, options.baseline ? { baseline: true } : {});
+  // What this pass's incidents name: an object failing in one of them is not missing from another's recovery.
+  const failing = new Map<string, string>();
+  for (const d of drafts) for (const f of d.findings) failing.set(refKey(f.object), refKey(d.root));
+  const recovery = (incident: Incident) =>
+    recoveryOf(incident, inventory, (o: ObjectRef) => (failing.get(refKey(o)) ?? incident.id) !== incident.id);
+  const stepped = stepLifecycle(state, drafts, now, cluster, {
+    ...(options.baseline ? { baseline: true } : {}),
+    recovery,
+    absorbed: traffic.absorbed,
+  });
   // The owner (spec 2.6) is read only for what is told: walking owner chains for every open incident on
   // every pass would cost more than the pass itself.
   const step = {
@@ -260,7 +277,7 @@ function decide(
       d,
       cluster,
       ipOwner,
-      (incident) => recoveryOf(incident.root, inventory, incident.affected),
+      (incident) => recoveryLine(recovery(incident)),
       (incident) => nextStepsOf(incident, rules?.runbooks),
     );
     redacted += rendered.redacted;
@@ -300,7 +317,7 @@ function decide(
     messages,
     state: step.state,
     open: openCount(step.state),
-    findings: open.length,
+    findings: open.length - awaitingEvidence.length,
     redacted,
     omitted,
     failedDetectors,
@@ -312,6 +329,34 @@ function decide(
     inGrace,
     ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
   };
+}
+
+/**
+ * Cause before symptom also while a log is read: a new incident whose findings include one still waiting for
+ * its container's log waits as a whole (a Service joined to a crash is not told before the crash it joins);
+ * in an open incident only the waiting finding waits, unless it is all there is (the incident goes on).
+ */
+function deferForEvidence(
+  drafts: readonly IncidentDraft[],
+  waits: (f: Finding) => boolean,
+  isOpen: (id: string) => boolean,
+): IncidentDraft[] {
+  const out: IncidentDraft[] = [];
+  for (const d of drafts) {
+    if (!d.findings.some(waits)) out.push(d);
+    else if (isOpen(refKey(d.root))) {
+      const ready = d.findings.filter((f) => !waits(f));
+      out.push(ready.length ? { ...d, findings: ready } : d);
+    }
+  }
+  return out;
+}
+
+/** The resolve's `Now:` line: what is true of the root, and what is still not back when the wait ran out. */
+function recoveryLine(recovery: Recovery): string | undefined {
+  if (recovery.recovered) return recovery.now;
+  const missing = `still not back after ${RECOVERY_WAIT_MS / 60_000} min: ${recovery.missing.slice(0, 3).join(", ")}${recovery.missing.length > 3 ? ` and ${recovery.missing.length - 3} more` : ""}`;
+  return recovery.now ? `${recovery.now}; ${missing}` : missing;
 }
 
 /**

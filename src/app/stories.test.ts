@@ -326,3 +326,90 @@ describe("a stage that throws (spec 4.2 mon_panics_recovered_total)", () => {
     ).toHaveLength(1);
   });
 });
+
+describe("cause before symptom, and no resolve in the middle of one failure, whatever the pass sees first", () => {
+  const api = workload("shop", "api", 0);
+  const svc = {
+    kind: "Service",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name: "api", creationTimestamp: "2026-01-01T00:00:00Z" },
+    spec: { selector: { app: "api" }, ports: [{ port: 80 }] },
+  };
+  const slice = (ready: boolean) => ({
+    kind: "EndpointSlice",
+    apiVersion: "discovery.k8s.io/v1",
+    metadata: { namespace: "shop", name: "api-x", labels: { "kubernetes.io/service-name": "api" } },
+    endpoints: [{ addresses: ["10.244.0.9"], conditions: { ready } }],
+  });
+  const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+  /** api-1 on a node that joined 3 minutes ago, crash-looping for 150 s, not ready since then. */
+  const crashingPod: KubeObject = {
+    ...pod("shop", "api-1", {
+      nodeName: "young",
+      owner: api.replicaSet,
+      conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - 150_000) }],
+      status: crashing("panic: boom"),
+    }),
+  };
+  const labelled: KubeObject = { ...crashingPod, metadata: { ...crashingPod.metadata, labels: { app: "api" } } };
+  const withStart: KubeObject = { ...labelled, status: { ...labelled.status, startTime: iso(NOW - 150_000) } };
+  /** Between two crashes api-1 runs for a moment: Ready (no probe), the Deployment available, the slice ready. */
+  const runningBetween: KubeObject = {
+    ...withStart,
+    status: {
+      ...withStart.status,
+      conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW + 1_000) }],
+      containerStatuses: [
+        {
+          name: "app",
+          ready: true,
+          restartCount: 6,
+          state: { running: { startedAt: iso(NOW + 1_000) } },
+          lastState: { terminated: { exitCode: 1, reason: "Error", finishedAt: iso(NOW - 1_000) } },
+        },
+      ],
+    },
+  };
+  const world = (up: boolean) => [
+    node("young", "True", iso(NOW - 3 * MIN), {
+      metadata: { name: "young", uid: "uid-young", creationTimestamp: iso(NOW - 3 * MIN) },
+    }),
+    up ? workload("shop", "api", 2).deployment : api.deployment,
+    api.replicaSet,
+    svc,
+    slice(up),
+    up ? runningBetween : withStart,
+  ];
+
+  test("a crash told with its Service when the Service's wait ran out stays told when the Service is back for a moment", () => {
+    const out = replayMessages([
+      [NOW, world(false)],
+      [NOW + 1_000, world(true)],
+      [NOW + 2_000, world(false)],
+    ]);
+    // The young node's grace holds the crash 5 more minutes; the Service's 2-minute wait ran out first, so
+    // both are told now, the cause first (one incident, named by the crash).
+    expect(out[0]!.map((m) => m.title)).toEqual(["deployment shop/api: CrashLoopBackOff in 1 pod"]);
+    // The grace does not take back what was told: no resolve, no "failing again".
+    expect(out.slice(1).flat()).toEqual([]);
+  });
+
+  test("a new incident waits as a whole while its crash's log is read: the Service is not told before the crash", () => {
+    const rules = prepareRules({ silences: [] });
+    const reading = { lines: () => undefined, pending: (f: { reason: string }) => f.reason === "CrashLoopBackOff" };
+    const old = [
+      node("n1", "True"),
+      api.deployment,
+      api.replicaSet,
+      svc,
+      slice(false),
+      { ...withStart, spec: { ...withStart.spec, nodeName: "n1" } },
+    ];
+    const waiting = runPass(inventoryOf(...old), emptyLifecycle(), NOW, "prod", {}, reading, rules);
+    expect(waiting.messages).toEqual([]);
+    expect(waiting.awaitingEvidence.map((f) => f.reason)).toEqual(["CrashLoopBackOff"]);
+    const read = { lines: () => ["panic: boom"], pending: () => false };
+    const told = runPass(inventoryOf(...old), waiting.state, NOW + 500, "prod", {}, read, rules);
+    expect(told.messages.map((m) => m.message.title)).toEqual(["deployment shop/api: CrashLoopBackOff in 1 pod"]);
+  });
+});

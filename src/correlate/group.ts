@@ -1,4 +1,4 @@
-import type { Finding } from "../model/finding.ts";
+import { explanatoryDepth, type Finding, WORKLOAD_KINDS } from "../model/finding.ts";
 import type { Fold, FoldReason, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
@@ -56,10 +56,15 @@ export function groupFindings(
   // own finding (no available replica) is a symptom of its pods too: when they failed for a deeper cause
   // (their node, a missing Secret), it joins that cause instead of opening an incident of its own.
   let pods: Map<string, ObjectRef[]> | undefined;
+  // A workload's pods that a cause explains count as failing too, with or without a finding of their own yet.
+  const explainedPods = () => findings.flatMap((f) => (f.explains ?? []).filter((o) => o.kind === "Pod"));
   const symptomOf = (f: Finding): readonly ObjectRef[] | undefined =>
     f.joins ??
     (WORKLOAD_KINDS.has(f.object.kind)
-      ? (pods ??= failingPodsByWorkload(findings, inventory)).get(refKey(f.object))
+      ? (pods ??= failingPodsByWorkload(
+          [...findings.filter((x) => x.object.kind === "Pod").map((x) => x.object), ...explainedPods()],
+          inventory,
+        )).get(refKey(f.object))
       : undefined);
   const isSymptom = (f: Finding) => f.joins !== undefined || WORKLOAD_KINDS.has(f.object.kind);
   const ordered = [...findings.filter((f) => !isSymptom(f)), ...findings.filter(isSymptom)];
@@ -146,22 +151,25 @@ export function groupFindings(
 
 // --- internal ---
 
-/** Kinds whose own findings are about their pods (a workload with no available replica). */
-const WORKLOAD_KINDS: ReadonlySet<string> = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"]);
-
-/** Pods that have findings, by the key of every workload in their owner chain; built once per grouping when needed. */
-function failingPodsByWorkload(findings: readonly Finding[], inventory: InventoryView): Map<string, ObjectRef[]> {
+/** Failing pods by the key of every workload in their owner chain; built once per grouping when needed. */
+function failingPodsByWorkload(failing: readonly ObjectRef[], inventory: InventoryView): Map<string, ObjectRef[]> {
   const index = new Map<string, ObjectRef[]>();
-  for (const f of findings) {
-    if (f.object.kind !== "Pod") continue;
-    const pod = inventory.get("Pod", f.object.namespace, f.object.name);
+  const seen = new Set<string>();
+  for (const o of failing) {
+    if (seen.has(refKey(o))) continue;
+    seen.add(refKey(o));
+    const pod = inventory.get("Pod", o.namespace, o.name);
     if (!pod) continue;
-    for (const o of inventory.ownerChain(pod)) {
-      if (!WORKLOAD_KINDS.has(String(o.kind))) continue;
-      const key = refKey({ kind: String(o.kind), namespace: o.metadata?.namespace, name: String(o.metadata?.name) });
+    for (const owner of inventory.ownerChain(pod)) {
+      if (!WORKLOAD_KINDS.has(String(owner.kind))) continue;
+      const key = refKey({
+        kind: String(owner.kind),
+        namespace: owner.metadata?.namespace,
+        name: String(owner.metadata?.name),
+      });
       const list = index.get(key);
-      if (list) list.push(f.object);
-      else index.set(key, [f.object]);
+      if (list) list.push(o);
+      else index.set(key, [o]);
     }
   }
   return index;
@@ -172,10 +180,15 @@ function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
   const found = inventory.get(object.kind, object.namespace, object.name);
   const chain = found ? inventory.ownerChain(found) : [];
   const top = chain[chain.length - 1];
-  if (!top)
+  if (!top) {
+    // An owner already gone from the cache (a Job deleted before the garbage collector took its pods) is
+    // still the root its reference names: its pods do not become incidents of their own for a moment.
+    const owner = found?.metadata.ownerReferences?.find((r) => r.controller);
+    if (owner) return { kind: owner.kind, namespace: object.namespace, name: owner.name, uid: owner.uid };
     return object.kind === "Pod"
       ? { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid }
       : object;
+  }
   return {
     kind: String(top.kind),
     namespace: top.metadata?.namespace,
@@ -206,11 +219,4 @@ function dominantReason(findings: readonly Finding[]): string {
       ([ra, a], [rb, b]) => a.depth - b.depth || a.tier - b.tier || b.count - a.count || ra.localeCompare(rb),
     )[0]?.[0] ?? ""
   );
-}
-
-/** 0 a cause that explains others, 1 a pod or node finding, 2 a workload's, 3 a symptom of other objects. */
-function explanatoryDepth(f: Finding): number {
-  if (f.explains) return 0;
-  if (f.joins) return 3;
-  return WORKLOAD_KINDS.has(f.object.kind) ? 2 : 1;
 }

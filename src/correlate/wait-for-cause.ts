@@ -1,6 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import { refKey } from "../model/object-ref.ts";
+import { type ObjectRef, refKey } from "../model/object-ref.ts";
 
 /** The longest a symptom waits for the findings of the pods behind it, ms: a real outage is never hidden longer. */
 export const SYMPTOM_WAIT_MAX_MS = 2 * 60_000;
@@ -8,70 +8,108 @@ export const SYMPTOM_WAIT_MAX_MS = 2 * 60_000;
 const WORKLOADS = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"]);
 
 /**
- * Rule "a symptom waits for its cause": a finding on a Service (it joins its pods) or on a workload whose pods
- * have findings still within their hold (pull back-off, crash loop, configuration error, young-node grace…)
- * is not opened before those findings are decided, so it joins their incident instead of being told first
- * and then folded. The wait ends when the pods' findings open or go away, and never lasts more than
- * SYMPTOM_WAIT_MAX_MS from the symptom's own start. Returns the findings (waiting ones with a later
- * `opensAt`) and how many wait. Pure.
+ * Rule "a symptom waits for its cause" (docs/incidents.md): a finding is not opened before the findings that
+ * explain it are decided, so it joins their incident instead of being told first and then folded:
+ * - a Service's finding (it joins its pods), or a workload's whose pods have findings still within their
+ *   hold (pull back-off, crash loop, configuration error, young-node grace…);
+ * - any finding on an object that a cause still within its own hold explains (a pod of a claim that is
+ *   Pending, whose hold is longer than the pod's), and a Service or workload over such a pod.
+ * The wait ends when the causes open or go away, and never lasts more than SYMPTOM_WAIT_MAX_MS from the
+ * symptom's own start: then the held causes open with it, since they explain it (grace delays, it never
+ * reorders). A cause already open explains at once: its symptoms join it. Returns the findings (waiting ones
+ * with a later `opensAt`, released ones without one) and how many wait. Pure.
  */
 export function waitForCauses(
   findings: readonly Finding[],
   inventory: InventoryView,
   now: number,
 ): { findings: Finding[]; waiting: number } {
-  // Pods and workloads an open cause explains already (a missing ConfigMap): their symptoms join it now.
-  const explained = new Set<string>();
-  for (const f of findings) {
-    if (f.opensAt !== undefined && f.opensAt > now) continue;
-    for (const o of f.explains ?? []) explained.add(refKey(o));
-  }
-  // Until when each pod, and each workload above a pod, has a finding still within its hold.
-  const heldUntil = new Map<string, number>();
-  const hold = (key: string, until: number) => heldUntil.set(key, Math.max(heldUntil.get(key) ?? 0, until));
-  for (const f of findings) {
-    if (f.object.kind !== "Pod" || f.opensAt === undefined || f.opensAt <= now) continue;
-    const pod = inventory.get("Pod", f.object.namespace, f.object.name);
-    const owners = (pod ? inventory.ownerChain(pod) : []).map((o) =>
-      refKey({ kind: String(o.kind), namespace: o.metadata.namespace, name: o.metadata.name }),
-    );
-    const keys = [refKey(f.object), ...owners];
-    if (keys.some((k) => explained.has(k))) continue;
-    for (const k of keys) hold(k, f.opensAt);
-  }
-  if (heldUntil.size === 0) return { findings: [...findings], waiting: 0 };
-  let waiting = 0;
-  // A symptom whose wait ran out opens with the held findings of its pods: they explain it.
-  const released = new Set<string>();
-  const out = findings.map((f) => {
-    const causes = f.joins ?? (WORKLOADS.has(f.object.kind) ? [f.object] : []);
-    const until = Math.max(0, ...causes.map((o) => heldUntil.get(refKey(o)) ?? 0));
-    if (until === 0) return f;
-    const bound = f.since + SYMPTOM_WAIT_MAX_MS;
-    if (until > now && bound <= now && (f.opensAt ?? 0) <= now) {
-      for (const o of causes) released.add(refKey(o));
-      return f;
+  const isDue = (f: Finding) => f.opensAt === undefined || f.opensAt <= now;
+  if (findings.every(isDue)) return { findings: [...findings], waiting: 0 };
+  // An object and, for a pod, its owners (a workload waits on its pods), by key.
+  const chains = new Map<string, string[]>();
+  const chainOf = (o: ObjectRef): string[] => {
+    const key = refKey(o);
+    let keys = chains.get(key);
+    if (!keys) {
+      const pod = o.kind === "Pod" ? inventory.get("Pod", o.namespace, o.name) : undefined;
+      const owners = (pod ? inventory.ownerChain(pod) : []).map((owner) =>
+        refKey({ kind: String(owner.kind), namespace: owner.metadata.namespace, name: owner.metadata.name }),
+      );
+      keys = [key, ...owners];
+      chains.set(key, keys);
     }
-    const opensAt = Math.min(until, bound);
-    if (opensAt <= now || opensAt <= (f.opensAt ?? 0)) return f;
-    waiting++;
-    return { ...f, opensAt };
-  });
-  if (released.size === 0) return { findings: out, waiting };
-  return {
-    findings: out.map((f) => {
-      if (f.object.kind !== "Pod" || f.opensAt === undefined || f.opensAt <= now) return f;
-      const pod = inventory.get("Pod", f.object.namespace, f.object.name);
-      const keys = [
-        refKey(f.object),
-        ...(pod ? inventory.ownerChain(pod) : []).map((o) =>
-          refKey({ kind: String(o.kind), namespace: o.metadata.namespace, name: o.metadata.name }),
-        ),
-      ];
-      if (!keys.some((k) => released.has(k))) return f;
+    return keys;
+  };
+  // The objects causes explain, by key.
+  const objects = new Map<string, ObjectRef>();
+  for (const f of findings) for (const o of f.explains ?? []) objects.set(refKey(o), o);
+  // Releases only ever add, so this settles in a few rounds: each opens findings that may release others.
+  const released = new Set<Finding>();
+  let waits = new Map<Finding, number>();
+  for (let round = 0; round < 8; round++) {
+    const due = (f: Finding) => released.has(f) || isDue(f);
+    // Objects an open cause explains (its symptoms join it now), and those a held cause explains (until when).
+    const explained = new Set<string>();
+    const heldCause = new Map<string, { until: number; causes: Finding[] }>();
+    for (const f of findings) {
+      for (const o of f.explains ?? []) {
+        if (due(f)) explained.add(refKey(o));
+        else {
+          const at = heldCause.get(refKey(o));
+          heldCause.set(refKey(o), {
+            until: Math.min(at?.until ?? Number.POSITIVE_INFINITY, f.opensAt ?? now),
+            causes: [...(at?.causes ?? []), f],
+          });
+        }
+      }
+    }
+    // Until when each pod, and each workload above a pod, has a held finding or a held cause.
+    const heldUntil = new Map<string, { until: number; held: Finding[] }>();
+    const hold = (key: string, until: number, held: readonly Finding[]) => {
+      const at = heldUntil.get(key);
+      heldUntil.set(key, { until: Math.max(at?.until ?? 0, until), held: [...(at?.held ?? []), ...held] });
+    };
+    for (const f of findings) {
+      if (f.object.kind !== "Pod" || due(f)) continue;
+      const keys = chainOf(f.object);
+      if (!keys.some((k) => explained.has(k))) for (const k of keys) hold(k, f.opensAt ?? now, [f]);
+    }
+    for (const [key, cause] of heldCause) {
+      const object = objects.get(key);
+      if (object?.kind !== "Pod") continue;
+      for (const k of chainOf(object)) hold(k, cause.until, cause.causes);
+    }
+    waits = new Map();
+    const releasing = new Set<Finding>();
+    for (const f of findings) {
+      if (!due(f)) continue;
+      const own = heldCause.get(refKey(f.object));
+      const on = f.joins ?? (WORKLOADS.has(f.object.kind) ? [f.object] : []);
+      const blockers = [
+        ...(own ? [own] : []),
+        ...on.map((o) => heldUntil.get(refKey(o))).filter((b) => b !== undefined),
+      ].map((b) => ({ until: b.until, held: "held" in b ? b.held : b.causes }));
+      const live = blockers.filter((b) => b.until > now);
+      if (live.length === 0) continue;
+      const bound = f.since + SYMPTOM_WAIT_MAX_MS;
+      if (bound <= now) {
+        for (const b of live) for (const h of b.held) if (!released.has(h)) releasing.add(h);
+        continue;
+      }
+      const until = Math.min(bound, ...live.map((b) => b.until));
+      if (until > (f.opensAt ?? 0)) waits.set(f, until);
+    }
+    if (releasing.size === 0) break;
+    for (const f of releasing) released.add(f);
+  }
+  const out = findings.map((f) => {
+    if (released.has(f)) {
       const { opensAt: _released, ...open } = f;
       return open;
-    }),
-    waiting,
-  };
+    }
+    const until = waits.get(f);
+    return until === undefined ? f : { ...f, opensAt: until };
+  });
+  return { findings: out, waiting: waits.size };
 }

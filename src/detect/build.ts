@@ -26,6 +26,10 @@ export function finding(options: {
   recheckAt?: number;
   explains?: readonly ObjectRef[];
   joins?: readonly ObjectRef[];
+  /** The hold is a start in progress, not a wait to confirm a failure (Finding.starting). */
+  starting?: boolean;
+  /** It restates what the pods behind it show (Finding.symptom). */
+  symptom?: boolean;
 }): Finding {
   const e = entry(options.reason);
   const hold = options.holdMs ?? e.holdSeconds * 1000;
@@ -47,6 +51,8 @@ export function finding(options: {
     ...(options.recheckAt !== undefined ? { recheckAt: options.recheckAt } : {}),
     ...(options.explains ? { explains: options.explains } : {}),
     ...(options.joins ? { joins: options.joins } : {}),
+    ...(options.starting && hold > 0 && opensAt > options.now ? { starting: true } : {}),
+    ...(options.symptom ? { symptom: true } : {}),
   };
 }
 

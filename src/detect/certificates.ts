@@ -83,6 +83,8 @@ function expiry(options: {
     // Counted from when it entered the window (or ended), so the finding keeps one start.
     since: expired ? end : end - EXPIRING_WITHIN_MS,
     now,
+    // Expiring soon turns into expired at its end: a pass is due then.
+    ...(expired ? {} : { recheckAt: end }),
   });
 }
 

@@ -20,3 +20,37 @@ export function configFixedAt(pod: Pod, status: ContainerStatus, inventory: Inve
   const object = inventory.get(kind, pod.metadata.namespace, missing[2]!);
   return object ? parseTime(object.metadata.creationTimestamp, 0) : undefined;
 }
+
+/**
+ * The latest time (epoch ms) a ConfigMap or Secret this pod references (volumes, projected volumes, env,
+ * envFrom, of init and app containers) was created, 0 when none exists or none is watched: a pod that waited
+ * for one (FailedMount, CreateContainerConfigError) starts at the kubelet's next retry after it appeared.
+ * Pure.
+ */
+export function configAppearedAt(pod: Pod, inventory: InventoryView): number {
+  let latest = 0;
+  const seen = (kind: "ConfigMap" | "Secret", name: string | undefined) => {
+    if (!name || !inventory.watches(kind)) return;
+    const object = inventory.get(kind, pod.metadata.namespace, name);
+    if (object) latest = Math.max(latest, parseTime(object.metadata.creationTimestamp, 0));
+  };
+  for (const v of pod.spec?.volumes ?? []) {
+    seen("ConfigMap", v.configMap?.name);
+    seen("Secret", v.secret?.secretName);
+    for (const source of v.projected?.sources ?? []) {
+      seen("ConfigMap", source.configMap?.name);
+      seen("Secret", source.secret?.name);
+    }
+  }
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    for (const env of c.env ?? []) {
+      seen("ConfigMap", env.valueFrom?.configMapKeyRef?.name);
+      seen("Secret", env.valueFrom?.secretKeyRef?.name);
+    }
+    for (const from of c.envFrom ?? []) {
+      seen("ConfigMap", from.configMapRef?.name);
+      seen("Secret", from.secretRef?.name);
+    }
+  }
+  return latest;
+}

@@ -38,6 +38,8 @@ export function detectConfigRefs(inventory: InventoryView, now: number): Finding
 export function createIncrementalConfigRefs(): {
   detect: (inventory: InventoryView, now: number) => Finding[];
   noteChange: (change: InventoryChange, keysOf?: () => readonly string[]) => void;
+  /** The earliest instant after `now` a remembered pod's references change with time alone. */
+  nextEdge: (now: number) => number | undefined;
 } {
   const memo = new ObjectMemo<Pod, MissingReference>({
     kind: "Pod",
@@ -47,6 +49,7 @@ export function createIncrementalConfigRefs(): {
   });
   return {
     noteChange: (change, keysOf) => memo.noteChange(change, keysOf),
+    nextEdge: (now) => memo.nextEdge(now),
     detect(inventory, now) {
       if (isPartial(inventory)) return detectConfigRefs(inventory, now);
       const missing = memo.run(inventory, now, (pod, view, time) => missingReferences(pod, view, time));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { KubeObject } from "../model/inventory.ts";
-import { inventoryOf } from "../testing/inventory.ts";
+import { inventoryOf, pod } from "../testing/inventory.ts";
 import { detectEvents, unexplainedEvents } from "./events.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
@@ -29,6 +29,14 @@ function event(
 }
 const podRef = { kind: "Pod", namespace: "shop", name: "db-0", uid: "p" };
 const nodeRef = { kind: "Node", name: "n1", uid: "n" };
+/** db-0 still creating its containers: its warning events are what holds it back. */
+const creating = pod("shop", "db-0", {
+  phase: "Pending",
+  status: { state: { waiting: { reason: "ContainerCreating" } } },
+});
+/** db-0 running, its container started `agoMs` before NOW. */
+const runningSince = (agoMs: number) =>
+  pod("shop", "db-0", { status: { state: { running: { startedAt: iso(NOW - agoMs) } }, ready: true } });
 
 describe("detectEvents", () => {
   const cases: [string, KubeObject[], string[]][] = [
@@ -81,11 +89,25 @@ describe("detectEvents", () => {
     ["Normal events are never findings", [event("Rebooted", nodeRef, { type: "Normal" })], []],
   ];
   for (const [name, objects, want] of cases)
-    test(name, () => expect(detectEvents(inventoryOf(...objects), NOW).map((f) => f.reason)).toEqual(want));
+    test(name, () => expect(detectEvents(inventoryOf(creating, ...objects), NOW).map((f) => f.reason)).toEqual(want));
+
+  // Recovery is quiet: a finding made of past events on a pod that runs now, or is gone, is history.
+  const mount = () => event("FailedMount", podRef, { count: 3, message: 'configmap "reports-config" not found' });
+  test("a pod's events are history once all its containers run and started after the last of them", () => {
+    expect(detectEvents(inventoryOf(runningSince(30_000), mount()), NOW)).toEqual([]);
+  });
+  test("…but not when its containers started before the last event (a failure while it runs)", () => {
+    expect(detectEvents(inventoryOf(runningSince(5 * MIN), mount()), NOW).map((f) => f.reason)).toEqual([
+      "FailedMount",
+    ]);
+  });
+  test("…and a pod that is gone has no problem of its own left", () => {
+    expect(detectEvents(inventoryOf(mount()), NOW)).toEqual([]);
+  });
 
   test("counts, message and time window in the summary", () => {
     const [f] = detectEvents(
-      inventoryOf(event("FailedMount", podRef, { count: 4, message: "timed out waiting for the condition" })),
+      inventoryOf(creating, event("FailedMount", podRef, { count: 4, message: "timed out waiting for the condition" })),
       NOW,
     );
     expect(f?.summary).toBe("pod shop/db-0: FailedMount (4× in 1 min): timed out waiting for the condition");

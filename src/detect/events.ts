@@ -2,6 +2,7 @@ import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { Event } from "../model/kube.ts";
 import { finding } from "./build.ts";
+import { CONFIG_RETRY_MS, configAppearedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
 
 /** Events count toward a finding only while this recent: event-only findings resolve after this quiet period (failure-catalogue 0.3). */
@@ -91,6 +92,7 @@ export function detectEvents(inventory: InventoryView, now: number): Finding[] {
   for (const g of grouped.values()) {
     if (g.count < g.rule.minCount) continue;
     const o = g.event.involvedObject;
+    if (o.kind === "Pod" && podEventIsHistory(inventory, o.namespace, o.name ?? "", g.last, now)) continue;
     const subject = o.kind === "Node" ? `node ${o.name}` : `pod ${o.namespace}/${o.name}`;
     out.push(
       finding({
@@ -112,6 +114,8 @@ export function detectEvents(inventory: InventoryView, now: number): Finding[] {
         ],
         since: g.first,
         now,
+        // Event findings end when their events are older than the window: a pass is due then.
+        recheckAt: g.last + EVENT_WINDOW_MS,
       }),
     );
   }
@@ -126,6 +130,31 @@ export function unexplainedEvents(inventory: InventoryView, now: number): string
 }
 
 // --- internal ---
+
+/**
+ * A pod's warning events are history (recovery is quiet) once the pod is gone; once every container of it
+ * runs and started after the last of them (it mounted its volumes and got its sandbox and network since);
+ * and for a minute after a ConfigMap or Secret it references appeared, while the kubelet's next retry starts it.
+ */
+function podEventIsHistory(
+  inventory: InventoryView,
+  namespace: string | undefined,
+  name: string,
+  lastMs: number,
+  now: number,
+): boolean {
+  if (!inventory.watches("Pod")) return false;
+  const pod = inventory.get("Pod", namespace, name);
+  if (!pod) return true;
+  if (now < configAppearedAt(pod, inventory) + CONFIG_RETRY_MS) return true;
+  const statuses = pod.status?.containerStatuses ?? [];
+  return (
+    statuses.length > 0 &&
+    statuses.every(
+      (s) => s.state?.running && parseTime(s.state.running.startedAt, 0) >= Math.floor(lastMs / 1000) * 1000,
+    )
+  );
+}
 
 function recentWarnings(inventory: InventoryView, now: number): Event[] {
   return inventory.list("Event").filter((e) => e.type === "Warning" && now - lastSeen(e, now) <= EVENT_WINDOW_MS);

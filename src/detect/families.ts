@@ -18,6 +18,11 @@ export function createIncrementalFamilies(): {
   noteChange(change: InventoryChange): void;
   /** Pods evaluated in the last pass (the others were reused). */
   podsEvaluated(): number;
+  /**
+   * The earliest instant (epoch ms) after `now` at which a family's result changes with time alone, for the
+   * pass loop's wake-up (ObjectMemo.nextEdge).
+   */
+  nextEdge(now: number): number | undefined;
 } {
   const pods = createIncrementalPods();
   const config = createIncrementalConfigRefs();
@@ -33,5 +38,11 @@ export function createIncrementalFamilies(): {
       workloads.noteChange(change, keysOf);
     },
     podsEvaluated: pods.evaluated,
+    nextEdge(now) {
+      const edges = [pods.nextEdge(now), config.nextEdge(now), workloads.nextEdge(now)].filter(
+        (at): at is number => at !== undefined,
+      );
+      return edges.length ? Math.min(...edges) : undefined;
+    },
   };
 }

@@ -180,6 +180,19 @@ export class ObjectMemo<T extends ObjectLike, R = Finding> {
   constructor(private readonly family: MemoFamily<T, R>) {}
 
   /**
+   * The earliest instant (epoch ms) after `now` at which a remembered object's result can change with time
+   * alone (a hold ending, an OOM kill forgotten, a deletion turning stuck), or undefined: the pass loop wakes up
+   * then, so what time alone changes is seen in a cluster where nothing else happens.
+   */
+  nextEdge(now: number): number | undefined {
+    let next: number | undefined;
+    for (const entry of this.entries.values())
+      if (entry.until > now && entry.until !== Number.POSITIVE_INFINITY && (next === undefined || entry.until < next))
+        next = entry.until;
+    return next;
+  }
+
+  /**
    * Marks what `change` concerns for the next run. `keysOf` gives its `changedKeys`, asked only when needed:
    * several memories fed by one change share one computation of them.
    */

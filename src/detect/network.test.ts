@@ -383,6 +383,22 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
     expect(opensAt(restarted)).toBe(NOW - 10_000 + MIN);
   });
 
+  test("pods Ready while the EndpointSlice does not list them yet: the slice is catching up, held 30 s, never bypassed", () => {
+    const readyFor = (agoMs: number) => {
+      const p: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
+      return {
+        ...p,
+        status: { ...p.status, conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - agoMs) }] },
+      };
+    };
+    const [lagging] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readyFor(1_000)), NOW);
+    expect(lagging).toMatchObject({ reason: "ServiceNoReadyEndpoints", opensAt: NOW - 1_000 + 30_000, starting: true });
+    // Longer than that, the EndpointSlice controller is not keeping up: said as such.
+    const [stuck] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readyFor(31_000)), NOW);
+    expect(stuck?.opensAt).toBeUndefined();
+    expect(stuck?.summary).toContain("1 matching pod, 1 ready but not in its EndpointSlices");
+  });
+
   test("a failing pod is no start: its Service opens at once", () => {
     const failing = starting("api-1", 5_000, { waiting: { reason: "ImagePullBackOff" } });
     expect(opensAt(failing)).toBeUndefined();

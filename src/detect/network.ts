@@ -70,9 +70,16 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       const since = Math.max(
         ...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)),
       );
+      // Pods that say they are Ready while the Service's EndpointSlices do not list them yet: the EndpointSlice
+      // controller lags its pods (batching, its queue, watch delivery), so that is propagation, not an outage.
+      const readyPods = pods.filter((p) => condition(p, "Ready")?.status === "True");
+      const propagatingUntil = readyPods.length
+        ? Math.max(...readyPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now))) +
+          ENDPOINTS_PROPAGATION_MS
+        : 0;
       // Recovery is quiet: pods still starting (new, restarted, or on a node that just came back) get the time
       // a start takes before their Service counts as without endpoints.
-      const startedBy = Math.max(...pods.map((p) => startingUntil(p, inventory, now)));
+      const startedBy = Math.max(propagatingUntil, ...pods.map((p) => startingUntil(p, inventory, now)));
       const lastServed = usage.served?.at.get(key);
       const watchedADay = usage.served !== undefined && now - usage.served.since >= SERVED_WINDOW_MS;
       const established =
@@ -84,7 +91,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
         finding({
           reason: "ServiceNoReadyEndpoints",
           object: ref,
-          summary: `service ${key} has no ready endpoint: ${pods.length} matching pod${pods.length === 1 ? "" : "s"}, none ready${reachable ? `; users reach it through ${reachable}` : ""}`,
+          summary: `service ${key} has no ready endpoint: ${pods.length} matching pod${pods.length === 1 ? "" : "s"}, ${readyPods.length ? `${readyPods.length} ready but not in its EndpointSlices` : "none ready"}${reachable ? `; users reach it through ${reachable}` : ""}`,
           evidence: [
             ["selector", selectorText(selector)],
             [
@@ -99,7 +106,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
           ],
           since,
           now,
-          ...(startedBy > now ? { holdMs: startedBy - since } : {}),
+          ...(startedBy > now ? { holdMs: startedBy - since, starting: true } : {}),
           joins: pods.map((p) => refOf({ ...p, kind: "Pod" })),
           ...(pages ? { pageRule: "UserEntryLostBackends" } : {}),
           ...(reachable && established && !pages ? { recheckAt: since + P1_HOLD_MS } : {}),
@@ -159,6 +166,11 @@ export function servingServices(inventory: InventoryView): string[] {
   return out;
 }
 
+/**
+ * How long a Service's EndpointSlices may take to list pods that became Ready, ms: longer, and the
+ * EndpointSlice controller is not keeping up (its `--endpointslice-updates-batch-period` is about a second).
+ */
+const ENDPOINTS_PROPAGATION_MS = 30_000;
 /** How long a pod may take to start and pass its first readiness probe, ms. */
 const START_GRACE_MS = 60_000;
 /** Waiting reasons that are failures, not a start in progress. */

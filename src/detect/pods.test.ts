@@ -571,6 +571,112 @@ describe("a crash loop is over only when the recovery is confirmed (no flapping)
   });
 });
 
+describe("a crash loop is told from its first crash, and its recovery is confirmed whatever the back-off", () => {
+  const started = NOW - 2 * MIN;
+  const crashed = (status: KubeObject, probe = false) =>
+    inventoryOf(
+      node("n1", "True"),
+      withStatus(
+        pod("shop", "api-1", {
+          nodeName: "n1",
+          owner: rs,
+          containers: [{ name: "app", image: "registry.example/app:1.0", ...(probe ? { readinessProbe: {} } : {}) }],
+          status,
+        }),
+        { startTime: iso(started) },
+      ),
+    );
+
+  test("the first exit, before any restart is counted: a crash in progress, held as a young crash loop", () => {
+    const [f] = detectPods(
+      crashed({ restartCount: 0, state: { terminated: { exitCode: 1, reason: "Error", finishedAt: iso(NOW) } } }),
+      NOW,
+    );
+    // The Service in front of it now has a cause to wait for instead of being told on its own.
+    expect(f).toMatchObject({ key: "CrashLoopBackOff/Pod/shop/api-1/app", opensAt: started + 180_000 });
+  });
+
+  test("a container that could not start at all is told as such, not as a crash", () => {
+    const [f] = detectPods(
+      crashed({
+        restartCount: 0,
+        state: { terminated: { exitCode: 128, reason: "StartError", message: "exec: not found" } },
+      }),
+      NOW,
+    );
+    expect(f?.reason).toBe("RunContainerError");
+  });
+
+  // It ran 60 s, crashed, was restarted after a 2 s back-off: a short back-off does not make 10 s enough.
+  const longRun = {
+    exitCode: 1,
+    reason: "Error",
+    startedAt: iso(NOW - 62_000),
+    finishedAt: iso(NOW - 2_000),
+  };
+  const runningAgain = (probe: boolean, ready: boolean) =>
+    crashed(
+      { restartCount: 6, ready, state: { running: { startedAt: iso(NOW) } }, lastState: { terminated: longRun } },
+      probe,
+    );
+
+  test("a run that crashed after a minute: the next run must last two minutes before it counts as recovered", () => {
+    const [f] = detectPods(runningAgain(false, true), NOW + 30_000);
+    expect(f).toMatchObject({ reason: "CrashLoopBackOff", recheckAt: NOW + 120_000 });
+    expect(detectPods(runningAgain(false, true), NOW + 120_000)).toEqual([]);
+  });
+
+  test("…also when a readiness probe says ready: ready is not recovered while it ran shorter than the crashed run", () => {
+    expect(detectPods(runningAgain(true, true), NOW + 60_000).map((f) => f.reason)).toEqual(["CrashLoopBackOff"]);
+    expect(detectPods(runningAgain(true, true), NOW + 120_000)).toEqual([]);
+  });
+
+  test("a run of ten minutes is a recovery whatever ran before (the kubelet forgets its back-off then)", () => {
+    const hourLong = { ...longRun, startedAt: iso(NOW - 3_602_000) };
+    const inv = crashed({
+      restartCount: 2,
+      state: { running: { startedAt: iso(NOW) } },
+      lastState: { terminated: hourLong },
+    });
+    expect(detectPods(inv, NOW + 9 * MIN).map((f) => f.reason)).toEqual(["CrashLoopBackOff"]);
+    expect(detectPods(inv, NOW + 10 * MIN)).toEqual([]);
+  });
+});
+
+describe("what a pod shows while its node was down is its node's doing", () => {
+  const lostAt = NOW - 20 * MIN;
+  const backAt = NOW - 30_000;
+  const notReady = (extra: KubeObject = {}) =>
+    withStatus(
+      aged(
+        pod("shop", "api-1", {
+          nodeName: "n1",
+          owner: rs,
+          status: { ready: false, started: true, state: { running: { startedAt: iso(NOW - 60 * MIN) } } },
+          conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(lostAt) }],
+        }),
+        60 * MIN,
+      ),
+      extra,
+    );
+
+  test("not ready since the node was lost: readiness counts from when the node is Ready again", () => {
+    const [f] = detectPods(inventoryOf(node("n1", "True", iso(backAt)), notReady()), NOW);
+    // Twenty minutes not ready, but only thirty seconds of it on a Ready node: held until back + 5 min.
+    expect(f).toMatchObject({ reason: "ReadinessProbeFailing", since: backAt, opensAt: backAt + 5 * MIN });
+  });
+
+  test("deleted while its node was down: not stuck terminating until its node has been back 5 minutes", () => {
+    const deleting = (p: KubeObject) => ({
+      ...p,
+      metadata: { ...p.metadata, deletionTimestamp: iso(lostAt + MIN), deletionGracePeriodSeconds: 30 },
+    });
+    expect(detectPods(inventoryOf(node("n1", "True", iso(backAt)), deleting(notReady())), NOW)).toEqual([]);
+    const longBack = inventoryOf(node("n1", "True", iso(NOW - 6 * MIN)), deleting(notReady()));
+    expect(detectPods(longBack, NOW).map((f) => f.reason)).toEqual(["PodStuckTerminating"]);
+  });
+});
+
 describe("a configuration error whose missing object exists now is a recovery in progress", () => {
   const configError = withStatus(
     aged(

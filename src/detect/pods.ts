@@ -63,6 +63,7 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
     ref: refOf({ ...pod, kind: "Pod" }),
     name: `${pod.metadata.namespace}/${pod.metadata.name}`,
     nodeName,
+    nodeReadyAt: nodeReady?.status === "True" ? parseTime(nodeReady.lastTransitionTime, 0) : 0,
     watchesSecrets: () => inventory.watches("Secret"),
     inventory,
     readyOf: counts.readyOf,
@@ -85,7 +86,7 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
     ];
   }
   if (pod.metadata?.deletionTimestamp) {
-    const stuck = terminating(ctx);
+    const stuck = terminating(ctx, ctx.nodeReadyAt);
     return stuck ? [stuck] : [];
   }
   const failedPod = podFailure(ctx);
@@ -119,6 +120,8 @@ export function createIncrementalPods(): {
   noteChange: (change: InventoryChange, keysOf?: () => readonly string[]) => void;
   /** Pods evaluated in the last pass (the others were reused). */
   evaluated: () => number;
+  /** The earliest instant after `now` a remembered pod's findings change with time alone (ObjectMemo.nextEdge). */
+  nextEdge: (now: number) => number | undefined;
 } {
   const memo = new ObjectMemo<Pod>({
     kind: "Pod",
@@ -156,6 +159,7 @@ export function createIncrementalPods(): {
       );
     },
     evaluated: () => memo.evaluated,
+    nextEdge: (now) => memo.nextEdge(now),
   };
 }
 
@@ -205,6 +209,8 @@ interface PodContext {
   readonly ref: ReturnType<typeof refOf>;
   readonly name: string;
   readonly nodeName?: string;
+  /** When the pod's node last turned Ready (epoch ms), 0 when unknown: what a pod shows before is its node's doing. */
+  readonly nodeReadyAt: number;
   /** Read only where it matters, so a healthy pod reads nothing but its node (incremental passes). */
   readonly watchesSecrets: () => boolean;
   /** Ready pods of the controller with this uid. */
@@ -214,9 +220,17 @@ interface PodContext {
   readonly inventory: InventoryView;
 }
 
-function terminating(ctx: PodContext): Finding | undefined {
+/**
+ * A pod stuck terminating: still there 5 minutes after its grace period ended. The kubelet finishes a
+ * deletion, so the time counts only from when the pod's node was Ready (`nodeReadyAt`, epoch ms; 0 when
+ * unknown): a pod deleted while its node was down is not stuck until its node is back and does nothing.
+ */
+function terminating(ctx: PodContext, nodeReadyAt: number): Finding | undefined {
   const { pod, now, time } = ctx;
-  const deadline = time.time(pod.metadata.deletionTimestamp) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+  const deadline = Math.max(
+    time.time(pod.metadata.deletionTimestamp) + (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000,
+    nodeReadyAt,
+  );
   if (time.before(deadline + STUCK_TERMINATING_MS)) return undefined;
   const finalizers = (pod.metadata.finalizers ?? []).join(", ");
   return finding({
@@ -525,13 +539,16 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
     const controller = (pod.metadata.ownerReferences ?? []).find((r) => r.controller);
     const others = controller ? ctx.readyOf(controller.uid) : 0;
     const neverReady = parseTime(ready.lastTransitionTime, 0) <= parseTime(s.state.running.startedAt, 0);
+    // Not ready counts from when its node is Ready: the node lifecycle controller marks the pods of a lost node
+    // not ready, and after the node is back their readiness is a start in progress, not a failing probe.
+    const notReadySince = Math.max(parseTime(ready.lastTransitionTime, started), ctx.nodeReadyAt);
     if (controller && others > 0 && neverReady) {
       return finding({
         ...base,
         reason: "PodNeverReady",
         summary: `pod ${ctx.name} runs but has never been ready while ${others} other pod${others === 1 ? "" : "s"} of ${controller.kind} ${controller.name} serve`,
         evidence: [...common, ["ready siblings", others], ["message", ready.message]],
-        since: parseTime(ready.lastTransitionTime, started),
+        since: notReadySince,
       });
     }
     return finding({
@@ -539,7 +556,7 @@ function container(ctx: PodContext, s: ContainerStatus): Finding | undefined {
       reason: "ReadinessProbeFailing",
       summary: `pod ${ctx.name} runs but container ${s.name} has not been ready since ${ready.lastTransitionTime ?? "it started"}`,
       evidence: [...common, ["not ready since", ready.lastTransitionTime], ["message", ready.message]],
-      since: parseTime(ready.lastTransitionTime, started),
+      since: notReadySince,
     });
   }
   return undefined;
@@ -568,29 +585,47 @@ function passCounts(inventory: InventoryView): PodCountsView {
 
 /** The least time a restarted container must stay up before its crash loop counts as over, ms. */
 const CRASH_RECOVERY_MIN_MS = 10_000;
+/** The kubelet forgets a container's back-off after it ran this long: a longer run is a recovery whatever came before, ms. */
+const CRASH_RESET_MS = 10 * 60_000;
 
 /**
- * A container of a restarting pod caught between two crashes: it has just exited non-zero (the kubelet has
- * not backed off yet), or it runs again after a non-zero exit for less than its last back-off (at least
- * CRASH_RECOVERY_MIN_MS) and no readiness probe says it is ready. Returns the crash it is in and when the
- * recovery would be confirmed; undefined when it is not crash-looping.
+ * A container of a restarting pod caught between two crashes (rule "no flapping"): it has just exited
+ * non-zero — its first crash included, before the kubelet backs off or counts a restart — or it runs again
+ * after a non-zero exit and its recovery is not confirmed yet. Recovery is confirmed from what was observed,
+ * whatever the back-off schedule: the new run has lasted twice as long as the run that crashed, and, unless a
+ * readiness probe says it is ready, longer than the back-off before it and at least CRASH_RECOVERY_MIN_MS;
+ * a run of CRASH_RESET_MS always confirms it. Returns the crash it is in and when the recovery would be
+ * confirmed; undefined when it is not crash-looping.
  */
 function crashLoopingBetweenCrashes(
   pod: Pod,
   s: ContainerStatus,
   time: TimeEdges,
 ): { crash: TerminatedState; confirmedAt?: number } | undefined {
-  if (willNotRestart(pod) || (s.restartCount ?? 0) < 1) return undefined;
+  if (willNotRestart(pod)) return undefined;
   const exited = s.state?.terminated;
-  if (exited && exited.exitCode !== 0) return { crash: exited };
+  // A container that could not start (StartError) or that the runtime lost is told as such, not as a crash.
+  if (
+    exited &&
+    exited.exitCode !== 0 &&
+    !RUN_ERRORS.has(exited.reason ?? "") &&
+    exited.reason !== "ContainerStatusUnknown"
+  )
+    return { crash: exited };
+  if ((s.restartCount ?? 0) < 1) return undefined;
   const crash = s.lastState?.terminated;
   const running = s.state?.running;
   if (!running || !crash || crash.exitCode === 0) return undefined;
-  const probed = Boolean(containerSpec(pod, s.name)?.readinessProbe);
-  if (probed && s.ready) return undefined;
+  const probedReady = Boolean(containerSpec(pod, s.name)?.readinessProbe) && s.ready === true;
   const startedAt = time.time(running.startedAt);
-  const backoff = Math.max(0, startedAt - parseTime(crash.finishedAt, startedAt));
-  const confirmedAt = startedAt + Math.max(backoff, CRASH_RECOVERY_MIN_MS);
+  const finishedAt = parseTime(crash.finishedAt, startedAt);
+  const backoff = Math.max(0, startedAt - finishedAt);
+  const lastRun = Math.max(0, finishedAt - parseTime(crash.startedAt, finishedAt));
+  const needed = Math.min(
+    CRASH_RESET_MS,
+    Math.max(2 * lastRun, probedReady ? 0 : Math.max(backoff, CRASH_RECOVERY_MIN_MS)),
+  );
+  const confirmedAt = startedAt + needed;
   return time.before(confirmedAt) ? { crash, confirmedAt } : undefined;
 }
 

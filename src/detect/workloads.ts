@@ -40,11 +40,21 @@ type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 export function createIncrementalWorkloads(): {
   detect: (inventory: InventoryView, now: number) => Finding[];
   noteChange: (change: InventoryChange, keysOf?: () => readonly string[]) => void;
+  /** The earliest instant after `now` a remembered workload's findings change with time alone. */
+  nextEdge: (now: number) => number | undefined;
 } {
   const memos = WORKLOAD_KINDS.map(
     (kind) => [kind, new ObjectMemo<ObjectLike>({ kind, ...FINDING_RESULTS, localKeys: () => [] })] as const,
   );
   return {
+    nextEdge(now) {
+      let next: number | undefined;
+      for (const [, memo] of memos) {
+        const at = memo.nextEdge(now);
+        if (at !== undefined && (next === undefined || at < next)) next = at;
+      }
+      return next;
+    },
     noteChange(change, keysOf = () => changedKeys(change)) {
       let keys: readonly string[] | undefined;
       const once = () => (keys ??= keysOf());
@@ -159,6 +169,7 @@ function unavailable(
         since,
         now,
         holdMs: UNAVAILABLE_HOLD_MS,
+        symptom: true,
         ...(facing ? { pageRule: "LastReplicaDown" } : {}),
       }),
     );
@@ -177,6 +188,7 @@ function unavailable(
         ],
         since: time.time(progressing.lastTransitionTime),
         now,
+        symptom: true,
       }),
     );
   }

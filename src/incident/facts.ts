@@ -1,15 +1,19 @@
-import type { Finding } from "../model/finding.ts";
+import { type Finding, isSymptom } from "../model/finding.ts";
 import type { DeliveryMode } from "../model/severity.ts";
 
 /**
  * The facts of an incident the user is told about (spec 3.1 "something new is true"): each distinct reason,
  * paging, and the number of affected objects in steps (1, 2, 3, 5, 10, 20, 50, 100...). Restart counts,
- * timestamps and replaced pod names are not facts: they change without anything new being true.
+ * timestamps and replaced pod names are not facts: they change without anything new being true. Neither are
+ * the reasons of symptoms once a cause is in the incident (a workload without available replica, a rollout
+ * past its deadline, a Service without endpoints, behind a crash loop): they follow from what was told, and
+ * whether they come before or after the announcement is only a matter of timing.
  * Each fact is a stable string; its human sentence comes from `describeFact`.
  */
 export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode): string[] {
   const facts = new Set<string>();
-  for (const f of findings) facts.add(`reason:${f.reason}`);
+  const hasCause = findings.some((f) => !isSymptom(f));
+  for (const f of findings) if (!hasCause || !isSymptom(f)) facts.add(`reason:${f.reason}`);
   if (mode === "page") facts.add("paging");
   // Counts say what they count: pods, not the Secret or the Deployment that are in the incident too.
   const affected = new Set(

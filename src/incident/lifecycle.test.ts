@@ -3,6 +3,7 @@ import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { Tier } from "../model/severity.ts";
 import { emptyLifecycle, nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "./lifecycle.ts";
+import type { Recovery } from "./recovery.ts";
 import { dedupKey } from "./tiers.ts";
 
 const root = { kind: "Deployment", namespace: "shop", name: "api" };
@@ -490,5 +491,111 @@ describe("folding is never a resolve", () => {
     const held: IncidentDraft = { ...alone, held: true } as IncidentDraft;
     const { actions } = run([[held], [absorbed], []]);
     expect(actions).toEqual([[], ["announce"], ["resolve"]]);
+  });
+});
+
+describe("no false resolve: findings gone while the root does not show recovery yet", () => {
+  const notYet = {
+    recovered: false,
+    now: "0/2 replicas available",
+    missing: ["deployment shop/api 0/2 replicas available"],
+  };
+  const back = { recovered: true, now: "2/2 replicas available", missing: [] };
+  /** Passes at the given seconds, each with its drafts and what recovery shows then. */
+  const passes = (steps: [number, IncidentDraft[], Recovery][]) => {
+    let state = emptyLifecycle();
+    return steps.map(([t, drafts, recovery]) => {
+      const out = stepLifecycle(state, drafts, t * 1000, "prod", { recovery: () => recovery });
+      state = out.state;
+      return { actions: out.decisions.map((d) => d.action), wake: nextReminderAt(out.state), state };
+    });
+  };
+
+  test("waits silently while its root is not back, then resolves once, when it is", () => {
+    const out = passes([
+      [0, [draft(finding("p1"))], notYet],
+      [10, [], notYet],
+      [40, [], notYet],
+      [45, [], back],
+    ]);
+    expect(out.map((p) => p.actions)).toEqual([["announce"], [], [], ["resolve"]]);
+    // While it waits it asks to be looked at again when the wait runs out.
+    expect(out[1]!.wake).toBe(10_000 + 5 * 60_000);
+  });
+
+  test("a finding back during the wait continues the conversation: no resolve, no 'failing again'", () => {
+    const out = passes([
+      [0, [draft(finding("p1"))], notYet],
+      [10, [], notYet],
+      [20, [draft(finding("p1"))], notYet],
+      [30, [], notYet],
+      [400, [], back],
+    ]);
+    expect(out.map((p) => p.actions)).toEqual([["announce"], [], [], [], ["resolve"]]);
+    // The wait started again when the finding went away the second time (t=30), not at t=10.
+    expect(out[3]!.state.incidents.get("Deployment/shop/api")?.recovering).toBe(30_000);
+  });
+
+  test("a root that never shows recovery resolves 5 minutes after its findings went away", () => {
+    const out = passes([
+      [0, [draft(finding("p1"))], notYet],
+      [10, [], notYet],
+      [309, [], notYet],
+      [310, [], notYet],
+    ]);
+    expect(out.map((p) => p.actions)).toEqual([["announce"], [], [], ["resolve"]]);
+  });
+
+  test("an incident never told has no conversation to keep: a held one ends at once", () => {
+    const held = { ...draft(finding("p1")), held: true };
+    expect(
+      passes([
+        [0, [held], notYet],
+        [10, [], notYet],
+      ]).map((p) => [...p.state.incidents.keys()]),
+    ).toEqual([["Deployment/shop/api"], []]);
+  });
+});
+
+describe("news is what is new, not what follows from what was told", () => {
+  test("a workload without available replica or a Service without endpoints joining a crash loop is no update", () => {
+    const workloadDown: Finding = {
+      ...finding("p1", "WorkloadUnavailable", "high"),
+      key: "WorkloadUnavailable/Deployment/shop/api",
+      object: root,
+      symptom: true,
+    };
+    const serviceDown: Finding = {
+      ...finding("p1", "ServiceNoReadyEndpoints", "high"),
+      key: "ServiceNoReadyEndpoints/Service/shop/api",
+      object: { kind: "Service", namespace: "shop", name: "api" },
+      joins: [{ kind: "Pod", namespace: "shop", name: "p1" }],
+    };
+    const { actions } = run([
+      [draft(finding("p1"))],
+      [draft(finding("p1"), workloadDown)],
+      [draft(finding("p1"), workloadDown, serviceDown)],
+    ]);
+    expect(actions).toEqual([["announce"], [], []]);
+  });
+
+  test("…but a workload's own failure with no cause in the incident is news when it appears; so is a Job giving up", () => {
+    const stuck: Finding = {
+      ...finding("p1", "ProgressDeadlineExceeded"),
+      key: "ProgressDeadlineExceeded/Deployment/shop/api",
+      object: root,
+      symptom: true,
+    };
+    const down: Finding = { ...stuck, key: "WorkloadUnavailable/Deployment/shop/api", reason: "WorkloadUnavailable" };
+    expect(run([[draft(down)], [draft(down, stuck)]]).actions).toEqual([["announce"], ["update"]]);
+    const gaveUp: Finding = {
+      ...finding("p1", "JobFailed"),
+      key: "JobFailed/Job/shop/migrate",
+      object: { kind: "Job", namespace: "shop", name: "migrate" },
+    };
+    expect(
+      run([[draft(finding("p1", "ContainerExitedNonZero"))], [draft(finding("p1", "ContainerExitedNonZero"), gaveUp)]])
+        .actions,
+    ).toEqual([["announce"], ["update"]]);
   });
 });

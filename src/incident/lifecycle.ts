@@ -1,10 +1,12 @@
 import type { Decision, Skip } from "../model/decision.ts";
+import { type Finding, isSymptom } from "../model/finding.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
-import { refKey, refLabel } from "../model/object-ref.ts";
+import { type ObjectRef, refKey, refLabel } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
 import { dedupKey, incidentTier } from "./tiers.ts";
 import { forget, judgeRecurrence, remember, type Recurrence } from "./memory.ts";
 import { ackPresentAtOpen, stepAck, type AckState } from "./ack.ts";
+import { RECOVERY_WAIT_MS, type Recovery } from "./recovery.ts";
 
 /**
  * A roll-up (spec 6): two or more incidents announced in one pass, told in one message. It stays open until
@@ -93,8 +95,19 @@ export type KeptIncident = Incident &
     readonly coolsAt?: number;
     readonly folds?: readonly string[];
     readonly baseline?: boolean;
+    /**
+     * A cause (a finding that is not a symptom) was part of what it told: from then on the symptoms that
+     * follow from it (a workload without replicas, a rollout past its deadline) are never news, also while
+     * the cause itself has gone and they clear.
+     */
+    readonly causeTold?: boolean;
     /** Id of the larger incident this conversation's findings are now part of (folding is never a resolve). */
     readonly absorbedInto?: string;
+    /**
+     * Epoch ms since which its findings are gone while its root does not show recovery yet: it resolves when
+     * the root does, or RECOVERY_WAIT_MS later; a finding coming back meanwhile continues the conversation.
+     */
+    readonly recovering?: number;
   };
 
 /** Epoch ms of the next 'still open' update or end of a cooldown any open incident is due, for the pass to wake up then. */
@@ -103,7 +116,8 @@ export function nextReminderAt(state: LifecycleState): number | undefined {
   for (const i of state.incidents.values()) {
     if (!i.announced) continue;
     const remind = (i.remindedAt ?? i.openedAt) + reminderSeconds(i) * 1000;
-    const at = i.coolsAt !== undefined && i.coolsAt < remind ? i.coolsAt : remind;
+    let at = i.coolsAt !== undefined && i.coolsAt < remind ? i.coolsAt : remind;
+    if (i.recovering !== undefined) at = Math.min(at, i.recovering + RECOVERY_WAIT_MS);
     if (next === undefined || at < next) next = at;
   }
   return next;
@@ -150,7 +164,9 @@ export interface LifecycleStep {
  * - an announced incident where a new fact is true → `update` with the news; otherwise nothing is sent;
  * - a held incident that gets worse (its tier leaves `normal`) → `announce` at once;
  * - an open incident with no draft → `resolve` (a held one resolves silently; one in the digest is listed
- *   in the next digest as resolved, `delivery: "digest"`).
+ *   in the next digest as resolved, `delivery: "digest"`) once `options.recovery` says its root and what it
+ *   named are back; until then it waits silently, at most RECOVERY_WAIT_MS (`recovering`), and a draft coming
+ *   back meanwhile continues it as if it had never gone;
  * - an announced incident with no message for a week → one 'still open' `update`, then again each quiet week,
  *   unless acknowledged; `mon.io/ack` added or removed → one `update` saying so (Pro, `ack.ts`);
  * - a root told twice within a day that opens again → the digest, or once an announcement stating its
@@ -175,7 +191,13 @@ export function stepLifecycle(
   drafts: readonly IncidentDraft[],
   now: number,
   cluster: string,
-  options: { baseline?: boolean } = {},
+  options: {
+    baseline?: boolean;
+    /** Whether an incident's root shows recovery (incident/recovery.ts); every incident counts as recovered without it. */
+    recovery?: (incident: KeptIncident) => Recovery;
+    /** Recovery traffic each recovering incident absorbed this pass, by id (`absorbRecoveryTraffic`): it is not back yet. */
+    absorbed?: ReadonlyMap<string, readonly ObjectRef[]>;
+  } = {},
 ): LifecycleStep {
   const next = new Map(state.incidents);
   const decisions: Decision[] = [];
@@ -257,8 +279,9 @@ export function stepLifecycle(
       if (mode === "digest" || recurring || judged?.verdict === "digest") {
         const keep = recurring || judged?.verdict === "digest" ? { recurring: true } : {};
         if (previous?.digested) {
+          const { recovering: _recovering, ...before } = previous;
           next.set(id, {
-            ...previous,
+            ...before,
             ...base,
             openedAt: previous.openedAt,
             told: previous.told,
@@ -288,6 +311,7 @@ export function stepLifecycle(
         revision: revision + 1,
         announced: true,
         spokeAt: now,
+        ...(hasCause(draft.findings) ? { causeTold: true } : {}),
         ...(kept ? kept.state : present?.state),
       };
       const folds = recordFolds(incident, draft);
@@ -317,7 +341,11 @@ export function stepLifecycle(
       continue;
     }
     // A held incident (silenced, out of scope, under maintenance) keeps its thread but says nothing new.
-    const fresh = draft.held ? [] : facts.filter((f) => !previous.told.includes(f));
+    const causeTold = previous.causeTold === true || hasCause(draft.findings);
+    const symptoms = causeTold ? symptomReasons(draft.findings) : new Set<string>();
+    const fresh = draft.held
+      ? []
+      : facts.filter((f) => !previous.told.includes(f) && !symptoms.has(f.replace(/^reason:/, "")));
     const acked = draft.held
       ? {
           news: [],
@@ -370,6 +398,7 @@ export function stepLifecycle(
       spokeAt: news.length ? now : spokeAt,
       ...(cooling ? { coolsAt: spokeAt + UPDATE_COOLDOWN_SECONDS * 1000 } : {}),
       ...(folds ? { folds } : {}),
+      ...(causeTold ? { causeTold } : {}),
       ...acked.state,
     };
     next.set(id, kept);
@@ -399,6 +428,26 @@ export function stepLifecycle(
       decisions.push({ action: "update", incident: absorbed, news, at: now });
       continue;
     }
+    // No false resolve: findings gone while the root does not show recovery yet (pods starting, an EndpointSlice
+    // lagging, a node's pods coming back) is a recovery in progress; the incident waits for it, bounded.
+    const recovery = incident.announced || incident.digested ? options.recovery?.(incident) : undefined;
+    const traffic = options.absorbed?.get(id) ?? [];
+    if ((recovery && !recovery.recovered) || traffic.length > 0) {
+      const since = incident.recovering ?? now;
+      if (now - since < RECOVERY_WAIT_MS) {
+        // Each would-be incident its recovery absorbed is recorded once, as a fold (spec 1.7 audit).
+        const known = new Set(incident.folds ?? []);
+        for (const subject of traffic)
+          if (!known.has(refKey(subject))) {
+            known.add(refKey(subject));
+            skipped.push({ reason: "cascading_suppression", incident, subject, at: now });
+          }
+        const folds = known.size ? { folds: [...known] } : {};
+        if (incident.recovering === undefined || traffic.length)
+          next.set(id, { ...incident, recovering: since, ...folds });
+        continue;
+      }
+    }
     next.delete(id);
     const {
       announced,
@@ -411,6 +460,7 @@ export function stepLifecycle(
       baseline: _b,
       ackAtOpen: _a,
       absorbedInto: _i,
+      recovering: _v,
       ...kept
     } = incident;
     if (!announced && !digested) continue;
@@ -457,6 +507,17 @@ export function stepLifecycle(
     closedRollUps,
     ...(due ? { digest: due } : {}),
   };
+}
+
+/** Whether a finding that is not a symptom (a cause) is among `findings`. */
+function hasCause(findings: readonly Finding[]): boolean {
+  return findings.some((f) => !isSymptom(f));
+}
+
+/** Reasons carried only by symptoms among `findings`. */
+function symptomReasons(findings: readonly Finding[]): Set<string> {
+  const causes = new Set(findings.filter((f) => !isSymptom(f)).map((f) => f.reason));
+  return new Set(findings.filter((f) => !causes.has(f.reason)).map((f) => f.reason));
 }
 
 /** Number of open incidents that were announced (the `mon_incidents_open` gauge). */

@@ -37,8 +37,47 @@ export interface Finding {
   readonly opensAt?: number;
   /** The hold this finding's reason has (ms), whether or not it has passed: young-node grace extends it. */
   readonly holdMs?: number;
+  /**
+   * It restates what the pods behind it show (a workload without available replica, a rollout past its
+   * deadline): never news once their cause was told, and recovery traffic while that cause recovers.
+   */
+  readonly symptom?: boolean;
+  /**
+   * Its hold is a start in progress (pods starting, an EndpointSlice catching up: recovery is quiet), not a
+   * wait to confirm a failure: it holds back even a finding already told, which other holds do not.
+   */
+  readonly starting?: boolean;
   /** For a root cause (a missing Secret, ConfigMap, ServiceAccount): the objects whose failures it explains (failure-catalogue R4). */
   readonly explains?: readonly ObjectRef[];
   /** A symptom of other objects (a Service of its pods, failure-catalogue R7): it joins the incident of the first of them that has a finding. */
   readonly joins?: readonly ObjectRef[];
+}
+
+/**
+ * A symptom of other objects (rule "cause before symptom"): it joins their incident (a Service of its pods) or
+ * restates what its pods show (`symptom`).
+ */
+export function isSymptom(f: Pick<Finding, "joins" | "symptom">): boolean {
+  return f.joins !== undefined || f.symptom === true;
+}
+
+/** Kinds whose own findings are about their pods (a workload with no available replica). */
+export const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
+  "Deployment",
+  "StatefulSet",
+  "DaemonSet",
+  "ReplicaSet",
+  "Job",
+]);
+
+/**
+ * How much a finding explains (rule "the incident is named by its most explanatory finding"): 0 a cause that
+ * explains others (a missing ConfigMap), 1 what happens to a pod, container or node (a crash with its exit
+ * code), 2 what a workload shows of its pods (no available replica), 3 a symptom of other objects (a Service
+ * without ready endpoints).
+ */
+export function explanatoryDepth(f: Pick<Finding, "explains" | "joins" | "object">): 0 | 1 | 2 | 3 {
+  if (f.explains) return 0;
+  if (f.joins) return 3;
+  return WORKLOAD_KINDS.has(f.object.kind) ? 2 : 1;
 }

@@ -63,9 +63,9 @@ export const EXPECTATIONS: readonly Expectation[] = [
     reason: "NodeLost",
     messages: [
       "announce Node//tl-node-b NodeLost | 🟠 node tl-node-b: unreachable, 2 pods on it down [replay] // high · NodeLost · 3 findings",
-      "resolve Node//tl-node-b NodeLost | ✅ Resolved: node tl-node-b [replay] // Now: node Ready again.",
+      "resolve Node//tl-node-b NodeLost | ✅ Resolved: node tl-node-b [replay] // Now: node Ready again; 2 pods running.",
     ],
-    why: "tl-node-b is marked Unknown at t=60 and is back at t=150; its DaemonSet and frontend pods are in the node's incident. The LoadBalancer Service keeps one ready endpoint, so it is no problem. It never reaches the 5-minute page rule.",
+    why: "tl-node-b is marked Unknown at t=60 and is back at t=150; its DaemonSet and frontend pods are in the node's incident, which resolves once they are running again (t≈153), not when the node alone is Ready. The LoadBalancer Service keeps one ready endpoint, so it is no problem. It never reaches the 5-minute page rule.",
   },
   {
     scenario: "readiness_flap",

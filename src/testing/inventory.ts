@@ -69,13 +69,21 @@ export function node(
   };
 }
 
-/** A Deployment → ReplicaSet pair with uids, for owner chains. */
-export function workload(namespace: string, name: string): { deployment: KubeObject; replicaSet: KubeObject } {
+/**
+ * A Deployment → ReplicaSet pair with uids, for owner chains. The Deployment wants 2 replicas and, unless
+ * `available` says otherwise, has both available (its failing pods are what a test is about).
+ */
+export function workload(
+  namespace: string,
+  name: string,
+  available = 2,
+): { deployment: KubeObject; replicaSet: KubeObject } {
   const deployment = {
     kind: "Deployment",
     apiVersion: "apps/v1",
     metadata: { namespace, name, uid: `uid-d-${name}` },
     spec: { replicas: 2 },
+    status: { replicas: 2, readyReplicas: available, availableReplicas: available },
   };
   const replicaSet = {
     kind: "ReplicaSet",
@@ -90,7 +98,10 @@ export function workload(namespace: string, name: string): { deployment: KubeObj
   return { deployment, replicaSet };
 }
 
-/** A pod owned by `owner` (a ReplicaSet, or none) on `nodeName`, with the given container status. */
+/**
+ * A pod owned by `owner` (a ReplicaSet, or none) on `nodeName`, with the given container status; a Running
+ * pod given no status and no conditions is Ready.
+ */
 export function pod(
   namespace: string,
   name: string,
@@ -130,7 +141,12 @@ export function pod(
     },
     status: {
       phase: options.phase ?? "Running",
-      ...(options.conditions ? { conditions: options.conditions } : {}),
+      // A running pod with no status given is healthy: Ready, as the kubelet reports it.
+      ...(options.conditions
+        ? { conditions: options.conditions }
+        : !options.status && (options.phase ?? "Running") === "Running"
+          ? { conditions: [{ type: "Ready", status: "True", lastTransitionTime: T0 }] }
+          : {}),
       ...(options.status
         ? {
             containerStatuses: [
