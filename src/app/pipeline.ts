@@ -28,10 +28,9 @@ import type { Message } from "../model/message.ts";
 import { proHintFor } from "./pro-hint.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import { type ObjectRef, refKey } from "../model/object-ref.ts";
-import { RECOVERY_WAIT_MS, type Recovery } from "../incident/recovery.ts";
 import { nextStepsFor } from "../detect/next-steps.ts";
 import { type Detector, detectIsolated, type Quarantine, type Quarantined } from "./isolate.ts";
-import { absorbRecoveryTraffic, recoveryOf } from "../incident/recovery.ts";
+import { absorbRecoveryTraffic, RECOVERY_WAIT_MS, type Recovery, recoveryOf } from "../incident/recovery.ts";
 import { renderDecision } from "../notify/render.ts";
 import { renderDigest, renderRollUpClosed, renderSummary } from "../notify/summary.ts";
 

@@ -365,8 +365,12 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
       (f) => f.reason === "ServiceNoReadyEndpoints",
     )?.opensAt;
 
-  test("new pods (a scale-up, a rollout) have a minute to start before their Service counts as without endpoints", () => {
-    expect(opensAt(starting("api-1", 5_000, { waiting: { reason: "ContainerCreating" } }))).toBe(NOW - 5_000 + MIN);
+  test("new pods (a scale-up, a rollout) have two minutes to start (a large pull, a first probe) before their Service counts as without endpoints", () => {
+    expect(opensAt(starting("api-1", 5_000, { waiting: { reason: "ContainerCreating" } }))).toBe(NOW - 5_000 + 2 * MIN);
+    // A pull of a minute and a first probe are a start in progress (issue 28: the legal range of pod starts).
+    expect(opensAt(starting("api-1", 75_000, { waiting: { reason: "ContainerCreating" } }))).toBe(
+      NOW - 75_000 + 2 * MIN,
+    );
     expect(opensAt(starting("api-1", 5 * MIN, { waiting: { reason: "ContainerCreating" } }))).toBeUndefined();
   });
 
@@ -378,9 +382,9 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
       status: { conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - 3_000) }] },
     };
     const old = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } }, "n1");
-    expect(opensAt(back, old)).toBe(NOW - 3_000 + MIN);
+    expect(opensAt(back, old)).toBe(NOW - 3_000 + 2 * MIN);
     const restarted = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 10_000) } });
-    expect(opensAt(restarted)).toBe(NOW - 10_000 + MIN);
+    expect(opensAt(restarted)).toBe(NOW - 10_000 + 2 * MIN);
   });
 
   test("pods Ready while the EndpointSlice does not list them yet: the slice is catching up, held 30 s, never bypassed", () => {
@@ -397,6 +401,31 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
     const [stuck] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readyFor(31_000)), NOW);
     expect(stuck?.opensAt).toBeUndefined();
     expect(stuck?.summary).toContain("1 matching pod, 1 ready but not in its EndpointSlices");
+  });
+
+  test("an EndpointSlice that says not ready before the pods' own change arrives: the two disagree, held from the slice's change", () => {
+    const ready: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
+    const readyLong = {
+      ...ready,
+      status: {
+        ...ready.status,
+        conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - 60 * MIN) }],
+      },
+    };
+    const changed = (agoMs: number) => {
+      const s = slice("api", [false]);
+      return {
+        ...s,
+        metadata: {
+          ...s.metadata,
+          annotations: { "endpoints.kubernetes.io/last-change-trigger-time": iso(NOW - agoMs) },
+        },
+      };
+    };
+    const [fresh] = detectNetwork(inventoryOf(service("api"), changed(1_000), readyLong), NOW);
+    expect(fresh).toMatchObject({ opensAt: NOW - 1_000 + 30_000, starting: true });
+    const [settled] = detectNetwork(inventoryOf(service("api"), changed(40_000), readyLong), NOW);
+    expect(settled?.opensAt).toBeUndefined();
   });
 
   test("a failing pod is no start: its Service opens at once", () => {

@@ -70,12 +70,16 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       const since = Math.max(
         ...pods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime ?? p.metadata?.creationTimestamp, now)),
       );
-      // Pods that say they are Ready while the Service's EndpointSlices do not list them yet: the EndpointSlice
-      // controller lags its pods (batching, its queue, watch delivery), so that is propagation, not an outage.
+      // Pods that say they are Ready while the Service's EndpointSlices do not list them as ready: the two
+      // disagree for as long as one lags the other (the EndpointSlice controller batches and queues; watch
+      // events of the two kinds arrive in any order), so that is propagation, not an outage. It counts from the
+      // later of the pods turning Ready and the slices' last change (their trigger-time annotation).
       const readyPods = pods.filter((p) => condition(p, "Ready")?.status === "True");
       const propagatingUntil = readyPods.length
-        ? Math.max(...readyPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now))) +
-          ENDPOINTS_PROPAGATION_MS
+        ? Math.max(
+            ...readyPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now)),
+            ...(slices.get(key) ?? []).map((s) => parseTime(s.metadata.annotations?.[TRIGGER_TIME], 0)),
+          ) + ENDPOINTS_PROPAGATION_MS
         : 0;
       // Recovery is quiet: pods still starting (new, restarted, or on a node that just came back) get the time
       // a start takes before their Service counts as without endpoints.
@@ -166,13 +170,19 @@ export function servingServices(inventory: InventoryView): string[] {
   return out;
 }
 
+/** When the change an EndpointSlice's last write carries happened (set by kube-controller-manager). */
+const TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
 /**
  * How long a Service's EndpointSlices may take to list pods that became Ready, ms: longer, and the
  * EndpointSlice controller is not keeping up (its `--endpointslice-updates-batch-period` is about a second).
  */
 const ENDPOINTS_PROPAGATION_MS = 30_000;
-/** How long a pod may take to start and pass its first readiness probe, ms. */
-const START_GRACE_MS = 60_000;
+/**
+ * How long a pod may take to start and pass its first readiness probe, ms: a large image pull (up to a minute)
+ * and a first probe, with room; the same as the image-pull hold, after which a pull that has not finished is a
+ * finding of its own.
+ */
+const START_GRACE_MS = 2 * 60_000;
 /** Waiting reasons that are failures, not a start in progress. */
 const FAILING_WAIT = /BackOff|Err|Error|Invalid/;
 

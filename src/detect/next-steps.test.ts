@@ -29,4 +29,11 @@ describe("next steps", () => {
     );
     expect(nextStepsFor("NoSuchReason", pod)).toEqual([]);
   });
+
+  test("an init container, shown as 'name (init)' in a finding, is named to kubectl by its name", () => {
+    const pod = { kind: "Pod", namespace: "shop", name: "api-0" };
+    expect(nextStepsFor("InitContainerFailed", pod, "wait-for-db (init)")[0]).toBe(
+      "kubectl -n shop logs api-0 -c wait-for-db --previous",
+    );
+  });
 });

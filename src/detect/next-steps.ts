@@ -240,7 +240,8 @@ export function nextStepsFor(
     namespace: object.namespace,
     name: object.name,
     kind: object.kind.toLowerCase(),
-    container,
+    // A finding shows an init container as "name (init)"; kubectl wants its name.
+    container: container?.replace(/ \(init\)$/, ""),
   };
   return (NEXT_STEPS[reason] ?? []).flatMap((step) => {
     let missing = false;

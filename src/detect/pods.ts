@@ -592,10 +592,10 @@ const CRASH_RESET_MS = 10 * 60_000;
  * A container of a restarting pod caught between two crashes (rule "no flapping"): it has just exited
  * non-zero — its first crash included, before the kubelet backs off or counts a restart — or it runs again
  * after a non-zero exit and its recovery is not confirmed yet. Recovery is confirmed from what was observed,
- * whatever the back-off schedule: the new run has lasted twice as long as the run that crashed, and, unless a
- * readiness probe says it is ready, longer than the back-off before it and at least CRASH_RECOVERY_MIN_MS;
- * a run of CRASH_RESET_MS always confirms it. Returns the crash it is in and when the recovery would be
- * confirmed; undefined when it is not crash-looping.
+ * whatever the back-off schedule: the new run has lasted twice as long as the run that crashed, longer than
+ * the back-off before it, and at least CRASH_RECOVERY_MIN_MS; a run of CRASH_RESET_MS always confirms it.
+ * A readiness probe saying ready confirms nothing: a container can pass it and crash a second later.
+ * Returns the crash it is in and when the recovery would be confirmed; undefined when it is not crash-looping.
  */
 function crashLoopingBetweenCrashes(
   pod: Pod,
@@ -616,15 +616,11 @@ function crashLoopingBetweenCrashes(
   const crash = s.lastState?.terminated;
   const running = s.state?.running;
   if (!running || !crash || crash.exitCode === 0) return undefined;
-  const probedReady = Boolean(containerSpec(pod, s.name)?.readinessProbe) && s.ready === true;
   const startedAt = time.time(running.startedAt);
   const finishedAt = parseTime(crash.finishedAt, startedAt);
   const backoff = Math.max(0, startedAt - finishedAt);
   const lastRun = Math.max(0, finishedAt - parseTime(crash.startedAt, finishedAt));
-  const needed = Math.min(
-    CRASH_RESET_MS,
-    Math.max(2 * lastRun, probedReady ? 0 : Math.max(backoff, CRASH_RECOVERY_MIN_MS)),
-  );
+  const needed = Math.min(CRASH_RESET_MS, Math.max(2 * lastRun, backoff, CRASH_RECOVERY_MIN_MS));
   const confirmedAt = startedAt + needed;
   return time.before(confirmedAt) ? { crash, confirmedAt } : undefined;
 }

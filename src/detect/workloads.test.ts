@@ -257,3 +257,34 @@ test("a single replica that is down says what it cost: nothing else served (spec
     "deployment shop/solo has no available replica (wants 1); a single replica, so nothing else served while it was down",
   ]);
 });
+
+describe("a workload scaled up is starting, not failing, whatever its controller's pace", () => {
+  test("spec scaled up, status not written yet (Available still True): no finding until the controller says so", () => {
+    const scaled = deployment("batch-ui", { replicas: 2 }, { conditions: [available("True", 60 * MIN)] });
+    expect(detectWorkloads(inventoryOf(scaled), NOW)).toEqual([]);
+  });
+
+  test("a StatefulSet scaled up from zero counts from its newest pod, not from its creation", () => {
+    const sts: KubeObject = {
+      kind: "StatefulSet",
+      apiVersion: "apps/v1",
+      metadata: { namespace: "shop", name: "db", uid: "s-db", creationTimestamp: iso(NOW - 60 * MIN) },
+      spec: { replicas: 1 },
+      status: { replicas: 1, availableReplicas: 0 },
+    };
+    const starting: KubeObject = {
+      kind: "Pod",
+      apiVersion: "v1",
+      metadata: {
+        namespace: "shop",
+        name: "db-0",
+        uid: "p-db-0",
+        creationTimestamp: iso(NOW - 20_000),
+        ownerReferences: [{ kind: "StatefulSet", name: "db", uid: "s-db", controller: true }],
+      },
+      status: { phase: "Pending" },
+    };
+    const [f] = detectWorkloads(inventoryOf(sts, starting), NOW);
+    expect(f).toMatchObject({ reason: "WorkloadUnavailable", since: NOW - 20_000, opensAt: NOW - 20_000 + 2 * MIN });
+  });
+});

@@ -146,9 +146,16 @@ function unavailable(
   const name = `${w.metadata.namespace}/${w.metadata.name}`;
   const wanted = w.spec?.replicas ?? 1;
   const available = w.status?.availableReplicas ?? 0;
-  if (wanted >= 1 && available === 0) {
-    const cond = condition(w, "Available");
-    const since = time.time(cond?.status === "False" ? cond.lastTransitionTime : w.metadata?.creationTimestamp);
+  const cond = condition(w, "Available");
+  // A controller that still says Available is behind its own spec (a scale-up it has not written yet): the
+  // condition turns False, with the time it did, once it has.
+  if (wanted >= 1 && available === 0 && cond?.status !== "True") {
+    // Unavailable since the condition says; without one (a StatefulSet), since its newest pod was created, or
+    // since it was: a workload scaled up from zero is starting, not failing.
+    const since =
+      cond?.status === "False"
+        ? time.time(cond.lastTransitionTime)
+        : Math.max(time.time(w.metadata?.creationTimestamp), newestPodOf(w, inventory));
     // Page rule (b), spec 3.2: the last replica of a user-facing workload (one a user-reachable Service
     // selects) is down.
     const labels = (w.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
@@ -196,6 +203,17 @@ function unavailable(
 }
 
 // --- internal ---
+
+/** When the newest pod a workload controls was created (epoch ms), 0 when it has none. */
+function newestPodOf(w: ObjectLike, inventory: InventoryView): number {
+  let newest = 0;
+  for (const pod of inventory.list("Pod")) {
+    if (pod.metadata.namespace !== w.metadata.namespace) continue;
+    if (!inventory.ownerChain(pod).some((o) => o.metadata.uid === w.metadata.uid)) continue;
+    newest = Math.max(newest, parseTime(pod.metadata.creationTimestamp, 0));
+  }
+  return newest;
+}
 
 function failingCronJob(inventory: InventoryView, cron: CronJob, time: TimeEdges): Finding | undefined {
   const now = time.now;

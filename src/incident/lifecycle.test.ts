@@ -599,3 +599,42 @@ describe("news is what is new, not what follows from what was told", () => {
     ).toEqual([["announce"], ["update"]]);
   });
 });
+
+describe("an incident keeps the name of the cause it told", () => {
+  test("the crash gone and only the workload's unavailability left while it clears: still blamed on the crash", () => {
+    const down: Finding = {
+      ...finding("p1", "WorkloadUnavailable", "high"),
+      key: "WorkloadUnavailable/Deployment/shop/api",
+      object: root,
+      symptom: true,
+    };
+    let state = emptyLifecycle();
+    const step = (drafts: IncidentDraft[], at: number) => {
+      const out = stepLifecycle(state, drafts, at, "prod");
+      state = out.state;
+      return out.decisions;
+    };
+    step([draft(finding("p1"), down)], 0);
+    step([{ ...draft(down), rootReason: "WorkloadUnavailable" }], 10_000);
+    const [resolved] = step([], 20_000);
+    expect(resolved).toMatchObject({ action: "resolve", incident: { rootReason: "CrashLoopBackOff" } });
+  });
+});
+
+test("a Job whose pods go before it is still blamed on their exit codes, not on JobFailed (less explanatory)", () => {
+  const exited = finding("migrate-1", "ContainerExitedNonZero", "warning");
+  const gaveUp: Finding = {
+    ...finding("migrate", "JobFailed", "warning"),
+    key: "JobFailed/Job/shop/migrate",
+    object: { kind: "Job", namespace: "shop", name: "migrate" },
+  };
+  let state = emptyLifecycle();
+  const job = { kind: "Job", namespace: "shop", name: "migrate" };
+  for (const drafts of [
+    [{ root: job, rootReason: "ContainerExitedNonZero", findings: [exited, gaveUp] }],
+    [{ root: job, rootReason: "JobFailed", findings: [gaveUp] }],
+  ])
+    state = stepLifecycle(state, drafts, 1_000, "prod").state;
+  const [resolved] = stepLifecycle(state, [], 2_000, "prod").decisions;
+  expect(resolved?.incident.rootReason).toBe("ContainerExitedNonZero");
+});

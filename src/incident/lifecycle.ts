@@ -1,5 +1,5 @@
 import type { Decision, Skip } from "../model/decision.ts";
-import { type Finding, isSymptom } from "../model/finding.ts";
+import { explanatoryDepth, type Finding, isSymptom } from "../model/finding.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import { type ObjectRef, refKey, refLabel } from "../model/object-ref.ts";
 import { describeFact, incidentFacts } from "./facts.ts";
@@ -234,7 +234,10 @@ export function stepLifecycle(
     const base = {
       id,
       root: draft.root,
-      rootReason: draft.rootReason,
+      // Named by its most explanatory finding, and once told only renamed by a more explanatory one: what is
+      // left while a failure clears does not rename it ("Was blamed on … (InitContainerFailed)", not
+      // "(WorkloadUnavailable)"; a Job's exit codes, not "(JobFailed)" when its pods went first).
+      rootReason: previous ? keptName(previous, draft) : draft.rootReason,
       tier,
       mode,
       ...(pageRule ? { pageRule } : {}),
@@ -507,6 +510,22 @@ export function stepLifecycle(
     closedRollUps,
     ...(due ? { digest: due } : {}),
   };
+}
+
+/**
+ * The reason an incident keeps as its name: the draft's when it explains more than the one told before
+ * (explanatoryDepth of the findings carrying each), the one told otherwise. A reason no finding carries (a root
+ * the correlator made: an endpoint, a shared error) explains the most.
+ */
+function keptName(previous: Incident, draft: IncidentDraft): string {
+  if (previous.rootReason === draft.rootReason) return draft.rootReason;
+  const depth = (reason: string, findings: readonly Finding[]) =>
+    Math.min(4, ...findings.filter((f) => f.reason === reason).map((f) => explanatoryDepth(f)));
+  const before = previous.findings.some((f) => f.reason === previous.rootReason)
+    ? depth(previous.rootReason, previous.findings)
+    : 0;
+  const now = draft.findings.some((f) => f.reason === draft.rootReason) ? depth(draft.rootReason, draft.findings) : 0;
+  return now < before ? draft.rootReason : previous.rootReason;
 }
 
 /** Whether a finding that is not a symptom (a cause) is among `findings`. */

@@ -1,9 +1,11 @@
-import { canonical, type KubeObject } from "../store.ts";
+import { canonical, type KubeObject, timestamp } from "../store.ts";
 import { controllerRef, nameHash, podReady } from "./api.ts";
 import type { Controller } from "./controller.ts";
 import type { TimingProfile } from "./timing.ts";
 
 const SERVICE_NAME = "kubernetes.io/service-name";
+/** When the change a write of an EndpointSlice carries happened (kube-controller-manager's annotation). */
+const TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
 
 /**
  * The EndpointSlice and Endpoints controllers: for every Service with a selector, one EndpointSlice (and the
@@ -14,8 +16,8 @@ const SERVICE_NAME = "kubernetes.io/service-name";
  * window in one write (`--endpointslice-updates-batch-period`).
  */
 export function createEndpointSliceController(timing: TimingProfile): Controller {
-  // When each Service's pending change is written (epoch ms), for a lag above 0.
-  const due = new Map<string, number>();
+  // When each Service's pending change is written, and when the change that triggered it happened (epoch ms).
+  const due = new Map<string, { at: number; triggeredAt: number }>();
   return {
     name: "endpointslice",
     sync(api) {
@@ -23,16 +25,16 @@ export function createEndpointSliceController(timing: TimingProfile): Controller
       const cluster = { pods: api.list("Pod"), slices: api.list("EndpointSlice") };
       for (const svc of api.list("Service")) {
         const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
-        const at = due.get(key);
-        if (at === undefined && !writeService(api, cluster, svc, true)) continue;
-        if (timing.endpointSliceLagMs <= 0 || (at !== undefined && api.now() >= at)) {
+        const pending = due.get(key);
+        if (pending === undefined && !writeService(api, cluster, svc, api.now(), true)) continue;
+        if (timing.endpointSliceLagMs <= 0 || (pending !== undefined && api.now() >= pending.at)) {
           due.delete(key);
-          writeService(api, cluster, svc, false);
+          writeService(api, cluster, svc, pending?.triggeredAt ?? api.now(), false);
           continue;
         }
-        const when = at ?? api.now() + timing.endpointSliceLagMs;
-        due.set(key, when);
-        wake = Math.min(wake ?? when, when);
+        const next = pending ?? { at: api.now() + timing.endpointSliceLagMs, triggeredAt: api.now() };
+        due.set(key, next);
+        wake = Math.min(wake ?? next.at, next.at);
       }
       return wake;
     },
@@ -42,13 +44,15 @@ export function createEndpointSliceController(timing: TimingProfile): Controller
 // --- internal ---
 
 /**
- * Writes the EndpointSlice and Endpoints of `svc` (or, with `dryRun`, only says whether they would change).
- * Returns true when they differ from what is stored.
+ * Writes the EndpointSlice and Endpoints of `svc` (or, with `dryRun`, only says whether they would change),
+ * annotated with when the change that triggered the write happened (`triggeredAt`, epoch ms), as
+ * kube-controller-manager does. Returns true when they differ from what is stored.
  */
 function writeService(
   api: Parameters<Controller["sync"]>[0],
   { pods, slices }: { pods: readonly KubeObject[]; slices: readonly KubeObject[] },
   svc: KubeObject,
+  triggeredAt: number,
   dryRun: boolean,
 ): boolean {
   const selector = svc.spec?.selector;
@@ -85,6 +89,7 @@ function writeService(
   const body = {
     metadata: {
       ...(existing?.metadata ?? { name: `${svc.metadata.name}-${nameHash(svc.metadata.uid, 5)}` }),
+      annotations: { ...(existing?.metadata?.annotations ?? {}), [TRIGGER_TIME]: timestamp(triggeredAt) },
       labels: {
         ...(svc.metadata.labels ?? {}),
         "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",

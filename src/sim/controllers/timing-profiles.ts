@@ -187,8 +187,13 @@ export function parseTimingProfile(value: string, readFile: (path: string) => st
   } catch (error) {
     throw new Error(`--timing ${value}: not JSON (${(error as Error).message})`);
   }
-  // A profile printed by a failing property run is `{ "timing": { … }, … }`: take the timing part.
-  const body = json && typeof json === "object" && "timing" in json ? (json as { timing: unknown }).timing : json;
+  // A timing example (`{ "story", "timing": { "controllers": { … } } }`, as a failing property run prints it):
+  // take its controllers' part.
+  const timing = json && typeof json === "object" && "timing" in json ? (json as { timing: unknown }).timing : json;
+  const body =
+    timing && typeof timing === "object" && "controllers" in timing
+      ? (timing as { controllers: unknown }).controllers
+      : timing;
   const parsed = v.safeParse(PROFILE, body);
   if (!parsed.success) {
     const issue = parsed.issues[0];

@@ -8,7 +8,7 @@ const mountsConfig = { spec: { volumes: [{ name: "config", configMap: { name: "a
  */
 export const configMapVolumeAppears: Story = {
   name: "configmap-volume-appears",
-  description: "two Deployments mount a missing ConfigMap; it is created five minutes later and their pods start",
+  description: "two Deployments mount a missing ConfigMap; it is created seven minutes later and their pods start",
   nodes: 2,
   steps: [
     {
@@ -21,7 +21,7 @@ export const configMapVolumeAppears: Story = {
       },
     },
     {
-      t: 300,
+      t: 420,
       say: "kubectl create configmap api-config",
       run: (sim) =>
         sim.apply({
@@ -32,8 +32,8 @@ export const configMapVolumeAppears: Story = {
         }),
     },
   ],
-  fixedAt: 300,
-  lengthSeconds: 800,
+  fixedAt: 420,
+  lengthSeconds: 900,
 };
 
 /** A Deployment whose environment names a Secret key that does not exist (CreateContainerConfigError). */

@@ -114,9 +114,11 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
   {
     story: "configmap-volume-appears",
     source: "controllers",
-    threads: ["ConfigMap/shop/api-config: announce ConfigMapMissing, resolve ConfigMapMissing"],
+    threads: [
+      "ConfigMap/shop/api-config: announce ConfigMapMissing, update ConfigMapMissing, resolve ConfigMapMissing",
+    ],
     resolvesWithin: 180,
-    why: "Issue 28 (3). The FailedMount events of pods that start once the ConfigMap exists are history, and the Deployments without replicas meanwhile are its recovery.",
+    why: "Issue 28 (3). The ConfigMap is told as soon as the Deployments name it; that it stops their pods is news when the cooldown ends (the fix comes two minutes after that, so it never races the cooldown). The FailedMount events of pods that start once it exists are history, and the Deployments without replicas meanwhile are its recovery.",
   },
   {
     story: "claim-binds",

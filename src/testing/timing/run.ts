@@ -29,6 +29,30 @@ export function storyTimingArbitrary(): fc.Arbitrary<StoryTiming> {
   });
 }
 
+/**
+ * A failing run in words: the story, what it told against what it should have, the invariants it broke, every
+ * message with its second, and the timing as an example file (src/testing/timing/examples) that `mon sim
+ * --story NAME --timing FILE` replays by hand.
+ */
+export function describeFailure(
+  expected: TimedExpectation,
+  timing: StoryTiming,
+  told: readonly Told[],
+  judgement: TimedJudgement,
+): string {
+  const example = { story: expected.story, why: "(say what this timing breaks)", timing };
+  return [
+    `${expected.story}: ${judgement.same ? "the conversation is as expected" : "another conversation than expected"}`,
+    `  told:     ${judgement.conversation.join(" | ") || "nothing"}`,
+    `  expected: ${expected.threads.join(" | ") || "nothing"}`,
+    ...judgement.violations.map((v) => `  broken: ${v}`),
+    "  messages:",
+    ...told.map((m) => `    ${m.t.toFixed(1)} s ${m.action} ${m.incidentId} ${m.reason}: ${m.text.split("\n")[0]}`),
+    `  as an example (src/testing/timing/examples/${expected.story}-N.json; mon sim --story ${expected.story} --timing FILE):`,
+    `  ${JSON.stringify(example)}`,
+  ].join("\n");
+}
+
 /** What a timed run told and how it is judged. */
 export interface TimedRun {
   readonly told: readonly Told[];
