@@ -12,7 +12,7 @@
  */
 import { join } from "node:path";
 import fc from "fast-check";
-import { EXPECTATIONS, type Judged, judge, qualityTable } from "../src/testing/expectations.ts";
+import { AFTER_SECONDS, EXPECTATIONS, type Judged, judge, qualityTable } from "../src/testing/expectations.ts";
 import { startReplay, startStory } from "../src/testing/replay.ts";
 import { TIMED_EXPECTATIONS } from "../src/testing/timing/expectations.ts";
 import { describeFailure, runTimed, storyTimingArbitrary } from "../src/testing/timing/run.ts";
@@ -37,7 +37,7 @@ if (!only) {
     for (const expected of EXPECTATIONS) {
       const run = await start(expected.scenario);
       try {
-        await run.runTo(run.lengthSeconds + 10);
+        await run.runTo(run.lengthSeconds + AFTER_SECONDS);
         const told = run.told();
         rows.push({ ...judge(expected, told), timing });
         if (verbose) {

@@ -224,10 +224,11 @@ function decide(
   // Delivered while at least one finding it explains is in scope, not silenced and not held (spec 1.4):
   // silencing a symptom never hides a root cause that still affects others.
   const isOpen = (id: string) => state.incidents.has(id);
-  // Symptoms on what a recovering incident named are its recovery, not new problems.
+  // What a recovering incident told, and symptoms on what it named, are its recovery, not new problems.
   const traffic = absorbRecoveryTraffic(
     deferForEvidence(foldNamespaceOutages(groupFindings(open, inventory, isOpen), inventory, isOpen), waits, isOpen),
     state.incidents.values(),
+    inventory,
   );
   const drafts = traffic.drafts.map((d) => {
     const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);

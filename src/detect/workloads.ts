@@ -151,11 +151,14 @@ function unavailable(
   // condition turns False, with the time it did, once it has.
   if (wanted >= 1 && available === 0 && cond?.status !== "True") {
     // Unavailable since the condition says; without one (a StatefulSet), since its newest pod was created, or
-    // since it was: a workload scaled up from zero is starting, not failing.
+    // since it was: a StatefulSet scaled up from zero is starting, not failing.
     const since =
       cond?.status === "False"
         ? time.time(cond.lastTransitionTime)
-        : Math.max(time.time(w.metadata?.creationTimestamp), newestPodOf(w, inventory));
+        : Math.max(
+            time.time(w.metadata?.creationTimestamp),
+            kind === "StatefulSet" ? newestPodOf(w as StatefulSet, inventory) : 0,
+          );
     // Page rule (b), spec 3.2: the last replica of a user-facing workload (one a user-reachable Service
     // selects) is down.
     const labels = (w.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
@@ -204,12 +207,16 @@ function unavailable(
 
 // --- internal ---
 
-/** When the newest pod a workload controls was created (epoch ms), 0 when it has none. */
-function newestPodOf(w: ObjectLike, inventory: InventoryView): number {
+/**
+ * When the newest pod of a StatefulSet was created (epoch ms), 0 when it has none: its pods are `<name>-<n>`
+ * for n below its replicas, looked up one by one (no list of every pod on every evaluation).
+ */
+function newestPodOf(w: StatefulSet, inventory: InventoryView): number {
   let newest = 0;
-  for (const pod of inventory.list("Pod")) {
-    if (pod.metadata.namespace !== w.metadata.namespace) continue;
-    if (!inventory.ownerChain(pod).some((o) => o.metadata.uid === w.metadata.uid)) continue;
+  const replicas = Math.min(w.spec?.replicas ?? 1, 1_000);
+  for (let n = 0; n < replicas; n++) {
+    const pod = inventory.get("Pod", w.metadata.namespace, `${w.metadata.name}-${n}`);
+    if (!pod?.metadata.ownerReferences?.some((r) => r.uid === w.metadata.uid)) continue;
     newest = Math.max(newest, parseTime(pod.metadata.creationTimestamp, 0));
   }
   return newest;

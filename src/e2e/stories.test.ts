@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { EXPECTATIONS, judge, messageLine } from "../testing/expectations.ts";
+import { AFTER_SECONDS, EXPECTATIONS, judge, messageLine } from "../testing/expectations.ts";
 import { startStory } from "../testing/replay.ts";
 
 /**
@@ -13,7 +13,7 @@ describe("recorded stories told to the simulator's controllers, through the real
     test(`${expected.scenario}: ${expected.announces} announcement(s), ${expected.resolves} resolve(s)${expected.root ? `, rooted at ${expected.root}` : ""}`, async () => {
       const run = await startStory(expected.scenario);
       try {
-        await run.runTo(run.lengthSeconds + 10);
+        await run.runTo(run.lengthSeconds + AFTER_SECONDS);
         const told = run.told();
         expect({
           ...judge(expected, told),

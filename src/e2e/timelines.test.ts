@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { EXPECTATIONS, judge, messageLine } from "../testing/expectations.ts";
+import { AFTER_SECONDS, EXPECTATIONS, judge, messageLine } from "../testing/expectations.ts";
 import { startReplay } from "../testing/replay.ts";
 
 /**
@@ -12,7 +12,7 @@ describe("recorded real-cluster timelines, replayed through the real daemon", ()
     test(`${expected.scenario}: ${expected.announces} announcement(s), ${expected.resolves} resolve(s)${expected.root ? `, rooted at ${expected.root}` : ""}`, async () => {
       const run = await startReplay(expected.scenario);
       try {
-        await run.runTo(run.lengthSeconds + 10);
+        await run.runTo(run.lengthSeconds + AFTER_SECONDS);
         const told = run.told();
         const judged = judge(expected, told);
         expect({
@@ -38,7 +38,7 @@ describe("recorded real-cluster timelines, replayed through the real daemon", ()
       const [told] = run.told();
       expect(told).toMatchObject({ action: "announce", incidentId: "Node//tl-node-b", reason: "NodeLost" });
       expect(told!.text).toContain("node tl-node-b: unreachable, 2 pods on it down");
-      await run.runTo(run.lengthSeconds + 10);
+      await run.runTo(run.lengthSeconds + AFTER_SECONDS);
       expect(run.told().map((m) => m.action)).toEqual(["announce", "resolve"]);
       expect(run.told()[1]!.t).toBeGreaterThanOrEqual(150);
       // The resolve says what changed, not only what it was blamed on.

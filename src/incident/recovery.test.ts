@@ -3,7 +3,7 @@ import type { Finding } from "../model/finding.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
-import { recoveryOf } from "./recovery.ts";
+import { absorbRecoveryTraffic, recoveryOf } from "./recovery.ts";
 
 const deployment = (name: string, available: number) => ({
   kind: "Deployment",
@@ -111,5 +111,47 @@ describe("recovery: what a resolve waits for and says", () => {
     });
     const root = { kind: "Job", namespace: "shop", name: "migrate" };
     expect(recoveryOf({ root, findings: [on(podRef("migrate-x"))] }, inventoryOf(job, attempt)).recovered).toBe(true);
+  });
+});
+
+describe("recovery traffic: what a recovering incident absorbs", () => {
+  const node = { kind: "Node", name: "n1" };
+  const apiPod = podRef("api-1");
+  const deploymentRef = { kind: "Deployment", namespace: "shop", name: "api" };
+  const rsOwned = pod("shop", "api-1", { nodeName: "n1", owner: rs });
+  const api = workload("shop", "api");
+  const inventory = inventoryOf(api.deployment, api.replicaSet, rsOwned);
+  const recovering = {
+    id: "Node//n1",
+    announced: true,
+    findings: [on(node, "NodeLost"), on(apiPod, "PodNodeLost")],
+  };
+  const draftOf = (...findings: Finding[]) => ({ root: deploymentRef, rootReason: findings[0]!.reason, findings });
+  const absorb = (...findings: Finding[]) => absorbRecoveryTraffic([draftOf(...findings)], [recovering], inventory);
+
+  test("the workload of a pod it named, without replicas for a moment: absorbed, not a new incident", () => {
+    const out = absorb({ ...on(deploymentRef, "WorkloadUnavailable"), symptom: true });
+    expect(out.drafts).toEqual([]);
+    expect(out.absorbed.get("Node//n1")).toEqual([deploymentRef]);
+  });
+
+  test("a finding it told, seen once more while the cluster catches up: absorbed", () => {
+    expect(absorb(on(apiPod, "PodNodeLost")).drafts).toEqual([]);
+  });
+
+  test("a new cause on a pod it named (a crash loop of its own) is a new problem", () => {
+    expect(absorb(on(apiPod, "CrashLoopBackOff")).drafts).toHaveLength(1);
+  });
+
+  test("an incident still failing (it has a draft this pass) absorbs nothing", () => {
+    const out = absorbRecoveryTraffic(
+      [
+        draftOf({ ...on(deploymentRef, "WorkloadUnavailable"), symptom: true }),
+        { root: node, rootReason: "NodeLost", findings: [on(node, "NodeLost")] },
+      ],
+      [recovering],
+      inventory,
+    );
+    expect(out.drafts).toHaveLength(2);
   });
 });

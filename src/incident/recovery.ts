@@ -165,7 +165,7 @@ function ready(conditions: readonly Condition[] | undefined): string | undefined
  * pass, its root not yet back), a would-be new incident made only of findings it told (a pod still showing the
  * unbound claim for a moment, pods whose deleted owner the garbage collector has not reached yet) and of
  * symptoms (Finding.symptom, joins: a workload without available replica, a Service without ready endpoints)
- * on objects it named is its recovery taking its time, not a new problem. Such a draft is absorbed into the
+ * on objects it named, or on the workloads of pods it named, is its recovery taking its time, not a new problem. Such a draft is absorbed into the
  * recovering incident (which then keeps waiting for them, RECOVERY_WAIT_MS at most). Returns the drafts left
  * and, by incident id, the roots of the drafts each absorbed (audited as `cascading_suppression`). Pure.
  */
@@ -174,6 +174,7 @@ export function absorbRecoveryTraffic(
   incidents: Iterable<
     Pick<Incident, "id" | "findings"> & { readonly announced: boolean; readonly absorbedInto?: string }
   >,
+  inventory: InventoryView,
 ): { drafts: IncidentDraft[]; absorbed: Map<string, ObjectRef[]> } {
   const drafted = new Set(drafts.map((d) => refKey(d.root)));
   const namedBy = new Map<string, string>();
@@ -185,6 +186,14 @@ export function absorbRecoveryTraffic(
     for (const f of incident.findings) {
       namedBy.set(refKey(f.object), incident.id);
       toldBy.set(f.key, incident.id);
+      // A pod it named stands for its workloads too: their lack of replicas is the same recovery.
+      if (f.object.kind !== "Pod") continue;
+      const pod = inventory.get("Pod", f.object.namespace, f.object.name);
+      for (const owner of pod ? inventory.ownerChain(pod) : [])
+        namedBy.set(
+          refKey({ kind: String(owner.kind), namespace: owner.metadata.namespace, name: owner.metadata.name }),
+          incident.id,
+        );
     }
   }
   const absorbed = new Map<string, ObjectRef[]>();

@@ -22,6 +22,12 @@ export interface Expectation {
   readonly why: string;
 }
 
+/**
+ * Seconds a replay keeps watching after its recording ends: a crash loop fixed near the end is over only once
+ * the container has stayed up as long as its last back-off, and that resolve belongs to the story.
+ */
+export const AFTER_SECONDS = 60;
+
 /** A message as `messages` writes it. */
 export function messageLine(m: Pick<Told, "action" | "incidentId" | "reason" | "text">): string {
   return `${m.action} ${m.incidentId} ${m.reason} | ${m.text.split("\n").slice(0, 2).join(" // ")}`;

@@ -222,15 +222,7 @@ function step(
       run.startAt = run.init.doneAt;
     } else run.startAt = begin;
   }
-  if (now < run.startAt) {
-    // Until the container starts, the status keeps saying what it said: a config error stays shown.
-    const shown = run.configMissing;
-    const state =
-      shown && shown.reason !== "FailedMount"
-        ? { waiting: { reason: shown.reason, message: shown.message } }
-        : creating();
-    return writeThen(api, pod, run, podIp, state, run.startAt);
-  }
+  if (now < run.startAt) return writeThen(api, pod, run, podIp, shownBeforeStart(run), run.startAt);
   run.configMissing = undefined;
 
   // Running, exiting, restarting.
@@ -355,15 +347,7 @@ function stepInit(
   const now = api.now();
   const specs: KubeObject[] = pod.spec?.initContainers ?? [];
   const waitingApp = { waiting: { reason: "PodInitializing" } };
-  if (now < init.startAt) {
-    // Until the first init container starts, the status keeps saying what it said: a config error stays shown.
-    const shown = run.configMissing;
-    const state =
-      shown && shown.reason !== "FailedMount"
-        ? { waiting: { reason: shown.reason, message: shown.message } }
-        : creating();
-    return writeThen(api, pod, run, podIp, state, init.startAt, creating());
-  }
+  if (now < init.startAt) return writeThen(api, pod, run, podIp, shownBeforeStart(run), init.startAt, creating());
   run.configMissing = undefined;
   for (;;) {
     const c = specs[init.index];
@@ -441,6 +425,14 @@ function writeThen(
 ): number {
   write(api, pod, run, podIp, state, initState);
   return next;
+}
+
+/** Until a container starts, the status keeps saying what it said: a configuration error stays shown. */
+function shownBeforeStart(run: Run): KubeObject {
+  const shown = run.configMissing;
+  return shown && shown.reason !== "FailedMount"
+    ? { waiting: { reason: shown.reason, message: shown.message } }
+    : creating();
 }
 
 function once(run: Run, key: string): boolean {

@@ -44,8 +44,9 @@ const FAULTS: Record<string, { prepare?: (o: KubeObject) => KubeObject; steps: S
   {
     statefulset_crash: {
       // The recording's emulator compressed the back-off (2 s, then 15 s); the controllers' kubelet uses the real
-      // one (10 s doubling), so after the fix at t=130 ledger-1 restarts only at t≈163, and is Ready at t≈164.
-      lengthSeconds: 200,
+      // one (10 s doubling), so after the fix at t=130 ledger-1 restarts only at t≈163, is Ready at t≈164, and its
+      // crash loop is over once it has stayed up as long as its last back-off (160 s), at t≈323.
+      lengthSeconds: 360,
       steps: [
         {
           t: 10,

@@ -1,4 +1,15 @@
-import { deployment, INIT_CRASH, NS, podsOf, service, setFate, type Story } from "./story.ts";
+import {
+  deployment,
+  INIT_CRASH,
+  NS,
+  ORDERS_DB_REFUSED,
+  ordersDb,
+  podsOf,
+  service,
+  setFate,
+  setFates,
+  type Story,
+} from "./story.ts";
 
 /**
  * Issue 28, observation 1: a Deployment of 2 pods behind a Service, no readiness probe, whose container exits 1
@@ -53,9 +64,7 @@ export const crashFixedInPlace: Story = {
     {
       t: 600,
       say: "what it failed on is back: its next start stays up",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "api")) setFate(sim, pod.metadata.name, undefined);
-      },
+      run: (sim) => setFates(sim, "api", undefined),
     },
   ],
   fixedAt: 600,
@@ -130,16 +139,12 @@ export const readinessOnly: Story = {
     {
       t: 120,
       say: "/healthz of both pods answers 503",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "search")) setFate(sim, pod.metadata.name, "unready");
-      },
+      run: (sim) => setFates(sim, "search", "unready"),
     },
     {
       t: 1_020,
       say: "/healthz answers 200 again",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "search")) setFate(sim, pod.metadata.name, undefined);
-      },
+      run: (sim) => setFates(sim, "search", undefined),
     },
   ],
   fixedAt: 1_020,
@@ -194,31 +199,21 @@ export const dependencyRefused: Story = {
       t: 0,
       say: "kubectl apply: Service orders-db (no selector) and Deployment checkout (2 pods)",
       run: (sim) => {
-        sim.apply({
-          apiVersion: "v1",
-          kind: "Service",
-          metadata: { namespace: NS, name: "orders-db" },
-          spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] },
-        });
+        sim.apply(ordersDb());
         sim.apply(deployment("checkout", "registry.example/checkout:2.3.1", 2));
       },
     },
     {
-      t: 60,
+      t: 90,
       say: "orders-db refuses connections: both checkout pods exit on start",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "checkout"))
-          setFate(sim, pod.metadata.name, "crash", "Error: dial tcp 10.96.14.7:5432: connect: connection refused\n");
-      },
+      run: (sim) => setFates(sim, "checkout", "crash", ORDERS_DB_REFUSED),
     },
     {
-      t: 660,
+      t: 690,
       say: "orders-db accepts connections again",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "checkout")) setFate(sim, pod.metadata.name, undefined);
-      },
+      run: (sim) => setFates(sim, "checkout", undefined),
     },
   ],
-  fixedAt: 660,
+  fixedAt: 690,
   lengthSeconds: 1_500,
 };

@@ -1,7 +1,6 @@
-import { deployment, fate, NS, podsOf, setFate, type Story } from "./story.ts";
+import { deployment, fate, ORDERS_DB_REFUSED, ordersDb, setFates, type Story } from "./story.ts";
 
 const on = (node: string) => ({ spec: { nodeSelector: { "kubernetes.io/hostname": node } } });
-const REFUSED = "Error: dial tcp 10.96.14.7:5432: connect: connection refused\n";
 
 /**
  * `mon demo`'s story (src/sim/scenarios/demo.ts) told to the controllers instead of placed by hand: worker-3
@@ -17,12 +16,7 @@ export const demoOnControllers: Story = {
       t: 0,
       say: "kubectl apply: the shop (orders-db, checkout, cart, catalog, search)",
       run: (sim) => {
-        sim.apply({
-          apiVersion: "v1",
-          kind: "Service",
-          metadata: { namespace: NS, name: "orders-db" },
-          spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] },
-        });
+        sim.apply(ordersDb());
         sim.apply(deployment("checkout", "ghcr.io/shop/checkout:2.3.1", 2, on("worker-1")));
         sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2")));
         sim.apply(deployment("catalog", "ghcr.io/shop/catalog:3.0.2", 2, on("worker-2")));
@@ -37,36 +31,32 @@ export const demoOnControllers: Story = {
         );
       },
     },
-    { t: 60, say: "worker-3 stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
+    { t: 150, say: "worker-3 stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
     {
-      t: 90,
+      t: 180,
       say: "orders-db refuses connections: checkout exits on every start",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "checkout")) setFate(sim, pod.metadata.name, "crash", REFUSED);
-      },
+      run: (sim) => setFates(sim, "checkout", "crash", ORDERS_DB_REFUSED),
     },
     {
-      t: 120,
+      t: 210,
       say: "a rollout of cart uses the image tag 1.4.O (a typo for 1.4.0)",
       run: (sim) =>
         sim.apply(
           deployment("cart", "ghcr.io/shop/cart:1.4.O", 2, { ...on("worker-2"), annotations: fate("image-missing") }),
         ),
     },
-    { t: 780, say: "worker-3 is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
+    { t: 870, say: "worker-3 is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
     {
-      t: 800,
+      t: 890,
       say: "orders-db accepts connections again",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "checkout")) setFate(sim, pod.metadata.name, undefined);
-      },
+      run: (sim) => setFates(sim, "checkout", undefined),
     },
     {
-      t: 820,
+      t: 910,
       say: "kubectl set image deployment/cart cart=ghcr.io/shop/cart:1.4.0",
       run: (sim) => sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2"))),
     },
   ],
-  fixedAt: 820,
-  lengthSeconds: 1_800,
+  fixedAt: 910,
+  lengthSeconds: 1_900,
 };

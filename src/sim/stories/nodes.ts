@@ -43,19 +43,19 @@ export const nodeBackTerminatingPod: Story = {
       say: "kubectl apply: Deployment api (1 pod, scheduled to worker-1)",
       run: (sim) => sim.apply(deployment("api", "registry.example/api:1.0", 1)),
     },
-    { t: 60, say: "worker-1's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-1") },
+    { t: 150, say: "worker-1's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-1") },
     {
-      t: 180,
+      t: 270,
       say: "kubectl delete pod: api's pod on worker-1",
       run: (sim) => {
         for (const pod of podsOf(sim, "api"))
           if (pod.spec?.nodeName === "worker-1") remove(sim, "pods", pod.metadata.name);
       },
     },
-    { t: 780, say: "worker-1's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-1") },
+    { t: 870, say: "worker-1's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-1") },
   ],
-  fixedAt: 780,
-  lengthSeconds: 1_200,
+  fixedAt: 870,
+  lengthSeconds: 1_300,
 };
 
 /** A node lost long enough for its pods to be evicted (tolerationSeconds 300) and replaced; it comes back later. */
@@ -72,9 +72,9 @@ export const nodeLostEvicted: Story = {
         sim.apply(deployment("web", "registry.example/web:1.0", 3));
       },
     },
-    { t: 60, say: "worker-3's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
-    { t: 780, say: "worker-3's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
+    { t: 150, say: "worker-3's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
+    { t: 870, say: "worker-3's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
   ],
-  fixedAt: 780,
-  lengthSeconds: 1_200,
+  fixedAt: 870,
+  lengthSeconds: 1_300,
 };

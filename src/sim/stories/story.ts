@@ -82,6 +82,24 @@ export function setFate(sim: Simulator, pod: string, fate: string | undefined, o
   });
 }
 
+/** Sets the fate (and output) of every pod of `app`: its process fails on every start, or runs again. */
+export function setFates(sim: Simulator, app: string, fate: string | undefined, output?: string): void {
+  for (const pod of podsOf(sim, app)) setFate(sim, pod.metadata.name, fate, output);
+}
+
+/** What a container dialling the orders database prints when it refuses connections. */
+export const ORDERS_DB_REFUSED = "Error: dial tcp 10.96.14.7:5432: connect: connection refused\n";
+
+/** The orders database outside the cluster: a Service without selector at ClusterIP 10.96.14.7, port 5432. */
+export function ordersDb(): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { namespace: NS, name: "orders-db" },
+    spec: { clusterIP: "10.96.14.7", clusterIPs: ["10.96.14.7"], ports: [{ name: "postgres", port: 5432 }] },
+  };
+}
+
 /** The annotations that make a pod template's init containers fail. */
 export const INIT_CRASH = { [INIT_FATE_ANNOTATION]: "crash" };
 

@@ -93,7 +93,7 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
       "Endpoint//orders-db.shop:5432: announce DependencyUnreachable, resolve DependencyUnreachable",
       "Node//worker-3: announce NodeLost, update NodeLost, resolve NodeLost",
     ],
-    fixes: { "Node//worker-3": 780, "Endpoint//orders-db.shop:5432": 800 },
+    fixes: { "Node//worker-3": 870, "Endpoint//orders-db.shop:5432": 890 },
     resolvesWithin: IN_PLACE,
     why: "Three causes, three threads. worker-3 is down 11 minutes with a pod on it: it starts paging after 5 (the update). checkout is fixed in place, so its resolve waits for the back-off and the confirmed run.",
   },
