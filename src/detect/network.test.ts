@@ -428,6 +428,20 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
     expect(settled?.opensAt).toBeUndefined();
   });
 
+  test("pods the node controller just marked not ready (their containers still say ready): the node's change is on its way", () => {
+    const marked: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
+    const markedNow = (agoMs: number) => ({
+      ...marked,
+      status: {
+        ...marked.status,
+        conditions: [{ type: "Ready", status: "False", lastTransitionTime: iso(NOW - agoMs) }],
+        containerStatuses: [{ ...marked.status.containerStatuses[0], ready: true }],
+      },
+    });
+    expect(opensAt(markedNow(1_000))).toBe(NOW - 1_000 + 30_000);
+    expect(opensAt(markedNow(31_000))).toBeUndefined();
+  });
+
   test("a failing pod is no start: its Service opens at once", () => {
     const failing = starting("api-1", 5_000, { waiting: { reason: "ImagePullBackOff" } });
     expect(opensAt(failing)).toBeUndefined();

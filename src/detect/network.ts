@@ -75,12 +75,18 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       // events of the two kinds arrive in any order), so that is propagation, not an outage. It counts from the
       // later of the pods turning Ready and the slices' last change (their trigger-time annotation).
       const readyPods = pods.filter((p) => condition(p, "Ready")?.status === "True");
-      const propagatingUntil = readyPods.length
-        ? Math.max(
-            ...readyPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now)),
-            ...(slices.get(key) ?? []).map((s) => parseTime(s.metadata.annotations?.[TRIGGER_TIME], 0)),
-          ) + ENDPOINTS_PROPAGATION_MS
-        : 0;
+      // So do pods the node lifecycle controller has just marked not ready (Ready=False while every container
+      // still reports ready: their kubelet went silent), whose node's own change is on its way.
+      const markedPods = pods.filter(markedByNode);
+      const propagatingUntil = Math.max(
+        readyPods.length
+          ? Math.max(
+              ...readyPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now)),
+              ...(slices.get(key) ?? []).map((s) => parseTime(s.metadata.annotations?.[TRIGGER_TIME], 0)),
+            ) + ENDPOINTS_PROPAGATION_MS
+          : 0,
+        ...markedPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now) + ENDPOINTS_PROPAGATION_MS),
+      );
       // Recovery is quiet: pods still starting (new, restarted, or on a node that just came back) get the time
       // a start takes before their Service counts as without endpoints.
       const startedBy = Math.max(propagatingUntil, ...pods.map((p) => startingUntil(p, inventory, now)));
@@ -177,6 +183,15 @@ const TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
  * EndpointSlice controller is not keeping up (its `--endpointslice-updates-batch-period` is about a second).
  */
 const ENDPOINTS_PROPAGATION_MS = 30_000;
+/**
+ * A pod the node lifecycle controller marked not ready because its kubelet went silent: Ready=False while every
+ * container still reports ready (the kubelet, had it written, would have said otherwise).
+ */
+function markedByNode(pod: Pod): boolean {
+  const statuses = pod.status?.containerStatuses ?? [];
+  return condition(pod, "Ready")?.status === "False" && statuses.length > 0 && statuses.every((s) => s.ready === true);
+}
+
 /**
  * How long a pod may take to start and pass its first readiness probe, ms: a large image pull (up to a minute)
  * and a first probe, with room; the same as the image-pull hold, after which a pull that has not finished is a
