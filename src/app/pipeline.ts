@@ -252,7 +252,13 @@ function decide(
     ...stepped,
     decisions: stepped.decisions.map((d) => {
       const owner = ownerOf(d.incident.root, inventory);
-      return owner ? { ...d, incident: { ...d.incident, owner } } : d;
+      // Routes match the owner of any finding (spec 2.4): a lost node's pods belong to several teams.
+      const owners = new Set(owner ? [owner] : []);
+      for (const f of d.incident.findings) {
+        const own = ownerOf(f.object, inventory);
+        if (own) owners.add(own);
+      }
+      return owners.size ? { ...d, incident: { ...d.incident, ...(owner ? { owner } : {}), owners: [...owners] } } : d;
     }),
   };
   stage.current = "compose";

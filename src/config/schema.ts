@@ -212,7 +212,7 @@ export const ProviderCommonSchema = v.object({
   routes: v.optional(
     doc(
       v.array(RouteSchema),
-      "Routes: namespaces, severities, reasons, owners. Without routes the provider gets everything.",
+      "Routes: namespaces, severities, reasons, owners; a route matches when every field it sets matches the root or any finding. Without routes the provider gets everything.",
       { pro: true, feature: "routes" },
     ),
   ),

@@ -57,6 +57,8 @@ export interface Incident {
   readonly affected?: readonly ObjectRef[];
   /** Who owns the root (`mon.io/owner`, spec 2.6), read when a message is rendered. */
   readonly owner?: string;
+  /** Who owns the root and each finding's object, distinct, read with `owner`: routes match any of them. */
+  readonly owners?: readonly string[];
   readonly openedAt: number;
   readonly phase: IncidentPhase;
   readonly resolvedAt?: number;

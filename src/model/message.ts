@@ -16,10 +16,12 @@ export interface MessageFinding {
 /** What routes match on for one problem a message is about (spec 2.4 routes): namespace, tier, reasons, owner. */
 export interface RouteFacts {
   readonly incidentId: string;
-  readonly namespace?: string;
+  /** The namespaces of the root and of every finding (a lost node's pods, an endpoint's workloads span several). */
+  readonly namespaces: readonly string[];
   readonly tier: Tier;
   readonly reasons: readonly string[];
-  readonly owner?: string;
+  /** The owners (`mon.io/owner`) of the root and of every finding's object. */
+  readonly owners: readonly string[];
 }
 
 /**
@@ -51,6 +53,8 @@ export interface Message {
   readonly dedupKey: string;
   /** Who owns the incident's root (`mon.io/owner`, spec 2.6), when someone is named. */
   readonly owner?: string;
+  /** Who owns the root and each finding's object (routes match any of them, spec 2.4). */
+  readonly owners?: readonly string[];
   /** Epoch ms of the decision that produced it. */
   readonly at: number;
   /**

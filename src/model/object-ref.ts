@@ -16,3 +16,14 @@ export function refLabel(ref: ObjectRef): string {
   const where = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
   return `${ref.kind.toLowerCase()} ${where}`;
 }
+
+/** The distinct namespaces of a root and its findings' objects, the root's first (a lost node's pods span several). */
+export function namespacesOf(
+  root: { readonly namespace?: string },
+  findings: readonly { readonly object: { readonly namespace?: string } }[],
+): string[] {
+  const out = new Set<string>();
+  if (root.namespace) out.add(root.namespace);
+  for (const f of findings) if (f.object.namespace) out.add(f.object.namespace);
+  return [...out];
+}

@@ -130,6 +130,7 @@ function render(
     ...(nextSteps.length ? { nextSteps } : {}),
     dedupKey: incident.dedupKey,
     ...(incident.owner ? { owner: incident.owner } : {}),
+    ...(incident.owners?.length ? { owners: incident.owners } : {}),
     at: decision.at,
   };
 }

@@ -1,7 +1,7 @@
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
 import type { Message, RouteFacts } from "../model/message.ts";
-import { refLabel } from "../model/object-ref.ts";
+import { namespacesOf, refLabel } from "../model/object-ref.ts";
 import { louder, type StatusMark, type Tier } from "../model/severity.ts";
 import { STATUS_EMOJI, cleaner, describe, duration, messageFindings } from "./render.ts";
 
@@ -306,12 +306,11 @@ function clusterMessage(
 
 /** What a route matches on for one incident (spec 2.4): its namespace, tier, every reason, its owner. */
 export function routeFacts(i: Incident): RouteFacts {
-  const namespace = i.root.namespace ?? i.findings.find((f) => f.object.namespace)?.object.namespace;
   return {
     incidentId: i.id,
-    ...(namespace ? { namespace } : {}),
+    namespaces: namespacesOf(i.root, i.findings),
     tier: i.tier,
     reasons: [...new Set([i.rootReason, ...i.findings.map((f) => f.reason)])],
-    ...(i.owner ? { owner: i.owner } : {}),
+    owners: i.owners ?? (i.owner ? [i.owner] : []),
   };
 }

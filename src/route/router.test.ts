@@ -134,8 +134,8 @@ describe("router (Pro, spec 6 items 3-5)", () => {
       delivery: "startup summary",
       covers: ["a", "b"],
       problems: [
-        { incidentId: "a", namespace: "shop", tier: "medium", reasons: ["CrashLoopBackOff"] },
-        { incidentId: "b", namespace: "kube-system", tier: "high", reasons: ["NodeLost"] },
+        { incidentId: "a", namespaces: ["shop"], tier: "medium", reasons: ["CrashLoopBackOff"], owners: [] },
+        { incidentId: "b", namespaces: ["kube-system"], tier: "high", reasons: ["NodeLost"], owners: [] },
       ],
     });
     expect(to(router.route(summary, 0))).toEqual(["slack"]);

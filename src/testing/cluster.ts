@@ -114,21 +114,41 @@ export async function startTestCluster(
 /** Seeds a small shop: three Ready nodes, Deployment `shop/api` with 2 pods (n1, n2) and `shop/web` with 1 pod on n3. */
 export function seedShop(sim: Simulator, now: number): { api: KubeObject; web: KubeObject } {
   for (const node of ["n1", "n2", "n3"]) sim.apply(readyNode(node, now - 86_400_000));
-  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
-  const make = (name: string, nodes: string[]) => {
-    const { deployment: d, replicaSet } = deployment("shop", name, nodes.length, `ghcr.io/shop/${name}:1.0`, "abc12");
-    const dep = sim.apply(d);
-    const rs = sim.apply({
-      ...replicaSet,
-      metadata: {
-        ...replicaSet.metadata,
-        ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }],
-      },
-    });
-    for (const [i, node] of nodes.entries()) sim.apply(runningPod(rs, `p${i}`, node, now - 3_600_000));
-    return dep;
+  return {
+    api: seedWorkload(sim, "shop", "api", ["n1", "n2"], now),
+    web: seedWorkload(sim, "shop", "web", ["n3"], now),
   };
-  return { api: make("api", ["n1", "n2"]), web: make("web", ["n3"]) };
+}
+
+/**
+ * Seeds Deployment `namespace/name` (its namespace too) with a ReplicaSet and one running pod per node of
+ * `nodes` (`<name>-abc12-p<i>`), running for an hour; returns the Deployment as stored.
+ */
+export function seedWorkload(
+  sim: Simulator,
+  namespace: string,
+  name: string,
+  nodes: readonly string[],
+  now: number,
+): KubeObject {
+  sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  const { deployment: d, replicaSet } = deployment(
+    namespace,
+    name,
+    nodes.length,
+    `ghcr.io/${namespace}/${name}:1.0`,
+    "abc12",
+  );
+  const dep = sim.apply(d);
+  const rs = sim.apply({
+    ...replicaSet,
+    metadata: {
+      ...replicaSet.metadata,
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }],
+    },
+  });
+  for (const [i, node] of nodes.entries()) sim.apply(runningPod(rs, `p${i}`, node, now - 3_600_000));
+  return dep;
 }
 
 /** Puts a pod's only container into CrashLoopBackOff with `restarts` restarts and exit code 1; `output` is its last termination message (default: a panic naming the container). */
