@@ -174,7 +174,7 @@ describe("stories through the pure core (issue: one incident per root cause)", (
       [NOW, [node("n1", "True"), ...apps.flatMap((a) => [a.deployment, a.replicaSet]), ...pods, ...quiet]],
     ])[0]![0];
     expect(told!.title).toBe(
-      `error ${line.toLowerCase()}: the same error in 3 workloads (deployment shop/api, deployment shop/cart, deployment shop/web)`,
+      `error "${line}": the same error in 3 workloads (deployment shop/api, deployment shop/cart, deployment shop/web)`,
     );
   });
 

@@ -36,6 +36,41 @@ describe("errors shared by several workloads (spec 1.3)", () => {
     expect(normalizeErrorLine("panic: 0xc000123456 12345")).toBeUndefined();
   });
 
+  // Issue 29.2: two unrelated crash loops were one incident because both printed a line every crash prints.
+  test("lines every crash prints tie nothing together, however long: exit statuses, stack headers, common signatures", () => {
+    for (const generic of [
+      "Error: the process exited with status 1",
+      "error: the process exited with status 137",
+      "command terminated with non-zero exit code: Error executing in Docker Container: 1",
+      "Traceback (most recent call last):",
+      "goroutine 1 [running]:",
+      'Exception in thread "main" java.lang.RuntimeException',
+      "panic: runtime error: invalid memory address or nil pointer dereference",
+      "Segmentation fault (core dumped)",
+      "java.lang.OutOfMemoryError: Java heap space",
+      "UnhandledPromiseRejection: unhandled promise rejection",
+    ])
+      expect(normalizeErrorLine(generic), generic).toBeUndefined();
+  });
+
+  test("a line naming what failed still ties workloads together", () => {
+    expect(normalizeErrorLine('FATAL: password authentication failed for user "orders"')).toBe(
+      'fatal: password authentication failed for user "orders"',
+    );
+    expect(normalizeErrorLine("Error: getaddrinfo ENOTFOUND payments.internal.example")).toBeDefined();
+  });
+
+  test("the merged root is shown as a line as written, never with the normalized form's tokens", () => {
+    const line = "2026-11-22T08:01:02Z FATAL: license 3fa85f64-5717-4562-b3fc-2c963f66afa6 for orders-api expired";
+    const [merged] = foldSharedErrors([
+      draft("cart", crash("cart-1", line)),
+      draft("checkout", crash("checkout-1", line.replace("08:01", "09:15"))),
+    ]);
+    expect(merged!.root).toMatchObject({ kind: "Error", name: "# fatal: license # for orders-api expired" });
+    expect(merged!.root.label).toBe(`error "${line}"`);
+    expect(merged!.root.label).not.toContain("#");
+  });
+
   test("workloads failing with one error become one incident rooted at it; others keep their root", () => {
     const line = "FATAL: remaining connection slots are reserved for non-replication superuser connections";
     const out = foldSharedErrors([

@@ -3,6 +3,9 @@ import { nodeReady } from "../sim/scenarios/builders.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
+import { startCluster } from "../testing/replay.ts";
+import { threadsOf } from "../testing/timing/conversation.ts";
+import { deployment } from "../sim/stories/story.ts";
 
 /**
  * Issue 29, "the first week with mon": what a platform engineer trips over, each through the real daemon or
@@ -37,4 +40,16 @@ describe("messages and routing", () => {
     // The route on ops matches none of its findings.
     expect(opsHook.requests).toEqual([]);
   });
+
+  test("2. unrelated crash loops printing a line every crash prints are two incidents, not one 'shared error'", async () => {
+    const run = track(await startCluster({ nodes: 2 }));
+    run.sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "default" } });
+    // Both print the simulator's default output: "Error: the process exited with status 1".
+    run.sim.apply(deployment("a", "registry.example/a:crash", 1));
+    run.sim.apply({ ...deployment("b", "registry.example/b:crash", 1), metadata: { namespace: "default", name: "b" } });
+    await run.runTo(300, 1_000);
+    const threads = [...threadsOf(run.told()).keys()].sort();
+    expect(threads).toEqual(["Deployment/default/b", "Deployment/shop/a"]);
+    for (const m of run.told()) expect(m.text).not.toContain("#");
+  }, 120_000);
 });

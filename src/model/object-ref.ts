@@ -4,6 +4,11 @@ export interface ObjectRef {
   readonly namespace?: string;
   readonly name: string;
   readonly uid?: string;
+  /**
+   * How a root the correlator made is shown, when its name is an id rather than words (a shared error's
+   * normalized line): `error "FATAL: remaining connection slots are reserved…"`. Never part of its key.
+   */
+  readonly label?: string;
 }
 
 /** Stable string key of a reference: `Kind/namespace/name` (`Kind//name` when cluster-scoped). */
@@ -13,6 +18,7 @@ export function refKey(ref: ObjectRef): string {
 
 /** Human form of a reference as engineers type it: `deployment shop/api`, `node worker-3`. */
 export function refLabel(ref: ObjectRef): string {
+  if (ref.label) return ref.label;
   const where = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
   return `${ref.kind.toLowerCase()} ${where}`;
 }
