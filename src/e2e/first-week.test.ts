@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { nodeReady } from "../sim/scenarios/builders.ts";
+import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
@@ -52,4 +52,45 @@ describe("messages and routing", () => {
     expect(threads).toEqual(["Deployment/default/b", "Deployment/shop/a"]);
     for (const m of run.told()) expect(m.text).not.toContain("#");
   }, 120_000);
+
+  test("3. a resolve says how long the failure lasted from its onset, and that it was told after its hold", async () => {
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    const began = clock.now();
+    sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", {
+      phase: "Pending",
+      startTime: new Date(began).toISOString(),
+      containerStatuses: [
+        {
+          name: "web",
+          image: "ghcr.io/shop/web:1.1",
+          imageID: "",
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: "ImagePullBackOff", message: 'Back-off pulling image "ghcr.io/shop/web:1.1"' } },
+        },
+      ],
+    });
+    await cluster.settle();
+    await clock.advance(120_000);
+    await cluster.settle();
+    await clock.advance(30_000);
+    sim.patchStatus(
+      "v1",
+      "Pod",
+      "shop",
+      "web-abc12-p0",
+      runningStatus("web", "ghcr.io/shop/web:1.1", new Date(clock.now()).toISOString(), 0),
+    );
+    await cluster.settle();
+    await deliverySettled(cluster.daemon);
+    const [announce, resolve] = hook.requests.map((r) => r.json());
+    expect(announce).toMatchObject({ action: "announce", reason: "ImagePullBackOff" });
+    expect(resolve.text).toContain(
+      "Was blamed on deployment shop/web (ImagePullBackOff); open 2 min 30 s; announced 2 min after it began, after its 2 min hold.",
+    );
+  });
 });

@@ -243,6 +243,7 @@ export function stepLifecycle(
       ...(pageRule ? { pageRule } : {}),
       findings: draft.findings,
       ...(draft.affected ? { affected: draft.affected } : {}),
+      onsetAt: Math.min(previous?.onsetAt ?? now, now, ...draft.findings.map((f) => f.since)),
       phase: "open" as const,
       dedupKey: dedupKey(cluster, draft.root, mode === "page" ? "page" : "notify"),
     };

@@ -60,6 +60,11 @@ export interface Incident {
   /** Who owns the root and each finding's object, distinct, read with `owner`: routes match any of them. */
   readonly owners?: readonly string[];
   readonly openedAt: number;
+  /**
+   * Epoch ms the failure began: the earliest `since` of the findings it has had. Its announcement can come
+   * later (a hold, the young-node grace), so how long it lasted counts from here.
+   */
+  readonly onsetAt?: number;
   readonly phase: IncidentPhase;
   readonly resolvedAt?: number;
   /** Facts already told to the user; an update is sent only when a new fact appears. */

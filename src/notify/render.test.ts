@@ -59,6 +59,22 @@ describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {
       expect(renderDecision(decision("announce", mode), "").message.text).not.toContain("🔴");
   });
 
+  test("a failure's length counts from its onset, and a late announcement says why (issue 29.3)", () => {
+    // Began at 0, told after its 2-minute hold at 120 s, resolved at 150 s.
+    const held = decision("resolve", "notify", {
+      onsetAt: 0,
+      openedAt: 120_000,
+      resolvedAt: 150_000,
+      findings: [{ ...decision("resolve", "notify").incident.findings[0]!, holdMs: 120_000 }],
+    });
+    expect(renderDecision(held, "prod").message.text).toEndWith(
+      "Was blamed on deployment shop/api (CrashLoopBackOff); open 2 min 30 s; announced 2 min after it began, after its 2 min hold.",
+    );
+    // Told within seconds of its onset: no explanation needed.
+    const prompt = decision("resolve", "notify", { onsetAt: 0, openedAt: 5_000, resolvedAt: 65_000 });
+    expect(renderDecision(prompt, "prod").message.text).toEndWith("; open 1 min 5 s.");
+  });
+
   test("credentials in what a pod wrote are redacted and counted", () => {
     const { message, redacted } = renderDecision(decision("announce", "notify"), "prod");
     expect(message.text).toContain("postgres://app:[redacted]@db:5432/x");

@@ -84,7 +84,7 @@ function render(
   if (action === "resolve" || action === "opened_resolved") {
     // What changed comes first: "fixed" is read from it, not from what the incident was blamed on.
     if (recovered) lines.push({ text: `Now: ${recovered}.`, md: `Now: ${recovered}.` });
-    const blame = `Was blamed on ${refLabel(incident.root)} (${incident.rootReason}); open ${duration((incident.resolvedAt ?? decision.at) - incident.openedAt)}.`;
+    const blame = `Was blamed on ${refLabel(incident.root)} (${incident.rootReason}); ${lasted(incident, incident.resolvedAt ?? decision.at)}.`;
     lines.push({ text: blame, md: blame });
   } else {
     lines.push({ text: meta, md: `_${meta}_` });
@@ -167,15 +167,33 @@ export function messageFindings(findings: readonly Finding[], clean: (text: stri
   }));
 }
 
-/** A duration for people: `42 s`, `7 min`, `3 h 5 min`, `2 d 4 h`. */
+/** A duration for people: `42 s`, `2 min 30 s` (seconds shown below 5 minutes), `7 min`, `3 h 5 min`, `2 d 4 h`. */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
   const m = Math.floor(s / 60);
+  // Seconds still matter within the first few minutes ("2 min 30 s", not "2 min").
+  if (m < 5 && s % 60) return `${m} min ${s % 60} s`;
   if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
   if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ""}`;
   return `${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ""}`;
+}
+
+/** Gap between a failure's onset and its announcement worth explaining, ms. */
+const ANNOUNCED_LATE_MS = 30_000;
+
+/**
+ * How long a failure lasted, from its onset (not its announcement): `open 2 min`, and when it was announced
+ * noticeably later, when and why: `open 2 min 30 s; announced 2 min after it began, after its 2 min hold`.
+ */
+function lasted(incident: Incident, end: number): string {
+  const onset = incident.onsetAt ?? incident.openedAt;
+  const open = `open ${duration(end - onset)}`;
+  const gap = incident.openedAt - onset;
+  if (gap < ANNOUNCED_LATE_MS) return open;
+  const hold = incident.findings.find((f) => f.reason === incident.rootReason)?.holdMs;
+  return `${open}; announced ${duration(gap)} after it began${hold ? `, after its ${duration(hold)} hold` : ""}`;
 }
 
 function headline(incident: Incident, action: Message["action"]): string {
