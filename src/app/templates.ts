@@ -2,6 +2,7 @@ import type { Config } from "../config/schema.ts";
 import { parseTemplate, renderTemplate, type Template } from "../config/template.ts";
 import type { Job } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
+import { STATUS_EMOJI } from "../notify/render.ts";
 import type { ConfiguredProvider } from "../providers/_kit/build.ts";
 
 /**
@@ -32,18 +33,38 @@ export function providerTemplates(
 /**
  * A job with its message's text rendered through the template of its reason, when its provider has one:
  * `{{.Message}}` is the headline (the first line, with the status emoji), `{{.Text}}` the whole text. The
- * combined 'opened and resolved' message is rendered the same way. Other jobs are returned as they are. Pure.
+ * result starts with exactly the message's status emoji whatever the template wrote (spec 3.2): a leading
+ * status emoji of another kind is replaced, a missing one is moved to the front from where the template put
+ * it (or added). The combined 'opened and resolved' message is rendered the same way. Other jobs are returned
+ * as they are. Pure.
  */
 export function templated(job: Job, templates: ReadonlyMap<string, Template> | undefined): Job {
   if (!templates) return job;
   const apply = (message: Message): Message => {
     const template = templates.get(message.reason.toLowerCase());
     if (!template) return message;
-    const text = renderTemplate(template, { Message: message.text.split("\n")[0] ?? "", Text: message.text });
+    const rendered = renderTemplate(template, { Message: message.text.split("\n")[0] ?? "", Text: message.text });
+    const text = withStatusEmoji(rendered, message.emoji);
     return { ...message, text, markdown: text };
   };
   const message = apply(job.message);
   const openedResolved = job.openedResolved ? apply(job.openedResolved) : undefined;
   if (message === job.message && openedResolved === job.openedResolved) return job;
   return { ...job, message, ...(openedResolved ? { openedResolved } : {}) };
+}
+
+const STATUS_EMOJIS: readonly string[] = Object.values(STATUS_EMOJI);
+
+/** `text` starting with exactly `emoji` (spec 3.2: every message starts with one status emoji). */
+function withStatusEmoji(text: string, emoji: string): string {
+  let rest = text.trimStart();
+  let led = false;
+  for (let e = STATUS_EMOJIS.find((x) => rest.startsWith(x)); e; e = STATUS_EMOJIS.find((x) => rest.startsWith(x))) {
+    rest = rest.slice(e.length).trimStart();
+    led = true;
+  }
+  // Moved, not doubled: a template that put the headline (with its emoji) after its own words.
+  const at = led ? -1 : rest.indexOf(`${emoji} `);
+  if (at >= 0) rest = `${rest.slice(0, at)}${rest.slice(at + emoji.length + 1)}`;
+  return `${emoji} ${rest}`;
 }

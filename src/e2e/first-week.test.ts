@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
-import { deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 import { startCluster } from "../testing/replay.ts";
 import { threadsOf } from "../testing/timing/conversation.ts";
 import { deployment } from "../sim/stories/story.ts";
@@ -92,5 +92,24 @@ describe("messages and routing", () => {
     expect(resolve.text).toContain(
       "Was blamed on deployment shop/web (ImagePullBackOff); open 2 min 30 s; announced 2 min after it began, after its 2 min hold.",
     );
+  });
+
+  test("4. a template that leaves out the status emoji still sends a message that starts with it (spec 3.2)", async () => {
+    const lines: string[] = [];
+    const cluster = track(
+      await startTestCluster(
+        { stdout: { templates: { CrashLoopBackOff: "crash! {{.Message}}" } } },
+        { cluster: "prod", edition: "pro", stdout: (text) => lines.push(text) },
+      ),
+    );
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    await deliverySettled(cluster.daemon);
+    const told = lines.filter((l) => l.includes("crash!"));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toStartWith("🟠 crash! deployment shop/web: CrashLoopBackOff in 1 pod [prod]");
   });
 });
