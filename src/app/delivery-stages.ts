@@ -40,7 +40,14 @@ export function createDeliveryStages(options: {
         logger.warn(`state store: recording the providers of ${id} failed: ${(error as Error).message}`),
       ),
   });
-  const observe = createObservers({ metrics: options.metrics, health: options.health, logger, config, router });
+  const observe = createObservers({
+    metrics: options.metrics,
+    health: options.health,
+    logger,
+    config,
+    router,
+    edition: options.edition,
+  });
   const delivery = createDelivery({
     // Every configured provider: the router decides who receives what in the current edition.
     providers: deliveryProviders(

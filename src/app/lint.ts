@@ -4,7 +4,7 @@ import { checkConfig, checkConfigSource } from "../config/load.ts";
 import { readOverlayFile } from "../config/overlay.ts";
 import type { ConfigProblem } from "../config/errors.ts";
 import type { Outcome } from "../model/job.ts";
-import { createRouter } from "../route/router.ts";
+import { communityNotes, createRouter } from "../route/router.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { CONFIG_DOMAIN } from "./config-domain.ts";
 import { prepareProviders } from "./prepare.ts";
@@ -53,10 +53,19 @@ export async function lint(options: {
     const config = checked.config;
     const built = prepareProviders(checked, { logger: createSilentLogger(), stdout: () => {} });
     problems.push(...built.problems);
-    const router = createRouter({
-      providers: built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind })),
-      communityProvider: config?.app.communityProvider ?? "",
-    });
+    const routed = built.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind, ...p.common }));
+    const router = createRouter({ providers: routed, communityProvider: config?.app.communityProvider ?? "" });
+    // Without a license key mon runs as Community: say what that leaves out of this configuration.
+    if (config && !config.license.key)
+      for (const note of communityNotes(routed, config.app.communityProvider))
+        problems.push({
+          level: "warning",
+          rule: "pro_only",
+          key: note.key,
+          message: note.message,
+          ...(checked.file ? { file: checked.file } : {}),
+          ...(checked.lineOf(note.key) ? { line: checked.lineOf(note.key) } : {}),
+        });
     kept = [...router.active];
     inactive = [...router.inactive];
     if (router.warning)

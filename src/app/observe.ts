@@ -4,6 +4,7 @@ import type { HealthRegistry } from "../health/registry.ts";
 import { isUnexplained } from "../incident/unexplained.ts";
 import { initDeliverySeries, type Metrics } from "../metrics.ts";
 import type { Router } from "../route/router.ts";
+import type { Edition } from "../model/edition.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { PassResult } from "./pipeline.ts";
 
@@ -32,7 +33,9 @@ export function createObservers(options: {
   health: HealthRegistry;
   logger: Logger;
   config: Config;
-  router: Pick<Router, "active" | "inactive" | "warning">;
+  router: Pick<Router, "active" | "inactive" | "warning" | "communityNotes">;
+  /** The edition when the observers are created: Community says what it leaves out of the configuration. */
+  edition: () => Edition;
 }): Observers {
   const { metrics, health, logger, config, router } = options;
   if (config.app.insecureSkipTLSVerify) {
@@ -44,6 +47,8 @@ export function createObservers(options: {
     );
   }
   if (router.warning) logger.warn(router.warning);
+  // What Community leaves out of the configuration is said once at startup, never silently dropped.
+  if (options.edition() !== "pro") for (const note of router.communityNotes) logger.warn(note.message);
   const announceProviders = () => {
     health.setProviders(router.active, router.inactive);
     if (router.active.length === 0) {

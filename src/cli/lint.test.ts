@@ -195,6 +195,32 @@ describe("mon lint (spec 4.4)", () => {
     expect(strict.stdout).toContain(`${typo}:2: error: unknown key app.clusterNmae`);
   });
 
+  // Issue 29.5: with Slack and PagerDuty, PagerDuty (first by name) received everything and lint said nothing.
+  test("Community with several providers: a chat provider over a pager, and lint says what Community leaves out", async () => {
+    const key = file("pd-key", "0123456789abcdef0123456789abcdef\n");
+    const both = file(
+      "both.yaml",
+      `alert:\n  pagerDuty:\n    routingKey: \${file:${key}}\n    routes:\n      - severities: [critical]\n  slack:\n    webhook: \${file:${hookFile}}\n    fallback: pagerDuty\n`,
+    );
+    const out = await mon(["lint", both]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(
+      `${both}:1: warning: Community delivers every incident to one provider: slack (chosen: a chat provider over an informational one over a tracker over a pager; set app.communityProvider to choose); pagerDuty receives nothing without Pro`,
+    );
+    expect(out.stdout).toContain(
+      `${both}:4: warning: alert.pagerDuty.routes: routes are a Pro setting; in Community they have no effect and slack receives every incident`,
+    );
+    expect(out.stdout).toContain(
+      `${both}:8: warning: alert.slack.fallback: in Community only slack receives messages, so pagerDuty never takes over`,
+    );
+    expect(out.stdout).toContain(
+      "valid (0 errors, 3 warnings); delivering to slack (inactive in Community: pagerDuty)",
+    );
+    // With a license key the license decides: nothing to warn about yet.
+    const licensed = await mon(["lint", both], { MON_LICENSE_KEY: "MON-TEST-KEY" });
+    expect(licensed.stdout).not.toContain("Community delivers");
+  });
+
   test("--overlay merges MonConfig objects over the file as mon would, and names the object at fault", async () => {
     const base = file("base.yaml", "app:\n  clusterName: prod\nalert:\n  stdout: {}\n");
     const good = file(

@@ -351,7 +351,10 @@ export const ConfigSchema = v.pipe(
           false,
         ),
         communityProvider: v.optional(
-          doc(v.string(), "Provider kept by Community when several are configured; empty keeps the first by name."),
+          doc(
+            v.string(),
+            "Provider kept by Community when several are configured; empty keeps a chat provider over an informational one over a tracker over a pager (ties by name).",
+          ),
           "",
         ),
       }),

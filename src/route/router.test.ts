@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { message } from "../testing/messages.ts";
-import { createRouter } from "./router.ts";
+import { communityChoice, communityNotes, createRouter } from "./router.ts";
 
 const providers = [
   { name: "webhook", kind: "info" as const },
@@ -15,11 +15,38 @@ describe("router (Community, spec 1.10)", () => {
     expect(router.route(message("a", "announce"), 0).map((j) => j.provider)).toEqual(["webhook"]);
   });
 
-  test("empty or unknown communityProvider keeps the first by name, with a warning for an unknown one", () => {
+  test("empty or unknown communityProvider keeps a chat provider first, with a warning for an unknown one", () => {
     expect(createRouter({ providers }).active).toEqual(["slack"]);
     const router = createRouter({ providers, communityProvider: "pagerDuty" });
     expect(router.active).toEqual(["slack"]);
     expect(router.warning).toBe("app.communityProvider pagerDuty is not configured; keeping slack");
+  });
+
+  test("without app.communityProvider, a chat provider over a pager, whatever their names (issue 29.5)", () => {
+    const kinds = [
+      { name: "pagerDuty", kind: "paging" as const },
+      { name: "slack", kind: "chat" as const },
+      { name: "jira", kind: "tracker" as const },
+      { name: "email", kind: "info" as const },
+    ];
+    expect(communityChoice(kinds)).toBe("slack");
+    expect(communityChoice(kinds.filter((k) => k.kind !== "chat"))).toBe("email");
+    expect(communityChoice([kinds[0]!, kinds[2]!])).toBe("jira");
+    expect(communityChoice(kinds, "pagerDuty")).toBe("pagerDuty");
+  });
+
+  test("what Community leaves out is said: the one provider kept and why, routes and fallbacks without effect", () => {
+    const notes = communityNotes([
+      { name: "pagerDuty", kind: "paging", routes: [{ severities: ["critical"] }] },
+      { name: "slack", kind: "chat", fallback: "pagerDuty" },
+    ]);
+    expect(notes.map((n) => n.key)).toEqual(["alert", "alert.pagerDuty.routes", "alert.slack.fallback"]);
+    expect(notes[0]!.message).toStartWith("Community delivers every incident to one provider: slack (chosen:");
+    expect(notes[0]!.message).toEndWith("pagerDuty receives nothing without Pro");
+    expect(notes[2]!.message).toBe(
+      "alert.slack.fallback: in Community only slack receives messages, so pagerDuty never takes over",
+    );
+    expect(communityNotes([{ name: "slack", kind: "chat" }])).toEqual([]);
   });
 
   test("resolves and pages are urgent; routine otherwise", () => {

@@ -9,6 +9,55 @@ export interface RoutedProvider {
   readonly kind: "chat" | "paging" | "tracker" | "info";
   /** Pro: who this provider hears about; absent or empty → everything. */
   readonly routes?: readonly Route[];
+  /** The provider that takes over its messages when it fails (deliver/fallback.ts). */
+  readonly fallback?: string;
+}
+
+/** A note about what Community does with the configuration, for lint and the startup log: key and sentence. */
+export interface CommunityNote {
+  readonly key: string;
+  readonly message: string;
+}
+
+/**
+ * Which provider Community keeps (spec 1.10, 2.1 app.communityProvider): the one `app.communityProvider` names,
+ * else a chat provider over an informational one over an issue tracker over a pager (a pager woken for every
+ * incident is the worst default), ties by name. Undefined without providers.
+ */
+export function communityChoice(providers: readonly RoutedProvider[], wanted = ""): string | undefined {
+  if (wanted && providers.some((p) => p.name === wanted)) return wanted;
+  const rank = { chat: 0, info: 1, tracker: 2, paging: 3 } as const;
+  return [...providers].sort((a, b) => rank[a.kind] - rank[b.kind] || a.name.localeCompare(b.name))[0]?.name;
+}
+
+/**
+ * What Community leaves out of the configuration, said once so it is never silent: routes and fallbacks have
+ * no effect, and every incident goes to the one provider it keeps (named, with how it was chosen). Empty with
+ * one provider and neither routes nor fallbacks.
+ */
+export function communityNotes(providers: readonly RoutedProvider[], wanted = ""): CommunityNote[] {
+  const kept = communityChoice(providers, wanted);
+  if (!kept) return [];
+  const notes: CommunityNote[] = [];
+  const others = providers.filter((p) => p.name !== kept).map((p) => p.name);
+  if (others.length)
+    notes.push({
+      key: "alert",
+      message: `Community delivers every incident to one provider: ${kept}${wanted === kept ? " (app.communityProvider)" : " (chosen: a chat provider over an informational one over a tracker over a pager; set app.communityProvider to choose)"}; ${others.join(", ")} receive${others.length === 1 ? "s" : ""} nothing without Pro`,
+    });
+  for (const p of providers) {
+    if (p.routes?.length)
+      notes.push({
+        key: `alert.${p.name}.routes`,
+        message: `alert.${p.name}.routes: routes are a Pro setting; in Community they have no effect and ${kept} receives every incident`,
+      });
+    if (p.fallback)
+      notes.push({
+        key: `alert.${p.name}.fallback`,
+        message: `alert.${p.name}.fallback: in Community only ${kept} receives messages, so ${p.fallback} never takes over`,
+      });
+  }
+  return notes;
 }
 
 /** Who hears what, and which configured providers are inactive (spec 1.10, 2.1 app.communityProvider, 6). */
@@ -19,6 +68,8 @@ export interface Router {
   readonly inactive: readonly string[];
   /** A warning to log once at startup, when `app.communityProvider` names no configured provider. */
   readonly warning?: string;
+  /** What Community leaves out of the configuration (`communityNotes`), to say once while Community. */
+  readonly communityNotes: readonly CommunityNote[];
   /**
    * Jobs for one message. Updates and resolves go to exactly the providers that got the announcement. The
    * startup summary, a roll-up and the digest go to every active provider but paging tools and trackers, which get the
@@ -36,8 +87,7 @@ export interface Router {
 }
 
 /**
- * Creates the router (spec 1.10, 6). Community: one provider only — `communityProvider` when configured, else
- * the first by name. Pro: every configured provider, each filtered by its routes. A conversation stays with
+ * Creates the router (spec 1.10, 6). Community: one provider only — `communityChoice`. Pro: every configured provider, each filtered by its routes. A conversation stays with
  * the providers its announcement went to (spec 6 item 4), even when the root's owner label changes; after a
  * restart with no record, an update or resolve is judged on the route parts it carries.
  */
@@ -51,7 +101,7 @@ export function createRouter(options: {
   const names = options.providers.map((p) => p.name).sort();
   const edition = typeof options.edition === "function" ? options.edition : () => options.edition ?? "community";
   const wanted = options.communityProvider ?? "";
-  const kept = wanted && names.includes(wanted) ? wanted : names[0];
+  const kept = communityChoice(options.providers, wanted);
   const warning =
     wanted && !names.includes(wanted)
       ? `app.communityProvider ${wanted} is not configured; keeping ${kept ?? "no provider"}`
@@ -81,6 +131,7 @@ export function createRouter(options: {
   });
 
   return {
+    communityNotes: communityNotes(options.providers, wanted),
     get active() {
       return activeNow();
     },
