@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,6 +105,34 @@ async function pass(cluster: TestCluster, ms: number): Promise<void> {
     await deliverySettled(cluster.daemon);
   }
 }
+
+describe("Evaluating Pro from source (docs/license.md)", () => {
+  test("scripts/license-server.ts prints a license URL and key that turn Pro on for mon run from source", async () => {
+    const script = join(import.meta.dirname, "..", "..", "scripts", "license-server.ts");
+    const child = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "pipe"] });
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const closed = new Promise((done) => child.once("close", done));
+        child.kill("SIGTERM");
+        await closed;
+      }
+    });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    await waitUntil(() => out.includes("MON_LICENSE_KEY="), "the script's key", 30_000);
+    const url = /export MON_LICENSE_URL=(\S+)/.exec(out)?.[1];
+    const key = /export MON_LICENSE_KEY=(\S+)/.exec(out)?.[1];
+    expect(url).toStartWith("http://127.0.0.1:");
+    const w = await world();
+    const cluster = await startTestCluster(
+      { webhook: { url: `${w.webhook.url}/mon` } },
+      { config: { license: { key } }, env: { MON_LICENSE_URL: url! }, sim: w.sim, clock: w.clock },
+    );
+    cleanups.push(() => cluster.stopDaemon());
+    expect(cluster.daemon.edition()).toBe("pro");
+    expect(await stateOf(cluster)).toBe("active");
+  }, 60_000);
+});
 
 describe("Pro through a real license", () => {
   test(

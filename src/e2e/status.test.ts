@@ -77,6 +77,35 @@ describe("/status (spec 4.1; docs/health.md)", () => {
     expect(await json.json()).toEqual({ error: "pro_required" });
   }, 60_000);
 
+  test("a key set but not granted: Community /status and the log say why, never 'set license.key' (issue 29.6)", async () => {
+    bed = await startTestBed();
+    seedShop(bed.sim, Date.now());
+    // A license server whose signatures this build does not trust (as the test server is to a released binary).
+    bed.licenses.setForged(true);
+    crashPod(bed.sim, "shop", "web-abc12-p0", 5, Date.now());
+    const files = bed.installation("licensed");
+    const r = await bed.replica(files, "mon-0", { statusEndpoint: true });
+    const hook = bed.hook;
+    await waitUntil(
+      () => hook.requests.some((q) => q.json().delivery === "startup summary"),
+      "the startup summary",
+      30_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}\n${r.log.join("")}`);
+    });
+    const body = await (await fetch(`${r.health}/status`)).text();
+    expect(body).toContain("Edition\n  Community");
+    expect(body).toContain(
+      "are Pro; a license key is set, but no trusted answer has granted Pro yet (the license server answered with a signature this build does not trust).",
+    );
+    expect(body).not.toContain("set license.key");
+    const log = r.log.join("");
+    expect(log).toContain(`license: ${bed.licenses.url} answered, but not with a signature this build trusts`);
+    expect(log).toContain("mon stays Community");
+    expect(log).not.toContain("HTTP 200");
+    expect(log.match(/license: pending/g)).toHaveLength(1);
+  }, 60_000);
+
   test("without healthCheck.statusEndpoint there is no /status (404)", async () => {
     const { r } = await monOnShop({ edition: "pro", statusEndpoint: false });
     expect((await fetch(`${r.health}/status`)).status).toBe(404);

@@ -6,7 +6,12 @@ import { type LeasePayload, LeaseError, type SignedLease, verifyLease } from "./
 /** The license server's answer to one call: a verified signed answer, or why there is none. */
 export type LicenseOutcome =
   | { readonly kind: "answer"; readonly payload: LeasePayload; readonly signed: SignedLease }
-  | { readonly kind: "unreachable"; readonly detail: string };
+  | {
+      readonly kind: "unreachable";
+      readonly detail: string;
+      /** The server answered, but with a signature no key of this build verifies (a test or foreign server). */
+      readonly untrusted?: { readonly server: string };
+    };
 
 /** The three calls of docs/license.md "Protocol". */
 export interface LicenseClient {
@@ -58,7 +63,11 @@ export function createLicenseClient(options: {
       return { kind: "answer", payload, signed };
     } catch (error) {
       const why = error instanceof LeaseError ? error.message : "unreadable answer";
-      return { kind: "unreachable", detail: `HTTP ${answer.status}: ${why}` };
+      return {
+        kind: "unreachable",
+        detail: `HTTP ${answer.status}: ${why}`,
+        ...(error instanceof LeaseError && error.untrusted ? { untrusted: { server: base } } : {}),
+      };
     }
   };
   return {

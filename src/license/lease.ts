@@ -30,8 +30,18 @@ export interface SignedLease {
   readonly signature: string;
 }
 
-/** A lease that failed verification: not signed by a trusted key, malformed, or not an answer to us. */
-export class LeaseError extends Error {}
+/**
+ * A lease that failed verification: not signed by a trusted key (`untrusted`), malformed, or not an answer to
+ * us.
+ */
+export class LeaseError extends Error {
+  constructor(
+    message: string,
+    readonly untrusted = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Verifies a signed answer against `keys` and returns its payload. Throws LeaseError when no key verifies the
@@ -51,7 +61,7 @@ export function verifyLease(
     throw new LeaseError("the license answer is not base64url");
   }
   if (!keys.some((key) => verify(null, bytes, key, signature)))
-    throw new LeaseError("the license answer is not signed by a trusted key");
+    throw new LeaseError("the license answer is not signed by a trusted key", true);
   let payload: LeasePayload;
   try {
     payload = JSON.parse(bytes.toString("utf8")) as LeasePayload;

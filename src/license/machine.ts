@@ -53,7 +53,12 @@ export interface LicenseState {
 export type LicenseEvent =
   | { readonly type: "no_key" }
   | { readonly type: "answer"; readonly payload: LeasePayload; readonly signed: SignedLease }
-  | { readonly type: "unreachable"; readonly detail: string }
+  | {
+      readonly type: "unreachable";
+      readonly detail: string;
+      /** The server answered, with a signature this build does not trust (not a network error). */
+      readonly untrusted?: boolean;
+    }
   | { readonly type: "tick" }
   | { readonly type: "deactivated" };
 
@@ -130,7 +135,13 @@ export function stepLicense(
     case "unreachable":
       // Network errors never end Pro by themselves: the lease and then grace run out (tick).
       if (state.name === "community" || state.name === "pending")
-        next = { ...next, name: "pending", reason: `the license server could not be reached (${event.detail})` };
+        next = {
+          ...next,
+          name: "pending",
+          reason: event.untrusted
+            ? "the license server answered with a signature this build does not trust"
+            : `the license server could not be reached (${event.detail})`,
+        };
       break;
     case "tick":
       break;

@@ -1,4 +1,5 @@
 import { createHash, type KeyObject } from "node:crypto";
+import { BUILD } from "../build-info.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -40,6 +41,8 @@ export interface LicenseManagerOptions {
   readonly client: LicenseClient;
   readonly store: InstanceStore;
   readonly keys: readonly KeyObject[];
+  /** The build the keys are this one's (src/build-info.ts): how an untrusted answer is explained. */
+  readonly build?: "release" | "development";
   readonly clusterUuid: string;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -91,11 +94,16 @@ export function createLicenseManager(options: LicenseManagerOptions): LicenseMan
       logger.warn(`license: could not write the instance Secret: ${(error as Error).message}`);
     }
   };
+  // The state last logged: start() says where the license stands once, whether or not a step changed it.
+  let logged: string | undefined;
   const apply = (event: LicenseEvent) => {
     const before = state;
     const result = stepLicense(state, event, now());
     state = result.state;
-    if (before.name !== state.name) logger.info(`license: ${describe(state)}`);
+    if (before.name !== state.name) {
+      logged = state.name;
+      logger.info(`license: ${describe(state)}`);
+    }
     for (const n of result.notices) options.onNotice(n.text);
     if (isPro(before) !== isPro(state) && !stopped) options.onEdition(isPro(state) ? "pro" : "community");
     report();
@@ -105,8 +113,12 @@ export function createLicenseManager(options: LicenseManagerOptions): LicenseMan
       options.metrics?.licenseRenewals.inc({ result: "error" });
       failures += 1;
       nextAttemptAt = now() + (RETRY_MS[Math.min(failures, RETRY_MS.length) - 1] ?? 60 * MINUTE);
-      logger.warn(`license: the license server did not answer (${o.detail}); next try ${iso(nextAttemptAt)}`);
-      apply({ type: "unreachable", detail: o.detail });
+      logger.warn(
+        o.untrusted
+          ? `license: ${o.untrusted.server} answered, but not with a signature this build trusts: ${(options.build ?? BUILD) === "release" ? 'a released mon accepts only the vendor\'s license server, so a test or other license server cannot turn Pro on (docs/license.md "Evaluating Pro")' : "it is neither the vendor's nor the test license server's"}; mon stays Community; next try ${iso(nextAttemptAt)}`
+          : `license: the license server did not answer (${o.detail}); next try ${iso(nextAttemptAt)}`,
+      );
+      apply({ type: "unreachable", detail: o.detail, ...(o.untrusted ? { untrusted: true } : {}) });
       return;
     }
     options.metrics?.licenseRenewals.inc({ result: o.payload.status === "active" ? "success" : "rejected" });
@@ -193,7 +205,7 @@ export function createLicenseManager(options: LicenseManagerOptions): LicenseMan
       await attempt();
       apply({ type: "tick" });
       await persist();
-      logger.info(`license: ${describe(state)}`);
+      if (logged !== state.name) logger.info(`license: ${describe(state)}`);
       schedule();
     },
     stop() {

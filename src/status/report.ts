@@ -206,7 +206,9 @@ export function statusText(r: StatusReport): string {
 }
 
 /** Community's text /status (spec 4.1: the text format and the Edition section stay). */
-export function communityStatusText(input: Pick<StatusInput, "version" | "cluster" | "now" | "providers">): string {
+export function communityStatusText(
+  input: Pick<StatusInput, "version" | "cluster" | "now" | "providers" | "license">,
+): string {
   const out = [
     `mon ${input.version} · cluster ${input.cluster || "(unnamed)"} · ${new Date(input.now).toISOString()}`,
     "",
@@ -214,7 +216,7 @@ export function communityStatusText(input: Pick<StatusInput, "version" | "cluste
   out.push(
     "Edition",
     "  Community: the other sections of /status (open incidents, control plane, upgrade readiness,",
-    "  zones, what cannot be seen, license) are Pro; set license.key to see them.",
+    `  zones, what cannot be seen, license) are Pro; ${communityWhy(input.license)}.`,
     "",
   );
   out.push(
@@ -227,6 +229,19 @@ export function communityStatusText(input: Pick<StatusInput, "version" | "cluste
 }
 
 // --- internal ---
+
+/** Why a Community /status shows only its Edition section, from the license state (spec 3.4). */
+function communityWhy(license: StatusInput["license"]): string {
+  const why = license.reason ? ` (${license.reason})` : "";
+  switch (license.state) {
+    case "community":
+      return "set license.key to see them";
+    case "pending":
+      return `a license key is set, but no trusted answer has granted Pro yet${why}`;
+    default:
+      return `the license key is set but ${license.state}${why}`;
+  }
+}
 
 function editionSections(out: string[], r: StatusReport): void {
   const l = r.license;
