@@ -325,7 +325,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
         ? [...restoredFromState.incidents.values()].filter((i) => i.phase === "open" && i.announced)
         : [];
       if (continued.length && !carried) {
-        const summary = renderRestoredSummary(continued, clock.now(), cluster);
+        const summary = renderRestoredSummary(continued, clock.now(), cluster, delivery.foldedAt());
         outgoing.send([{ message: summary.message }], clock.now());
       }
       control.ready();

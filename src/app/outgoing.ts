@@ -56,12 +56,11 @@ export function createOutgoing(options: {
           const jobs = router.route(clean.message, now, combined?.message);
           delivery.submit(options.templated ? jobs.map(options.templated) : jobs, now);
         }
-        const overflow = delivery.overflowDue(now);
-        for (const provider of overflow.skipped) metrics.deliveryDigestSkipped.inc({ provider });
-        for (const o of overflow.due) {
+        const overflow = await delivery.sendOverflow(now, async (o) => {
           const clean = await scrubMessage(renderOverflowDigest(o, now, options.cluster));
-          delivery.enqueue(router.direct(o.provider, clean.message, now));
-        }
+          return router.direct(o.provider, clean.message, now);
+        });
+        for (const provider of overflow.skipped) metrics.deliveryDigestSkipped.inc({ provider });
       });
     },
     notice(message, now) {

@@ -1,4 +1,7 @@
+import type { BudgetRecord } from "../model/job.ts";
 import { isSummary, type Message } from "../model/message.ts";
+
+export type { BudgetRecord } from "../model/job.ts";
 
 /** Milliseconds after the first folded message that its overflow digest goes out. */
 export const OVERFLOW_DIGEST_DELAY_MS = 10 * 60_000;
@@ -21,10 +24,16 @@ export interface Overflow {
 export interface Budgets {
   /** True when `message` goes to `provider`; false when it is folded into the provider's overflow digest. */
   admit(provider: string, message: Message, now: number): boolean;
-  /** Overflow digests due at `now` (10 minutes after their first folded message), taken out. */
+  /** Overflow digests due at `now` (10 minutes after their first folded message), taken out, oldest first. */
   due(now: number): Overflow[];
   /** Epoch ms of the next overflow digest due, for the pass to wake up then. */
   nextDueAt(): number | undefined;
+  /** The provider's budget now, to persist; undefined when it has nothing to keep. */
+  snapshot(provider: string, now: number): BudgetRecord | undefined;
+  /** Takes up budgets an earlier process kept (records of providers without a budget keep only their overflow). */
+  restore(records: readonly BudgetRecord[]): void;
+  /** The incidents whose conversation the budget folded, with the providers it folded them at. */
+  foldedAt(): ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -76,13 +85,45 @@ export function createBudgets(limits: ReadonlyMap<string, number>): Budgets {
         pending.delete(provider);
         out.push({ provider, since: p.since, counts: p.counts, incidents: [...p.incidents] });
       }
-      return out;
+      // Oldest first, then by name: the same order whichever process folded them.
+      return out.sort((a, b) => a.since - b.since || a.provider.localeCompare(b.provider));
     },
     nextDueAt() {
       let next: number | undefined;
       for (const p of pending.values())
         if (next === undefined || p.since + OVERFLOW_DIGEST_DELAY_MS < next) next = p.since + OVERFLOW_DIGEST_DELAY_MS;
       return next;
+    },
+    snapshot(provider, now) {
+      const window = (sent.get(provider) ?? []).filter((t) => now - t < HOUR_MS);
+      const conversations = [...(folded.get(provider) ?? [])];
+      const p = pending.get(provider);
+      if (window.length === 0 && conversations.length === 0 && !p) return undefined;
+      return {
+        provider,
+        sent: window,
+        folded: conversations,
+        ...(p
+          ? { overflow: { since: p.since, counts: Object.fromEntries(p.counts), incidents: [...p.incidents] } }
+          : {}),
+      };
+    },
+    restore(records) {
+      for (const r of records) {
+        sent.set(r.provider, [...r.sent]);
+        folded.set(r.provider, new Set(r.folded));
+        if (r.overflow)
+          pending.set(r.provider, {
+            since: r.overflow.since,
+            counts: new Map(Object.entries(r.overflow.counts)),
+            incidents: new Set(r.overflow.incidents),
+          });
+      }
+    },
+    foldedAt() {
+      const out = new Map<string, string[]>();
+      for (const [provider, ids] of folded) for (const id of ids) out.set(id, [...(out.get(id) ?? []), provider]);
+      return out;
     },
   };
 }

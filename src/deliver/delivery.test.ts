@@ -322,8 +322,17 @@ describe("the pipeline's other stages: budget, overflow digests, fallback (spec 
     expect(chat.sent.map((s) => s.id)).toEqual(["a#announce"]);
     expect(folded).toEqual(["slack:b#announce", "pagerDuty:b#announce"]);
     expect(delivery.nextOverflowAt()).toBe(1 + 10 * 60_000);
-    const { due, skipped } = delivery.overflowDue(1 + 10 * 60_000);
-    expect(due.map((o) => o.provider)).toEqual(["slack"]);
+    const rendered: string[] = [];
+    const { sent, skipped } = await delivery.sendOverflow(1 + 10 * 60_000, async (o) => {
+      rendered.push(o.provider);
+      return {
+        ...job(message(`overflow-${o.provider}`, "announce")),
+        id: `${o.provider}:overflow`,
+        provider: o.provider,
+      };
+    });
+    expect(rendered).toEqual(["slack"]);
+    expect(sent).toBe(1);
     expect(skipped).toEqual(["pagerDuty"]);
   });
 

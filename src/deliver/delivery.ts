@@ -52,8 +52,14 @@ export interface Delivery {
   submit(jobs: readonly Job[], now: number): void;
   /** Queues a job outside the budget (an overflow digest, a fallback's copy). */
   enqueue(job: Job): void;
-  /** Overflow digests due at `now`, for `notify/` to render; paging tools and trackers get none (`skipped` names them). */
-  overflowDue(now: number): { due: Overflow[]; skipped: string[] };
+  /**
+   * Queues the overflow digests due at `now` (epoch ms), each as `render` makes it (notify/ renders, route/
+   * addresses it), and only then forgets what they fold, in memory and in the store: a kill in between sends a
+   * digest twice rather than never. Paging tools and trackers get none (`skipped` names them).
+   */
+  sendOverflow(now: number, render: (overflow: Overflow) => Promise<Job>): Promise<{ sent: number; skipped: string[] }>;
+  /** The incidents whose conversation an hourly budget folded, with the providers it folded them at. */
+  foldedAt(): ReadonlyMap<string, readonly string[]>;
   /** Epoch ms of the next overflow digest due. */
   nextOverflowAt(): number | undefined;
   /** Jobs waiting or in flight for a provider. */
@@ -228,6 +234,8 @@ export function createDelivery(options: {
   };
   const running = new Set<string>();
 
+  const saveBudget = (provider: string, now: number) => records.saveBudget(provider, budgets.snapshot(provider, now));
+
   const enqueue = (job: Job) => {
     const provider = byName.get(job.provider);
     if (!provider) {
@@ -254,17 +262,24 @@ export function createDelivery(options: {
       for (const job of jobs) {
         if (budgets.admit(job.provider, job.message, now)) enqueue(job);
         else hooks.folded?.(job);
+        if (byName.get(job.provider)?.hourlyBudget) saveBudget(job.provider, now);
       }
     },
     enqueue,
-    overflowDue(now) {
+    async sendOverflow(now, render) {
       const all = budgets.due(now);
       const pages = (p: string) => byName.get(p)?.kind === "paging" || byName.get(p)?.kind === "tracker";
-      return {
-        due: all.filter((o) => !pages(o.provider)),
-        skipped: all.filter((o) => pages(o.provider)).map((o) => o.provider),
-      };
+      let sent = 0;
+      for (const o of all) {
+        if (!pages(o.provider)) {
+          enqueue(await render(o));
+          sent++;
+        }
+        saveBudget(o.provider, now);
+      }
+      return { sent, skipped: all.filter((o) => pages(o.provider)).map((o) => o.provider) };
     },
+    foldedAt: () => budgets.foldedAt(),
     nextOverflowAt: () => budgets.nextDueAt(),
     depth: (provider) => queues.depth(provider),
     oldest: (provider) => queues.oldest(provider),
@@ -286,7 +301,15 @@ export function createDelivery(options: {
     conversation: (provider, incidentId) => records.conversation(provider, incidentId),
     async restore() {
       let queued = 0;
-      for (const job of await records.restore()) {
+      const restored = await records.restore();
+      const kept = restored.budgets.filter((b) => byName.has(b.provider));
+      for (const gone of restored.budgets.filter((b) => !byName.has(b.provider))) {
+        const n = Object.values(gone.overflow?.counts ?? {}).reduce((a, b) => a + b, 0);
+        if (n > 0) logger.warn(`${gone.provider} is no longer configured: its overflow digest of ${n} is not sent`);
+        records.saveBudget(gone.provider, undefined);
+      }
+      budgets.restore(kept);
+      for (const job of restored.jobs) {
         if (clock.now() - job.createdAt > RETRY_WINDOW_MS) {
           records.removeJob(job);
           hooks.pendingDropped?.(job, "expired");

@@ -1,10 +1,10 @@
-import { type DeadLetter, type DeliveryStore, deadLetterId, type Job } from "../model/job.ts";
+import { type BudgetRecord, type DeadLetter, type DeliveryStore, deadLetterId, type Job } from "../model/job.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 /**
  * What delivery keeps across restarts (spec 1.9, 6), in memory and, with a store, persisted: the outbox (every
- * job from before its first attempt until it settles), the vendors' conversation (thread) ids, and the dead
- * letters (at most `maxDeadLetters`, oldest dropped first). A failed write is logged and delivery goes on
+ * job from before its first attempt until it settles), the vendors' conversation (thread) ids, the dead
+ * letters (at most `maxDeadLetters`, oldest dropped first), and the hourly budgets with their overflow. A failed write is logged and delivery goes on
  * from memory.
  */
 export interface DeliveryRecords {
@@ -21,8 +21,10 @@ export interface DeliveryRecords {
   deadLetters(): readonly DeadLetter[];
   /** Removes the dead letter with this id (`<provider>:<message id>`); returns it, or undefined when there is none. */
   takeDeadLetter(id: string): DeadLetter | undefined;
-  /** Loads conversation ids and dead letters; returns the outbox's jobs, oldest first. */
-  restore(): Promise<Job[]>;
+  /** Keeps one provider's hourly budget and overflow (none: nothing to keep); `flushed()` waits for it too. */
+  saveBudget(provider: string, record: BudgetRecord | undefined): void;
+  /** Loads conversation ids and dead letters; returns the outbox's jobs, oldest first, and the budgets. */
+  restore(): Promise<{ jobs: Job[]; budgets: BudgetRecord[] }>;
 }
 
 /** Creates the records over `store` (none: memory only). */
@@ -35,6 +37,8 @@ export function createDeliveryRecords(options: {
   const conversations = new Map<string, string>();
   const letters: DeadLetter[] = [];
   const writes = new Map<string, Promise<void>>();
+  // The last budget write per provider: a later one waits for it, so the store keeps the newest.
+  const budgetWrites = new Map<string, Promise<void>>();
   const key = (provider: string, incidentId: string) => `${provider}\u0000${incidentId}`;
   const persist = (label: string, work: (s: DeliveryStore) => Promise<void>): Promise<void> =>
     store
@@ -51,7 +55,7 @@ export function createDeliveryRecords(options: {
       );
     },
     written: (jobId) => writes.get(jobId) ?? Promise.resolve(),
-    flushed: () => Promise.all([...writes.values()]).then(() => undefined),
+    flushed: () => Promise.all([...writes.values(), ...budgetWrites.values()]).then(() => undefined),
     removeJob(job) {
       writes.delete(job.id);
       void persist(`removing ${job.id} from the outbox`, (s) => s.removeJob(job.id));
@@ -79,11 +83,18 @@ export function createDeliveryRecords(options: {
       void persist("removing a dead letter", (s) => s.removeDeadLetter(letter!));
       return letter;
     },
+    saveBudget(provider, record) {
+      const before = budgetWrites.get(provider) ?? Promise.resolve();
+      budgetWrites.set(
+        provider,
+        before.then(() => persist(`saving ${provider}'s hourly budget`, (s) => s.saveBudget(provider, record))),
+      );
+    },
     async restore() {
-      if (!store) return [];
+      if (!store) return { jobs: [], budgets: [] };
       for (const c of await store.loadConversations()) conversations.set(key(c.provider, c.incidentId), c.conversation);
       for (const letter of await store.loadDeadLetters()) letters.push(letter);
-      return store.loadJobs();
+      return { jobs: await store.loadJobs(), budgets: await store.loadBudgets() };
     },
   };
 }

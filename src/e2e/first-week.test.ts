@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFakeClock } from "../runtime/clock.ts";
 import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
-import { startCaptureServer } from "../testing/capture-server.ts";
+import { startSimulator } from "../sim/simulator.ts";
+import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
+import { type Replica, startTestBed } from "../testing/replicas.ts";
+import { storedValue } from "../testing/state-file.ts";
 import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 import { startCluster } from "../testing/replay.ts";
 import { threadsOf } from "../testing/timing/conversation.ts";
@@ -112,4 +119,108 @@ describe("messages and routing", () => {
     expect(told).toHaveLength(1);
     expect(told[0]).toStartWith("🟠 crash! deployment shop/web: CrashLoopBackOff in 1 pod [prod]");
   });
+});
+
+describe("Community and Pro, as a user chooses them", () => {
+  test("7. the hourly budget and what waits for the overflow digest survive a restart (Pro, spec 6.3)", async () => {
+    const hook = track(await startCaptureServer());
+    const dataDir = mkdtempSync(join(tmpdir(), "mon-budget-"));
+    const alert = { webhook: { url: `${hook.url}/mon`, hourlyBudget: 1 } };
+    const sim = track(await startSimulator());
+    const clock = createFakeClock(Date.now());
+    const first = await startTestCluster(alert, { cluster: "prod", edition: "pro", dataDir, sim, clock });
+    track({ stop: () => first.stopDaemon() });
+    seedShop(sim, clock.now());
+    seedWorkload(sim, "billing", "ledger", ["n1"], clock.now());
+    seedWorkload(sim, "ops", "audit", ["n2"], clock.now());
+    await first.settle();
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await first.settle();
+    // The hour's one new conversation is spent: billing's crash loop waits for the overflow digest.
+    crashPod(sim, "billing", "ledger-abc12-p0", 3, clock.now());
+    await first.settle();
+    await deliverySettled(first.daemon);
+    expect(hook.requests.map((r) => r.json().incidentId)).toEqual(["Deployment/shop/web"]);
+    await first.stopDaemon();
+    await clock.advance(60_000);
+    const second = await startTestCluster(alert, { cluster: "prod", edition: "pro", dataDir, sim, clock });
+    track({ stop: () => second.stopDaemon() });
+    await second.settle();
+    // Still the same hour: a third new problem folds too, rather than opening a conversation.
+    crashPod(sim, "ops", "audit-abc12-p0", 3, clock.now());
+    await second.settle();
+    await deliverySettled(second.daemon);
+    const restored = hook.requests.map((r) => r.json()).find((b) => b.delivery === "restored summary");
+    expect(restored.text).toContain(
+      "• deployment billing/ledger: CrashLoopBackOff in 1 pod (medium), open 1 min — no thread at webhook: folded into the overflow digest by the hourly budget",
+    );
+    expect(restored.text).not.toMatch(/shop\/web.*no thread/);
+    // Ten minutes after the first folded message, one overflow digest names both.
+    await clock.advance(9 * 60_000);
+    await second.settle();
+    await deliverySettled(second.daemon);
+    const bodies = hook.requests.map((r) => r.json());
+    expect(bodies.filter((b) => b.action === "announce" && !b.delivery).map((b) => b.incidentId)).toEqual([
+      "Deployment/shop/web",
+    ]);
+    const digests = bodies.filter((b) => b.reason === "OverflowDigest");
+    expect(digests).toHaveLength(1);
+    expect(digests[0].title).toBe("Overflow digest: 2 notifications held back by the hourly budget");
+    expect([...digests[0].covers].sort()).toEqual(["Deployment/billing/ledger", "Deployment/ops/audit"]);
+  });
+
+  test("7. across a kill -9 of the leader and the standby's takeover, the hour's budget and the folded problem are kept", async () => {
+    const bed = track(await startTestBed());
+    const { sim, hook } = bed;
+    seedShop(sim, Date.now());
+    seedWorkload(sim, "billing", "ledger", ["n1"], Date.now());
+    seedWorkload(sim, "ops", "audit", ["n2"], Date.now());
+    // Open before mon starts: the startup summary names it, and summaries do not count toward the budget.
+    crashPod(sim, "shop", "api-abc12-p0", 5, Date.now());
+    const files = bed.installation("licensed");
+    const replicas: Replica[] = [];
+    const until = (condition: () => boolean | Promise<boolean>, what: string) =>
+      waitUntil(condition, what, 40_000).catch((error: Error) => {
+        throw new Error(`${error.message}\n${replicas.map((r) => `--- ${r.name}\n${r.log.join("")}`).join("\n")}`);
+      });
+    const announced = () => hook.requests.map((r) => r.json()).filter((b) => b.action === "announce" && !b.delivery);
+    const leader = await bed.replica(files, "mon-0", { hourlyBudget: 1 });
+    replicas.push(leader);
+    await until(() => hook.requests.some((r) => r.json().delivery === "startup summary"), "the startup summary");
+    const standby = await bed.replica(files, "mon-1", { hourlyBudget: 1 });
+    replicas.push(standby);
+
+    crashPod(sim, "shop", "web-abc12-p0", 5, Date.now());
+    await until(() => announced().some((b) => b.incidentId === "Deployment/shop/web"), "the hour's one announcement");
+    crashPod(sim, "billing", "ledger-abc12-p0", 5, Date.now());
+    // Killed once the fold and the incident are in the state file, as they are before the next pass.
+    await until(async () => {
+      const budget = (await storedValue(files.data, "budget:webhook")) as { folded?: string[] } | undefined;
+      const kept = JSON.stringify((await storedValue(files.data, "lifecycle")) ?? "");
+      return Boolean(budget?.folded?.includes("Deployment/billing/ledger")) && kept.includes("billing/ledger");
+    }, "the folded announcement in the state file");
+    leader.child.kill("SIGKILL");
+    await leader.exited();
+
+    await until(() => standby.leads(), "the standby leads");
+    await until(() => hook.requests.some((r) => r.json().delivery === "restored summary"), "the restored summary");
+    const restored = hook.requests.map((r) => r.json()).find((b) => b.delivery === "restored summary");
+    expect(restored.text).toMatch(
+      /deployment billing\/ledger: .* — no thread at webhook: folded into the overflow digest by the hourly budget/,
+    );
+    // Once the new leader's first pass is done (what began meanwhile is in a summary), it counts the hour the
+    // old one spent: another new problem folds, nothing is announced.
+    await until(async () => {
+      const text = await (await fetch(`${standby.health}/metrics`)).text();
+      return Number(/mon_pipeline_decision_lag_seconds_count (\d+)/.exec(text)?.[1] ?? 0) > 0;
+    }, "the new leader's first pass");
+    crashPod(sim, "ops", "audit-abc12-p0", 5, Date.now());
+    await until(
+      () => standby.log.join("").includes("announce Deployment/ops/audit goes into the overflow digest"),
+      "the new leader to fold the next new problem",
+    );
+    expect(announced().map((b) => b.incidentId)).toEqual(["Deployment/shop/web"]);
+    const budget = (await storedValue(files.data, "budget:webhook")) as { overflow?: { incidents: string[] } };
+    expect(budget.overflow?.incidents.sort()).toEqual(["Deployment/billing/ledger", "Deployment/ops/audit"]);
+  }, 150_000);
 });

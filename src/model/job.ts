@@ -47,6 +47,25 @@ export function deadLetterId(letter: DeadLetter): string {
 }
 
 /**
+ * One provider's budget as the state store keeps it (`budget:<provider>`, deliver/budget.ts), so a restart, a takeover or a
+ * MonConfig apply neither forgets the hour's new conversations nor drops what waits for the overflow digest.
+ * Times are epoch ms.
+ */
+export interface BudgetRecord {
+  readonly provider: string;
+  /** When each new conversation of the last hour was admitted. */
+  readonly sent: readonly number[];
+  /** Incidents whose announcement was folded and that have not resolved: their later messages fold too. */
+  readonly folded: readonly string[];
+  /** What waits for the overflow digest, if anything. */
+  readonly overflow?: {
+    readonly since: number;
+    readonly counts: Readonly<Record<string, number>>;
+    readonly incidents: readonly string[];
+  };
+}
+
+/**
  * Where delivery keeps what must survive a restart (spec 1.9, 6): the outbox (every job from before its first
  * attempt until it is delivered, dropped or dead-lettered), the vendors' conversation ids, the dead letters.
  * Implemented by `state/`; writes may fail (then delivery goes on from memory).
@@ -66,4 +85,7 @@ export interface DeliveryStore {
   saveRoute(incidentId: string, providers: readonly string[]): Promise<void>;
   removeRoute(incidentId: string): Promise<void>;
   loadRoutes(): Promise<[string, string[]][]>;
+  /** One provider's hourly budget and overflow (deliver/budget.ts); `undefined` removes it. */
+  saveBudget(provider: string, record: BudgetRecord | undefined): Promise<void>;
+  loadBudgets(): Promise<BudgetRecord[]>;
 }

@@ -73,13 +73,16 @@ export function renderSummary(
 /**
  * Renders the restored-incident summary (spec 6): after a restart that found its state (Pro's state file), one
  * informational message naming the open problems mon continues, so people know which threads are live again.
- * Page-tier first, as in the startup summary; `covers` names them; each keeps its own thread. `incidents` are
- * the announced open ones (at least one; throws Error when empty); `now` is epoch ms. Pure.
+ * Page-tier first, as in the startup summary; `covers` names them; each keeps its own thread, except at the
+ * providers in `folded` (incident id → providers whose hourly budget folded its announcement), where it goes
+ * on in the overflow digest and the line says so. `incidents` are the announced open ones (at least one;
+ * throws Error when empty); `now` is epoch ms. Pure.
  */
 export function renderRestoredSummary(
   incidents: readonly Incident[],
   now: number,
   cluster: string,
+  folded: ReadonlyMap<string, readonly string[]> = new Map(),
 ): { message: Message; redacted: number; omitted: number } {
   if (incidents.length === 0) throw new Error("a restored-incident summary needs at least one incident");
   const counter = { n: 0 };
@@ -96,12 +99,11 @@ export function renderRestoredSummary(
       tier: sorted.map((i) => i.tier).reduce<Tier>((a, b) => louder(a, b), "normal"),
       mode: pages ? "page" : "notify",
       title: `Restored after a restart: ${n} problem${n === 1 ? "" : "s"} still open`,
-      note: "mon restarted and continues these from its state; each goes on in its own thread.",
-      lines: listed(
-        sorted,
-        (i) =>
-          `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""}), open ${duration(now - i.openedAt)}`,
-      ),
+      note: `mon restarted and continues these from its state; each goes on in its own thread${sorted.some((i) => folded.has(i.id)) ? ", except where the hourly budget folded it into the overflow digest" : ""}.`,
+      lines: listed(sorted, (i) => {
+        const at = folded.get(i.id);
+        return `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""}), open ${duration(now - i.openedAt)}${at?.length ? ` — no thread at ${at.join(", ")}: folded into the overflow digest by the hourly budget` : ""}`;
+      }),
       reason: "RestoredSummary",
       findings: [],
       at: now,

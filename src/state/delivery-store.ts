@@ -1,4 +1,4 @@
-import type { DeadLetter, DeliveryStore, Job } from "../model/job.ts";
+import type { BudgetRecord, DeadLetter, DeliveryStore, Job } from "../model/job.ts";
 import type { StateStore } from "./store.ts";
 
 /** Most dead letters kept; the oldest go first (they are also the first evicted to meet the size cap). */
@@ -17,7 +17,8 @@ export const CONVERSATION_RETENTION_MS = 30 * 24 * 3_600_000;
 
 /**
  * The delivery records in the state store (spec 1.9, 6): `outbox:<job id>`, `conversation:<provider>:<incident>`,
- * `route:<incident>` (the providers that got its announcement), `deadletter:<epoch ms>:<message id>`. Keys are URI-encoded so ids with `/` or `:` stay one key. A record
+ * `route:<incident>` (the providers that got its announcement), `deadletter:<epoch ms>:<message id>`,
+ * `budget:<provider>` (its hourly budget and what waits for its overflow digest). Keys are URI-encoded so ids with `/` or `:` stay one key. A record
  * that does not decode is skipped and reported, never fatal. Retention: conversation ids for 30 days (`now`
  * is the injected clock, epoch ms), dead letters the newest 1,000; outbox jobs are judged by delivery (24 h).
  */
@@ -85,6 +86,11 @@ export function createDeliveryStore(
       }
       return out;
     },
+    saveBudget: async (provider, record) =>
+      record ? void (await store.set(key("budget", provider), record)) : store.remove(key("budget", provider)),
+    async loadBudgets() {
+      return (await load("budget", isBudget)).map((r) => r.value);
+    },
     async saveDeadLetter(letter) {
       await store.set(
         key("deadletter", String(letter.at).padStart(15, "0"), letter.messageId, letter.provider),
@@ -139,4 +145,17 @@ function isRoute(v: unknown): v is { incidentId: string; providers: string[]; sa
 
 function isDeadLetter(v: unknown): v is DeadLetter {
   return isObject(v) && typeof v.provider === "string" && typeof v.messageId === "string" && typeof v.at === "number";
+}
+
+function isBudget(v: unknown): v is BudgetRecord {
+  const numbers = (a: unknown) => Array.isArray(a) && a.every((t) => typeof t === "number");
+  const strings = (a: unknown) => Array.isArray(a) && a.every((t) => typeof t === "string");
+  const overflow = (o: unknown) =>
+    o === undefined ||
+    (isObject(o) &&
+      typeof o.since === "number" &&
+      isObject(o.counts) &&
+      Object.values(o.counts).every((n) => typeof n === "number") &&
+      strings(o.incidents));
+  return isObject(v) && typeof v.provider === "string" && numbers(v.sent) && strings(v.folded) && overflow(v.overflow);
 }

@@ -28,5 +28,6 @@ export function fencedStore(
     removeDeadLetter: guard("removeDeadLetter", (letter) => store.removeDeadLetter(letter)),
     saveRoute: guard("saveRoute", (id, providers) => store.saveRoute(id, providers)),
     removeRoute: guard("removeRoute", (id) => store.removeRoute(id)),
+    saveBudget: guard("saveBudget", (provider, record) => store.saveBudget(provider, record)),
   };
 }

@@ -57,6 +57,8 @@ export async function startReplica(
     env?: Record<string, string>;
     statusEndpoint?: boolean;
     diagnosticsToken?: string;
+    /** The webhook's `hourlyBudget` (new conversations per hour; the schema's default when absent). */
+    hourlyBudget?: number;
   } = {},
 ): Promise<Replica> {
   const log: string[] = [];
@@ -85,6 +87,7 @@ export async function startReplica(
       "alert:",
       "  webhook:",
       `    url: ${installation.webhookUrl}`,
+      ...(options.hourlyBudget !== undefined ? [`    hourlyBudget: ${options.hourlyBudget}`] : []),
       "",
     ].join("\n"),
   );
