@@ -386,6 +386,7 @@ function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
   return {
     ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}),
     ...(latest.apiServer ? { apiServer: latest.apiServer } : {}),
+    ...(latest.apiServerReading ? { apiServerReading: latest.apiServerReading } : {}),
     ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}),
     ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}),
     ...(probed?.length ? { probes: probed } : {}),

@@ -25,6 +25,7 @@ export interface UsageSources {
     kubelet?: StatsRound;
     metrics?: UsageSnapshot;
     apiServer?: { failing: readonly string[]; since: number };
+    apiServerReading?: { at: number; readable: boolean };
     apiRequests?: RequestCounts;
     dnsResponses?: DnsResponseCounts;
   };
@@ -55,6 +56,7 @@ export function createUsageSources(options: {
   let kubelet: StatsRound | undefined;
   let usage: UsageSnapshot | undefined;
   let apiServer: { failing: readonly string[]; since: number } | undefined;
+  let apiServerReading: { at: number; readable: boolean } | undefined;
   // Running totals of the previous round, to count what happened in between.
   let requestsBefore: { at: number; totals: Map<string, ApiServerRequests> } | undefined;
   let dnsBefore: { at: number; totals: Map<string, DnsCounters> } | undefined;
@@ -98,6 +100,7 @@ export function createUsageSources(options: {
     if (readiness && !readiness.ok)
       apiServer = { failing: readiness.failing, since: apiServer?.since ?? options.clock.now() };
     else if (readiness) apiServer = undefined;
+    apiServerReading = { at: options.clock.now(), readable: readiness !== undefined };
     const now = options.clock.now();
     const requests = await readApiServerRequests(options.connection);
     const requestTotals = new Map(requests ? [["apiserver", { ...requests }]] : []);
@@ -152,6 +155,7 @@ export function createUsageSources(options: {
       ...(kubelet ? { kubelet } : {}),
       ...(usage ? { metrics: usage } : {}),
       ...(apiServer ? { apiServer } : {}),
+      ...(apiServerReading ? { apiServerReading } : {}),
       ...(apiRequests ? { apiRequests } : {}),
       ...(dnsResponses ? { dnsResponses } : {}),
     }),

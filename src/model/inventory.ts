@@ -62,6 +62,11 @@ export interface UsageView {
   readonly kubelet?: ReadonlyMap<string, unknown>;
   /** The API server's failing /readyz checks, and since when (epoch ms) they have been failing. */
   readonly apiServer?: { readonly failing: readonly string[]; readonly since: number };
+  /**
+   * The last /readyz reading, failing or not: when (epoch ms), and whether it could be read at all (false: 401,
+   * 403, 404 or no answer). Absent before the first usage round.
+   */
+  readonly apiServerReading?: { readonly at: number; readonly readable: boolean };
   /** API server resource requests in the last usage round, from its /metrics (spec 4.3); absent when unreadable. */
   readonly apiRequests?: RequestCounts;
   /** Cluster DNS responses in the last usage round, from the CoreDNS pods' port 9153 (spec 4.3); absent when unreachable. */

@@ -43,7 +43,7 @@ function cluster(): Inventory {
 }
 
 describe("statusReport (pure)", () => {
-  const report = statusReport({
+  const input: Parameters<typeof statusReport>[0] = {
     now: NOW,
     cluster: "prod",
     version: "0.1.0",
@@ -51,11 +51,15 @@ describe("statusReport (pure)", () => {
     leading: true,
     incidents: [],
     inventory: cluster(),
-    usage: { apiServer: { failing: ["etcd"], since: NOW - 30_000 } },
+    usage: {
+      apiServer: { failing: ["etcd"], since: NOW - 30_000 },
+      apiServerReading: { at: NOW - 12_000, readable: true },
+    },
     unseen: [{ what: "example.com/widgets", reason: "permission_denied" }],
     license: { state: "active", licenseId: "LIC-…48", leaseExpiresAt: NOW + 86_400_000 },
     providers: { kept: ["slack"], inactive: [] },
-  });
+  };
+  const report = statusReport(input);
 
   test("zones count ready nodes and name the others; upgrade readiness names what would stop a drain", () => {
     expect(report.zones).toEqual([
@@ -71,7 +75,7 @@ describe("statusReport (pure)", () => {
 
   test("the control plane: the API server's failing checks, who holds each leader Lease, cluster DNS readiness", () => {
     expect(report.controlPlane).toEqual({
-      apiServer: { ready: false, failing: ["etcd"] },
+      apiServer: { ready: false, failing: ["etcd"], readAt: new Date(NOW - 12_000).toISOString() },
       leaders: [
         { lease: "kube-scheduler", visible: true, holder: "cp-1_abc", renewedSecondsAgo: 5 },
         { lease: "kube-controller-manager", visible: true, holder: null, renewedSecondsAgo: null },
@@ -79,11 +83,23 @@ describe("statusReport (pure)", () => {
       clusterDns: { pods: 2, ready: 1 },
     });
     const text = statusText(report);
-    expect(text).toContain("API server: failing etcd");
+    expect(text).toContain("API server: failing etcd (read 12 s ago)");
     expect(text).toContain("kube-scheduler: held by cp-1_abc, renewed 5 s ago");
     expect(text).toContain("kube-controller-manager: no holder");
     expect(text).toContain("cluster DNS: 1/2 pods ready");
     expect(text).toContain("eu-1a: 1/2 nodes ready (not ready: a2)");
     expect(text).toContain("example.com/widgets: permission_denied");
+  });
+
+  test("the API server line shows the last reading either way: ready, unreadable, or not read yet (issue 29.8)", () => {
+    const line = (usage: Parameters<typeof statusReport>[0]["usage"]) =>
+      statusText(statusReport({ ...input, usage }))
+        .split("\n")
+        .find((l) => l.includes("API server"));
+    expect(line({ apiServerReading: { at: NOW - 3_000, readable: true } })).toBe("  API server: ready (read 3 s ago)");
+    expect(line({ apiServerReading: { at: NOW - 60_000, readable: false } })).toBe(
+      "  API server: /readyz could not be read 60 s ago (no permission, not served, or no answer)",
+    );
+    expect(line({})).toBe("  API server: not read yet (the first usage round runs once the caches are synced)");
   });
 });

@@ -50,7 +50,11 @@ export interface StatusReport {
     acknowledged: boolean;
   }[];
   controlPlane: {
-    apiServer: { ready: boolean; failing: string[] } | { ready: "unknown" };
+    /**
+     * The last /readyz reading (`readAt`, ISO 8601): ready, or the failing checks; `unknown` before the first
+     * reading (`readAt` absent) or when /readyz could not be read (no permission, not served, no answer).
+     */
+    apiServer: { ready: boolean; failing: string[]; readAt: string } | { ready: "unknown"; readAt?: string };
     /** `visible` false: no such Lease (managed control planes hide them). */
     leaders: { lease: string; visible: boolean; holder: string | null; renewedSecondsAgo: number | null }[];
     clusterDns: { ready: number; pods: number } | null;
@@ -93,7 +97,6 @@ export function statusReport(input: StatusInput): StatusReport {
     kubelets[v] = (kubelets[v] ?? 0) + 1;
   }
   const dnsPods = inventory.list("Pod").filter(isClusterDns);
-  const api = input.usage.apiServer;
   const l = input.license;
   return {
     cluster: input.cluster,
@@ -112,7 +115,7 @@ export function statusReport(input: StatusInput): StatusReport {
         acknowledged: Boolean(i.ack),
       })),
     controlPlane: {
-      apiServer: api ? { ready: api.failing.length === 0, failing: [...api.failing] } : { ready: "unknown" },
+      apiServer: apiServerStatus(input.usage),
       leaders: LEADER_LEASES.map((name) => {
         const lease = inventory.get("Lease", "kube-system", name);
         const renewed = Date.parse(lease?.spec?.renewTime ?? lease?.spec?.acquireTime ?? "");
@@ -168,12 +171,15 @@ export function statusText(r: StatusReport): string {
       : ["this replica is a standby; the leader's /status lists them"],
   );
   const cp = r.controlPlane;
+  const ago = (at: string) => `${Math.max(0, Math.round((Date.parse(r.at) - Date.parse(at)) / 1000))} s ago`;
   section("Control plane", [
     cp.apiServer.ready === "unknown"
-      ? "API server: not read yet"
+      ? cp.apiServer.readAt
+        ? `API server: /readyz could not be read ${ago(cp.apiServer.readAt)} (no permission, not served, or no answer)`
+        : "API server: not read yet (the first usage round runs once the caches are synced)"
       : cp.apiServer.ready
-        ? "API server: ready"
-        : `API server: failing ${cp.apiServer.failing.join(", ")}`,
+        ? `API server: ready (read ${ago(cp.apiServer.readAt)})`
+        : `API server: failing ${cp.apiServer.failing.join(", ")} (read ${ago(cp.apiServer.readAt)})`,
     ...cp.leaders.map((l) =>
       l.holder
         ? `${l.lease}: held by ${l.holder}, renewed ${l.renewedSecondsAgo ?? "?"} s ago`
@@ -229,6 +235,20 @@ export function communityStatusText(
 }
 
 // --- internal ---
+
+/** The control plane's API server line from the last /readyz reading. */
+function apiServerStatus(usage: StatusInput["usage"]): StatusReport["controlPlane"]["apiServer"] {
+  const reading = usage.apiServerReading;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  if (!reading)
+    return usage.apiServer
+      ? { ready: false, failing: [...usage.apiServer.failing], readAt: iso(usage.apiServer.since) }
+      : { ready: "unknown" };
+  const readAt = iso(reading.at);
+  if (!reading.readable) return { ready: "unknown", readAt };
+  const failing = [...(usage.apiServer?.failing ?? [])];
+  return { ready: failing.length === 0, failing, readAt };
+}
 
 /** Why a Community /status shows only its Edition section, from the license state (spec 3.4). */
 function communityWhy(license: StatusInput["license"]): string {
