@@ -1,6 +1,7 @@
 import { BUILD } from "../build-info.ts";
 import { createHeartbeat, type Heartbeat } from "../callhome/heartbeat.ts";
 import { createTelemetry, type Telemetry, telemetryDecision } from "../callhome/telemetry.ts";
+import { telemetryStore } from "../callhome/telemetry-store.ts";
 import { checkForUpdate } from "../callhome/update-check.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { HealthRegistry } from "../health/registry.ts";
@@ -45,33 +46,35 @@ export function createCallHome(options: {
   const config = loaded.config;
   const build = options.build ?? BUILD;
   const endpoints = loaded.runtime.endpoints;
+  const store = telemetryStore(options.store, loaded.runtime.dataDir);
   const decision = telemetryDecision({
     enabled: config.telemetry.enabled,
     disabledByEnv: loaded.runtime.telemetry === false,
     build,
     ci: loaded.runtime.ci,
-    persistent: options.store.persistent,
+    stateStore: store !== undefined,
   });
   logger.info(
     `telemetry: ${endpoints.telemetry}/telemetry/heartbeat ${decision.send ? "enabled" : `skipped (${decision.reason})`}`,
   );
-  const telemetry: Telemetry | undefined = decision.send
-    ? createTelemetry({
-        url: endpoints.telemetry,
-        http: options.http,
-        store: options.store,
-        clock,
-        logger,
-        version: VERSION,
-        clusterUuid: async () => (await clusterUuid(options.connection)).uuid,
-        metrics: {
-          attempts: () => metrics.telemetryAttempts.inc(),
-          successes: () => metrics.telemetrySuccesses.inc(),
-          retries: () => metrics.telemetryRetries.inc(),
-          failures: (reason) => metrics.telemetryFailures.inc({ reason }),
-        },
-      })
-    : undefined;
+  const telemetry: Telemetry | undefined =
+    decision.send && store
+      ? createTelemetry({
+          url: endpoints.telemetry,
+          http: options.http,
+          store,
+          clock,
+          logger,
+          version: VERSION,
+          clusterUuid: async () => (await clusterUuid(options.connection)).uuid,
+          metrics: {
+            attempts: () => metrics.telemetryAttempts.inc(),
+            successes: () => metrics.telemetrySuccesses.inc(),
+            retries: () => metrics.telemetryRetries.inc(),
+            failures: (reason) => metrics.telemetryFailures.inc({ reason }),
+          },
+        })
+      : undefined;
   const hb = config.heartbeatMonitor;
   const heartbeat: Heartbeat | undefined =
     hb.enabled && hb.url

@@ -1,10 +1,14 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createOutboundClient } from "../outbound/client.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { openStateStore } from "../state/store.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { TELEMETRY_FILE, telemetryStore } from "./telemetry-store.ts";
 import { createTelemetry, TELEMETRY, type TelemetryFailure, telemetryDecision } from "./telemetry.ts";
 import { checkForUpdate, newer } from "./update-check.ts";
 
@@ -23,13 +27,13 @@ const OFFLINE = "http://127.0.0.1:9";
 
 describe("telemetry (spec 4.3, 8)", () => {
   test("sent only by release builds, outside CI, with a state store, unless turned off", () => {
-    const base = { enabled: true, disabledByEnv: false, build: "release" as const, ci: false, persistent: true };
+    const base = { enabled: true, disabledByEnv: false, build: "release" as const, ci: false, stateStore: true };
     expect(telemetryDecision(base)).toEqual({ send: true });
     expect(telemetryDecision({ ...base, enabled: false })).toEqual({ send: false, reason: "disabled" });
     expect(telemetryDecision({ ...base, disabledByEnv: true })).toEqual({ send: false, reason: "disabled_env" });
     expect(telemetryDecision({ ...base, build: "development" })).toEqual({ send: false, reason: "dev_build" });
     expect(telemetryDecision({ ...base, ci: true })).toEqual({ send: false, reason: "ci_environment" });
-    expect(telemetryDecision({ ...base, persistent: false })).toEqual({ send: false, reason: "no_state_store" });
+    expect(telemetryDecision({ ...base, stateStore: false })).toEqual({ send: false, reason: "no_state_store" });
   });
 
   test("exactly two fields and the User-Agent, a minute after start, then not again for 7 days", async () => {
@@ -137,5 +141,23 @@ describe("update check (spec 9.4)", () => {
     expect(newer("1.0.0", "1.0.0-rc.1")).toBe(true);
     expect(newer("1.0.0-rc.1", "1.0.0")).toBe(false);
     expect(newer("1.0.0", "1.0.0")).toBe(false);
+  });
+});
+
+describe("where telemetry keeps its mark (spec 8: installs without a state store send none)", () => {
+  test("Pro's state file; else a writable data directory's telemetry.json; else none", async () => {
+    const pro = { ...(await openStateStore({})), persistent: true };
+    expect(telemetryStore(pro, "/nonexistent")).toBe(pro);
+    const memory = await openStateStore({});
+    const dir = join(mkdtempSync(join(tmpdir(), "mon-telemetry-")), "data");
+    const community = telemetryStore(memory, dir)!;
+    expect(await community.get("telemetry")).toBeUndefined();
+    expect(await community.set("telemetry", { lastSentAt: 1 })).toBe(true);
+    // Another process (a restart) reads the same mark.
+    expect(await telemetryStore(memory, dir)!.get("telemetry")).toEqual({ lastSentAt: 1 });
+    expect(JSON.parse(readFileSync(join(dir, TELEMETRY_FILE), "utf8"))).toEqual({ telemetry: { lastSentAt: 1 } });
+    // A data directory that cannot be made (a read-only root filesystem without a volume): no store.
+    const file = join(dir, TELEMETRY_FILE);
+    expect(telemetryStore(memory, join(file, "data"))).toBeUndefined();
   });
 });

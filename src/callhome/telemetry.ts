@@ -1,7 +1,7 @@
 import type { HttpClient } from "../outbound/client.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
-import type { StateStore } from "../state/store.ts";
+import type { TelemetryStore } from "./telemetry-store.ts";
 
 /** Why telemetry is not sent (spec 8 startup line; docs/telemetry.md). */
 export type TelemetrySkip = "disabled" | "disabled_env" | "dev_build" | "ci_environment" | "no_state_store";
@@ -30,21 +30,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Whether telemetry is sent, and if not why: off in the configuration, off by MON_TELEMETRY, a development
- * build, a CI environment (CI set to anything but empty/false/0/no/off), or no persistent state store (where
- * the once-per-7-days mark would not survive a restart). Pure.
+ * build, a CI environment (CI set to anything but empty/false/0/no/off), or an install without a state store
+ * (`no_state_store`: neither Pro's state file nor a writable data directory, telemetry-store.ts, where the
+ * once-per-7-days mark would survive a restart). Pure.
  */
 export function telemetryDecision(options: {
   enabled: boolean;
   disabledByEnv: boolean;
   build: "release" | "development";
   ci: boolean;
-  persistent: boolean;
+  /** A state store exists for the mark (telemetry-store.ts). */
+  stateStore: boolean;
 }): { send: true } | { send: false; reason: TelemetrySkip } {
   if (options.disabledByEnv) return { send: false, reason: "disabled_env" };
   if (!options.enabled) return { send: false, reason: "disabled" };
   if (options.build !== "release") return { send: false, reason: "dev_build" };
   if (options.ci) return { send: false, reason: "ci_environment" };
-  if (!options.persistent) return { send: false, reason: "no_state_store" };
+  if (!options.stateStore) return { send: false, reason: "no_state_store" };
   return { send: true };
 }
 
@@ -63,7 +65,7 @@ export interface Telemetry {
 export function createTelemetry(options: {
   url: string;
   http: HttpClient;
-  store: StateStore;
+  store: TelemetryStore;
   clock: Clock;
   logger: Logger;
   metrics: TelemetryMetrics;

@@ -223,4 +223,47 @@ describe("Community and Pro, as a user chooses them", () => {
     const budget = (await storedValue(files.data, "budget:webhook")) as { overflow?: { incidents: string[] } };
     expect(budget.overflow?.incidents.sort()).toEqual(["Deployment/billing/ledger", "Deployment/ops/audit"]);
   }, 150_000);
+
+  test("9. a Community install with a data directory sends telemetry (spec 8), once in 7 days across restarts", async () => {
+    const home = track(await startCaptureServer());
+    home.setDefault({ status: 202, body: "" });
+    const beats = () => home.requests.filter((r) => r.path === "/telemetry/heartbeat");
+    const sim = track(await startSimulator());
+    const clock = createFakeClock(Date.now());
+    const run = async (dataDir: string) => {
+      const cluster = await startTestCluster(
+        { webhook: { url: "http://127.0.0.1:9/mon" } },
+        {
+          cluster: "prod",
+          dataDir,
+          sim,
+          clock,
+          build: "release",
+          config: { upgrader: { disableUpdateCheck: true } },
+          env: { MON_TELEMETRY_URL: home.url, CI: "" },
+        },
+      );
+      track({ stop: () => cluster.stopDaemon() });
+      await cluster.settle();
+      await clock.advance(60_000);
+      await cluster.settle();
+      return cluster;
+    };
+    const dataDir = mkdtempSync(join(tmpdir(), "mon-community-"));
+    const first = await run(dataDir);
+    expect(first.daemon.edition()).toBe("community");
+    await waitUntil(() => beats().length === 1, "the first heartbeat");
+    expect(Object.keys(beats()[0]!.json()).sort()).toEqual(["cluster_uuid", "mon_version"]);
+    await first.stopDaemon();
+    // Restarted the same day: the mark in the data directory holds the next one back.
+    const second = await run(dataDir);
+    await clock.advance(10 * 60_000);
+    await deliverySettled(second.daemon);
+    await second.stopDaemon();
+    expect(beats()).toHaveLength(1);
+    // Seven days later the next process sends again.
+    await clock.advance(7 * 86_400_000);
+    await run(dataDir);
+    await waitUntil(() => beats().length === 2, "the heartbeat 7 days later");
+  });
 });
