@@ -95,7 +95,7 @@ export function configurationDoc(current: string): string {
     providerRows,
   ].join("\n");
   return current.replace(
-    /<!-- generated:begin -->[\s\S]*<!-- generated:end -->/,
+    /<!-- generated:begin[^>]*-->[\s\S]*<!-- generated:end -->/,
     `<!-- generated:begin (scripts/gen-config-docs.ts; do not edit) -->\n${generated}\n<!-- generated:end -->`,
   );
 }

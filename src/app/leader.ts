@@ -1,3 +1,5 @@
+import { isAbsolute, resolve } from "node:path";
+import { cwd } from "node:process";
 import { createAuditLog } from "../audit/log.ts";
 import type { LoadedConfig } from "../config/load.ts";
 import type { Delivery } from "../deliver/delivery.ts";
@@ -171,7 +173,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
 
-  const audit = auditFor(config, daemon, observe);
+  const audit = auditFor(config, daemon, observe, logger);
   // Templates of plain-text providers apply while the edition is Pro (spec 2.1 `templates`).
   const templates = providerTemplates(config, prepared.providers);
   const outgoing = createOutgoing({
@@ -394,12 +396,19 @@ function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
 }
 
 /** The audit log (Pro, spec 2.1): one JSON entry per incident decision, written while the edition is Pro. */
-function auditFor(config: LoadedConfig["config"], options: DaemonOptions, observe: Observers) {
+function auditFor(config: LoadedConfig["config"], options: DaemonOptions, observe: Observers, logger: Logger) {
   if (!config.auditLog.enabled) return undefined;
+  const written = config.auditLog.output;
+  // A relative path is the working directory's (spec 2.1 allows any file path), and the log says so once.
+  const output = written === "stdout" || isAbsolute(written) ? written : resolve(cwd(), written);
+  if (output !== written)
+    logger.info(
+      `audit log: ${output} (auditLog.output "${written}" is relative: resolved against the working directory)`,
+    );
   return createAuditLog({
-    output: config.auditLog.output,
+    output,
     stdout: options.stdout ?? ((t) => process.stdout.write(t)),
-    hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, config.auditLog.output, error) },
+    hooks: { dropped: (count, why, error) => observe.auditDropped(count, why, output, error) },
   });
 }
 

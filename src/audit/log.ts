@@ -1,4 +1,5 @@
-import { appendFile, rename, stat } from "node:fs/promises";
+import { appendFile, mkdir, rename, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { AuditEntry } from "../model/audit.ts";
 
 /** Largest audit file before it is renamed to `<path>.1` (spec 2.1 `auditLog.output`): 10 MiB. */
@@ -51,10 +52,14 @@ export function createAuditLog(options: {
   let busy = false;
 
   const writeOut = async (): Promise<void> => {
-    size ??= await stat(path).then(
-      (s) => s.size,
-      () => 0,
-    );
+    if (size === undefined) {
+      // The directory is made on first use (auditLog.output: audit/mon.jsonl needs no mkdir of its own).
+      await mkdir(dirname(path), { recursive: true });
+      size = await stat(path).then(
+        (s) => s.size,
+        () => 0,
+      );
+    }
     while (queue.length > 0) {
       let chunk = "";
       let bytes = 0;

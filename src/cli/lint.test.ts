@@ -125,6 +125,12 @@ const STARTUP_FAILURES: {
     secret: "hunter2",
   },
   {
+    // Issue 29.10: named as the relative file reference it is, not as a URL that is not absolute.
+    name: "a ${file:} reference with a relative path",
+    config: "alert:\n  webhook:\n    url: ${file:secrets/hook}\n",
+    line: "config.yaml:3: alert.webhook.url: ${file:secrets/hook} is a relative path; a ${file:} reference takes an absolute path, such as ${file:/etc/mon/secrets/secrets/hook} (the file mounted from a Secret)",
+  },
+  {
     name: "resyncSeconds neither 0 nor at least 30",
     config: "resyncSeconds: 15\n",
     line: "config.yaml:1: resyncSeconds: must be 0 (off) or at least 30 (got 15)",

@@ -6,12 +6,23 @@ const FILE_REF = /^\$\{file:(\/[^}]+)\}$/;
 
 /**
  * Expands `${VAR}` in one string value from `env` (spec 2.1). `$${X}` stays the literal `${X}`;
- * `${file:...}` is left for `readCredential`. Throws ConfigError `unset_variable` naming the key.
+ * `${file:/...}` is left for `readCredential`. Throws ConfigError naming the key: `unset_variable`, or
+ * `credential_not_file_ref` for a `${file:}` reference with a relative path (spec 2.1: absolute only).
  */
 export function expandVariables(value: string, key: string, env: Readonly<Record<string, string | undefined>>): string {
   return value.replace(VAR, (whole, escaped: string, name: string) => {
     if (escaped) return whole.slice(1);
-    if (name.startsWith("file:")) return whole;
+    if (name.startsWith("file:")) {
+      const path = name.slice("file:".length);
+      if (!path.startsWith("/"))
+        throw new ConfigError({
+          level: "error",
+          rule: "credential_not_file_ref",
+          key,
+          message: `${key}: \${file:${path}} is a relative path; a \${file:} reference takes an absolute path, such as \${file:/etc/mon/secrets/${path.replace(/^\.?\//, "") || "name"}} (the file mounted from a Secret)`,
+        });
+      return whole;
+    }
     const found = env[name];
     if (found === undefined)
       throw new ConfigError({

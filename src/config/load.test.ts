@@ -388,9 +388,10 @@ const KEYS: { key: string; default: unknown; valid: unknown; loads?: unknown; in
     {
       key: "auditLog.output",
       default: "stdout",
-      valid: "/var/log/mon/audit.log",
-      invalid: "audit.log",
-      message: 'auditLog.output: must be stdout or an absolute file path (got "audit.log")',
+      // A relative path is valid too (the working directory's, issue 29.10).
+      valid: "audit/mon.jsonl",
+      invalid: "",
+      message: "auditLog.output: must be stdout or a file path",
     },
     { key: "crd.enabled", default: false, valid: true, invalid: "true", message: "crd.enabled: must be true or false" },
     {

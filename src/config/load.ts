@@ -132,8 +132,12 @@ export function checkConfig(
   const problems: ConfigProblem[] = [...envProblems];
   const yaml = readYaml(text);
   const { lineOf } = yaml;
-  const add = (p: Omit<ConfigProblem, "file" | "line">, line = nearestLine(p.key, lineOf)) =>
+  // One error per key: the first stage to refuse a value says why; later stages would only restate it less
+  // exactly (a relative ${file:} reference is not also "not an absolute URL").
+  const add = (p: Omit<ConfigProblem, "file" | "line">, line = nearestLine(p.key, lineOf)) => {
+    if (p.level === "error" && problems.some((q) => q.level === "error" && q.key === p.key)) return;
     problems.push({ ...p, ...(shown ? { file: shown } : {}), ...(line ? { line } : {}) });
+  };
   let providers: ProviderSettings[] = [];
   const done = (config?: Config, caBundle?: string): ConfigCheck => ({
     problems,
@@ -151,9 +155,7 @@ export function checkConfig(
 
   const rows = describeSchema(ConfigSchema);
   const sensitive = new Map(rows.filter((r) => r.meta.sensitive).map((r) => [r.key, r.meta.sensitive!]));
-  const expanded = expandAll(yaml.data, "", env, (key, message) =>
-    add({ level: "error", rule: "unset_variable", key, message: `${key}: ${message}` }),
-  ) as Record<string, unknown>;
+  const expanded = expandAll(yaml.data, "", env, (p) => add({ level: "error", ...p })) as Record<string, unknown>;
   // The overlay is merged after expansion: its values are taken literally (config/overlay.ts).
   const refused = overlayProblems(overlays);
   problems.push(...refused);

@@ -13,18 +13,22 @@ import type { Config } from "./schema.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** `${VAR}` expanded in every string (spec 2.1); each unset variable is reported through `fail` and left as is. */
+/**
+ * `${VAR}` expanded in every string (spec 2.1); each unset variable, or `${file:}` reference with a relative
+ * path, is reported through `fail` (its rule and full message) and left as is.
+ */
 export function expandAll(
   value: unknown,
   key: string,
   env: Env,
-  fail: (key: string, message: string) => void,
+  fail: (problem: Pick<ConfigProblem, "rule" | "key" | "message">) => void,
 ): unknown {
   if (typeof value === "string") {
     try {
       return expandVariables(value, key, env);
     } catch (error) {
-      fail(key, (error as ConfigError).problem?.message.replace(`${key}: `, "") ?? (error as Error).message);
+      const problem = (error as ConfigError).problem;
+      fail(problem ?? { rule: "unset_variable", key, message: `${key}: ${(error as Error).message}` });
       return value;
     }
   }

@@ -454,11 +454,8 @@ export const ConfigSchema = v.pipe(
         ),
         output: v.optional(
           doc(
-            v.pipe(
-              v.string(),
-              v.check((s) => s === "stdout" || s.startsWith("/"), "must be stdout or an absolute file path"),
-            ),
-            "Where entries go: stdout, or an absolute file path (10 MiB, then renamed to <path>.1).",
+            v.pipe(v.string(), v.minLength(1, "must be stdout or a file path")),
+            "Where entries go: stdout, or a file path, absolute or relative to mon's working directory (10 MiB, then renamed to <path>.1).",
           ),
           "stdout",
         ),

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFakeClock } from "../runtime/clock.ts";
@@ -220,8 +220,12 @@ describe("Community and Pro, as a user chooses them", () => {
       "the new leader to fold the next new problem",
     );
     expect(announced().map((b) => b.incidentId)).toEqual(["Deployment/shop/web"]);
-    const budget = (await storedValue(files.data, "budget:webhook")) as { overflow?: { incidents: string[] } };
-    expect(budget.overflow?.incidents.sort()).toEqual(["Deployment/billing/ledger", "Deployment/ops/audit"]);
+    // The fold is written to the state file right after it is decided.
+    const overflow = async () =>
+      ((await storedValue(files.data, "budget:webhook")) as { overflow?: { incidents: string[] } } | undefined)
+        ?.overflow?.incidents ?? [];
+    await until(async () => (await overflow()).length === 2, "the second fold in the state file");
+    expect((await overflow()).sort()).toEqual(["Deployment/billing/ledger", "Deployment/ops/audit"]);
   }, 150_000);
 
   test("9. a Community install with a data directory sends telemetry (spec 8), once in 7 days across restarts", async () => {
@@ -265,5 +269,30 @@ describe("Community and Pro, as a user chooses them", () => {
     await clock.advance(7 * 86_400_000);
     await run(dataDir);
     await waitUntil(() => beats().length === 2, "the heartbeat 7 days later");
+  });
+
+  test("10. auditLog.output may be relative: entries go under the working directory, its directory made", async () => {
+    const hook = track(await startCaptureServer());
+    const dir = mkdtempSync(join(tmpdir(), "mon-cwd-"));
+    const before = process.cwd();
+    // mon resolves the path once, at start: the working directory matters only then.
+    process.chdir(dir);
+    const cluster = await startTestCluster(
+      { webhook: { url: `${hook.url}/mon` } },
+      { cluster: "prod", edition: "pro", config: { auditLog: { output: "audit/mon.jsonl" } } },
+    ).finally(() => process.chdir(before));
+    track(cluster);
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    crashPod(sim, "shop", "web-abc12-p0", 3, clock.now());
+    await cluster.settle();
+    const file = join(dir, "audit", "mon.jsonl");
+    await waitUntil(() => existsSync(file) && readFileSync(file, "utf8").includes("Deployment/shop/web"), "the entry");
+    const entries = readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(entries.map((e) => [e.decision, e.incidentId])).toContainEqual(["announced", "Deployment/shop/web"]);
   });
 });
