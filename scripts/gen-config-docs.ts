@@ -94,8 +94,11 @@ export function configurationDoc(current: string): string {
     "|---|---|---|",
     providerRows,
   ].join("\n");
+  const markers = /<!-- generated:begin[^>]*-->[\s\S]*<!-- generated:end -->/;
+  // Without its markers the file would silently stay as it is, and the check would pass on a stale reference.
+  if (!markers.test(current)) throw new Error("docs/configuration.md: the generated:begin/end markers are missing");
   return current.replace(
-    /<!-- generated:begin[^>]*-->[\s\S]*<!-- generated:end -->/,
+    markers,
     `<!-- generated:begin (scripts/gen-config-docs.ts; do not edit) -->\n${generated}\n<!-- generated:end -->`,
   );
 }

@@ -1,7 +1,7 @@
 import { PROVIDERS } from "../providers/_registry.gen.ts";
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { configJsonSchema, generatedFiles } from "../../scripts/gen-config-docs.ts";
+import { configJsonSchema, configurationDoc, generatedFiles } from "../../scripts/gen-config-docs.ts";
 import { featureCatalog } from "./catalog.ts";
 import { describeSchema } from "./describe.ts";
 import { ConfigSchema } from "./schema.ts";
@@ -12,6 +12,13 @@ describe("files generated from the configuration schema", () => {
       expect(readFileSync(path, "utf8")).toBe(wanted);
     });
   }
+
+  test("the configuration reference names every provider and every key (its generated section is found)", () => {
+    const doc = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
+    for (const name of Object.keys(PROVIDERS)) expect(doc, name).toContain(`| \`${name}\` |`);
+    for (const row of describeSchema(ConfigSchema)) expect(doc, row.key).toContain(`| \`${row.key}\` |`);
+    expect(() => configurationDoc("no markers here")).toThrow("markers are missing");
+  });
 
   test("every key of the schema has a one-line description", () => {
     const rows = describeSchema(ConfigSchema);
