@@ -48,6 +48,8 @@ export interface Installed {
   readonly licenseHash?: string;
   readonly configHash?: string;
   readonly licensed: boolean;
+  /** The Deployment's container environment (literal values only). */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 /** What `mon install` was told (flags or answers); absent keeps the current installation's value. */
@@ -132,6 +134,7 @@ export async function readInstalled(connection: KubeConnection, namespace: strin
     ...(annotations[LICENSE_HASH] ? { licenseHash: annotations[LICENSE_HASH] } : {}),
     ...(annotations[CONFIG_HASH] ? { configHash: annotations[CONFIG_HASH] } : {}),
     licensed: Boolean(license),
+    env: Object.fromEntries(env),
   };
 }
 

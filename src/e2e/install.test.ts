@@ -326,4 +326,104 @@ describe("the License / Pro menu through the real license path", () => {
       await hook.close();
     }
   }, 120_000);
+
+  test("--uninstall removes what the installer created and releases the binding; the key and state stay for a reinstall; --purge removes them too", async () => {
+    const clock = createFakeClock(Date.now());
+    const licenses = await startLicenseServer(() => clock.now());
+    const hook = await startCaptureServer();
+    const cluster = await startSimulator({ timers: clock, bookmarkIntervalMs: 170_000 });
+    const config = join(home, "uninstall.kubeconfig");
+    writeFileSync(config, cluster.kubeconfig());
+    const mon = (...args: string[]) =>
+      runCli(["install", "--yes", "--kubeconfig", config, ...args], { home, env: { MON_LICENSE_URL: licenses.url } });
+    const exists = (apiVersion: string, kind: string, namespace: string | undefined, name: string) => {
+      try {
+        cluster.store.get(cluster.registry.findByKind(apiVersion, kind)!, namespace, name);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const key = licenses.addLicense();
+    const runPro = async () => {
+      const daemon = await startTestCluster(
+        { webhook: { url: `${hook.url}/mon` } },
+        {
+          cluster: "prod",
+          config: { resyncSeconds: 0 },
+          env: { MON_LICENSE_URL: licenses.url, MON_LICENSE_KEY: key, POD_NAMESPACE: "mon" },
+          sim: cluster,
+          clock,
+        },
+      );
+      await waitUntil(() => daemon.daemon.edition() === "pro", "Pro from the installed key");
+      // The pod goes with its Deployment.
+      await daemon.stopDaemon();
+    };
+    try {
+      expect((await mon("--license-key", key)).code).toBe(0);
+      await runPro();
+      expect(await mon("--uninstall", "--dry-run")).toMatchObject({ code: 0 });
+      expect(exists("apps/v1", "Deployment", "mon", "mon")).toBe(true);
+
+      const removed = await mon("--uninstall");
+      expect(removed.code).toBe(0);
+      for (const line of [
+        "Deployment mon/mon deleted",
+        "ClusterRole mon deleted",
+        "Role kube-system/mon-kube-system deleted",
+        "Secret mon/mon-config deleted",
+        "ConfigMap mon/mon-catalog deleted",
+        "Secret mon/mon-license kept: the license key",
+        "CustomResourceDefinition monconfigs.mon.io kept",
+        "license binding released",
+      ])
+        expect(removed.stdout + removed.stderr).toContain(line);
+      expect(removed.stdout.indexOf("Deployment mon/mon deleted")).toBeLessThan(
+        removed.stdout.indexOf("Secret mon/mon-config deleted"),
+      );
+      expect(exists("apps/v1", "Deployment", "mon", "mon")).toBe(false);
+      expect(exists("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", undefined, "mon")).toBe(false);
+      expect(exists("v1", "ServiceAccount", "mon", "mon")).toBe(false);
+      expect(exists("v1", "Namespace", undefined, "mon")).toBe(true);
+      expect(exists("v1", "Secret", "mon", "mon-license")).toBe(true);
+      expect(licenses.calls("/v1/release")).toBe(1);
+      const instance = cluster.store.get(cluster.registry.findByKind("v1", "Secret")!, "mon", "mon-license-instance");
+      expect(instance.data["instance-key"]).toBeUndefined();
+
+      // Installed again with the kept key, mon activates it anew.
+      expect((await mon()).code).toBe(0);
+      await runPro();
+      expect(licenses.calls("/v1/activate")).toBe(2);
+
+      // The license server out of reach: the binding is not forgotten, a second run finishes the job.
+      licenses.setOffline(true);
+      const offline = await mon("--uninstall", "--purge");
+      expect(offline.code).toBe(0);
+      expect(offline.stderr + offline.stdout).toContain("the license binding could not be released");
+      expect(offline.stdout).toContain("Secret mon/mon-license-instance kept: the license binding is not released yet");
+      expect(exists("apps/v1", "Deployment", "mon", "mon")).toBe(false);
+      licenses.setOffline(false);
+      const purged = await mon("--uninstall", "--purge");
+      expect(purged.code).toBe(0);
+      expect(purged.stdout).toContain("Namespace mon deleted");
+      expect(purged.stdout).toContain("license binding released");
+      expect(purged.stdout).not.toContain("kept");
+      for (const [kind, name] of [
+        ["Secret", "mon-license"],
+        ["Secret", "mon-license-instance"],
+      ])
+        expect(exists("v1", kind!, "mon", name!)).toBe(false);
+      expect(exists("apiextensions.k8s.io/v1", "CustomResourceDefinition", undefined, "monconfigs.mon.io")).toBe(false);
+      expect(licenses.calls("/v1/release")).toBe(3);
+
+      const nothing = await mon("--uninstall");
+      expect(nothing.code).toBe(1);
+      expect(nothing.stderr).toContain("no mon installation in namespace mon (no Deployment mon/mon); nothing removed");
+    } finally {
+      await cluster.stop();
+      await licenses.close();
+      await hook.close();
+    }
+  }, 120_000);
 });

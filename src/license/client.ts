@@ -17,8 +17,11 @@ export type LicenseOutcome =
 export interface LicenseClient {
   activate(licenseKey: string): Promise<LicenseOutcome>;
   renew(instanceKey: string): Promise<LicenseOutcome>;
-  /** Best effort: releases the cluster binding (the installer's "remove key"). */
-  release(instanceKey: string): Promise<void>;
+  /**
+   * Releases the cluster binding (the installer's "remove key" and `--uninstall`): a signed answer says the
+   * server took it (`answer`, whatever its status); `unreachable` says it may still be bound.
+   */
+  release(instanceKey: string): Promise<LicenseOutcome>;
 }
 
 /** How long one license call may take (the leader waits for activation before building its components). */
@@ -73,8 +76,6 @@ export function createLicenseClient(options: {
   return {
     activate: (licenseKey) => call("/v1/activate", { licenseKey }),
     renew: (instanceKey) => call("/v1/renew", { instanceKey }),
-    async release(instanceKey) {
-      await call("/v1/release", { instanceKey });
-    },
+    release: (instanceKey) => call("/v1/release", { instanceKey }),
   };
 }

@@ -15,7 +15,7 @@ describe("an answer this build does not trust says what happened and what to do"
       untrusted: { server: "https://127.0.0.1:8443" },
     }),
     renew: async () => ({ kind: "unreachable", detail: "timeout" }),
-    release: async () => {},
+    release: async () => ({ kind: "unreachable", detail: "not called" }),
   };
   const run = async (build: "release" | "development") => {
     const said: string[] = [];

@@ -16,6 +16,8 @@ import { type CatalogField, choiceGroups } from "../../install/catalog.ts";
 import { questionsFor } from "../../install/config-edit.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { KubeError } from "../../kube/errors.ts";
+import { createOutboundClient } from "../../outbound/client.ts";
+import { runUninstall } from "../../app/uninstall.ts";
 
 /**
  * `mon install [features]` (spec 4.4, 9.3; docs/install.md "The installer"): installs or changes mon in a
@@ -61,6 +63,16 @@ export default defineCommand({
     "network-policy": { type: "boolean", description: "The NetworkPolicy of the network-policy component" },
     "license-key": { type: "string", description: "Add or replace the Pro license key" },
     "remove-license": { type: "boolean", description: "Remove the license key (the binding is released)" },
+    uninstall: {
+      type: "boolean",
+      description: "Remove what mon install created and release the license binding (keeps the key, state and CRD)",
+      default: false,
+    },
+    purge: {
+      type: "boolean",
+      description: "With --uninstall: also the license Secrets, the state volume, the CRD and the namespace",
+      default: false,
+    },
     yes: { type: "boolean", description: "Ask nothing: flags and the current installation decide", default: false },
     "dry-run": { type: "boolean", description: "Print what would be applied (Secret values hidden)", default: false },
   },
@@ -89,6 +101,8 @@ export default defineCommand({
         return;
       }
       if (args.action) fail(`unknown action ${args.action} (mon install, or mon install features)`, 2);
+      if (args.purge && !args.uninstall) fail("--purge goes with --uninstall", 2);
+      if (args.uninstall) return await uninstall(connection, args);
       const installed = await readInstalled(connection, args.namespace);
       const interactive = Boolean(process.stdin.isTTY) && !args.yes;
       const answers = await answersFrom(args, setPairs(rawArgs), installed, interactive);
@@ -117,6 +131,44 @@ export default defineCommand({
 // --- internal ---
 
 type Args = Record<string, unknown>;
+
+/** `mon install --uninstall [--purge]`: asks once on a terminal (unless --yes), then reports each object. */
+async function uninstall(
+  connection: Parameters<typeof runUninstall>[0],
+  args: { namespace: string; purge: boolean; yes: boolean; "dry-run": boolean },
+): Promise<void> {
+  const plan = await runUninstall(connection, { ...uninstallOptions(args), dryRun: true });
+  if (args["dry-run"]) {
+    for (const d of plan.deleted) consola.log(`${d} would be deleted`);
+    for (const k of plan.kept) consola.log(`${k.object} would be kept: ${k.why}`);
+    return;
+  }
+  if (process.stdin.isTTY && !args.yes) {
+    const answer = await askText(
+      `Remove mon from namespace ${args.namespace} (${plan.deleted.length} objects${args.purge ? ", everything" : `; keeps ${plan.kept.length}`})? yes/no`,
+    );
+    if (!/^y(es)?$/i.test(answer)) {
+      consola.info("nothing removed");
+      return;
+    }
+  }
+  const report = await runUninstall(connection, uninstallOptions(args));
+  for (const d of report.deleted) consola.log(`${d} deleted`);
+  for (const k of report.kept) consola.log(`${k.object} kept: ${k.why}`);
+  const l = report.license;
+  if (l?.result === "released") consola.info("license binding released: the key can activate another cluster now");
+  if (l?.result === "failed")
+    consola.warn(
+      `the license binding could not be released (${l.server}: ${l.detail}): the license stays bound to this cluster; run mon install --uninstall again where ${l.server} can be reached`,
+    );
+  consola.success(
+    `mon removed from namespace ${args.namespace}${args.purge ? "" : "; mon install puts it back with the kept key and state"}`,
+  );
+}
+
+function uninstallOptions(args: { namespace: string; purge: boolean }) {
+  return { namespace: args.namespace, purge: args.purge, http: createOutboundClient(), env: process.env };
+}
 
 /** Every `--set name=value` (citty keeps only the last of a repeated flag). */
 function setPairs(rawArgs: readonly string[]): Record<string, string> {
