@@ -319,6 +319,21 @@ function healthRegistry(
   );
 }
 
+/**
+ * Where the health server listens (docs/health.md "Address"): `healthHost`, else `healthCheck.address`, else
+ * all interfaces in a cluster (in-cluster credentials: the kubelet probes the pod from outside it) and the
+ * loopback interface elsewhere (a kubeconfig on a workstation: /status names the cluster's objects), with why.
+ */
+export function healthAddress(options: Pick<DaemonOptions, "healthHost" | "config" | "connection">): {
+  hostname?: string;
+  why?: string;
+} {
+  const given = options.healthHost ?? options.config.config.healthCheck.address;
+  if (given) return { hostname: given };
+  if (options.connection.source === "in-cluster") return {};
+  return { hostname: "127.0.0.1", why: "loopback only: mon runs with a kubeconfig; healthCheck.address opens it" };
+}
+
 /** The health server (spec 4.1) unless `healthCheck.enabled` is false. */
 async function serveHealth(
   options: DaemonOptions,
@@ -330,7 +345,7 @@ async function serveHealth(
   if (!settings.enabled) return undefined;
   const server = await startHealthServer({
     port: options.healthPort ?? settings.port,
-    hostname: options.healthHost,
+    ...healthAddress(options),
     health,
     metrics: metrics.registry,
     ...(settings.statusEndpoint ? { status: sources.status } : {}),

@@ -131,6 +131,11 @@ const STARTUP_FAILURES: {
     line: "config.yaml:3: alert.webhook.url: ${file:secrets/hook} is a relative path; a ${file:} reference takes an absolute path, such as ${file:/etc/mon/secrets/secrets/hook} (the file mounted from a Secret)",
   },
   {
+    name: "healthCheck.address with a port",
+    config: "healthCheck:\n  address: 0.0.0.0:8060\n",
+    line: 'config.yaml:2: healthCheck.address: must be an IP address or a host name, without a port (0.0.0.0, ::, 127.0.0.1, localhost) (got "0.0.0.0:8060")',
+  },
+  {
     name: "resyncSeconds neither 0 nor at least 30",
     config: "resyncSeconds: 15\n",
     line: "config.yaml:1: resyncSeconds: must be 0 (off) or at least 30 (got 15)",

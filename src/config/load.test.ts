@@ -257,6 +257,14 @@ const KEYS: { key: string; default: unknown; valid: unknown; loads?: unknown; in
       message: "healthCheck.port: must be at most 65535 (got 70000)",
     },
     {
+      key: "healthCheck.address",
+      default: undefined,
+      valid: "::",
+      invalid: "0.0.0.0:8060",
+      message:
+        'healthCheck.address: must be an IP address or a host name, without a port (0.0.0.0, ::, 127.0.0.1, localhost) (got "0.0.0.0:8060")',
+    },
+    {
       key: "healthCheck.statusEndpoint",
       default: false,
       valid: true,

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import * as v from "valibot";
 import { isValidDuration } from "./duration.ts";
 import { parseTemplate } from "./template.ts";
@@ -396,6 +397,18 @@ export const ConfigSchema = v.pipe(
         port: v.optional(
           doc(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535)), "Health server port."),
           8060,
+        ),
+        address: v.optional(
+          doc(
+            v.pipe(
+              v.string(),
+              v.check(
+                (s) => isIP(s) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(s),
+                "must be an IP address or a host name, without a port (0.0.0.0, ::, 127.0.0.1, localhost)",
+              ),
+            ),
+            "Address the health server binds; unset: all interfaces in a cluster (the kubelet probes the pod), 127.0.0.1 when mon runs with a kubeconfig.",
+          ),
         ),
         statusEndpoint: v.optional(
           doc(v.boolean(), "Serve /status; needs healthCheck.enabled; not settable in the overlay.", {

@@ -296,3 +296,19 @@ describe("Community and Pro, as a user chooses them", () => {
     expect(entries.map((e) => [e.decision, e.incidentId])).toContainEqual(["announced", "Deployment/shop/web"]);
   });
 });
+
+describe("install, operate, undo", () => {
+  test("12. the health server listens on loopback when mon runs with a kubeconfig; healthCheck.address opens it", async () => {
+    const bed = track(await startTestBed());
+    const files = bed.installation("unlicensed");
+    const local = await bed.replica(files, "mon-0");
+    await waitUntil(() => local.log.join("").includes("health server listening"), "the health server", 30_000);
+    expect(local.log.join("")).toMatch(
+      /health server listening on 127\.0\.0\.1:\d+ \(loopback only: mon runs with a kubeconfig; healthCheck\.address opens it\)/,
+    );
+    expect((await fetch(`${local.health}/healthz`)).status).toBe(200);
+    const open = await bed.replica(files, "mon-1", { healthAddress: "0.0.0.0" });
+    await waitUntil(() => open.log.join("").includes("health server listening"), "the health server", 30_000);
+    expect(open.log.join("")).toMatch(/health server listening on 0\.0\.0\.0:\d+\n/);
+  });
+});

@@ -32,6 +32,8 @@ export interface HealthServer {
 export async function startHealthServer(options: {
   port: number;
   hostname?: string;
+  /** Why it listens on `hostname` when mon chose it (for the log line). */
+  why?: string;
   health: HealthRegistry;
   metrics: Registry;
   /** `healthCheck.statusEndpoint`: serve /status from this source (else /status is 404). */
@@ -89,7 +91,9 @@ export async function startHealthServer(options: {
   const port = server.url ? new URL(server.url).port : String(options.port);
   return {
     url: `http://${options.hostname ?? "localhost"}:${port}`,
-    listening: options.hostname ? `${options.hostname}:${port}` : `0.0.0.0:${port} (all interfaces)`,
+    listening: options.hostname
+      ? `${options.hostname}:${port}${options.why ? ` (${options.why})` : ""}`
+      : `0.0.0.0:${port} (all interfaces)`,
     close: () => server.close(true),
   };
 }

@@ -59,6 +59,8 @@ export async function startReplica(
     diagnosticsToken?: string;
     /** The webhook's `hourlyBudget` (new conversations per hour; the schema's default when absent). */
     hourlyBudget?: number;
+    /** `healthCheck.address` (mon's own choice when absent). */
+    healthAddress?: string;
   } = {},
 ): Promise<Replica> {
   const log: string[] = [];
@@ -80,6 +82,7 @@ export async function startReplica(
       "  clusterName: prod",
       "healthCheck:",
       `  port: ${port}`,
+      ...(options.healthAddress ? [`  address: "${options.healthAddress}"`] : []),
       ...(options.statusEndpoint ? ["  statusEndpoint: true"] : []),
       ...(options.diagnosticsToken ? ["  diagnostics:", "    enabled: true", `    token: \${file:${tokenFile}}`] : []),
       // An empty key: a Community installation.
