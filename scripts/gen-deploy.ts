@@ -4,6 +4,7 @@
  *   deploy/kustomize/base/rbac.yaml                           ClusterRole (full), Roles in mon's namespace and kube-system, bindings
  *   deploy/kustomize/components/least-privilege/rules.yaml    the ClusterRole with the explicit list
  *   deploy/kustomize/components/no-secrets/rules.yaml         the explicit list and mon's Role without Secrets
+ *   deploy/kustomize/components/no-secrets/delete-*.yaml      the deletion of the ClusterRole listing Secrets
  *   deploy/chart/mon/files/rules-*.yaml                        the same rules for the chart's templates
  *   deploy/chart/mon/values.schema.json                       from src/deploy/chart-values.ts
  *   deploy/crd/, deploy/kustomize/base/crd.yaml, deploy/chart/mon/crds/   the MonConfig CRD, from the configuration schema
@@ -87,7 +88,9 @@ export function deployFiles(): [string, string][] {
       {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "Role",
-        metadata: { name: `${NAME}-${namespace}`, namespace },
+        // The annotation names its home: an overlay's `namespace:` moves it, and docs/install.md's recipe
+        // ("Another namespace") moves it back from this value, which the namespace transformer leaves alone.
+        metadata: { name: `${NAME}-${namespace}`, namespace, annotations: { [HOME_NAMESPACE]: namespace } },
         rules,
       },
       {
@@ -99,21 +102,42 @@ export function deployFiles(): [string, string][] {
       },
     ]),
   ];
-  const binding = {
+  const binding = (name: string) => ({
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRoleBinding",
-    metadata: { name: NAME },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: NAME },
+    metadata: { name },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
     subjects,
+  });
+  // Listing Secrets cluster-wide is its own ClusterRole, so the components compose in any order: least-privilege
+  // never lists Secrets in `mon` itself, and no-secrets deletes this one (a component applied later cannot
+  // bring it back).
+  const secrets = {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name: SECRETS_ROLE },
+    rules: [{ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] }],
   };
+  const deleted = (kind: string) => ({
+    $patch: "delete",
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind,
+    metadata: { name: SECRETS_ROLE },
+  });
   return [
     [
       join(kustomize, "base", "rbac.yaml"),
-      yamlDocuments([clusterRole(clusterRules({ mode: "full", watchSecrets: true })), binding, ...roles]),
+      yamlDocuments([
+        clusterRole(clusterRules({ mode: "full", watchSecrets: true })),
+        binding(NAME),
+        secrets,
+        binding(SECRETS_ROLE),
+        ...roles,
+      ]),
     ],
     [
       join(kustomize, "components", "least-privilege", "rules.yaml"),
-      yamlDocuments([clusterRole(clusterRules({ mode: "least-privilege", watchSecrets: true }))]),
+      yamlDocuments([clusterRole(clusterRules({ mode: "least-privilege", watchSecrets: false }))]),
     ],
     [
       join(kustomize, "components", "no-secrets", "rules.yaml"),
@@ -126,6 +150,12 @@ export function deployFiles(): [string, string][] {
           rules: namespaceRules({ leaseName: LEASE, instanceSecret: false }),
         },
       ]),
+    ],
+    // One file each: kustomize (v5.5) panics on a `$patch: delete` inside a file of several documents.
+    [join(kustomize, "components", "no-secrets", "delete-secrets-role.yaml"), yamlDocuments([deleted("ClusterRole")])],
+    [
+      join(kustomize, "components", "no-secrets", "delete-secrets-binding.yaml"),
+      yamlDocuments([deleted("ClusterRoleBinding")]),
     ],
     // The chart's templates place these lists under `rules:` (its Role's Lease name is filled in there).
     [join(chart, "files", "rules-full.yaml"), yamlDocuments([clusterRules({ mode: "full", watchSecrets: true })])],
@@ -167,6 +197,11 @@ export function deployFiles(): [string, string][] {
     [join(chart, "files", "grafana-dashboard.json"), `${JSON.stringify(grafanaDashboard(), null, 2)}\n`],
   ];
 }
+
+/** The ClusterRole (and its binding) that lists Secrets cluster-wide in the plain manifests. */
+export const SECRETS_ROLE = "mon-secrets";
+/** The annotation naming the namespace a Role of the base belongs in, whatever an overlay's `namespace:` does. */
+export const HOME_NAMESPACE = "mon.io/namespace";
 
 /** The Lease name in the chart's generated Role, replaced by its template with `<installationId>-leader`. */
 export const CHART_LEASE_PLACEHOLDER = "LEASE_NAME";

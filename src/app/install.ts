@@ -32,6 +32,7 @@ import {
   LICENSE_HASH,
   LICENSE_SECRET,
   licenseHash,
+  SECRETS_ROLE,
 } from "../install/plan.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { VERSION } from "../version.ts";
@@ -197,12 +198,18 @@ export async function runInstall(
   if (options.dryRun) return { applied: [], rollout, warnings, planned: objects.map(redacted) };
   const applied = await applyObjects(connection, objects);
   // Components switched off: their objects go (the state volume stays: it holds the Pro state file).
-  for (const [off, kind, name] of [
-    [!shape.ha && installed.shape.ha, "PodDisruptionBudget", "mon"],
-    [!shape.networkPolicy && installed.shape.networkPolicy, "NetworkPolicy", "mon"],
-  ] as const)
-    if (off && (await deleteObject(connection, { kind, metadata: { name, namespace: answers.namespace } })))
-      applied.push({ object: `${kind} ${answers.namespace}/${name}`, result: "deleted" });
+  const secretsRole =
+    answers.namespace === "mon" ? SECRETS_ROLE : SECRETS_ROLE.replace(/^mon/, `mon-${answers.namespace}`);
+  for (const [off, kind, name, namespaced] of [
+    [!shape.ha && installed.shape.ha, "PodDisruptionBudget", "mon", true],
+    [!shape.networkPolicy && installed.shape.networkPolicy, "NetworkPolicy", "mon", true],
+    [!shape.watchSecrets, "ClusterRoleBinding", secretsRole, false],
+    [!shape.watchSecrets, "ClusterRole", secretsRole, false],
+  ] as const) {
+    const target = { kind, metadata: { name, ...(namespaced ? { namespace: answers.namespace } : {}) } };
+    if (off && (await deleteObject(connection, target)))
+      applied.push({ object: describeObject(target), result: "deleted" });
+  }
   if (answers.license?.action === "set") await clearDeactivation(connection, answers.namespace);
   let licenseRemoved: InstallReport["licenseRemoved"];
   if (answers.license?.action === "remove") {

@@ -12,6 +12,8 @@ export interface InstallObject {
 
 /** The configuration Secret (key config.yaml and one key per credential), mounted at /etc/mon by the base. */
 export const CONFIG_SECRET = "mon-config";
+/** The base's ClusterRole (and binding) listing Secrets cluster-wide; absent with watch.secrets false. */
+export const SECRETS_ROLE = "mon-secrets";
 /** The license key's Secret (key `key`), read by the base's Deployment as MON_LICENSE_KEY. */
 export const LICENSE_SECRET = "mon-license";
 /** The catalogs of the installed release (spec 4.4, 9.3), read by `mon install features`. */
@@ -73,12 +75,18 @@ export function installObjects(input: {
     return copy;
   };
   const objects = [
-    ...BASE_MANIFESTS.filter((o) => shape.overlay || o.kind !== "CustomResourceDefinition"),
+    ...BASE_MANIFESTS.filter(
+      (o) =>
+        (shape.overlay || o.kind !== "CustomResourceDefinition") &&
+        // Listing Secrets cluster-wide has its own ClusterRole (the kustomize components compose by it).
+        (shape.watchSecrets || o.metadata?.name !== SECRETS_ROLE),
+    ),
     ...(shape.ha ? COMPONENTS.ha.resources : []),
     ...(shape.networkPolicy ? COMPONENTS["network-policy"].resources : []),
   ].map(moved);
   for (const o of objects) {
-    if (o.kind === "ClusterRole") o.rules = clusterRules({ mode: shape.rbacMode, watchSecrets: shape.watchSecrets });
+    if (o.kind === "ClusterRole" && o.metadata.name === renamed("mon"))
+      o.rules = clusterRules({ mode: shape.rbacMode, watchSecrets: shape.watchSecrets });
     if (o.kind === "Role" && o.metadata.name === "mon")
       o.rules = namespaceRules({ leaseName: "mon-leader", instanceSecret: shape.watchSecrets, overlay: shape.overlay });
     if (o.kind === "Deployment") shapeDeployment(o, input);

@@ -23,20 +23,31 @@ export const KUSTOMIZE = join(import.meta.dirname, "..", "..", "deploy", "kustom
  * `kubectl kustomize` as a user's overlay would. Throws with kustomize's message when rendering fails.
  */
 export function renderVariant(components: readonly string[]): Manifest[] {
-  const dir = mkdtempSync(join(tmpdir(), "mon-overlay-"));
-  writeFileSync(
-    join(dir, "kustomization.yaml"),
+  return renderOverlay(
     [
       "apiVersion: kustomize.config.k8s.io/v1beta1",
       "kind: Kustomization",
       "resources:",
-      // Relative: kustomize refuses absolute roots.
-      `  - ${relative(dir, join(KUSTOMIZE, "base"))}`,
+      "  - ../mon/deploy/kustomize/base",
       ...(components.length
-        ? ["components:", ...components.map((c) => `  - ${relative(dir, join(KUSTOMIZE, "components", c))}`)]
+        ? ["components:", ...components.map((c) => `  - ../mon/deploy/kustomize/components/${c}`)]
         : []),
       "",
     ].join("\n"),
+  );
+}
+
+/**
+ * Renders a user's overlay as docs/install.md writes it — a `kustomization.yaml` next to a copy of mon, its
+ * paths starting `../mon/deploy/kustomize` — against this repository's tree, with `kubectl kustomize`.
+ * Throws with kustomize's message when rendering fails.
+ */
+export function renderOverlay(kustomization: string): Manifest[] {
+  const dir = mkdtempSync(join(tmpdir(), "mon-overlay-"));
+  // Relative: kustomize refuses absolute roots.
+  writeFileSync(
+    join(dir, "kustomization.yaml"),
+    kustomization.replaceAll("../mon/deploy/kustomize", relative(dir, KUSTOMIZE)),
   );
   const text = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8" });
   return parseAllDocuments(text).map((d) => d.toJS() as Manifest);
