@@ -2,6 +2,36 @@ import * as v from "valibot";
 
 const Obj = v.record(v.string(), v.unknown());
 const List = v.array(Obj);
+const Label = v.pipe(v.string(), v.regex(/^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/), v.maxLength(63));
+
+/**
+ * The pod's securityContext beyond spec 5.6's floor: any field Kubernetes has, but the floor's own fields only
+ * at the floor's value (runAsNonRoot true, a RuntimeDefault or Localhost seccomp profile).
+ */
+const PodSecurityContext = v.looseObject({
+  runAsNonRoot: v.optional(v.literal(true)),
+  runAsUser: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1)))),
+  seccompProfile: v.optional(v.looseObject({ type: v.picklist(["RuntimeDefault", "Localhost"]) })),
+});
+
+/** The container's securityContext beyond the floor: the floor's fields only at the floor's value. */
+const ContainerSecurityContext = v.looseObject({
+  allowPrivilegeEscalation: v.optional(v.literal(false)),
+  readOnlyRootFilesystem: v.optional(v.literal(true)),
+  privileged: v.optional(v.literal(false)),
+  runAsNonRoot: v.optional(v.literal(true)),
+  capabilities: v.optional(
+    v.strictObject({
+      drop: v.optional(
+        v.pipe(
+          v.array(v.string()),
+          v.check((d) => d.includes("ALL"), "must drop ALL"),
+        ),
+      ),
+      add: v.optional(v.pipe(v.array(v.string()), v.maxLength(0, "mon needs no capability"))),
+    }),
+  ),
+});
 
 /**
  * The values of the chart deploy/chart/mon (docs/install.md), the one source of its values.schema.json
@@ -16,9 +46,12 @@ export const ChartValuesSchema = v.strictObject({
       v.union([v.literal(""), v.pipe(v.string(), v.regex(/^sha256:[0-9a-f]{64}$/))]),
       v.description("Image digest (sha256:…); wins over the tag."),
     ),
-    pullPolicy: v.picklist(["Always", "IfNotPresent", "Never"]),
+    pullPolicy: v.pipe(v.picklist(["Always", "IfNotPresent", "Never"]), v.description("The image pull policy.")),
   }),
-  imagePullSecrets: v.array(v.strictObject({ name: v.string() })),
+  imagePullSecrets: v.pipe(
+    v.array(v.strictObject({ name: v.string() })),
+    v.description("Secrets to pull the image from a private registry ({name: …} each)."),
+  ),
   replicas: v.pipe(
     v.number(),
     v.integer(),
@@ -31,6 +64,29 @@ export const ChartValuesSchema = v.strictObject({
     v.regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/),
     v.maxLength(56),
     v.description("MON_INSTALLATION_ID: the state lock is the Lease <installationId>-leader."),
+  ),
+  nameOverride: v.pipe(Label, v.description("The chart's name in object names and labels; empty: mon.")),
+  fullnameOverride: v.pipe(
+    Label,
+    v.description("Every object's name; empty: <release>-<name>, or <release> when it contains the name."),
+  ),
+  serviceAccount: v.strictObject({
+    annotations: v.pipe(
+      v.record(v.string(), v.string()),
+      v.description("Annotations of mon's ServiceAccount (IRSA, GKE or Azure Workload Identity)."),
+    ),
+  }),
+  podSecurityContext: v.pipe(
+    PodSecurityContext,
+    v.description(
+      "The pod's securityContext beyond spec 5.6's floor (runAsNonRoot, RuntimeDefault seccomp), which it cannot weaken.",
+    ),
+  ),
+  containerSecurityContext: v.pipe(
+    ContainerSecurityContext,
+    v.description(
+      "The container's securityContext beyond the floor (no privilege escalation, read-only root, not privileged, all capabilities dropped), which it cannot weaken.",
+    ),
   ),
   rbac: v.strictObject({
     mode: v.pipe(
@@ -57,7 +113,12 @@ export const ChartValuesSchema = v.strictObject({
   }),
   config: v.strictObject({
     existingSecret: v.pipe(v.string(), v.description("A Secret with key config.yaml; empty: config.values.")),
-    values: v.pipe(Obj, v.description("The configuration (docs/configuration.md), when no existingSecret.")),
+    values: v.pipe(
+      Obj,
+      v.description(
+        "The configuration (docs/configuration.md), when no existingSecret; values.schema.json checks it against the configuration schema.",
+      ),
+    ),
     credentialSecrets: v.pipe(
       v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/))),
       v.description("Secrets mounted at /etc/mon/secrets/<name> for ${file:} references."),
@@ -69,45 +130,63 @@ export const ChartValuesSchema = v.strictObject({
   }),
   state: v.strictObject({
     enabled: v.pipe(v.boolean(), v.description("The Pro state file on a PersistentVolumeClaim (MON_DATA_DIR).")),
-    storageClassName: v.string(),
-    accessMode: v.picklist(["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"]),
-    size: v.pipe(v.string(), v.regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/)),
+    storageClassName: v.pipe(v.string(), v.description("The volume's StorageClass; empty: the cluster's default.")),
+    accessMode: v.pipe(
+      v.picklist(["ReadWriteOnce", "ReadWriteMany", "ReadWriteOncePod"]),
+      v.description("ReadWriteMany lets the replicas run on different nodes (docs/leadership.md)."),
+    ),
+    size: v.pipe(
+      v.string(),
+      v.regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|k|M|G|T)?$/),
+      v.description("The volume's size (the state file is capped at half of it)."),
+    ),
     sameNodeAffinity: v.pipe(
       v.boolean(),
       v.description("Keep the replicas on the node holding a ReadWriteOnce volume (docs/state.md)."),
     ),
   }),
   podDisruptionBudget: v.strictObject({
-    enabled: v.boolean(),
-    maxUnavailable: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    enabled: v.pipe(v.boolean(), v.description("A PodDisruptionBudget for the replicas.")),
+    maxUnavailable: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Its maxUnavailable.")),
   }),
   networkPolicy: v.strictObject({
-    enabled: v.boolean(),
+    enabled: v.pipe(
+      v.boolean(),
+      v.description("The network-policy component's rules: DNS, the API server, kubelets, HTTPS, the health port."),
+    ),
     extraEgress: v.pipe(List, v.description("Extra NetworkPolicy egress rules (probes, a proxy, providers).")),
     healthFrom: v.pipe(List, v.description("Who may reach the health port (NetworkPolicy peers); empty: anyone.")),
   }),
   metrics: v.strictObject({
-    service: v.strictObject({ enabled: v.boolean() }),
+    service: v.strictObject({
+      enabled: v.pipe(v.boolean(), v.description("The Service of the health and metrics port 8060.")),
+    }),
     serviceMonitor: v.strictObject({
       enabled: v.pipe(v.boolean(), v.description("A ServiceMonitor (needs the Prometheus Operator's CRD).")),
-      interval: v.pipe(v.string(), v.regex(/^[0-9]+(ms|s|m|h)$/)),
-      labels: v.record(v.string(), v.string()),
+      interval: v.pipe(v.string(), v.regex(/^[0-9]+(ms|s|m|h)$/), v.description("Its scrape interval.")),
+      labels: v.pipe(v.record(v.string(), v.string()), v.description("Its labels (what your Prometheus selects).")),
     }),
     prometheusRule: v.strictObject({
       enabled: v.pipe(v.boolean(), v.description("Alerts on mon itself (needs the Prometheus Operator's CRD).")),
-      labels: v.record(v.string(), v.string()),
+      labels: v.pipe(v.record(v.string(), v.string()), v.description("Its labels (what your Prometheus selects).")),
     }),
     grafanaDashboard: v.strictObject({
       enabled: v.pipe(v.boolean(), v.description("The dashboard as a ConfigMap for Grafana's sidecar.")),
     }),
   }),
-  resources: Obj,
-  nodeSelector: v.record(v.string(), v.string()),
-  tolerations: List,
-  affinity: Obj,
-  podAnnotations: v.record(v.string(), v.string()),
-  podLabels: v.record(v.string(), v.string()),
-  extraEnv: List,
+  resources: v.pipe(
+    Obj,
+    v.description("Requests and limits; memory limit ≈ 2 × (100 MiB + 7.5 KiB per pod) (docs/install.md Sizing)."),
+  ),
+  nodeSelector: v.pipe(v.record(v.string(), v.string()), v.description("The pods' nodeSelector.")),
+  tolerations: v.pipe(List, v.description("The pods' tolerations.")),
+  affinity: v.pipe(
+    Obj,
+    v.description("The pods' affinity (replaced by the same-node affinity with the state volume)."),
+  ),
+  podAnnotations: v.pipe(v.record(v.string(), v.string()), v.description("More annotations of the pods.")),
+  podLabels: v.pipe(v.record(v.string(), v.string()), v.description("More labels of the pods.")),
+  extraEnv: v.pipe(List, v.description("More environment variables of the container (EnvVar objects).")),
 });
 
 /** The chart's values as the schema reads them. */

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { parse } from "yaml";
+import Ajv from "ajv";
 import { ChartValuesSchema } from "./chart-values.ts";
 
 /**
@@ -77,6 +78,13 @@ describe("the Helm chart deploy/chart/mon", () => {
       "replace",
       "fail",
       "indent",
+      // The naming helper (nameOverride), the security floor (omit), the configuration checksum.
+      "contains",
+      "omit",
+      "lookup",
+      "list",
+      "append",
+      "join",
     ]);
     const words = actions
       .filter((a) => !a.startsWith("/*"))
@@ -95,5 +103,82 @@ describe("the Helm chart deploy/chart/mon", () => {
     ])
       expect(rbac).toContain(`.Files.Get "files/${file}.yaml"`);
     expect(rbac).not.toMatch(/^\s*-\s*apiGroups:/m);
+  });
+
+  // Issue 29.14: what Helm users expect of a chart, checked without a Helm binary.
+  const schema = JSON.parse(readFileSync(join(CHART, "values.schema.json"), "utf8"));
+  const helm = new Ajv({ strict: false, allErrors: true }).compile(schema);
+  const withValues = (patch: (v: Record<string, any>) => void) => {
+    const copy = structuredClone(values) as Record<string, any>;
+    patch(copy);
+    return helm(copy);
+  };
+
+  test("values.schema.json, as Helm applies it: config.values is checked against the configuration schema", () => {
+    expect(helm(values)).toBe(true);
+    expect(withValues((v) => (v.config.values = { app: { clusterName: "prod", logFormatter: "json" } }))).toBe(true);
+    expect(withValues((v) => (v.config.values = { app: { logFormatter: "logfmt" } }))).toBe(false);
+    expect(withValues((v) => (v.config.values = { apps: { clusterName: "prod" } }))).toBe(false);
+    expect(withValues((v) => (v.config.values = { alert: { slakc: { webhook: "${file:/etc/mon/hook}" } } }))).toBe(
+      false,
+    );
+  });
+
+  test("the security context adds to spec 5.6's floor and cannot weaken it", () => {
+    expect(withValues((v) => (v.podSecurityContext = { runAsUser: null, supplementalGroups: [1000] }))).toBe(true);
+    expect(withValues((v) => (v.containerSecurityContext = { capabilities: { drop: ["ALL"] } }))).toBe(true);
+    for (const weaker of [
+      (v: Record<string, any>) => (v.podSecurityContext.runAsNonRoot = false),
+      (v: Record<string, any>) => (v.podSecurityContext.seccompProfile = { type: "Unconfined" }),
+      (v: Record<string, any>) => (v.containerSecurityContext = { allowPrivilegeEscalation: true }),
+      (v: Record<string, any>) => (v.containerSecurityContext = { readOnlyRootFilesystem: false }),
+      (v: Record<string, any>) => (v.containerSecurityContext = { privileged: true }),
+      (v: Record<string, any>) => (v.containerSecurityContext = { capabilities: { add: ["NET_ADMIN"] } }),
+      (v: Record<string, any>) => (v.containerSecurityContext = { capabilities: { drop: ["NET_RAW"] } }),
+    ])
+      expect(withValues(weaker)).toBe(false);
+    // The template writes the floor itself and leaves the floor's fields out of what values add.
+    const deployment = templates.find((t) => t.name === "deployment.yaml")!.text;
+    for (const floor of [
+      "runAsNonRoot: true",
+      "type: RuntimeDefault",
+      "allowPrivilegeEscalation: false",
+      "readOnlyRootFilesystem: true",
+      "privileged: false",
+      'drop: ["ALL"]',
+      'omit .Values.podSecurityContext "runAsNonRoot" "seccompProfile"',
+      'omit .Values.containerSecurityContext "allowPrivilegeEscalation" "readOnlyRootFilesystem" "privileged" "capabilities"',
+    ])
+      expect(deployment).toContain(floor);
+  });
+
+  test("names, the ServiceAccount's annotations, the checksum of your own Secrets, NOTES.txt", () => {
+    const helpers = templates.find((t) => t.name === "_helpers.tpl")!.text;
+    expect(helpers).toContain(".Values.fullnameOverride");
+    expect(helpers).toContain(".Values.nameOverride");
+    expect(helpers).toContain('lookup "v1" "Secret" $.Release.Namespace');
+    expect(helpers).toMatch(/\.Values\.config\.existingSecret[\s\S]*\.Values\.config\.credentialSecrets/);
+    expect(templates.find((t) => t.name === "deployment.yaml")!.text).toContain(
+      'checksum/config: {{ include "mon.configChecksum" . }}',
+    );
+    expect(templates.find((t) => t.name === "serviceaccount.yaml")!.text).toContain(
+      "with .Values.serviceAccount.annotations",
+    );
+    const notes = templates.find((t) => t.name === "NOTES.txt")!.text;
+    for (const line of ["port-forward", "localhost:8060/health", "mon.configSecret", "mon lint", "Uninstalling"])
+      expect(notes).toContain(line);
+    // Every object is named by the helper, so fullnameOverride names them all.
+    for (const t of templates.filter((t) => t.name.endsWith(".yaml") && t.name !== "namespace.yaml"))
+      for (const name of t.text.matchAll(/^ {2}name: (.*)$/gm))
+        expect(name[1], `${t.name}: ${name[1]}`).toMatch(/include "mon\.(fullname|configSecret)"|kube-system/);
+  });
+
+  test("one sizing rule: values.yaml, the schema's description and docs/install.md say the same", () => {
+    const install = readFileSync(join(CHART, "..", "..", "..", "docs", "install.md"), "utf8");
+    const valuesText = readFileSync(join(CHART, "values.yaml"), "utf8");
+    const readme = readFileSync(join(CHART, "README.md"), "utf8");
+    for (const text of [install, valuesText, readme]) expect(text).toContain("2 × (100 MiB + 7.5 KiB");
+    for (const text of [install, valuesText]) expect(text).toContain("55,000 pods");
+    for (const text of [install, valuesText, readme]) expect(text).not.toMatch(/13 KiB/);
   });
 });

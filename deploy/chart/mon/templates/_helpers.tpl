@@ -1,11 +1,21 @@
-{{/* The name of every object of the release. */}}
+{{/* The chart's name: nameOverride, else mon. */}}
+{{- define "mon.name" -}}
+{{- .Values.nameOverride | default "mon" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The name of every object of the release: fullnameOverride; else the release name when it already contains the
+chart's name (a release called mon, or mon-eu); else <release>-<name>.
+*/}}
 {{- define "mon.fullname" -}}
-{{- if eq .Release.Name "mon" }}mon{{ else }}{{ printf "%s-mon" .Release.Name | trunc 63 | trimSuffix "-" }}{{ end }}
+{{- if .Values.fullnameOverride }}{{ .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else if contains (include "mon.name" .) .Release.Name }}{{ .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}{{ printf "%s-%s" .Release.Name (include "mon.name" .) | trunc 63 | trimSuffix "-" }}{{ end }}
 {{- end }}
 
 {{/* Labels of every object. */}}
 {{- define "mon.labels" -}}
-app.kubernetes.io/name: mon
+app.kubernetes.io/name: {{ include "mon.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
@@ -14,7 +24,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 
 {{/* The pods' selector. */}}
 {{- define "mon.selectorLabels" -}}
-app.kubernetes.io/name: mon
+app.kubernetes.io/name: {{ include "mon.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
@@ -26,4 +36,18 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{/* The Secret holding config.yaml. */}}
 {{- define "mon.configSecret" -}}
 {{- .Values.config.existingSecret | default (printf "%s-config" (include "mon.fullname" .)) }}
+{{- end }}
+
+{{/*
+The checksum that rolls the pods when the configuration changes: config.values, and with config.existingSecret
+or config.credentialSecrets the data of those Secrets as the cluster holds them at install or upgrade (lookup;
+empty under helm template, which has no cluster).
+*/}}
+{{- define "mon.configChecksum" -}}
+{{- $secrets := list -}}
+{{- with .Values.config.existingSecret }}{{ $secrets = append $secrets . }}{{ end -}}
+{{- range .Values.config.credentialSecrets }}{{ $secrets = append $secrets . }}{{ end -}}
+{{- $data := list (toYaml .Values.config.values) -}}
+{{- range $secrets }}{{ $data = append $data (toYaml (lookup "v1" "Secret" $.Release.Namespace .).data) }}{{ end -}}
+{{- join "\n" $data | sha256sum -}}
 {{- end }}
