@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { featureCatalogTsv } from "../config/catalog.ts";
-import { type ConfigProblem, formatProblem } from "../config/errors.ts";
+import type { ConfigProblem } from "../config/errors.ts";
 import { checkConfig } from "../config/load.ts";
 import { COMPONENTS } from "../deploy/base.gen.ts";
 import type { RbacMode } from "../deploy/rbac.ts";
@@ -157,7 +157,7 @@ export async function runInstall(
   const config = editConfig(installed.config, answers.edits, releaseProviders());
   const problems = checkStored(config);
   const errors = problems.filter((p) => p.level === "error");
-  if (errors.length) throw new Error(errors.map((p) => formatProblem(p)).join("\n"));
+  if (errors.length) throw new Error(errors.map((p) => installerProblem(p, answers)).join("\n"));
   const shape: InstallShape = {
     ...installed.shape,
     ...(answers.overlay !== undefined ? { overlay: answers.overlay } : {}),
@@ -194,7 +194,7 @@ export async function runInstall(
     installed.exists &&
     (annotations[CONFIG_HASH] !== installed.configHash || annotations[LICENSE_HASH] !== installed.licenseHash) &&
     answers.license?.action !== "remove";
-  const warnings = problems.filter((p) => p.level === "warning").map((p) => formatProblem(p));
+  const warnings = problems.filter((p) => p.level === "warning").map((p) => installerProblem(p, answers));
   if (options.dryRun) return { applied: [], rollout, warnings, planned: objects.map(redacted) };
   const applied = await applyObjects(connection, objects);
   // Components switched off: their objects go (the state volume stays: it holds the Pro state file).
@@ -244,6 +244,31 @@ export async function installedFeatures(
 }
 
 // --- internal ---
+
+/**
+ * A problem of the edited configuration as the installer's user reads it (issue 29.15): named by the flag that
+ * set the key (`--provider webhook --set url: must be an absolute URL`), or, for what was already stored, by
+ * the Secret and the line of its config.yaml. The configuration key follows in parentheses.
+ */
+function installerProblem(p: ConfigProblem, answers: InstallAnswers): string {
+  const message = p.key && p.message.startsWith(`${p.key}: `) ? p.message.slice(p.key.length + 2) : p.message;
+  const edits = answers.edits;
+  const provider = edits.provider?.name;
+  const flags: [boolean, string][] = [
+    [provider !== undefined && p.key === `alert.${provider}`, `--provider ${provider}`],
+    [
+      provider !== undefined && p.key.startsWith(`alert.${provider}.`),
+      `--provider ${provider} --set ${p.key.split(".")[2]}`,
+    ],
+    [edits.clusterName !== undefined && p.key === "app.clusterName", "--cluster-name"],
+    [edits.proxyUrl !== undefined && p.key === "app.proxyURL", "--proxy-url"],
+    [edits.caBundle !== undefined && p.key === "app.caBundlePath", "--ca-bundle"],
+  ];
+  const flag = flags.find(([matches]) => matches)?.[1];
+  if (flag) return `${flag}: ${message}${p.key ? ` (${p.key})` : ""}`;
+  const where = `the stored configuration (Secret ${answers.namespace}/${CONFIG_SECRET}, config.yaml${p.line ? ` line ${p.line}` : ""})`;
+  return `${where}: ${p.message}; fix it with mon install's flags or kubectl edit`;
+}
 
 /** The ports of the egress rules the installer added after the component's own (`--egress-ports`). */
 function extraEgressPorts(policy: InstallObject | undefined): number[] {

@@ -77,7 +77,8 @@ export async function lint(options: {
         ...(checked.file ? { file: checked.file } : {}),
         ...(checked.lineOf("app.communityProvider") ? { line: checked.lineOf("app.communityProvider") } : {}),
       });
-    if (checked.providers.length === 0 && !problems.some((p) => p.rule === "provider_unknown"))
+    // Only when alert: is really empty: a provider with a mistake is named by its own error, not this.
+    if (checked.configured.length === 0)
       problems.push({
         level: "warning",
         rule: "no_provider",

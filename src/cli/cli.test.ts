@@ -66,7 +66,7 @@ describe("the first hour: mon run says what is wrong in one line (spec 7.2)", ()
       ]);
       oneLine(r);
       expect(r.stdout + r.stderr).toContain(
-        `health server: port ${port} is already in use on all interfaces; free it or set healthCheck.port`,
+        `health server: port ${port} is already in use on 127.0.0.1; free it or set healthCheck.port`,
       );
     } finally {
       blocker.close();

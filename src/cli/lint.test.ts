@@ -282,6 +282,43 @@ describe("mon lint (spec 4.4)", () => {
     expect(stdout).toContain(`${none}: warning: no alert provider is configured`);
   });
 
+  test("a provider with a mistake is named by its own error, not by 'no alert provider' (issue 29.15)", async () => {
+    const wrong = file("wrong.yaml", "alert:\n  slack:\n    webhook: https://hooks.slack.com/services/T/B/hunter2\n");
+    const { code, stdout } = await mon(["lint", wrong]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("alert.slack.webhook: credentials must be given as ${file:/absolute/path}");
+    expect(stdout).not.toContain("no alert provider is configured");
+    const unknown = file("unknown.yaml", "alert:\n  slakc:\n    webhook: x\n");
+    const typo = await mon(["lint", unknown]);
+    expect(typo.stdout).toContain("unknown provider alert.slakc (did you mean slack?); it is ignored");
+    expect(typo.stdout).not.toContain("no alert provider is configured");
+  });
+
+  test("one YAML syntax error does not hide the file's other problems (issue 29.15)", async () => {
+    const broken = file(
+      "broken.yaml",
+      [
+        "app:",
+        "  logFormatter: logfmt",
+        "silences:",
+        "  - namespaces: [a, b",
+        "alert:",
+        "  webhook:",
+        "    url: ${file:relative}",
+        "resyncSeconds: 15",
+        "",
+      ].join("\n"),
+    );
+    const { code, stdout } = await mon(["lint", broken]);
+    expect(code).toBe(1);
+    const errors = stdout.split("\n").filter((l) => l.includes(": error: "));
+    expect(errors.map((l) => l.replace(/^.*?:(\d+): error: .*$/, "$1"))).toEqual(["2", "5", "7", "8"]);
+    expect(stdout).toContain("Flow sequence in block collection must be sufficiently indented");
+    expect(stdout).toContain('app.logFormatter: must be text or json (got "logfmt")');
+    expect(stdout).toContain("resyncSeconds: must be 0 (off) or at least 30 (got 15)");
+    expect(stdout).toContain("${file:relative} is a relative path");
+  });
+
   test("exit 2 when the file cannot be read; CONFIG_FILE is used without an argument", async () => {
     expect(await mon(["lint", join(dir, "missing.yaml")])).toMatchObject({ code: 2 });
     const viaEnv = file("via-env.yaml", "alert:\n  stdout: {}\n");

@@ -64,6 +64,8 @@ export interface ConfigCheck {
   readonly problems: readonly ConfigProblem[];
   readonly config?: Config;
   readonly providers: readonly ProviderSettings[];
+  /** The provider names written under `alert:`, valid or not (none: the section is really empty). */
+  readonly configured: readonly string[];
   readonly runtime: RuntimeEnv;
   readonly caBundle?: string;
   readonly file?: string;
@@ -94,6 +96,7 @@ export function checkConfigSource(options: { env: Env; path?: string; domain: Co
   const fail = (rule: "file_missing" | "file_unreadable", message: string): ConfigCheck => ({
     problems: [{ level: "error", rule, key: options.path ? "" : "CONFIG_FILE", message, file: basename(path) }],
     providers: [],
+    configured: [],
     runtime: readEnvironment(options.env).runtime,
     file: basename(path),
     lineOf: () => undefined,
@@ -133,15 +136,21 @@ export function checkConfig(
   const yaml = readYaml(text);
   const { lineOf } = yaml;
   // One error per key: the first stage to refuse a value says why; later stages would only restate it less
-  // exactly (a relative ${file:} reference is not also "not an absolute URL").
+  // exactly (a relative ${file:} reference is not also "not an absolute URL"). Likewise a line with a YAML
+  // syntax error: what was recovered there is not judged again.
+  const brokenLines = new Set(yaml.problems.filter((p) => p.rule === "yaml_syntax").map((p) => p.line));
   const add = (p: Omit<ConfigProblem, "file" | "line">, line = nearestLine(p.key, lineOf)) => {
-    if (p.level === "error" && problems.some((q) => q.level === "error" && q.key === p.key)) return;
+    if (p.level === "error" && p.key && problems.some((q) => q.level === "error" && q.key === p.key)) return;
+    if (p.rule !== "yaml_syntax" && line !== undefined && brokenLines.has(line)) return;
     problems.push({ ...p, ...(shown ? { file: shown } : {}), ...(line ? { line } : {}) });
   };
   let providers: ProviderSettings[] = [];
+  const alert = (yaml.data as { alert?: unknown } | undefined)?.alert;
+  const configured = alert && typeof alert === "object" && !Array.isArray(alert) ? Object.keys(alert) : [];
   const done = (config?: Config, caBundle?: string): ConfigCheck => ({
     problems,
     providers,
+    configured,
     runtime,
     ...(config ? { config } : {}),
     ...(caBundle ? { caBundle } : {}),

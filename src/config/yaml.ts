@@ -4,7 +4,10 @@ import type { ConfigProblem } from "./errors.ts";
 /** A problem found while reading YAML: no file name yet, the line where it is. */
 export type YamlProblem = Omit<ConfigProblem, "file">;
 
-/** The YAML read: the mapping (absent on error), the line of every dotted key, and the problems. */
+/**
+ * The YAML read: the mapping (with syntax errors, what could still be read, so the rest of the file is checked;
+ * absent when nothing could), the line of every dotted key, and the problems.
+ */
 export interface ReadYaml {
   readonly data?: Record<string, unknown>;
   readonly problems: readonly YamlProblem[];
@@ -51,16 +54,20 @@ export function readYaml(text: string): ReadYaml {
       line: warning.linePos?.[0]?.line ?? lines.linePos(warning.pos[0]).line,
     });
   }
-  if (problems.length) return { problems, lineOf };
+  // With a syntax error the parser still recovers what it can: the rest of the file is checked too, so one
+  // error does not hide the others (checkConfig then never accepts the file).
+  const broken = problems.length > 0;
   collectLines(doc.contents as YamlNode | null, "", keyLines, lines);
   let raw: unknown;
   try {
     // Resolves aliases; an unresolved alias or an alias bomb (yaml's maxAliasCount) throws here.
     raw = doc.toJS({ maxAliasCount: 100 }) ?? {};
   } catch (error) {
+    if (broken) return { problems, lineOf };
     return fail((error as Error).message.split("\n")[0] ?? "invalid YAML", 1);
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    if (broken) return { problems, lineOf };
     return fail("the configuration must be a YAML mapping of keys to values", 1, "invalid_value");
   }
   return { data: raw as Record<string, unknown>, problems, lineOf };

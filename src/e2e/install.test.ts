@@ -225,14 +225,28 @@ describe("mon install against the simulator", () => {
   test("answers that break the provider catalog or the configuration are refused in one line, and nothing is written", async () => {
     const before = get("v1", "Secret", "mon", "mon-config")!.metadata.resourceVersion;
     for (const [args, message] of [
-      [["--provider", "slack", "--set", "token=xoxb-1"], "alert.slack.token needs alert.slack.channel"],
+      // Each names what the user typed (issue 29.15), then the configuration key it becomes.
+      [
+        ["--provider", "slack", "--set", "token=xoxb-1"],
+        "--provider slack: --set token needs --set channel too (alert.slack.token needs alert.slack.channel)",
+      ],
       [
         ["--provider", "slack", "--set", "webhook=a", "--set", "token=b", "--set", "channel=c"],
-        "set exactly one of webhook, token",
+        "--provider slack: set exactly one of --set webhook, --set token (got webhook, token)",
       ],
-      [["--provider", "webhook"], "alert.webhook.url is required"],
-      [["--provider", "webhook", "--set", "url=not-a-url"], "alert.webhook.url: must be an absolute URL"],
-      [["--provider", "slakc"], "no alert provider is named slakc"],
+      [["--provider", "webhook"], "--provider webhook: --set url=… is required (alert.webhook.url is required"],
+      [
+        ["--provider", "webhook", "--set", "url=not-a-url"],
+        "--provider webhook --set url: must be an absolute URL (alert.webhook.url)",
+      ],
+      [
+        ["--provider", "slakc"],
+        "--provider slakc: no alert provider is named slakc (did you mean slack?); mon install features lists them",
+      ],
+      [
+        ["--provider", "slack", "--set", "chanel=C1", "--set", "token=x"],
+        "--set chanel: no such option (did you mean channel?)",
+      ],
       [["--set", "url=x"], "--set needs --provider"],
       [["--rbac", "some"], "--rbac must be full or least-privilege"],
     ] as const) {
@@ -240,6 +254,7 @@ describe("mon install against the simulator", () => {
       expect(run.code, args.join(" ")).toBe(1);
       expect(run.stdout + run.stderr).toContain(message);
       expect(run.stdout + run.stderr).not.toContain("    at ");
+      expect(run.stdout + run.stderr).not.toContain("config.yaml:");
     }
     expect(get("v1", "Secret", "mon", "mon-config")!.metadata.resourceVersion).toBe(before);
   }, 60_000);

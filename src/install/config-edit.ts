@@ -1,3 +1,4 @@
+import { closestName } from "../config/unknown-keys.ts";
 import { Document, isMap, parseDocument } from "yaml";
 import { type CatalogField, type CatalogProvider, choiceGroups } from "./catalog.ts";
 
@@ -63,7 +64,7 @@ export function editConfig(
   }
   if (edits.provider) {
     const provider = catalog.find((p) => p.name === edits.provider!.name);
-    if (!provider) throw new Error(`no alert provider is named ${edits.provider.name} (mon features lists them)`);
+    if (!provider) throw new Error(unknownProvider(edits.provider.name, catalog));
     const values = edits.provider.values;
     checkAnswers(provider, values);
     if (doc.hasIn(["alert", provider.name])) doc.deleteIn(["alert", provider.name]);
@@ -103,29 +104,56 @@ export function questionsFor(
 
 // --- internal ---
 
+/**
+ * The answers of one provider against the catalog, each refusal naming what the user typed (`--provider slack
+ * --set token`), with the configuration key it becomes. Throws Error.
+ */
 function checkAnswers(provider: CatalogProvider, values: Readonly<Record<string, string>>): void {
-  const where = `alert.${provider.name}`;
+  const where = `--provider ${provider.name}`;
+  const key = (field: string) => `alert.${provider.name}.${field}`;
   const set = (name: string) => values[name] !== undefined && values[name] !== "";
   for (const name of Object.keys(values))
-    if (!provider.fields.some((f) => f.field === name))
-      throw new Error(`${where}.${name}: no such option (options: ${provider.fields.map((f) => f.field).join(", ")})`);
+    if (!provider.fields.some((f) => f.field === name)) {
+      const hint = closestName(
+        name,
+        provider.fields.map((f) => f.field),
+      );
+      throw new Error(
+        `${where} --set ${name}: no such option${hint ? ` (did you mean ${hint}?)` : ""} (options: ${provider.fields.map((f) => f.field).join(", ")})`,
+      );
+    }
   for (const f of provider.fields) {
-    if (f.required && !set(f.field)) throw new Error(`${where}.${f.field} is required: ${f.description}`);
+    if (f.required && !set(f.field))
+      throw new Error(`${where}: --set ${f.field}=… is required (${key(f.field)} is required: ${f.description})`);
     if (set(f.field))
-      for (const need of f.requires) if (!set(need)) throw new Error(`${where}.${f.field} needs ${where}.${need}`);
+      for (const need of f.requires)
+        if (!set(need))
+          throw new Error(`${where}: --set ${f.field} needs --set ${need} too (${key(f.field)} needs ${key(need)})`);
   }
   for (const group of choiceGroups(provider.fields)) {
     const fields = group.map((f) => f.field);
     const chosen = fields.filter(set);
     if (chosen.length !== 1)
       throw new Error(
-        `${where}: set exactly one of ${fields.join(", ")}${chosen.length ? ` (got ${chosen.join(", ")})` : ""}`,
+        `${where}: set exactly one of ${fields.map((f) => `--set ${f}`).join(", ")}${chosen.length ? ` (got ${chosen.join(", ")})` : ""}`,
       );
   }
 }
 
+/** `--provider <name>` names no provider of the catalog: the closest name, and where the list is. */
+export function unknownProvider(name: string, catalog: readonly CatalogProvider[]): string {
+  const hint = closestName(
+    name,
+    catalog.map((p) => p.name),
+  );
+  return `--provider ${name}: no alert provider is named ${name}${hint ? ` (did you mean ${hint}?)` : ""}; mon install features lists them`;
+}
+
 function typed(provider: string, field: CatalogField, raw: string): unknown {
-  const fail = (what: string) => new Error(`alert.${provider}.${field.field}: ${JSON.stringify(raw)} is not ${what}`);
+  const fail = (what: string) =>
+    new Error(
+      `--provider ${provider} --set ${field.field}: ${field.secret ? "the value" : JSON.stringify(raw)} is not ${what}`,
+    );
   const json = () => {
     try {
       return JSON.parse(raw) as unknown;

@@ -13,7 +13,7 @@ import {
   runInstall,
 } from "../../app/install.ts";
 import { type CatalogField, choiceGroups } from "../../install/catalog.ts";
-import { questionsFor } from "../../install/config-edit.ts";
+import { questionsFor, unknownProvider } from "../../install/config-edit.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { KubeError } from "../../kube/errors.ts";
 import { createOutboundClient } from "../../outbound/client.ts";
@@ -250,7 +250,7 @@ async function answersFrom(
     }
     if (provider) {
       const definition = releaseProviders().find((p) => p.name === provider);
-      if (!definition) throw new Error(`no alert provider is named ${provider}`);
+      if (!definition) throw new Error(unknownProvider(provider, releaseProviders()));
       const choose = async (group: readonly CatalogField[]) => {
         const given = group.find((f) => values[f.field] !== undefined);
         if (given) return given;
