@@ -57,10 +57,12 @@ function redactNow(input: string): Redacted {
   sub(PEM_BLOCK, () => "[redacted-private-key]");
   sub(PEM_OPEN, () => "[redacted-private-key]");
   for (const [name, pattern] of VENDOR_TOKENS) sub(pattern, () => `[redacted-${name}]`);
+  // Tokens standing in a URL path of a bot or webhook API (`/bot<token>/`, `/hooks/<token>`): the path stays.
+  for (const pattern of URL_PATH_TOKENS) sub(pattern, (_m, head) => `${head}[redacted]`);
+  sub(PREFIXED_TOKEN, (_m, prefix, body) => (isRandomBody(prefix!, body!) ? "[redacted-token]" : undefined));
   sub(AUTHORIZATION, (_m, head) => `${head}[redacted]`);
   sub(COOKIE_HEADER, (_m, head, value) => `${head}${redactCookies(value!)}`);
-  sub(URL_PASSWORD, (_m, head, user) => (isMarker(user!) ? undefined : `${head}${user}:[redacted]@`));
-  sub(URL_TOKEN_USER, (_m, head, user) => (looksLikeToken(user!) ? `${head}[redacted]@` : undefined));
+  sub(URL_USERINFO, (_m, head, info) => redactUserInfo(head!, info!));
   sub(BEARER, (_m, head) => `${head}[redacted]`);
   sub(NETRC, (_m, head) => `${head}[redacted]`);
   sub(CLI_FLAG, (_m, head, flag, value) =>
@@ -96,8 +98,39 @@ const AUTHORIZATION = new RegExp(
   "gi",
 );
 const COOKIE_HEADER = /\b((?:set-)?cookie["']?\s*:\s*)([^\r\n"]+)/gi;
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/)([^:\s/@]*):([^@\s/]+)@/gi;
-const URL_TOKEN_USER = /\b([a-z][a-z0-9+.-]*:\/\/)([^:\s/@]+)@/gi;
+/** `scheme://userinfo@`: a password, a user standing alone (a token as often as a name), or `user:` with none. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi;
+/**
+ * A path segment of a bot or webhook API that is its credential: Telegram's `/bot<id>:<token>`, the incoming
+ * webhooks of Mattermost, Rocket.Chat and others (`/hooks/<id>[/<token>]`), Feishu and Lark bots, IFTTT
+ * (`/with/key/<key>`), Zapier, Grafana OnCall, PagerTree, Squadcast, Spike, Zenduty and FireHydrant, and any
+ * `/webhook(s)/`, `/token(s)/` or `/key(s)/` segment of 20 or more token characters. Group 1 is what stays.
+ */
+const URL_PATH_TOKENS: readonly RegExp[] = [
+  /(\bbot)(?!\[redacted)\d{5,12}:[A-Za-z0-9_-]{20,}/g,
+  /(\/hooks?\/)(?!\[redacted)[A-Za-z0-9_-]{16,}(?:\/[A-Za-z0-9_-]{16,})?/gi,
+  /(\/open-apis\/bot\/v2\/hook\/)(?!\[redacted)[A-Za-z0-9-]{20,}/g,
+  /(\/with\/key\/)(?!\[redacted)[A-Za-z0-9_-]{10,}/g,
+  /(hooks\.zapier\.com\/hooks\/catch\/\d+\/)(?!\[redacted)[A-Za-z0-9]{4,}/g,
+  /(\/integrations\/v1\/[a-z_]+\/)(?!\[redacted)[A-Za-z0-9]{16,}/g,
+  /(\/integration\/)(?!\[redacted)int_[A-Za-z0-9]{6,}/g,
+  /(\/incidents\/api\/)(?!\[redacted)[A-Za-z0-9]{16,}/g,
+  /(hooks\.spike\.sh\/)(?!\[redacted)[A-Za-z0-9-]{16,}/g,
+  /(\/api\/integration\/[a-z]+\/)(?!\[redacted)[A-Za-z0-9-]{16,}/g,
+  /(\/alerting\/webhooks\/)(?!\[redacted)[A-Za-z0-9-]{16,}/g,
+  /(\/(?:webhooks?|tokens?|keys?|secrets?)\/)(?!\[redacted)(?=[A-Za-z0-9_-]{20,})(?=[^/\s]*\d)(?=[^/\s]*[A-Za-z])[A-Za-z0-9_-]+/gi,
+  // A `key` query parameter is an API key in a URL (WeCom bots, Google Chat and Maps).
+  /([?&]key=)(?!\[redacted)[^&\s"'#]{8,}/gi,
+];
+/**
+ * A credential of a vendor mon has no rule for, in the format most issue now ("identifiable secrets"): a short
+ * lowercase prefix and `_` or `-`, then 24 or more random characters mixing upper case, lower case and digits.
+ */
+const PREFIXED_TOKEN =
+  /(?<![A-Za-z0-9_.-])([a-z][a-z0-9]{1,9}(?:[_-][a-z0-9]{1,8})?[_-])([A-Za-z0-9]{24,})(?![A-Za-z0-9])/g;
+/** Prefixes of random identifiers that are not credentials (request, trace and payment object ids). */
+const ID_PREFIXES =
+  /^(?:req|request|trace|span|evt|event|cus|pi|pm|ch|in|sub|prod|price|txn|id|uid|msg|run|job|build|acct|src|seti|cs|ii|il|po|tr|re|pr|py|txi|ba|card|tok)[_-]$/;
 const BEARER = /\b(bearer\s+)(?!\[redacted)[A-Za-z0-9._~+/=-]{8,}/gi;
 /** `.netrc`: `machine host login user password value` (and `account`). */
 const NETRC = /\b(machine\s+\S+(?:\s+login\s+\S+)?\s+(?:password|account)\s+)(?!\[redacted)\S+/gi;
@@ -114,6 +147,12 @@ const PAIR =
   /(^|[^A-Za-z0-9_./\\-])(\\?["']?)([A-Za-z_][A-Za-z0-9_.-]*)(\\?["']?)\s*([:=])(\s*)(\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^'\n]*'|[^\s"',;&(){}[\]\\]+)/g;
 const PLACEHOLDER =
   /^(?:\*+|x{3,}|<[^>]*>|\(.*\)|\$\{[^}]*\}|\$[A-Z_]+|null|none|nil|true|false|undefined|redacted|\[redacted[^\]]*\])$/i;
+/**
+ * A name that ends in a credential word whatever comes before it, in any case and without a separator
+ * (`MYSQL_ROOT_PASSWORD`, `DBPASSWD`, `appSecret`, `GITHUBTOKEN`, `stripeKey`, `SIGNINGKEY`): a config dump
+ * or an environment listing names its credentials so.
+ */
+const CREDENTIAL_SUFFIX = /[A-Za-z0-9](?:password|passwd|secret|token|key)$/i;
 /** A run of token characters long enough to be a credential (see highEntropy). */
 const TOKEN_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{24,}/g;
 
@@ -146,7 +185,8 @@ function redactPairs(input: string): Redacted {
       /^[a-z]+$/.test(value!) &&
       (open !== "" || !/(^|[\n{,;|\t])\s*$/.test(input.slice(Math.max(0, m.index - 2), m.index) + before));
     const glued = input.startsWith("[redacted", valueAt + value!.length); // `k: a=[redacted]`, already done
-    if (!isSensitiveKey(key!) || isMarker(value!) || glued || prose || PLACEHOLDER.test(unquote(value!))) {
+    const sensitive = isSensitiveKey(key!) || CREDENTIAL_SUFFIX.test(key!);
+    if (!sensitive || isMarker(value!) || glued || prose || PLACEHOLDER.test(unquote(value!))) {
       PAIR.lastIndex = valueAt - 1;
       continue;
     }
@@ -179,9 +219,24 @@ function quoted(value: string, replacement: string): string {
   return open ? `${open}${replacement}${open}` : replacement;
 }
 
-/** A URL user part that is a token, not a name: long, and mixing letters with digits. */
-function looksLikeToken(user: string): boolean {
-  return user.length >= 16 && /\d/.test(user) && /[A-Za-z]/.test(user) && !user.includes("%40");
+/**
+ * The user-info of a URL: its password goes (`user:[redacted]@`), and so does a user standing alone — a token
+ * in that place (`https://<token>@host`, `https://x-access-token@…`) cannot be told from a name. Only `git`,
+ * the SSH convention, stays. Undefined: nothing to change.
+ */
+function redactUserInfo(head: string, info: string): string | undefined {
+  if (isMarker(info)) return undefined;
+  const colon = info.indexOf(":");
+  if (colon < 0) return info === "git" ? undefined : `${head}[redacted]@`;
+  const user = info.slice(0, colon);
+  const password = info.slice(colon + 1);
+  if (password === "") return user === "" ? undefined : `${head}[redacted]:@`;
+  return `${head}${user}:[redacted]@`;
+}
+
+/** The body of a prefixed token is random: upper case, lower case and digits, high entropy, not an id's prefix. */
+function isRandomBody(prefix: string, body: string): boolean {
+  return !ID_PREFIXES.test(prefix) && /[A-Z]/.test(body) && /[a-z]/.test(body) && /\d/.test(body) && highEntropy(body);
 }
 
 /**

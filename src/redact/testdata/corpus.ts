@@ -10,7 +10,8 @@ import base from "./corpus-base.json" with { type: "json" };
 export interface SecretShape {
   readonly name: string;
   /** Where the shape comes from: `gitleaks`, `secretlint`, `generic` (mon's own forms). */
-  readonly source: "gitleaks" | "secretlint" | "generic";
+  /** `extended`: the classes of issue 29 (URL user-info, `*PASSWORD=`-style names, tokens in bot API paths, vendor families beyond the first rule set, prefixed random tokens). */
+  readonly source: "gitleaks" | "secretlint" | "generic" | "extended";
   readonly text: string;
   readonly secret: string;
 }
@@ -329,6 +330,166 @@ function generic(): SecretShape[] {
   return list;
 }
 
+/**
+ * Issue 29's classes, one shape per form a pod or a config dump prints them in: whatever the user-info of a URL
+ * holds, a name ending in PASSWORD/PASSWD/SECRET/TOKEN/KEY in any case and with any prefix, the credential in
+ * the path of a bot or webhook API, vendor token families, and a prefixed random token of a vendor no rule
+ * names.
+ */
+function extended(): SecretShape[] {
+  const x = (name: string, secret: string, text: string) => shape(name, "extended", secret, text);
+  const out: SecretShape[] = [];
+  let v = rnd(12, LOWER_NUM);
+  out.push(
+    x("URL user-info: a short lowercase token as the user", v, `git clone https://${v}@git.example.com/shop/api.git`),
+  );
+  v = rnd(20, HEX);
+  out.push(x("URL user-info: a hex token as the user", v, `remote: https://${v}@gitlab.example.com/group/app.git`));
+  v = `x-access-token`;
+  const token = rnd(36);
+  out.push(x("URL user-info: user and token with an empty password", token, `https://${token}:@api.example.com/v1`));
+  v = rnd(16, LOWER_NUM);
+  out.push(
+    x(
+      "URL user-info: an e-mail as the user",
+      `deploy.${v}`,
+      `fetch https://deploy.${v}%40example.com@registry.example.com/v2/`,
+    ),
+  );
+  v = rnd(24, B64URL);
+  out.push(x("URL user-info: an API key as the user of an amqp URL", v, `dial amqp://${v}@rabbit.shop:5672/orders`));
+  v = rnd(18, ALNUM);
+  out.push(x("URL user-info: a token as the user of a redis URL", v, `redis://${v}@cache.shop:6379/0 refused`));
+
+  for (const [name, form] of [
+    ["DBPASSWORD", (k: string, val: string) => `${k}=${val}`],
+    ["ROOTPASSWD", (k: string, val: string) => `export ${k}=${val}`],
+    ["APPSECRET", (k: string, val: string) => `${k}: ${val}`],
+    ["GITHUBTOKEN", (k: string, val: string) => `env ${k}=${val} ./deploy.sh`],
+    ["stripeKey", (k: string, val: string) => `{"${k}":"${val}"}`],
+    ["SigningKey", (k: string, val: string) => `${k}=${val}`],
+    ["Mysql_Root_Password", (k: string, val: string) => `${k}='${val}'`],
+    ["webhookSecret", (k: string, val: string) => `  ${k}: "${val}"`],
+    ["REGISTRYTOKEN", (k: string, val: string) => `config dump: REGION=eu-1 ${k}=${val} DEBUG=false`],
+    ["smtpPasswd", (k: string, val: string) => `smtp ${k}=${val};`],
+  ] as const) {
+    const val = rnd(14, ALNUM);
+    out.push(x(`${name}=value (a credential suffix with a prefix)`, val, form(name, val)));
+  }
+
+  const telegram = `${rnd(9, "123456789")}:AA${rnd(33, B64URL)}`;
+  out.push(
+    x("Telegram bot token in the API path", telegram, `POST https://api.telegram.org/bot${telegram}/sendMessage 429`),
+  );
+  const telegramFile = `${rnd(10, "123456789")}:AA${rnd(33, B64URL)}`;
+  out.push(
+    x(
+      "Telegram bot token in a file URL",
+      telegramFile,
+      `GET https://api.telegram.org/file/bot${telegramFile}/photos/file_1.jpg`,
+    ),
+  );
+  const relay = `${rnd(9, "123456789")}:${rnd(35, B64URL)}`;
+  out.push(x("a bot token in a relay's path", relay, `proxy https://tg-relay.internal/bot${relay}/getUpdates failed`));
+  v = rnd(26, LOWER_NUM);
+  out.push(x("Mattermost incoming webhook", v, `POST https://chat.example.com/hooks/${v} 403`));
+  v = rnd(48, ALNUM);
+  out.push(x("Rocket.Chat incoming webhook", v, `https://rocket.example.com/hooks/${rnd(24, HEX)}/${v}`));
+  v = `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`;
+  out.push(x("Feishu bot webhook", v, `https://open.feishu.cn/open-apis/bot/v2/hook/${v}`));
+  v = `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`;
+  out.push(x("Lark bot webhook", v, `https://open.larksuite.com/open-apis/bot/v2/hook/${v}`));
+  v = rnd(22, B64URL);
+  out.push(x("IFTTT webhook key", v, `https://maker.ifttt.com/trigger/deploy/with/key/${v}`));
+  v = rnd(7, LOWER_NUM);
+  out.push(
+    x(
+      "Zapier catch hook",
+      `${rnd(6, "0123456789")}/${v}`.split("/")[1]!,
+      `https://hooks.zapier.com/hooks/catch/123456/${v}/`,
+    ),
+  );
+  v = rnd(25, ALNUM);
+  out.push(x("Grafana OnCall integration", v, `https://oncall.example.com/integrations/v1/formatted_webhook/${v}/`));
+  v = `int_${rnd(20, ALNUM)}`;
+  out.push(x("PagerTree integration", v, `https://api.pagertree.com/integration/${v}`));
+  v = rnd(40, HEX);
+  out.push(x("Squadcast incident webhook", v, `https://api.squadcast.com/v2/incidents/api/${v}`));
+  v = rnd(32, LOWER_NUM);
+  out.push(x("Spike push webhook", v, `https://hooks.spike.sh/${v}/push-events`));
+  v = `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`;
+  out.push(x("Zenduty integration", v, `https://www.zenduty.com/api/integration/generic/${v}/`));
+  v = `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`;
+  out.push(
+    x("FireHydrant alerting webhook", v, `https://app.firehydrant.io/integrations/alerting/webhooks/${v}/generic`),
+  );
+  v = `${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`;
+  out.push(x("WeCom bot key", v, `https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=${v}`));
+  v = rnd(39, B64URL);
+  out.push(
+    x(
+      "Google Chat webhook key",
+      v,
+      `https://chat.googleapis.com/v1/spaces/AAAA1234/messages?key=${v}&token=${rnd(20, B64URL)}`,
+    ),
+  );
+  v = rnd(32, ALNUM);
+  out.push(x("a generic /webhooks/<token> path", v, `delivery to https://hooks.example.com/webhooks/${v} failed: 410`));
+  v = rnd(30, B64URL);
+  out.push(x("a /token/<token> path", v, `GET /api/v2/token/${v}/refresh 401`));
+
+  const vendorShape = (name: string, secret: string, text = `upstream rejected ${secret}`) => x(name, secret, text);
+  out.push(vendorShape("Heroku API key", `HRKU-AA${rnd(58, B64URL)}`));
+  out.push(vendorShape("1Password service account token", `ops_eyJ${rnd(180, B64)}`));
+  out.push(
+    vendorShape(
+      "1Password secret key",
+      `A3-${rnd(6, UPPER_NUM)}-${rnd(11, UPPER_NUM)}-${rnd(5, UPPER_NUM)}-${rnd(5, UPPER_NUM)}-${rnd(5, UPPER_NUM)}`,
+    ),
+  );
+  out.push(vendorShape("Vercel token", `vcp_${rnd(40)}`));
+  out.push(vendorShape("Tailscale auth key", `tskey-auth-${rnd(12)}-${rnd(30)}`));
+  out.push(vendorShape("Cloudflare Origin CA key", `v1.0-${rnd(24, HEX)}-${rnd(146, HEX)}`));
+  out.push(vendorShape("Azure AD client secret", `${rnd(3, ALNUM)}8Q~${rnd(34, B64URL.replace("-", ""))}`));
+  out.push(vendorShape("Twitter bearer token", `${"A".repeat(22)}${rnd(80)}`));
+  out.push(vendorShape("Facebook access token", `EAAB${rnd(120)}`));
+  out.push(vendorShape("Dropbox short-lived token", `sl.${rnd(140, B64URL)}`));
+  out.push(vendorShape("Bitbucket app password", `ATBB${rnd(40)}`));
+  out.push(
+    vendorShape(
+      "Plaid access token",
+      `access-production-${rnd(8, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(4, HEX)}-${rnd(12, HEX)}`,
+    ),
+  );
+  out.push(vendorShape("Adobe client secret", `p8e-${rnd(32)}`));
+  out.push(vendorShape("Clojars token", `CLOJARS_${rnd(60, LOWER_NUM)}`));
+  out.push(vendorShape("Contentful token", `CFPAT-${rnd(43, B64URL.replace("-", ""))}`));
+  out.push(vendorShape("OpenShift OAuth token", `sha256~${rnd(43, B64URL.replace("-", ""))}`));
+  out.push(vendorShape("Sourcegraph token", `sgp_${rnd(16, HEX)}_${rnd(40, HEX)}`));
+  out.push(vendorShape("Brevo API key", `xkeysib-${rnd(64, HEX)}-${rnd(16)}`));
+  out.push(vendorShape("NuGet API key", `oy2${rnd(43, LOWER_NUM)}`));
+  out.push(vendorShape("Perplexity API key", `pplx-${rnd(48)}`));
+  out.push(vendorShape("xAI API key", `xai-${rnd(80)}`));
+  out.push(vendorShape("Replicate token", `r8_${rnd(37)}`));
+  out.push(vendorShape("OpenRouter key", `sk-or-v1-${rnd(64, HEX)}`));
+  out.push(vendorShape("legacy sk- API key (OpenAI, DeepSeek)", `sk-${rnd(48)}`));
+  out.push(vendorShape("CircleCI personal token", `CCIPAT_${rnd(22)}_${rnd(40, HEX)}`));
+  out.push(vendorShape("Buildkite token", `bkua_${rnd(40, HEX)}`));
+  out.push(vendorShape("Netlify token", `nfp_${rnd(36)}`));
+  out.push(vendorShape("Neon API key", `napi_${rnd(64, LOWER_NUM)}`));
+  out.push(vendorShape("Discord bot token", `M${rnd(25, B64URL)}.${rnd(6, B64URL)}.${rnd(38, B64URL)}`));
+  out.push(vendorShape("Asana personal token", `1/${rnd(16, "0123456789")}:${rnd(32, HEX)}`));
+  out.push(vendorShape("Harness token", `pat.${rnd(22, B64URL)}.${rnd(24, HEX)}.${rnd(20)}`));
+  out.push(vendorShape("Octopus Deploy key", `API-${rnd(26, UPPER_NUM)}`));
+
+  // Vendors no rule names, in the common prefix_random format.
+  for (const prefix of ["acme_live_", "kp-", "qz_sk_", "orbit_"]) {
+    const body = rnd(32);
+    out.push(x(`prefixed random token ${prefix}…`, body, `auth failed for ${prefix}${body}`));
+  }
+  return out;
+}
+
 /** Every credential shape of the corpus (at least 150). */
 export const SECRET_SHAPES: readonly SecretShape[] = [
   ...base.secrets.map((s) =>
@@ -342,6 +503,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   ...vendor(),
   ...privateKeys(),
   ...generic(),
+  ...extended(),
 ];
 
 /** Look-alikes that must stay readable (image digests, UIDs, resourceVersions, commit SHAs, trace ids …). */
@@ -377,6 +539,17 @@ export const HARMLESS_SHAPES: readonly HarmlessShape[] = [
   { name: "a checksum annotation", text: `checksum/config: ${rnd(64, HEX)}` },
   { name: "an etcd revision", text: "etcdserver: mvcc: required revision has been compacted" },
   { name: "a TLS handshake error", text: "remote error: tls: bad certificate from 10.0.3.4:443" },
+  // Issue 29: what the new classes must leave alone.
+  { name: "an SSH clone URL with the git user", text: "fetch ssh://git@github.com/shop/api.git failed" },
+  { name: "a Stripe request id", text: `stripe: request req_${rnd(24)} failed with 402` },
+  { name: "a Stripe payment intent id", text: `payment pi_${rnd(24)} requires action` },
+  { name: "a named webhook path", text: "POST /webhooks/github 202" },
+  { name: "a git hooks path", text: "running .git/hooks/pre-commit" },
+  { name: "a URL query without a key", text: "GET /search?q=shoes&page=2 200" },
+  {
+    name: "a lowercase Kubernetes name with a suffix",
+    text: "pod shop/api-7c9d8f6b5-x2x9z-abcdefghijklmnopqrstuvwx restarted",
+  },
   {
     name: "an x509 error",
     text: 'x509: certificate signed by unknown authority (possibly because of "crypto/rsa: verification error")',
