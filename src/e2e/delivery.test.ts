@@ -2,10 +2,17 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deployment, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
+import { runningStatus } from "../sim/scenarios/builders.ts";
 import type { Simulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster, deliverySettled } from "../testing/cluster.ts";
+import {
+  crashPod,
+  deliverySettled,
+  seedShop,
+  seedWorkload,
+  startTestCluster,
+  type TestCluster,
+} from "../testing/cluster.ts";
 
 let cluster: TestCluster | undefined;
 const servers: CaptureServer[] = [];
@@ -48,16 +55,13 @@ const attemptsAt = (hook: CaptureServer) => hook.requests.filter((r) => r.path !
 
 /** A Deployment `name` in shop with `pods` running pods (`<name>-abc12-p<i>`) on n1. */
 function addApp(sim: Simulator, name: string, now: number, pods = 1): void {
-  const { deployment: d, replicaSet } = deployment("shop", name, pods, `ghcr.io/shop/${name}:1.0`, "abc12");
-  const dep = sim.apply(d);
-  const rs = sim.apply({
-    ...replicaSet,
-    metadata: {
-      ...replicaSet.metadata,
-      ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name, uid: dep.metadata.uid, controller: true }],
-    },
-  });
-  for (let i = 0; i < pods; i++) sim.apply(runningPod(rs, `p${i}`, "n1", now - 3_600_000));
+  seedWorkload(
+    sim,
+    "shop",
+    name,
+    Array.from({ length: pods }, () => "n1"),
+    now,
+  );
 }
 
 describe("delivery end to end (spec 6 items 1-6)", () => {

@@ -141,7 +141,9 @@ describe("the MonConfig overlay", () => {
     await waitUntil(async () => (await healthOf(r)).ready === true, "readiness", 30_000);
     const health = await healthOf(r);
     expect(health.components["crd-watcher"]).toMatchObject({ state: "degraded", reason: "optional_api_unavailable" });
-    // The log says where the health server really listens (all interfaces: the kubelet probes it from outside).
-    expect(r.log.join("")).toContain(`health server listening on 0.0.0.0:${new URL(r.health).port} (all interfaces)`);
+    // The log says where the health server really listens: with a kubeconfig, on loopback only (issue 29.12).
+    expect(r.log.join("")).toContain(
+      `health server listening on 127.0.0.1:${new URL(r.health).port} (loopback only: mon runs with a kubeconfig; healthCheck.address opens it)`,
+    );
   }, 60_000);
 });

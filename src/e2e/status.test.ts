@@ -13,10 +13,13 @@ afterEach(async () => {
 async function monOnShop(options: {
   edition: "pro" | "community";
   statusEndpoint: boolean;
+  /** The license server answers with a signature this build does not trust (a key set but never granted). */
+  forged?: boolean;
 }): Promise<{ r: Replica; key: string }> {
   bed = await startTestBed();
   seedShop(bed.sim, Date.now());
   crashPod(bed.sim, "shop", "web-abc12-p0", 5, Date.now());
+  if (options.forged) bed.licenses.setForged(true);
   const files = bed.installation(options.edition === "pro" ? "licensed" : "unlicensed");
   const r = await bed.replica(files, "mon-0", { statusEndpoint: options.statusEndpoint });
   const hook = bed.hook;
@@ -86,21 +89,8 @@ describe("/status (spec 4.1; docs/health.md)", () => {
   }, 60_000);
 
   test("a key set but not granted: Community /status and the log say why, never 'set license.key' (issue 29.6)", async () => {
-    bed = await startTestBed();
-    seedShop(bed.sim, Date.now());
     // A license server whose signatures this build does not trust (as the test server is to a released binary).
-    bed.licenses.setForged(true);
-    crashPod(bed.sim, "shop", "web-abc12-p0", 5, Date.now());
-    const files = bed.installation("licensed");
-    const r = await bed.replica(files, "mon-0", { statusEndpoint: true });
-    const hook = bed.hook;
-    await waitUntil(
-      () => hook.requests.some((q) => q.json().delivery === "startup summary"),
-      "the startup summary",
-      30_000,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message}\n${r.log.join("")}`);
-    });
+    const { r } = await monOnShop({ edition: "pro", statusEndpoint: true, forged: true });
     const body = await (await fetch(`${r.health}/status`)).text();
     expect(body).toContain("Edition\n  Community");
     expect(body).toContain(
@@ -108,7 +98,7 @@ describe("/status (spec 4.1; docs/health.md)", () => {
     );
     expect(body).not.toContain("set license.key");
     const log = r.log.join("");
-    expect(log).toContain(`license: ${bed.licenses.url} answered, but not with a signature this build trusts`);
+    expect(log).toContain(`license: ${bed!.licenses.url} answered, but not with a signature this build trusts`);
     expect(log).toContain("mon stays Community");
     expect(log).not.toContain("HTTP 200");
     expect(log.match(/license: pending/g)).toHaveLength(1);
