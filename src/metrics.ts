@@ -90,6 +90,11 @@ export function createMetrics() {
       "Retry attempts after a transient failure or rate limit, by provider and failure reason.",
       ["provider", "reason"],
     ),
+    deliveryShortened: counter(
+      "mon_delivery_shortened_total",
+      "Messages a provider refused for size (or that were over its documented limit) and that were sent again shortened or split, by provider.",
+      ["provider"],
+    ),
     deliveryDropped: counter(
       "mon_delivery_dropped_total",
       "Notifications no provider accepted (retries exhausted, no fallback left), by provider and reason (retries_exhausted, retry_window). Alert on this to tell 'no incidents' from 'no deliveries'.",
@@ -302,6 +307,7 @@ export function initDeliverySeries(
       metrics.deliveryQueueSaturated,
       metrics.deliveryBudgetFolded,
       metrics.deliveryDigestSkipped,
+      metrics.deliveryShortened,
     ])
       c.inc({ provider }, 0);
     metrics.deliveryQueueDepth.set({ provider }, 0);

@@ -1,3 +1,4 @@
+import { shrinkMessage, splitMessage } from "../notify/shrink.ts";
 import type { Config } from "../config/schema.ts";
 import { createDelivery, type Delivery } from "../deliver/delivery.ts";
 import type { HealthRegistry } from "../health/registry.ts";
@@ -62,6 +63,8 @@ export function createDeliveryStages(options: {
     store: records,
     clean: (text) => redact(text).text,
     onJoin: (id, provider) => router.join(id, provider),
+    // A message refused for size is told anyway: shorter, then split by what it covers (issue 30).
+    shortener: { shrink: shrinkMessage, split: splitMessage },
   });
   return { router, observe, delivery };
 }

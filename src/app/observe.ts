@@ -6,6 +6,7 @@ import { initDeliverySeries, type Metrics } from "../metrics.ts";
 import type { Router } from "../route/router.ts";
 import type { Edition } from "../model/edition.ts";
 import type { Logger } from "../runtime/logger.ts";
+import { redact } from "../redact/redact.ts";
 import type { PassResult } from "./pipeline.ts";
 
 /**
@@ -83,6 +84,12 @@ export function createObservers(options: {
           `delivery to ${job.provider} failed (${reasonText(failure, detail)}); retry ${attempt} in ${Math.round(waitMs / 1000)} s`,
         );
       }
+    },
+    shortened(job, level, detail) {
+      metrics.deliveryShortened.inc({ provider: job.provider });
+      logger.info(
+        `delivery to ${job.provider}: message ${job.message.id} too large (${redact(detail).text.slice(0, 160)}); sent again ${level > 0 ? `shortened (level ${level})` : "split in two"}`,
+      );
     },
     delivered(job, outcome) {
       health.set(`provider-${job.provider}`, "ok");

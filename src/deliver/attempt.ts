@@ -28,6 +28,15 @@ export type Settled =
   | { readonly kind: "superseded" }
   | { readonly kind: "stopped" };
 
+/**
+ * How a message refused for size is told anyway (notify/shrink.ts, given by app/): `shrink` to level 1, 2, …
+ * (undefined past the last), then `split` by the incidents it covers (undefined when it cannot be).
+ */
+export interface Shortener {
+  shrink(message: Message, level: number): Message | undefined;
+  split(message: Message): readonly Message[] | undefined;
+}
+
 /** A job being attempted. `wait` is set while it waits out a backoff (it has reached nobody yet). */
 export interface Attempt {
   readonly job: Job;
@@ -47,11 +56,14 @@ export interface AttemptHooks {
   attempted?(job: Job): void;
   /** A transient failure; the job is tried again after `waitMs`. */
   retried?(job: Job, failure: Failure, attempt: number, waitMs: number): void;
+  /** Refused for size: sent again at once, shortened to `level` (notify/shrink.ts), or split (`level` 0). */
+  shortened?(job: Job, level: number, detail: string): void;
 }
 
 /**
  * The retry stage (spec 6 items 1, 2; the only stage that retries, STYLE.md): sends the attempt's job through
- * `sender` until it settles. Transient failures and rate limits wait (Retry-After honoured; otherwise the
+ * `sender` until it settles. A refusal for size (`too_large`) is not final while the message can still be
+ * told: it is sent again at once, shorter, and in the end split by the incidents it covers (issue 30). Transient failures and rate limits wait (Retry-After honoured; otherwise the
  * provider's fixed `retry.delay`, else the backoff) and try again, for up to 24 h from queueing or
  * `retry.maxAttempts` attempts; a permanent refusal settles at once. `conversation` is read before every attempt.
  */
@@ -65,24 +77,54 @@ export async function attemptJob(
     retry?: RetrySettings;
     random?: () => number;
     hooks?: AttemptHooks;
+    /** Without one, a refusal for size is final like any other. */
+    shortener?: Shortener;
   },
 ): Promise<Settled> {
   const { job } = attempt;
   const { clock, signal, retry } = options;
-  for (let n = 1; !signal.aborted && !attempt.superseded; n++) {
+  // What is still to send: the message, or its parts once it had to be split. Each part is shortened from its
+  // own full form, one level per refusal for size (notify/shrink.ts); the job is delivered when every part is.
+  const parts: { base: Message; message: Message; level: number }[] = [
+    { base: job.message, message: job.message, level: 0 },
+  ];
+  let delivered: Extract<Outcome, { kind: "ok" }> | undefined;
+  for (let n = 1; !signal.aborted && !attempt.superseded; ) {
+    const part = parts[0];
+    if (!part) return { kind: "delivered", outcome: delivered ?? { kind: "ok" } };
     options.hooks?.attempted?.(job);
     let outcome: Outcome;
     try {
-      outcome = await options.sender.send(job.message, {
-        conversation: options.conversation(),
+      outcome = await options.sender.send(part.message, {
+        conversation: options.conversation() ?? delivered?.conversation,
         signal,
         now: clock.now(),
       });
     } catch (error) {
       outcome = { kind: "retry", reason: `provider_error: ${(error as Error).message}` };
     }
-    if (outcome.kind === "ok") return { kind: "delivered", outcome };
+    if (outcome.kind === "ok") {
+      delivered ??= outcome;
+      parts.shift();
+      continue;
+    }
     const failed = failureOf(outcome);
+    if (failed.failure === "too_large") {
+      // Never dead-letter what can still be told: shorter, then in parts, each naming what it covers.
+      const shorter = options.shortener?.shrink(part.base, part.level + 1);
+      if (shorter) {
+        parts[0] = { ...part, message: shorter, level: part.level + 1 };
+        options.hooks?.shortened?.(job, part.level + 1, failed.detail);
+        continue;
+      }
+      const halves = options.shortener?.split(part.base);
+      if (halves) {
+        parts.splice(0, 1, ...halves.map((h) => ({ base: h, message: h, level: 0 })));
+        options.hooks?.shortened?.(job, 0, `${failed.detail}; split in two`);
+        continue;
+      }
+      return { kind: "rejected", ...failed };
+    }
     if (outcome.kind === "permanent") return { kind: "rejected", ...failed };
     // Retry-After always wins; a configured fixed delay replaces the backoff otherwise.
     const waitMs = Math.max(
@@ -98,6 +140,7 @@ export async function attemptJob(
       return { kind: "given_up", failure: "retry_window", detail: failed.detail, attempts: n, last: failed };
     }
     options.hooks?.retried?.(job, failed, n, waitMs);
+    n++;
     attempt.wait = new AbortController();
     try {
       await clock.sleep(waitMs, AbortSignal.any([signal, attempt.wait.signal]));

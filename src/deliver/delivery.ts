@@ -2,7 +2,14 @@ import { type DeadLetter, type DeliveryStore, deadLetterId, type Job, type Outco
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters } from "../runtime/waiters.ts";
-import { type AttemptHooks, attemptJob, type RetrySettings, type Sender, type Settled } from "./attempt.ts";
+import {
+  type AttemptHooks,
+  attemptJob,
+  type RetrySettings,
+  type Sender,
+  type Settled,
+  type Shortener,
+} from "./attempt.ts";
 import { RETRY_WINDOW_MS } from "./backoff.ts";
 import { createBudgets, type Overflow } from "./budget.ts";
 import type { DeliveryFailure, Failure } from "./failure.ts";
@@ -11,7 +18,7 @@ import { createQueues, MAX_OUTBOX_JOBS } from "./queue.ts";
 import { createDeliveryRecords } from "./records.ts";
 
 export type { DeadLetter } from "../model/job.ts";
-export type { RetrySettings, Sender } from "./attempt.ts";
+export type { RetrySettings, Sender, Shortener } from "./attempt.ts";
 export { MAX_OUTBOX_JOBS } from "./queue.ts";
 
 /** A configured provider as delivery sees it: its sender and its own delivery settings (spec 2.4). */
@@ -121,6 +128,8 @@ export function createDelivery(options: {
    * state lock under the term it led with; the job stays in the outbox for the next leader.
    */
   canSend?: () => boolean;
+  /** How a message refused for size is shortened and split (notify/shrink.ts); without it such a refusal is final. */
+  shortener?: Shortener;
 }): Delivery {
   const { clock, logger } = options;
   const hooks = options.hooks ?? {};
@@ -215,6 +224,7 @@ export function createDelivery(options: {
           conversation: () => records.conversation(provider, job!.message.incidentId),
           ...(byName.get(provider)?.retry ? { retry: byName.get(provider)!.retry } : {}),
           ...(options.random ? { random: options.random } : {}),
+          ...(options.shortener ? { shortener: options.shortener } : {}),
           hooks,
         });
         queues.setFlight(provider, undefined);

@@ -17,6 +17,12 @@ describe("delivery failure reasons (a closed list, the bounded `reason` label)",
     [{ kind: "permanent", reason: "smtp_auth: 535 bad credentials" }, "unauthorized"],
     [{ kind: "permanent", reason: "http_400: invalid_payload" }, "rejected"],
     [{ kind: "permanent", reason: "error 19024: bad keyword" }, "rejected"],
+    [{ kind: "permanent", reason: "http_413: Request Entity Too Large" }, "too_large"],
+    [{ kind: "permanent", reason: "slack_msg_too_long" }, "too_large"],
+    [{ kind: "permanent", reason: "http_400: content: Must be 2000 or fewer in length." }, "too_large"],
+    [{ kind: "permanent", reason: "http_400: Bad Request: message is too long" }, "too_large"],
+    [{ kind: "permanent", reason: "http_400: request body exceeds the maximum size" }, "too_large"],
+    [{ kind: "permanent", reason: "http_400: the title is too short" }, "rejected"],
   ];
   for (const [outcome, failure] of table) {
     test(`${JSON.stringify(outcome)} → ${failure}; the vendor's words stay in detail`, () => {

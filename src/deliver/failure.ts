@@ -5,8 +5,9 @@ import type { Outcome } from "../model/job.ts";
  * used as the bounded `reason` label of the `mon_delivery_*` counters. The vendor's own words stay apart, in
  * `detail`, and never become a label.
  * - from a provider's answer: `network`, `timeout`, `server_error` (5xx, 408), `unavailable` (another transient
- *   answer), `rate_limited`, `unauthorized` (401/403, a revoked or wrong credential), `rejected` (any other
- *   permanent refusal), `provider_error` (the provider itself failed);
+ *   answer), `rate_limited`, `unauthorized` (401/403, a revoked or wrong credential), `too_large` (413 or a
+ *   vendor's "too long" refusal, also mon's own size guard: delivery shortens and tries again), `rejected` (any
+ *   other permanent refusal), `provider_error` (the provider itself failed);
  * - from delivery's own rules: `retries_exhausted` (retry.maxAttempts), `retry_window` (24 h), `outbox_full`
  *   (2,048 jobs), `expired` (left over 24 h by an earlier process), `provider_removed` (no longer configured).
  */
@@ -18,6 +19,7 @@ export const DELIVERY_FAILURES = [
   "rate_limited",
   "unauthorized",
   "rejected",
+  "too_large",
   "provider_error",
   "retries_exhausted",
   "retry_window",
@@ -43,6 +45,7 @@ export function failureOf(outcome: Exclude<Outcome, { kind: "ok" }>): Failure {
     const unauthorized =
       /^http_40[13]\b/.test(detail) ||
       /(unauthori[sz]ed|forbidden|invalid_auth|not_authed|token_revoked|account_inactive|smtp_auth)/i.test(detail);
+    if (TOO_LARGE.test(detail)) return { failure: "too_large", detail };
     return { failure: unauthorized ? "unauthorized" : "rejected", detail };
   }
   if (detail === "timeout") return { failure: "timeout", detail };
@@ -51,3 +54,10 @@ export function failureOf(outcome: Exclude<Outcome, { kind: "ok" }>): Failure {
   if (/^http_(5\d\d|408)\b/.test(detail)) return { failure: "server_error", detail };
   return { failure: "unavailable", detail };
 }
+
+/**
+ * A refusal for size, in the words vendors use: HTTP 413, Slack's `msg_too_long`, Discord's "Must be 2000 or
+ * fewer in length", Telegram's "message is too long", "payload too large", "exceeds the maximum size".
+ */
+const TOO_LARGE =
+  /^http_413\b|too[_ ]?(?:large|long|big)|(?:payload|entity|body|request|message)[_ ]too|fewer in length|exceeds? (?:the )?(?:maximum|max|limit|size)|max(?:imum)?[_ ](?:size|length)[_ ]exceeded/i;

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { nodeReady, readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 import { servingCertificate } from "../sim/pki.ts";
 import { type Simulator, startSimulator } from "../sim/simulator.ts";
 import { VERSION } from "../version.ts";
@@ -299,6 +299,47 @@ describe("webhook: the daemon against the simulator", () => {
       ["resolve", rollUp.incidentId],
     ]);
     expect(hook.requests[3]!.json().text).toStartWith("✅ Resolved: all 2 problems of the roll-up [prod]");
+  });
+
+  test("a roll-up larger than the receiver takes (50 namespaces failing in one pass) is shortened to fit: every incident is told, nothing is dead-lettered (issue 30)", async () => {
+    const LIMIT = 4_096;
+    const hook = track(await startCaptureServer());
+    // The receiver refuses what is over its limit, as a reverse proxy's client_max_body_size does.
+    hook.setDefault((r) =>
+      Buffer.byteLength(r.body, "utf8") > LIMIT ? { status: 413, body: "Request Entity Too Large" } : { status: 200 },
+    );
+    const cluster = track(
+      await startTestCluster({ webhook: { url: `${hook.url}/mon`, maxBodyBytes: LIMIT } }, { cluster: "prod" }),
+    );
+    const { sim, clock } = cluster;
+    for (const node of ["n1", "n2"]) sim.apply(readyNode(node, clock.now() - 86_400_000));
+    // A different error in each workload (digits would be normalised away and group them as one).
+    const word = (i: number) =>
+      [26 * 26, 26, 1].map((k) => String.fromCharCode(97 + (Math.floor(i / k) % 26))).join("");
+    const namespaces = Array.from({ length: 50 }, (_, n) => `team-${word(n)}`);
+    for (const ns of namespaces)
+      for (let d = 0; d < 10; d++) seedWorkload(sim, ns, `service-${d}`, ["n1"], clock.now());
+    await cluster.settle();
+    for (const [n, ns] of namespaces.entries())
+      for (let d = 0; d < 10; d++)
+        crashPod(sim, ns, `service-${d}-abc12-p0`, 4, clock.now(), `panic: ${word(n * 10 + d)} lost its config`);
+    await cluster.settle();
+    const taken = () => hook.requests.filter((r) => Buffer.byteLength(r.body, "utf8") <= LIMIT).map((r) => r.json());
+    const named = () => new Set(taken().flatMap((b) => (b.covers ?? []).map((id: string) => id.split("/").at(-1))));
+    await waitUntil(
+      () => named().size >= namespaces.length,
+      "every namespace to be named by a message the receiver took",
+    );
+    await cluster.daemon.sent();
+    expect(named()).toEqual(new Set(namespaces));
+    expect(taken().every((b) => b.action === "announce" && b.delivery === "roll-up")).toBe(true);
+    expect(taken()[0].text).toContain("(shortened to fit the receiver's size limit");
+    // mon sends nothing the receiver must refuse: it knows the limit (maxBodyBytes) and fits under it.
+    expect(hook.requests.every((r) => Buffer.byteLength(r.body, "utf8") <= LIMIT)).toBe(true);
+    expect(cluster.daemon.delivery.deadLetters()).toEqual([]);
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_delivery_shortened_total")).toMatch(
+      /mon_delivery_shortened_total\{provider="webhook"\} [1-9]/,
+    );
   });
 
   test("a tier-normal problem is not announced; it is listed in the low-priority digest 30 minutes later", async () => {

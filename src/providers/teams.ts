@@ -1,10 +1,12 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./_kit/define.ts";
-import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { sendAndClassify, truncateBytes } from "./_kit/http.ts";
 
-/** A Teams message is capped near 28 KB; the card's text is kept well under it. */
+/** A Teams message is capped near 28 KB; the card's text is kept well under it (bytes: UTF-8 counts). */
 const TEXT_MAX = 20_000;
+/** A headline is one line; one without a line break in it is cut too. */
+const HEADLINE_MAX = 2_000;
 
 /** Workflows (Power Automate) trigger hosts; `*.webhook.office.com` connectors are being retired by Microsoft. */
 const WORKFLOW_HOSTS = /(^|\.)(logic\.azure\.com|powerplatform\.com|powerautomate\.com)$/i;
@@ -74,11 +76,17 @@ export default defineProvider({
 export function teamsCard(message: Message, title?: string): Record<string, unknown> {
   const [headline = "", ...rest] = message.text.split("\n");
   const body: unknown[] = [
-    { type: "TextBlock", text: title ?? headline, weight: "Bolder", size: "Medium", wrap: true },
+    {
+      type: "TextBlock",
+      text: truncateBytes(title ?? headline, HEADLINE_MAX),
+      weight: "Bolder",
+      size: "Medium",
+      wrap: true,
+    },
   ];
-  if (title) body.push({ type: "TextBlock", text: headline, wrap: true });
+  if (title) body.push({ type: "TextBlock", text: truncateBytes(headline, HEADLINE_MAX), wrap: true });
   const details = rest.join("\n\n").trim();
-  if (details) body.push({ type: "TextBlock", text: truncate(details, TEXT_MAX), wrap: true });
+  if (details) body.push({ type: "TextBlock", text: truncateBytes(details, TEXT_MAX), wrap: true });
   body.push({
     type: "FactSet",
     facts: [

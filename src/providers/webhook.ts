@@ -36,7 +36,7 @@ const Options = v.object({
       v.integer(),
       v.minValue(4096),
       v.description(
-        "Largest body in bytes (at least 4096); above it the findings' evidence is left out and the text cut.",
+        "Largest body in bytes (at least 4096): mon never sends more; above it the findings' evidence is left out, then the message is shortened and in the end split (docs/delivery.md).",
       ),
     ),
     262_144,
@@ -150,7 +150,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
 // --- internal ---
 
 function encodeBody(body: WebhookBody, maxBytes: number): string {
-  let json = JSON.stringify(body);
+  const json = JSON.stringify(body);
   if (new TextEncoder().encode(json).length <= maxBytes) return json;
   // Evidence goes first, the header stays: a receiver must still learn which incident changed.
   const slim = {
@@ -158,8 +158,9 @@ function encodeBody(body: WebhookBody, maxBytes: number): string {
     findings: body.findings.map((f) => ({ ...f, evidence: {} })),
     text: truncate(body.text, Math.floor(maxBytes / 4)),
   };
-  json = JSON.stringify(slim);
-  return json;
+  // Still too large (a roll-up of thousands): the limit layer (providers/_kit/limits.ts) refuses it unsent and
+  // delivery shortens or splits the message (issue 30).
+  return JSON.stringify(slim);
 }
 
 async function sign(secret: string, id: string, now: number, body: string): Promise<Record<string, string>> {

@@ -2,6 +2,12 @@ import { expect, test } from "bun:test";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
+import fc from "fast-check";
+import { attemptJob } from "../deliver/attempt.ts";
+import { shrinkMessage, splitMessage } from "../notify/shrink.ts";
+import { createProvider } from "../providers/_kit/build.ts";
+import { bodyLimitOf } from "../providers/_kit/limits.ts";
+import { createFakeClock } from "../runtime/clock.ts";
 import type { ProviderDefinition } from "../providers/_kit/define.ts";
 import { createOutboundClient } from "../outbound/client.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
@@ -82,6 +88,43 @@ export function providerSuite(c: ProviderCase): void {
     expect((outcome as { reason: string }).reason).toMatch(/^network(: 127\.0\.0\.1:\d+ ECONNREFUSED)?$/);
   });
 
+  test(`${c.definition.name}: any message reaches it within its size limit, shortened or split, never dead-lettered for size (issue 30)`, async () => {
+    const server = await startCaptureServer();
+    const options = v.parse(c.definition.options, c.options(server.url)) as Record<string, unknown>;
+    const limit = bodyLimitOf(c.definition.name, options);
+    const provider = makeProvider(c.definition, c.options(server.url), "test");
+    try {
+      if (c.okAnswer) server.setDefault(c.okAnswer);
+      await fc.assert(
+        fc.asyncProperty(bigMessage, async (m) => {
+          const before = server.requests.length;
+          const settled = await attemptJob(
+            {
+              job: { id: `j-${m.id}`, provider: c.definition.name, message: m, createdAt: 0, priority: "routine" },
+              superseded: false,
+            },
+            {
+              sender: provider,
+              clock: createFakeClock(0),
+              signal: AbortSignal.timeout(20_000),
+              conversation: () => undefined,
+              shortener: { shrink: shrinkMessage, split: splitMessage },
+            },
+          );
+          expect(settled.kind).toBe("delivered");
+          const sent = server.requests.slice(before);
+          expect(sent.length).toBeGreaterThan(0);
+          if (limit !== undefined)
+            for (const r of sent) expect(Buffer.byteLength(r.body, "utf8")).toBeLessThanOrEqual(limit);
+        }),
+        { numRuns: 12 },
+      );
+    } finally {
+      provider.close?.();
+      await server.close();
+    }
+  }, 60_000);
+
   test(`${c.definition.name}: unicode and 100 kB of text still make one valid request`, async () => {
     const server = await startCaptureServer();
     try {
@@ -115,7 +158,7 @@ export function providerSuite(c: ProviderCase): void {
 
 /** Builds a provider from raw options (parsed by its schema), with a real outbound client: for vendor-specific tests. */
 export function makeProvider(definition: ProviderDefinition, options: Record<string, unknown>, clusterName = "prod") {
-  return definition.create(v.parse(definition.options, options) as never, {
+  return createProvider(definition, v.parse(definition.options, options) as Record<string, unknown>, {
     http: createOutboundClient(),
     logger: createSilentLogger(),
     clusterName,
@@ -196,3 +239,39 @@ export function pagerContract(
     expect(bodies.map(c.status)).toEqual([...c.expected]);
   });
 }
+
+/**
+ * Messages of any size a flood can produce (issue 30): many findings with long evidence, long text, a roll-up
+ * covering thousands of incidents.
+ */
+const bigMessage = fc
+  .record({
+    findings: fc.nat({ max: 400 }),
+    evidence: fc.nat({ max: 4_000 }),
+    lines: fc.nat({ max: 2_000 }),
+    lineLength: fc.integer({ min: 1, max: 300 }),
+    covers: fc.nat({ max: 3_000 }),
+    news: fc.nat({ max: 60 }),
+    unicode: fc.boolean(),
+  })
+  .map(({ findings, evidence, lines, lineLength, covers, news, unicode }) => {
+    const char = unicode ? "ü" : "x";
+    const line = (i: number) => `• deployment ns-${i % 50}/app-${i}: CrashLoopBackOff ${char.repeat(lineLength)}`;
+    const text = ["🟠 Roll-up: problems in one pass [prod]", ...Array.from({ length: lines }, (_, i) => line(i))].join(
+      "\n",
+    );
+    const ids = Array.from({ length: covers }, (_, i) => `Deployment/ns-${i % 50}/app-${i}`);
+    return message(`roll-up@${findings}-${lines}-${covers}`, "announce", {
+      text,
+      markdown: text,
+      news: Array.from({ length: news }, (_, i) => line(i)),
+      findings: Array.from({ length: findings }, (_, i) => ({
+        reason: "CrashLoopBackOff",
+        object: { kind: "Pod", namespace: `ns-${i % 50}`, name: `app-${i}-abc12-p0` },
+        tier: "medium" as const,
+        summary: line(i),
+        evidence: [{ label: "last output", value: char.repeat(evidence) }],
+      })),
+      ...(covers ? { covers: ids, delivery: "roll-up" as const } : {}),
+    });
+  });

@@ -2,6 +2,7 @@ import type { ProviderCommon, ProviderSettings } from "../../config/alert.ts";
 import { ConfigError, type ConfigProblem } from "../../config/errors.ts";
 import { PROVIDERS } from "../_registry.gen.ts";
 import type { Provider, ProviderDefinition, ProviderDeps } from "./define.ts";
+import { bodyLimitOf, limitedHttp } from "./limits.ts";
 
 export type { ProviderCommon };
 
@@ -36,7 +37,7 @@ export function buildProviders(
     const key = `alert.${name}`;
     if (!definition) continue;
     try {
-      const provider = definition.create(options as never, deps);
+      const provider = createProvider(definition, options, deps);
       providers.push({ definition, provider, options, common });
     } catch (error) {
       const line = site.lineOf(key);
@@ -51,6 +52,20 @@ export function buildProviders(
     }
   }
   return { providers, problems };
+}
+
+/**
+ * Constructs one provider with an outbound client that never sends a body over the provider's limit
+ * (limits.ts): a larger request is answered 413 without leaving mon. Throws what `create` throws.
+ */
+export function createProvider(
+  definition: Pick<ProviderDefinition, "name" | "create">,
+  options: Readonly<Record<string, unknown>>,
+  deps: ProviderDeps,
+): Provider {
+  const limit = bodyLimitOf(definition.name, options);
+  const http = limit === undefined ? deps.http : limitedHttp(deps.http, definition.name, limit);
+  return definition.create(options as never, { ...deps, http });
 }
 
 /** Throws ConfigError for the first error among `problems` (startup refuses, spec 7.2). */
