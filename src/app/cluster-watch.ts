@@ -40,7 +40,7 @@ export function watchCluster(options: {
   limits?: { objectCap: number; metadataBudget: number };
 }): ClusterWatcher {
   const { health, metrics } = options;
-  const kinds = new Map<string, { target: WatchTarget; state: KindState; reason?: string }>();
+  const kinds = new Map<string, { target: WatchTarget; state: KindState; reason?: string; since?: number }>();
   const syncedOnce = new Set<string>();
   const reported = new Set<string>();
   health.set("caches", "pending", { reason: "cache_sync_pending", required: true });
@@ -58,7 +58,8 @@ export function watchCluster(options: {
       options.onUnwatched?.(period);
     } else if (!synced && everSynced && !blind) {
       const failing = [...kinds.values()].find((k) => k.target.required && k.state !== "synced");
-      blind = { from: options.clock.now(), reason: failing?.reason ?? "watcher_failed" };
+      // A stalled watch was blind since its last data, before the silence was noticed.
+      blind = { from: failing?.since ?? options.clock.now(), reason: failing?.reason ?? "watcher_failed" };
       health.setUnwatched({ from: blind.from, reason: blind.reason });
     }
     if (synced) everSynced = true;
@@ -137,11 +138,9 @@ export function watchCluster(options: {
         options.onChange();
         refresh();
       },
-      onStall: (target) => {
-        metrics.componentStalls.inc();
-        // No data, not even a bookmark, until the reopened watch brings some (spec 7.3 component_stalled).
-        health.set(`informers-${target.group || "core"}`, "degraded", { reason: "component_stalled" });
-      },
+      // The kind itself reports the stall as failing (`component_stalled`, blind since its last data) until the
+      // relist that follows has synced it again (kube/informer.ts).
+      onStall: () => metrics.componentStalls.inc(),
       onProgress: () => refresh(),
       onUnexpectedStop: (target) => {
         metrics.componentUnexpectedStops.inc();
@@ -175,6 +174,7 @@ export function watchCluster(options: {
           target,
           state,
           ...(failure && failure.state === "failing" ? { reason: failure.reason } : {}),
+          ...(failure?.state === "failing" && failure.since !== undefined ? { since: failure.since } : {}),
         });
         if (state === "synced") {
           syncedOnce.add(kindKey(target));

@@ -142,7 +142,7 @@ describe("an informer never stops on its own", () => {
 });
 
 describe("stalled watches", () => {
-  test("a watch with no data, not even a bookmark, for the idle timeout is reopened from its resourceVersion", async () => {
+  test("a watch with no data, not even a bookmark, for an explicit idle timeout is relisted and watched again", async () => {
     sim = await startSimulator({ bookmarkIntervalMs: 3_600_000 });
     const clock = createFakeClock(Date.now());
     const cache = new Set<string>();
@@ -171,11 +171,74 @@ describe("stalled watches", () => {
     expect(stalls).toBe(1);
     expect(progress).toBe(0);
     sim.apply(configMapLike("after-stall"));
-    await waitUntil(() => cache.has("after-stall"), "a change after the reopened watch");
+    await waitUntil(() => cache.has("after-stall"), "a change after the stall (relisted or watched)");
+    sim.apply(configMapLike("watched-again"));
+    await waitUntil(() => cache.has("watched-again"), "a change on the reopened watch");
     // Data again: the stall is over, said once.
     expect(progress).toBe(1);
     await waitUntil(() => sim!.server.watchCount() === 1, "exactly one open watch");
   });
+});
+
+describe("the bookmark rhythm (issue 30)", () => {
+  /** A Namespace informer on a simulator whose bookmarks (every `every` ms) follow the informer's fake clock. */
+  async function onRhythm(every: number) {
+    const clock = createFakeClock(Date.now());
+    sim = await startSimulator({ timers: clock, bookmarkIntervalMs: every });
+    const states: string[] = [];
+    let since: number | undefined;
+    let stalls = 0;
+    const cache = new Set<string>();
+    informer = createInformer({
+      connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
+      kind: { kind: "Namespace", path: "/api/v1/namespaces" },
+      clock,
+      logger: createSilentLogger(),
+      onStall: () => stalls++,
+      onEvent: (_t, o) => cache.add(o.metadata.name),
+      onState: (state) => {
+        states.push(state.state === "failing" ? `failing ${state.reason}` : state.state);
+        if (state.state === "failing") since = state.since;
+      },
+    });
+    informer.start();
+    await waitUntil(() => informer!.synced() && sim!.server.watchCount() === 1, "the watch");
+    const step = async (seconds: number) => {
+      for (let s = 0; s < seconds; s++) {
+        await clock.advance(1_000);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    };
+    return { clock, states, stalls: () => stalls, since: () => since, cache, step };
+  }
+
+  test("a silent watch is noticed 1.5 bookmark intervals (90 s) after its last data: failing component_stalled since then, relisted, synced again", async () => {
+    const t = await onRhythm(60_000);
+    await t.step(61); // a bookmark came at 60 s
+    const lastData = t.clock.now() - 1_000;
+    sim!.server.stallWatches("namespaces");
+    sim!.apply(configMapLike("missed"));
+    await t.step(88);
+    expect(t.stalls()).toBe(0);
+    await t.step(2);
+    expect(t.stalls()).toBe(1);
+    expect(t.states).toContain("failing component_stalled");
+    expect(t.since()).toBeGreaterThanOrEqual(lastData - 1_000);
+    expect(t.since()).toBeLessThanOrEqual(lastData);
+    await waitUntil(() => t.cache.has("missed"), "the relist to bring what the silent watch missed");
+    await waitUntil(() => t.states.at(-1) === "synced", "the kind synced again");
+  });
+
+  test("bookmarks every 60 s keep a quiet watch alive for an hour; a slower rhythm seen on the watch (80 s) is learned, not taken for a stall", async () => {
+    const quiet = await onRhythm(60_000);
+    await quiet.step(3_600);
+    expect(quiet.stalls()).toBe(0);
+    informer?.stop();
+    await sim?.stop();
+    const slow = await onRhythm(80_000);
+    await slow.step(600);
+    expect(slow.stalls()).toBe(0);
+  }, 60_000);
 });
 
 describe("paginated lists (client-go's pager)", () => {

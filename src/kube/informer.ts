@@ -24,9 +24,12 @@ export type InformerState =
         | "rate_limited"
         | "source_configuration_failed"
         | "timeout"
-        | "canceled";
+        | "canceled"
+        | "component_stalled";
       readonly message: string;
       readonly attempts: number;
+      /** When mon last heard from this kind (epoch ms), for a stalled watch: blind since then, not since found. */
+      readonly since?: number;
     };
 
 /** Options of one informer. Backoff after a failure: `initialBackoffMs` doubling to `maxBackoffMs`, with jitter. */
@@ -44,8 +47,14 @@ export interface InformerOptions {
   /** Server-side watch timeout in seconds; the watch is re-opened from the last resourceVersion after it. */
   readonly watchTimeoutSeconds?: number;
   /**
-   * A watch that receives nothing, not even a bookmark (sent about every 60 s), for this long is stalled
-   * (a half-open connection): it is reopened from the last resourceVersion. Default 180 s; 0 disables.
+   * How often the API server sends a BOOKMARK on an idle watch, ms (kube-apiserver: every minute). Default
+   * 60 s. A longer rhythm seen on this watch (the longest silence a bookmark ended) is learned, up to twice this.
+   */
+  readonly bookmarkIntervalMs?: number;
+  /**
+   * A watch that receives nothing, not even a bookmark, for this long is stalled (a half-open connection, a
+   * proxy that holds the stream): the kind is reported failing (`component_stalled`, blind since its last
+   * data), relisted and watched again (issue 30). Default 1.5 × the bookmark rhythm (90 s); 0 disables.
    */
   readonly idleTimeoutMs?: number;
   /**
@@ -95,6 +104,14 @@ export function createInformer(options: InformerOptions): Informer {
   let failures = 0;
   let brokenStreams = 0;
   let stalled = false;
+  /** Real data since the last stall or failure: the relist after a stall reports the kind synced again. */
+  let reportSync = false;
+  /** The longest silence a bookmark ended (ms): the API server's bookmark rhythm as seen on this watch. */
+  let rhythmMs = options.bookmarkIntervalMs ?? 60_000;
+  const maxRhythmMs = 2 * (options.bookmarkIntervalMs ?? 60_000);
+  let lastDataAt = clock.now();
+  /** How long the stream was silent before the chunk being read (ms). */
+  let silenceMs = 0;
   /** Set when a request ran out of its own deadline: the abort is a failure, not a relist or a reopen. */
   let timedOut: KubeError | undefined;
   /**
@@ -204,20 +221,23 @@ export function createInformer(options: InformerOptions): Informer {
     // Lines are found in the bytes and each decoded once (kube/lines.ts): no decoding stream, no growing string.
     const reader = response.body.getReader();
     const lines = new LineSplitter();
-    const idleMs = options.idleTimeoutMs ?? 180_000;
     let cancelIdle: (() => void) | undefined;
     const armIdle = () => {
       cancelIdle?.();
+      const idleMs = options.idleTimeoutMs ?? Math.round(1.5 * rhythmMs);
       if (idleMs <= 0) return;
       cancelIdle = clock.setTimer(() => {
-        logger.warn(
-          `informer ${kind.kind}: watch stalled (no data for ${Math.round(idleMs / 1000)} s); reopening from resourceVersion ${resourceVersion}`,
-        );
+        const message = `watch ${kind.path}: no data, not even a bookmark, for ${Math.round(idleMs / 1000)} s`;
+        logger.warn(`informer ${kind.kind}: ${message}; relisting and watching again`);
         stalled = true;
+        reportSync = true;
+        needList = true;
         options.onStall?.();
+        options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since: lastDataAt });
         current?.abort(new DOMException("stalled", "AbortError"));
       }, idleMs);
     };
+    lastDataAt = clock.now();
     armIdle();
     try {
       for (;;) {
@@ -237,12 +257,14 @@ export function createInformer(options: InformerOptions): Informer {
         const { value, done } = chunk;
         if (done) break;
         brokenStreams = 0;
-        armIdle();
+        silenceMs = clock.now() - lastDataAt;
+        lastDataAt = clock.now();
         if (stalled) {
           stalled = false;
           options.onProgress?.();
         }
         lines.push(value, handleLine);
+        armIdle();
         if (failures > 0) {
           failures = 0;
           options.onState({ state: "synced" });
@@ -262,7 +284,11 @@ export function createInformer(options: InformerOptions): Informer {
     }
     const rv = event.object?.metadata?.resourceVersion;
     if (rv) resourceVersion = String(rv);
-    if (event.type === "BOOKMARK") return;
+    if (event.type === "BOOKMARK") {
+      // A slower API server (or one tuned otherwise) is not taken for a stalled one: learn its rhythm.
+      rhythmMs = Math.min(maxRhythmMs, Math.max(rhythmMs, silenceMs));
+      return;
+    }
     if (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED") emit(event.type, event.object);
   };
 
@@ -283,9 +309,10 @@ export function createInformer(options: InformerOptions): Informer {
         if (needList) {
           await list(current.signal);
           needList = false;
-          const report = !synced || failures > 0;
+          const report = !synced || failures > 0 || reportSync;
           synced = true;
           failures = 0;
+          reportSync = false;
           if (report) options.onState({ state: "synced" });
         }
         await watch(current.signal);

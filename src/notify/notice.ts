@@ -52,6 +52,11 @@ export function renderStartupNotice(version: string, cluster: string, now: numbe
   };
 }
 
+/** Why mon was blind, in words, where the spec 7.3 reason alone would not say it. */
+const BLIND_REASONS: Readonly<Record<string, string>> = {
+  component_stalled: "its watches went silent, not even a bookmark came",
+};
+
 /**
  * The notice of a period mon could not watch while it ran (spec 6: a monitoring gap names the unwatched
  * period): the API server failed or hung for `period` (epoch ms) with the failing kind's health `reason`.
@@ -66,7 +71,7 @@ export function renderUnwatchedNotice(
   const clock = (t: number) => new Date(t).toISOString().slice(11, 19);
   const seconds = Math.round((period.to - period.from) / 1000);
   const length = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-  const sentence = `mon could not watch ${name} from ${clock(period.from)} to ${clock(period.to)} UTC (${length}, ${period.reason.replaceAll("_", " ")}): failures that began and ended in that window were not seen; those still failing are told now.`;
+  const sentence = `mon could not watch ${name} from ${clock(period.from)} to ${clock(period.to)} UTC (${length}, ${BLIND_REASONS[period.reason] ?? period.reason.replaceAll("_", " ")}): failures that began and ended in that window were not seen; those still failing are told now.`;
   const text = `${STATUS_EMOJI.notify} ${sentence}`;
   return {
     id: `unwatched@${period.from}#1`,

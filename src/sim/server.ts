@@ -44,7 +44,7 @@ export interface SimServer {
   readonly url: string;
   readonly port: number;
   /**
-   * Makes the watches of `resource` open right now go silent — no events, no bookmarks — while their
+   * Makes the watches of `resource` (`*`: every resource) open right now go silent — no events, no bookmarks — while their
    * connections stay open (a half-open connection); watches opened later are served as usual.
    */
   stallWatches(resource: string): void;
@@ -95,7 +95,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     port,
     watchCount: () => streams.size,
     stallWatches(resource) {
-      for (const [res, name] of watchesByResource) if (name === resource) stalled.add(res);
+      for (const [res, name] of watchesByResource) if (resource === "*" || name === resource) stalled.add(res);
     },
     dropWatches() {
       for (const stream of streams) stream.destroy();
