@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { createTlsFetch, type TlsFetch } from "../runtime/tls-fetch.ts";
 import { classifyFetchError, classifyStatus, KubeError } from "./errors.ts";
+import { createExecCredentialSource, EXEC_TIMEOUT_MS, type ExecCredentialSource } from "./exec-credential.ts";
 
 /** A connection to one API server: its URL and a request function carrying the kubeconfig's TLS and auth. */
 export interface KubeConnection {
@@ -33,10 +34,12 @@ export async function connectKube(
     kubeconfigPath?: string;
     kubeconfigText?: string;
     env?: Readonly<Record<string, string | undefined>>;
+    /** Where a kubeconfig exec plugin's failures and timeouts are said (default: standard error). */
+    log?: (line: string) => void;
   } = {},
 ): Promise<KubeConnection> {
   const env = options.env ?? process.env;
-  const kc = new KubeConfig();
+  let kc = new KubeConfig();
   let source: string;
   const path = options.kubeconfigPath ?? env.KUBECONFIG;
   try {
@@ -77,30 +80,76 @@ export async function connectKube(
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new KubeError("kubeconfig", `no current cluster in ${source}: set current-context`);
   const server = cluster.server.replace(/\/+$/, "");
+  // An exec credential plugin is run by mon itself, not by client-node: with a timeout, killed with mon, backed
+  // off when it fails or answers an expired credential, and told KUBERNETES_EXEC_INFO (issue 30).
+  let exec: ExecCredentialSource | undefined;
+  const user = kc.getCurrentUser();
+  if (user?.exec) {
+    const timeout = env.MON_EXEC_TIMEOUT?.trim();
+    const seconds = timeout ? Number(timeout) : EXEC_TIMEOUT_MS / 1000;
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new KubeError("kubeconfig", `MON_EXEC_TIMEOUT: "${timeout}" is not a positive number of seconds`);
+    exec = createExecCredentialSource(user.exec, {
+      cluster: {
+        server,
+        ...(cluster.caData ? { certificateAuthorityData: cluster.caData } : {}),
+        ...(cluster.tlsServerName ? { tlsServerName: cluster.tlsServerName } : {}),
+        ...(cluster.skipTLSVerify ? { insecureSkipTlsVerify: true } : {}),
+      },
+      timeoutMs: seconds * 1000,
+      env,
+      ...(options.log ? { log: options.log } : {}),
+    });
+    const stripped = new KubeConfig();
+    stripped.loadFromOptions({
+      clusters: kc.clusters,
+      contexts: kc.contexts,
+      currentContext: kc.currentContext,
+      users: kc.users.map((u) => (u.name === user.name ? { ...u, exec: undefined } : u)),
+    });
+    kc = stripped;
+  }
   let base: HttpsOptions;
   try {
     base = await httpsOptions(kc);
   } catch (error) {
     throw new KubeError("kubeconfig", `cannot use ${source} (server ${server}): ${(error as Error).message}`);
   }
-  const tlsFetch: TlsFetch = createTlsFetch({
-    ca: pem(base.ca),
-    cert: pem(base.cert),
-    key: pem(base.key),
-    insecureSkipVerify: base.rejectUnauthorized === false,
-    serverName: cluster.tlsServerName,
-  });
+  const tlsWith = (cert: string | undefined, key: string | undefined): TlsFetch =>
+    createTlsFetch({
+      ca: pem(base.ca),
+      cert,
+      key,
+      insecureSkipVerify: base.rejectUnauthorized === false,
+      serverName: cluster.tlsServerName,
+    });
+  const tlsFetch: TlsFetch = tlsWith(pem(base.cert), pem(base.key));
+  // A client certificate from the exec plugin: one TLS client per certificate, made again when it rotates.
+  let execTls: { cert: string; fetch: TlsFetch } | undefined;
 
   const request = async (target: string, init: RequestInit = {}): Promise<Response> => {
     const auth = await httpsOptions(kc);
     const headers = new Headers(init.headers);
     for (const [name, value] of Object.entries(auth.headers ?? {}))
       if (value !== undefined) headers.set(name, String(value));
+    let fetcher = tlsFetch;
+    if (exec) {
+      const credential = await exec.get();
+      if (credential.token) headers.set("authorization", `Bearer ${credential.token}`);
+      if (credential.clientCertificateData && credential.clientKeyData) {
+        if (execTls?.cert !== credential.clientCertificateData)
+          execTls = {
+            cert: credential.clientCertificateData,
+            fetch: tlsWith(credential.clientCertificateData, credential.clientKeyData),
+          };
+        fetcher = execTls.fetch;
+      }
+    }
     if (auth.auth && !headers.has("authorization")) headers.set("authorization", `Basic ${btoa(String(auth.auth))}`);
     if (!headers.has("accept")) headers.set("accept", "application/json");
     headers.set("user-agent", "mon");
     try {
-      return await tlsFetch(`${server}${target}`, { ...init, headers });
+      return await fetcher(`${server}${target}`, { ...init, headers });
     } catch (error) {
       throw classifyFetchError(error, server);
     }
@@ -111,6 +160,10 @@ export async function connectKube(
     source,
     request,
     async authorization() {
+      if (exec) {
+        const token = (await exec.get()).token;
+        if (token) return `Bearer ${token}`;
+      }
       const auth = await httpsOptions(kc);
       const header = auth.headers?.Authorization ?? auth.headers?.authorization;
       return header === undefined ? undefined : String(header);

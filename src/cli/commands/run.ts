@@ -41,7 +41,7 @@ export default defineCommand({
     for (const w of config.warnings) logger.warn(formatProblem(w));
     try {
       const prepared = prepareStartup(config, { logger });
-      const connection = await connectKube({ kubeconfigPath: args.kubeconfig });
+      const connection = await connectKube({ kubeconfigPath: args.kubeconfig, log: (line) => logger.warn(line) });
       const clock = createSystemClock();
       let daemon: Daemon | undefined;
       // A leader that cannot renew stops deciding and sending at once, then exits to come back as a standby.
