@@ -185,7 +185,7 @@ export function createMetrics() {
     sourceUnavailable: counter("mon_source_unavailable_total", "Required sources (informers) that became unavailable."),
     investigations: counter(
       "mon_investigations_total",
-      "Announcement investigations (reading a crashed container's log): done, skipped (unreadable), late, timeout.",
+      "Announcement investigations (reading a crashed container's log): done, skipped (unreadable), late, timeout, shed (a flood: more than 1,000 reads waiting).",
       ["result"],
     ),
     unexplained: counter(

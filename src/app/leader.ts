@@ -18,6 +18,7 @@ import { renderRestoredSummary } from "../notify/summary.ts";
 import { maskLicenseId } from "../license/lease.ts";
 import type { StatusInput } from "../status/report.ts";
 import type { LifecycleState } from "../incident/lifecycle.ts";
+import type { Incident } from "../model/incident.ts";
 import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -238,6 +239,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       .then(() => ((holds?.() ?? true) ? state.saveLifecycle(lifecycle) : undefined))
       .catch((error: unknown) => logger.warn(`state store: keeping the incidents failed: ${(error as Error).message}`));
   };
+  let restoredPending: Incident[] | undefined;
   const loop = createPassLoop({
     clock,
     inventory,
@@ -248,6 +250,18 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     usage: () => usageView(usage, probes),
     onResult(result, now) {
       observe.pass(result);
+      // Restarted with its state (Pro): one summary names the open problems whose threads continue (spec 6),
+      // after the first pass has seen the cluster: a problem that ended while mon was down is resolved, not
+      // called "still open" (issue 30).
+      if (restoredPending) {
+        const stillOpen = restoredPending.filter((i) => result.state.incidents.get(i.id)?.phase === "open");
+        restoredPending = undefined;
+        if (stillOpen.length)
+          outgoing.send(
+            [{ message: renderRestoredSummary(stillOpen, now, cluster, delivery.foldedAt()).message }],
+            now,
+          );
+      }
       if (audit && pro())
         for (const entry of auditEntries(result.decisions, result.skipped, cluster)) audit.write(entry);
       outgoing.send(result.messages, now);
@@ -322,14 +336,11 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       });
       // An in-process restart (the overlay changed) is not a start: providers hear nothing of it.
       if (!config.app.disableStartupMessage && !carried) outgoing.notice(notice, clock.now());
-      // Restarted with its state (Pro): one summary names the open problems whose threads continue (spec 6).
+      // Restarted with its state (Pro): the summary of the problems still open follows the first pass.
       const continued = restoredFromState
         ? [...restoredFromState.incidents.values()].filter((i) => i.phase === "open" && i.announced)
         : [];
-      if (continued.length && !carried) {
-        const summary = renderRestoredSummary(continued, clock.now(), cluster, delivery.foldedAt());
-        outgoing.send([{ message: summary.message }], clock.now());
-      }
+      if (continued.length && !carried) restoredPending = continued;
       control.ready();
       callHome.started();
     },

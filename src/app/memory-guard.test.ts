@@ -38,8 +38,16 @@ describe("the soft memory limit (spec 8)", () => {
     rss = 700 * MiB;
     await clock.advance(MEMORY_CHECK_MS);
     expect(said.at(-1)).toBe("memory: 700 MiB resident, back under the soft limit of 900 MiB");
+    // Before the limit (issue 30): from 80 % of it on, every check collects, and nothing is said.
+    rss = 760 * MiB;
+    await clock.advance(MEMORY_CHECK_MS);
+    expect(collections).toBe(3);
+    rss = 710 * MiB;
+    await clock.advance(MEMORY_CHECK_MS);
+    expect(collections).toBe(3);
+    expect(said).toHaveLength(2);
     const text = await metrics.registry.metrics();
-    expect(text).toContain("mon_memory_pressure_total 2");
+    expect(text).toContain("mon_memory_pressure_total 3");
     expect(text).toContain(`mon_memory_soft_limit_bytes ${900 * MiB}`);
     guard.stop();
   });

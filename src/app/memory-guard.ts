@@ -3,14 +3,18 @@ import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { collectGarbage, residentBytes } from "../runtime/memory.ts";
 
-/** How often the resident memory is compared with the soft limit, ms. */
-export const MEMORY_CHECK_MS = 10_000;
+/** How often the resident memory is compared with the soft limit, ms: a flood grows it within seconds. */
+export const MEMORY_CHECK_MS = 1_000;
+/** The guard acts from this share of the soft limit on, before the limit is reached (issue 30). */
+export const EARLY_SHARE = 0.8;
 
 /**
  * The soft memory limit (spec 8: 90 % of MON_MEMORY_LIMIT, or an explicit GOMEMLIMIT; docs/performance.md
- * "Memory limit"). Bun has no heap limit to set, so this is what the runtime allows: every MEMORY_CHECK_MS the
- * resident set is compared with the limit; above it a full garbage collection is forced, counted in
- * mon_memory_pressure_total, and said once per episode (the episode ends below 90 % of the soft limit). It
+ * "Memory limit"). Bun has no heap limit to set, so this is what the runtime allows: every MEMORY_CHECK_MS (1 s)
+ * the resident set is compared with the limit; from EARLY_SHARE (80 %) of it on, a full garbage collection is
+ * forced at every check and counted in mon_memory_pressure_total, so a burst's garbage (a flood's events and
+ * passes) is collected while there is room; above the limit it is said once per episode (the episode ends
+ * below 90 % of the soft limit). It
  * cannot keep the process under the limit when live data needs more: the container's own limit is the bound.
  * `read` and `collect` default to the runtime's (runtime/memory.ts).
  */
@@ -31,13 +35,14 @@ export function startMemoryGuard(options: {
   let timer: Cancel | undefined;
   const check = () => {
     const rss = read();
-    if (rss > softLimitBytes) {
+    if (rss > softLimitBytes * EARLY_SHARE) {
       collect();
       metrics.memoryPressure.inc();
-      const after = read();
+    }
+    if (rss > softLimitBytes) {
       if (!over)
         logger.warn(
-          `memory: ${mib(rss)} resident is above the soft limit of ${mib(softLimitBytes)}; forced a garbage collection (now ${mib(after)})`,
+          `memory: ${mib(rss)} resident is above the soft limit of ${mib(softLimitBytes)}; forced a garbage collection (now ${mib(read())})`,
         );
       over = true;
     } else if (over && rss < softLimitBytes * 0.9) {

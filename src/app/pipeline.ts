@@ -12,7 +12,7 @@ import { ackOf } from "../incident/ack.ts";
 import { overrideSeverity } from "../incident/overrides.ts";
 import { ownerOf } from "../incident/owner.ts";
 import { redact } from "../redact/redact.ts";
-import { cut } from "../redact/cut.ts";
+import { cutStart } from "../redact/cut.ts";
 import { EVIDENCE_MAX } from "../detect/evidence.ts";
 import type { Decision, Skip } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
@@ -79,7 +79,8 @@ function ownerKindOf(f: Finding, inventory: InventoryView): string {
 /** Adds the last log lines to a finding's evidence (spec 1.6), once. */
 function withLog(f: Finding, lines: readonly string[] | undefined): Finding {
   if (!lines || lines.length === 0) return f;
-  return { ...f, evidence: [...f.evidence, { label: "log", value: cut(lines.join(" ⏎ "), EVIDENCE_MAX) }] };
+  // The error line is the last: a cut keeps the end.
+  return { ...f, evidence: [...f.evidence, { label: "log", value: cutStart(lines.join(" ⏎ "), EVIDENCE_MAX) }] };
 }
 
 const DETECTORS: readonly [string, (inventory: InventoryView, now: number, usage: UsageView) => Finding[]][] = [

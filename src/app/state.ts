@@ -193,6 +193,7 @@ async function maintainOnce(store: StateStore, capBytes: number, { logger, metri
 async function openStore(dataDir: string | undefined, { logger, metrics, health }: Deps): Promise<StateStore> {
   if (!dataDir) return openStateStore();
   let failing = false;
+  let failedSince = 0;
   try {
     const store = await openStateStore({
       dataDir,
@@ -207,16 +208,25 @@ async function openStore(dataDir: string | undefined, { logger, metrics, health 
         writeFailed(key, error) {
           metrics.storageWriteFailures.inc();
           if (key.startsWith("outbox:") || key.startsWith("deadletter:")) metrics.deliveryOutboxWriteFailures.inc();
+          // Said once when writes start failing (a full disk fails every write): the rest are counted in
+          // mon_storage_write_failures_total and summed up when writes succeed again (issue 30).
+          if (failing) {
+            failedSince += 1;
+            return;
+          }
           // What could not be written lives on in memory only: a restart would lose it, and /health says so.
-          if (!failing) health.set("storage", "degraded", { reason: "persistence_write_failed" });
+          health.set("storage", "degraded", { reason: "persistence_write_failed" });
           failing = true;
-          logger.warn(`state store: writing ${key} failed: ${error.message}`);
+          failedSince = 1;
+          logger.warn(
+            `state store: writing ${key} failed: ${error.message} (kept in memory; further failures are counted in mon_storage_write_failures_total, not logged)`,
+          );
         },
         wrote() {
           if (!failing) return;
           failing = false;
           health.set("storage", "ok");
-          logger.info("state store: writes succeed again");
+          logger.info(`state store: writes succeed again (${failedSince} failed meanwhile)`);
         },
       },
     });

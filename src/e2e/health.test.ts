@@ -11,6 +11,7 @@ import { createSilentLogger } from "../runtime/logger.ts";
 import { startSimulator } from "../sim/simulator.ts";
 import { parseConfig } from "../testing/config.ts";
 import { stringify } from "yaml";
+import { request } from "node:http";
 
 let running: SimulatedDaemon | undefined;
 afterEach(async () => {
@@ -82,6 +83,31 @@ describe("health server (spec 4.1, 4.2)", () => {
       'mon_delivery_queue_oldest_age_seconds{provider="stdout"} 0',
     ]) {
       expect(text).toContain(name);
+    }
+  });
+
+  test("an unknown path, method or Host is answered 404 'not found' that echoes nothing of the request (issue 30)", async () => {
+    const url = new URL(await start((s) => s.kubeconfig()));
+    const ask = (method: string, path: string, host: string) =>
+      new Promise<{ status: number; body: string; type: string }>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, method, path, headers: { host } }, (res) => {
+          let body = "";
+          res.on("data", (c) => (body += c));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, body, type: String(res.headers["content-type"]) }),
+          );
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    for (const [method, path] of [
+      ["GET", "/%3Cscript%3Ealert(1)%3C/script%3E"],
+      ["GET", "/status/../../etc/passwd?x=<b>"],
+      ["POST", "/healthz"],
+      ["DELETE", "/metrics"],
+    ] as const) {
+      const answer = await ask(method, path, "evil.example.com:1234");
+      expect(answer).toEqual({ status: 404, body: "not found\n", type: "text/plain; charset=utf-8" });
     }
   });
 

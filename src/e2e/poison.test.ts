@@ -149,6 +149,15 @@ const ODD: Record<string, (sim: Simulator) => KubeObject[]> = {
       spec: { podSelector: 5, ingress: "all", egress: [null, 3] },
     },
   ],
+  "an Ingress with null spec.tls entries and rules, a pod with a null volume (issue 30)": (sim) => [
+    {
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: { namespace: "odd", name: "nulls" },
+      spec: { tls: [null, { secretName: null, hosts: [null] }], rules: [null] },
+    },
+    oddPod(sim, "vol", (p) => (p.spec.volumes = [null, { name: "s", secret: null }])),
+  ],
   "containerStatuses of the wrong shape, a numeric phase, garbage conditions, spec: null": (sim) => [
     oddPod(sim, "cs", (p) => (p.status.containerStatuses = { a: 1 })),
     oddPod(sim, "cs2", (p) => (p.status.containerStatuses = [null, 5, "x"])),
@@ -166,6 +175,7 @@ const PLURAL: Record<string, string> = {
   ReplicaSet: "replicasets",
   Job: "jobs",
   NetworkPolicy: "networkpolicies",
+  Ingress: "ingresses",
 };
 
 /** Writes `objects` as they are into the simulator's store (a loose server, or any client with status access). */
@@ -194,6 +204,10 @@ async function canaryIsToldWith(add: (sim: Simulator) => KubeObject[]): Promise<
     await waitUntil(() => hook.requests.some((r) => r.body.includes("shop/api")), "the canary");
     const report = cluster.daemon.health.report();
     expect(report.components.caches?.state).toBe("ok");
+    // Not one detector threw on them: the Inventory admits only the shapes detectors read (kube/admit.ts).
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_panics_recovered_total")).toContain(
+      'mon_panics_recovered_total{stage="detector"} 0',
+    );
   } finally {
     await cluster.stop();
     await hook.close();

@@ -342,6 +342,22 @@ describe("webhook: the daemon against the simulator", () => {
     );
   });
 
+  test("a crashed container whose last log line is 10 MB: the evidence is that line's end, where its message is (issue 30)", async () => {
+    const hook = track(await startCaptureServer());
+    const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));
+    const { sim, clock } = cluster;
+    seedShop(sim, clock.now());
+    await cluster.settle();
+    const line = `ERROR request failed: ${'{"k":"v"},'.repeat(1_000_000)} caused by: disk quota exceeded on /data`;
+    sim.setLogs("shop", "api-abc12-p0", "api", `starting api 1.0\n${line}\n`, true);
+    crashPod(sim, "shop", "api-abc12-p0", 4, clock.now(), "exit 1");
+    await cluster.settle();
+    const [request] = await hook.waitFor(1);
+    const log = request!.json().findings[0].evidence.log as string;
+    expect(log).toEndWith("caused by: disk quota exceeded on /data");
+    expect(log.length).toBeLessThanOrEqual(500);
+  });
+
   test("a tier-normal problem is not announced; it is listed in the low-priority digest 30 minutes later", async () => {
     const hook = track(await startCaptureServer());
     const cluster = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }, { cluster: "prod" }));

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { admit, MAX_TEXT } from "./admit.ts";
 import { Inventory } from "./inventory.ts";
 
@@ -32,6 +33,43 @@ describe("the Inventory's door (issue 19): objects in the narrow shape detectors
         status: { conditions: [{ type: "Ready", status: "False" }] },
       },
     });
+  });
+
+  test("no list mon keeps holds a null entry, whatever field it is in (an Ingress's spec.tls: [null], issue 30)", () => {
+    const nulls = (value: unknown): boolean =>
+      Array.isArray(value)
+        ? value.some((item) => item === null || nulls(item))
+        : typeof value === "object" && value !== null && Object.values(value).some(nulls);
+    // Any JSON with nulls sprinkled into its lists, under the fields objects have.
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        fc.constant(null),
+        fc.string({ maxLength: 4 }),
+        fc.integer(),
+        tie("list"),
+        tie("object"),
+      ),
+      list: fc.array(fc.oneof(fc.constant(null), tie("value")), { maxLength: 4 }),
+      object: fc.dictionary(
+        fc.constantFrom("tls", "rules", "volumes", "containers", "ports", "items", "secretName", "hosts", "x"),
+        tie("value"),
+        { maxKeys: 4 },
+      ),
+    }));
+    fc.assert(
+      fc.property(json.object, json.object, (spec, status) => {
+        const admitted = admit({
+          apiVersion: "networking.k8s.io/v1",
+          kind: "Ingress",
+          metadata: { namespace: "a", name: "b" },
+          spec,
+          status,
+        });
+        expect("object" in admitted && nulls(admitted.object)).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test("a 1 MB message is cut to 4,096 characters; a lone surrogate becomes U+FFFD", () => {

@@ -171,7 +171,8 @@ function cleanValue(value: unknown, depth: number): unknown {
   if (typeof value === "string") return cleanText(value);
   if (value === null || typeof value !== "object") return value;
   if (depth >= MAX_DEPTH) return undefined;
-  if (Array.isArray(value)) return cleanList(value, depth, () => true);
+  // A null entry is never a Kubernetes list item (`spec.tls: [null]`): readers would throw on it (issue 30).
+  if (Array.isArray(value)) return cleanList(value, depth, (item) => item !== null);
   const object = value as Record<string, unknown>;
   for (const k in object) {
     const v = object[k];
@@ -181,6 +182,9 @@ function cleanValue(value: unknown, depth: number): unknown {
   }
   return object;
 }
+
+/** The keys of an EndpointSlice endpoint's `conditions` object; any other object there is not conditions. */
+const ENDPOINT_CONDITIONS = new Set(["ready", "serving", "terminating"]);
 
 /** What mon reads each known field as: one lookup per key. */
 const Rule = { StringMap: 1, Object: 2, ObjectList: 3, StringList: 4, String: 5, Number: 6 } as const;
@@ -204,7 +208,8 @@ function cleanField(k: string, v: unknown, depth: number): unknown {
   if (rule === Rule.Object && !isPlainObject(v) && !(k === "status" && typeof v === "string")) return undefined;
   if (rule === Rule.ObjectList) {
     // An EndpointSlice endpoint's `conditions` is an object ({ready, serving, terminating}).
-    if (k === "conditions" && isPlainObject(v)) return cleanValue(v, depth + 1);
+    if (k === "conditions" && isPlainObject(v))
+      return Object.keys(v).every((c) => ENDPOINT_CONDITIONS.has(c)) ? cleanValue(v, depth + 1) : undefined;
     if (!Array.isArray(v)) return undefined;
     // EndpointSlice endpoints list their addresses as strings, a Node's status as objects.
     return cleanList(v, depth, (item) =>

@@ -77,6 +77,9 @@ export interface InformerOptions {
   readonly onUnexpectedStop?: (why: string) => void;
 }
 
+/** Real time a silent watch is given to show data already sent before it counts as stalled, ms. */
+const STALL_CONFIRM_MS = 250;
+
 /** A running informer. */
 export interface Informer {
   start(): void;
@@ -222,19 +225,29 @@ export function createInformer(options: InformerOptions): Informer {
     const reader = response.body.getReader();
     const lines = new LineSplitter();
     let cancelIdle: (() => void) | undefined;
+    let cancelConfirm: (() => void) | undefined;
+    let chunks = 0;
     const armIdle = () => {
       cancelIdle?.();
+      cancelConfirm?.();
       const idleMs = options.idleTimeoutMs ?? Math.round(1.5 * rhythmMs);
       if (idleMs <= 0) return;
       cancelIdle = clock.setTimer(() => {
-        const message = `watch ${kind.path}: no data, not even a bookmark, for ${Math.round(idleMs / 1000)} s`;
-        logger.warn(`informer ${kind.kind}: ${message}; relisting and watching again`);
-        stalled = true;
-        reportSync = true;
-        needList = true;
-        options.onStall?.();
-        options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since: lastDataAt });
-        current?.abort(new DOMException("stalled", "AbortError"));
+        // Confirmed in real time: what the API server sent meanwhile may still be in the socket, unread (a clock
+        // that jumped, a busy event loop). Data within STALL_CONFIRM_MS means the watch is alive.
+        const seen = chunks;
+        const confirm = setTimeout(() => {
+          if (chunks !== seen || signal.aborted) return;
+          const message = `watch ${kind.path}: no data, not even a bookmark, for ${Math.round(idleMs / 1000)} s`;
+          logger.warn(`informer ${kind.kind}: ${message}; relisting and watching again`);
+          stalled = true;
+          reportSync = true;
+          needList = true;
+          options.onStall?.();
+          options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since: lastDataAt });
+          current?.abort(new DOMException("stalled", "AbortError"));
+        }, STALL_CONFIRM_MS);
+        cancelConfirm = () => clearTimeout(confirm);
       }, idleMs);
     };
     lastDataAt = clock.now();
@@ -257,6 +270,7 @@ export function createInformer(options: InformerOptions): Informer {
         const { value, done } = chunk;
         if (done) break;
         brokenStreams = 0;
+        chunks++;
         silenceMs = clock.now() - lastDataAt;
         lastDataAt = clock.now();
         if (stalled) {
@@ -272,6 +286,7 @@ export function createInformer(options: InformerOptions): Informer {
       }
     } finally {
       cancelIdle?.();
+      cancelConfirm?.();
     }
   };
 

@@ -1,13 +1,20 @@
 import type { KubeConnection } from "./connection.ts";
+import { cutStart } from "../redact/cut.ts";
 
-/** How much of a container's log mon reads: the last lines, bounded in bytes (spec 1.6 "bounded"). */
+/** How much of a container's log mon keeps: the last lines, the last bytes of them (spec 1.6 "bounded"). */
 export const LOG_TAIL_LINES = 50;
 export const LOG_LIMIT_BYTES = 16_384;
+/** The most mon reads of one log to reach its end (a 10 MB line); beyond it the read stops, ending there. */
+export const LOG_READ_MAX_BYTES = 16 * 2 ** 20;
+/** The longest log line kept, characters: its end, where the message of a long line usually is. */
+export const LOG_LINE_MAX = 400;
 
 /**
  * Reads the tail of a container's log through `pods/log` (spec 5.5: `get` on pods/log), of the previous
- * (crashed) instance when `previous`. Returns undefined when the log cannot be read (no kubelet, container
- * gone, no permission); never throws.
+ * (crashed) instance when `previous`: the last LOG_TAIL_LINES lines, of which the last LOG_LIMIT_BYTES bytes are
+ * kept while they stream in (issue 30: `limitBytes` would keep the *first* bytes, the start of a 10 MB line,
+ * and drop its end). Returns undefined when the log cannot be read (no kubelet, container gone, no
+ * permission); never throws.
  */
 export async function readContainerLog(
   connection: KubeConnection,
@@ -17,7 +24,6 @@ export async function readContainerLog(
   const query = new URLSearchParams({
     container: ref.container,
     tailLines: String(LOG_TAIL_LINES),
-    limitBytes: String(LOG_LIMIT_BYTES),
     ...(ref.previous ? { previous: "true" } : {}),
   });
   try {
@@ -29,22 +35,47 @@ export async function readContainerLog(
       await response.body?.cancel();
       return undefined;
     }
-    return await response.text();
+    return await lastBytes(response, LOG_LIMIT_BYTES, LOG_READ_MAX_BYTES);
   } catch {
     return undefined;
   }
+}
+
+/** The last `keep` bytes of a response body read up to `max` bytes, as text (a cut character dropped). */
+async function lastBytes(response: Response, keep: number, max: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  let window = new Uint8Array(0);
+  let read = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    read += value.length;
+    const joined = new Uint8Array(Math.min(keep, window.length + value.length));
+    const fromValue = Math.min(value.length, joined.length);
+    joined.set(window.subarray(window.length - (joined.length - fromValue)), 0);
+    joined.set(value.subarray(value.length - fromValue), joined.length - fromValue);
+    window = joined;
+    if (read >= max) {
+      await reader.cancel();
+      break;
+    }
+  }
+  // The window may start inside a multi-byte character: drop what decodes to U+FFFD at its start.
+  return new TextDecoder().decode(window).replace(/^\uFFFD+/, "");
 }
 
 const ERROR_LINE = /error|exception|fatal|panic|refused|timeout|denied|no such host|x509|no space left|killed|failed/i;
 
 /**
  * The lines an engineer needs from a log tail (failure-catalogue R11): the last line that looks like an
- * error and up to `context` lines before it, else the last lines. Trailing blank lines are ignored.
+ * error and up to `context` lines before it, else the last lines. Trailing blank lines are ignored; a line over
+ * LOG_LINE_MAX characters keeps its end.
  */
 export function lastErrorLines(text: string, context = 2): string[] {
   const lines = text
     .split("\n")
-    .map((l) => l.replace(/\s+$/, ""))
+    .map((l) => cutStart(l.replace(/\s+$/, ""), LOG_LINE_MAX))
     .filter((l) => l.length > 0);
   for (let i = lines.length - 1; i >= 0; i--) {
     if (ERROR_LINE.test(lines[i]!)) return lines.slice(Math.max(0, i - context), i + 1);

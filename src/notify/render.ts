@@ -155,9 +155,16 @@ export function cleaner(
   };
 }
 
-/** Findings as a message carries them, summary and evidence passed through `clean`. */
+/**
+ * The most findings one incident puts in a message (issue 30): a flood of 5,000 crashing pods is one incident
+ * whose text counts them all, while its message carries the first 50 (root cause first) — redacting and
+ * sending 5,000 evidence lists would cost more memory than the cluster's whole Inventory.
+ */
+export const MAX_MESSAGE_FINDINGS = 50;
+
+/** Findings as a message carries them (at most MAX_MESSAGE_FINDINGS), summary and evidence passed through `clean`. */
 export function messageFindings(findings: readonly Finding[], clean: (text: string) => string): MessageFinding[] {
-  return findings.map((f) => ({
+  return findings.slice(0, MAX_MESSAGE_FINDINGS).map((f) => ({
     reason: f.reason,
     object: f.object,
     ...(f.container ? { container: f.container } : {}),

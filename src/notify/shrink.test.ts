@@ -51,7 +51,7 @@ describe("shortening a message to fit a receiver (issue 30)", () => {
   });
 
   test("a shortened message says so and counts the findings it left out", () => {
-    const s = shrinkMessage(rollUp(40, 30, 100, 10), 2)!;
+    const s = shrinkMessage(rollUp(40, 30, 100, 10), 3)!;
     expect(s.findings).toHaveLength(5);
     expect(s.findings.every((f) => f.evidence.length === 0)).toBe(true);
     expect(s.text).toEndWith("(shortened to fit the receiver's size limit; 25 more findings not shown)");

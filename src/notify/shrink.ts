@@ -4,12 +4,13 @@ import type { Message, MessageFinding } from "../model/message.ts";
  * How far a message can be shortened to fit a receiver's size limit (issue 30, spec 6): each level keeps less,
  * and every level keeps the status emoji, the headline, the ids the message covers and what a person needs to
  * act first. Level 0 is the message as rendered.
- *   1. no evidence; at most 20 findings, 20 news items and 60 lines of text
- *   2. at most 5 findings, 5 news items, 20 lines and 4,000 characters
- *   3. no findings; the headline and 5 lines, at most 1,000 characters
- *   4. the headline alone (at most 300 characters)
+ *   1. no evidence (every finding kept, with its summary)
+ *   2. at most 20 findings, 20 news items, 60 lines and 16,000 characters of text
+ *   3. at most 5 findings, 5 news items, 20 lines and 4,000 characters
+ *   4. no findings; the headline and 5 lines, at most 1,000 characters
+ *   5. the headline alone (at most 300 characters)
  */
-export const SHRINK_LEVELS = 4;
+export const SHRINK_LEVELS = 5;
 
 const LEVELS: readonly { findings: number; evidence: boolean; news: number; lines: number; chars: number }[] = [
   {
@@ -18,6 +19,13 @@ const LEVELS: readonly { findings: number; evidence: boolean; news: number; line
     news: Number.POSITIVE_INFINITY,
     lines: Infinity,
     chars: Infinity,
+  },
+  {
+    findings: Number.POSITIVE_INFINITY,
+    evidence: false,
+    news: Number.POSITIVE_INFINITY,
+    lines: Number.POSITIVE_INFINITY,
+    chars: Number.POSITIVE_INFINITY,
   },
   { findings: 20, evidence: false, news: 20, lines: 60, chars: 16_000 },
   { findings: 5, evidence: false, news: 5, lines: 20, chars: 4_000 },
@@ -44,7 +52,7 @@ export function shrinkMessage(message: Message, level: number): Message | undefi
     news: message.news.slice(0, l.news),
     text: cutText(message.text, l.lines, l.chars, level === SHRINK_LEVELS ? "" : note),
     markdown: cutText(message.markdown, l.lines, l.chars, level === SHRINK_LEVELS ? "" : `_${note}_`),
-    ...(message.nextSteps ? { nextSteps: message.nextSteps.slice(0, level >= 3 ? 1 : 3) } : {}),
+    ...(message.nextSteps ? { nextSteps: message.nextSteps.slice(0, level >= 4 ? 1 : 3) } : {}),
   };
 }
 

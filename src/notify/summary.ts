@@ -1,9 +1,13 @@
 import type { Decision } from "../model/decision.ts";
 import type { Incident } from "../model/incident.ts";
-import type { Message, RouteFacts } from "../model/message.ts";
+import type { Message, MessageFinding, RouteFacts } from "../model/message.ts";
 import { namespacesOf, refLabel } from "../model/object-ref.ts";
 import { louder, type StatusMark, type Tier } from "../model/severity.ts";
 import { STATUS_EMOJI, cleaner, describe, duration, messageFindings } from "./render.ts";
+
+/** Findings a roll-up, summary or digest carries of each problem it names, and in all (issue 30). */
+export const SUMMARY_FINDINGS_EACH = 50;
+export const SUMMARY_FINDINGS = 250;
 
 /** Most incidents listed by name in one summary; the rest are counted. */
 export const MAX_SUMMARY_INCIDENTS = 20;
@@ -46,7 +50,20 @@ export function renderSummary(
     ({ incident: i }) =>
       `• ${refLabel(i.root)}: ${clean(describe(i))} (${i.tier}${i.mode === "page" ? ", pages" : ""})`,
   );
-  const findings = sorted.flatMap((d) => messageFindings(d.incident.findings, clean));
+  // A flood's roll-up names every problem in its text and `covers`, and carries the first findings of each
+  // (SUMMARY_FINDINGS_EACH), SUMMARY_FINDINGS in all: not every pod's evidence (issue 30).
+  // Breadth first: every problem's first finding before any problem's second.
+  const taken = sorted.map(() => 0);
+  let total = 0;
+  for (let round = 0; round < SUMMARY_FINDINGS_EACH && total < SUMMARY_FINDINGS; round++)
+    for (const [k, d] of sorted.entries())
+      if (total < SUMMARY_FINDINGS && d.incident.findings.length > round) {
+        taken[k]! += 1;
+        total += 1;
+      }
+  const findings: MessageFinding[] = sorted.flatMap((d, k) =>
+    messageFindings(d.incident.findings.slice(0, taken[k]), clean),
+  );
   const at = sorted[0]!.at;
   const message = clusterMessage(
     {

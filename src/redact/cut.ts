@@ -13,3 +13,14 @@ export function cut(text: string, max: number): string {
   if (!BOUNDARY.test(text[end]!)) while (end > 0 && !BOUNDARY.test(text[end - 1]!)) end--;
   return `${text.slice(0, end).replace(/\s+$/, "")}…`;
 }
+
+/**
+ * `text` cut to at most `max` characters keeping its end (marked `…` at the start), never inside a token: the
+ * mirror of `cut` for text whose point is at its end (a log line: `ERROR … caused by: disk full`).
+ */
+export function cutStart(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let start = text.length - max + 1;
+  if (!BOUNDARY.test(text[start - 1]!)) while (start < text.length && !BOUNDARY.test(text[start]!)) start++;
+  return `…${text.slice(start).replace(/^\s+/, "")}`;
+}

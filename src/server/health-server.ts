@@ -74,6 +74,9 @@ export async function startHealthServer(options: {
       return now.pro ? json(200, now.json) : json(402, { error: "pro_required" });
     });
   if (options.diagnostics) addDiagnostics(app, options.diagnostics.token, options.diagnostics.source);
+  // Anything else: a fixed answer that echoes nothing of the request (its URL, Host header or method), so the
+  // health port reflects no input back to whoever probes it (issue 30).
+  app.all("/**", () => text(404, "not found\n"));
   const where = `${options.hostname ?? "0.0.0.0"}:${options.port}`;
   let server: ReturnType<typeof serve>;
   try {

@@ -48,6 +48,12 @@ export interface SimServer {
    * connections stay open (a half-open connection); watches opened later are served as usual.
    */
   stallWatches(resource: string): void;
+  /**
+   * Bookmarks of watches opened from now on follow `timers` (the fake clock of the daemon a test runs against):
+   * a daemon on a fake clock must see the API server's bookmark rhythm on that clock, as a real one sees it in
+   * real time, or it takes every quiet watch for a silent one.
+   */
+  useTimers(timers: { setTimer(fn: () => void, delayMs: number): () => void }): void;
   /** Open watch streams right now. */
   watchCount(): number;
   /** Ends every open watch stream (as an apiserver restart would), keeping the server up. */
@@ -66,6 +72,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const watchesByResource = new Map<ServerResponse, string>();
   const stalled = new WeakSet<ServerResponse>();
   const requests = createRequestMetrics();
+  let timers = options.timers;
   const server = createServer(
     {
       cert: options.pki.serverCert,
@@ -75,7 +82,15 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
       rejectUnauthorized: false,
     },
     (req, res) => {
-      handle(req, res, { ...options, now, streams, requests, watchesByResource, stalled }).catch((error: unknown) => {
+      handle(req, res, {
+        ...options,
+        ...(timers ? { timers } : {}),
+        now,
+        streams,
+        requests,
+        watchesByResource,
+        stalled,
+      }).catch((error: unknown) => {
         const api =
           error instanceof ApiError
             ? error
@@ -96,6 +111,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     watchCount: () => streams.size,
     stallWatches(resource) {
       for (const [res, name] of watchesByResource) if (resource === "*" || name === resource) stalled.add(res);
+    },
+    useTimers(source) {
+      timers = source;
     },
     dropWatches() {
       for (const stream of streams) stream.destroy();

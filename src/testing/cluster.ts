@@ -60,6 +60,8 @@ export async function startTestCluster(
 ): Promise<TestCluster> {
   const sim = options.sim ?? (await startSimulator());
   const clock = options.clock ?? createFakeClock(Date.now());
+  // The API server's bookmarks follow the daemon's clock, as they follow real time in a cluster (issue 30).
+  sim.server.useTimers(clock);
   const config = parseConfig(
     stringify({
       ...options.config,
@@ -274,10 +276,12 @@ export async function startSimulatedDaemon(
   const connection = await connectKube({
     kubeconfigText: (options.kubeconfig ?? ((s: Simulator) => s.kubeconfig()))(sim),
   });
+  const clock = createFakeClock(Date.now());
+  sim.server.useTimers(clock);
   const daemon = await startDaemon({
     config,
     connection,
-    clock: createFakeClock(Date.now()),
+    clock,
     logger: createSilentLogger(),
     stdout: () => {},
     ...(options.healthPort !== undefined ? { healthPort: options.healthPort } : {}),

@@ -259,6 +259,8 @@ async function watched(source: {
     "replay.yaml",
     {},
   );
+  // The API server's bookmarks follow the replay's clock, as they follow real time in a cluster (issue 30).
+  sim.server.useTimers(clock);
   const daemon = await startDaemon({
     config,
     connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),

@@ -1,0 +1,180 @@
+/**
+ * Benchmark `flood` (issue 30): the resident memory and `/healthz` answer time of `mon run` while 5,000 pods in
+ * 500 Deployments across 50 namespaces start crash-looping at once, each Deployment with its own error and a
+ * 4 KB log. The simulator and a webhook receiver run in this process; mon runs in its own (the compiled binary
+ * when `dist/mon` exists, else the source with Bun). Two arms, each with a fresh simulator and mon:
+ * MON_MEMORY_LIMIT at the steady sizing (2 × (100 MiB + 7.5 KiB × pods) ≈ 273 MiB, the docs' formula before
+ * issue 30) and at the sizing for a flood (+ 30 KiB × pods failing at once ≈ 420 MiB, docs/install.md
+ * "Sizing"). RSS is read from /proc every 100 ms and /healthz asked every 250 ms, from 5 s before the flood to
+ * 60 s after it. Writes scripts/bench/results/flood.json and the table in docs/performance.md.
+ * Run: bun scripts/bench/flood.ts (part of npm run bench)
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/builders.ts";
+import { startSimulator } from "../../src/sim/simulator.ts";
+import { startCaptureServer } from "../../src/testing/capture-server.ts";
+import { publish, waitReady } from "./report.ts";
+
+const NAMESPACES = Number(process.env.BENCH_FLOOD_NAMESPACES ?? 50);
+const DEPLOYMENTS = 10; // per namespace
+const REPLICAS = 10;
+const PODS = NAMESPACES * DEPLOYMENTS * REPLICAS;
+const SIZING = {
+  steady: 2 * (100 * 2 ** 20 + 7.5 * 1024 * PODS),
+  flood: 2 * (100 * 2 ** 20 + 7.5 * 1024 * PODS) + 30 * 1024 * PODS,
+} as const;
+const root = join(import.meta.dirname, "..", "..");
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+const arms = [];
+for (const sizing of ["steady", "flood"] as const) arms.push(await runArm(sizing));
+const table = [
+  "| MON_MEMORY_LIMIT sized for | MON_MEMORY_LIMIT (MiB) | soft limit (MiB) | RSS before (MiB) | peak RSS (MiB) | RSS 60 s after (MiB) | /healthz p50 / max (ms) | log reads | forced collections | messages | largest body (bytes) |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ...arms.map(
+    (r) =>
+      `| ${r.sizing === "steady" ? "steady churn" : "a flood"} | ${r.memoryLimitMiB} | ${r.softLimitMiB} | ${r.rssBeforeMiB} | ${r.peakMiB} | ${r.endMiB} | ${r.healthzP50Ms} / ${r.healthzMaxMs} | ${r.logReads} | ${r.forcedCollections} | ${r.messages} | ${r.bodyMaxBytes} |`,
+  ),
+].join("\n");
+publish(
+  "flood",
+  { runtime: `bun ${Bun.version}`, pods: PODS, deployments: NAMESPACES * DEPLOYMENTS, namespaces: NAMESPACES, arms },
+  table,
+);
+process.exit(0);
+
+async function runArm(sizing: keyof typeof SIZING) {
+  const limit = SIZING[sizing];
+  const work = mkdtempSync(join(tmpdir(), "mon-flood-"));
+  const sim = await startSimulator();
+  const hook = await startCaptureServer();
+  const now = Date.now();
+  for (let n = 0; n < 50; n++) sim.apply(readyNode(`node-${n}`, now - 86_400_000));
+  const pods: { namespace: string; name: string; container: string; image: string; d: number }[] = [];
+  for (let n = 0; n < NAMESPACES; n++) {
+    const namespace = `team-${n}`;
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    for (let d = 0; d < DEPLOYMENTS; d++) {
+      const name = `service-${d}`;
+      const image = `registry.example/${namespace}/${name}:1.0`;
+      const { deployment: dep, replicaSet } = deployment(namespace, name, REPLICAS, image, "h1");
+      const stored = sim.apply(dep);
+      const rs = sim.apply({
+        ...replicaSet,
+        metadata: {
+          ...replicaSet.metadata,
+          ownerReferences: [
+            { apiVersion: "apps/v1", kind: "Deployment", name, uid: stored.metadata.uid, controller: true },
+          ],
+        },
+      });
+      for (let i = 0; i < REPLICAS; i++) {
+        const pod = sim.apply(runningPod(rs, `p${i}`, `node-${(n * 100 + d * 10 + i) % 50}`, now - 3_600_000));
+        pods.push({ namespace, name: pod.metadata.name, container: name, image, d: n * DEPLOYMENTS + d });
+      }
+    }
+  }
+  writeFileSync(join(work, "kubeconfig"), sim.kubeconfig());
+  const port = 22_000 + Math.floor(Math.random() * 2_000);
+  writeFileSync(
+    join(work, "mon.yaml"),
+    stringify({
+      app: { clusterName: "flood", disableStartupMessage: true },
+      telemetry: { enabled: false },
+      upgrader: { disableUpdateCheck: true },
+      healthCheck: { port },
+      alert: { webhook: { url: `${hook.url}/mon` } },
+    }),
+  );
+  const binary = join(root, "dist", "mon");
+  const compiled = existsSync(binary);
+  const args = ["run", "--kubeconfig", join(work, "kubeconfig"), "--config", join(work, "mon.yaml")];
+  const env = { ...process.env, MON_DATA_DIR: work, MON_MEMORY_LIMIT: String(Math.round(limit)) };
+  const mon = compiled
+    ? spawn(binary, args, { stdio: "ignore", env })
+    : spawn(process.execPath, [join(root, "src", "main.ts"), ...args], { stdio: "ignore", env });
+  await waitReady(port);
+  await new Promise((r) => setTimeout(r, 10_000));
+
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${mon.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(rss()), 100);
+  const healthMs: number[] = [];
+  let asking = true;
+  const ask = (async () => {
+    while (asking) {
+      const t = performance.now();
+      await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      healthMs.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 5_000));
+  const before = rss();
+  // The flood: every pod crash-loops at once, each Deployment with its own error (letters: digits would be
+  // normalised into one shared error) and a 4 KB log.
+  const word = (i: number) => [676, 26, 1].map((k) => String.fromCharCode(97 + (Math.floor(i / k) % 26))).join("");
+  const log = (d: number) =>
+    `${Array.from({ length: 40 }, (_, i) => `2026-11-27T02:00:${String(i).padStart(2, "0")}Z INFO worker step ${i} ${"·".repeat(60)}`).join("\n")}\npanic: ${word(d)} cannot reach its queue\n`;
+  const at = new Date().toISOString();
+  for (const p of pods) {
+    sim.setLogs(p.namespace, p.name, p.container, log(p.d), true);
+    sim.patchStatus("v1", "Pod", p.namespace, p.name, {
+      phase: "Running",
+      containerStatuses: [
+        {
+          name: p.container,
+          image: p.image,
+          imageID: "",
+          ready: false,
+          started: false,
+          restartCount: 4,
+          state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 40s restarting failed container" } },
+          lastState: {
+            terminated: {
+              exitCode: 2,
+              reason: "Error",
+              message: `panic: ${word(p.d)} cannot reach its queue`,
+              startedAt: at,
+              finishedAt: at,
+            },
+          },
+        },
+      ],
+    });
+  }
+  await new Promise((r) => setTimeout(r, 60_000));
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const counter = (name: string, labels = "") =>
+    [...metrics.matchAll(/^(mon_[a-z_]+)(\{[^}]*\})? (\d+)/gm)]
+      .filter((m) => m[1] === name && (m[2] ?? "").includes(labels))
+      .reduce((n, m) => n + Number(m[3]), 0);
+  asking = false;
+  await ask;
+  clearInterval(sampler);
+  const sorted = [...healthMs].sort((a, b) => a - b);
+  const result = {
+    sizing,
+    compiled,
+    memoryLimitMiB: mib(limit),
+    softLimitMiB: mib(limit * 0.9),
+    rssBeforeMiB: mib(before),
+    peakMiB: mib(Math.max(...samples)),
+    endMiB: mib(samples.at(-1) ?? 0),
+    healthzP50Ms: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+    healthzMaxMs: Math.round(sorted.at(-1) ?? 0),
+    logReads: counter("mon_investigations_total") - counter("mon_investigations_total", 'result="shed"'),
+    forcedCollections: counter("mon_memory_pressure_total"),
+    messages: hook.requests.length,
+    announced: new Set(hook.requests.flatMap((r) => r.json().covers ?? [r.json().incidentId])).size,
+    bodyMaxBytes: Math.max(0, ...hook.requests.map((r) => Buffer.byteLength(r.body))),
+  };
+  mon.kill("SIGTERM");
+  await sim.stop();
+  await hook.close();
+  return result;
+}
