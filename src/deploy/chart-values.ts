@@ -176,7 +176,9 @@ export const ChartValuesSchema = v.strictObject({
   }),
   resources: v.pipe(
     Obj,
-    v.description("Requests and limits; memory limit ≈ 2 × (100 MiB + 7.5 KiB per pod) (docs/install.md Sizing)."),
+    v.description(
+      "Requests and limits; memory limit ≈ 2 × (100 MiB + 7.5 KiB per pod) + 30 KiB per pod that can fail at once (docs/install.md Sizing).",
+    ),
   ),
   nodeSelector: v.pipe(v.record(v.string(), v.string()), v.description("The pods' nodeSelector.")),
   tolerations: v.pipe(List, v.description("The pods' tolerations.")),

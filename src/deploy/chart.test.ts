@@ -178,7 +178,10 @@ describe("the Helm chart deploy/chart/mon", () => {
     const valuesText = readFileSync(join(CHART, "values.yaml"), "utf8");
     const readme = readFileSync(join(CHART, "README.md"), "utf8");
     for (const text of [install, valuesText, readme]) expect(text).toContain("2 × (100 MiB + 7.5 KiB");
-    for (const text of [install, valuesText]) expect(text).toContain("55,000 pods");
+    // The flood term (issue 30): what an outage costs while mon tells it.
+    for (const text of [install, valuesText, readme])
+      expect(text).toMatch(/\+ 30 KiB (×|per) pods? (that )?can fail at once/);
+    for (const text of [install, valuesText]) expect(text).toContain("46,000 pods of which 5,000 fail at once");
     for (const text of [install, valuesText, readme]) expect(text).not.toMatch(/13 KiB/);
   });
 });
