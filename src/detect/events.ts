@@ -1,3 +1,4 @@
+import type { Reason } from "./catalogue.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { Event } from "../model/kube.ts";
@@ -9,7 +10,7 @@ import { parseTime } from "./evidence.ts";
 export const EVENT_WINDOW_MS = 15 * 60_000;
 
 /** Warning event reasons that become findings: the finding's reason, the involved kind, and occurrences needed in the window. */
-export const EVENT_FINDINGS: Readonly<Record<string, { reason: string; kind: string; minCount: number }>> = {
+export const EVENT_FINDINGS: Readonly<Record<string, { reason: Reason; kind: string; minCount: number }>> = {
   FailedMount: { reason: "FailedMount", kind: "Pod", minCount: 2 },
   FailedMapVolume: { reason: "FailedMount", kind: "Pod", minCount: 2 },
   FailedAttachVolume: { reason: "FailedAttachVolume", kind: "Pod", minCount: 1 },

@@ -1,3 +1,4 @@
+import type { Reason } from "./catalogue.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { Node } from "../model/kube.ts";
@@ -5,7 +6,7 @@ import { condition, finding } from "./build.ts";
 import { NODE_PAGE_HOLD_MS } from "./catalogue.ts";
 import { parseTime } from "./evidence.ts";
 
-const PRESSURES: readonly (readonly [string, string, string])[] = [
+const PRESSURES: readonly (readonly [string, Reason, string])[] = [
   ["MemoryPressure", "NodeMemoryPressure", "memory"],
   ["DiskPressure", "NodeDiskPressure", "disk"],
   ["PIDPressure", "NodePIDPressure", "process IDs"],
