@@ -107,6 +107,14 @@ describe("architecture", () => {
     expect(sleepers).toEqual(["deliver/attempt.ts"]);
   });
 
+  test("providers read time from the send context or the injected clock, never the wall clock (issue 31.6)", () => {
+    const wall = sources
+      .filter((s) => s.layer === "providers" && !s.path.endsWith("_kit/define.ts"))
+      .filter((s) => /Date\.now\(\)|new Date\(\)(?!\.)/.test(s.text))
+      .map((s) => s.path);
+    expect(wall).toEqual([]);
+  });
+
   test("Bun.* is used only behind the runtime adapter", () => {
     expect(sources.filter((s) => s.layer !== "runtime" && /\bBun\.[a-z]/.test(s.text)).map((s) => s.path)).toEqual([]);
   });

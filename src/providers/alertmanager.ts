@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import { createSystemClock, type Cancel } from "../runtime/clock.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
@@ -134,7 +134,7 @@ export default defineProvider({
           const { outcome } = await sendAndClassify(
             deps.http,
             { method: "GET", url: `${u.replace(/\/+$/, "")}/api/v2/status`, headers: auth, signal },
-            Date.now(),
+            nowOf(deps),
           );
           if (outcome.kind !== "ok") return outcome;
         }

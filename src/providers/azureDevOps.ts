@@ -115,14 +115,14 @@ export default defineTracker({
             "application/json-patch+json",
           )
         ).outcome,
-      check: async (signal) =>
+      check: async (signal, now) =>
         (
           await call(
             "GET",
             `${org}/_apis/projects/${encodeURIComponent(o.project)}?api-version=7.1`,
             undefined,
             signal,
-            Date.now(),
+            now,
           )
         ).outcome,
     };

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { ends } from "./_kit/keys.ts";
 
 const Options = v.object({
@@ -60,7 +60,7 @@ export default defineProvider({
         const id = parseJson<{ data?: { id?: string | number } }>(answer?.body)?.data?.id;
         return id !== undefined ? { kind: "ok", conversation: String(id) } : { kind: "ok", untracked: true };
       },
-      check: async (signal) => (await call("GET", "/incidents?per_page=1", undefined, signal, Date.now())).outcome,
+      check: async (signal) => (await call("GET", "/incidents?per_page=1", undefined, signal, nowOf(deps))).outcome,
     };
   },
 });

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends, shortKey } from "./_kit/keys.ts";
 
@@ -76,7 +76,7 @@ export default defineProvider({
           await sendAndClassify(
             deps.http,
             { method: "GET", url: `${base}/api/v1/validate`, headers, signal },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome;
       },

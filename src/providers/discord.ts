@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
@@ -85,7 +85,7 @@ export default defineProvider({
         return { kind: "ok", ...(context.conversation ? { conversation: context.conversation } : {}) };
       },
       async check(signal) {
-        return (await call("GET", base, undefined, signal, Date.now())).outcome;
+        return (await call("GET", base, undefined, signal, nowOf(deps))).outcome;
       },
     };
   },

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.pipe(
@@ -75,7 +75,7 @@ export default defineProvider({
           await sendAndClassify(
             deps.http,
             { method: "GET", url: `${base}/_security/_authenticate`, headers: auth, signal },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome;
       },

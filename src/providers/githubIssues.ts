@@ -79,7 +79,7 @@ export default defineTracker({
         (await call("POST", `/issues/${id}/comments`, { body: truncate(m.markdown, BODY_MAX) }, signal, now)).outcome,
       close: async (id, _m, signal, now) =>
         (await call("PATCH", `/issues/${id}`, { state: "closed", state_reason: "completed" }, signal, now)).outcome,
-      check: async (signal) => (await call("GET", "", undefined, signal, Date.now())).outcome,
+      check: async (signal, now) => (await call("GET", "", undefined, signal, now)).outcome,
     };
   },
 });

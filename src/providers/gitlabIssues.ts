@@ -71,7 +71,7 @@ export default defineTracker({
         (await call("POST", `/issues/${id}/notes`, { body: truncate(m.markdown, 100_000) }, signal, now)).outcome,
       close: async (id, _m, signal, now) =>
         (await call("PUT", `/issues/${id}`, { state_event: "close" }, signal, now)).outcome,
-      check: async (signal) => (await call("GET", "", undefined, signal, Date.now())).outcome,
+      check: async (signal, now) => (await call("GET", "", undefined, signal, now)).outcome,
     };
   },
 });

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
@@ -45,7 +45,8 @@ export default defineProvider({
         ).outcome;
       },
       async check(signal) {
-        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/health`, signal }, Date.now())).outcome;
+        return (await sendAndClassify(deps.http, { method: "GET", url: `${base}/health`, signal }, nowOf(deps)))
+          .outcome;
       },
     };
   },

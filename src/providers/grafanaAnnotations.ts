@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, jsonApi, truncate } from "./_kit/http.ts";
 import { ends, shortKey } from "./_kit/keys.ts";
 
@@ -63,7 +63,7 @@ export default defineProvider({
         return id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
-        return (await call("GET", "/api/org", undefined, signal, Date.now())).outcome;
+        return (await call("GET", "/api/org", undefined, signal, nowOf(deps))).outcome;
       },
     };
   },

@@ -109,11 +109,11 @@ export default defineTracker({
           await call("POST", `/rest/api/2/issue/${id}/transitions`, { transition: { id: transition.id } }, signal, now)
         ).outcome;
       },
-      async check(signal) {
-        const me = await call("GET", "/rest/api/2/myself", undefined, signal, Date.now());
+      async check(signal, now) {
+        const me = await call("GET", "/rest/api/2/myself", undefined, signal, now);
         return me.outcome.kind !== "ok"
           ? me.outcome
-          : (await call("GET", `/rest/api/2/project/${o.project}`, undefined, signal, Date.now())).outcome;
+          : (await call("GET", `/rest/api/2/project/${o.project}`, undefined, signal, now)).outcome;
       },
     };
   },

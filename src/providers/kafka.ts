@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.pipe(
@@ -83,7 +83,7 @@ export default defineProvider({
           await sendAndClassify(
             deps.http,
             { method: "GET", url: `${base}${topicPath}`, headers: auth, signal },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome;
       },

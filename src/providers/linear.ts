@@ -98,7 +98,7 @@ export default defineTracker({
           )
         ).outcome;
       },
-      check: async (signal) => (await gql(`query { viewer { id } }`, {}, signal, Date.now())).outcome,
+      check: async (signal, now) => (await gql(`query { viewer { id } }`, {}, signal, now)).outcome,
     };
   },
 });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./_kit/http.ts";
 import { ends, escapeHtml } from "./_kit/keys.ts";
 
@@ -96,7 +96,7 @@ export default defineProvider({
           await sendAndClassify(
             deps.http,
             { method: "GET", url: `${base}/account/whoami`, headers: auth, signal },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome;
       },

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, jsonApi, truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
@@ -97,9 +97,9 @@ export default defineProvider({
       ...(options.botToken
         ? {
             async check(signal: AbortSignal) {
-              const me = await bot("GET", "/users/me", undefined, signal, Date.now());
+              const me = await bot("GET", "/users/me", undefined, signal, nowOf(deps));
               if (me.outcome.kind !== "ok") return me.outcome;
-              return (await bot("GET", `/channels/${options.channelId}`, undefined, signal, Date.now())).outcome;
+              return (await bot("GET", `/channels/${options.channelId}`, undefined, signal, nowOf(deps))).outcome;
             },
           }
         : {}),

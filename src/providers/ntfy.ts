@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncateBytes } from "./_kit/http.ts";
 import { base64, shortKey } from "./_kit/keys.ts";
 
@@ -68,7 +68,7 @@ export default defineProvider({
               headers: auth ? { authorization: auth } : {},
               signal,
             },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome,
     };

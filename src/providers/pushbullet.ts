@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
@@ -48,7 +48,7 @@ export default defineProvider({
           await sendAndClassify(
             deps.http,
             { method: "GET", url: `${base}/v2/users/me`, headers: { "access-token": options.accessToken }, signal },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome;
       },

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 import { shortKey } from "./_kit/keys.ts";
 
@@ -67,7 +67,7 @@ export default defineProvider({
           context.now,
         ),
       check: (signal) =>
-        post("/1/users/validate.json", { token: options.appToken, user: options.userKey }, signal, Date.now()),
+        post("/1/users/validate.json", { token: options.appToken, user: options.userKey }, signal, nowOf(deps)),
     };
   },
 });

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { jsonApi, parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
@@ -118,7 +118,7 @@ export default defineProvider({
         return m?._id && m.rid ? { kind: "ok", conversation: `${m.rid}:${m._id}` } : { kind: "ok" };
       },
       ...(options.authToken
-        ? { check: async (signal: AbortSignal) => (await rest("GET", "/me", undefined, signal, Date.now())).outcome }
+        ? { check: async (signal: AbortSignal) => (await rest("GET", "/me", undefined, signal, nowOf(deps))).outcome }
         : {}),
     };
   },

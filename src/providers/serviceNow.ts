@@ -102,8 +102,8 @@ export default defineTracker({
             now,
           )
         ).outcome,
-      check: async (signal) =>
-        (await call("GET", "?sysparm_limit=1&sysparm_fields=sys_id", undefined, signal, Date.now())).outcome,
+      check: async (signal, now) =>
+        (await call("GET", "?sysparm_limit=1&sysparm_fields=sys_id", undefined, signal, now)).outcome,
     };
   },
 });

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
-import { defineProvider, type SendContext } from "./_kit/define.ts";
+import { defineProvider, type SendContext, nowOf } from "./_kit/define.ts";
 import type { HttpClient } from "../outbound/client.ts";
 import { classifyError, classifyStatus, parseJson, retryAfterMs, sendAndClassify, truncate } from "./_kit/http.ts";
 
@@ -60,7 +60,7 @@ export default defineProvider({
               options.token ?? "",
               {},
               signal,
-              Date.now(),
+              nowOf(deps),
             );
             return result.outcome;
           }

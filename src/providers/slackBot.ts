@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { callWebApi, postBot } from "./slack.ts";
 
 const Options = v.object({
@@ -34,7 +34,7 @@ export default defineProvider({
       send: (message, context) =>
         postBot(deps.http, options.apiUrl, options.botToken, options.channel, message, context),
       check: async (signal) =>
-        (await callWebApi(deps.http, `${options.apiUrl}/auth.test`, options.botToken, {}, signal, Date.now())).outcome,
+        (await callWebApi(deps.http, `${options.apiUrl}/auth.test`, options.botToken, {}, signal, nowOf(deps))).outcome,
     };
   },
 });

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
 import { ends, escapeHtml } from "./_kit/keys.ts";
 
@@ -89,9 +89,9 @@ export default defineProvider({
             : { kind: "ok" };
       },
       async check(signal) {
-        const me = await call(deps.http, api("getMe"), {}, signal, Date.now());
+        const me = await call(deps.http, api("getMe"), {}, signal, nowOf(deps));
         if (me.outcome.kind !== "ok") return me.outcome;
-        return (await call(deps.http, api("getChat"), { chat_id: options.chatId }, signal, Date.now())).outcome;
+        return (await call(deps.http, api("getChat"), { chat_id: options.chatId }, signal, nowOf(deps))).outcome;
       },
     };
   },

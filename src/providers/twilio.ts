@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 /** Twilio caps `Body` at 1,600 characters; an alert SMS is kept to the headline and a few lines. */
@@ -98,7 +98,7 @@ export default defineProvider({
           await sendAndClassify(
             deps.http,
             { method: "GET", url: `${base}/2010-04-01/Accounts/${options.accountSid}.json`, headers: auth, signal },
-            Date.now(),
+            nowOf(deps),
           )
         ).outcome;
       },

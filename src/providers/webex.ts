@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, jsonApi, truncateBytes } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
@@ -51,10 +51,10 @@ export default defineProvider({
         return parent ? { kind: "ok", conversation: parent } : id ? { kind: "ok", conversation: id } : { kind: "ok" };
       },
       async check(signal) {
-        const me = await call("GET", "/people/me", undefined, signal, Date.now());
+        const me = await call("GET", "/people/me", undefined, signal, nowOf(deps));
         return me.outcome.kind !== "ok"
           ? me.outcome
-          : (await call("GET", `/rooms/${encodeURIComponent(options.roomId)}`, undefined, signal, Date.now())).outcome;
+          : (await call("GET", `/rooms/${encodeURIComponent(options.roomId)}`, undefined, signal, nowOf(deps))).outcome;
       },
     };
   },

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends, shortKey } from "./_kit/keys.ts";
 
@@ -68,7 +68,7 @@ export default defineProvider({
       },
       async check(signal) {
         return (
-          await sendAndClassify(deps.http, { method: "GET", url: `${base}/users/me`, headers, signal }, Date.now())
+          await sendAndClassify(deps.http, { method: "GET", url: `${base}/users/me`, headers, signal }, nowOf(deps))
         ).outcome;
       },
     };

@@ -103,3 +103,11 @@ export function defineProvider<S extends v.GenericSchema>(
   }
   return Object.freeze({ ...definition, credentials: Object.freeze([...definition.credentials]) });
 }
+
+/**
+ * Epoch ms for a provider that reads time itself (a `check()`, a re-post): the injected clock, so tests and
+ * replays decide it; the wall clock only where no clock was given (issue 31.6).
+ */
+export function nowOf(deps: Pick<ProviderDeps, "clock">): number {
+  return deps.clock ? deps.clock.now() : Date.now();
+}

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Message } from "../../model/message.ts";
-import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
+import { defineProvider, type ProviderDefinition, type ProviderGuide, nowOf } from "./define.ts";
 import { sendAndClassify } from "./http.ts";
 
 /**
@@ -47,7 +47,7 @@ export function definePager<S extends v.GenericSchema>(spec: {
                   await sendAndClassify(
                     deps.http,
                     { method: "GET", url: spec.check!(options), headers: { ...spec.headers?.(options) }, signal },
-                    Date.now(),
+                    nowOf(deps),
                   )
                 ).outcome,
             }

@@ -2,7 +2,7 @@ import type * as v from "valibot";
 import type { Outcome } from "../../model/job.ts";
 import type { Message } from "../../model/message.ts";
 import type { HttpClient } from "../../outbound/client.ts";
-import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
+import { defineProvider, type ProviderDefinition, type ProviderGuide, nowOf } from "./define.ts";
 
 /** A tracker call's result: the outcome, and the issue id when the call names one. */
 export interface TrackerResult {
@@ -17,7 +17,8 @@ export interface TrackerApi {
   create(message: Message, signal: AbortSignal, now: number): Promise<TrackerResult>;
   comment(id: string, message: Message, signal: AbortSignal, now: number): Promise<Outcome>;
   close(id: string, message: Message, signal: AbortSignal, now: number): Promise<Outcome>;
-  check?(signal: AbortSignal): Promise<Outcome>;
+  /** Reads the tracker once (mon lint --check); `now` is epoch ms from the injected clock. */
+  check?(signal: AbortSignal, now: number): Promise<Outcome>;
 }
 
 /** The hidden marker trackers put in an issue body to find it by its key (providers.md 3.3). */
@@ -78,7 +79,7 @@ export function defineTracker<S extends v.GenericSchema>(spec: {
           }
           return { kind: "ok", conversation: id };
         },
-        ...(api.check ? { check: (signal: AbortSignal) => api.check!(signal) } : {}),
+        ...(api.check ? { check: (signal: AbortSignal) => api.check!(signal, nowOf(deps)) } : {}),
       };
     },
   });
