@@ -107,12 +107,18 @@ describe("architecture", () => {
     expect(sleepers).toEqual(["deliver/attempt.ts"]);
   });
 
-  test("providers read time from the send context or the injected clock, never the wall clock (issue 31.6)", () => {
+  test("providers read time from the send context or the injected clock, never the wall clock, and map tiers in one place (issue 31.6)", () => {
     const wall = sources
       .filter((s) => s.layer === "providers" && !s.path.endsWith("_kit/define.ts"))
       .filter((s) => /Date\.now\(\)|new Date\(\)(?!\.)/.test(s.text))
       .map((s) => s.path);
     expect(wall).toEqual([]);
+    // One tier → vendor severity map (_kit/severity.ts): no provider compares tiers itself.
+    const tiers = sources
+      .filter((s) => s.layer === "providers" && !s.path.endsWith("_kit/severity.ts"))
+      .filter((s) => /\.tier (===|!==)/.test(s.text))
+      .map((s) => s.path);
+    expect(tiers).toEqual([]);
   });
 
   test("Bun.* is used only behind the runtime adapter", () => {

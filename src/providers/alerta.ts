@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import { truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
@@ -33,15 +34,7 @@ export default definePager({
     resource: `${m.root.kind}/${m.root.namespace ? `${m.root.namespace}/` : ""}${m.root.name}`,
     event: m.reason,
     environment: o.environment ?? cluster,
-    severity: ends(m)
-      ? "normal"
-      : m.mode === "page"
-        ? "critical"
-        : m.tier === "high"
-          ? "major"
-          : m.tier === "normal"
-            ? "informational"
-            : "minor",
+    severity: ends(m) ? "normal" : severityOf(m, ["critical", "major", "minor", "informational"]),
     service: o.service,
     group: "mon",
     value: m.tier,

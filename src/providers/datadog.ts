@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -41,13 +42,7 @@ export default defineProvider({
     const headers = { "content-type": "application/json", "dd-api-key": options.apiKey };
     return {
       async send(message, context) {
-        const alertType = ends(message)
-          ? "success"
-          : message.mode === "page" || message.tier === "high"
-            ? "error"
-            : message.tier === "normal"
-              ? "info"
-              : "warning";
+        const alertType = ends(message) ? "success" : severityOf(message, ["error", "error", "warning", "info"]);
         const body = JSON.stringify({
           title: truncate(message.title, 100, "…"),
           text: truncate(message.text, 4_000),

@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -91,7 +92,7 @@ export function ecsDocument(message: Message, cluster: string): Record<string, u
       kind: "alert",
       action: message.action,
       dataset: "mon.incident",
-      severity: message.mode === "page" ? 1 : message.tier === "high" ? 2 : 3,
+      severity: severityOf(message, [1, 2, 3, 3]),
     },
     message: truncate(message.text, 100_000),
     dedupKey: message.dedupKey,

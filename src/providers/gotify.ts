@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -24,7 +25,7 @@ export default defineProvider({
     const base = options.url.replace(/\/+$/, "");
     return {
       async send(message, context) {
-        const priority = message.mode === "page" ? 8 : message.mode === "digest" || message.tier === "normal" ? 2 : 5;
+        const priority = severityOf(message, [8, 5, 5, 2]);
         const body = JSON.stringify({
           title: truncate(message.title, 250),
           message: truncate(message.markdown, 60_000),

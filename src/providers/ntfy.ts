@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -77,14 +78,7 @@ export default defineProvider({
 
 /** The publish headers for one message (values ASCII-safe: ntfy reads RFC 2047-encoded titles). */
 export function ntfyHeaders(message: Message): Record<string, string> {
-  const priority =
-    message.mode === "page"
-      ? "5"
-      : message.tier === "high"
-        ? "4"
-        : message.mode === "digest" || message.tier === "normal"
-          ? "2"
-          : "3";
+  const priority = severityOf(message, ["5", "4", "3", "2"]);
   const tag =
     message.action === "resolve" || message.action === "opened_resolved"
       ? "white_check_mark"

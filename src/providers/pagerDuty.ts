@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./_kit/define.ts";
@@ -71,14 +72,7 @@ export function eventsUrl(options: { url?: string; region: "us" | "eu" }): strin
 /** The Events API v2 body for one message. */
 export function pagerDutyEvent(message: Message, routingKey: string, source: string): Record<string, unknown> {
   if (ends(message)) return { routing_key: routingKey, event_action: "resolve", dedup_key: message.dedupKey };
-  const severity =
-    message.mode === "page"
-      ? "critical"
-      : message.tier === "high"
-        ? "error"
-        : message.tier === "normal"
-          ? "info"
-          : "warning";
+  const severity = severityOf(message, ["critical", "error", "warning", "info"]);
   return {
     routing_key: routingKey,
     event_action: "trigger",

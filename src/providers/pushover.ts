@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -58,8 +59,7 @@ export default defineProvider({
             user: options.userKey,
             title: truncate(message.title, 250),
             message: truncate(message.text, 1_024),
-            priority:
-              message.mode === "page" ? "1" : message.mode === "digest" || message.tier === "normal" ? "-1" : "0",
+            priority: severityOf(message, ["1", "0", "0", "-1"]),
             tags: shortKey(message.dedupKey, 64),
             ...(options.device ? { device: options.device } : {}),
           },

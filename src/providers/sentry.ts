@@ -1,3 +1,4 @@
+import { severityOf } from "./_kit/severity.ts";
 import { createHash } from "node:crypto";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
@@ -60,13 +61,7 @@ export function sentryEnvelope(message: Message, cluster: string, dsn: string, n
   const level =
     message.action === "resolve" || message.action === "opened_resolved"
       ? "info"
-      : message.mode === "page"
-        ? "fatal"
-        : message.tier === "high"
-          ? "error"
-          : message.tier === "normal"
-            ? "info"
-            : "warning";
+      : severityOf(message, ["fatal", "error", "warning", "info"]);
   const event = JSON.stringify({
     event_id: eventId,
     timestamp: message.at / 1000,

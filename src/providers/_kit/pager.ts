@@ -57,12 +57,8 @@ export function definePager<S extends v.GenericSchema>(spec: {
   });
 }
 
-/** A pager's four-step severity scale for a message: page-tier is the top, high next, then medium/warning, normal last. */
-export function severityOf<T>(message: Message, scale: readonly [page: T, high: T, medium: T, low: T]): T {
-  if (message.mode === "page") return scale[0];
-  if (message.tier === "high" || message.tier === "critical") return scale[1];
-  return message.tier === "normal" ? scale[3] : scale[2];
-}
+/** The one tier → vendor severity map (severity.ts), for the pagers that import it from here. */
+export { severityOf } from "./severity.ts";
 
 /** A webhook URL option that is a credential (the token is in the URL). */
 export const CredentialUrl = (what: string) =>
