@@ -1,3 +1,4 @@
+import { severityOf } from "./severity.ts";
 import * as v from "valibot";
 import type { Message } from "../../model/message.ts";
 import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
@@ -118,7 +119,7 @@ export function genieAlert(
     message: truncate(message.title, MESSAGE_MAX, "…"),
     alias: shortKey(message.dedupKey, ALIAS_MAX),
     description: truncate(message.text, DESCRIPTION_MAX),
-    priority: message.mode === "page" ? "P1" : message.tier === "high" ? "P2" : message.tier === "normal" ? "P5" : "P3",
+    priority: severityOf(message, ["P1", "P2", "P3", "P5"]),
     source: "mon",
     entity: `${cluster}/${message.root.namespace ? `${message.root.namespace}/` : ""}${message.root.name}`,
     tags: [...tags, "mon"].slice(0, 20),
