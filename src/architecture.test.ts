@@ -119,6 +119,12 @@ describe("architecture", () => {
       .filter((s) => /\.tier (===|!==)/.test(s.text))
       .map((s) => s.path);
     expect(tiers).toEqual([]);
+    // Authorization headers come from _kit/auth.ts.
+    const auth = sources
+      .filter((s) => s.layer === "providers" && !s.path.endsWith("_kit/auth.ts"))
+      .filter((s) => /`(Bearer|Basic) \$\{/.test(s.text))
+      .map((s) => s.path);
+    expect(auth).toEqual([]);
   });
 
   test("Bun.* is used only behind the runtime adapter", () => {

@@ -1,3 +1,4 @@
+import { bearer, basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
@@ -55,9 +56,9 @@ export default defineProvider({
   create(options, deps) {
     const clock = deps.clock ?? createSystemClock();
     const auth: Record<string, string> = options.bearerToken
-      ? { authorization: `Bearer ${options.bearerToken}` }
+      ? { authorization: bearer(options.bearerToken) }
       : options.basicAuthPassword
-        ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.basicAuthPassword}`)}` }
+        ? { authorization: basic(options.username ?? "", options.basicAuthPassword) }
         : {};
     // The label set is the alert's identity: its severity stays what it was announced with.
     const open = new Map<string, { message: Message; severity: string }>();

@@ -1,3 +1,4 @@
+import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { escapeHtml } from "./_kit/keys.ts";
 import { parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
@@ -41,7 +42,7 @@ export default defineTracker({
   api(o, http) {
     const org = `${o.url.replace(/\/+$/, "")}/${o.organization}`;
     const base = `${org}/${encodeURIComponent(o.project)}/_apis/wit`;
-    const auth = { authorization: `Basic ${btoa(`:${o.pat}`)}` };
+    const auth = { authorization: basic("", o.pat) };
     const call = (
       method: "GET" | "POST" | "PATCH",
       url: string,

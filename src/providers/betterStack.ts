@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
@@ -29,7 +30,7 @@ export default defineProvider({
   options: Options,
   credentials: ["apiToken"],
   create(options, deps) {
-    const call = jsonApi(deps.http, options.url.replace(/\/+$/, ""), { authorization: `Bearer ${options.apiToken}` });
+    const call = jsonApi(deps.http, options.url.replace(/\/+$/, ""), { authorization: bearer(options.apiToken) });
     return {
       async send(message, context): Promise<Outcome> {
         if (ends(message)) {

@@ -1,3 +1,4 @@
+import { basic } from "./_kit/auth.ts";
 import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
@@ -49,7 +50,7 @@ export default defineProvider({
     const auth: Record<string, string> = options.apiKey
       ? { authorization: `ApiKey ${options.apiKey}` }
       : options.password
-        ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.password}`)}` }
+        ? { authorization: basic(options.username ?? "", options.password) }
         : {};
     return {
       async send(message, context) {

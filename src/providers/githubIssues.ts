@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { jsonApi, parseJson as parse, truncate } from "./_kit/http.ts";
@@ -46,7 +47,7 @@ export default defineTracker({
     const base = `${o.apiUrl.replace(/\/+$/, "")}/repos/${o.owner}/${o.repo}`;
     const call = jsonApi(http, base, {
       accept: "application/vnd.github+json",
-      authorization: `Bearer ${o.token}`,
+      authorization: bearer(o.token),
       "x-github-api-version": "2022-11-28",
     });
     return {

@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -34,7 +35,7 @@ export default defineProvider({
   credentials: ["serviceAccountToken"],
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
-    const call = jsonApi(deps.http, base, { authorization: `Bearer ${options.serviceAccountToken}` });
+    const call = jsonApi(deps.http, base, { authorization: bearer(options.serviceAccountToken) });
     return {
       async send(message, context): Promise<Outcome> {
         const text = truncate(message.text, 10_000);

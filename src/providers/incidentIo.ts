@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
@@ -26,7 +27,7 @@ export default definePager({
   }),
   credentials: ["token"],
   url: (o) => `${o.url.replace(/\/+$/, "")}/v2/alert_events/http/${o.alertSourceConfigId}`,
-  headers: (o) => ({ authorization: `Bearer ${o.token}` }),
+  headers: (o) => ({ authorization: bearer(o.token) }),
   body: (m, _o, cluster) => ({
     title: truncate(m.title, 500),
     description: truncate(m.text, 100_000),

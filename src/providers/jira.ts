@@ -1,3 +1,4 @@
+import { bearer, basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
@@ -62,7 +63,7 @@ export default defineTracker({
     const cloud = Boolean(o.email);
     const call = jsonApi(http, base, {
       accept: "application/json",
-      authorization: cloud ? `Basic ${btoa(`${o.email}:${o.apiToken}`)}` : `Bearer ${o.apiToken}`,
+      authorization: cloud ? basic(o.email ?? "", o.apiToken) : bearer(o.apiToken),
     });
     const parse = parseJson;
     return {

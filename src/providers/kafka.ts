@@ -1,3 +1,4 @@
+import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -40,7 +41,7 @@ export default defineProvider({
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     const auth: Record<string, string> = options.password
-      ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.password}`)}` }
+      ? { authorization: basic(options.username ?? "", options.password) }
       : {};
     const topicPath =
       options.apiVersion === "v3"

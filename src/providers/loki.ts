@@ -1,3 +1,4 @@
+import { bearer, basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -42,9 +43,9 @@ export default defineProvider({
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     const auth: Record<string, string> = options.bearerToken
-      ? { authorization: `Bearer ${options.bearerToken}` }
+      ? { authorization: bearer(options.bearerToken) }
       : options.password
-        ? { authorization: `Basic ${btoa(`${options.username ?? ""}:${options.password}`)}` }
+        ? { authorization: basic(options.username ?? "", options.password) }
         : {};
     const tenant: Record<string, string> = options.tenantId ? { "x-scope-orgid": options.tenantId } : {};
     return {

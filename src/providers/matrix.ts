@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import { createHash } from "node:crypto";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
@@ -39,7 +40,7 @@ export default defineProvider({
   credentials: ["accessToken"],
   create(options, deps) {
     const base = `${options.homeserverUrl.replace(/\/+$/, "")}/_matrix/client/v3`;
-    const auth = { authorization: `Bearer ${options.accessToken}` };
+    const auth = { authorization: bearer(options.accessToken) };
     const put = async (txn: string, content: unknown, signal: AbortSignal, now: number) => {
       const url = `${base}/rooms/${encodeURIComponent(options.roomId)}/send/m.room.message/${txn}`;
       const { outcome, answer } = await sendAndClassify(

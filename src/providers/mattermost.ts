@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -64,7 +65,7 @@ export default defineProvider({
   credentials: ["webhookUrl", "botToken"],
   create(options, deps) {
     const bot = jsonApi(deps.http, `${(options.url ?? "").replace(/\/+$/, "")}/api/v4`, {
-      authorization: `Bearer ${options.botToken ?? ""}`,
+      authorization: bearer(options.botToken ?? ""),
     });
     return {
       async send(message, context): Promise<Outcome> {

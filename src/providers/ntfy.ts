@@ -1,3 +1,4 @@
+import { bearer, basic } from "./_kit/auth.ts";
 import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
@@ -44,9 +45,9 @@ export default defineProvider({
   plainText: true,
   create(options, deps) {
     const auth = options.accessToken
-      ? `Bearer ${options.accessToken}`
+      ? bearer(options.accessToken)
       : options.password
-        ? `Basic ${btoa(`${options.username}:${options.password}`)}`
+        ? basic(options.username ?? "", options.password)
         : undefined;
     return {
       async send(message, context) {

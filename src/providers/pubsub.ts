@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
@@ -83,7 +84,7 @@ export default defineProvider({
             },
           ],
         };
-        const call = jsonApi(deps.http, options.apiUrl.replace(/\/+$/, ""), { authorization: `Bearer ${token}` });
+        const call = jsonApi(deps.http, options.apiUrl.replace(/\/+$/, ""), { authorization: bearer(token) });
         return (
           await call(
             "POST",

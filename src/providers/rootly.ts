@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
@@ -33,7 +34,7 @@ export default definePager({
   }),
   credentials: ["secret"],
   url: (o) => `${o.url.replace(/\/+$/, "")}/${o.targetType}/${encodeURIComponent(o.targetId)}`,
-  headers: (o) => ({ authorization: `Bearer ${o.secret}` }),
+  headers: (o) => ({ authorization: bearer(o.secret) }),
   body: (m, _o, cluster) => ({
     title: truncate(m.title, 500),
     description: truncate(m.text, 20_000),

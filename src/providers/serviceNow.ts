@@ -1,3 +1,4 @@
+import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { shortKey } from "./_kit/keys.ts";
 import { parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
@@ -46,7 +47,7 @@ export default defineTracker({
     const headers = {
       "content-type": "application/json",
       accept: "application/json",
-      authorization: `Basic ${btoa(`${o.username}:${o.password}`)}`,
+      authorization: basic(o.username, o.password),
     };
     const call = (method: "GET" | "POST" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
       sendAndClassify(

@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
@@ -162,7 +163,7 @@ export async function callWebApi(
   try {
     const answer = await http.request({
       url,
-      headers: { "content-type": "application/json; charset=utf-8", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json; charset=utf-8", authorization: bearer(token) },
       body: JSON.stringify(body),
       signal,
     });

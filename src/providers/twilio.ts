@@ -1,3 +1,4 @@
+import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -70,7 +71,7 @@ export default defineProvider({
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
     const user = options.apiKeySid ?? options.accountSid;
-    const auth = { authorization: `Basic ${btoa(`${user}:${options.apiKeySecret ?? options.authToken ?? ""}`)}` };
+    const auth = { authorization: basic(user, options.apiKeySecret ?? options.authToken ?? "") };
     return {
       async send(message, context): Promise<Outcome> {
         for (const to of options.to) {

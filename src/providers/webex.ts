@@ -1,3 +1,4 @@
+import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -31,7 +32,7 @@ export default defineProvider({
   credentials: ["botToken"],
   create(options, deps) {
     const base = `${options.apiUrl.replace(/\/+$/, "")}/v1`;
-    const call = jsonApi(deps.http, base, { authorization: `Bearer ${options.botToken}` });
+    const call = jsonApi(deps.http, base, { authorization: bearer(options.botToken) });
     return {
       async send(message, context): Promise<Outcome> {
         const markdown = truncateBytes(message.markdown, MAX_BYTES);

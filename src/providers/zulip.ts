@@ -1,3 +1,4 @@
+import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -32,7 +33,7 @@ export default defineProvider({
     const base = `${options.url.replace(/\/+$/, "")}/api/v1`;
     const headers = {
       "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${btoa(`${options.botEmail}:${options.apiKey}`)}`,
+      authorization: basic(options.botEmail, options.apiKey),
     };
     return {
       async send(message, context) {
