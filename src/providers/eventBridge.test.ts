@@ -1,3 +1,4 @@
+import { webhookBody } from "./_kit/event-body.ts";
 import { describe, expect, test } from "bun:test";
 import { message } from "../testing/messages.ts";
 import { providerSuite, sendAll } from "../testing/provider-suite.ts";
@@ -28,6 +29,8 @@ describe("eventBridge", () => {
     expect(requests[0]!.headers["x-amz-target"]).toBe("AWSEvents.PutEvents");
     expect(requests[0]!.headers.authorization).toContain("/us-east-1/events/aws4_request");
     const entry = requests[0]!.json().Entries[0];
+    // The one event body (issue 31.6): the webhook's, version 1.
+    expect(JSON.parse(entry.Detail)).toEqual(webhookBody(message("a", "announce"), "prod"));
     expect([entry.Source, entry.DetailType, entry.EventBusName, JSON.parse(entry.Detail).dedupKey]).toEqual([
       "mon",
       "mon incident announce",

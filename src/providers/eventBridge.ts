@@ -1,8 +1,9 @@
+import { webhookBody } from "./_kit/event-body.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { AWS_OPTIONS, awsCaller } from "./_kit/aws.ts";
 import { defineProvider } from "./_kit/define.ts";
-import { parseJson, truncate } from "./_kit/http.ts";
+import { parseJson } from "./_kit/http.ts";
 
 const Options = v.object({
   ...AWS_OPTIONS,
@@ -31,18 +32,7 @@ export default defineProvider({
     const call = awsCaller(options, "events", deps.http);
     return {
       async send(message, context): Promise<Outcome> {
-        const detail = {
-          action: message.action,
-          incidentId: message.incidentId,
-          dedupKey: message.dedupKey,
-          cluster: deps.clusterName,
-          reason: message.reason,
-          tier: message.tier,
-          mode: message.mode,
-          title: message.title,
-          text: truncate(message.text, 100_000),
-          root: message.root,
-        };
+        const detail = webhookBody(message, deps.clusterName);
         const body = JSON.stringify({
           Entries: [
             {

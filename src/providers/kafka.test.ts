@@ -1,3 +1,4 @@
+import { webhookBody } from "./_kit/event-body.ts";
 import { describe, expect, test } from "bun:test";
 import { message } from "../testing/messages.ts";
 import { providerSuite, sendAll } from "../testing/provider-suite.ts";
@@ -25,9 +26,10 @@ describe("kafka", () => {
   test("v3: one record keyed by the dedup key; v2: the records envelope and its content type", async () => {
     const { requests } = await sendAll(kafka, v3, [message("a", "announce")]);
     expect(requests[0]!.path).toBe("/v3/clusters/lkc-1/topics/mon.incidents/records");
-    expect(requests[0]!.json()).toMatchObject({
+    expect(requests[0]!.json()).toEqual({
       key: { type: "STRING", data: "mon-test-a" },
-      value: { type: "JSON", data: { action: "announce", dedupKey: "mon-test-a", cluster: "prod" } },
+      // The one event body (issue 31.6): the webhook's, version 1.
+      value: { type: "JSON", data: webhookBody(message("a", "announce"), "prod") },
     });
     const old = await sendAll(kafka, (b) => ({ url: b, apiVersion: "v2", topic: "mon" }), [message("a", "announce")]);
     expect([old.requests[0]!.path, old.requests[0]!.headers["content-type"]]).toEqual([

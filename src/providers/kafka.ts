@@ -1,7 +1,8 @@
+import { webhookBody } from "./_kit/event-body.ts";
 import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { sendAndClassify } from "./_kit/http.ts";
 
 const Options = v.pipe(
   v.object({
@@ -49,18 +50,7 @@ export default defineProvider({
         : `/topics/${options.topic}`;
     return {
       async send(message, context) {
-        const value = {
-          action: message.action,
-          incidentId: message.incidentId,
-          dedupKey: message.dedupKey,
-          cluster: deps.clusterName,
-          reason: message.reason,
-          tier: message.tier,
-          mode: message.mode,
-          title: message.title,
-          text: truncate(message.text, 500_000),
-          at: new Date(message.at).toISOString(),
-        };
+        const value = webhookBody(message, deps.clusterName);
         const v3 = options.apiVersion === "v3";
         const body = v3
           ? { key: { type: "STRING", data: message.dedupKey }, value: { type: "JSON", data: value } }

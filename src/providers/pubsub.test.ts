@@ -1,3 +1,4 @@
+import { webhookBody } from "./_kit/event-body.ts";
 import { describe, expect, test } from "bun:test";
 import { createVerify, generateKeyPairSync } from "node:crypto";
 import { message } from "../testing/messages.ts";
@@ -61,7 +62,10 @@ describe("pubsub", () => {
     expect(requests[1]!.headers.authorization).toBe("Bearer ya29.secret");
     const published = requests[1]!.json().messages[0];
     expect(published.attributes).toEqual({ dedupKey: "mon-test-a", action: "announce" });
-    expect(JSON.parse(Buffer.from(published.data, "base64").toString()).incidentId).toBe("a");
+    // The one event body (issue 31.6): the webhook's, version 1.
+    expect(JSON.parse(Buffer.from(published.data, "base64").toString())).toEqual(
+      webhookBody(message("a", "announce"), "prod"),
+    );
   });
 
   test("without a key, the GKE metadata server supplies the token", async () => {

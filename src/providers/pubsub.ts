@@ -1,9 +1,10 @@
+import { webhookBody } from "./_kit/event-body.ts";
 import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 import { defineProvider } from "./_kit/define.ts";
-import { classifyError, classifyStatus, jsonApi, parseJson, truncate } from "./_kit/http.ts";
+import { classifyError, classifyStatus, jsonApi, parseJson } from "./_kit/http.ts";
 import { base64 } from "./_kit/keys.ts";
 
 const Options = v.object({
@@ -63,18 +64,7 @@ export default defineProvider({
       async send(message, context): Promise<Outcome> {
         const token = await tokens(context.signal, context.now);
         if (typeof token !== "string") return token;
-        const data = {
-          action: message.action,
-          incidentId: message.incidentId,
-          dedupKey: message.dedupKey,
-          cluster: deps.clusterName,
-          reason: message.reason,
-          tier: message.tier,
-          mode: message.mode,
-          title: message.title,
-          text: truncate(message.text, 500_000),
-          at: new Date(message.at).toISOString(),
-        };
+        const data = webhookBody(message, deps.clusterName);
         const body = {
           messages: [
             {

@@ -1,11 +1,10 @@
 import * as v from "valibot";
-import { isSummary, type Message } from "../model/message.ts";
+import { type WebhookBody, webhookBody } from "./_kit/event-body.ts";
+
+export { WEBHOOK_BODY_VERSION, type WebhookBody, webhookBody } from "./_kit/event-body.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { hmacSha256Base64 } from "./_kit/keys.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
-
-/** Version of the JSON body documented in docs/providers/webhook.md. */
-export const WEBHOOK_BODY_VERSION = "1";
 
 const Options = v.object({
   url: v.pipe(
@@ -43,39 +42,6 @@ const Options = v.object({
   ),
 });
 
-/** The JSON body mon posts (docs/providers/webhook.md). */
-export interface WebhookBody {
-  version: string;
-  action: Message["action"];
-  incidentId: string;
-  messageId: string;
-  dedupKey: string;
-  /** `mon.io/owner` of the root, when set. */
-  owner?: string;
-  cluster: string;
-  root: { kind: string; namespace?: string; name: string };
-  tier: Message["tier"];
-  mode: Message["mode"];
-  reason: string;
-  title: string;
-  text: string;
-  news: readonly string[];
-  nextSteps: readonly string[];
-  findings: {
-    reason: string;
-    object: { kind: string; namespace?: string; name: string };
-    container?: string;
-    tier: string;
-    summary: string;
-    evidence: Record<string, string>;
-  }[];
-  at: string;
-  /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
-  delivery?: "startup summary" | "roll-up" | "digest" | "restored summary" | "notice";
-  /** On a summary: the incident ids it lists (their updates and resolves follow under these ids). */
-  covers?: readonly string[];
-}
-
 /**
  * Generic webhook (providers.md `webhook`): one JSON POST per message, body documented in
  * docs/providers/webhook.md; signed with Standard Webhooks headers when `signingSecret` is set.
@@ -110,42 +76,6 @@ export default defineProvider({
     };
   },
 });
-
-/** Builds the documented body for a message. */
-export function webhookBody(message: Message, cluster: string): WebhookBody {
-  return {
-    version: WEBHOOK_BODY_VERSION,
-    action: message.action,
-    incidentId: message.incidentId,
-    messageId: message.id,
-    dedupKey: message.dedupKey,
-    ...(message.owner ? { owner: message.owner } : {}),
-    cluster,
-    root: { ...message.root },
-    tier: message.tier,
-    mode: message.mode,
-    reason: message.reason,
-    title: message.title,
-    text: message.text,
-    news: message.news,
-    nextSteps: message.nextSteps ?? [],
-    findings: message.findings.map((f) => ({
-      reason: f.reason,
-      object: {
-        kind: f.object.kind,
-        ...(f.object.namespace ? { namespace: f.object.namespace } : {}),
-        name: f.object.name,
-      },
-      ...(f.container ? { container: f.container } : {}),
-      tier: f.tier,
-      summary: f.summary,
-      evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
-    })),
-    at: new Date(message.at).toISOString(),
-    ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
-    ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
-  };
-}
 
 // --- internal ---
 

@@ -1,0 +1,76 @@
+import { isSummary, type Message } from "../../model/message.ts";
+
+/** Version of the JSON body documented in docs/providers/webhook.md. */
+export const WEBHOOK_BODY_VERSION = "1";
+
+/**
+ * The one event body mon sends (docs/providers/webhook.md): the webhook posts it, and the event buses (Kafka,
+ * Pub/Sub, EventBridge) carry it as their record, message data or event detail (issue 31.6).
+ */
+export interface WebhookBody {
+  version: string;
+  action: Message["action"];
+  incidentId: string;
+  messageId: string;
+  dedupKey: string;
+  /** `mon.io/owner` of the root, when set. */
+  owner?: string;
+  cluster: string;
+  root: { kind: string; namespace?: string; name: string };
+  tier: Message["tier"];
+  mode: Message["mode"];
+  reason: string;
+  title: string;
+  text: string;
+  news: readonly string[];
+  nextSteps: readonly string[];
+  findings: {
+    reason: string;
+    object: { kind: string; namespace?: string; name: string };
+    container?: string;
+    tier: string;
+    summary: string;
+    evidence: Record<string, string>;
+  }[];
+  at: string;
+  /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
+  delivery?: "startup summary" | "roll-up" | "digest" | "restored summary" | "notice";
+  /** On a summary: the incident ids it lists (their updates and resolves follow under these ids). */
+  covers?: readonly string[];
+}
+
+/** Builds the documented body for a message, for cluster `cluster`. Pure. */
+export function webhookBody(message: Message, cluster: string): WebhookBody {
+  return {
+    version: WEBHOOK_BODY_VERSION,
+    action: message.action,
+    incidentId: message.incidentId,
+    messageId: message.id,
+    dedupKey: message.dedupKey,
+    ...(message.owner ? { owner: message.owner } : {}),
+    cluster,
+    root: { ...message.root },
+    tier: message.tier,
+    mode: message.mode,
+    reason: message.reason,
+    title: message.title,
+    text: message.text,
+    news: message.news,
+    nextSteps: message.nextSteps ?? [],
+    findings: message.findings.map((f) => ({
+      reason: f.reason,
+      object: {
+        kind: f.object.kind,
+        ...(f.object.namespace ? { namespace: f.object.namespace } : {}),
+        name: f.object.name,
+      },
+      ...(f.container ? { container: f.container } : {}),
+      tier: f.tier,
+      summary: f.summary,
+      evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
+    })),
+    at: new Date(message.at).toISOString(),
+    ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
+    ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
+  };
+}
