@@ -6,7 +6,7 @@ import { detectPods } from "../detect/pods.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
 import { detectCertificates } from "../detect/certificates.ts";
 import { nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "../incident/lifecycle.ts";
-import { holdOf, type PreparedRules } from "../incident/suppress.ts";
+import { suppressionOf, type PreparedRules } from "../incident/suppress.ts";
 import { opensAtWithGrace } from "../incident/grace.ts";
 import { ackOf } from "../incident/ack.ts";
 import { overrideSeverity } from "../incident/overrides.ts";
@@ -232,7 +232,7 @@ function decide(
     inventory,
   );
   const drafts = traffic.drafts.map((d) => {
-    const held = rules !== undefined && d.findings.every((f) => holdOf(f, inventory, rules, now) !== undefined);
+    const held = rules !== undefined && d.findings.every((f) => suppressionOf(f, inventory, rules, now) !== undefined);
     // Acknowledgement is Pro: the composition root sets `acknowledge` only in that edition.
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
     return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;

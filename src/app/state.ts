@@ -6,7 +6,7 @@ import type { Logger } from "../runtime/logger.ts";
 import type { LifecycleState } from "../incident/lifecycle.ts";
 import { fromSnapshot, toSnapshot } from "../incident/snapshot.ts";
 import { createDeliveryStore } from "../state/delivery-store.ts";
-import { CAP_SHARE, DEFAULT_CAP_BYTES, maintainStore } from "../state/maintenance.ts";
+import { CAP_SHARE, DEFAULT_CAP_BYTES, compactStore } from "../state/compaction.ts";
 import { openStateStore, type StateStore } from "../state/store.ts";
 
 /** State key of the heartbeat (epoch ms), written every ALIVE_INTERVAL_MS while mon runs (Pro). */
@@ -38,7 +38,7 @@ export interface DaemonState {
   loadLifecycle(): Promise<LifecycleState | undefined>;
   /** Keeps the lifecycle state in the state file after a pass that changed it (Pro; nothing in memory). */
   saveLifecycle(state: LifecycleState): Promise<void>;
-  /** Stops the heartbeat and maintenance and closes the store. */
+  /** Stops the heartbeat and compaction and closes the store. */
   close(): Promise<void>;
 }
 
@@ -46,7 +46,7 @@ export interface DaemonState {
  * Opens the state store (spec 1.9): memory without `dataDir`; the file under `dataDir` otherwise, reporting a
  * reset (set aside as `state.db.corrupt`) in metrics, health (`storage_reset`) and the log. A data directory
  * that cannot be used at all falls back to memory with an error: mon keeps watching. A persistent store gets
- * a heartbeat (the next process names the gap) and maintenance every 10 minutes (retention, size cap of
+ * a heartbeat (the next process names the gap) and compaction every 10 minutes (retention, size cap of
  * `volumeLimitBytes` × CAP_SHARE, compaction).
  */
 export async function openDaemonState(options: {
@@ -76,7 +76,7 @@ export async function openDaemonState(options: {
     beat();
     const capBytes = options.volumeLimitBytes !== undefined ? options.volumeLimitBytes * CAP_SHARE : DEFAULT_CAP_BYTES;
     const maintain = async () => {
-      await maintainOnce(store, capBytes, deps);
+      await compactOnce(store, capBytes, deps);
       timers[1] = clock.setTimer(() => void maintain(), MAINTENANCE_INTERVAL_MS);
     };
     void maintain();
@@ -171,9 +171,9 @@ function switchable(initial: StateStore): StateStore & {
 
 type Deps = { logger: Logger; metrics: Metrics; health: HealthRegistry };
 
-async function maintainOnce(store: StateStore, capBytes: number, { logger, metrics, health }: Deps): Promise<void> {
+async function compactOnce(store: StateStore, capBytes: number, { logger, metrics, health }: Deps): Promise<void> {
   try {
-    const report = await maintainStore(store, capBytes);
+    const report = await compactStore(store, capBytes);
     metrics.storageFileBytes.set(report.fileBytes);
     metrics.storageFreeBytes.set(report.freeBytes);
     metrics.storageEvicted.inc(report.evicted);
@@ -186,7 +186,7 @@ async function maintainOnce(store: StateStore, capBytes: number, { logger, metri
     if (report.overCap) health.set("storage", "degraded", { reason: "storage_over_cap" });
     else if (health.report().components.storage?.reason === "storage_over_cap") health.set("storage", "ok");
   } catch (error) {
-    logger.warn(`state store maintenance failed: ${(error as Error).message}`);
+    logger.warn(`state store compaction failed: ${(error as Error).message}`);
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf } from "../testing/inventory.ts";
-import { holdOf, prepareRules, type DeliveryRules } from "./suppress.ts";
+import { suppressionOf, prepareRules, type DeliveryRules } from "./suppress.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const f = (over: Partial<Finding> = {}): Finding => ({
@@ -46,7 +46,7 @@ const inventory = inventoryOf(
 );
 const none: DeliveryRules = { silences: [] };
 const hold = (finding: Finding, rules: Partial<DeliveryRules>) =>
-  holdOf(finding, inventory, prepareRules({ ...none, ...rules }), NOW);
+  suppressionOf(finding, inventory, prepareRules({ ...none, ...rules }), NOW);
 const node = f({
   reason: "NodeNotReady",
   object: { kind: "Node", name: "n1" },

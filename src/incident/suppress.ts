@@ -74,7 +74,7 @@ export function prepareRules(rules: DeliveryRules): PreparedRules {
 }
 
 /** Why a finding is not delivered, or undefined when it is. */
-export type Hold = "out_of_scope" | "silenced" | "maintenance";
+export type Suppression = "out_of_scope" | "silenced" | "maintenance";
 
 /**
  * Decides whether one finding may be delivered (spec 1.4, 2.2, 2.7): in scope (`namespaces` include or `!`
@@ -84,12 +84,12 @@ export type Hold = "out_of_scope" | "silenced" | "maintenance";
  * annotation on the object or its namespace (truthy `true`/`1`/`yes`/`on`, bounded by an RFC 3339 `-until`).
  * Pure: `now` is epoch ms.
  */
-export function holdOf(
+export function suppressionOf(
   finding: Finding,
   inventory: InventoryView,
   rules: PreparedRules,
   now: number,
-): Hold | undefined {
+): Suppression | undefined {
   if (!inScope(finding, inventory, rules)) return "out_of_scope";
   if (rules.prepared.silences.length > 0) {
     const text = [finding.summary, ...finding.evidence.map((e) => e.value)].join("\n");

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { createDatabase } from "db0";
 import { sqliteConnector } from "../runtime/sqlite.ts";
 import { createDeliveryStore } from "./delivery-store.ts";
-import { maintainStore } from "./maintenance.ts";
+import { compactStore } from "./compaction.ts";
 import { openStateStore } from "./store.ts";
 import { message } from "../testing/messages.ts";
 
@@ -105,7 +105,7 @@ describe("delivery records (spec 6)", () => {
         at: i,
       });
     const before = (await store.size()).fileBytes;
-    const report = await maintainStore(store, before / 2);
+    const report = await compactStore(store, before / 2);
     expect(report.evicted).toBeGreaterThan(0);
     expect(report.fileBytes).toBeLessThanOrEqual(before / 2);
     expect(report.overCap).toBe(false);
@@ -120,7 +120,7 @@ describe("delivery records (spec 6)", () => {
         priority: "routine",
         createdAt: i,
       });
-    const full = await maintainStore(store, 1024);
+    const full = await compactStore(store, 1024);
     expect(full.overCap).toBe(true);
     expect(await records.loadJobs()).toHaveLength(60);
     await store.close();

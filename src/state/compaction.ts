@@ -6,14 +6,14 @@ export const CAP_SHARE = 0.5;
 /** Cap without MON_VOLUME_LIMIT: 256 MiB. */
 export const DEFAULT_CAP_BYTES = 256 * 1024 * 1024;
 
-/** Free pages above this share of the file make maintenance rewrite it (VACUUM). */
+/** Free pages above this share of the file make compaction rewrite it (VACUUM). */
 const REWRITE_FREE_SHARE = 0.25;
 
 /** Key prefixes that may be deleted, oldest first, to meet the cap; the outbox and conversations never are. */
 const EVICTABLE = ["deadletter"] as const;
 
-/** What one maintenance round did (spec 4.2 `mon_storage_*`). */
-export interface MaintenanceReport {
+/** What one compaction round did (spec 4.2 `mon_storage_*`). */
+export interface CompactionReport {
   readonly fileBytes: number;
   readonly freeBytes: number;
   readonly evicted: number;
@@ -23,12 +23,12 @@ export interface MaintenanceReport {
 }
 
 /**
- * One maintenance round of the state file (spec 7.3, 9.2): while it is over `capBytes`, the oldest evictable
+ * One compaction round of the state file (spec 7.3, 9.2; "compaction", not the maintenance windows of suppression): while it is over `capBytes`, the oldest evictable
  * records (dead letters) are deleted and the file is rewritten; a file with a quarter or more free pages is
  * rewritten too. `overCap` when only never-evicted data (outbox, conversations) remains and it is still over.
  * Nothing for the memory store.
  */
-export async function maintainStore(store: StateStore, capBytes: number): Promise<MaintenanceReport> {
+export async function compactStore(store: StateStore, capBytes: number): Promise<CompactionReport> {
   if (!store.persistent) return { fileBytes: 0, freeBytes: 0, evicted: 0, rewritten: false, overCap: false };
   let size = await store.size();
   let evicted = 0;
