@@ -125,6 +125,12 @@ describe("architecture", () => {
       .filter((s) => /`(Bearer|Basic) \$\{/.test(s.text))
       .map((s) => s.path);
     expect(auth).toEqual([]);
+    // A refusal for good is built by _kit/outcome.ts permanent(), so it always names its closed failure.
+    const refusals = sources
+      .filter((s) => s.layer === "providers" && !s.path.endsWith("_kit/outcome.ts"))
+      .filter((s) => /kind: "permanent"/.test(s.text))
+      .map((s) => s.path);
+    expect(refusals).toEqual([]);
   });
 
   test("Bun.* is used only behind the runtime adapter", () => {

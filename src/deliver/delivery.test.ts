@@ -110,7 +110,7 @@ describe("delivery", () => {
 
   test("a permanent rejection is dead-lettered at once, never retried", async () => {
     const clock = createFakeClock(0);
-    const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403" }], clock);
+    const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403", failure: "unauthorized" }], clock);
     const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("a", "announce")));
     await clock.advance(3_600_000);
@@ -148,7 +148,10 @@ describe("delivery", () => {
 
   test("a dead letter can be sent again (its retry window starts anew) or forgotten", async () => {
     const clock = createFakeClock(0);
-    const { sender, sent } = scripted([{ kind: "permanent", reason: "http_403" }, { kind: "ok" }], clock);
+    const { sender, sent } = scripted(
+      [{ kind: "permanent", reason: "http_403", failure: "unauthorized" }, { kind: "ok" }],
+      clock,
+    );
     const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
     delivery.enqueue(job(message("a", "announce")));
     delivery.enqueue(job(message("b", "announce")));
@@ -285,7 +288,7 @@ describe("dead letters", () => {
   test("the provider's answer is kept with credentials removed", async () => {
     const clock = createFakeClock(0);
     const { sender } = scripted(
-      [{ kind: "permanent", reason: "http_400: bad token xoxb-1234567890-abcdefghij in request" }],
+      [{ kind: "permanent", reason: "http_400: bad token xoxb-1234567890-abcdefghij in request", failure: "rejected" }],
       clock,
     );
     const delivery = createDelivery({
@@ -338,7 +341,7 @@ describe("the pipeline's other stages: budget, overflow digests, fallback (spec 
 
   test("a permanent failure goes to the fallback, which joins the conversation; never twice to the same provider", async () => {
     const clock = createFakeClock(0);
-    const slack = scripted([{ kind: "permanent", reason: "http_401: invalid_auth" }], clock);
+    const slack = scripted([{ kind: "permanent", reason: "http_401: invalid_auth", failure: "unauthorized" }], clock);
     const webhook = scripted([], clock);
     const events: string[] = [];
     const delivery = createDelivery({
@@ -365,7 +368,7 @@ describe("the pipeline's other stages: budget, overflow digests, fallback (spec 
       `join ${a.incidentId} webhook`,
     ]);
     // The webhook got this message already: a second failure of the same message is not sent there again.
-    const slackAgain = scripted([{ kind: "permanent", reason: "http_400" }], clock);
+    const slackAgain = scripted([{ kind: "permanent", reason: "http_400", failure: "rejected" }], clock);
     const again = createDelivery({
       providers: [
         { name: "slack", kind: "chat", sender: slackAgain.sender, fallback: "webhook" },

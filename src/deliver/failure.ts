@@ -41,23 +41,11 @@ export interface Failure {
 export function failureOf(outcome: Exclude<Outcome, { kind: "ok" }>): Failure {
   if (outcome.kind === "rateLimited") return { failure: "rate_limited", detail: "rate limited" };
   const detail = outcome.reason;
-  if (outcome.kind === "permanent") {
-    const unauthorized =
-      /^http_40[13]\b/.test(detail) ||
-      /(unauthori[sz]ed|forbidden|invalid_auth|not_authed|token_revoked|account_inactive|smtp_auth)/i.test(detail);
-    if (TOO_LARGE.test(detail)) return { failure: "too_large", detail };
-    return { failure: unauthorized ? "unauthorized" : "rejected", detail };
-  }
+  // The provider decided it, where the vendor's answer is understood (providers/_kit/outcome.ts).
+  if (outcome.kind === "permanent") return { failure: outcome.failure, detail };
   if (detail === "timeout") return { failure: "timeout", detail };
   if (detail === "network" || detail.startsWith("network:")) return { failure: "network", detail };
   if (detail.startsWith("provider_error")) return { failure: "provider_error", detail };
   if (/^http_(5\d\d|408)\b/.test(detail)) return { failure: "server_error", detail };
   return { failure: "unavailable", detail };
 }
-
-/**
- * A refusal for size, in the words vendors use: HTTP 413, Slack's `msg_too_long`, Discord's "Must be 2000 or
- * fewer in length", Telegram's "message is too long", "payload too large", "exceeds the maximum size".
- */
-const TOO_LARGE =
-  /^http_413\b|too[_ ]?(?:large|long|big)|(?:payload|entity|body|request|message)[_ ]too|fewer in length|exceeds? (?:the )?(?:maximum|max|limit|size)|max(?:imum)?[_ ](?:size|length)[_ ]exceeded/i;

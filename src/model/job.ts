@@ -24,7 +24,14 @@ export type Outcome =
   | { readonly kind: "ok"; readonly conversation?: string; readonly untracked?: boolean }
   | { readonly kind: "retry"; readonly reason: string; readonly afterMs?: number }
   | { readonly kind: "rateLimited"; readonly afterMs?: number }
-  | { readonly kind: "permanent"; readonly reason: string };
+  | { readonly kind: "permanent"; readonly reason: string; readonly failure: PermanentFailure };
+
+/**
+ * Why a provider refused for good, decided where the vendor's answer is understood (issue 31.6), not parsed
+ * back from its words: a credential (`unauthorized`: 401/403, a revoked token), the size (`too_large`: 413, "too
+ * long": delivery shortens and sends again), or anything else (`rejected`).
+ */
+export type PermanentFailure = "unauthorized" | "too_large" | "rejected";
 
 /** A message a provider refused for good (spec 6 item 1), kept for inspection: the reason quotes the provider's answer, redacted. */
 export interface DeadLetter {

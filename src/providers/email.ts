@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import { createHash } from "node:crypto";
 import nodemailer from "nodemailer";
 import * as v from "valibot";
@@ -103,10 +104,10 @@ export function emailHeaders(
 function classifySmtp(error: unknown): Outcome {
   const e = error as { code?: string; responseCode?: number; response?: string; message?: string };
   if (e.code === "EAUTH")
-    return { kind: "permanent", reason: `smtp_auth: ${String(e.response ?? e.message ?? "").slice(0, 200)}` };
+    return permanent(`smtp_auth: ${String(e.response ?? e.message ?? "").slice(0, 200)}`, "unauthorized");
   if (typeof e.responseCode === "number") {
     const reason = `smtp_${e.responseCode}: ${String(e.response ?? "").slice(0, 200)}`;
-    return e.responseCode >= 500 ? { kind: "permanent", reason } : { kind: "retry", reason };
+    return e.responseCode >= 500 ? permanent(reason) : { kind: "retry", reason };
   }
   return { kind: "retry", reason: e.code === "ETIMEDOUT" ? "timeout" : "network" };
 }

@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import { webhookBody } from "./_kit/event-body.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
@@ -58,9 +59,7 @@ export default defineProvider({
         if (!result?.FailedEntryCount) return outcome;
         const entry = result.Entries?.find((e) => e.ErrorCode);
         const reason = `eventbridge_${entry?.ErrorCode ?? "failed"}: ${String(entry?.ErrorMessage ?? "").slice(0, 200)}`;
-        return /Throttl|InternalFailure/i.test(entry?.ErrorCode ?? "")
-          ? { kind: "retry", reason }
-          : { kind: "permanent", reason };
+        return /Throttl|InternalFailure/i.test(entry?.ErrorCode ?? "") ? { kind: "retry", reason } : permanent(reason);
       },
     };
   },

@@ -45,6 +45,7 @@ describe("feishu", () => {
       ).outcomes[0],
     ).toEqual({
       kind: "permanent",
+      failure: "rejected",
       reason: "error 19021: sign match fail or timestamp is not within one hour from current time",
     });
   });

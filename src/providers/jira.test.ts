@@ -70,6 +70,7 @@ describe("jira", () => {
     expect(requests[0]!.headers.authorization).toBe("Bearer pat-secret-1");
     expect(outcomes[0]).toEqual({
       kind: "permanent",
+      failure: "rejected",
       reason: 'issue OPS-9 has no transition named "Resolved" (it has: In Progress, Done); set resolveTransition',
     });
   });

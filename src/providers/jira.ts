@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import { bearer, basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
@@ -102,10 +103,9 @@ export default defineTracker({
           parse<{ transitions?: { id: string; name: string }[] }>(listed.answer?.body)?.transitions ?? [];
         const transition = transitions.find((t) => t.name.toLowerCase() === o.resolveTransition.toLowerCase());
         if (!transition)
-          return {
-            kind: "permanent",
-            reason: `issue ${id} has no transition named "${o.resolveTransition}" (it has: ${transitions.map((t) => t.name).join(", ") || "none"}); set resolveTransition`,
-          };
+          return permanent(
+            `issue ${id} has no transition named "${o.resolveTransition}" (it has: ${transitions.map((t) => t.name).join(", ") || "none"}); set resolveTransition`,
+          );
         return (
           await call("POST", `/rest/api/2/issue/${id}/transitions`, { transition: { id: transition.id } }, signal, now)
         ).outcome;

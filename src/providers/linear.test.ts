@@ -64,6 +64,6 @@ describe("linear", () => {
           body: '{"errors":[{"message":"Entity not found: Team"}]}',
         })
       ).outcomes[0],
-    ).toEqual({ kind: "permanent", reason: "graphql: Entity not found: Team" });
+    ).toEqual({ kind: "permanent", reason: "graphql: Entity not found: Team", failure: "rejected" });
   });
 });

@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
@@ -86,8 +87,7 @@ export default defineTracker({
             (r.data as { team?: { states?: { nodes?: { id: string; type: string; position: number }[] } } } | undefined)
               ?.team?.states?.nodes ?? [];
           state = nodes.filter((n) => n.type === "completed").sort((a, b) => a.position - b.position)[0]?.id;
-          if (!state)
-            return { kind: "permanent", reason: `team ${o.teamId} has no completed state; set resolvedStateId` };
+          if (!state) return permanent(`team ${o.teamId} has no completed state; set resolvedStateId`, "rejected");
         }
         return (
           await gql(
@@ -132,7 +132,6 @@ async function graphql(
   const error = body.errors?.[0];
   if (error?.extensions?.code === "RATELIMITED") return { outcome: { kind: "rateLimited" } };
   if (status.kind !== "ok") return { outcome: status };
-  if (error)
-    return { outcome: { kind: "permanent", reason: `graphql: ${String(error.message ?? "error").slice(0, 200)}` } };
+  if (error) return { outcome: permanent(`graphql: ${String(error.message ?? "error").slice(0, 200)}`) };
   return { outcome: status, data: body.data };
 }

@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import { webhookBody } from "./_kit/event-body.ts";
 import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
@@ -101,10 +102,7 @@ function googleTokens(options: { serviceAccountKey?: string; metadataUrl: string
           options.serviceAccountKey,
         );
         if (!key?.client_email || !key.private_key)
-          return {
-            kind: "permanent",
-            reason: "serviceAccountKey is not a service account key JSON (client_email, private_key)",
-          };
+          return permanent("serviceAccountKey is not a service account key JSON (client_email, private_key)");
         const tokenUri = key.token_uri ?? "https://oauth2.googleapis.com/token";
         const assertion = await signJwt(key.private_key, {
           iss: key.client_email,

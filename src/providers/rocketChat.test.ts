@@ -49,6 +49,6 @@ describe("rocketChat", () => {
           body: '{"success":false,"error":"error-invalid-room"}',
         })
       ).outcomes[0],
-    ).toEqual({ kind: "permanent", reason: "rocketchat: error-invalid-room" });
+    ).toEqual({ kind: "permanent", reason: "rocketchat: error-invalid-room", failure: "rejected" });
   });
 });

@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
@@ -68,10 +69,7 @@ export default defineProvider({
       );
       if (outcome.kind === "ok" && json?.success === false)
         return {
-          outcome: {
-            kind: "permanent",
-            reason: `rocketchat: ${String(json.error ?? "error").slice(0, 200)}`,
-          } as Outcome,
+          outcome: permanent(`rocketchat: ${String(json.error ?? "error").slice(0, 200)}`) as Outcome,
           json,
         };
       return { outcome, json };

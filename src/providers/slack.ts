@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
@@ -176,7 +177,7 @@ export async function callWebApi(
       return { outcome: afterMs === undefined ? { kind: "rateLimited" } : { kind: "rateLimited", afterMs } };
     }
     if (RETRYABLE_ERRORS.has(error)) return { outcome: { kind: "retry", reason: `slack_${error}` } };
-    return { outcome: { kind: "permanent", reason: `slack_${error}` } };
+    return { outcome: permanent(`slack_${error}`) };
   } catch (error) {
     return { outcome: classifyError(error) };
   }

@@ -32,6 +32,6 @@ describe("slackBot", () => {
           body: '{"ok":false,"error":"channel_not_found"}',
         })
       ).outcomes[0],
-    ).toEqual({ kind: "permanent", reason: "slack_channel_not_found" });
+    ).toEqual({ kind: "permanent", reason: "slack_channel_not_found", failure: "rejected" });
   });
 });

@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
 import { defineProvider } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
@@ -59,7 +60,7 @@ export default defineProvider({
           ? { kind: "ok" }
           : answer.status >= 200 && answer.status < 300
             ? { kind: "ok" }
-            : { kind: "permanent", reason: `http_${answer.status}` };
+            : permanent(`http_${answer.status}`);
       },
     };
   },

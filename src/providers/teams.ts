@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./_kit/define.ts";
@@ -63,10 +64,7 @@ export default defineProvider({
         const sig = new URL(options.webhookUrl).searchParams.has("sig");
         return WORKFLOW_HOSTS.test(host) && sig
           ? { kind: "ok" }
-          : {
-              kind: "permanent",
-              reason: `not a Teams Workflows trigger URL (host ${host}${sig ? "" : ", no sig parameter"})`,
-            };
+          : permanent(`not a Teams Workflows trigger URL (host ${host}${sig ? "" : ", no sig parameter"})`);
       },
     };
   },

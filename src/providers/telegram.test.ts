@@ -61,6 +61,7 @@ describe("telegram", () => {
     });
     expect(moved.outcomes[0]).toEqual({
       kind: "permanent",
+      failure: "rejected",
       reason:
         "telegram_400: Bad Request: group chat was upgraded to a supergroup chat (the group is now chat -1009876543210: update chatId)",
     });

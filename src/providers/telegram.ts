@@ -1,3 +1,4 @@
+import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/job.ts";
 import type { Message } from "../model/message.ts";
@@ -147,5 +148,5 @@ async function call(
   if (answer.status >= 500) return { outcome: classifyStatus(answer, now) };
   const migrated = parsed.parameters?.migrate_to_chat_id;
   const reason = `telegram_${parsed.error_code ?? answer.status}: ${parsed.description ?? "error"}${migrated ? ` (the group is now chat ${migrated}: update chatId)` : ""}`;
-  return { outcome: { kind: "permanent", reason } };
+  return { outcome: permanent(reason) };
 }

@@ -1,3 +1,4 @@
+import { permanent } from "./outcome.ts";
 import { readFileSync } from "node:fs";
 import { AwsClient } from "aws4fetch";
 import * as v from "valibot";
@@ -59,11 +60,10 @@ export function awsCaller(
     const role = env.AWS_ROLE_ARN;
     const tokenFile = env.AWS_WEB_IDENTITY_TOKEN_FILE;
     if (!role || !tokenFile)
-      return {
-        kind: "permanent",
-        reason:
-          "no AWS credentials: set accessKeyId/secretAccessKey, or run with IRSA (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)",
-      };
+      return permanent(
+        "no AWS credentials: set accessKeyId/secretAccessKey, or run with IRSA (AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE)",
+        "unauthorized",
+      );
     let token: string;
     try {
       token = readFileSync(tokenFile, "utf8").trim();

@@ -1,3 +1,4 @@
+import { permanent } from "./outcome.ts";
 import { severityOf } from "./severity.ts";
 import * as v from "valibot";
 import type { Message } from "../../model/message.ts";
@@ -99,7 +100,7 @@ export function defineGenie(spec: {
                 });
                 // 403: the key is valid but may not read alerts; it can still create and close them.
                 if (answer.status === 200 || answer.status === 403) return { kind: "ok" as const };
-                return { kind: "permanent" as const, reason: `http_${answer.status}` };
+                return permanent(`http_${answer.status}`);
               },
             }
           : {}),

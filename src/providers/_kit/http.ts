@@ -1,3 +1,4 @@
+import { permanent } from "./outcome.ts";
 import { FetchError } from "ofetch";
 import type { HttpAnswer, HttpClient, HttpRequest } from "../../outbound/client.ts";
 import type { Outcome } from "../../model/job.ts";
@@ -15,7 +16,10 @@ export function classifyStatus(answer: HttpAnswer, now: number): Outcome {
     const reason = `http_${status}`;
     return afterMs === undefined ? { kind: "retry", reason } : { kind: "retry", reason, afterMs };
   }
-  return { kind: "permanent", reason: `http_${status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}` };
+  return permanent(
+    `http_${status}${answer.body ? `: ${answer.body.slice(0, 200)}` : ""}`,
+    status === 401 || status === 403 ? "unauthorized" : status === 413 ? "too_large" : undefined,
+  );
 }
 
 /**
@@ -103,7 +107,7 @@ export function classifyBodyCode(
   const { code, message } = read(json);
   if (code === undefined || code === 0) return outcome;
   if (typeof code === "number" && rateLimited.includes(code)) return { kind: "rateLimited" };
-  return { kind: "permanent", reason: `error ${String(code)}: ${String(message ?? "").slice(0, 200)}` };
+  return permanent(`error ${String(code)}: ${String(message ?? "").slice(0, 200)}`);
 }
 
 /** Parses a JSON answer body; undefined when it is not JSON. */
