@@ -1,7 +1,7 @@
 import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { escapeHtml } from "./_kit/keys.ts";
-import { parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
+import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
 import { defineTracker } from "./_kit/tracker.ts";
 
 const Options = v.object({
@@ -43,25 +43,7 @@ export default defineTracker({
     const org = `${o.url.replace(/\/+$/, "")}/${o.organization}`;
     const base = `${org}/${encodeURIComponent(o.project)}/_apis/wit`;
     const auth = { authorization: basic("", o.pat) };
-    const call = (
-      method: "GET" | "POST" | "PATCH",
-      url: string,
-      body: unknown,
-      signal: AbortSignal,
-      now: number,
-      contentType = "application/json",
-    ) =>
-      sendAndClassify(
-        http,
-        {
-          method,
-          url,
-          headers: { "content-type": contentType, ...auth },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          signal,
-        },
-        now,
-      );
+    const call = jsonApi(http, "", auth);
     const parse = parseJson;
     const quote = (s: string) => s.replace(/'/g, "''");
     return {

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./_kit/http.ts";
+import { jsonApi, idFrom, truncate, withBodyRetryAfter } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
 /** Discord caps `content` at 2,000 characters (providers.md `discord`). */
@@ -44,6 +44,7 @@ export default defineProvider({
       const params = new URLSearchParams({ ...extra, ...(options.threadId ? { thread_id: options.threadId } : {}) });
       return params.size ? `?${params}` : "";
     };
+    const api = jsonApi(deps.http, "", {});
     const call = async (
       method: "POST" | "PATCH" | "GET",
       url: string,
@@ -51,17 +52,7 @@ export default defineProvider({
       signal: AbortSignal,
       now: number,
     ) => {
-      const { outcome, answer } = await sendAndClassify(
-        deps.http,
-        {
-          method,
-          url,
-          headers: { "content-type": "application/json" },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          signal,
-        },
-        now,
-      );
+      const { outcome, answer } = await api(method, url, body, signal, now);
       return { outcome: withBodyRetryAfter(outcome, answer?.body, "retry_after", 1000), answer };
     };
     return {

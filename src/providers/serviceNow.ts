@@ -1,7 +1,7 @@
 import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import { shortKey } from "./_kit/keys.ts";
-import { parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
+import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
 import { defineTracker } from "./_kit/tracker.ts";
 
 const Options = v.object({
@@ -49,18 +49,7 @@ export default defineTracker({
       accept: "application/json",
       authorization: basic(o.username, o.password),
     };
-    const call = (method: "GET" | "POST" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
-      sendAndClassify(
-        http,
-        {
-          method,
-          url: `${base}${path}`,
-          headers,
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          signal,
-        },
-        now,
-      );
+    const call = jsonApi(http, base, headers);
     const sysId = (body: string | undefined): string | undefined => {
       const result = parseJson<{ result?: unknown }>(body)?.result;
       const record = (Array.isArray(result) ? result[0] : result) as { sys_id?: unknown } | undefined;

@@ -120,17 +120,26 @@ export function parseJson<T>(body: string | undefined): T | undefined {
 }
 
 /**
- * A JSON REST client for one API base: `call(method, path, body?)` sends `body` as JSON with `headers`
- * (which carry the authorization) and classifies the answer (providers.md 1.4). One attempt per call.
+ * A JSON REST client for one API base (`""` for full URLs): `call(method, path, body?)` sends `body` as JSON
+ * (`contentType` when the vendor wants another JSON type, as JSON Patch) with `headers` (which carry the
+ * authorization) and classifies the answer (providers.md 1.4). One attempt per call; every provider that talks
+ * JSON to a REST API uses it (issue 31.6).
  */
 export function jsonApi(http: HttpClient, base: string, headers: Record<string, string>) {
-  return (method: "GET" | "POST" | "PUT" | "PATCH", path: string, body: unknown, signal: AbortSignal, now: number) =>
+  return (
+    method: "GET" | "POST" | "PUT" | "PATCH",
+    path: string,
+    body: unknown,
+    signal: AbortSignal,
+    now: number,
+    contentType = "application/json",
+  ) =>
     sendAndClassify(
       http,
       {
         method,
         url: `${base}${path}`,
-        headers: { "content-type": "application/json", ...headers },
+        headers: { "content-type": contentType, ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal,
       },
