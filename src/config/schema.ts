@@ -1,3 +1,5 @@
+import { TIER_NAMES } from "../model/severity.ts";
+import type { Route, SilenceRule } from "../model/rules.ts";
 import { isIP } from "node:net";
 import * as v from "valibot";
 import { isValidDuration } from "./duration.ts";
@@ -24,7 +26,7 @@ function doc<const S extends v.GenericSchema>(schema: S, description: string, me
 }
 
 /** Severity values of severityByReason / severityByOwnerKind (spec 2.1), accepted in any letter case. */
-export const SEVERITIES = ["critical", "high", "medium", "warning", "normal"] as const;
+export const SEVERITIES = TIER_NAMES;
 
 const Severity = v.pipe(
   v.string(),
@@ -101,7 +103,7 @@ export const SilenceRuleSchema = v.pipe(
     (rule) => Object.values(rule).some((value) => Array.isArray(value) && value.length > 0),
     "an empty silence rule would silence everything and is rejected",
   ),
-);
+) satisfies v.GenericSchema<unknown, SilenceRule>;
 
 const LabelSelector = v.object({
   matchLabels: v.optional(v.record(v.string(), v.string())),
@@ -199,7 +201,7 @@ export const RouteSchema = v.pipe(
     (route) => Object.values(route).some((value) => Array.isArray(value) && value.length > 0),
     "a route must set namespaces, severities, reasons or owners (an empty route would match everything)",
   ),
-);
+) satisfies v.GenericSchema<unknown, Route>;
 
 /** Settings every provider has besides its own options (spec 2.4). */
 export const ProviderCommonSchema = v.object({
@@ -536,8 +538,16 @@ export const ConfigSchema = v.pipe(
  */
 export type Config = Omit<v.InferOutput<typeof ConfigSchema>, "alert">;
 
-/** A silence rule after validation. */
-export type SilenceRule = v.InferOutput<typeof SilenceRuleSchema>;
+/** A silence rule after validation: the model's (model/rules.ts), checked where SilenceRuleSchema is declared. */
+export type { SilenceRule };
+
+/** True when A and B name the same fields: a schema field the model lacks (or the reverse) fails to compile. */
+type SameFields<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+// One name, one type (issue 31.4): the validated shapes are the model's, field for field.
+export const SCHEMAS_ARE_THE_MODEL: [
+  SameFields<v.InferOutput<typeof RouteSchema>, Route>,
+  SameFields<v.InferOutput<typeof SilenceRuleSchema>, SilenceRule>,
+] = [true, true];
 
 /** Keys that once existed and are now ignored with a warning (spec 2.1, 9.5). */
 export const REMOVED_KEYS: Readonly<Record<string, string>> = {

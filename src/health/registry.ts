@@ -39,14 +39,9 @@ export const HEALTH_REASONS = [
 /** A health reason of spec 7.3. */
 export type HealthReason = (typeof HEALTH_REASONS)[number];
 
-/** Coverage reasons for kinds not watched (spec 7.3). */
-export type CoverageReason =
-  | "permission_denied"
-  | "api_unavailable"
-  | "sync_timeout"
-  | "budget_exceeded"
-  | "object_cap_reached"
-  | "disabled_by_config";
+import type { CoverageReason } from "../model/coverage.ts";
+
+export type { CoverageReason } from "../model/coverage.ts";
 
 /** One component's report. `required` components decide readiness; optional ones only degrade. */
 export interface ComponentHealth {

@@ -5,17 +5,9 @@ import type { Annotated } from "../model/kube.ts";
 import { selects, type LabelSelector } from "../model/label-selector.ts";
 import type { SeverityOverrides } from "./overrides.ts";
 
-/** A silence rule (spec 2.2): every field it sets must match. */
-export interface SilenceRule {
-  readonly namespaces?: readonly string[];
-  readonly reasons?: readonly string[];
-  readonly podNamePatterns?: readonly string[];
-  readonly containerNames?: readonly string[];
-  readonly containerMessages?: readonly string[];
-  readonly eventMessages?: readonly string[];
-  readonly nodeReasons?: readonly string[];
-  readonly nodeMessages?: readonly string[];
-}
+import type { SilenceRule } from "../model/rules.ts";
+
+export type { SilenceRule } from "../model/rules.ts";
 
 /** What decides delivery besides the lifecycle: scope (spec 1.4, 2.1), silences (2.2), maintenance (2.7). */
 export interface DeliveryRules {

@@ -1,14 +1,9 @@
 import type { ServedResource } from "./discovery.ts";
 import { KNOWN_KINDS, kindKey, NOT_WATCHED, type WatchTarget } from "./kinds.ts";
 
-/** Coverage reasons of spec 7.3 for kinds mon does not watch. */
-export type CoverageReason =
-  | "permission_denied"
-  | "api_unavailable"
-  | "sync_timeout"
-  | "budget_exceeded"
-  | "object_cap_reached"
-  | "disabled_by_config";
+import type { CoverageReason } from "../model/coverage.ts";
+
+export type { CoverageReason } from "../model/coverage.ts";
 
 /** One kind not watched, and why (the `coverage` object of /health, spec 2.6). */
 export interface CoverageEntry {

@@ -1,14 +1,8 @@
 import { namespacesOf } from "../model/object-ref.ts";
 import type { Message, RouteFacts } from "../model/message.ts";
-import type { Tier } from "../model/severity.ts";
+import type { Route } from "../model/rules.ts";
 
-/** One route of a provider (spec 2.4, Pro): every field it sets must match. */
-export interface Route {
-  readonly namespaces?: readonly string[];
-  readonly severities?: readonly Tier[];
-  readonly reasons?: readonly string[];
-  readonly owners?: readonly string[];
-}
+export type { Route } from "../model/rules.ts";
 
 /**
  * True when a provider with `routes` receives a message about these problems (spec 2.4, 6 item 4): no
