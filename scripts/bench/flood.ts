@@ -14,7 +14,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/builders.ts";
+import { readyNode } from "../../src/sim/scenarios/builders.ts";
+import { seedWorkload } from "../../src/testing/cluster.ts";
 import { startSimulator } from "../../src/sim/simulator.ts";
 import { startCaptureServer } from "../../src/testing/capture-server.ts";
 import { publish, waitReady } from "./report.ts";
@@ -55,29 +56,21 @@ async function runArm(sizing: keyof typeof SIZING) {
   const now = Date.now();
   for (let n = 0; n < 50; n++) sim.apply(readyNode(`node-${n}`, now - 86_400_000));
   const pods: { namespace: string; name: string; container: string; image: string; d: number }[] = [];
-  for (let n = 0; n < NAMESPACES; n++) {
-    const namespace = `team-${n}`;
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  for (let n = 0; n < NAMESPACES; n++)
     for (let d = 0; d < DEPLOYMENTS; d++) {
-      const name = `service-${d}`;
-      const image = `registry.example/${namespace}/${name}:1.0`;
-      const { deployment: dep, replicaSet } = deployment(namespace, name, REPLICAS, image, "h1");
-      const stored = sim.apply(dep);
-      const rs = sim.apply({
-        ...replicaSet,
-        metadata: {
-          ...replicaSet.metadata,
-          ownerReferences: [
-            { apiVersion: "apps/v1", kind: "Deployment", name, uid: stored.metadata.uid, controller: true },
-          ],
-        },
-      });
-      for (let i = 0; i < REPLICAS; i++) {
-        const pod = sim.apply(runningPod(rs, `p${i}`, `node-${(n * 100 + d * 10 + i) % 50}`, now - 3_600_000));
-        pods.push({ namespace, name: pod.metadata.name, container: name, image, d: n * DEPLOYMENTS + d });
-      }
+      const [namespace, name] = [`team-${n}`, `service-${d}`];
+      // One pod per node of these ten, as the scheduler spreads a Deployment.
+      const nodes = Array.from({ length: REPLICAS }, (_, i) => `node-${(n * 100 + d * 10 + i) % 50}`);
+      seedWorkload(sim, namespace, name, nodes, now);
+      for (let i = 0; i < REPLICAS; i++)
+        pods.push({
+          namespace,
+          name: `${name}-abc12-p${i}`,
+          container: name,
+          image: `ghcr.io/${namespace}/${name}:1.0`,
+          d: n * DEPLOYMENTS + d,
+        });
     }
-  }
   writeFileSync(join(work, "kubeconfig"), sim.kubeconfig());
   const port = 22_000 + Math.floor(Math.random() * 2_000);
   writeFileSync(
