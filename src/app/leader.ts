@@ -272,6 +272,23 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     onState: keep,
     ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
   });
+  /**
+   * One drain for `finish` and `handOver` (issue 31.1): what the passes decided reaches the queues, delivery
+   * runs for up to `drainMs`, then stops; providers close, the audit log and the state are written. Resolves
+   * the providers' queue depths when something is left, else undefined.
+   */
+  const drainAndClose = async (drainMs: number): Promise<[string, number][] | undefined> => {
+    await outgoing.settled();
+    const left = (await delivery.drain(drainMs))
+      ? undefined
+      : router.active.map((p): [string, number] => [p, delivery.depth(p)]);
+    delivery.stop();
+    for (const p of prepared.providers) p.provider.close?.();
+    await audit?.flush();
+    await saving;
+    return left;
+  };
+
   return {
     loop,
     delivery,
@@ -356,21 +373,13 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       loop.stop();
       usage.stop();
       probes?.stop();
-      await outgoing.settled();
-      await delivery.drain(drainMs);
-      delivery.stop();
-      for (const p of prepared.providers) p.provider.close?.();
-      await audit?.flush();
-      await saving;
+      // What is left stays in the outbox and is resumed by the next work in this process.
+      await drainAndClose(drainMs);
       return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
     },
     async finish(drainMs) {
-      await outgoing.settled();
-      if (!(await delivery.drain(drainMs))) observe.deferred(router.active.map((p) => [p, delivery.depth(p)]));
-      delivery.stop();
-      for (const p of prepared.providers) p.provider.close?.();
-      await audit?.flush();
-      await saving;
+      const left = await drainAndClose(drainMs);
+      if (left) observe.deferred(left);
       await state.close();
     },
   };
