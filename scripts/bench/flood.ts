@@ -1,24 +1,12 @@
-/**
- * Benchmark `flood` (issue 30): the resident memory and `/healthz` answer time of `mon run` while 5,000 pods in
- * 500 Deployments across 50 namespaces start crash-looping at once, each Deployment with its own error and a
- * 4 KB log. The simulator and a webhook receiver run in this process; mon runs in its own (the compiled binary
- * when `dist/mon` exists, else the source with Bun). Two arms, each with a fresh simulator and mon:
- * MON_MEMORY_LIMIT at the steady sizing (2 × (100 MiB + 7.5 KiB × pods) ≈ 273 MiB, the docs' formula before
- * issue 30) and at the sizing for a flood (+ 30 KiB × pods failing at once ≈ 420 MiB, docs/install.md
- * "Sizing"). RSS is read from /proc every 100 ms and /healthz asked every 250 ms, from 5 s before the flood to
- * 60 s after it. Writes scripts/bench/results/flood.json and the table in docs/performance.md.
- * Run: bun scripts/bench/flood.ts (part of npm run bench)
- */
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { word } from "../../src/testing/words.ts";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { readyNode } from "../../src/sim/scenarios/builders.ts";
 import { seedWorkload } from "../../src/testing/cluster.ts";
 import { startSimulator } from "../../src/sim/simulator.ts";
 import { startCaptureServer } from "../../src/testing/capture-server.ts";
-import { publish, waitReady } from "./report.ts";
+import { publish, startMon } from "./report.ts";
 
 const NAMESPACES = Number(process.env.BENCH_FLOOD_NAMESPACES ?? 50);
 const DEPLOYMENTS = 10; // per namespace
@@ -28,7 +16,6 @@ const SIZING = {
   steady: 2 * (100 * 2 ** 20 + 7.5 * 1024 * PODS),
   flood: 2 * (100 * 2 ** 20 + 7.5 * 1024 * PODS) + 30 * 1024 * PODS,
 } as const;
-const root = join(import.meta.dirname, "..", "..");
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
 const arms = [];
@@ -71,26 +58,13 @@ async function runArm(sizing: keyof typeof SIZING) {
           d: n * DEPLOYMENTS + d,
         });
     }
-  writeFileSync(join(work, "kubeconfig"), sim.kubeconfig());
-  const port = 22_000 + Math.floor(Math.random() * 2_000);
-  writeFileSync(
-    join(work, "mon.yaml"),
-    stringify({
-      app: { clusterName: "flood", disableStartupMessage: true },
-      telemetry: { enabled: false },
-      upgrader: { disableUpdateCheck: true },
-      healthCheck: { port },
-      alert: { webhook: { url: `${hook.url}/mon` } },
-    }),
-  );
-  const binary = join(root, "dist", "mon");
-  const compiled = existsSync(binary);
-  const args = ["run", "--kubeconfig", join(work, "kubeconfig"), "--config", join(work, "mon.yaml")];
-  const env = { ...process.env, MON_DATA_DIR: work, MON_MEMORY_LIMIT: String(Math.round(limit)) };
-  const mon = compiled
-    ? spawn(binary, args, { stdio: "ignore", env })
-    : spawn(process.execPath, [join(root, "src", "main.ts"), ...args], { stdio: "ignore", env });
-  await waitReady(port);
+  const { mon, port, compiled } = await startMon({
+    work,
+    kubeconfig: sim.kubeconfig(),
+    clusterName: "flood",
+    alert: { webhook: { url: `${hook.url}/mon` } },
+    env: { MON_MEMORY_LIMIT: String(Math.round(limit)) },
+  });
   await new Promise((r) => setTimeout(r, 10_000));
 
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${mon.pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
@@ -110,7 +84,6 @@ async function runArm(sizing: keyof typeof SIZING) {
   const before = rss();
   // The flood: every pod crash-loops at once, each Deployment with its own error (letters: digits would be
   // normalised into one shared error) and a 4 KB log.
-  const word = (i: number) => [676, 26, 1].map((k) => String.fromCharCode(97 + (Math.floor(i / k) % 26))).join("");
   const log = (d: number) =>
     `${Array.from({ length: 40 }, (_, i) => `2026-11-27T02:00:${String(i).padStart(2, "0")}Z INFO worker step ${i} ${"·".repeat(60)}`).join("\n")}\npanic: ${word(d)} cannot reach its queue\n`;
   const at = new Date().toISOString();

@@ -1,4 +1,6 @@
-import { writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { stringify } from "yaml";
 import { join } from "node:path";
 import { writeBetweenMarkers } from "../generated-file.ts";
 
@@ -25,4 +27,41 @@ export async function waitReady(port: number): Promise<void> {
     if (i > 600) throw new Error("mon did not become ready within 60 s");
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Starts `mon run` as a user runs it, in its own process: the compiled binary when `dist/mon` exists
+ * (`npm run build`), else the source with Bun. Writes `kubeconfig` and a configuration of `clusterName` with
+ * `alert` (telemetry and the update check off, the health server on a free-looking port) into `work`, which is
+ * also MON_DATA_DIR; `env` adds to the environment. Resolves once mon is ready (its /readyz answers 200).
+ */
+export async function startMon(options: {
+  work: string;
+  kubeconfig: string;
+  clusterName: string;
+  alert: Record<string, unknown>;
+  env?: Record<string, string>;
+}): Promise<{ mon: ChildProcess; port: number; compiled: boolean }> {
+  const { work } = options;
+  writeFileSync(join(work, "kubeconfig"), options.kubeconfig);
+  const port = 20_000 + Math.floor(Math.random() * 4_000);
+  writeFileSync(
+    join(work, "mon.yaml"),
+    stringify({
+      app: { clusterName: options.clusterName, disableStartupMessage: true },
+      telemetry: { enabled: false },
+      upgrader: { disableUpdateCheck: true },
+      healthCheck: { port },
+      alert: options.alert,
+    }),
+  );
+  const binary = join(root, "dist", "mon");
+  const compiled = existsSync(binary);
+  const args = ["run", "--kubeconfig", join(work, "kubeconfig"), "--config", join(work, "mon.yaml")];
+  const env = { ...process.env, MON_DATA_DIR: work, ...options.env };
+  const mon = compiled
+    ? spawn(binary, args, { stdio: "ignore", env })
+    : spawn(process.execPath, [join(root, "src", "main.ts"), ...args], { stdio: "ignore", env });
+  await waitReady(port);
+  return { mon, port, compiled };
 }

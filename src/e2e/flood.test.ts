@@ -1,3 +1,4 @@
+import { word } from "../testing/words.ts";
 import { describe, expect, test } from "bun:test";
 import { readyNode } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
@@ -5,9 +6,6 @@ import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 
 const track = useCleanup();
-
-/** A different word for each workload: digits would be normalised away and group their errors as one. */
-const word = (i: number) => [676, 26, 1].map((k) => String.fromCharCode(97 + (Math.floor(i / k) % 26))).join("");
 
 describe("a flood costs what its workloads cost, not what its pods cost (issue 30)", () => {
   test("400 pods of 40 Deployments crash at once: one log read per Deployment, at most 50 findings of each problem in a message that still names every workload", async () => {

@@ -1,3 +1,4 @@
+import { word } from "../testing/words.ts";
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -313,9 +314,6 @@ describe("webhook: the daemon against the simulator", () => {
     );
     const { sim, clock } = cluster;
     for (const node of ["n1", "n2"]) sim.apply(readyNode(node, clock.now() - 86_400_000));
-    // A different error in each workload (digits would be normalised away and group them as one).
-    const word = (i: number) =>
-      [26 * 26, 26, 1].map((k) => String.fromCharCode(97 + (Math.floor(i / k) % 26))).join("");
     const namespaces = Array.from({ length: 50 }, (_, n) => `team-${word(n)}`);
     for (const ns of namespaces)
       for (let d = 0; d < 10; d++) seedWorkload(sim, ns, `service-${d}`, ["n1"], clock.now());
