@@ -7,14 +7,17 @@ import { collectGarbage, residentBytes } from "../runtime/memory.ts";
 export const MEMORY_CHECK_MS = 1_000;
 /** The guard acts from this share of the soft limit on, before the limit is reached (issue 30). */
 export const EARLY_SHARE = 0.8;
+/** Below the limit, a collection is forced again once the resident set grew this share of the limit since. */
+const REGROWTH_SHARE = 0.05;
 
 /**
  * The soft memory limit (spec 8: 90 % of MON_MEMORY_LIMIT, or an explicit GOMEMLIMIT; docs/performance.md
  * "Memory limit"). Bun has no heap limit to set, so this is what the runtime allows: every MEMORY_CHECK_MS (1 s)
  * the resident set is compared with the limit; from EARLY_SHARE (80 %) of it on, a full garbage collection is
- * forced at every check and counted in mon_memory_pressure_total, so a burst's garbage (a flood's events and
- * passes) is collected while there is room; above the limit it is said once per episode (the episode ends
- * below 90 % of the soft limit). It
+ * forced whenever the resident set grew 5 % of the limit since the last one (every check above the limit) and
+ * counted in mon_memory_pressure_total, so a burst's garbage (a flood's events and passes) is collected while
+ * there is room, and a steady resident set costs nothing; above the limit it is said once per episode (the
+ * episode ends below 90 % of the soft limit). It
  * cannot keep the process under the limit when live data needs more: the container's own limit is the bound.
  * `read` and `collect` default to the runtime's (runtime/memory.ts).
  */
@@ -32,12 +35,19 @@ export function startMemoryGuard(options: {
   metrics.memorySoftLimit.set(softLimitBytes);
   const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20)} MiB`;
   let over = false;
+  /** The lowest resident set since the last forced collection, bytes (what a collection could get back to). */
+  let collectedTo = 0;
   let timer: Cancel | undefined;
   const check = () => {
     const rss = read();
-    if (rss > softLimitBytes * EARLY_SHARE) {
+    collectedTo = Math.min(collectedTo, rss);
+    // Before the limit, only what grew since the last collection is worth one: a resident set that sits at 85 %
+    // of the limit would otherwise pay a full collection every second for nothing.
+    const grew = rss > collectedTo + softLimitBytes * REGROWTH_SHARE;
+    if (rss > softLimitBytes || (rss > softLimitBytes * EARLY_SHARE && grew)) {
       collect();
       metrics.memoryPressure.inc();
+      collectedTo = read();
     }
     if (rss > softLimitBytes) {
       if (!over)
