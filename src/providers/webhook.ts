@@ -1,10 +1,10 @@
 import * as v from "valibot";
-import { type WebhookBody, webhookBody } from "./_kit/event-body.ts";
+import { webhookBody } from "./_kit/event-body.ts";
 
 export { WEBHOOK_BODY_VERSION, type WebhookBody, webhookBody } from "./_kit/event-body.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { hmacSha256Base64 } from "./_kit/keys.ts";
-import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { sendAndClassify } from "./_kit/http.ts";
 
 const Options = v.object({
   url: v.pipe(
@@ -58,7 +58,9 @@ export default defineProvider({
   create(options, deps) {
     return {
       async send(message, context) {
-        const body = encodeBody(webhookBody(message, deps.clusterName), options.maxBodyBytes);
+        // A body over maxBodyBytes is refused unsent by the limit layer (_kit/limits.ts), and delivery shortens
+        // the message, then splits it (deliver/attempt.ts): one mechanism for every provider.
+        const body = JSON.stringify(webhookBody(message, deps.clusterName));
         const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
         const id = `msg_${message.id}`;
         headers["webhook-id"] = id;
@@ -78,20 +80,6 @@ export default defineProvider({
 });
 
 // --- internal ---
-
-function encodeBody(body: WebhookBody, maxBytes: number): string {
-  const json = JSON.stringify(body);
-  if (new TextEncoder().encode(json).length <= maxBytes) return json;
-  // Evidence goes first, the header stays: a receiver must still learn which incident changed.
-  const slim = {
-    ...body,
-    findings: body.findings.map((f) => ({ ...f, evidence: {} })),
-    text: truncate(body.text, Math.floor(maxBytes / 4)),
-  };
-  // Still too large (a roll-up of thousands): the limit layer (providers/_kit/limits.ts) refuses it unsent and
-  // delivery shortens or splits the message (issue 30).
-  return JSON.stringify(slim);
-}
 
 async function sign(secret: string, id: string, now: number, body: string): Promise<Record<string, string>> {
   const keyBytes = secret.startsWith("whsec_")
