@@ -6,7 +6,7 @@ import type { Inventory } from "../kube/inventory.ts";
 import type { UsageView } from "../model/inventory.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { LogEvidence } from "./log-evidence.ts";
-import type { Quarantine } from "./isolate.ts";
+import type { Quarantine } from "../detect/isolate.ts";
 import { type PassResult, runPass } from "./pipeline.ts";
 
 /** How long a pass waits after the first change of a batch, ms (ARCHITECTURE.md: at most every 250 ms). */

@@ -1,5 +1,5 @@
-import type { Evidence } from "../model/finding.ts";
-import { cut } from "../redact/cut.ts";
+import type { Evidence, Finding } from "../model/finding.ts";
+import { cut, cutStart } from "../redact/cut.ts";
 import { redact } from "../redact/redact.ts";
 
 /** Longest evidence value in characters. */
@@ -24,4 +24,10 @@ export function parseTime(value: unknown, fallback: number): number {
   if (typeof value !== "string") return fallback;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? fallback : ms;
+}
+
+/** Adds a container's last log lines to a finding's evidence (spec 1.6), once; the error line is the last, so a cut keeps the end. */
+export function withLog(f: Finding, lines: readonly string[] | undefined): Finding {
+  if (!lines || lines.length === 0) return f;
+  return { ...f, evidence: [...f.evidence, { label: "log", value: cutStart(lines.join(" ⏎ "), EVIDENCE_MAX) }] };
 }

@@ -1,3 +1,5 @@
+import type { Incident } from "../model/incident.ts";
+
 /**
  * What an on-call engineer does first for each reason (spec 2.1 runbooks: "added to the next steps"): one or two
  * steps, the first usually the kubectl command that shows the evidence, the second what usually fixes it.
@@ -252,4 +254,20 @@ export function nextStepsFor(
     });
     return missing ? [] : [filled];
   });
+}
+
+/**
+ * An incident's next steps (spec 2.1 `runbooks`): the built-in steps of its root reason, filled from the finding
+ * that carries that reason (the root object's own first), then the runbook configured for the reason. Pure.
+ */
+export function nextStepsOf(incident: Incident, runbooks: Readonly<Record<string, string>> | undefined): string[] {
+  const carrying = incident.findings.filter((f) => f.reason === incident.rootReason);
+  const root =
+    carrying.find((f) => f.object.kind === incident.root.kind && f.object.name === incident.root.name) ?? carrying[0];
+  // A root the correlator made (an endpoint, a shared error, a namespace) has no finding of its own reason.
+  const steps = root
+    ? nextStepsFor(incident.rootReason, root.object, root.container)
+    : nextStepsFor(incident.rootReason, incident.root);
+  const runbook = runbooks?.[incident.rootReason.toLowerCase()];
+  return runbook ? [...steps, `Runbook: ${runbook}`] : steps;
 }

@@ -212,3 +212,10 @@ export function absorbRecoveryTraffic(
   }
   return { drafts: out, absorbed };
 }
+
+/** The resolve's `Now:` line: what is true of the root, and what is still not back when the wait ran out. */
+export function recoveryLine(recovery: Recovery): string | undefined {
+  if (recovery.recovered) return recovery.now;
+  const missing = `still not back after ${RECOVERY_WAIT_MS / 60_000} min: ${recovery.missing.slice(0, 3).join(", ")}${recovery.missing.length > 3 ? ` and ${recovery.missing.length - 3} more` : ""}`;
+  return recovery.now ? `${recovery.now}; ${missing}` : missing;
+}

@@ -1,7 +1,7 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
 import type { ObjectLike, Pod } from "../model/kube.ts";
-import { markPartial } from "../detect/incremental.ts";
+import { markPartial } from "./incremental.ts";
 
 /** A detector family: the Inventory, the pass's time and usage in, its findings out. */
 export type Detector = (inventory: InventoryView, now: number, usage: UsageView) => Finding[];

@@ -1,5 +1,5 @@
-import { ACK_ANNOTATION } from "../incident/ack.ts";
-import { underMaintenance } from "../incident/suppress.ts";
+import { ACK_ANNOTATION } from "./ack.ts";
+import { underMaintenance } from "./suppress.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ProHintContext } from "../model/pro-hint.ts";

@@ -1,0 +1,53 @@
+import type { Finding } from "../model/finding.ts";
+import type { Incident } from "../model/incident.ts";
+import type { InventoryView } from "../model/inventory.ts";
+import { waitForCauses } from "./wait-for-cause.ts";
+
+/** What the defer stage reads: the pass's time (epoch ms), what incidents already tell, and the log evidence. */
+export interface DeferContext {
+  readonly inventory: InventoryView;
+  readonly now: number;
+  /** The open incidents by id, as the last pass left them. */
+  readonly incidents: ReadonlyMap<string, Incident>;
+  /** The first pass after startup (spec 1.7): new findings do not wait for their log. */
+  readonly baseline?: boolean;
+  /** True while a new finding waits for its container's log; `attach` adds the log once read. */
+  readonly evidence?: { pending(f: Finding): boolean; attach(f: Finding): Finding };
+}
+
+/** The findings of this pass that are due, and what still waits. */
+export interface Deferred {
+  /** Every finding after the cause wait (their `recheckAt`/`opensAt` are the pass's wake-ups). */
+  readonly findings: readonly Finding[];
+  /** Findings due now, with their log when it was read. */
+  readonly due: readonly Finding[];
+  /** Due findings still waiting for their log: the pass loop requests those reads after the pass. */
+  readonly awaitingEvidence: readonly Finding[];
+  /** Symptom findings waiting for the findings of the pods behind them. */
+  readonly waitingSymptoms: number;
+  /** Whether a finding waits for its log (a new one, outside the baseline). */
+  waits(f: Finding): boolean;
+}
+
+/**
+ * The defer stage of the pass (failure-catalogue 0.3): a finding whose hold has not passed yet is not open, it
+ * only asks for a wake-up; a symptom waits for its cause (`waitForCauses`); a new finding waits for its log
+ * the same way. A hold delays only the first opening: a finding already in an incident stays in it whatever
+ * its hold, grace or wait says now. Pure.
+ */
+export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred {
+  const { inventory, now, evidence } = ctx;
+  const told = new Set<string>();
+  for (const incident of ctx.incidents.values()) for (const f of incident.findings) told.add(f.key);
+  const { findings: waited, waiting } = waitForCauses(findings, inventory, now);
+  const opens = (f: Finding) => f.opensAt === undefined || f.opensAt <= now || (told.has(f.key) && !f.starting);
+  const waits = (f: Finding) => !told.has(f.key) && !ctx.baseline && (evidence?.pending(f) ?? false);
+  const due: Finding[] = [];
+  const awaitingEvidence: Finding[] = [];
+  for (const f of waited) {
+    if (!opens(f)) continue;
+    if (waits(f)) awaitingEvidence.push(f);
+    due.push(waits(f) || !evidence ? f : evidence.attach(f));
+  }
+  return { findings: waited, due, awaitingEvidence, waitingSymptoms: waiting, waits };
+}
