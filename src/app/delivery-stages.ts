@@ -4,7 +4,11 @@ import { createDelivery, type Delivery } from "../deliver/delivery.ts";
 import type { HealthRegistry } from "../health/registry.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
-import type { DeliveryStore } from "../model/job.ts";
+import type { DeliveryStore, Job } from "../model/job.ts";
+import { fencedStore } from "../state/fenced.ts";
+import { createOutgoing, type Outgoing } from "./outgoing.ts";
+import { refusedOnce } from "./state.ts";
+import { providerTemplates, templated } from "./templates.ts";
 import { redact } from "../redact/redact.ts";
 import { createRouter, type Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -12,6 +16,61 @@ import type { Logger } from "../runtime/logger.ts";
 import { deliveryProviders } from "./delivery-providers.ts";
 import { createObservers, type Observers } from "./observe.ts";
 import type { Prepared } from "./prepare.ts";
+
+/** What the leader's work uses of delivery: the stages, and the outgoing side that feeds them. */
+export interface DeliverySide {
+  readonly router: Router;
+  readonly observe: Observers;
+  readonly delivery: Delivery;
+  readonly outgoing: Outgoing;
+  /**
+   * What the passes decided reaches the queues, delivery runs for up to `drainMs` (ms), then stops and the
+   * providers close. Resolves the providers' queue depths when something is left, else undefined.
+   */
+  drain(drainMs: number): Promise<[string, number][] | undefined>;
+}
+
+/**
+ * Opens delivery for the leader's work: fencing first (only the holder of the state lock under the term it led
+ * with may write the outbox or send: `holds`), then the stages below, the conversations' providers and the
+ * outbox restored from `store` (the state store's delivery records), and the outgoing side — redaction,
+ * routing and, while the edition is Pro, the templates of plain-text providers (spec 2.1 `templates`).
+ */
+export async function openDeliverySide(
+  options: Omit<Parameters<typeof createDeliveryStages>[0], "records"> & { store: DeliveryStore; cluster: string },
+): Promise<DeliverySide> {
+  const { prepared, config, holds, logger } = options;
+  const records = holds ? fencedStore(options.store, holds, refusedOnce(logger)) : options.store;
+  const { router, observe, delivery } = createDeliveryStages({ ...options, records });
+  router.restore(await records.loadRoutes());
+  const resumed = await delivery.restore();
+  if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
+  const templates = providerTemplates(config, prepared.providers);
+  const pro = () => options.edition() === "pro";
+  const outgoing = createOutgoing({
+    router,
+    delivery,
+    metrics: options.metrics,
+    logger,
+    cluster: options.cluster,
+    ...(templates.size ? { templated: (job: Job) => (pro() ? templated(job, templates.get(job.provider)) : job) } : {}),
+  });
+  return {
+    router,
+    observe,
+    delivery,
+    outgoing,
+    async drain(drainMs) {
+      await outgoing.settled();
+      const left = (await delivery.drain(drainMs))
+        ? undefined
+        : router.active.map((p): [string, number] => [p, delivery.depth(p)]);
+      delivery.stop();
+      for (const p of prepared.providers) p.provider.close?.();
+      return left;
+    },
+  };
+}
 
 /**
  * Everything after a pass decided (ARCHITECTURE.md "deliver/"): the router (who receives what in the current
@@ -66,5 +125,12 @@ export function createDeliveryStages(options: {
     // A message refused for size is told anyway: shorter, then split by what it covers (issue 30).
     shortener: { shrink: shrinkMessage, split: splitMessage },
   });
+  // The outbox as Prometheus reads it: the age of each provider's oldest message, and the depth of all.
+  options.metrics.sources.outboxAges = () =>
+    router.active.map((p) => {
+      const oldest = delivery.oldest(p);
+      return [p, oldest === undefined ? 0 : Math.max(0, (options.clock.now() - oldest) / 1000)] as const;
+    });
+  options.metrics.sources.outboxDepth = () => router.active.reduce((n, p) => n + delivery.depth(p), 0);
   return { router, observe, delivery };
 }

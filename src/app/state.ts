@@ -239,3 +239,54 @@ async function openStore(dataDir: string | undefined, { logger, metrics, health 
     return openStateStore();
   }
 }
+
+/** Says once that a deposed leader's state writes are refused (the process is about to exit). */
+export function refusedOnce(logger: Logger): (write: string) => void {
+  let said = false;
+  return (write) => {
+    if (said) return;
+    said = true;
+    logger.warn(`state store: ${write} refused: this replica no longer holds the state lock`);
+  };
+}
+
+/**
+ * Keeps the incidents as each pass leaves them (docs/leadership.md): written only after the messages their
+ * decisions produced are in the outbox (`before`), so a kill in between leaves an incident the next leader
+ * announces, never one it thinks was announced while its announcement was lost. Fenced like every other
+ * write (`holds`): a deposed leader never overwrites what the new one keeps. One save at a time, in pass order;
+ * `saved()` resolves once every save asked for is done. A failed save is logged.
+ */
+export function createKeeper(
+  state: DaemonState,
+  before: () => Promise<unknown>,
+  holds: (() => boolean) | undefined,
+  logger: Logger,
+): { keep(lifecycle: LifecycleState): void; saved(): Promise<unknown> } {
+  let saving: Promise<unknown> = Promise.resolve();
+  return {
+    keep(lifecycle) {
+      saving = saving
+        .then(before)
+        .then(() => ((holds?.() ?? true) ? state.saveLifecycle(lifecycle) : undefined))
+        .catch((error: unknown) =>
+          logger.warn(`state store: keeping the incidents failed: ${(error as Error).message}`),
+        );
+    },
+    saved: () => saving,
+  };
+}
+
+/** The options of openDaemonState from the runtime environment: the data directory and the volume's limit. */
+export function stateOptions(
+  loaded: { readonly runtime: { readonly dataDir?: string; readonly volumeLimitBytes?: number } },
+  persistent: boolean,
+  deps: Deps & { clock: Clock },
+): Parameters<typeof openDaemonState>[0] {
+  return {
+    dataDir: loaded.runtime.dataDir,
+    persistent,
+    ...(loaded.runtime.volumeLimitBytes !== undefined ? { volumeLimitBytes: loaded.runtime.volumeLimitBytes } : {}),
+    ...deps,
+  };
+}

@@ -10,6 +10,8 @@ import { readDnsCounters, type DnsCounters } from "../kube/dns-metrics.ts";
 import { increase } from "../kube/prometheus-text.ts";
 import type { DnsResponseCounts, RequestCounts } from "../model/inventory.ts";
 import type { Metrics } from "../metrics.ts";
+import type { LoadedConfig } from "../config/load.ts";
+import { createProbeRunner, type ProbeRunner } from "../probe/runner.ts";
 import type { Cancel, Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 
@@ -159,5 +161,33 @@ export function createUsageSources(options: {
       ...(apiRequests ? { apiRequests } : {}),
       ...(dnsResponses ? { dnsResponses } : {}),
     }),
+  };
+}
+
+/** The active probe runner (Pro, spec 2.3) from `activeProbeMonitor`. */
+export function probesFor(
+  settings: LoadedConfig["config"]["activeProbeMonitor"],
+  deps: Omit<Parameters<typeof createProbeRunner>[0], "settings" | "intervalMs" | "timeoutMs" | "failureThreshold">,
+): ProbeRunner {
+  return createProbeRunner({
+    settings,
+    intervalMs: settings.intervalSeconds * 1000,
+    timeoutMs: settings.timeoutSeconds * 1000,
+    failureThreshold: settings.failureThreshold,
+    ...deps,
+  });
+}
+
+/** The latest usage rounds and probe results, as the pass reads them. */
+export function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
+  const latest = usage.latest();
+  const probed = probes?.latest();
+  return {
+    ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}),
+    ...(latest.apiServer ? { apiServer: latest.apiServer } : {}),
+    ...(latest.apiServerReading ? { apiServerReading: latest.apiServerReading } : {}),
+    ...(latest.apiRequests ? { apiRequests: latest.apiRequests } : {}),
+    ...(latest.dnsResponses ? { dnsResponses: latest.dnsResponses } : {}),
+    ...(probed?.length ? { probes: probed } : {}),
   };
 }

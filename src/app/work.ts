@@ -1,0 +1,97 @@
+import type { LoadedConfig } from "../config/load.ts";
+import type { HealthRegistry } from "../health/registry.ts";
+import type { Metrics } from "../metrics.ts";
+import type { DaemonOptions } from "./daemon-options.ts";
+import { startLeader } from "./leader.ts";
+import type { Carried, Leader } from "./leader-types.ts";
+import { type Prepared, prepareStartup } from "./prepare.ts";
+import type { ReplicaWatch } from "./replica-watch.ts";
+
+/** How long a leader's work delivers what is queued before an in-process restart hands the rest over, ms. */
+const RECONFIGURE_DRAIN_MS = 2_000;
+
+/** The leader's work of this replica and the configuration it runs with. */
+export interface Work {
+  /** The configuration in effect. */
+  config(): LoadedConfig;
+  /** Takes the configuration the overlay merged at startup (the providers are built anew when it differs). */
+  adopt(initial: LoadedConfig): void;
+  /** Starts the leader's work (this replica holds the state lock under `holds`, when there is a lock). */
+  lead(holds?: () => boolean): Promise<void>;
+  /** The leader's work, undefined before it leads and while it is handed over. */
+  current(): Leader | undefined;
+  /** The leader's work; throws Error before this replica leads. */
+  running(): Leader;
+  /**
+   * The in-process restart of a configuration change (the overlay, spec 2.5): the leader's work hands over its
+   * state, incidents and license; the informers are rebuilt only when what they watch changed; the providers
+   * and the leader's work are built anew from `next`. Health, metrics, the state lock and the process stay.
+   */
+  reconfigure(next: LoadedConfig): Promise<void>;
+}
+
+/** Builds the holder of the leader's work: nothing runs until `lead()`. */
+export function createWork(
+  options: DaemonOptions,
+  deps: { metrics: Metrics; health: HealthRegistry; watch: ReplicaWatch },
+): Work {
+  const { clock, logger, connection } = options;
+  const { watch } = deps;
+  const prepare = (config: LoadedConfig) => prepareStartup(config, { logger, clock, stdout: options.stdout });
+  const closeProviders = (p: Prepared | undefined) => {
+    for (const c of p?.providers ?? []) c.provider.close?.();
+  };
+  let loaded = options.config;
+  let prepared: Prepared | undefined = options.prepared;
+  let leader: Leader | undefined;
+  let lead: Leader | undefined;
+  let holds: (() => boolean) | undefined;
+  const start = async (carried?: Carried) => {
+    leader = await startLeader({
+      daemon: { ...options, config: loaded },
+      connection,
+      clock,
+      logger,
+      metrics: deps.metrics,
+      health: deps.health,
+      prepared: prepared ?? (prepared = prepare(loaded)),
+      inventory: watch.inventory(),
+      synced: () => watch.requiredSynced(),
+      ...(holds ? { holds } : {}),
+      ...(carried ? { carried } : {}),
+    });
+    lead = leader;
+    if (watch.requiredSynced()) leader.begin();
+  };
+  return {
+    config: () => loaded,
+    adopt(initial) {
+      if (prepared && initial === options.config) return;
+      closeProviders(prepared);
+      loaded = initial;
+      prepared = prepare(initial);
+    },
+    async lead(fencing) {
+      holds = fencing;
+      await start();
+    },
+    current: () => lead,
+    running() {
+      if (!leader) throw new Error("the daemon does not lead yet");
+      return leader;
+    },
+    async reconfigure(next) {
+      const previous = loaded;
+      loaded = next;
+      const carried = await leader?.handOver(RECONFIGURE_DRAIN_MS);
+      lead = undefined;
+      watch.rewatch(previous.config, next.config);
+      if (!carried) closeProviders(prepared);
+      prepared = prepare(next);
+      // A standby only takes the configuration: its leader's work is built from it when it leads.
+      if (!carried) return;
+      await start(carried);
+      logger.info("configuration applied");
+    },
+  };
+}
