@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMemoryGuard } from "../../src/app/memory-guard.ts";
+import { startMemoryGuard } from "../../src/app/replica/memory-guard.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
 import { trimManagedFields } from "../../src/kube/trim.ts";
 import { createMetrics } from "../../src/metrics.ts";

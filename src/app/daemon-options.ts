@@ -8,7 +8,7 @@ import type { Edition } from "../model/edition.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Leader } from "./leader-types.ts";
-import type { Prepared } from "./prepare.ts";
+import type { Prepared } from "./delivery/prepare.ts";
 
 /** Everything the daemon needs from outside; tests pass a simulator connection, a fake or real clock, and a stdout sink. */
 export interface DaemonOptions {

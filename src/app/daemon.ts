@@ -2,12 +2,12 @@ import { createMetrics } from "../metrics.ts";
 import { settlesWithin } from "../runtime/waiters.ts";
 import { VERSION } from "../version.ts";
 import type { Daemon, DaemonOptions } from "./daemon-options.ts";
-import { createHealth } from "./health-wiring.ts";
-import { awaitLeadership } from "./leadership.ts";
-import { startMemoryGuard } from "./memory-guard.ts";
-import { watchOverlay } from "./overlay.ts";
-import { createReplicaWatch } from "./replica-watch.ts";
-import { serveHealth, statusOf } from "./serve.ts";
+import { createHealth } from "./replica/health.ts";
+import { awaitLeadership } from "./replica/leadership.ts";
+import { startMemoryGuard } from "./replica/memory-guard.ts";
+import { watchOverlay } from "./replica/overlay.ts";
+import { createReplicaWatch } from "./replica/watch.ts";
+import { serveHealth, statusOf } from "./replica/serve.ts";
 import { createWork } from "./work.ts";
 
 export type { Daemon, DaemonOptions } from "./daemon-options.ts";

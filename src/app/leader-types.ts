@@ -13,11 +13,11 @@ import type { Logger } from "../runtime/logger.ts";
 import type { DiagnosticsSource } from "../server/diagnostics.ts";
 import type { StatusInput } from "../status/report.ts";
 import type { DaemonOptions } from "./daemon-options.ts";
-import type { LicenseHandle } from "./license.ts";
-import type { PassLoop } from "./pass-loop.ts";
-import type { Prepared } from "./prepare.ts";
-import type { DaemonState } from "./state.ts";
-import type { UsageSources } from "./usage-sources.ts";
+import type { LicenseHandle } from "./edition/license.ts";
+import type { PassLoop } from "./pass/loop.ts";
+import type { Prepared } from "./delivery/prepare.ts";
+import type { DaemonState } from "./replica/state.ts";
+import type { UsageSources } from "./pass/usage-sources.ts";
 
 /** What the leader's work needs from the replica that runs it. */
 export interface LeaderOptions {

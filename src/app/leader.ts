@@ -1,15 +1,15 @@
 import { auditEntries } from "../incident/audit.ts";
-import { createCallHome } from "./callhome.ts";
+import { createCallHome } from "./edition/callhome.ts";
 import type { Leader, LeaderOptions } from "./leader-types.ts";
-import { openDeliverySide } from "./delivery-stages.ts";
-import { createDiagnostics } from "./diagnostics.ts";
-import { startEdition } from "./license.ts";
-import { createPassLoop } from "./pass-loop.ts";
-import { createKeeper, openDaemonState, stateOptions } from "./state.ts";
-import { createPassSources } from "./pass-sources.ts";
-import { auditFor } from "./audit.ts";
-import { createNotices } from "./notices.ts";
-import { statusSource } from "./status-source.ts";
+import { openDeliverySide } from "./delivery/stages.ts";
+import { createDiagnostics } from "./replica/diagnostics.ts";
+import { startEdition } from "./edition/license.ts";
+import { createPassLoop } from "./pass/loop.ts";
+import { createKeeper, openDaemonState, stateOptions } from "./replica/state.ts";
+import { createPassSources } from "./pass/sources.ts";
+import { auditFor } from "./delivery/audit.ts";
+import { createNotices } from "./delivery/notices.ts";
+import { statusSource } from "./replica/status.ts";
 
 /**
  * The leader's work (spec 1.9, 3.3; docs/leadership.md), built once this replica holds the state lock: the

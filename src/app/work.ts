@@ -4,8 +4,8 @@ import type { Metrics } from "../metrics.ts";
 import type { DaemonOptions } from "./daemon-options.ts";
 import { startLeader } from "./leader.ts";
 import type { Carried, Leader } from "./leader-types.ts";
-import { type Prepared, prepareStartup } from "./prepare.ts";
-import type { ReplicaWatch } from "./replica-watch.ts";
+import { type Prepared, prepareStartup } from "./delivery/prepare.ts";
+import type { ReplicaWatch } from "./replica/watch.ts";
 
 /** How long a leader's work delivers what is queued before an in-process restart hands the rest over, ms. */
 const RECONFIGURE_DRAIN_MS = 2_000;

@@ -1,4 +1,4 @@
-import type { Job, Outcome } from "../model/job.ts";
+import type { Dispatch, Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import type { Clock } from "../runtime/clock.ts";
 import { backoffMs, MIN_BACKOFF_MS, RETRY_WINDOW_MS } from "./backoff.ts";
@@ -39,7 +39,7 @@ export interface Shortener {
 
 /** A job being attempted. `wait` is set while it waits out a backoff (it has reached nobody yet). */
 export interface Attempt {
-  readonly job: Job;
+  readonly job: Dispatch;
   wait?: AbortController;
   /** Replaced by a combined 'opened and resolved' message before it reached anyone. */
   superseded: boolean;
@@ -51,13 +51,13 @@ export function supersede(attempt: Attempt): void {
   attempt.wait?.abort();
 }
 
-/** What the retry stage reports, for metrics, health and logs (app/observe.ts). */
+/** What the retry stage reports, for metrics, health and logs (app/delivery/observe.ts). */
 export interface AttemptHooks {
-  attempted?(job: Job): void;
+  attempted?(job: Dispatch): void;
   /** A transient failure; the job is tried again after `waitMs`. */
-  retried?(job: Job, failure: Failure, attempt: number, waitMs: number): void;
+  retried?(job: Dispatch, failure: Failure, attempt: number, waitMs: number): void;
   /** Refused for size: sent again at once, shortened to `level` (notify/shrink.ts), or split (`level` 0). */
-  shortened?(job: Job, level: number, detail: string): void;
+  shortened?(job: Dispatch, level: number, detail: string): void;
 }
 
 /**

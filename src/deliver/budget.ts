@@ -1,7 +1,7 @@
-import type { BudgetRecord } from "../model/job.ts";
+import type { BudgetRecord } from "../model/dispatch.ts";
 import { isSummary, type Message } from "../model/message.ts";
 
-export type { BudgetRecord } from "../model/job.ts";
+export type { BudgetRecord } from "../model/dispatch.ts";
 
 /** Milliseconds after the first folded message that its overflow digest goes out. */
 export const OVERFLOW_DIGEST_DELAY_MS = 10 * 60_000;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { Job, Outcome } from "../model/job.ts";
+import type { Dispatch, Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
@@ -22,7 +22,12 @@ function scripted(outcomes: Outcome[], clock: { now(): number }) {
   return { sender, sent };
 }
 
-function job(m: Message, createdAt = 0, priority: Job["priority"] = "routine", openedResolved?: Message): Job {
+function job(
+  m: Message,
+  createdAt = 0,
+  priority: Dispatch["priority"] = "routine",
+  openedResolved?: Message,
+): Dispatch {
   return {
     id: `p:${m.id}`,
     provider: "p",

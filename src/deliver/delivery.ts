@@ -1,4 +1,4 @@
-import { type DeadLetter, type DeliveryStore, deadLetterId, type Job, type Outcome } from "../model/job.ts";
+import { type DeadLetter, type DeliveryStore, deadLetterId, type Dispatch, type Outcome } from "../model/dispatch.ts";
 import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { createWaiters } from "../runtime/waiters.ts";
@@ -17,7 +17,7 @@ import { type FallbackProvider, fallbackFor } from "./fallback.ts";
 import { createQueues, MAX_OUTBOX_JOBS } from "./queue.ts";
 import { createDeliveryRecords } from "./records.ts";
 
-export type { DeadLetter } from "../model/job.ts";
+export type { DeadLetter } from "../model/dispatch.ts";
 export type { RetrySettings, Sender, Shortener } from "./attempt.ts";
 export { MAX_OUTBOX_JOBS } from "./queue.ts";
 
@@ -30,41 +30,44 @@ export interface DeliveryProvider extends FallbackProvider {
 }
 
 /**
- * What delivery reports, stage by stage, for metrics, health and logs (app/observe.ts maps them); each is
+ * What delivery reports, stage by stage, for metrics, health and logs (app/delivery/observe.ts maps them); each is
  * optional. Failures carry a bounded `DeliveryFailure` and the provider's words apart.
  */
 export interface DeliveryHooks extends AttemptHooks {
   /** A job reached its provider. */
-  delivered?(job: Job, outcome: Extract<Outcome, { kind: "ok" }>): void;
+  delivered?(job: Dispatch, outcome: Extract<Outcome, { kind: "ok" }>): void;
   /** The hourly budget folded a job into its provider's overflow digest. */
-  folded?(job: Job): void;
+  folded?(job: Dispatch): void;
   /** A permanent refusal: the message is dead-lettered at this provider. */
-  rejected?(job: Job, letter: DeadLetter, failure: Failure): void;
+  rejected?(job: Dispatch, letter: DeadLetter, failure: Failure): void;
   /** Transient failures until retry.maxAttempts or the 24 h window. */
-  gaveUp?(job: Job, settled: Extract<Settled, { kind: "given_up" }>): void;
+  gaveUp?(job: Dispatch, settled: Extract<Settled, { kind: "given_up" }>): void;
   /** A job its provider failed for good goes to the provider's fallback (or reached it already: `send` false). */
-  handedOver?(job: Job, to: string, send: boolean): void;
+  handedOver?(job: Dispatch, to: string, send: boolean): void;
   /** A job failed for good with no fallback left (after `rejected` or `gaveUp`). */
-  lost?(job: Job, failure: DeliveryFailure): void;
+  lost?(job: Dispatch, failure: DeliveryFailure): void;
   /** A job dropped before delivery started: outbox full, too old on restore, or its provider removed. */
-  pendingDropped?(job: Job, failure: "outbox_full" | "expired" | "provider_removed"): void;
+  pendingDropped?(job: Dispatch, failure: "outbox_full" | "expired" | "provider_removed"): void;
   /** A resolve and its unsent announcement became one combined message. */
-  combined?(job: Job): void;
+  combined?(job: Dispatch): void;
   queueDepth?(provider: string, depth: number): void;
 }
 
 /** The delivery stage (deliver/): everything after routing. */
 export interface Delivery {
   /** Routed jobs: the hourly budget admits or folds each, the admitted are queued. */
-  submit(jobs: readonly Job[], now: number): void;
+  submit(jobs: readonly Dispatch[], now: number): void;
   /** Queues a job outside the budget (an overflow digest, a fallback's copy). */
-  enqueue(job: Job): void;
+  enqueue(job: Dispatch): void;
   /**
    * Queues the overflow digests due at `now` (epoch ms), each as `render` makes it (notify/ renders, route/
    * addresses it), and only then forgets what they fold, in memory and in the store: a kill in between sends a
    * digest twice rather than never. Paging tools and trackers get none (`skipped` names them).
    */
-  sendOverflow(now: number, render: (overflow: Overflow) => Promise<Job>): Promise<{ sent: number; skipped: string[] }>;
+  sendOverflow(
+    now: number,
+    render: (overflow: Overflow) => Promise<Dispatch>,
+  ): Promise<{ sent: number; skipped: string[] }>;
   /** The incidents whose conversation an hourly budget folded, with the providers it folded them at. */
   foldedAt(): ReadonlyMap<string, readonly string[]>;
   /** Epoch ms of the next overflow digest due. */
@@ -145,7 +148,7 @@ export function createDelivery(options: {
   const idle = createWaiters(clock);
   // Which providers each recent message went to, so a fallback never gets a message twice.
   const sentTo = new Map<string, Set<string>>();
-  const record = (job: Job) => {
+  const record = (job: Dispatch) => {
     for (const id of [job.message.id, job.openedResolved?.id]) {
       if (!id) continue;
       let set = sentTo.get(id);
@@ -159,7 +162,7 @@ export function createDelivery(options: {
   const clean = (text: string) => (options.clean ? options.clean(text) : text);
   const report = (provider: string) => hooks.queueDepth?.(provider, queues.depth(provider));
 
-  const handOver = (job: Job, failure: DeliveryFailure) => {
+  const handOver = (job: Dispatch, failure: DeliveryFailure) => {
     const found = fallbackFor(job.provider, job.message, byName, (id, p) => sentTo.get(id)?.has(p) ?? false);
     const next = found && (options.isActive?.(found.to) ?? true) ? found : undefined;
     if (!next) {
@@ -172,7 +175,7 @@ export function createDelivery(options: {
     enqueue({ ...job, id: `${next.to}:${job.message.id}`, provider: next.to, createdAt: clock.now() });
   };
 
-  const settle = (job: Job, settled: Settled) => {
+  const settle = (job: Dispatch, settled: Settled) => {
     const provider = job.provider;
     if (settled.kind === "delivered") {
       const { conversation } = settled.outcome;
@@ -246,7 +249,7 @@ export function createDelivery(options: {
 
   const saveBudget = (provider: string, now: number) => records.saveBudget(provider, budgets.snapshot(provider, now));
 
-  const enqueue = (job: Job) => {
+  const enqueue = (job: Dispatch) => {
     const provider = byName.get(job.provider);
     if (!provider) {
       // Counted and logged once, by the pendingDropped hook.

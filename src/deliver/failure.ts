@@ -1,4 +1,4 @@
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 
 /**
  * Why a delivery did not succeed (a closed list, STYLE.md convention 4): carried on every settled failure and

@@ -1,4 +1,4 @@
-import type { Job } from "../model/job.ts";
+import type { Dispatch } from "../model/dispatch.ts";
 import { type Attempt, supersede } from "./attempt.ts";
 
 /** Most jobs waiting across every provider (spec 8 outbox limit). */
@@ -7,21 +7,21 @@ export const MAX_OUTBOX_JOBS = 2048;
 /** What adding a job did besides queueing it. */
 export interface Queued {
   /** The job as queued: a resolve whose announcement never went out becomes the combined message. */
-  readonly job: Job;
+  readonly job: Dispatch;
   /** Jobs taken out unsent: updates a resolve made moot, and the announcement it replaced. */
-  readonly superseded: readonly Job[];
+  readonly superseded: readonly Dispatch[];
   /** The job dropped to make room in a full outbox, if any. */
-  readonly evicted?: Job;
+  readonly evicted?: Dispatch;
 }
 
 /** The per-provider priority queues (spec 6 items 6, 8): jobs waiting and the attempt in flight. */
 export interface Queues {
   /** Queues `job`; see Queued. */
-  add(job: Job): Queued;
+  add(job: Dispatch): Queued;
   /** Takes the next job of `provider` (resolves and pages first, never ahead of their own incident). */
-  next(provider: string): Job | undefined;
+  next(provider: string): Dispatch | undefined;
   /** Puts a job back at the head of its queue (the stage stopped while it was in flight). */
-  putBack(job: Job): void;
+  putBack(job: Dispatch): void;
   /** Records the attempt in flight at `provider` (undefined once it settled). */
   setFlight(provider: string, attempt: Attempt | undefined): void;
   /** Jobs waiting or in flight at a provider. */
@@ -40,7 +40,7 @@ export interface Queues {
  * (else the oldest) is evicted.
  */
 export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
-  const queues = new Map<string, { jobs: Job[]; flight?: Attempt }>();
+  const queues = new Map<string, { jobs: Dispatch[]; flight?: Attempt }>();
   const queueOf = (provider: string) => {
     let q = queues.get(provider);
     if (!q) queues.set(provider, (q = { jobs: [] }));
@@ -52,7 +52,7 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
     add(job) {
       const q = queueOf(job.provider);
       let queued = job;
-      const superseded: Job[] = [];
+      const superseded: Dispatch[] = [];
       if (job.message.action === "resolve") {
         const incident = job.message.incidentId;
         let unannounced = q.jobs.some((j) => j.message.incidentId === incident && j.message.action === "announce");
@@ -69,10 +69,10 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
           queued = { ...job, id: `${job.provider}:${job.openedResolved.id}`, message: job.openedResolved };
         }
       }
-      let evicted: Job | undefined;
+      let evicted: Dispatch | undefined;
       if (waiting() >= maxJobs) {
         const all = [...queues.values()].flatMap((x) => x.jobs);
-        const oldest = (jobs: Job[]) => [...jobs].sort((a, b) => a.createdAt - b.createdAt)[0];
+        const oldest = (jobs: Dispatch[]) => [...jobs].sort((a, b) => a.createdAt - b.createdAt)[0];
         evicted = oldest(all.filter((j) => j.priority === "routine")) ?? oldest(all);
         if (evicted) {
           const vq = queueOf(evicted.provider);
@@ -110,7 +110,7 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
 // --- internal ---
 
 /** Index of the next job: the first urgent one with no earlier job of its incident, else the first. */
-function pickNext(jobs: readonly Job[]): number {
+function pickNext(jobs: readonly Dispatch[]): number {
   for (let i = 0; i < jobs.length; i++) {
     const job = jobs[i]!;
     if (job.priority !== "urgent") continue;

@@ -1,4 +1,10 @@
-import { type BudgetRecord, type DeadLetter, type DeliveryStore, deadLetterId, type Job } from "../model/job.ts";
+import {
+  type BudgetRecord,
+  type DeadLetter,
+  type DeliveryStore,
+  deadLetterId,
+  type Dispatch,
+} from "../model/dispatch.ts";
 import type { Logger } from "../runtime/logger.ts";
 
 /**
@@ -9,11 +15,11 @@ import type { Logger } from "../runtime/logger.ts";
  */
 export interface DeliveryRecords {
   /** Writes a job to the outbox; `written(id)` resolves once the write is done (or failed). */
-  saveJob(job: Job): void;
+  saveJob(job: Dispatch): void;
   written(jobId: string): Promise<void>;
   /** Resolves once every outbox write begun so far has finished (written or failed). */
   flushed(): Promise<void>;
-  removeJob(job: Job): void;
+  removeJob(job: Dispatch): void;
   conversation(provider: string, incidentId: string): string | undefined;
   setConversation(provider: string, incidentId: string, conversation: string): void;
   endConversation(provider: string, incidentId: string): void;
@@ -24,7 +30,7 @@ export interface DeliveryRecords {
   /** Keeps one provider's hourly budget and overflow (none: nothing to keep); `flushed()` waits for it too. */
   saveBudget(provider: string, record: BudgetRecord | undefined): void;
   /** Loads conversation ids and dead letters; returns the outbox's jobs, oldest first, and the budgets. */
-  restore(): Promise<{ jobs: Job[]; budgets: BudgetRecord[] }>;
+  restore(): Promise<{ jobs: Dispatch[]; budgets: BudgetRecord[] }>;
 }
 
 /** Creates the records over `store` (none: memory only). */

@@ -114,7 +114,7 @@ export class RecordingView implements InventoryView {
 const PARTIAL = new WeakSet<InventoryView>();
 
 /**
- * Marks a view that hides some objects of the Inventory (app/isolate.ts sets objects a detector threw on
+ * Marks a view that hides some objects of the Inventory (detect/isolate.ts sets objects a detector threw on
  * aside): a memory kept against the whole Inventory must not be used or updated through it.
  */
 export function markPartial(view: InventoryView): void {

@@ -141,7 +141,7 @@ export function createIncrementalPods(): {
       if (change.kind === "Pod" && counts) counts.apply(change.previous as Pod, change.next as Pod);
     },
     detect(inventory, now) {
-      // Some objects set aside (app/isolate.ts): this pass evaluates every pod, and the memory waits.
+      // Some objects set aside (detect/isolate.ts): this pass evaluates every pod, and the memory waits.
       if (isPartial(inventory)) return detectPods(inventory, now);
       counts ??= PodCounts.of(inventory.list("Pod"));
       const known = counts;

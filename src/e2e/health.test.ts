@@ -5,7 +5,7 @@ import type { Simulator } from "../sim/simulator.ts";
 import { waitUntil } from "../testing/capture-server.ts";
 import { startSimulatedDaemon, type SimulatedDaemon } from "../testing/cluster.ts";
 import { startDaemon } from "../app/daemon.ts";
-import { FATAL_AFTER_MS } from "../app/health-wiring.ts";
+import { FATAL_AFTER_MS } from "../app/replica/health.ts";
 import { connectKube } from "../kube/connection.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";

@@ -1,3 +1,6 @@
+import type { CoverageReason } from "../model/coverage.ts";
+import type { LockStatus } from "../model/lock.ts";
+
 /** Component state values (spec 3.5 leaves them open; these four are mon's, documented in docs/health.md). */
 export type ComponentState = "ok" | "pending" | "degraded" | "failed";
 
@@ -38,8 +41,6 @@ export const HEALTH_REASONS = [
 
 /** A health reason of spec 7.3. */
 export type HealthReason = (typeof HEALTH_REASONS)[number];
-
-import type { CoverageReason } from "../model/coverage.ts";
 
 export type { CoverageReason } from "../model/coverage.ts";
 
@@ -92,7 +93,7 @@ export class HealthRegistry {
   private readonly components = new Map<string, ComponentHealth>();
   private providers: { kept: string[]; inactive: string[] } = { kept: [], inactive: [] };
   private coverageKinds: { kind: string; reason: CoverageReason }[] = [];
-  private lock: (() => LockView) | undefined;
+  private lock: (() => LockStatus) | undefined;
   private session: RuntimeSession | undefined;
   private unwatched: { from: number; to?: number; reason: string } | undefined;
 
@@ -130,7 +131,7 @@ export class HealthRegistry {
   }
 
   /** Reports the state lock in `/health` from now on (leader election runs). */
-  setLock(status: () => LockView): void {
+  setLock(status: () => LockStatus): void {
     this.lock = status;
   }
 
@@ -214,19 +215,7 @@ export interface RuntimeSession {
   readonly version: string;
 }
 
-/** What the registry needs of the state lock (leader/elector.ts LockStatus). */
-export interface LockView {
-  readonly name: string;
-  readonly namespace: string;
-  readonly identity: string;
-  readonly leading: boolean;
-  readonly holder?: string;
-  readonly term?: number;
-  /** Epoch ms. */
-  readonly renewedAt?: number;
-}
-
-function lockView(l: LockView): NonNullable<HealthReport["lock"]> {
+function lockView(l: LockStatus): NonNullable<HealthReport["lock"]> {
   return {
     lease: `${l.namespace}/${l.name}`,
     identity: l.identity,

@@ -3,19 +3,9 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { decideLock, ELECTION, type LeaseRecord, microTime } from "./decide.ts";
 import { LineSplitter } from "../kube/lines.ts";
+import type { LockStatus } from "../model/lock.ts";
 
-/** What the state lock reports (spec 4.1 /health "state lock"). */
-export interface LockStatus {
-  readonly name: string;
-  readonly namespace: string;
-  readonly identity: string;
-  readonly leading: boolean;
-  readonly holder?: string;
-  /** The fencing term: the Lease's leaseTransitions when this replica acquired it. */
-  readonly term?: number;
-  /** Epoch ms of the last successful renewal by this replica. */
-  readonly renewedAt?: number;
-}
+export type { LockStatus } from "../model/lock.ts";
 
 /** A running leader election on one Lease. */
 export interface Elector {

@@ -1,6 +1,6 @@
 import { bearer, basic } from "./_kit/auth.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { createSystemClock, type Cancel } from "../runtime/clock.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";

@@ -1,6 +1,6 @@
 import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { ends } from "./_kit/keys.ts";

@@ -2,7 +2,7 @@ import { permanent } from "./_kit/outcome.ts";
 import { createHash } from "node:crypto";
 import nodemailer from "nodemailer";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { escapeHtml } from "./_kit/keys.ts";

@@ -1,7 +1,7 @@
 import { permanent } from "./_kit/outcome.ts";
 import { webhookBody } from "./_kit/event-body.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import { AWS_OPTIONS, awsCaller } from "./_kit/aws.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { parseJson } from "./_kit/http.ts";

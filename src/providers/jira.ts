@@ -1,7 +1,7 @@
 import { permanent } from "./_kit/outcome.ts";
 import { bearer, basic } from "./_kit/auth.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import { jsonApi, parseJson, truncate } from "./_kit/http.ts";
 import { defineTracker } from "./_kit/tracker.ts";
 

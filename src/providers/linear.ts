@@ -1,6 +1,6 @@
 import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
 import { defineTracker, marker } from "./_kit/tracker.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";

@@ -1,7 +1,7 @@
 import { bearer } from "./_kit/auth.ts";
 import { createHash } from "node:crypto";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { idFrom, sendAndClassify, truncate, withBodyRetryAfter } from "./_kit/http.ts";

@@ -2,7 +2,7 @@ import { permanent } from "./_kit/outcome.ts";
 import { webhookBody } from "./_kit/event-body.ts";
 import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { classifyError, classifyStatus, jsonApi, parseJson } from "./_kit/http.ts";

@@ -1,6 +1,6 @@
 import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
 import { jsonApi, parseJson, sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";

@@ -1,7 +1,7 @@
 import { permanent } from "./_kit/outcome.ts";
 import { bearer } from "./_kit/auth.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider, type SendContext, nowOf } from "./_kit/define.ts";
 import type { HttpClient } from "../outbound/client.ts";

@@ -1,6 +1,6 @@
 import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";

@@ -1,5 +1,5 @@
 import type { Edition } from "../model/edition.ts";
-import type { Job } from "../model/job.ts";
+import type { Dispatch } from "../model/dispatch.ts";
 import { isSummary, type Message } from "../model/message.ts";
 import { problemsOf, routesMatch, type Route } from "./routes.ts";
 
@@ -77,11 +77,11 @@ export interface Router {
    * the providers that got it, and a roll-up's closing message follows the roll-up. In Pro a provider's
    * routes choose what it hears. (The hourly budget and fallbacks are deliver/'s.)
    */
-  route(message: Message, now: number, openedResolved?: Message): Job[];
+  route(message: Message, now: number, openedResolved?: Message): Dispatch[];
   /** Takes up the conversations an earlier process recorded (incident id → providers that got its announcement). */
   restore(entries: Iterable<readonly [string, readonly string[]]>): void;
   /** A job for one provider outside routing (an overflow digest for the provider it belongs to). */
-  direct(provider: string, message: Message, now: number): Job;
+  direct(provider: string, message: Message, now: number): Dispatch;
   /** A provider joins an incident's conversation (a fallback took over a message): its updates and resolve follow. */
   join(incidentId: string, provider: string): void;
 }
@@ -121,7 +121,7 @@ export function createRouter(options: {
     edition() !== "pro" || routesMatch(byName.get(name)?.routes, problemsOf(message));
   const join = (id: string, targets: readonly string[]) =>
     remember(id, [...new Set([...(conversations.get(id) ?? []), ...targets])].sort());
-  const job = (provider: string, message: Message, now: number, openedResolved?: Message): Job => ({
+  const job = (provider: string, message: Message, now: number, openedResolved?: Message): Dispatch => ({
     id: `${provider}:${message.id}`,
     provider,
     message,

@@ -9,7 +9,7 @@ export interface TestAlertResult {
   readonly detail?: string;
 }
 
-/** What the diagnostics endpoints read and do on the leader (app/diagnostics.ts). */
+/** What the diagnostics endpoints read and do on the leader (app/replica/diagnostics.ts). */
 export interface DiagnosticsSource {
   incidents(): unknown;
   deadLetters(): unknown;

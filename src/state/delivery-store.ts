@@ -1,4 +1,4 @@
-import type { BudgetRecord, DeadLetter, DeliveryStore, Job } from "../model/job.ts";
+import type { BudgetRecord, DeadLetter, DeliveryStore, Dispatch } from "../model/dispatch.ts";
 import type { StateStore } from "./store.ts";
 
 /** Most dead letters kept; the oldest go first (they are also the first evicted to meet the size cap). */
@@ -111,7 +111,7 @@ export function createDeliveryStore(
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
 
-function isJob(v: unknown): v is Job {
+function isJob(v: unknown): v is Dispatch {
   return (
     isObject(v) &&
     typeof v.id === "string" &&

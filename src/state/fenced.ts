@@ -1,4 +1,4 @@
-import type { DeliveryStore } from "../model/job.ts";
+import type { DeliveryStore } from "../model/dispatch.ts";
 
 /**
  * The delivery records under the state lock's fencing (spec 1.9; docs/leadership.md): every write goes through

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import * as v from "valibot";
-import type { Outcome } from "../model/job.ts";
+import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import fc from "fast-check";
 import { attemptJob } from "../deliver/attempt.ts";

@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { runDemo } from "../../app/demo.ts";
+import { runDemo } from "../../app/commands/demo.ts";
 import { createLogger } from "../../runtime/logger.ts";
 import { onShutdownSignal } from "../../runtime/signals.ts";
 

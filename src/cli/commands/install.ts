@@ -11,13 +11,13 @@ import {
   readInstalled,
   releaseProviders,
   runInstall,
-} from "../../app/install.ts";
+} from "../../app/commands/install.ts";
 import { type CatalogField, choiceGroups } from "../../install/catalog.ts";
 import { questionsFor, unknownProvider } from "../../install/config-edit.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { KubeError } from "../../kube/errors.ts";
 import { createOutboundClient } from "../../outbound/client.ts";
-import { runUninstall } from "../../app/uninstall.ts";
+import { runUninstall } from "../../app/commands/uninstall.ts";
 
 /**
  * `mon install [features]` (spec 4.4, 9.3; docs/install.md "The installer"): installs or changes mon in a

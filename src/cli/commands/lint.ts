@@ -1,5 +1,5 @@
 import { defineCommand } from "citty";
-import { formatLintReport, lint } from "../../app/lint.ts";
+import { formatLintReport, lint } from "../../app/commands/lint.ts";
 
 /**
  * `mon lint [FILE]` (spec 4.4): validates the configuration as startup would; `--strict` rejects unknown keys;

@@ -1,9 +1,9 @@
 import { defineCommand } from "citty";
 import { type Daemon, startDaemon } from "../../app/daemon.ts";
-import { electorFor } from "../../app/leadership.ts";
-import { CONFIG_DOMAIN } from "../../app/config-domain.ts";
+import { electorFor } from "../../app/replica/leadership.ts";
+import { CONFIG_DOMAIN } from "../../app/commands/config-domain.ts";
 import { formatProblem } from "../../config/errors.ts";
-import { prepareStartup } from "../../app/prepare.ts";
+import { prepareStartup } from "../../app/delivery/prepare.ts";
 import { type LoadedConfig, loadConfig } from "../../config/load.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { createSystemClock } from "../../runtime/clock.ts";

@@ -2,7 +2,7 @@ import { permanent } from "./outcome.ts";
 import { readFileSync } from "node:fs";
 import { AwsClient } from "aws4fetch";
 import * as v from "valibot";
-import type { Outcome } from "../../model/job.ts";
+import type { Outcome } from "../../model/dispatch.ts";
 import type { HttpClient } from "../../outbound/client.ts";
 import { classifyError, classifyStatus, parseJson } from "./http.ts";
 

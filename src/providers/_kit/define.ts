@@ -1,6 +1,6 @@
 import type * as v from "valibot";
 import type { Logger } from "../../runtime/logger.ts";
-import type { Outcome } from "../../model/job.ts";
+import type { Outcome } from "../../model/dispatch.ts";
 import type { Message } from "../../model/message.ts";
 import type { HttpClient } from "../../outbound/client.ts";
 import type { Clock } from "../../runtime/clock.ts";

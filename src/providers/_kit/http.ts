@@ -1,7 +1,7 @@
 import { permanent } from "./outcome.ts";
 import { FetchError } from "ofetch";
 import type { HttpAnswer, HttpClient, HttpRequest } from "../../outbound/client.ts";
-import type { Outcome } from "../../model/job.ts";
+import type { Outcome } from "../../model/dispatch.ts";
 
 /**
  * Classifies an HTTP answer (providers.md 1.4): 2xx ok; 429 rate limited and 503 retryable, both honouring

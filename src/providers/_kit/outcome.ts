@@ -1,4 +1,4 @@
-import type { Outcome, PermanentFailure } from "../../model/job.ts";
+import type { Outcome, PermanentFailure } from "../../model/dispatch.ts";
 
 /**
  * A refusal for good, with its closed failure decided here, where the vendor's answer is understood (issue

@@ -1,5 +1,5 @@
 import type * as v from "valibot";
-import type { Outcome } from "../../model/job.ts";
+import type { Outcome } from "../../model/dispatch.ts";
 import type { Message } from "../../model/message.ts";
 import type { HttpClient } from "../../outbound/client.ts";
 import { defineProvider, type ProviderDefinition, type ProviderGuide, nowOf } from "./define.ts";
