@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { runPass } from "../../src/app/pass/pipeline.ts";
-import { detectPods } from "../../src/detect/pods.ts";
+import { detectPods } from "../../src/detect/pods/family.ts";
 import { createIncrementalFamilies } from "../../src/detect/families.ts";
 import { emptyLifecycle } from "../../src/incident/lifecycle.ts";
 import { connectKube } from "../../src/kube/connection.ts";

@@ -49,6 +49,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     : undefined;
   const loaded = overlay?.initial ?? options.config;
   work.adopt(loaded);
+  watch.prepare(loaded.config);
   logger.info(`mon ${VERSION} watching ${connection.server} (${connection.source})`);
   // A warm standby is Pro (spec 1.9): without a license key a waiting replica lists the cluster only once it leads.
   const warm = !elector || Boolean(loaded.config.license.key) || options.edition === "pro";

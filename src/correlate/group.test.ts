@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { detectNodes } from "../detect/nodes.ts";
-import { detectPods } from "../detect/pods.ts";
+import { detectPods } from "../detect/pods/family.ts";
 import { detectStorage } from "../detect/storage.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";

@@ -18,18 +18,9 @@ describe("the detection catalogue", () => {
   });
 
   test("every reason a detector emits is in the catalogue (detectors throw otherwise)", async () => {
-    const sources = [
-      "pods.ts",
-      "workloads.ts",
-      "nodes.ts",
-      "storage.ts",
-      "config-refs.ts",
-      "events.ts",
-      "network.ts",
-      "control-plane.ts",
-      "network-policy.ts",
-      "probes.ts",
-    ]
+    // Every detector file, in folders too (detect/pods/), but the catalogue itself.
+    const sources = (readdirSync(import.meta.dirname, { recursive: true }) as string[])
+      .filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts") && f !== "catalogue.ts")
       .map((f) => readFileSync(join(import.meta.dirname, f), "utf8"))
       .join("\n");
     const emitted = new Set([...sources.matchAll(/reason: "([A-Z][A-Za-z]+)"/g)].map((m) => m[1]!));
@@ -38,7 +29,7 @@ describe("the detection catalogue", () => {
   });
 
   test("every reason is produced by at least one test of its detector (a fixture test per reason)", () => {
-    const tests = readdirSync(import.meta.dirname)
+    const tests = (readdirSync(import.meta.dirname, { recursive: true }) as string[])
       .filter((f) => f.endsWith(".test.ts") && f !== "catalogue.test.ts")
       .map((f) => readFileSync(join(import.meta.dirname, f), "utf8"))
       .join("\n");

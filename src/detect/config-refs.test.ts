@@ -3,7 +3,7 @@ import { groupFindings } from "../correlate/group.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf, inventoryWatching, pod, workload } from "../testing/inventory.ts";
 import { detectConfigRefs } from "./config-refs.ts";
-import { detectPods } from "./pods.ts";
+import { detectPods } from "./pods/family.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
 const api = workload("shop", "api");

@@ -2,7 +2,7 @@ import type { Finding } from "../model/finding.ts";
 import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import { createIncrementalConfigRefs } from "./config-refs.ts";
 import { changedKeys } from "./incremental.ts";
-import { createIncrementalPods } from "./pods.ts";
+import { createIncrementalPods } from "./pods/family.ts";
 import { createIncrementalWorkloads } from "./workloads.ts";
 
 /**

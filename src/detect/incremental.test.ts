@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { Inventory } from "../kube/inventory.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { FINDING_RESULTS, ObjectMemo, type RecordingView, TimeEdges } from "./incremental.ts";
-import { createIncrementalPods, detectPods } from "./pods.ts";
+import { createIncrementalPods, detectPods } from "./pods/family.ts";
 import { createIncrementalConfigRefs, detectConfigRefs } from "./config-refs.ts";
 import { detectWorkloads } from "./workloads.ts";
 import { createIncrementalFamilies } from "./families.ts";

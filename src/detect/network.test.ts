@@ -6,7 +6,7 @@ import { inventoryOf, pod, workload } from "../testing/inventory.ts";
 import { detectControlPlane } from "./control-plane.ts";
 import { detectNetwork } from "./network.ts";
 import { detectNetworkPolicies } from "./network-policy.ts";
-import { detectPods } from "./pods.ts";
+import { detectPods } from "./pods/family.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");

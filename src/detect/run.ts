@@ -8,7 +8,7 @@ import { type Detector, detectIsolated, type Quarantine, type Quarantined } from
 import { detectNetworkPolicies } from "./network-policy.ts";
 import { detectNetwork } from "./network.ts";
 import { detectNodes } from "./nodes.ts";
-import { detectPods } from "./pods.ts";
+import { detectPods } from "./pods/family.ts";
 import { detectProbes } from "./probes.ts";
 import { detectStorage } from "./storage.ts";
 import { detectWorkloads } from "./workloads.ts";

@@ -3,6 +3,7 @@ import type {
   V1Container,
   V1ContainerStatus,
   V1ContainerStateTerminated,
+  V1ContainerStateWaiting,
   V1Endpoint,
   V1IngressBackend,
   V1OwnerReference,
@@ -153,6 +154,7 @@ export interface Kinds {
 export type Container = Wire<V1Container>;
 export type ContainerStatus = Wire<V1ContainerStatus>;
 export type TerminatedState = Wire<V1ContainerStateTerminated>;
+export type WaitingState = Wire<V1ContainerStateWaiting>;
 export type OwnerReference = Wire<V1OwnerReference>;
 export type Endpoint = Wire<V1Endpoint>;
 export type IngressBackend = Wire<V1IngressBackend>;

@@ -16,7 +16,9 @@ export interface ReplicaWatch {
   requiredSynced(): boolean;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
   waitForSync(timeoutMs: number): Promise<boolean>;
-  /** Starts the informers for what `config` watches (once; later calls do nothing). */
+  /** Builds the informers for what `config` watches, not started (health shows the caches pending); once. */
+  prepare(config: Config): void;
+  /** Starts the informers (built for `config` when not prepared); once, later calls do nothing. */
   start(config: Config): void;
   /** Rebuilds the informers and the Inventory when what they watch changed (`watch.secrets`, `resyncSeconds`). */
   rewatch(previous: Config, next: Config): void;
@@ -55,19 +57,24 @@ export function createReplicaWatch(
       ...(options.watchLimits ? { limits: options.watchLimits } : {}),
     });
   let watcher: ClusterWatcher | undefined;
+  let running = false;
   const requiredSynced = () => watcher?.requiredSynced() ?? false;
   return {
     inventory: () => inventory,
     requiredSynced,
     waitForSync: (timeoutMs) => (requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
+    prepare(config) {
+      watcher ??= watch(config);
+    },
     start(config) {
-      if (watcher) return;
-      watcher = watch(config);
+      if (running) return;
+      running = true;
+      watcher ??= watch(config);
       watcher.start();
     },
     rewatch(previous, next) {
       if (next.watch.secrets === previous.watch.secrets && next.resyncSeconds === previous.resyncSeconds) return;
-      if (!watcher) return;
+      if (!watcher || !running) return;
       watcher.stop();
       inventory = new Inventory();
       watcher = watch(next);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import type { KubeObject } from "../model/inventory.ts";
-import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
-import { detectPods } from "./pods.ts";
+import type { KubeObject } from "../../model/inventory.ts";
+import { inventoryOf, node, pod, workload } from "../../testing/inventory.ts";
+import { detectPods } from "./family.ts";
 
 const NOW = Date.parse("2026-01-01T01:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
