@@ -131,6 +131,19 @@ describe("architecture", () => {
       .filter((s) => /kind: "permanent"/.test(s.text))
       .map((s) => s.path);
     expect(refusals).toEqual([]);
+    // Every request goes through the kit (sendAndClassify, jsonApi, formApi, exchangeJson, the AWS caller), which
+    // classifies the answer and a network failure the same way for every provider.
+    const raw = sources
+      .filter((s) => s.layer === "providers" && !s.path.startsWith("providers/_kit/"))
+      .filter((s) => /\.request\(/.test(s.text))
+      .map((s) => s.path);
+    expect(raw).toEqual([]);
+    // Form bodies are built by formApi (SNS's is signed by the AWS caller, so it builds its own).
+    const forms = sources
+      .filter((s) => s.layer === "providers" && !s.path.startsWith("providers/_kit/") && s.path !== "providers/sns.ts")
+      .filter((s) => /x-www-form-urlencoded/.test(s.text))
+      .map((s) => s.path);
+    expect(forms).toEqual([]);
   });
 
   test("Bun.* is used only behind the runtime adapter", () => {

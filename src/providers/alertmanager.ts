@@ -4,7 +4,7 @@ import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { createSystemClock, type Cancel } from "../runtime/clock.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { jsonApi, truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
 
 const Options = v.pipe(
@@ -60,6 +60,7 @@ export default defineProvider({
       : options.basicAuthPassword
         ? { authorization: basic(options.username ?? "", options.basicAuthPassword) }
         : {};
+    const api = jsonApi(deps.http, "", auth);
     // The label set is the alert's identity: its severity stays what it was announced with.
     const open = new Map<string, { message: Message; severity: string }>();
     const periodMs = options.repostSeconds * 1000;
@@ -72,19 +73,7 @@ export default defineProvider({
     ): Promise<Outcome> => {
       const outcomes = await Promise.all(
         options.urls.map(
-          async (u) =>
-            (
-              await sendAndClassify(
-                deps.http,
-                {
-                  url: `${u.replace(/\/+$/, "")}/api/v2/alerts`,
-                  headers: { "content-type": "application/json", ...auth },
-                  body: JSON.stringify(alerts),
-                  signal,
-                },
-                now,
-              )
-            ).outcome,
+          async (u) => (await api("POST", `${u.replace(/\/+$/, "")}/api/v2/alerts`, alerts, signal, now)).outcome,
         ),
       );
       return outcomes.find((o) => o.kind === "ok") ?? outcomes.find((o) => o.kind === "permanent") ?? outcomes[0]!;
@@ -132,9 +121,11 @@ export default defineProvider({
       },
       async check(signal) {
         for (const u of options.urls) {
-          const { outcome } = await sendAndClassify(
-            deps.http,
-            { method: "GET", url: `${u.replace(/\/+$/, "")}/api/v2/status`, headers: auth, signal },
+          const { outcome } = await api(
+            "GET",
+            `${u.replace(/\/+$/, "")}/api/v2/status`,
+            undefined,
+            signal,
             nowOf(deps),
           );
           if (outcome.kind !== "ok") return outcome;

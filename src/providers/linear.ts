@@ -1,7 +1,7 @@
 import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/dispatch.ts";
-import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
+import { classifyStatus, exchangeJson, parseJson, truncate } from "./_kit/http.ts";
 import { defineTracker, marker } from "./_kit/tracker.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 
@@ -113,17 +113,12 @@ async function graphql(
   signal: AbortSignal,
   now: number,
 ): Promise<{ outcome: Outcome; data?: unknown }> {
-  let answer: HttpAnswer;
-  try {
-    answer = await http.request({
-      url,
-      headers: { "content-type": "application/json", authorization: apiKey },
-      body: JSON.stringify({ query, variables }),
-      signal,
-    });
-  } catch (error) {
-    return { outcome: classifyError(error) };
-  }
+  const request = { url, headers: { authorization: apiKey }, body: { query, variables }, signal };
+  return exchangeJson(http, request, (answer) => read(answer, now));
+}
+
+/** A GraphQL answer: the HTTP status first, then `errors` in the body (`RATELIMITED` waits). */
+function read(answer: HttpAnswer, now: number): { outcome: Outcome; data?: unknown } {
   const status = classifyStatus(answer, now);
   const body = parseJson<{ data?: unknown; errors?: { message?: string; extensions?: { code?: string } }[] }>(
     answer.body,

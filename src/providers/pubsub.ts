@@ -5,7 +5,7 @@ import * as v from "valibot";
 import type { Outcome } from "../model/dispatch.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 import { defineProvider } from "./_kit/define.ts";
-import { classifyError, classifyStatus, jsonApi, parseJson } from "./_kit/http.ts";
+import { classifyError, formApi, jsonApi, parseJson, sendAndClassify } from "./_kit/http.ts";
 import { base64 } from "./_kit/keys.ts";
 
 const Options = v.object({
@@ -96,7 +96,7 @@ function googleTokens(options: { serviceAccountKey?: string; metadataUrl: string
   return async (signal: AbortSignal, now: number): Promise<string | Outcome> => {
     if (cached && cached.expiresAt - 5 * 60_000 > now) return cached.token;
     try {
-      let answer: HttpAnswer;
+      let exchange: { outcome: Outcome; answer?: HttpAnswer };
       if (options.serviceAccountKey) {
         const key = parseJson<{ client_email?: string; private_key?: string; token_uri?: string }>(
           options.serviceAccountKey,
@@ -111,27 +111,18 @@ function googleTokens(options: { serviceAccountKey?: string; metadataUrl: string
           iat: Math.floor(now / 1000),
           exp: Math.floor(now / 1000) + 3600,
         });
-        answer = await http.request({
-          method: "POST",
-          url: tokenUri,
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({
-            grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
-            assertion,
-          }).toString(),
-          signal,
-        });
+        const fields = { grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer", assertion };
+        exchange = await formApi(http, "")("POST", tokenUri, fields, signal, now);
       } else {
-        answer = await http.request({
-          method: "GET",
-          url: `${options.metadataUrl.replace(/\/+$/, "")}/computeMetadata/v1/instance/service-accounts/default/token?scopes=${encodeURIComponent(SCOPE)}`,
-          headers: { "metadata-flavor": "Google" },
-          signal,
-        });
+        const url = `${options.metadataUrl.replace(/\/+$/, "")}/computeMetadata/v1/instance/service-accounts/default/token?scopes=${encodeURIComponent(SCOPE)}`;
+        exchange = await sendAndClassify(
+          http,
+          { method: "GET", url, headers: { "metadata-flavor": "Google" }, signal },
+          now,
+        );
       }
-      const outcome = classifyStatus(answer, now);
-      if (outcome.kind !== "ok") return outcome;
-      const t = parseJson<{ access_token?: string; expires_in?: number }>(answer.body);
+      if (exchange.outcome.kind !== "ok") return exchange.outcome;
+      const t = parseJson<{ access_token?: string; expires_in?: number }>(exchange.answer?.body);
       if (!t?.access_token) return { kind: "retry", reason: "token endpoint named no access_token" };
       cached = { token: t.access_token, expiresAt: now + (t.expires_in ?? 3600) * 1000 };
       return cached.token;

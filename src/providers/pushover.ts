@@ -1,7 +1,7 @@
 import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { formApi, truncate } from "./_kit/http.ts";
 import { shortKey } from "./_kit/keys.ts";
 
 const Options = v.object({
@@ -36,20 +36,9 @@ export default defineProvider({
   plainText: true,
   create(options, deps) {
     const base = options.url.replace(/\/+$/, "");
-    const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+    const api = formApi(deps.http, base);
     const post = async (path: string, fields: Record<string, string>, signal: AbortSignal, now: number) =>
-      (
-        await sendAndClassify(
-          deps.http,
-          {
-            url: `${base}${path}`,
-            headers: { "content-type": "application/x-www-form-urlencoded" },
-            body: form(fields),
-            signal,
-          },
-          now,
-        )
-      ).outcome;
+      (await api("POST", path, fields, signal, now)).outcome;
     return {
       send: (message, context) =>
         post(

@@ -5,7 +5,7 @@ import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { defineProvider, type SendContext, nowOf } from "./_kit/define.ts";
 import type { HttpClient } from "../outbound/client.ts";
-import { classifyError, classifyStatus, parseJson, retryAfterMs, sendAndClassify, truncate } from "./_kit/http.ts";
+import { classifyStatus, exchangeJson, parseJson, retryAfterMs, sendAndClassify, truncate } from "./_kit/http.ts";
 
 const TEXT_MAX = 40_000;
 const SECTION_MAX = 3_000;
@@ -161,24 +161,19 @@ export async function callWebApi(
   signal: AbortSignal,
   now: number,
 ): Promise<{ outcome: Outcome; json?: Record<string, unknown> }> {
-  try {
-    const answer = await http.request({
-      url,
-      headers: { "content-type": "application/json; charset=utf-8", authorization: bearer(token) },
-      body: JSON.stringify(body),
-      signal,
-    });
+  const headers = { "content-type": "application/json; charset=utf-8", authorization: bearer(token) };
+  return exchangeJson(http, { url, headers, body, signal }, (answer) => {
     if (answer.status !== 200) return { outcome: classifyStatus(answer, now) };
     const json = parseJson<Record<string, unknown>>(answer.body);
-    if (json?.ok === true) return { outcome: { kind: "ok" }, json };
+    if (json?.ok === true) return { outcome: { kind: "ok" as const }, json };
     const error = typeof json?.error === "string" ? json.error : "unparseable_response";
     if (error === "ratelimited") {
       const afterMs = retryAfterMs(answer.headers.get("retry-after"), now);
-      return { outcome: afterMs === undefined ? { kind: "rateLimited" } : { kind: "rateLimited", afterMs } };
+      return {
+        outcome: afterMs === undefined ? { kind: "rateLimited" as const } : { kind: "rateLimited" as const, afterMs },
+      };
     }
-    if (RETRYABLE_ERRORS.has(error)) return { outcome: { kind: "retry", reason: `slack_${error}` } };
+    if (RETRYABLE_ERRORS.has(error)) return { outcome: { kind: "retry" as const, reason: `slack_${error}` } };
     return { outcome: permanent(`slack_${error}`) };
-  } catch (error) {
-    return { outcome: classifyError(error) };
-  }
+  });
 }

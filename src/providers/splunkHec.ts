@@ -1,6 +1,6 @@
 import { permanent } from "./_kit/outcome.ts";
 import * as v from "valibot";
-import { defineProvider } from "./_kit/define.ts";
+import { defineProvider, nowOf } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 
 const Options = v.object({
@@ -55,7 +55,9 @@ export default defineProvider({
         return (await sendAndClassify(deps.http, { url, headers, body, signal: context.signal }, context.now)).outcome;
       },
       async check(signal) {
-        const answer = await deps.http.request({ url, headers, body: "", signal });
+        // An empty event is HEC's health probe: "No data" (400) proves the token and the endpoint.
+        const { outcome, answer } = await sendAndClassify(deps.http, { url, headers, body: "", signal }, nowOf(deps));
+        if (!answer) return outcome;
         return answer.status === 400 && /No data/i.test(answer.body)
           ? { kind: "ok" }
           : answer.status >= 200 && answer.status < 300

@@ -4,7 +4,7 @@ import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import type { HttpAnswer, HttpClient } from "../outbound/client.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { classifyError, classifyStatus, parseJson, truncate } from "./_kit/http.ts";
+import { classifyStatus, exchangeJson, parseJson, truncate } from "./_kit/http.ts";
 import { ends, escapeHtml } from "./_kit/keys.ts";
 
 /** Telegram accepts 1–4,096 characters of text after entity parsing (providers.md `telegram`). */
@@ -114,17 +114,11 @@ async function call(
   signal: AbortSignal,
   now: number,
 ): Promise<{ outcome: Outcome; result?: unknown }> {
-  let answer: HttpAnswer;
-  try {
-    answer = await http.request({
-      url,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (error) {
-    return { outcome: classifyError(error) };
-  }
+  return exchangeJson(http, { url, body, signal }, (answer) => read(answer, now));
+}
+
+/** Telegram's answer: `ok:false` with `error_code` and `parameters` for every error. */
+function read(answer: HttpAnswer, now: number): { outcome: Outcome; result?: unknown } {
   // Not JSON: the status decides.
   const parsed =
     parseJson<{

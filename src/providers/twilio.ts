@@ -2,7 +2,7 @@ import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Outcome } from "../model/dispatch.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { sendAndClassify, truncate } from "./_kit/http.ts";
+import { formApi, sendAndClassify, truncate } from "./_kit/http.ts";
 
 /** Twilio caps `Body` at 1,600 characters; an alert SMS is kept to the headline and a few lines. */
 const BODY_MAX = 640;
@@ -72,24 +72,17 @@ export default defineProvider({
     const base = options.url.replace(/\/+$/, "");
     const user = options.apiKeySid ?? options.accountSid;
     const auth = { authorization: basic(user, options.apiKeySecret ?? options.authToken ?? "") };
+    const form = formApi(deps.http, base, auth);
     return {
       async send(message, context): Promise<Outcome> {
         for (const to of options.to) {
-          const form = new URLSearchParams({
+          const fields = {
             To: to,
             Body: truncate(message.text, BODY_MAX),
             ...(options.from ? { From: options.from } : { MessagingServiceSid: options.messagingServiceSid ?? "" }),
-          });
-          const { outcome } = await sendAndClassify(
-            deps.http,
-            {
-              url: `${base}/2010-04-01/Accounts/${options.accountSid}/Messages.json`,
-              headers: { "content-type": "application/x-www-form-urlencoded", ...auth },
-              body: form.toString(),
-              signal: context.signal,
-            },
-            context.now,
-          );
+          };
+          const path = `/2010-04-01/Accounts/${options.accountSid}/Messages.json`;
+          const { outcome } = await form("POST", path, fields, context.signal, context.now);
           if (outcome.kind !== "ok") return outcome;
         }
         return { kind: "ok" };

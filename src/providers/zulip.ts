@@ -2,7 +2,7 @@ import { basic } from "./_kit/auth.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
 import { defineProvider, nowOf } from "./_kit/define.ts";
-import { idFrom, sendAndClassify, truncate } from "./_kit/http.ts";
+import { formApi, idFrom, sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends, shortKey } from "./_kit/keys.ts";
 
 /** Zulip caps topics at 60 characters and content at 10,000 bytes. */
@@ -31,39 +31,18 @@ export default defineProvider({
   credentials: ["apiKey"],
   create(options, deps) {
     const base = `${options.url.replace(/\/+$/, "")}/api/v1`;
-    const headers = {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: basic(options.botEmail, options.apiKey),
-    };
+    const headers = { authorization: basic(options.botEmail, options.apiKey) };
+    const form = formApi(deps.http, base, headers);
     return {
       async send(message, context) {
         const topic = zulipTopic(message);
-        const form = new URLSearchParams({
-          type: "stream",
-          to: options.channel,
-          topic,
-          content: truncate(message.markdown, CONTENT_MAX),
-        });
-        const { outcome, answer } = await sendAndClassify(
-          deps.http,
-          { url: `${base}/messages`, headers, body: form.toString(), signal: context.signal },
-          context.now,
-        );
+        const fields = { type: "stream", to: options.channel, topic, content: truncate(message.markdown, CONTENT_MAX) };
+        const { outcome, answer } = await form("POST", "/messages", fields, context.signal, context.now);
         if (outcome.kind !== "ok") return outcome;
         const id = idFrom(answer?.body);
         if (ends(message) && message.root.kind !== "Cluster" && id) {
-          const rename = new URLSearchParams({ topic: `✔ ${topic}`.slice(0, TOPIC_MAX), propagate_mode: "change_all" });
-          await sendAndClassify(
-            deps.http,
-            {
-              method: "PATCH",
-              url: `${base}/messages/${id}`,
-              headers,
-              body: rename.toString(),
-              signal: context.signal,
-            },
-            context.now,
-          );
+          const rename = { topic: `✔ ${topic}`.slice(0, TOPIC_MAX), propagate_mode: "change_all" };
+          await form("PATCH", `/messages/${id}`, rename, context.signal, context.now);
         }
         return { kind: "ok" };
       },

@@ -148,6 +148,50 @@ export function jsonApi(http: HttpClient, base: string, headers: Record<string, 
 }
 
 /**
+ * A form client for one API base (`""` for full URLs): `call(method, path, fields)` sends `fields` as
+ * `application/x-www-form-urlencoded` with `headers` and classifies the answer (providers.md 1.4). One attempt
+ * per call; every provider that posts forms (Pushover, Twilio, Zulip) uses it.
+ */
+export function formApi(http: HttpClient, base: string, headers: Record<string, string> = {}) {
+  return (method: "POST" | "PATCH", path: string, fields: Record<string, string>, signal: AbortSignal, now: number) =>
+    sendAndClassify(
+      http,
+      {
+        method,
+        url: `${base}${path}`,
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+        body: new URLSearchParams(fields).toString(),
+        signal,
+      },
+      now,
+    );
+}
+
+/**
+ * One JSON POST whose answer the vendor's own body semantics decide (Slack's `ok:false`, Telegram's
+ * `error_code`, GraphQL `errors`): `read` gets the answer; a network failure is classified as usual
+ * (classifyError). `headers` may replace the content type.
+ */
+export async function exchangeJson<R extends { outcome: Outcome }>(
+  http: HttpClient,
+  request: { url: string; headers?: Record<string, string>; body: unknown; signal: AbortSignal },
+  read: (answer: HttpAnswer) => R,
+): Promise<R | { outcome: Outcome }> {
+  let answer: HttpAnswer;
+  try {
+    answer = await http.request({
+      url: request.url,
+      headers: { "content-type": "application/json", ...request.headers },
+      body: JSON.stringify(request.body),
+      signal: request.signal,
+    });
+  } catch (error) {
+    return { outcome: classifyError(error) };
+  }
+  return read(answer);
+}
+
+/**
  * Cuts text to at most `maxBytes` of UTF-8, at a character boundary, marking the cut visibly: for vendors that
  * cap a payload in bytes rather than characters (Feishu, WeCom, Webex, ntfy).
  */
