@@ -3,7 +3,7 @@ import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { LabelSelector } from "../model/label-selector.ts";
 import { type MaintenanceAnnotations, underMaintenance } from "./maintenance.ts";
-import type { SeverityOverrides } from "./overrides.ts";
+import type { SeverityOverrides } from "../model/rules.ts";
 import { inScope, type Scope } from "./scope.ts";
 import { type PreparedSilence, prepareSilence, silenced } from "./silences.ts";
 

@@ -25,3 +25,9 @@ export interface SilenceRule {
   readonly nodeReasons?: readonly string[];
   readonly nodeMessages?: readonly string[];
 }
+
+/** Severity overrides (spec 2.1 `severityByReason`, `severityByOwnerKind`; Pro), keys lower-cased. */
+export interface SeverityOverrides {
+  readonly byReason: ReadonlyMap<string, Tier>;
+  readonly byOwnerKind: ReadonlyMap<string, Tier>;
+}

@@ -8,7 +8,7 @@ import { annotate } from "../../incident/annotate.ts";
 import { hold } from "../../incident/hold.ts";
 import { type LifecycleState, openCount } from "../../incident/lifecycle.ts";
 import { proHintFor } from "../../incident/pro-hint.ts";
-import { rate } from "../../incident/rate.ts";
+import { rate } from "../../detect/rate.ts";
 import { recoveryLine } from "../../incident/recovery.ts";
 import { step } from "../../incident/step.ts";
 import type { PreparedRules } from "../../incident/suppress.ts";

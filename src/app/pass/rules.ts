@@ -1,5 +1,5 @@
 import type { Config } from "../../config/schema.ts";
-import { severityOverrides } from "../../incident/overrides.ts";
+import { severityOverrides } from "../../detect/overrides.ts";
 import { type PreparedRules, prepareRules } from "../../incident/suppress.ts";
 import type { Edition } from "../../model/edition.ts";
 

@@ -1,11 +1,8 @@
 import type { Finding } from "../model/finding.ts";
+import type { SeverityOverrides } from "../model/rules.ts";
 import type { Tier } from "../model/severity.ts";
 
-/** Severity overrides (spec 2.1 `severityByReason`, `severityByOwnerKind`; Pro), keys lower-cased. */
-export interface SeverityOverrides {
-  readonly byReason: ReadonlyMap<string, Tier>;
-  readonly byOwnerKind: ReadonlyMap<string, Tier>;
-}
+export type { SeverityOverrides } from "../model/rules.ts";
 
 /** Builds the overrides from configuration maps, whose keys are case-insensitive. */
 export function severityOverrides(

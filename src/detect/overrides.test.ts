@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
-import { incidentTier } from "./tiers.ts";
+import { incidentTier } from "../incident/tiers.ts";
 import { overrideSeverity, severityOverrides } from "./overrides.ts";
 
 const crash: Finding = {
