@@ -196,6 +196,9 @@ const CHECKED: readonly [string, string, string][] = [
   ["Node", "", "nodes"],
   ["Deployment", "apps", "deployments"],
   ["ReplicaSet", "apps", "replicasets"],
+  // What Service rules read: a settle before an EndpointSlice arrived judged a Service without it (a busy machine).
+  ["Service", "", "services"],
+  ["EndpointSlice", "discovery.k8s.io", "endpointslices"],
 ];
 
 /**
