@@ -1,14 +1,20 @@
 import type { InventoryView } from "../model/inventory.ts";
+import { type DeletionsView, whatChanged } from "./changes.ts";
 import type { LifecycleStep } from "./lifecycle.ts";
 import { ownerOf } from "./owner.ts";
 
 /**
- * The annotate stage of the pass (spec 2.4, 2.6): each decision's incident gets its owner (from `mon.io/owner`
- * on the root, its owner chain or namespace) and the owners of all its findings, which routes match — a lost
- * node's pods belong to several teams. Read only for what is told: walking owner chains for every open
+ * The annotate stage of the pass (spec 2.4, 2.6; issue 32): each decision's incident gets its owner (from
+ * `mon.io/owner` on the root, its owner chain or namespace) and the owners of all its findings, which routes
+ * match — a lost node's pods belong to several teams — and, on announcements and updates, what changed before
+ * it began (incident/changes.ts; `deletions` remembers the ConfigMaps and Secrets deleted). Read only for what is told: walking owner chains for every open
  * incident on every pass would cost more than the pass itself. Pure.
  */
-export function annotate(step: LifecycleStep, inventory: InventoryView): LifecycleStep {
+export function annotate(
+  step: LifecycleStep,
+  ctx: { readonly inventory: InventoryView; readonly deletions?: DeletionsView },
+): LifecycleStep {
+  const { inventory } = ctx;
   return {
     ...step,
     decisions: step.decisions.map((d) => {
@@ -18,7 +24,18 @@ export function annotate(step: LifecycleStep, inventory: InventoryView): Lifecyc
         const own = ownerOf(f.object, inventory);
         if (own) owners.add(own);
       }
-      return owners.size ? { ...d, incident: { ...d.incident, ...(owner ? { owner } : {}), owners: [...owners] } } : d;
+      // What changed before it began is told with the announcement and its updates, not with the resolve.
+      const changed = d.action === "resolve" ? undefined : whatChanged(d.incident, inventory, ctx.deletions);
+      if (!owners.size && !changed) return d;
+      return {
+        ...d,
+        incident: {
+          ...d.incident,
+          ...(owner ? { owner } : {}),
+          ...(owners.size ? { owners: [...owners] } : {}),
+          ...(changed ? { changed } : {}),
+        },
+      };
     }),
   };
 }

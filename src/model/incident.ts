@@ -1,3 +1,4 @@
+import type { ChangeReport } from "./change.ts";
 import type { Finding } from "./finding.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { DeliveryMode, Tier } from "./severity.ts";
@@ -59,6 +60,8 @@ export interface Incident {
   readonly owner?: string;
   /** Who owns the root and each finding's object, distinct, read with `owner`: routes match any of them. */
   readonly owners?: readonly string[];
+  /** What changed before it began (issue 32), read with `owner` when a message is rendered; never kept. */
+  readonly changed?: ChangeReport;
   readonly openedAt: number;
   /**
    * Epoch ms the failure began: the earliest `since` of the findings it has had. Its announcement can come

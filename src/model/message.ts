@@ -55,6 +55,11 @@ export interface Message {
   readonly owner?: string;
   /** Who owns the root and each finding's object (routes match any of them, spec 2.4). */
   readonly owners?: readonly string[];
+  /**
+   * What changed before the incident began (issue 32), on announcements and updates of a root with an owner
+   * chain: the last change, or none (`[]`) in the 24 h looked at. Absent when not looked for.
+   */
+  readonly changes?: readonly MessageChange[];
   /** Epoch ms of the decision that produced it. */
   readonly at: number;
   /**
@@ -67,6 +72,15 @@ export interface Message {
   readonly covers?: readonly string[];
   /** For a summary, roll-up or digest: the problems it names, for route matching (spec 6 item 4). */
   readonly problems?: readonly RouteFacts[];
+}
+
+/** A change as a message carries it: `at` epoch ms, `what` the short lines of its difference. */
+export interface MessageChange {
+  readonly kind: "rollout" | "spec" | "created" | "deleted";
+  readonly object: ObjectRef;
+  readonly manager?: string;
+  readonly at: number;
+  readonly what: readonly string[];
 }
 
 /**

@@ -6,6 +6,10 @@ import { refLabel } from "../model/object-ref.ts";
 import type { StatusMark } from "../model/severity.ts";
 import { annotateIps } from "./ip-owners.ts";
 import { redact } from "../redact/redact.ts";
+import { changeLine, messageChanges } from "./changes.ts";
+import { duration } from "./duration.ts";
+
+export { duration } from "./duration.ts";
 
 /** The four status emoji (spec 3.2): red only for incidents that page. */
 export const STATUS_EMOJI: Readonly<Record<StatusMark, string>> = {
@@ -89,6 +93,12 @@ function render(
   } else {
     lines.push({ text: meta, md: `_${meta}_` });
   }
+  // What changed before it began comes right after the headline: a cut keeps it (notify/shrink.ts).
+  const changed = (action === "announce" || action === "update") && incident.changed;
+  if (changed) {
+    const line = changeLine(changed, clean);
+    lines.push({ text: line, md: line });
+  }
   if (action !== "resolve") {
     for (const f of findings.slice(0, MAX_LISTED_FINDINGS)) {
       lines.push({ text: `• ${f.summary}`, md: `• ${f.summary}` });
@@ -131,6 +141,7 @@ function render(
     dedupKey: incident.dedupKey,
     ...(incident.owner ? { owner: incident.owner } : {}),
     ...(incident.owners?.length ? { owners: incident.owners } : {}),
+    ...(changed ? { changes: messageChanges(changed, clean) } : {}),
     at: decision.at,
   };
 }
@@ -172,19 +183,6 @@ export function messageFindings(findings: readonly Finding[], clean: (text: stri
     summary: clean(f.summary),
     evidence: f.evidence.map((e) => ({ label: e.label, value: clean(e.value) })),
   }));
-}
-
-/** A duration for people: `42 s`, `2 min 30 s` (seconds shown below 5 minutes), `7 min`, `3 h 5 min`, `2 d 4 h`. */
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  // Seconds still matter within the first few minutes ("2 min 30 s", not "2 min").
-  if (m < 5 && s % 60) return `${m} min ${s % 60} s`;
-  if (m < 60) return `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ""}`;
-  return `${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ""}`;
 }
 
 /** Gap between a failure's onset and its announcement worth explaining, ms. */

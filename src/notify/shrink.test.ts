@@ -50,6 +50,31 @@ describe("shortening a message to fit a receiver (issue 30)", () => {
     );
   });
 
+  test("a cut keeps what changed and who is hurt right after the headline (issue 32), wherever they were", () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 200 }), fc.nat({ max: 200 }), (before, after) => {
+        const filler = (n: number, tag: string) =>
+          Array.from({ length: n }, (_, i) => `• ${tag} line ${i} ${"z".repeat(40)}`);
+        const text = [
+          "🟠 deployment shop/cart: ImagePullBackOff in 3 pods [prod]",
+          ...filler(before, "a"),
+          "Changed: 12 min before it began, helm rolled out deployment shop/cart: revision 4 → 5",
+          ...filler(after, "b"),
+        ].join("\n");
+        const m = message("Deployment/shop/cart", "announce", { text, markdown: text });
+        for (let level = 1; level < SHRINK_LEVELS; level++) {
+          const shortened = shrinkMessage(m, level)!.text;
+          // Nothing cut: the text is as it was; anything cut: the change comes right after the headline.
+          if (shortened === text) continue;
+          const lines = shortened.split("\n");
+          expect(lines[0]).toBe("🟠 deployment shop/cart: ImagePullBackOff in 3 pods [prod]");
+          expect(lines[1]).toStartWith("Changed: 12 min before it began");
+        }
+        expect(shrinkMessage(m, SHRINK_LEVELS - 1)!.text).toContain("Changed: 12 min before it began");
+      }),
+    );
+  });
+
   test("a shortened message says so and counts the findings it left out", () => {
     const s = shrinkMessage(rollUp(40, 30, 100, 10), 3)!;
     expect(s.findings).toHaveLength(5);

@@ -9,6 +9,7 @@ import type { Message, MessageFinding } from "../model/message.ts";
  *   3. at most 5 findings, 5 news items, 20 lines and 4,000 characters
  *   4. no findings; the headline and 5 lines, at most 1,000 characters
  *   5. the headline alone (at most 300 characters)
+ * Up to level 4, the "Changed:" and "Impact:" lines come right after the headline, so a cut keeps them first.
  */
 export const SHRINK_LEVELS = 5;
 
@@ -86,6 +87,9 @@ export function splitMessage(message: Message): [Message, Message] | undefined {
 
 // --- internal ---
 
+/** Lines a cut keeps right after the headline. */
+const FIRST_KEPT = /^(Changed|Impact): /;
+
 function firstLine(text: string): string {
   const at = text.indexOf("\n");
   return at < 0 ? text : text.slice(0, at);
@@ -93,7 +97,10 @@ function firstLine(text: string): string {
 
 /** The first `lines` lines of `text`, at most `chars` characters (cut at a line), then `note` (if any) when anything went. */
 function cutText(text: string, lines: number, chars: number, note: string): string {
-  const all = text.split("\n");
+  const split = text.split("\n");
+  // What changed and who is hurt are kept first after the headline (issue 32): they are what on-call asks.
+  const first = split.slice(1).filter((l) => FIRST_KEPT.test(l));
+  const all = [split[0] ?? "", ...first, ...split.slice(1).filter((l) => !FIRST_KEPT.test(l))];
   const kept: string[] = [];
   let size = 0;
   for (const line of all.slice(0, lines)) {
@@ -107,7 +114,7 @@ function cutText(text: string, lines: number, chars: number, note: string): stri
     kept.push(line);
     size += line.length + (kept.length > 1 ? 1 : 0);
   }
-  if (kept.length === all.length && kept.join("\n") === text) return text;
+  if (kept.length === all.length && kept[0] === all[0]) return text;
   // The note never makes a message longer than it was; the last level is the headline alone, without it.
   if (note === "") return kept.join("\n");
   const noted = [...kept, note].join("\n");

@@ -390,7 +390,10 @@ async function serveResource(
   }
   if (method === "GET" && name) return sendObject(req, res, ctx, 200, asServed(type, store.get(type, namespace, name)));
   if (method === "POST" && !name) {
-    const created = store.create(type, namespace, await readJson(req, type), { dryRun: q.get("dryRun") === "All" });
+    const created = store.create(type, namespace, await readJson(req, type), {
+      dryRun: q.get("dryRun") === "All",
+      manager: fieldManager(req, q),
+    });
     return sendObject(req, res, ctx, 201, asServed(type, created));
   }
   if (method === "PUT" && name)
@@ -399,7 +402,7 @@ async function serveResource(
       res,
       ctx,
       200,
-      asServed(type, store.update(type, namespace, name, await readJson(req, type), subresource)),
+      asServed(type, store.update(type, namespace, name, await readJson(req, type), subresource, fieldManager(req, q))),
     );
   if (method === "PATCH" && name) {
     const contentType = (req.headers["content-type"] ?? "").split(";")[0]?.trim() ?? "";
@@ -408,7 +411,10 @@ async function serveResource(
       res,
       ctx,
       200,
-      asServed(type, store.patch(type, namespace, name, contentType, await readJson(req, type), subresource)),
+      asServed(
+        type,
+        store.patch(type, namespace, name, contentType, await readJson(req, type), subresource, fieldManager(req, q)),
+      ),
     );
   }
   if (method === "DELETE" && name) {
@@ -552,3 +558,16 @@ function sendObject(req: IncomingMessage, res: ServerResponse, ctx: Context, cod
 
 /** Exposed for the conformance tests: the timestamp format of the store. */
 export { timestamp };
+
+/**
+ * Who writes (managedFields' `manager`), as kube-apiserver names it: the `fieldManager` parameter (kubectl
+ * sends kubectl-client-side-apply, kubectl-set, kubectl-edit …), else the user agent up to its first `/`.
+ */
+function fieldManager(req: IncomingMessage, q: URLSearchParams): string {
+  const given = q.get("fieldManager");
+  if (given) return given.slice(0, 128);
+  const agent = String(req.headers["user-agent"] ?? "")
+    .split("/")[0]
+    ?.trim();
+  return (agent || "unknown").slice(0, 128);
+}

@@ -52,9 +52,12 @@ export interface Simulator {
   kubeconfig(options?: { clientCert?: boolean; token?: boolean }): string;
   /**
    * Creates or replaces an object from a manifest (`apiVersion`, `kind`, `metadata`); status is kept as given,
-   * and so is a creationTimestamp on create (objects that existed before the scenario starts).
+   * and so is a creationTimestamp on create (objects that existed before the scenario starts). `manager` is
+   * who writes, recorded in managedFields as kube-apiserver does (kubectl-client-side-apply, helm, argocd …);
+   * without it the write is recorded nowhere. `writtenAt` (epoch ms) dates the write, as a scenario's setup
+   * dates what happened before it starts.
    */
-  apply(object: KubeObject): KubeObject;
+  apply(object: KubeObject, manager?: string, writtenAt?: number): KubeObject;
   /** Merge-patches an object's status subresource. */
   patchStatus(
     apiVersion: string,
@@ -169,7 +172,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     );
   };
 
-  const apply = (object: KubeObject): KubeObject => {
+  const apply = (object: KubeObject, manager?: string, writtenAt?: number): KubeObject => {
     const type = typeOf(registry, object.apiVersion, object.kind);
     const namespace = type.namespaced ? (object.metadata?.namespace ?? "default") : undefined;
     let current: KubeObject | undefined;
@@ -179,11 +182,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       current = undefined;
     }
     let written = current
-      ? store.update(type, namespace, object.metadata.name, {
-          ...object,
-          metadata: { ...object.metadata, resourceVersion: undefined },
-        })
-      : store.create(type, namespace, object, { keepCreationTimestamp: true });
+      ? store.update(
+          type,
+          namespace,
+          object.metadata.name,
+          { ...object, metadata: { ...object.metadata, resourceVersion: undefined } },
+          undefined,
+          manager,
+          writtenAt,
+        )
+      : store.create(type, namespace, object, {
+          keepCreationTimestamp: true,
+          ...(manager ? { manager } : {}),
+          ...(writtenAt !== undefined ? { writtenAt } : {}),
+        });
     if (type.status && object.status)
       written = store.update(type, namespace, object.metadata.name, { status: object.status }, "status");
     return written;

@@ -168,7 +168,7 @@ export class ObjectStore {
     type: ResourceType,
     namespace: string | undefined,
     body: KubeObject,
-    options: { dryRun?: boolean; keepCreationTimestamp?: boolean } = {},
+    options: { dryRun?: boolean; keepCreationTimestamp?: boolean; manager?: string; writtenAt?: number } = {},
   ): KubeObject {
     if (!body || typeof body !== "object" || Array.isArray(body))
       throw badRequest(`the object provided is unrecognized (must be of type ${type.kind})`);
@@ -197,6 +197,10 @@ export class ObjectStore {
     delete meta.resourceVersion;
     delete meta.deletionTimestamp;
     applyCreateDefaults(type.kind, object, () => this.randomSuffix());
+    if (options.manager) {
+      delete meta.managedFields;
+      stampManager(meta, options.manager, undefined, timestamp(options.writtenAt ?? this.now()), object.apiVersion);
+    }
     const admitted = this.admit(type, object);
     if (options.dryRun) return ordered(admitted);
     return this.commit(type, "ADDED", ordered(admitted));
@@ -212,13 +216,15 @@ export class ObjectStore {
     name: string,
     body: KubeObject,
     subresource?: "status",
+    manager?: string,
+    writtenAt?: number,
   ): KubeObject {
     const current = this.get(type, namespace, name);
     if (body?.metadata?.name && body.metadata.name !== name)
       throw badRequest("the name of the object does not match the name on the URL");
     const wanted = body?.metadata?.resourceVersion;
     if (wanted && wanted !== current.metadata.resourceVersion) throw conflict(type, name);
-    return this.replace(type, current, body, subresource);
+    return this.replace(type, current, body, subresource, manager, writtenAt);
   }
 
   /** Patches an object (PATCH) with a merge, JSON or strategic merge patch; see `update` for conflicts. */
@@ -229,6 +235,7 @@ export class ObjectStore {
     patchType: string,
     patch: unknown,
     subresource?: "status",
+    manager?: string,
   ): KubeObject {
     const current = this.get(type, namespace, name);
     let next: unknown;
@@ -238,7 +245,7 @@ export class ObjectStore {
     else throw failure(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
     const patchedRv = (next as KubeObject)?.metadata?.resourceVersion;
     if (patchedRv && patchedRv !== current.metadata.resourceVersion) throw conflict(type, name);
-    return this.replace(type, current, next as KubeObject, subresource);
+    return this.replace(type, current, next as KubeObject, subresource, manager);
   }
 
   /**
@@ -316,7 +323,14 @@ export class ObjectStore {
 
   // --- internal ---
 
-  private replace(type: ResourceType, current: KubeObject, body: KubeObject, subresource?: "status"): KubeObject {
+  private replace(
+    type: ResourceType,
+    current: KubeObject,
+    body: KubeObject,
+    subresource?: "status",
+    manager?: string,
+    writtenAt?: number,
+  ): KubeObject {
     let next: KubeObject;
     if (subresource === "status") {
       next = structuredClone(current);
@@ -348,8 +362,12 @@ export class ObjectStore {
         next.metadata.generation = (current.metadata.generation ?? 1) + 1;
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
+    // managedFields are the server's: a write does not set them, it is recorded in them (once it changed something).
+    if (current.metadata.managedFields === undefined) delete next.metadata.managedFields;
+    else next.metadata.managedFields = structuredClone(current.metadata.managedFields);
     next = ordered(next);
     if (canonical(next) === canonical(current)) return current;
+    if (manager) stampManager(next.metadata, manager, subresource, timestamp(writtenAt ?? this.now()), next.apiVersion);
     if (
       type.kind === "Pod" &&
       JSON.stringify(next.spec?.nodeName) !== JSON.stringify(current.spec?.nodeName) &&
@@ -533,4 +551,33 @@ function ordered(object: KubeObject): KubeObject {
   Object.assign(out, rest);
   if (status !== undefined) out.status = status;
   return out;
+}
+
+/**
+ * Records a write in `metadata.managedFields` as kube-apiserver does: one `Update` entry per manager and
+ * subresource, its time the last write's (the field sets are left empty: mon reads who and when).
+ */
+function stampManager(
+  meta: KubeObject["metadata"],
+  manager: string,
+  subresource: "status" | undefined,
+  time: string,
+  apiVersion: string,
+): void {
+  const entries: Record<string, unknown>[] = Array.isArray(meta.managedFields) ? meta.managedFields : [];
+  const entry = {
+    manager,
+    operation: "Update",
+    apiVersion,
+    time,
+    fieldsType: "FieldsV1",
+    fieldsV1: {},
+    ...(subresource ? { subresource } : {}),
+  };
+  const at = entries.findIndex(
+    (e) => e.manager === manager && e.operation === "Update" && e.subresource === subresource,
+  );
+  if (at >= 0) entries[at] = entry;
+  else entries.push(entry);
+  meta.managedFields = entries;
 }

@@ -1,5 +1,6 @@
 import { servingServices } from "../../detect/network.ts";
 import { createIncrementalFamilies } from "../../detect/families.ts";
+import { DeletionLog } from "../../incident/deletions.ts";
 import { emptyLifecycle, type LifecycleState } from "../../incident/lifecycle.ts";
 import type { PreparedRules } from "../../incident/suppress.ts";
 import type { Inventory } from "../../kube/inventory.ts";
@@ -76,7 +77,12 @@ export function createPassLoop(options: {
   // The pod, config-reference and workload families re-evaluate only the objects a change or the time
   // concerns (detect/incremental.ts); the others are cheap per pass or read only what they need.
   const families = createIncrementalFamilies();
-  const unsubscribe = inventory.subscribe(families.noteChange);
+  // The ConfigMaps and Secrets deleted lately: "what changed" names a deletion before an incident (issue 32).
+  const deletions = new DeletionLog();
+  const unsubscribe = inventory.subscribe((change) => {
+    families.noteChange(change);
+    deletions.note(change, clock.now());
+  });
   const detectors = families.detectors;
   let servedSince: number | undefined;
 
@@ -93,6 +99,7 @@ export function createPassLoop(options: {
       baseline: !baselined,
       quarantine,
       detectors,
+      deletions,
     });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     lifecycle = result.state;

@@ -61,7 +61,7 @@ export function runPass(
     const drafts = correlate(deferred.due, { inventory, incidents: state.incidents, waits: deferred.waits });
     const held = hold(drafts, { inventory, now, state, ...(rules ? { rules } : {}) });
     const stepped = step(held, { inventory, state, now, cluster, baseline });
-    const told = annotate(stepped.step, inventory);
+    const told = annotate(stepped.step, { inventory, ...(options.deletions ? { deletions: options.deletions } : {}) });
     stage = "compose";
     const proHints = rules?.proHints;
     const composed = compose(told, {

@@ -32,6 +32,17 @@ export interface WebhookBody {
     summary: string;
     evidence: Record<string, string>;
   }[];
+  /**
+   * What changed before the incident began (issue 32), on announcements and updates whose root has an owner
+   * chain: the last change (`at` RFC 3339), or `[]` when nothing changed in the 24 h looked at.
+   */
+  changes?: {
+    kind: "rollout" | "spec" | "created" | "deleted";
+    object: { kind: string; namespace?: string; name: string };
+    manager?: string;
+    at: string;
+    what: readonly string[];
+  }[];
   at: string;
   /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
   delivery?: "startup summary" | "roll-up" | "digest" | "restored summary" | "notice";
@@ -69,6 +80,21 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       summary: f.summary,
       evidence: Object.fromEntries(f.evidence.map((e) => [e.label, e.value])),
     })),
+    ...(message.changes
+      ? {
+          changes: message.changes.map((c) => ({
+            kind: c.kind,
+            object: {
+              kind: c.object.kind,
+              ...(c.object.namespace ? { namespace: c.object.namespace } : {}),
+              name: c.object.name,
+            },
+            ...(c.manager ? { manager: c.manager } : {}),
+            at: new Date(c.at).toISOString(),
+            what: c.what,
+          })),
+        }
+      : {}),
     at: new Date(message.at).toISOString(),
     ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),

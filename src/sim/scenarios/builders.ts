@@ -100,7 +100,13 @@ export function deployment(
   const rs: KubeObject = {
     apiVersion: "apps/v1",
     kind: "ReplicaSet",
-    metadata: { namespace, name: `${name}-${hash}`, labels: { ...labels, "pod-template-hash": hash } },
+    metadata: {
+      namespace,
+      name: `${name}-${hash}`,
+      labels: { ...labels, "pod-template-hash": hash },
+      // The Deployment controller numbers each pod template it rolls out.
+      annotations: { "deployment.kubernetes.io/revision": "1" },
+    },
     spec: { replicas, selector: { matchLabels: { ...labels, "pod-template-hash": hash } }, template },
     status: {
       replicas,

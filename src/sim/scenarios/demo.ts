@@ -32,7 +32,12 @@ export const demoScenario: Scenario = {
     ];
     for (const [name, replicas, image, hash, nodes] of apps) {
       const { deployment: dep, replicaSet } = deployment(NS, name, replicas, image, hash);
-      const storedDep = sim.apply(dep);
+      // Installed with Helm a week ago: the Deployment's managedFields name it.
+      const storedDep = sim.apply(
+        { ...dep, metadata: { ...dep.metadata, creationTimestamp: iso(now - 7 * 86_400_000) } },
+        "helm",
+        now - 7 * 86_400_000,
+      );
       const storedRs = sim.apply({
         ...replicaSet,
         metadata: { ...replicaSet.metadata, ownerReferences: [owner(storedDep)] },
@@ -71,14 +76,26 @@ export const demoScenario: Scenario = {
       say: "a rollout of cart uses the image tag 1.4.O (a typo for 1.4.0)",
       run(sim, now) {
         const rs = sim.store.get(type(sim, "ReplicaSet"), NS, "cart-5d8b7f9c4");
+        // `kubectl set image` wrote the Deployment, and the Deployment controller made revision 2, as the pod
+        // was accepted (the story compresses time: two and a half minutes ago).
+        const rolledAt = now - 152_000;
+        const template = {
+          ...rs.spec.template,
+          spec: { ...rs.spec.template.spec, containers: [{ name: "cart", image: "ghcr.io/shop/cart:1.4.O" }] },
+        };
+        const dep = sim.store.get(type(sim, "Deployment"), NS, "cart");
+        sim.apply({ ...dep, spec: { ...dep.spec, template } }, "kubectl-set", rolledAt);
         const bad = {
           ...rs,
           metadata: {
             namespace: NS,
             name: "cart-64f5b8d7c9",
             labels: { app: "cart", "pod-template-hash": "64f5b8d7c9" },
+            annotations: { "deployment.kubernetes.io/revision": "2" },
+            creationTimestamp: iso(rolledAt),
             ownerReferences: rs.metadata.ownerReferences,
           },
+          spec: { ...rs.spec, template },
         };
         const stored = sim.apply(bad);
         const pod = runningPod(stored, "x2kq9", "worker-2", now, "ghcr.io/shop/cart:1.4.O");
@@ -179,7 +196,12 @@ function owner(object: KubeObject): KubeObject {
 }
 
 function type(sim: Parameters<Scenario["setup"]>[0], kind: string) {
-  const found = { Node: ["", "v1", "nodes"], Pod: ["", "v1", "pods"], ReplicaSet: ["apps", "v1", "replicasets"] }[kind];
+  const found = {
+    Node: ["", "v1", "nodes"],
+    Pod: ["", "v1", "pods"],
+    ReplicaSet: ["apps", "v1", "replicasets"],
+    Deployment: ["apps", "v1", "deployments"],
+  }[kind];
   return sim.typeOf(found?.[0] ?? "", found?.[1] ?? "v1", found?.[2] ?? "");
 }
 

@@ -1,0 +1,169 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import type { Incident } from "../model/incident.ts";
+import type { KubeObject } from "../model/inventory.ts";
+import { inventoryOf } from "../testing/inventory.ts";
+import { CHANGE_WINDOW_MS, templateDiff, whatChanged } from "./changes.ts";
+import { DeletionLog, MAX_DELETIONS } from "./deletions.ts";
+
+const T0 = Date.UTC(2026, 10, 1, 12);
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+
+function deployment(managers: { manager: string; at: number; subresource?: string }[], created = T0 - 86_400_000) {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: {
+      namespace: "shop",
+      name: "api",
+      uid: "dep-1",
+      creationTimestamp: iso(created),
+      managedFields: managers.map((m) => ({
+        manager: m.manager,
+        operation: "Update",
+        time: iso(m.at),
+        ...(m.subresource ? { subresource: m.subresource } : {}),
+      })),
+    },
+    spec: { template: { spec: { containers: [{ name: "api", image: "api:2" }] } } },
+  } as KubeObject;
+}
+
+function replicaSet(revision: number, created: number, containers: unknown[]): KubeObject {
+  return {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: {
+      namespace: "shop",
+      name: `api-${revision}`,
+      uid: `rs-${revision}`,
+      creationTimestamp: iso(created),
+      annotations: { "deployment.kubernetes.io/revision": String(revision) },
+      ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "api", uid: "dep-1", controller: true }],
+    },
+    spec: { template: { spec: { containers } } },
+  } as KubeObject;
+}
+
+function incident(onsetAt: number, root = { kind: "Deployment", namespace: "shop", name: "api" }): Incident {
+  return {
+    id: `${root.kind}/${root.namespace}/${root.name}`,
+    root,
+    rootReason: "CrashLoopBackOff",
+    tier: "medium",
+    mode: "notify",
+    findings: [],
+    openedAt: onsetAt + 60_000,
+    onsetAt,
+    phase: "open",
+    told: [],
+    dedupKey: "k",
+    revision: 1,
+  };
+}
+
+describe("what changed before an incident (issue 32)", () => {
+  test("a rollout names its revision, the image change and the manager that wrote the Deployment then", () => {
+    const rollout = T0 - 12 * 60_000;
+    const inv = inventoryOf(
+      deployment([
+        { manager: "kube-controller-manager", at: T0, subresource: "status" },
+        { manager: "helm", at: rollout - 2_000 },
+      ]),
+      replicaSet(4, T0 - 3_600_000, [{ name: "api", image: "api:1" }]),
+      replicaSet(5, rollout, [{ name: "api", image: "api:2" }]),
+    );
+    expect(whatChanged(incident(T0), inv)?.change).toEqual({
+      object: { kind: "Deployment", namespace: "shop", name: "api" },
+      kind: "rollout",
+      manager: "helm",
+      at: rollout,
+      what: ["revision 4 → 5", "image api: api:1 → api:2"],
+    });
+  });
+
+  test("a change after the failure began is not its cause; nothing in 24 h is an answer too", () => {
+    const inv = inventoryOf(
+      deployment([{ manager: "kubectl-edit", at: T0 + 60_000 }], T0 - 2 * CHANGE_WINDOW_MS),
+      replicaSet(1, T0 - 2 * CHANGE_WINDOW_MS, [{ name: "api", image: "api:1" }]),
+    );
+    const report = whatChanged(incident(T0), inv);
+    expect(report).toEqual({ onsetAt: T0, windowMs: CHANGE_WINDOW_MS });
+  });
+
+  test("a deleted Secret the pods read is named, from the deletions remembered", () => {
+    const log = new DeletionLog();
+    const secret = { apiVersion: "v1", kind: "Secret", metadata: { namespace: "shop", name: "db" } } as KubeObject;
+    log.note({ kind: "Secret", previous: secret }, T0 - 180_000);
+    const report = whatChanged(incident(T0, { kind: "Secret", namespace: "shop", name: "db" }), inventoryOf([]), log);
+    expect(report?.change).toMatchObject({ kind: "deleted", at: T0 - 180_000 });
+    // Created again, it is forgotten.
+    log.note({ kind: "Secret", next: secret }, T0);
+    expect(log.deletedAt("Secret", "shop", "db")).toBeUndefined();
+  });
+
+  test("the deletion memory stays bounded", () => {
+    const log = new DeletionLog();
+    for (let i = 0; i < MAX_DELETIONS * 3; i++)
+      log.note({ kind: "ConfigMap", previous: { metadata: { namespace: "a", name: `c${i}` } } as KubeObject }, T0 + i);
+    expect(log.size).toBe(MAX_DELETIONS);
+    expect(log.deletedAt("ConfigMap", "a", `c${MAX_DELETIONS * 3 - 1}`)).toBe(T0 + MAX_DELETIONS * 3 - 1);
+  });
+
+  test("a template's difference never shows an env value (a credential), only that it changed", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 6, maxLength: 40 }).filter((v) => v.trim().length >= 6),
+        fc.string({ minLength: 6, maxLength: 40 }).filter((v) => v.trim().length >= 6),
+        (before, after) => {
+          fc.pre(before !== after);
+          const t = (value: string) => ({
+            spec: { containers: [{ name: "api", image: "api:1", env: [{ name: "DB_PASSWORD", value }] }] },
+          });
+          const lines = templateDiff(t(before), t(after));
+          expect(lines).toEqual(["env DB_PASSWORD of api changed"]);
+          for (const line of lines) {
+            expect(line).not.toContain(before.trim());
+            expect(line).not.toContain(after.trim());
+          }
+        },
+      ),
+    );
+  });
+
+  test("references, resources, volumes and a restart are named; the list is bounded", () => {
+    const before = {
+      spec: {
+        containers: [
+          {
+            name: "api",
+            image: "api:1",
+            env: [{ name: "A", valueFrom: { secretKeyRef: { name: "s1", key: "k" } } }],
+            resources: { limits: { memory: "256Mi" } },
+          },
+        ],
+        volumes: [{ name: "cfg", configMap: { name: "api-v1" } }],
+      },
+    };
+    const after = {
+      metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": "2026-11-01T12:00:00Z" } },
+      spec: {
+        containers: [
+          {
+            name: "api",
+            image: "api:1",
+            env: [{ name: "A", valueFrom: { secretKeyRef: { name: "s2", key: "k" } } }],
+            resources: { limits: { memory: "512Mi" } },
+          },
+        ],
+        volumes: [{ name: "cfg", configMap: { name: "api-v2" } }],
+      },
+    };
+    expect(templateDiff(before, after)).toEqual([
+      "env A of api: secret s1/k → secret s2/k",
+      "api memory limit: 256Mi → 512Mi",
+      "volume cfg: configMap api-v1 → configMap api-v2",
+      "restarted (kubectl rollout restart)",
+    ]);
+  });
+});
