@@ -1,11 +1,71 @@
 import { describe, expect, test } from "bun:test";
-import { deployment, fate, NS } from "../sim/stories/story.ts";
+import { deployment, fate, NS, service } from "../sim/stories/story.ts";
 import { startCluster } from "../testing/replay.ts";
 
 /**
  * What changed (issue 32), through the real daemon on the simulator's controllers: the Deployment, ReplicaSet,
  * scheduler and kubelet controllers make the rollout; writes carry their manager as kubectl's would.
  */
+describe("who is hurt, told in the announcement", () => {
+  test("a node loss names the Ingress hosts that lose their backends, the replicas left and who depends on it", async () => {
+    const run = await startCluster({ nodes: 2 });
+    try {
+      const on = (node: string) => ({ spec: { nodeSelector: { "kubernetes.io/hostname": node } } });
+      run.sim.apply(deployment("web", "registry.example/web:1.0", 1, on("worker-1")), "helm");
+      run.sim.apply(deployment("api", "registry.example/api:1.0", 2, on("worker-2")), "helm");
+      run.sim.apply(
+        deployment("checkout", "registry.example/checkout:1.0", 1, {
+          spec: {
+            ...on("worker-2").spec,
+            containers: [
+              {
+                name: "checkout",
+                image: "registry.example/checkout:1.0",
+                env: [{ name: "WEB_URL", value: "http://web.shop.svc.cluster.local:80/cart" }],
+              },
+            ],
+          },
+        }),
+        "helm",
+      );
+      run.sim.apply(service("web"), "helm");
+      run.sim.apply(service("api"), "helm");
+      run.sim.apply(
+        {
+          apiVersion: "networking.k8s.io/v1",
+          kind: "Ingress",
+          metadata: { namespace: NS, name: "storefront" },
+          spec: {
+            rules: [
+              {
+                host: "shop.example.com",
+                http: {
+                  paths: [
+                    { path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+        "helm",
+      );
+      await run.runTo(300);
+      run.controllers.stopKubelet("worker-1");
+      await run.runTo(900);
+      const announce = run.told().find((m) => m.action === "announce" && m.incidentId.startsWith("Node/"));
+      expect(announce?.text).toContain(
+        "Impact: service shop/web through ingress storefront (shop.example.com/): users lose it;",
+      );
+      expect(announce?.text).toContain("deployment shop/checkout depends on it.");
+      // The api, on the other node, is not hurt.
+      expect(announce?.text).not.toContain("shop/api");
+    } finally {
+      await run.stop();
+    }
+  });
+});
+
 describe("what changed before an incident, told in its announcement", () => {
   test("a bad image rollout names the image change, the revision and the manager that made it", async () => {
     const run = await startCluster({ nodes: 2 });

@@ -1,3 +1,5 @@
+import type { Impact } from "../model/impact.ts";
+import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { type DeletionsView, whatChanged } from "./changes.ts";
 import type { LifecycleStep } from "./lifecycle.ts";
@@ -7,12 +9,17 @@ import { ownerOf } from "./owner.ts";
  * The annotate stage of the pass (spec 2.4, 2.6; issue 32): each decision's incident gets its owner (from
  * `mon.io/owner` on the root, its owner chain or namespace) and the owners of all its findings, which routes
  * match — a lost node's pods belong to several teams — and, on announcements and updates, what changed before
- * it began (incident/changes.ts; `deletions` remembers the ConfigMaps and Secrets deleted). Read only for what is told: walking owner chains for every open
+ * it began (incident/changes.ts; `deletions` remembers the ConfigMaps and Secrets deleted) and who it hurts. Read only for what is told: walking owner chains for every open
  * incident on every pass would cost more than the pass itself. Pure.
  */
 export function annotate(
   step: LifecycleStep,
-  ctx: { readonly inventory: InventoryView; readonly deletions?: DeletionsView },
+  ctx: {
+    readonly inventory: InventoryView;
+    readonly deletions?: DeletionsView;
+    /** Who an incident hurts (detect/impact.ts), passed in by the pipeline. */
+    readonly impact?: (incident: Incident) => Impact | undefined;
+  },
 ): LifecycleStep {
   const { inventory } = ctx;
   return {
@@ -25,8 +32,10 @@ export function annotate(
         if (own) owners.add(own);
       }
       // What changed before it began is told with the announcement and its updates, not with the resolve.
-      const changed = d.action === "resolve" ? undefined : whatChanged(d.incident, inventory, ctx.deletions);
-      if (!owners.size && !changed) return d;
+      const told = d.action !== "resolve";
+      const changed = told ? whatChanged(d.incident, inventory, ctx.deletions) : undefined;
+      const impact = told ? ctx.impact?.(d.incident) : undefined;
+      if (!owners.size && !changed && !impact) return d;
       return {
         ...d,
         incident: {
@@ -34,6 +43,7 @@ export function annotate(
           ...(owner ? { owner } : {}),
           ...(owners.size ? { owners: [...owners] } : {}),
           ...(changed ? { changed } : {}),
+          ...(impact ? { impact } : {}),
         },
       };
     }),

@@ -1,5 +1,6 @@
 import type { ChangeReport } from "./change.ts";
 import type { Finding } from "./finding.ts";
+import type { Impact } from "./impact.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { DeliveryMode, Tier } from "./severity.ts";
 
@@ -62,6 +63,8 @@ export interface Incident {
   readonly owners?: readonly string[];
   /** What changed before it began (issue 32), read with `owner` when a message is rendered; never kept. */
   readonly changed?: ChangeReport;
+  /** Who is hurt (issue 32), read with `owner` when a message is rendered; never kept. */
+  readonly impact?: Impact;
   readonly openedAt: number;
   /**
    * Epoch ms the failure began: the earliest `since` of the findings it has had. Its announcement can come

@@ -101,10 +101,12 @@ export type PodDisruptionBudget = Served<V1PodDisruptionBudget>;
 
 /**
  * A Gateway API route (gateway.networking.k8s.io: HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute), in the
- * fields mon reads: the backends its rules send traffic to. `kind` defaults to Service, `namespace` to the route's.
+ * fields mon reads: its host names and the backends its rules send traffic to. `kind` defaults to Service, `namespace` to the route's.
  */
 export interface GatewayRoute extends ObjectLike {
   readonly spec?: {
+    /** The host names the route answers for (HTTPRoute, GRPCRoute, TLSRoute). */
+    readonly hostnames?: readonly string[];
     readonly rules?: readonly {
       readonly backendRefs?: readonly {
         readonly group?: string;

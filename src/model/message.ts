@@ -1,4 +1,5 @@
 import type { Action, Delivery } from "./decision.ts";
+import type { Impact } from "./impact.ts";
 import type { ObjectRef } from "./object-ref.ts";
 import type { Evidence } from "./finding.ts";
 import type { DeliveryMode, StatusMark, Tier } from "./severity.ts";
@@ -60,6 +61,8 @@ export interface Message {
    * chain: the last change, or none (`[]`) in the 24 h looked at. Absent when not looked for.
    */
   readonly changes?: readonly MessageChange[];
+  /** Who is hurt (issue 32), on announcements and updates of an incident that hurts a workload or a Service. */
+  readonly impact?: Impact;
   /** Epoch ms of the decision that produced it. */
   readonly at: number;
   /**

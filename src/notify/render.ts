@@ -8,6 +8,7 @@ import { annotateIps } from "./ip-owners.ts";
 import { redact } from "../redact/redact.ts";
 import { changeLine, messageChanges } from "./changes.ts";
 import { duration } from "./duration.ts";
+import { impactLine } from "./impact.ts";
 
 export { duration } from "./duration.ts";
 
@@ -99,6 +100,11 @@ function render(
     const line = changeLine(changed, clean);
     lines.push({ text: line, md: line });
   }
+  const impact = (action === "announce" || action === "update") && incident.impact;
+  if (impact) {
+    const line = impactLine(impact);
+    lines.push({ text: line, md: line });
+  }
   if (action !== "resolve") {
     for (const f of findings.slice(0, MAX_LISTED_FINDINGS)) {
       lines.push({ text: `• ${f.summary}`, md: `• ${f.summary}` });
@@ -142,6 +148,7 @@ function render(
     ...(incident.owner ? { owner: incident.owner } : {}),
     ...(incident.owners?.length ? { owners: incident.owners } : {}),
     ...(changed ? { changes: messageChanges(changed, clean) } : {}),
+    ...(impact ? { impact } : {}),
     at: decision.at,
   };
 }

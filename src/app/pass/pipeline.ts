@@ -3,6 +3,7 @@ import { defer } from "../../correlate/defer.ts";
 import { unexplainedEvents } from "../../detect/events.ts";
 import { withLog } from "../../detect/evidence.ts";
 import { nextStepsOf } from "../../detect/next-steps.ts";
+import { impactOf } from "../../detect/impact.ts";
 import { detect } from "../../detect/run.ts";
 import { annotate } from "../../incident/annotate.ts";
 import { hold } from "../../incident/hold.ts";
@@ -61,7 +62,11 @@ export function runPass(
     const drafts = correlate(deferred.due, { inventory, incidents: state.incidents, waits: deferred.waits });
     const held = hold(drafts, { inventory, now, state, ...(rules ? { rules } : {}) });
     const stepped = step(held, { inventory, state, now, cluster, baseline });
-    const told = annotate(stepped.step, { inventory, ...(options.deletions ? { deletions: options.deletions } : {}) });
+    const told = annotate(stepped.step, {
+      inventory,
+      impact: (incident) => impactOf(incident, inventory),
+      ...(options.deletions ? { deletions: options.deletions } : {}),
+    });
     stage = "compose";
     const proHints = rules?.proHints;
     const composed = compose(told, {

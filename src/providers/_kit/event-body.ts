@@ -1,3 +1,4 @@
+import type { Impact } from "../../model/impact.ts";
 import { isSummary, type Message } from "../../model/message.ts";
 
 /** Version of the JSON body documented in docs/providers/webhook.md. */
@@ -43,6 +44,8 @@ export interface WebhookBody {
     at: string;
     what: readonly string[];
   }[];
+  /** Who is hurt (issue 32): entry points with their ready backends, internal Services, workloads, dependents. */
+  impact?: Impact;
   at: string;
   /** `startup summary`, `roll-up` or `digest` on a message naming several incidents (and on a roll-up's closing message); `notice` on the startup message; absent on others. */
   delivery?: "startup summary" | "roll-up" | "digest" | "restored summary" | "notice";
@@ -95,6 +98,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
           })),
         }
       : {}),
+    ...(message.impact ? { impact: message.impact } : {}),
     at: new Date(message.at).toISOString(),
     ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
