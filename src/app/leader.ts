@@ -71,7 +71,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   const restored = carried ? carried.lifecycle : restoredFromState;
   const keeper = createKeeper(state, () => outgoing.settled().then(() => delivery.persisted()), holds, logger);
   const notices = createNotices({
-    ...{ config, clock, logger, outgoing, delivery, state },
+    ...{ config, clock, logger, outgoing, delivery, state, health },
     restored: restoredFromState,
     carried: carried !== undefined,
   });
@@ -99,6 +99,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     return left;
   };
   const stopCalling = () => {
+    notices.stop();
     callHome.stop();
     loop.stop();
     sources.stop();

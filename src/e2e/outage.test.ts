@@ -104,6 +104,31 @@ describe("API outages: what fails meanwhile is told after the heal (issue 19)", 
   }
 });
 
+test("an outage longer than 5 minutes is told while it lasts, and its end closes the same thread (issue 32)", async () => {
+  const hook = track(await startCaptureServer());
+  const c = await cluster(hook);
+  const blind = () => hook.requests.map((r) => r.json()).filter((b) => String(b.incidentId).startsWith("blind:"));
+  c.sim.failResource("*", 503);
+  c.sim.server.dropWatches();
+  await run(c, 4 * 60);
+  // Not yet: a short outage is told once, after it (the test above).
+  expect(blind()).toEqual([]);
+  await run(c, 2 * 60);
+  await waitUntil(() => blind().length === 1, "the blind notice while the outage lasts");
+  expect(blind()[0]).toMatchObject({ action: "announce", delivery: "notice" });
+  expect(blind()[0].text).toMatch(
+    /^🟠 mon cannot see the cluster's objects \(its required watches\) in prod since \d\d:\d\d:\d\d UTC \(\d+ min, /,
+  );
+  c.sim.failResource("*", undefined);
+  await within(c, 40, () => blind().length === 2, "the end of the blind spot");
+  expect(blind()[1]).toMatchObject({ action: "resolve", incidentId: blind()[0].incidentId });
+  expect(blind()[1].text).toMatch(
+    /^✅ mon sees the cluster's objects \(its required watches\) in prod again: it could not from /,
+  );
+  // One thread: the heal is not told a second time as an unwatched-period notice.
+  expect(hook.requests.some((r) => String(r.json().incidentId).startsWith("unwatched@"))).toBe(false);
+}, 120_000);
+
 test("every request answering 429 with Retry-After: 1 for 60 s: mon comes back within seconds of the heal, not after its backoff", async () => {
   const hook = track(await startCaptureServer());
   const c = await cluster(hook);

@@ -95,6 +95,49 @@ export function renderUnwatchedNotice(
 }
 
 /**
+ * The two messages of a blind spot (issue 32: a monitor that goes blind must not stay silent): `announce` when
+ * mon has not seen `what` for a while (`from` epoch ms, the health `reason`), `resolve` in the same thread when
+ * it sees it again (`to`). `key` names the thread (`blind:<key>@<from>`). 🟠 then ✅; notify-tier notices,
+ * sent to every provider but paging tools and trackers. Pure.
+ */
+export function renderBlindNotice(
+  cluster: string,
+  blind: { key: string; what: string; from: number; reason: string; to?: number },
+  now: number,
+): Message {
+  const name = cluster || "cluster";
+  const clock = (t: number) => new Date(t).toISOString().slice(11, 19);
+  const reason = BLIND_REASONS[blind.reason] ?? blind.reason.replaceAll("_", " ");
+  const seeing = blind.to !== undefined;
+  const minutes = Math.max(1, Math.round(((blind.to ?? now) - blind.from) / 60_000));
+  const sentence = seeing
+    ? `mon sees ${blind.what} in ${name} again: it could not from ${clock(blind.from)} to ${clock(blind.to ?? now)} UTC (${minutes} min, ${reason}).`
+    : `mon cannot see ${blind.what} in ${name} since ${clock(blind.from)} UTC (${minutes} min, ${reason}): failures there are not detected until it sees again.`;
+  const mark = seeing ? "resolved" : "notify";
+  const text = `${STATUS_EMOJI[mark]} ${sentence}`;
+  const incidentId = `blind:${blind.key}@${blind.from}`;
+  return {
+    id: `${incidentId}#${seeing ? 2 : 1}`,
+    incidentId,
+    action: seeing ? "resolve" : "announce",
+    mark,
+    emoji: STATUS_EMOJI[mark],
+    tier: "warning",
+    mode: "notify",
+    title: sentence,
+    text,
+    markdown: text,
+    root: { kind: "Cluster", name },
+    reason: "Blind",
+    findings: [],
+    news: [],
+    dedupKey: `mon-${name}-blind-${blind.key}-${blind.from}`,
+    at: now,
+    delivery: "notice",
+  };
+}
+
+/**
  * A plain notice of mon itself (spec 6): a license notice (once per change: Pro enabled, ending in 14 or 3
  * days, grace, Pro disabled with the reason) or the upgrade notice. One plain sentence, 🟠 when Pro is at risk
  * or ended, 🔵 otherwise. Pure.

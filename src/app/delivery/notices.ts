@@ -7,6 +7,8 @@ import { renderRestoredSummary } from "../../notify/summary.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { VERSION } from "../../version.ts";
+import type { HealthRegistry } from "../../health/registry.ts";
+import { createSightWatch } from "../replica/sight.ts";
 import type { Outgoing } from "./outgoing.ts";
 import type { DaemonState } from "../replica/state.ts";
 
@@ -19,8 +21,13 @@ export interface Notices {
   started(): void;
   /** A pass decided: the restored summary goes out after the first (`now` epoch ms). */
   afterPass(state: LifecycleState, now: number): void;
-  /** mon was blind from `from` to `to` (epoch ms): logged; from UNWATCHED_NOTICE_MS on, providers hear it. */
+  /**
+   * mon was blind from `from` to `to` (epoch ms): logged; from UNWATCHED_NOTICE_MS on, providers hear it —
+   * as the end of the blind spot's thread when its start was told (app/replica/sight.ts).
+   */
   unwatched(period: { from: number; to: number; reason: string }): void;
+  /** Stops watching what mon sees. */
+  stop(): void;
 }
 
 /**
@@ -39,12 +46,23 @@ export function createNotices(deps: {
   state: DaemonState;
   restored: LifecycleState | undefined;
   carried: boolean;
+  health: HealthRegistry;
 }): Notices {
   const { config, clock, outgoing } = deps;
   const cluster = config.app.clusterName;
   let pending: Incident[] | undefined;
+  // What mon stops seeing is told while it lasts, not only after (issue 32).
+  const sight = createSightWatch({
+    health: deps.health,
+    clock,
+    cluster,
+    send: (message) => outgoing.notice(message, clock.now()),
+    silent: config.app.disableStartupMessage,
+  });
   return {
+    stop: () => sight.stop(),
     started() {
+      sight.start();
       const notice = renderStartupNotice(VERSION, cluster, clock.now(), {
         ...(deps.state.lastAlive !== undefined ? { lastAlive: deps.state.lastAlive } : {}),
         ...(deps.state.reset ? { stateReset: true } : {}),
@@ -71,6 +89,7 @@ export function createNotices(deps: {
       deps.logger.warn(
         `the cluster was not watched for ${seconds} s (${period.reason}); what changed meanwhile is applied now`,
       );
+      if (sight.seesAgain("caches", period.to)) return;
       if (period.to - period.from < UNWATCHED_NOTICE_MS || config.app.disableStartupMessage) return;
       outgoing.notice(renderUnwatchedNotice(cluster, period, clock.now()), clock.now());
     },
