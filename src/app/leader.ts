@@ -77,6 +77,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   });
   const loop = createPassLoop({
     ...{ clock, inventory, cluster, evidence: sources.logs, ready: options.synced, usage: sources.view },
+    explain: config.healthCheck.diagnostics.enabled,
     rules: () => control.rules(),
     onResult(result, now) {
       observe.pass(result);
@@ -113,7 +114,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     persistentState: () => state.store.persistent,
     evidencePending: () => sources.logs.busy(),
     sent: () => outgoing.settled(),
-    diagnostics: createDiagnostics({ loop, delivery, router, providers: prepared.providers, clock, cluster }),
+    diagnostics: createDiagnostics({ loop, delivery, router, providers: prepared.providers, clock, cluster, observe }),
     status: statusSource({
       ...{ clock, cluster, health, inventory, usage: sources.view },
       edition: () => control.current(),

@@ -21,9 +21,15 @@ export function prepareSilence(rule: SilenceRule): PreparedSilence {
  * search the summary and the evidence, Event messages included. Pure.
  */
 export function silenced(rules: readonly PreparedSilence[], f: Finding): boolean {
-  if (rules.length === 0) return false;
+  return silencedBy(rules, f) !== undefined;
+}
+
+/** The index of the first silence rule that matches the finding (see `silenced`), undefined when none does. */
+export function silencedBy(rules: readonly PreparedSilence[], f: Finding): number | undefined {
+  if (rules.length === 0) return undefined;
   const text = [f.summary, ...f.evidence.map((e) => e.value)].join("\n");
-  return rules.some((rule) => silences(rule, f, text));
+  const at = rules.findIndex((rule) => silences(rule, f, text));
+  return at < 0 ? undefined : at;
 }
 
 // --- internal ---

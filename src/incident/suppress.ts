@@ -5,7 +5,7 @@ import type { LabelSelector } from "../model/label-selector.ts";
 import { type MaintenanceAnnotations, underMaintenance } from "./maintenance.ts";
 import type { SeverityOverrides } from "../model/rules.ts";
 import { inScope, type Scope } from "./scope.ts";
-import { type PreparedSilence, prepareSilence, silenced } from "./silences.ts";
+import { type PreparedSilence, prepareSilence, silenced, silencedBy } from "./silences.ts";
 
 import type { SilenceRule } from "../model/rules.ts";
 
@@ -20,6 +20,8 @@ export interface DeliveryRules {
   readonly namespaceSelector?: LabelSelector;
   readonly reasons?: readonly string[];
   readonly silences: readonly SilenceRule[];
+  /** Where each silence rule is written (`config.yaml:12`), by index, for `mon explain`; `silences[i]` without. */
+  readonly silenceSources?: readonly string[];
   /** Maintenance annotations honoured (a Pro setting: only in the Pro edition). */
   readonly maintenance?: MaintenanceAnnotations;
   /** `mon.io/ack` acknowledges incidents (Pro: only in the Pro edition). */
@@ -86,6 +88,21 @@ export function suppressionOf(
   if (silenced(rules.prepared.silences, finding)) return "silenced";
   if (rules.maintenance && underMaintenance(finding, inventory, rules.maintenance, now)) return "maintenance";
   return undefined;
+}
+
+/** Why a finding is not delivered, in words for `mon explain`: which silence rule, scope or maintenance. */
+export function suppressionText(
+  finding: Finding,
+  inventory: InventoryView,
+  rules: PreparedRules,
+  now: number,
+): string | undefined {
+  const why = suppressionOf(finding, inventory, rules, now);
+  if (why === "out_of_scope") return "out of scope (namespaces, namespaceSelector or reasons)";
+  if (why === "maintenance") return "under a maintenance annotation (mon.io/maintenance)";
+  if (why !== "silenced") return undefined;
+  const at = silencedBy(rules.prepared.silences, finding) ?? 0;
+  return `silenced by ${rules.silenceSources?.[at] ?? `silences[${at}]`}`;
 }
 
 export { underMaintenance } from "./maintenance.ts";

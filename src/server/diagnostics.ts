@@ -12,6 +12,10 @@ export interface TestAlertResult {
 /** What the diagnostics endpoints read and do on the leader (app/replica/diagnostics.ts). */
 export interface DiagnosticsSource {
   incidents(): unknown;
+  /** One incident by id with the trace of every object it concerns; undefined when unknown. */
+  incident(id: string): unknown;
+  /** What mon did with one object (`Kind/namespace/name`, `Kind//name` when cluster-scoped), oldest first. */
+  explain(object: string): unknown;
   deadLetters(): unknown;
   retryDeadLetter(id: string): "queued" | "missing" | "no_job";
   deleteDeadLetter(id: string): boolean;
@@ -21,7 +25,8 @@ export interface DiagnosticsSource {
 
 /**
  * The protected diagnostics endpoints (spec 4.1; docs/health.md "Diagnostics"), added to the health server
- * when `healthCheck.diagnostics.enabled`: `GET /incidents`, `GET /deadletters`,
+ * when `healthCheck.diagnostics.enabled`: `GET /incidents`, `GET /incidents/<id>` (with the trace of each object
+ * it concerns), `GET /explain/<Kind>/<namespace>/<name>` (`mon explain`), `GET /deadletters`,
  * `POST /deadletters/:id/retry`, `DELETE /deadletters/:id`, `POST /test-alert` (JSON body
  * `{"providers": [...]}`, optional). Every request needs `Authorization: Bearer <token>`, compared in
  * constant time (401 otherwise). `source()` is undefined on a standby: 503 `not_leading`.
@@ -43,6 +48,20 @@ export function addDiagnostics(app: H3, token: string, source: () => Diagnostics
     .get(
       "/incidents",
       guard((d) => json(200, d.incidents())),
+    )
+    .get(
+      "/incidents/**",
+      guard((d, event) => {
+        const id = decodeURIComponent(new URL(event.req.url).pathname.slice("/incidents/".length));
+        const found = d.incident(id);
+        return found === undefined ? json(404, { error: "unknown_incident" }) : json(200, found);
+      }),
+    )
+    .get(
+      "/explain/**",
+      guard((d, event) =>
+        json(200, d.explain(decodeURIComponent(new URL(event.req.url).pathname.slice("/explain/".length)))),
+      ),
     )
     .get(
       "/deadletters",

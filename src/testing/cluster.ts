@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectKube } from "../kube/connection.ts";
@@ -56,6 +56,8 @@ export async function startTestCluster(
     passDelayMs?: number;
     /** Real-time deadlines of lists and watch headers (hung-connection tests). */
     requestDeadlinesMs?: { list: number; watchHeaders: number };
+    /** Serve health on loopback with the protected diagnostics endpoints under this token (`mon explain`). */
+    diagnosticsToken?: string;
   } = {},
 ): Promise<TestCluster> {
   const sim = options.sim ?? (await startSimulator());
@@ -70,7 +72,9 @@ export async function startTestCluster(
         clusterName: options.cluster ?? "test",
         disableStartupMessage: !options.startupMessage,
       },
-      healthCheck: { enabled: false },
+      healthCheck: options.diagnosticsToken
+        ? { enabled: true, diagnostics: { enabled: true, token: `\${file:${secretFile(options.diagnosticsToken)}}` } }
+        : { enabled: false },
       alert,
     }),
     "test.yaml",
@@ -88,6 +92,7 @@ export async function startTestCluster(
     ...(options.build ? { build: options.build } : {}),
     ...(options.requestDeadlinesMs ? { requestDeadlinesMs: options.requestDeadlinesMs } : {}),
     ...(options.dnsMetricsPort !== undefined ? { dnsMetricsPort: options.dnsMetricsPort } : {}),
+    ...(options.diagnosticsToken ? { healthPort: 0, healthHost: "127.0.0.1" } : {}),
   });
   await waitUntil(() => daemon.health.ready(), "informers to sync", 10_000);
   return {
@@ -315,4 +320,11 @@ export async function deliverySettled(daemon: Daemon, realMs = 10_000): Promise<
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Writes a credential to a file of its own, as a mounted Secret holds it; returns its absolute path. */
+function secretFile(value: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), "mon-secret-")), "token");
+  writeFileSync(path, value);
+  return path;
 }

@@ -1,5 +1,6 @@
 import type { Config } from "../../config/schema.ts";
 import type { DeliveryHooks } from "../../deliver/delivery.ts";
+import type { Dispatch } from "../../model/dispatch.ts";
 import type { HealthRegistry } from "../../health/registry.ts";
 import { isUnexplained } from "../../incident/unexplained.ts";
 import { initDeliverySeries, type Metrics } from "../../metrics.ts";
@@ -8,6 +9,7 @@ import type { Edition } from "../../model/edition.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { redact } from "../../redact/redact.ts";
 import type { PassResult } from "../pass/pipeline.ts";
+import { Traces } from "./traces.ts";
 
 /**
  * The one place where what the stages report becomes metrics, health and log lines (spec 4.2, 7.3): the
@@ -19,6 +21,8 @@ export interface Observers {
   editionChanged(): void;
   /** Counts and logs one pass (decisions, panics, failed detectors, unexplained events, redactions). */
   pass(result: PassResult): void;
+  /** What mon did with each object (`mon explain`): the passes' traces and the providers' answers. */
+  readonly traces: Traces;
   /** Audit entries lost (Pro): counted, logged for the first loss and then once per thousand. */
   auditDropped(count: number, why: "queue_full" | "write_failed", output: string, error?: Error): void;
   /** Jobs still queued at shutdown, per provider (they stay in the outbox for the next process). */
@@ -37,8 +41,13 @@ export function createObservers(options: {
   router: Pick<Router, "active" | "inactive" | "warning" | "communityNotes">;
   /** The edition when the observers are created: Community says what it leaves out of the configuration. */
   edition: () => Edition;
+  /** Epoch ms now, for the traces. */
+  now: () => number;
 }): Observers {
   const { metrics, health, logger, config, router } = options;
+  const traces = new Traces();
+  const trace = (job: Dispatch, step: "delivered" | "failed" | "decided", text: string) =>
+    traces.delivery(job.message.incidentId, step, `${text} (${job.message.action} ${job.message.id})`, options.now());
   if (config.app.insecureSkipTLSVerify) {
     logger.warn("app.insecureSkipTLSVerify is on: outbound HTTPS certificates are not verified");
   }
@@ -79,6 +88,7 @@ export function createObservers(options: {
       health.set(`provider-${job.provider}`, "degraded", {
         reason: failure === "rate_limited" ? "provider_rate_limited" : "provider_unavailable",
       });
+      if (attempt === 1) trace(job, "failed", `${job.provider} failed, retrying: ${failure}`);
       if (attempt === 1 || attempt % 10 === 0) {
         logger.warn(
           `delivery to ${job.provider} failed (${reasonText(failure, detail)}); retry ${attempt} in ${Math.round(waitMs / 1000)} s`,
@@ -93,6 +103,7 @@ export function createObservers(options: {
     },
     delivered(job, outcome) {
       health.set(`provider-${job.provider}`, "ok");
+      trace(job, "delivered", `delivered to ${job.provider}`);
       if (outcome.untracked) {
         metrics.trackerUntracked.inc();
         logger.warn(
@@ -102,12 +113,14 @@ export function createObservers(options: {
     },
     folded(job) {
       metrics.deliveryBudgetFolded.inc({ provider: job.provider });
+      trace(job, "decided", `${job.provider}: hourly budget reached, goes into its overflow digest`);
       logger.info(
         `${job.provider}: hourly budget reached; ${job.message.action} ${job.message.incidentId} goes into the overflow digest`,
       );
     },
     rejected(job, _letter, { failure, detail }) {
       metrics.deliveryDeadLetters.inc({ provider: job.provider, reason: failure });
+      trace(job, "failed", `refused by ${job.provider} for good (${failure}): dead-lettered`);
       health.set(`provider-${job.provider}`, "degraded", { reason: "provider_rejected" });
       logger.error(
         `delivery to ${job.provider} rejected permanently (${reasonText(failure, detail)}); message ${job.message.id} dead-lettered, not retried`,
@@ -115,6 +128,7 @@ export function createObservers(options: {
     },
     gaveUp(job, settled) {
       const why = settled.failure === "retries_exhausted" ? " (retry.maxAttempts)" : " over 24 h";
+      trace(job, "failed", `${job.provider} gave up after ${settled.attempts} attempts${why}`);
       logger.error(
         `delivery to ${job.provider} gave up after ${settled.attempts} attempt${settled.attempts === 1 ? "" : "s"}${why} (${reasonText(settled.last.failure, settled.detail)}); message ${job.message.id} not delivered there`,
       );
@@ -184,7 +198,9 @@ export function createObservers(options: {
         `shutdown: ${total} message(s) still queued were not delivered (counted in mon_delivery_deferred_total)`,
       );
     },
+    traces,
     pass(result) {
+      if (result.traces) traces.pass(result.traces, options.now());
       if (result.panicked) {
         metrics.panicsRecovered.inc({ stage: result.panicked.stage });
         logger.error(

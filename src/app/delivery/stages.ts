@@ -109,6 +109,7 @@ export function createDeliveryStages(options: {
     config,
     router,
     edition: options.edition,
+    now: () => options.clock.now(),
   });
   const delivery = createDelivery({
     // Every configured provider: the router decides who receives what in the current edition.

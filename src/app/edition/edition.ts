@@ -39,6 +39,8 @@ export function createEditionControl(options: {
   clock: Clock;
   logger: Logger;
   inactive: () => readonly string[];
+  /** Where each silence rule is written (`config.yaml:12`), for `mon explain`. */
+  silenceSources?: readonly string[];
 }): EditionControl {
   const { config, clock, logger } = options;
   let edition = options.initial;
@@ -68,7 +70,7 @@ export function createEditionControl(options: {
   };
   return {
     current: () => edition,
-    rules: () => (rules ??= rulesFor(config, edition, options.inactive())),
+    rules: () => (rules ??= rulesFor(config, edition, options.inactive(), options.silenceSources)),
     notice(sentence, reason = "License") {
       held.push({ sentence, reason });
       flush();

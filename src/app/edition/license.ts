@@ -88,6 +88,10 @@ export async function startEdition(
     clock,
     logger,
     inactive: options.inactive,
+    silenceSources: loaded.config.silences.map((_, i) => {
+      const line = loaded.lineOf(`silences.${i}`);
+      return loaded.file && line ? `${loaded.file}:${line}` : `silences[${i}]`;
+    }),
   });
   if (options.fixed) return { control };
   if (options.carried) {

@@ -62,6 +62,8 @@ export function createPassLoop(options: {
   initial?: LifecycleState;
   /** Each pass's resulting lifecycle state, to be kept (Pro state file). */
   onState?: (state: LifecycleState) => void;
+  /** Trace what each pass did with each object (`mon explain`: on with the diagnostics endpoints). */
+  explain?: boolean;
 }): PassLoop {
   const { clock, inventory } = options;
   let lifecycle: LifecycleState = options.initial ?? emptyLifecycle();
@@ -100,6 +102,7 @@ export function createPassLoop(options: {
       quarantine,
       detectors,
       deletions,
+      ...(options.explain ? { explain: true } : {}),
     });
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     lifecycle = result.state;

@@ -6,13 +6,14 @@ import { nextStepsOf } from "../../detect/next-steps.ts";
 import { impactOf } from "../../detect/impact.ts";
 import { detect } from "../../detect/run.ts";
 import { annotate } from "../../incident/annotate.ts";
+import { explain } from "../../incident/explain.ts";
 import { hold } from "../../incident/hold.ts";
 import { type LifecycleState, openCount } from "../../incident/lifecycle.ts";
 import { proHintFor } from "../../incident/pro-hint.ts";
 import { rate } from "../../detect/rate.ts";
 import { recoveryLine } from "../../incident/recovery.ts";
 import { step } from "../../incident/step.ts";
-import type { PreparedRules } from "../../incident/suppress.ts";
+import { type PreparedRules, suppressionText } from "../../incident/suppress.ts";
 import { nextWakeAt } from "../../incident/wake.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { InventoryView, UsageView } from "../../model/inventory.ts";
@@ -78,6 +79,14 @@ export function runPass(
       ...(proHints ? { proHint: (incident) => proHintFor(incident, inventory, proHints, now) } : {}),
     });
     const nextCheckAt = nextWakeAt(deferred.findings, told.state, now);
+    const traces = options.explain
+      ? explain({
+          ...{ now, detected: detected.findings, rated: rated.findings, waited: deferred.findings },
+          ...{ awaitingEvidence: deferred.awaitingEvidence, drafts: held.drafts },
+          ...{ decisions: told.decisions, skipped: told.skipped },
+          suppression: (f) => (rules ? suppressionText(f, inventory, rules, now) : undefined),
+        })
+      : undefined;
     return {
       ...setAside,
       decisions: told.decisions,
@@ -94,6 +103,7 @@ export function runPass(
       waitingSymptoms: deferred.waitingSymptoms,
       inGrace: rated.inGrace,
       ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
+      ...(traces ? { traces } : {}),
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -6,6 +6,7 @@ import { openCount } from "../../incident/lifecycle.ts";
 import type { Decision, Skip } from "../../model/decision.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { Message } from "../../model/message.ts";
+import type { TraceEntry } from "../../model/trace.ts";
 
 /** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
 export interface PassResult {
@@ -40,6 +41,8 @@ export interface PassResult {
   readonly inGrace: { readonly count: number; readonly until: number };
   /** New findings deferred until their container's log is read: the pass loop requests those reads after the pass. */
   readonly awaitingEvidence: readonly Finding[];
+  /** What this pass did with each object, by `Kind/namespace/name` (incident/explain.ts), when asked (`explain`). */
+  readonly traces?: ReadonlyMap<string, readonly TraceEntry[]>;
 }
 
 /** Evidence gathered outside the cluster objects, as the pass sees it (the daemon's log collector). */
@@ -59,6 +62,8 @@ export interface PassOptions {
   readonly baseline?: boolean;
   /** ConfigMaps and Secrets deleted recently (the pass loop's memory), for what changed before an incident. */
   readonly deletions?: DeletionsView;
+  /** Trace what the pass did with each object (`mon explain`; on while the diagnostics endpoints are). */
+  readonly explain?: boolean;
   readonly quarantine?: Quarantine;
   readonly detectors?: Readonly<Partial<Record<string, Detector>>>;
 }

@@ -9,13 +9,19 @@ import type { Edition } from "../../model/edition.ts";
  * context of the one-line Pro hint (`inactiveProviders`: configured providers Community does not deliver to),
  * unless `app.hideProHints`.
  */
-export function rulesFor(config: Config, edition: Edition, inactiveProviders: readonly string[] = []): PreparedRules {
+export function rulesFor(
+  config: Config,
+  edition: Edition,
+  inactiveProviders: readonly string[] = [],
+  silenceSources?: readonly string[],
+): PreparedRules {
   const pro = edition === "pro";
   const rules = prepareRules({
     ...(config.namespaces ? { namespaces: config.namespaces } : {}),
     ...(config.namespaceSelector ? { namespaceSelector: config.namespaceSelector } : {}),
     ...(config.reasons ? { reasons: config.reasons } : {}),
     silences: config.silences,
+    ...(silenceSources ? { silenceSources } : {}),
     ...(pro && config.maintenance.enabled ? { maintenance: config.maintenance } : {}),
     ...(pro
       ? { acknowledge: true, severity: severityOverrides(config.severityByReason, config.severityByOwnerKind) }

@@ -8,6 +8,9 @@ import type { Router } from "../../route/router.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { DiagnosticsSource, TestAlertResult } from "../../server/diagnostics.ts";
 import { VERSION } from "../../version.ts";
+import type { KeptIncident } from "../../incident/lifecycle.ts";
+import type { TraceEntry } from "../../model/trace.ts";
+import type { Observers } from "../delivery/observe.ts";
 import type { PassLoop } from "../pass/loop.ts";
 
 /** How long one provider may take to answer a test alert, ms. */
@@ -26,23 +29,36 @@ export function createDiagnostics(deps: {
   providers: readonly ConfiguredProvider[];
   clock: Clock;
   cluster: string;
+  /** The traces of `mon explain`. */
+  observe: Pick<Observers, "traces">;
 }): DiagnosticsSource {
   const { clock } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
+  const traced = (entries: readonly TraceEntry[]) => entries.map((e) => ({ ...e, at: iso(e.at) }));
+  const incidentView = (i: KeptIncident) => ({
+    id: i.id,
+    root: refLabel(i.root),
+    reason: i.rootReason,
+    tier: i.tier,
+    mode: i.mode,
+    told: i.announced || Boolean(i.digested),
+    openedAt: iso(i.openedAt),
+    revision: i.revision,
+    acknowledged: Boolean(i.ack),
+    findings: i.findings.map((f) => ({ reason: f.reason, object: refLabel(f.object), summary: f.summary })),
+  });
   return {
-    incidents: () =>
-      [...deps.loop.state().incidents.values()].map((i) => ({
-        id: i.id,
-        root: refLabel(i.root),
-        reason: i.rootReason,
-        tier: i.tier,
-        mode: i.mode,
-        told: i.announced || Boolean(i.digested),
-        openedAt: iso(i.openedAt),
-        revision: i.revision,
-        acknowledged: Boolean(i.ack),
-        findings: i.findings.map((f) => ({ reason: f.reason, object: refLabel(f.object), summary: f.summary })),
-      })),
+    incidents: () => [...deps.loop.state().incidents.values()].map(incidentView),
+    incident(id) {
+      const i = deps.loop.state().incidents.get(id);
+      const trace = deps.observe.traces.ofIncident(id);
+      if (!i && Object.keys(trace).length === 0) return undefined;
+      return {
+        ...(i ? incidentView(i) : { id }),
+        trace: Object.fromEntries(Object.entries(trace).map(([key, entries]) => [key, traced(entries)])),
+      };
+    },
+    explain: (object) => ({ object, trace: traced(deps.observe.traces.of(object)) }),
     deadLetters: () =>
       deps.delivery.deadLetters().map((l) => ({
         id: deadLetterId(l),

@@ -1,0 +1,33 @@
+/** One object's trace as the diagnostics endpoints serve it (`at` RFC 3339). */
+export interface TraceView {
+  readonly object: string;
+  readonly entries: readonly {
+    readonly at: string;
+    readonly step: string;
+    readonly text: string;
+    readonly incident?: string;
+  }[];
+}
+
+/**
+ * `Kind/namespace/name` from what a user types: `Pod/shop/api-1` as it is, `Node/worker-3` (cluster-scoped)
+ * as `Node//worker-3`, the form mon keys objects by.
+ */
+export function objectKey(typed: string): string {
+  const parts = typed.split("/");
+  return parts.length === 2 ? `${parts[0]}//${parts[1]}` : typed;
+}
+
+/**
+ * The lines `mon explain` prints: each object, then its trace oldest first, one line per step —
+ * `HH:MM:SS  step       what` — or that nothing was recorded (mon never saw it failing, or forgot it).
+ */
+export function explainLines(views: readonly TraceView[]): string[] {
+  const out: string[] = [];
+  for (const v of views) {
+    out.push(v.object.replace(/\/\//, "/"));
+    if (v.entries.length === 0) out.push("  nothing recorded: mon has not seen it failing (or no longer remembers it)");
+    for (const e of v.entries) out.push(`  ${e.at.slice(11, 19)}  ${e.step.padEnd(10)} ${e.text}`);
+  }
+  return out;
+}

@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { defineCommand } from "citty";
+import { explainLines, objectKey, type TraceView } from "../../app/commands/explain.ts";
+
+/**
+ * `mon explain KIND/NAMESPACE/NAME` (issue 32): the ordered trace of what mon did with an object — detected,
+ * held until when and why, suppressed by which rule, part of or folded into which incident, what was decided
+ * and what each provider answered — read from the running daemon's protected diagnostics
+ * (`healthCheck.diagnostics`), or with `--audit FILE` the decisions about it from the audit log. `--incident`
+ * takes an incident id instead and shows every object it concerns. Exits 1 on an error it names.
+ */
+export default defineCommand({
+  meta: { name: "explain", description: "Why mon told, held or stayed silent about an object or incident." },
+  args: {
+    object: { type: "positional", description: "Kind/namespace/name (Kind/name when cluster-scoped)", required: true },
+    url: { type: "string", description: "the daemon's health server", default: "http://127.0.0.1:8080" },
+    token: { type: "string", description: "the diagnostics token (default: MON_DIAGNOSTICS_TOKEN)" },
+    incident: { type: "boolean", description: "the argument is an incident id", default: false },
+    audit: { type: "string", description: "read the audit log (JSON lines) instead of the daemon" },
+    format: { type: "string", description: "text or json", default: "text" },
+  },
+  async run({ args }) {
+    const fail = (message: string) => {
+      process.stderr.write(`mon explain: ${message}\n`);
+      process.exit(1);
+    };
+    if (args.audit) {
+      let text: string;
+      try {
+        text = readFileSync(args.audit, "utf8");
+      } catch (error) {
+        return fail(`cannot read ${args.audit}: ${(error as Error).message}`);
+      }
+      const view = fromAudit(
+        text,
+        args.incident ? undefined : objectKey(args.object),
+        args.incident ? args.object : undefined,
+      );
+      return print(view, args.format);
+    }
+    const token = args.token ?? process.env.MON_DIAGNOSTICS_TOKEN;
+    if (!token)
+      return fail("no diagnostics token: pass --token or set MON_DIAGNOSTICS_TOKEN (healthCheck.diagnostics.token)");
+    const path = args.incident ? `/incidents/${encodeURIComponent(args.object)}` : `/explain/${objectKey(args.object)}`;
+    let answer: Response;
+    try {
+      answer = await fetch(`${args.url.replace(/\/+$/, "")}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    } catch (error) {
+      return fail(`cannot reach ${args.url}: ${(error as Error).message}`);
+    }
+    if (answer.status === 401) return fail("the diagnostics token was refused (401)");
+    if (answer.status === 404) return fail(`no incident ${args.object}`);
+    if (!answer.ok) return fail(`${args.url} answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
+    const body = (await answer.json()) as {
+      object?: string;
+      trace?: TraceView["entries"] | Record<string, TraceView["entries"]>;
+    };
+    const views: TraceView[] = Array.isArray(body.trace)
+      ? [{ object: body.object ?? args.object, entries: body.trace }]
+      : Object.entries(body.trace ?? {}).map(([object, entries]) => ({ object, entries }));
+    print(views, args.format);
+  },
+});
+
+function print(views: readonly TraceView[], format: string): void {
+  if (format === "json") return void process.stdout.write(`${JSON.stringify(views, null, 2)}\n`);
+  process.stdout.write(`${explainLines(views).join("\n")}\n`);
+}
+
+/** The audit log's decisions about an object (its incidents' root or a folded subject) or one incident. */
+function fromAudit(text: string, object: string | undefined, incident: string | undefined): TraceView[] {
+  const entries: TraceView["entries"][number][] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    let e: Record<string, unknown>;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const root = e.root as { kind: string; namespace?: string; name: string } | undefined;
+    const subject = e.subject as { kind: string; namespace?: string; name: string } | undefined;
+    const key = (r?: { kind: string; namespace?: string; name: string }) =>
+      r ? `${r.kind}/${r.namespace ?? ""}/${r.name}` : undefined;
+    const matches = incident ? e.incidentId === incident : key(root) === object || key(subject) === object;
+    if (!matches) continue;
+    const why = e.skipReason ? `: ${String(e.skipReason)}` : "";
+    const how = e.delivery && e.delivery !== "absent" ? ` (${String(e.delivery)})` : "";
+    entries.push({
+      at: String(e.time),
+      step: e.decision === "skipped" ? "incident" : "decided",
+      text: `${String(e.decision)}${how}${why} — ${String(e.reason)}, revision ${String(e.revision)}`,
+      incident: String(e.incidentId),
+    });
+  }
+  return [{ object: incident ?? object ?? "", entries }];
+}
