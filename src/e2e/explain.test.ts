@@ -37,7 +37,10 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     const h = await hook();
     const c = await cluster(
       { webhook: { url: `${h.url}/mon` } },
-      { silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"], podNamePatterns: ["^api-"] }] },
+      {
+        silences: [{ namespaces: ["shop"], reasons: ["CrashLoopBackOff"], podNamePatterns: ["^api-"] }],
+        watch: { secrets: false },
+      },
     );
     crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
     // A pod started just now that crashed once: its crash loop must last 3 minutes before it is told.
@@ -53,6 +56,10 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     const held = await explain(c, "Pod/shop/fresh-abc12-p0");
     expect(held).toMatch(/held +its hold \(the condition must last before it is told\), until \d\d:\d\d:\d\d UTC/);
     expect(h.requests).toHaveLength(0);
+    // A kind mon does not watch has no trace, and says why: a coverage gap.
+    expect(await explain(c, "Secret/shop/db-credentials")).toBe(
+      "Secret/shop/db-credentials\n  not watched: disabled_by_config — mon cannot see Secret objects (/health coverage)\n",
+    );
   });
 
   test("a folded finding says into which incident and why; a told one what each provider answered", async () => {

@@ -56,6 +56,33 @@ describe("pagerDuty", () => {
     }
   });
 
+  test("custom details carry what changed and who is hurt (issue 32)", async () => {
+    const server = await startCaptureServer();
+    try {
+      server.setDefault({ status: 202, body: '{"status":"success"}' });
+      const provider = pagerDuty.create(
+        v.parse(pagerDuty.options, { routingKey: KEY, url: `${server.url}/v2/enqueue` }),
+        { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "prod", stdout: () => {} },
+      );
+      const text = [
+        "🔴 deployment shop/web: no replica available [prod]",
+        "critical · WorkloadUnavailable · 1 finding",
+        "Changed: 12 min before it began, helm rolled out deployment shop/web: revision 4 → 5.",
+        "Impact: service shop/web through ingress storefront (shop.example.com/): users lose it.",
+      ].join("\n");
+      await provider.send(message("a", "announce", { mode: "page", tier: "critical", text }), {
+        signal: AbortSignal.timeout(5_000),
+        now: 0,
+      });
+      expect(server.requests[0]!.json().payload.custom_details).toMatchObject({
+        changed: "12 min before it began, helm rolled out deployment shop/web: revision 4 → 5.",
+        impact: "service shop/web through ingress storefront (shop.example.com/): users lose it.",
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
   test("the EU region sends to events.eu.pagerduty.com; the default is the US endpoint", () => {
     expect(eventsUrl(v.parse(pagerDuty.options, { routingKey: KEY, region: "eu" }))).toBe(
       "https://events.eu.pagerduty.com/v2/enqueue",

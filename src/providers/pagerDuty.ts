@@ -1,6 +1,7 @@
 import { severityOf } from "./_kit/severity.ts";
 import * as v from "valibot";
 import type { Message } from "../model/message.ts";
+import { answerDetails } from "./_kit/answers.ts";
 import { defineProvider } from "./_kit/define.ts";
 import { sendAndClassify, truncate } from "./_kit/http.ts";
 import { ends } from "./_kit/keys.ts";
@@ -90,6 +91,7 @@ export function pagerDutyEvent(message: Message, routingKey: string, source: str
         news: message.news,
         findings: message.findings.length,
         ...(message.owner ? { owner: message.owner } : {}),
+        ...answerDetails(message),
       },
     },
     client: "mon",

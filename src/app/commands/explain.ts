@@ -1,6 +1,8 @@
 /** One object's trace as the diagnostics endpoints serve it (`at` RFC 3339). */
 export interface TraceView {
   readonly object: string;
+  /** Why mon does not watch the object's kind (a coverage gap: `permission_denied` …), when it does not. */
+  readonly notWatched?: string;
   readonly entries: readonly {
     readonly at: string;
     readonly step: string;
@@ -26,7 +28,10 @@ export function explainLines(views: readonly TraceView[]): string[] {
   const out: string[] = [];
   for (const v of views) {
     out.push(v.object.replace(/\/\//, "/"));
-    if (v.entries.length === 0) out.push("  nothing recorded: mon has not seen it failing (or no longer remembers it)");
+    if (v.notWatched)
+      out.push(`  not watched: ${v.notWatched} — mon cannot see ${v.object.split("/")[0]} objects (/health coverage)`);
+    if (v.entries.length === 0 && !v.notWatched)
+      out.push("  nothing recorded: mon has not seen it failing (or no longer remembers it)");
     for (const e of v.entries) out.push(`  ${e.at.slice(11, 19)}  ${e.step.padEnd(10)} ${e.text}`);
   }
   return out;

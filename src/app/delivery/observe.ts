@@ -2,6 +2,7 @@ import type { Config } from "../../config/schema.ts";
 import type { DeliveryHooks } from "../../deliver/delivery.ts";
 import type { Dispatch } from "../../model/dispatch.ts";
 import type { HealthRegistry } from "../../health/registry.ts";
+import { KNOWN_KINDS, kindKey } from "../../kube/kinds.ts";
 import { isUnexplained } from "../../incident/unexplained.ts";
 import { initDeliverySeries, type Metrics } from "../../metrics.ts";
 import type { Router } from "../../route/router.ts";
@@ -23,6 +24,8 @@ export interface Observers {
   pass(result: PassResult): void;
   /** What mon did with each object (`mon explain`): the passes' traces and the providers' answers. */
   readonly traces: Traces;
+  /** Why mon does not watch `kind` (its coverage reason, spec 2.6), undefined when it does. */
+  unwatched(kind: string): string | undefined;
   /** Audit entries lost (Pro): counted, logged for the first loss and then once per thousand. */
   auditDropped(count: number, why: "queue_full" | "write_failed", output: string, error?: Error): void;
   /** Jobs still queued at shutdown, per provider (they stay in the outbox for the next process). */
@@ -199,6 +202,12 @@ export function createObservers(options: {
       );
     },
     traces,
+    unwatched(kind) {
+      // Coverage names kinds by `group/resource` (`secrets`, `apps/deployments`).
+      const known = KNOWN_KINDS.find((k) => k.kind === kind);
+      const key = known ? kindKey(known) : kind;
+      return health.report().coverage.kinds.find((k) => k.kind === key)?.reason;
+    },
     pass(result) {
       if (result.traces) traces.pass(result.traces, options.now());
       if (result.panicked) {

@@ -30,7 +30,7 @@ export function createDiagnostics(deps: {
   clock: Clock;
   cluster: string;
   /** The traces of `mon explain`. */
-  observe: Pick<Observers, "traces">;
+  observe: Pick<Observers, "traces" | "unwatched">;
 }): DiagnosticsSource {
   const { clock } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -58,7 +58,15 @@ export function createDiagnostics(deps: {
         trace: Object.fromEntries(Object.entries(trace).map(([key, entries]) => [key, traced(entries)])),
       };
     },
-    explain: (object) => ({ object, trace: traced(deps.observe.traces.of(object)) }),
+    explain(object) {
+      // A kind mon does not watch has no trace: that is the answer (a coverage gap, spec 2.6).
+      const gap = deps.observe.unwatched(object.split("/")[0] ?? "");
+      return {
+        object,
+        trace: traced(deps.observe.traces.of(object)),
+        ...(gap ? { notWatched: gap } : {}),
+      };
+    },
     deadLetters: () =>
       deps.delivery.deadLetters().map((l) => ({
         id: deadLetterId(l),

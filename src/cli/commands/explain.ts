@@ -54,9 +54,16 @@ export default defineCommand({
     const body = (await answer.json()) as {
       object?: string;
       trace?: TraceView["entries"] | Record<string, TraceView["entries"]>;
+      notWatched?: string;
     };
     const views: TraceView[] = Array.isArray(body.trace)
-      ? [{ object: body.object ?? args.object, entries: body.trace }]
+      ? [
+          {
+            object: body.object ?? args.object,
+            entries: body.trace,
+            ...(body.notWatched ? { notWatched: body.notWatched } : {}),
+          },
+        ]
       : Object.entries(body.trace ?? {}).map(([object, entries]) => ({ object, entries }));
     print(views, args.format);
   },

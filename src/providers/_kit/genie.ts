@@ -1,6 +1,7 @@
 import { permanent } from "./outcome.ts";
 import { severityOf } from "./severity.ts";
 import * as v from "valibot";
+import { answerDetails } from "./answers.ts";
 import type { Message } from "../../model/message.ts";
 import { defineProvider, type ProviderDefinition, type ProviderGuide } from "./define.ts";
 import { sendAndClassify, truncate } from "./http.ts";
@@ -124,7 +125,13 @@ export function genieAlert(
     source: "mon",
     entity: `${cluster}/${message.root.namespace ? `${message.root.namespace}/` : ""}${message.root.name}`,
     tags: [...tags, "mon"].slice(0, 20),
-    details: { cluster, reason: message.reason, tier: message.tier, dedupKey: message.dedupKey },
+    details: {
+      cluster,
+      reason: message.reason,
+      tier: message.tier,
+      dedupKey: message.dedupKey,
+      ...answerDetails(message),
+    },
     ...(responders.length ? { responders } : {}),
   };
 }
