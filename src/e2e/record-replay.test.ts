@@ -1,0 +1,115 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { record } from "../app/commands/record.ts";
+import { connectKube } from "../kube/connection.ts";
+import { createFakeClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { readyNode } from "../sim/scenarios/builders.ts";
+import { startSimulator } from "../sim/simulator.ts";
+import { deployment, fate, NS } from "../sim/stories/story.ts";
+import { TIMELINES_DIR } from "../sim/timeline.ts";
+import { waitUntil } from "../testing/capture-server.ts";
+import { runCli } from "../testing/cli.ts";
+
+/**
+ * `mon record` and `mon replay` (issue 32): a cluster's life recorded read-only into a timeline, replayed
+ * through the real engine under two configurations, and the difference they make printed.
+ */
+const home = mkdtempSync(join(tmpdir(), "mon-replay-"));
+
+function configs(dir: string): { old: string; silenced: string } {
+  const base = "app:\n  clusterName: prod\nalert:\n  webhook:\n    url: http://127.0.0.1:9/hook\n";
+  const old = join(dir, "old.yaml");
+  const silenced = join(dir, "new.yaml");
+  writeFileSync(old, base);
+  writeFileSync(silenced, `${base}silences:\n  - namespaces: [${NS}]\n    reasons: [ImagePullBackOff]\n`);
+  return { old, silenced };
+}
+
+describe("mon record and mon replay", () => {
+  test("a bad rollout recorded from a cluster replays to its announcement; a new silence's difference is printed", async () => {
+    const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
+    const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
+    try {
+      for (const n of ["worker-1", "worker-2"]) sim.apply(readyNode(n, clock.now() - 86_400_000));
+      sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+      sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2), "kubectl-client-side-apply");
+      await clock.advance(60_000);
+      const out = mkdtempSync(join(tmpdir(), "mon-record-"));
+      const recording = record({
+        connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
+        clock,
+        logger: createSilentLogger(),
+        out,
+        durationMs: 600_000,
+        maxBytes: 10 * 1024 ** 2,
+      });
+      // The recorder looks for the first sync every 250 ms of its clock.
+      const synced = () => {
+        try {
+          return readFileSync(join(out, "initial.json"), "utf8").length > 0;
+        } catch {
+          return false;
+        }
+      };
+      await waitUntil(async () => {
+        await clock.advance(250);
+        return synced();
+      }, "the initial lists");
+      sim.apply(
+        deployment("cart", "ghcr.io/shop/cart:1.4.O", 2, { annotations: fate("image-missing") }),
+        "kubectl-set",
+      );
+      for (
+        let s = 0;
+        s < 600 && !(await Promise.race([recording.done.then(() => true), Promise.resolve(false)]));
+        s += 5
+      ) {
+        await clock.advance(5_000);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const { end, events } = await recording.done;
+      expect(end).toBe("duration");
+      expect(events).toBeGreaterThan(10);
+      expect(readFileSync(join(out, "README.md"), "utf8")).toContain("ended by duration");
+
+      const { old, silenced } = configs(out);
+      const one = await runCli(["replay", out, "--config", old], { home });
+      expect(one.code).toBe(0);
+      expect(one.stdout).toMatch(/webhook +announce +deployment shop\/cart: ImagePullBackOff/);
+      const diff = await runCli(["replay", out, "--config", silenced, "--config", old], { home });
+      expect(diff.code).toBe(0);
+      expect(diff.stdout).toMatch(
+        /What new\.yaml changes against old\.yaml:\n {2}- webhook: announce Deployment\/shop\/cart is told with old\.yaml, not with new\.yaml \(silenced by new\.yaml:7\)/,
+      );
+    } finally {
+      await sim.stop();
+    }
+  }, 60_000);
+
+  test("a recorded timeline the repository carries replays exactly: a silence's difference, line by line", async () => {
+    const { old } = configs(home);
+    const silenced = join(home, "statefulset.yaml");
+    writeFileSync(silenced, `${readFileSync(old, "utf8")}silences:\n  - reasons: [CrashLoopBackOff]\n`);
+    const run = await runCli(
+      ["replay", join(TIMELINES_DIR, "statefulset_crash"), "--config", silenced, "--config", old],
+      { home },
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout.split("\n").slice(-4)).toEqual([
+      "  - webhook: announce StatefulSet/tl-statefulset-crash/ledger is told with old.yaml, not with statefulset.yaml (silenced by statefulset.yaml:7)",
+      "  - webhook: resolve StatefulSet/tl-statefulset-crash/ledger is told with old.yaml, not with statefulset.yaml (silenced by statefulset.yaml:7)",
+      "  webhook: 2 messages with old.yaml, 0 with statefulset.yaml",
+      "",
+    ]);
+  });
+
+  test("bad flags are named", async () => {
+    const none = await runCli(["replay", join(TIMELINES_DIR, "statefulset_crash")], { home });
+    expect(none.stderr).toBe("mon replay: give --config once (its transcript) or twice (the difference)\n");
+    const size = await runCli(["record", "--out", join(home, "x"), "--max-bytes", "lots"], { home });
+    expect(size.stderr).toBe('mon record: --max-bytes: "lots" is not a size (e.g. 100MiB, 500MB)\n');
+  });
+});
