@@ -99,6 +99,36 @@ describe("what changed before an incident, told in its announcement", () => {
     }
   });
 
+  test("a StatefulSet rollout names its ControllerRevisions' difference and the manager", async () => {
+    const run = await startCluster({ nodes: 2 });
+    try {
+      const ledger = (image: string, annotations?: Record<string, string>) => ({
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { namespace: NS, name: "ledger" },
+        spec: {
+          replicas: 1,
+          serviceName: "ledger",
+          selector: { matchLabels: { app: "ledger" } },
+          template: {
+            metadata: { labels: { app: "ledger" }, ...(annotations ? { annotations } : {}) },
+            spec: { containers: [{ name: "ledger", image }] },
+          },
+        },
+      });
+      run.sim.apply(ledger("registry.example/ledger:4.1"), "helm");
+      await run.runTo(120);
+      run.sim.apply(ledger("registry.example/ledger:4.2", fate("crash")), "helm");
+      await run.runTo(900);
+      const announce = run.told().find((m) => m.action === "announce" && m.incidentId.includes("ledger"));
+      expect(announce?.text).toMatch(
+        /Changed: [^\n]* (before|after) it began, helm rolled out statefulset shop\/ledger: revision 1 → 2; image ledger: registry\.example\/ledger:4\.1 → registry\.example\/ledger:4\.2/,
+      );
+    } finally {
+      await run.stop();
+    }
+  });
+
   test("a deleted Secret is named: the pods restarted after it fail, and the announcement says when it went", async () => {
     const run = await startCluster({ nodes: 2 });
     try {

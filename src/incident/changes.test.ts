@@ -3,6 +3,7 @@ import fc from "fast-check";
 import type { Incident } from "../model/incident.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf } from "../testing/inventory.ts";
+import { changeLine } from "../notify/changes.ts";
 import { CHANGE_WINDOW_MS, templateDiff, whatChanged } from "./changes.ts";
 import { DeletionLog, MAX_DELETIONS } from "./deletions.ts";
 
@@ -82,13 +83,25 @@ describe("what changed before an incident (issue 32)", () => {
     });
   });
 
-  test("a change after the failure began is not its cause; nothing in 24 h is an answer too", () => {
+  test("a change after the incident opened is not its cause; nothing in 24 h is an answer too", () => {
     const inv = inventoryOf(
-      deployment([{ manager: "kubectl-edit", at: T0 + 60_000 }], T0 - 2 * CHANGE_WINDOW_MS),
+      deployment([{ manager: "kubectl-edit", at: T0 + 120_000 }], T0 - 2 * CHANGE_WINDOW_MS),
       replicaSet(1, T0 - 2 * CHANGE_WINDOW_MS, [{ name: "api", image: "api:1" }]),
     );
     const report = whatChanged(incident(T0), inv);
     expect(report).toEqual({ onsetAt: T0, windowMs: CHANGE_WINDOW_MS });
+  });
+
+  test("with nothing before the onset, a change before the incident opened is told as after it began", () => {
+    const inv = inventoryOf(
+      deployment([{ manager: "kubectl-edit", at: T0 + 30_000 }], T0 - 2 * CHANGE_WINDOW_MS),
+      replicaSet(1, T0 - 2 * CHANGE_WINDOW_MS, [{ name: "api", image: "api:1" }]),
+    );
+    const report = whatChanged(incident(T0), inv)!;
+    expect(report.change).toMatchObject({ kind: "spec", manager: "kubectl-edit", at: T0 + 30_000 });
+    expect(changeLine(report, (t) => t)).toBe(
+      "Changed: 30 s after it began, kubectl-edit changed deployment shop/api.",
+    );
   });
 
   test("a deleted Secret the pods read is named, from the deletions remembered", () => {

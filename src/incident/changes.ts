@@ -24,9 +24,10 @@ export interface DeletionsView {
 
 /**
  * What changed before an incident began (issue 32): the last change, in the CHANGE_WINDOW_MS before its onset,
- * of its root, the root's owner chain, and the ConfigMaps and Secrets their pod template references — a
+ * (or, when there is none, the first between its onset and its opening) of its root, the root's owner chain, and the ConfigMaps and Secrets their pod template references — a
  * Deployment's rollout with the difference of its pod template (images, env references, resources, volumes,
- * the revision) from its current and previous ReplicaSets, another object's spec write (who and when, from
+ * the revision) from its current and previous ReplicaSets, a StatefulSet's or DaemonSet's from its
+ * ControllerRevisions, another object's spec write (who and when, from
  * managedFields), a creation, or a ConfigMap's or Secret's deletion. Undefined for roots without an owner
  * chain (a Service, a namespace, the cluster). Pure; a Secret's values are never read.
  */
@@ -52,6 +53,10 @@ export function whatChanged(
       const rollout = rolloutOf(o, inventory);
       if (rollout) changes.push(rollout);
     }
+    if (o.kind === "StatefulSet" || o.kind === "DaemonSet") {
+      const rollout = revisionRolloutOf(o, inventory);
+      if (rollout) changes.push(rollout);
+    }
     if (AUTHORED.has(String(o.kind))) {
       const written = specWriteOf(o);
       if (written) changes.push(written);
@@ -75,7 +80,12 @@ export function whatChanged(
     .filter((c) => c.at <= onsetAt + SLACK_MS && c.at >= onsetAt - CHANGE_WINDOW_MS)
     // The latest first; at the same second a rollout says more than the spec write that caused it.
     .sort((a, b) => b.at - a.at || rank(a) - rank(b));
-  const change = before[0];
+  // Nothing before: a change between the onset mon could date and the announcement (a StatefulSet's rolling
+  // update takes its pod down before the new revision's pod exists) is told as what it is, after the onset.
+  const after = changes
+    .filter((c) => c.at > onsetAt + SLACK_MS && c.at <= incident.openedAt)
+    .sort((a, b) => a.at - b.at || rank(a) - rank(b));
+  const change = before[0] ?? after[0];
   return { onsetAt, windowMs: CHANGE_WINDOW_MS, ...(change ? { change } : {}) };
 }
 
@@ -146,6 +156,37 @@ function rolloutOf(deployment: ObjectLike, inventory: InventoryView): Change | u
     ...(manager ? { manager } : {}),
     at,
     what: [`revision ${revisionOf(previous)} → ${revisionOf(current)}`, ...what],
+  };
+}
+
+/**
+ * A StatefulSet's or DaemonSet's last rollout: its newest ControllerRevision (by `revision`), and how its pod
+ * template (`data.spec.template`) differs from the one before.
+ */
+function revisionRolloutOf(workload: ObjectLike, inventory: InventoryView): Change | undefined {
+  type Revision = ObjectLike & { revision?: number; data?: { spec?: { template?: Template } } };
+  const uid = workload.metadata.uid;
+  const revisions = (inventory.list("ControllerRevision") as readonly Revision[])
+    .filter(
+      (r) =>
+        r.metadata.namespace === workload.metadata.namespace &&
+        (r.metadata.ownerReferences ?? []).some((o) => o.uid === uid) &&
+        Number.isFinite(Number(r.revision)),
+    )
+    .sort((a, b) => Number(b.revision) - Number(a.revision));
+  const [current, previous] = revisions;
+  if (!current || !previous) return undefined;
+  const at = Date.parse(String(current.metadata.creationTimestamp ?? ""));
+  if (Number.isNaN(at)) return undefined;
+  const writer = specWriteOf(workload);
+  const manager = writer?.manager && Math.abs(writer.at - at) <= AUTHOR_MS ? writer.manager : undefined;
+  const what = templateDiff(previous.data?.spec?.template, current.data?.spec?.template);
+  return {
+    object: refOf(workload),
+    kind: "rollout",
+    ...(manager ? { manager } : {}),
+    at,
+    what: [`revision ${previous.revision} → ${current.revision}`, ...what],
   };
 }
 

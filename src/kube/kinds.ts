@@ -30,6 +30,8 @@ export const KNOWN_KINDS: readonly KnownKind[] = [
   { group: "apps", resource: "replicasets", kind: "ReplicaSet", required: true },
   { group: "apps", resource: "statefulsets", kind: "StatefulSet", required: true },
   { group: "apps", resource: "daemonsets", kind: "DaemonSet", required: true },
+  // What a StatefulSet's or DaemonSet's rollout changed (issue 32 "what changed").
+  { group: "apps", resource: "controllerrevisions", kind: "ControllerRevision" },
   { group: "batch", resource: "jobs", kind: "Job", required: true },
   { group: "batch", resource: "cronjobs", kind: "CronJob" },
   { group: "discovery.k8s.io", resource: "endpointslices", kind: "EndpointSlice" },

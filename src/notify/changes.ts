@@ -14,9 +14,14 @@ const JUST_BEFORE_MS = 5_000;
 export function changeLine(report: ChangeReport, clean: (text: string) => string): string {
   const c = report.change;
   if (!c) return `Changed: nothing in the ${duration(report.windowMs)} before it began.`;
-  const gap = Math.max(0, report.onsetAt - c.at);
+  const gap = report.onsetAt - c.at;
   // Within seconds of the onset: a rollout's new pods fail as they start.
-  const before = gap < JUST_BEFORE_MS ? "right before it began" : `${duration(gap)} before it began`;
+  const before =
+    Math.abs(gap) < JUST_BEFORE_MS
+      ? "right before it began"
+      : gap > 0
+        ? `${duration(gap)} before it began`
+        : `${duration(-gap)} after it began`;
   const who = c.manager ? clean(c.manager) : "";
   const what = c.what.length ? `: ${c.what.map(clean).join("; ")}` : "";
   const object = refLabel(c.object);

@@ -60,6 +60,7 @@ export const BUILTIN_TYPES: readonly ResourceType[] = [
   r("apps", "v1", "replicasets", "ReplicaSet", true, true, { shortNames: ["rs"], categories: ["all"] }),
   r("apps", "v1", "statefulsets", "StatefulSet", true, true, { shortNames: ["sts"], categories: ["all"] }),
   r("apps", "v1", "daemonsets", "DaemonSet", true, true, { shortNames: ["ds"], categories: ["all"] }),
+  r("apps", "v1", "controllerrevisions", "ControllerRevision", true, false),
   r("batch", "v1", "jobs", "Job", true, true, { categories: ["all"] }),
   r("batch", "v1", "cronjobs", "CronJob", true, true, { shortNames: ["cj"], categories: ["all"] }),
   r("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true, false),

@@ -14,6 +14,7 @@ const KINDS: Record<string, string> = {
   ReplicaSet: "apps/v1",
   StatefulSet: "apps/v1",
   DaemonSet: "apps/v1",
+  ControllerRevision: "apps/v1",
   Job: "batch/v1",
   EndpointSlice: "discovery.k8s.io/v1",
 };
@@ -205,4 +206,25 @@ export function nameHash(value: unknown, length = 10): string {
     if (h === 0n) h = 1469598103934665603n;
   }
   return out;
+}
+
+/**
+ * The ControllerRevision of a StatefulSet's or DaemonSet's pod template, as their controllers keep one per
+ * template (`<owner>-<hash>`, `data.spec.template`, `revision` one more than the owner's last): created when
+ * the template is new. Returns its name.
+ */
+export function ensureRevision(api: ControllerApi, owner: KubeObject, template: KubeObject, hash: string): string {
+  const ns = owner.metadata.namespace;
+  const name = `${owner.metadata.name}-${hash}`;
+  if (api.get("ControllerRevision", ns, name)) return name;
+  const mine = ownedBy(api.list("ControllerRevision", ns), owner);
+  const revision = Math.max(0, ...mine.map((r) => Number(r.revision ?? 0))) + 1;
+  api.create("ControllerRevision", ns, {
+    apiVersion: "apps/v1",
+    kind: "ControllerRevision",
+    metadata: { name, namespace: ns, ownerReferences: [controllerRef(owner)] },
+    data: { spec: { template } },
+    revision,
+  });
+  return name;
 }

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../store.ts";
-import { controllerRef, nameHash, ownedBy, podActive, podReady } from "./api.ts";
+import { controllerRef, ensureRevision, nameHash, ownedBy, podActive, podReady } from "./api.ts";
 import type { Controller } from "./controller.ts";
 import { tolerates } from "./scheduler.ts";
 
@@ -27,6 +27,7 @@ export const daemonSetController: Controller = {
     for (const ds of api.list("DaemonSet")) {
       const template = ds.spec?.template ?? {};
       const hash = nameHash(template);
+      ensureRevision(api, ds, template, hash);
       const probe: KubeObject = {
         spec: { tolerations: [...(template.spec?.tolerations ?? []), ...DAEMON_TOLERATIONS] },
       };

@@ -1,5 +1,5 @@
 import type { KubeObject } from "../store.ts";
-import { controllerRef, nameHash, ownedBy, podActive, podReady } from "./api.ts";
+import { controllerRef, ensureRevision, nameHash, ownedBy, podActive, podReady } from "./api.ts";
 import type { Controller } from "./controller.ts";
 
 const REVISION = "controller-revision-hash";
@@ -16,7 +16,7 @@ export const statefulSetController: Controller = {
     for (const sts of api.list("StatefulSet")) {
       const ns = sts.metadata.namespace;
       const name = sts.metadata.name;
-      const revision = `${name}-${nameHash(sts.spec?.template ?? {})}`;
+      const revision = ensureRevision(api, sts, sts.spec?.template ?? {}, nameHash(sts.spec?.template ?? {}));
       const replicas = sts.spec?.replicas ?? 1;
       const mine = ownedBy(pods, sts);
       const byOrdinal = new Map(mine.map((p) => [Number(p.metadata.name.slice(name.length + 1)), p]));
