@@ -1,7 +1,7 @@
 import type { Impact } from "../model/impact.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import { type DeletionsView, whatChanged } from "./changes.ts";
+import { type RememberedChanges, whatChanged } from "./changes.ts";
 import type { LifecycleStep } from "./lifecycle.ts";
 import { ownerOf } from "./owner.ts";
 
@@ -16,7 +16,7 @@ export function annotate(
   step: LifecycleStep,
   ctx: {
     readonly inventory: InventoryView;
-    readonly deletions?: DeletionsView;
+    readonly deletions?: RememberedChanges;
     /** Who an incident hurts (detect/impact.ts), passed in by the pipeline. */
     readonly impact?: (incident: Incident) => Impact | undefined;
   },

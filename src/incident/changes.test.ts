@@ -5,7 +5,7 @@ import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf } from "../testing/inventory.ts";
 import { changeLine } from "../notify/changes.ts";
 import { CHANGE_WINDOW_MS, templateDiff, whatChanged } from "./changes.ts";
-import { DeletionLog, MAX_DELETIONS } from "./deletions.ts";
+import { ChangeMemory, MAX_REMEMBERED } from "./remembered.ts";
 
 const T0 = Date.UTC(2026, 10, 1, 12);
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
@@ -46,7 +46,10 @@ function replicaSet(revision: number, created: number, containers: unknown[]): K
   } as KubeObject;
 }
 
-function incident(onsetAt: number, root = { kind: "Deployment", namespace: "shop", name: "api" }): Incident {
+function incident(
+  onsetAt: number,
+  root: { kind: string; namespace?: string; name: string } = { kind: "Deployment", namespace: "shop", name: "api" },
+): Incident {
   return {
     id: `${root.kind}/${root.namespace}/${root.name}`,
     root,
@@ -105,7 +108,7 @@ describe("what changed before an incident (issue 32)", () => {
   });
 
   test("a deleted Secret the pods read is named, from the deletions remembered", () => {
-    const log = new DeletionLog();
+    const log = new ChangeMemory();
     const secret = { apiVersion: "v1", kind: "Secret", metadata: { namespace: "shop", name: "db" } } as KubeObject;
     log.note({ kind: "Secret", previous: secret }, T0 - 180_000);
     const report = whatChanged(incident(T0, { kind: "Secret", namespace: "shop", name: "db" }), inventoryOf([]), log);
@@ -115,12 +118,23 @@ describe("what changed before an incident (issue 32)", () => {
     expect(log.deletedAt("Secret", "shop", "db")).toBeUndefined();
   });
 
+  test("a node that restarted is named for its own incident and its pods'; a node that did not says nothing", () => {
+    const log = new ChangeMemory();
+    const node = (bootID: string) =>
+      ({ apiVersion: "v1", kind: "Node", metadata: { name: "n1" }, status: { nodeInfo: { bootID } } }) as KubeObject;
+    log.note({ kind: "Node", previous: node("a"), next: node("a") }, T0 - 600_000);
+    expect(whatChanged(incident(T0, { kind: "Node", name: "n1" }), inventoryOf(node("a")), log)).toBeUndefined();
+    log.note({ kind: "Node", previous: node("a"), next: node("b") }, T0 - 300_000);
+    const report = whatChanged(incident(T0, { kind: "Node", name: "n1" }), inventoryOf(node("b")), log)!;
+    expect(changeLine(report, (t) => t)).toBe("Changed: node n1 restarted 5 min before it began.");
+  });
+
   test("the deletion memory stays bounded", () => {
-    const log = new DeletionLog();
-    for (let i = 0; i < MAX_DELETIONS * 3; i++)
+    const log = new ChangeMemory();
+    for (let i = 0; i < MAX_REMEMBERED * 3; i++)
       log.note({ kind: "ConfigMap", previous: { metadata: { namespace: "a", name: `c${i}` } } as KubeObject }, T0 + i);
-    expect(log.size).toBe(MAX_DELETIONS);
-    expect(log.deletedAt("ConfigMap", "a", `c${MAX_DELETIONS * 3 - 1}`)).toBe(T0 + MAX_DELETIONS * 3 - 1);
+    expect(log.size).toBe(MAX_REMEMBERED);
+    expect(log.deletedAt("ConfigMap", "a", `c${MAX_REMEMBERED * 3 - 1}`)).toBe(T0 + MAX_REMEMBERED * 3 - 1);
   });
 
   test("a template's difference never shows an env value (a credential), only that it changed", () => {

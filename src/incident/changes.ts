@@ -18,8 +18,10 @@ const RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
 const AUTHORED = new Set(["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret"]);
 
 /** ConfigMaps and Secrets deleted recently, by `Kind/namespace/name` (the pass loop remembers them). */
-export interface DeletionsView {
+export interface RememberedChanges {
   deletedAt(kind: string, namespace: string | undefined, name: string): number | undefined;
+  /** When `node` last restarted (its bootID changed), epoch ms. */
+  restartedAt(node: string): number | undefined;
 }
 
 /**
@@ -28,20 +30,21 @@ export interface DeletionsView {
  * Deployment's rollout with the difference of its pod template (images, env references, resources, volumes,
  * the revision) from its current and previous ReplicaSets, a StatefulSet's or DaemonSet's from its
  * ControllerRevisions, another object's spec write (who and when, from
- * managedFields), a creation, or a ConfigMap's or Secret's deletion. Undefined for roots without an owner
+ * managedFields), a creation, a ConfigMap's or Secret's deletion, or a restart of the node (the root, or where
+ * the failing pods run). Undefined for roots without an owner
  * chain (a Service, a namespace, the cluster). Pure; a Secret's values are never read.
  */
 export function whatChanged(
   incident: Incident,
   inventory: InventoryView,
-  deletions?: DeletionsView,
+  deletions?: RememberedChanges,
 ): ChangeReport | undefined {
   const onsetAt = incident.onsetAt ?? Math.min(...incident.findings.map((f) => f.since), incident.openedAt);
   const root = incident.root;
   const found = inventory.get(root.kind, root.namespace, root.name);
   const config = root.kind === "ConfigMap" || root.kind === "Secret";
-  if (!found && !config && !AUTHORED.has(root.kind) && root.kind !== "Pod") return undefined;
-  if (found && !AUTHORED.has(root.kind) && root.kind !== "Pod" && root.kind !== "ReplicaSet") return undefined;
+  if (!found && !config && !AUTHORED.has(root.kind) && root.kind !== "Pod" && root.kind !== "Node") return undefined;
+  if (found && !AUTHORED.has(root.kind) && !["Pod", "ReplicaSet", "Node"].includes(root.kind)) return undefined;
   const chain = found ? [found, ...inventory.ownerChain(found)] : [];
   const changes: Change[] = [];
   const seen = new Set<string>();
@@ -72,6 +75,14 @@ export function whatChanged(
       if (at !== undefined) changes.push({ object: ref, kind: "deleted", at, what: [] });
     }
   }
+  // A node that restarted: the root itself, or the node the failing pods run on.
+  const nodes = new Set<string>();
+  if (root.kind === "Node") nodes.add(root.name);
+  for (const f of incident.findings) if (f.nodeName) nodes.add(f.nodeName);
+  for (const node of nodes) {
+    const at = deletions?.restartedAt(node);
+    if (at !== undefined) changes.push({ object: { kind: "Node", name: node }, kind: "restarted", at, what: [] });
+  }
   if (config && !found) {
     const at = deletions?.deletedAt(root.kind, root.namespace, root.name);
     if (at !== undefined) changes.push({ object: root, kind: "deleted", at, what: [] });
@@ -86,13 +97,15 @@ export function whatChanged(
     .filter((c) => c.at > onsetAt + SLACK_MS && c.at <= incident.openedAt)
     .sort((a, b) => a.at - b.at || rank(a) - rank(b));
   const change = before[0] ?? after[0];
+  // Of a node mon knows only its restarts: no restart is not "nothing changed".
+  if (!change && root.kind === "Node") return undefined;
   return { onsetAt, windowMs: CHANGE_WINDOW_MS, ...(change ? { change } : {}) };
 }
 
 // --- internal ---
 
 function rank(c: Change): number {
-  return c.kind === "rollout" ? 0 : c.kind === "deleted" ? 1 : c.kind === "spec" ? 2 : 3;
+  return c.kind === "rollout" ? 0 : c.kind === "deleted" ? 1 : c.kind === "restarted" ? 2 : c.kind === "spec" ? 3 : 4;
 }
 
 function refOf(o: ObjectLike): ObjectRef {

@@ -5,11 +5,12 @@ import type { ObjectRef } from "./object-ref.ts";
  * - `rollout`: a Deployment's new ReplicaSet, with the difference of its pod template;
  * - `spec`: the object's spec written (managedFields: who and when, not what);
  * - `created`: the object was created;
- * - `deleted`: a ConfigMap or Secret was deleted.
+ * - `deleted`: a ConfigMap or Secret was deleted;
+ * - `restarted`: a node restarted (its bootID changed).
  */
 export interface Change {
   readonly object: ObjectRef;
-  readonly kind: "rollout" | "spec" | "created" | "deleted";
+  readonly kind: "rollout" | "spec" | "created" | "deleted" | "restarted";
   /** Who wrote it: the managedFields manager (helm, argocd, kubectl-client-side-apply, a controller …). */
   readonly manager?: string;
   /** When, epoch ms. */

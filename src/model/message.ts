@@ -79,7 +79,7 @@ export interface Message {
 
 /** A change as a message carries it: `at` epoch ms, `what` the short lines of its difference. */
 export interface MessageChange {
-  readonly kind: "rollout" | "spec" | "created" | "deleted";
+  readonly kind: "rollout" | "spec" | "created" | "deleted" | "restarted";
   readonly object: ObjectRef;
   readonly manager?: string;
   readonly at: number;

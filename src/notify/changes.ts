@@ -34,6 +34,8 @@ export function changeLine(report: ChangeReport, clean: (text: string) => string
       return `Changed: ${object} was created ${before}${who ? ` by ${who}` : ""}.`;
     case "deleted":
       return `Changed: ${object} was deleted ${before}.`;
+    case "restarted":
+      return `Changed: ${object} restarted ${before}.`;
   }
 }
 

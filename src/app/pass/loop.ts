@@ -1,6 +1,6 @@
 import { servingServices } from "../../detect/network.ts";
 import { createIncrementalFamilies } from "../../detect/families.ts";
-import { DeletionLog } from "../../incident/deletions.ts";
+import { ChangeMemory } from "../../incident/remembered.ts";
 import { emptyLifecycle, type LifecycleState } from "../../incident/lifecycle.ts";
 import type { PreparedRules } from "../../incident/suppress.ts";
 import type { Inventory } from "../../kube/inventory.ts";
@@ -80,7 +80,7 @@ export function createPassLoop(options: {
   // concerns (detect/incremental.ts); the others are cheap per pass or read only what they need.
   const families = createIncrementalFamilies();
   // The ConfigMaps and Secrets deleted lately: "what changed" names a deletion before an incident (issue 32).
-  const deletions = new DeletionLog();
+  const deletions = new ChangeMemory();
   const unsubscribe = inventory.subscribe((change) => {
     families.noteChange(change);
     deletions.note(change, clock.now());

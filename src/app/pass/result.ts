@@ -1,6 +1,6 @@
 import type { Quarantine, Quarantined } from "../../detect/isolate.ts";
 import type { Detector } from "../../detect/isolate.ts";
-import type { DeletionsView } from "../../incident/changes.ts";
+import type { RememberedChanges } from "../../incident/changes.ts";
 import type { LifecycleState } from "../../incident/lifecycle.ts";
 import { openCount } from "../../incident/lifecycle.ts";
 import type { Decision, Skip } from "../../model/decision.ts";
@@ -61,7 +61,7 @@ export interface PassEvidence {
 export interface PassOptions {
   readonly baseline?: boolean;
   /** ConfigMaps and Secrets deleted recently (the pass loop's memory), for what changed before an incident. */
-  readonly deletions?: DeletionsView;
+  readonly deletions?: RememberedChanges;
   /** Trace what the pass did with each object (`mon explain`; on while the diagnostics endpoints are). */
   readonly explain?: boolean;
   readonly quarantine?: Quarantine;

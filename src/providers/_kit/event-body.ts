@@ -38,7 +38,7 @@ export interface WebhookBody {
    * chain: the last change (`at` RFC 3339), or `[]` when nothing changed in the 24 h looked at.
    */
   changes?: {
-    kind: "rollout" | "spec" | "created" | "deleted";
+    kind: "rollout" | "spec" | "created" | "deleted" | "restarted";
     object: { kind: string; namespace?: string; name: string };
     manager?: string;
     at: string;
