@@ -18,7 +18,10 @@ export class ChangeMemory implements RememberedChanges {
 
   /** An Inventory change at `now` (epoch ms): a deletion or a restart is remembered, a creation forgets it. */
   note(change: InventoryChange, now: number): void {
-    if (change.kind === "Node") return this.noteBoot(change, now);
+    if (change.kind === "Node") {
+      this.noteBoot(change, now);
+      return;
+    }
     if (!KINDS.has(change.kind)) return;
     const object = change.previous ?? change.next;
     if (!object) return;
