@@ -79,6 +79,12 @@ describe("mon record and mon replay", () => {
       const one = await runCli(["replay", out, "--config", old], { home });
       expect(one.code).toBe(0);
       expect(one.stdout).toMatch(/webhook +announce +deployment shop\/cart: ImagePullBackOff/);
+      // What changed is told on the replay as on the cluster: the manager and the image change of the rollout.
+      const json = await runCli(["replay", out, "--config", old, "--format", "json"], { home });
+      const [{ messages }] = JSON.parse(json.stdout) as [{ messages: { action: string; text: string }[] }];
+      expect(messages.find((m) => m.action === "announce")?.text).toMatch(
+        /Changed: [^\n]*kubectl-set rolled out deployment shop\/cart: revision 1 → 2; image cart: ghcr\.io\/shop\/cart:1\.4\.0 → ghcr\.io\/shop\/cart:1\.4\.O\./,
+      );
       const diff = await runCli(["replay", out, "--config", silenced, "--config", old], { home });
       expect(diff.code).toBe(0);
       expect(diff.stdout).toMatch(

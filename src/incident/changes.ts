@@ -13,6 +13,7 @@ const AUTHOR_MS = 60_000;
 /** Most lines of one change's difference; the rest are counted. */
 const MAX_WHAT = 6;
 const REVISION = "deployment.kubernetes.io/revision";
+const DESIRED = "deployment.kubernetes.io/desired-replicas";
 const RESTARTED_AT = "kubectl.kubernetes.io/restartedAt";
 /** Kinds whose spec a person or a deployment tool writes (a Pod's or ReplicaSet's is a controller's). */
 const AUTHORED = new Set(["Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "ConfigMap", "Secret"]);
@@ -163,12 +164,18 @@ function rolloutOf(deployment: ObjectLike, inventory: InventoryView): Change | u
   const writer = specWriteOf(deployment);
   const manager = writer?.manager && Math.abs(writer.at - at) <= AUTHOR_MS ? writer.manager : undefined;
   const what = templateDiff(previous.spec?.template, current.spec?.template);
+  // The Deployment controller stamps each ReplicaSet with the replicas wanted when it rolled out.
+  const desired = (rs: ObjectLike) => rs.metadata.annotations?.[DESIRED];
+  const replicas =
+    desired(previous) && desired(current) && desired(previous) !== desired(current)
+      ? [`replicas ${desired(previous)} → ${desired(current)}`]
+      : [];
   return {
     object: refOf(deployment),
     kind: "rollout",
     ...(manager ? { manager } : {}),
     at,
-    what: [`revision ${revisionOf(previous)} → ${revisionOf(current)}`, ...what],
+    what: [`revision ${revisionOf(previous)} → ${revisionOf(current)}`, ...replicas, ...what],
   };
 }
 

@@ -24,6 +24,8 @@ export interface TranscriptLine {
   readonly action: string;
   readonly incidentId: string;
   readonly title: string;
+  /** The whole message as the provider would have received it (plain text). */
+  readonly text: string;
 }
 
 /** What one configuration would have told over a timeline, and why (the traces of `mon explain`). */
@@ -82,6 +84,7 @@ export async function replay(timeline: Timeline, loaded: LoadedConfig, edition: 
             action: job.message.action,
             incidentId: job.message.incidentId,
             title: job.message.title,
+            text: job.message.text,
           });
     },
     onLag: () => {},
