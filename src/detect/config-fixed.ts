@@ -1,3 +1,4 @@
+import { configReferences } from "../model/config-refs.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ContainerStatus, Pod } from "../model/kube.ts";
 import { parseTime } from "./evidence.ts";
@@ -34,23 +35,6 @@ export function configAppearedAt(pod: Pod, inventory: InventoryView): number {
     const object = inventory.get(kind, pod.metadata.namespace, name);
     if (object) latest = Math.max(latest, parseTime(object.metadata.creationTimestamp, 0));
   };
-  for (const v of pod.spec?.volumes ?? []) {
-    seen("ConfigMap", v.configMap?.name);
-    seen("Secret", v.secret?.secretName);
-    for (const source of v.projected?.sources ?? []) {
-      seen("ConfigMap", source.configMap?.name);
-      seen("Secret", source.secret?.name);
-    }
-  }
-  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
-    for (const env of c.env ?? []) {
-      seen("ConfigMap", env.valueFrom?.configMapKeyRef?.name);
-      seen("Secret", env.valueFrom?.secretKeyRef?.name);
-    }
-    for (const from of c.envFrom ?? []) {
-      seen("ConfigMap", from.configMapRef?.name);
-      seen("Secret", from.secretRef?.name);
-    }
-  }
+  for (const r of configReferences(pod.spec)) seen(r.kind, r.name);
   return latest;
 }

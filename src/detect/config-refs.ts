@@ -1,3 +1,4 @@
+import { configReferences } from "../model/config-refs.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import type { ContainerStatus, Pod } from "../model/kube.ts";
@@ -141,41 +142,11 @@ function configRefFindings(missing: readonly MissingReference[], now: number): F
   return out;
 }
 
-/** Every non-optional Secret and ConfigMap reference of a pod spec. */
+/** Every non-optional Secret and ConfigMap reference of a pod spec (kube-root-ca.crt, published into every namespace by the control plane, aside). */
 export function references(pod: Pod): Reference[] {
-  const out: Reference[] = [];
-  const spec = pod.spec;
-  if (!spec) return out;
-  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
-    for (const env of c.env ?? []) {
-      const s = env.valueFrom?.secretKeyRef;
-      if (s?.name && !s.optional)
-        out.push({ kind: "Secret", name: s.name, key: s.key, from: `env ${env.name} of container ${c.name}` });
-      const m = env.valueFrom?.configMapKeyRef;
-      if (m?.name && !m.optional)
-        out.push({ kind: "ConfigMap", name: m.name, key: m.key, from: `env ${env.name} of container ${c.name}` });
-    }
-    for (const from of c.envFrom ?? []) {
-      if (from.secretRef?.name && !from.secretRef.optional)
-        out.push({ kind: "Secret", name: from.secretRef.name, from: `envFrom of container ${c.name}` });
-      if (from.configMapRef?.name && !from.configMapRef.optional)
-        out.push({ kind: "ConfigMap", name: from.configMapRef.name, from: `envFrom of container ${c.name}` });
-    }
-  }
-  for (const v of spec.volumes ?? []) {
-    if (v.secret?.secretName && !v.secret.optional)
-      out.push({ kind: "Secret", name: v.secret.secretName, from: `volume ${v.name}` });
-    if (v.configMap?.name && !v.configMap.optional)
-      out.push({ kind: "ConfigMap", name: v.configMap.name, from: `volume ${v.name}` });
-    for (const source of v.projected?.sources ?? []) {
-      if (source.secret?.name && !source.secret.optional)
-        out.push({ kind: "Secret", name: source.secret.name, from: `volume ${v.name}` });
-      // kube-root-ca.crt is published into every namespace by the control plane.
-      if (source.configMap?.name && !source.configMap.optional && source.configMap.name !== "kube-root-ca.crt")
-        out.push({ kind: "ConfigMap", name: source.configMap.name, from: `volume ${v.name}` });
-    }
-  }
-  return out;
+  return configReferences(pod.spec)
+    .filter((r) => !r.optional && !(r.projected && r.kind === "ConfigMap" && r.name === "kube-root-ca.crt"))
+    .map((r) => ({ kind: r.kind, name: r.name, ...(r.key !== undefined ? { key: r.key } : {}), from: r.from }));
 }
 
 // --- internal ---

@@ -1,4 +1,5 @@
 import type { Change, ChangeReport } from "../model/change.ts";
+import { configReferences, type PodSpec } from "../model/config-refs.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ObjectLike } from "../model/kube.ts";
@@ -161,22 +162,14 @@ function rolloutOf(deployment: ObjectLike, inventory: InventoryView): Change | u
   if (!current || !previous) return undefined;
   const at = Date.parse(String(current.metadata.creationTimestamp ?? ""));
   if (Number.isNaN(at)) return undefined;
-  const writer = specWriteOf(deployment);
-  const manager = writer?.manager && Math.abs(writer.at - at) <= AUTHOR_MS ? writer.manager : undefined;
-  const what = templateDiff(previous.spec?.template, current.spec?.template);
   // The Deployment controller stamps each ReplicaSet with the replicas wanted when it rolled out.
   const desired = (rs: ObjectLike) => rs.metadata.annotations?.[DESIRED];
   const replicas =
     desired(previous) && desired(current) && desired(previous) !== desired(current)
       ? [`replicas ${desired(previous)} → ${desired(current)}`]
       : [];
-  return {
-    object: refOf(deployment),
-    kind: "rollout",
-    ...(manager ? { manager } : {}),
-    at,
-    what: [`revision ${revisionOf(previous)} → ${revisionOf(current)}`, ...replicas, ...what],
-  };
+  const what = [...replicas, ...templateDiff(previous.spec?.template, current.spec?.template)];
+  return rolloutChange(deployment, at, [revisionOf(previous), revisionOf(current)], what);
 }
 
 /**
@@ -198,15 +191,23 @@ function revisionRolloutOf(workload: ObjectLike, inventory: InventoryView): Chan
   if (!current || !previous) return undefined;
   const at = Date.parse(String(current.metadata.creationTimestamp ?? ""));
   if (Number.isNaN(at)) return undefined;
+  const what = templateDiff(previous.data?.spec?.template, current.data?.spec?.template);
+  return rolloutChange(workload, at, [Number(previous.revision), Number(current.revision)], what);
+}
+
+/**
+ * A rollout of `workload` at `at` (epoch ms) from revision `[from, to]`: named after the workload's last spec
+ * writer when it wrote within AUTHOR_MS of the new revision (otherwise no one, rather than a later write).
+ */
+function rolloutChange(workload: ObjectLike, at: number, [from, to]: [number, number], what: string[]): Change {
   const writer = specWriteOf(workload);
   const manager = writer?.manager && Math.abs(writer.at - at) <= AUTHOR_MS ? writer.manager : undefined;
-  const what = templateDiff(previous.data?.spec?.template, current.data?.spec?.template);
   return {
     object: refOf(workload),
     kind: "rollout",
     ...(manager ? { manager } : {}),
     at,
-    what: [`revision ${previous.revision} → ${current.revision}`, ...what],
+    what: [`revision ${from} → ${to}`, ...what],
   };
 }
 
@@ -335,24 +336,9 @@ function configRefs(chain: readonly ObjectLike[]): ObjectRef[] {
     const spec = o.kind === "Pod" ? body : body?.template?.spec;
     if (!spec) continue;
     const namespace = o.metadata.namespace;
-    const add = (kind: "ConfigMap" | "Secret", name: string | undefined) => {
-      if (!name) return;
-      const ref = { kind, ...(namespace ? { namespace } : {}), name };
+    for (const r of configReferences(spec as PodSpec | undefined)) {
+      const ref = { kind: r.kind, ...(namespace ? { namespace } : {}), name: r.name };
       out.set(refKey(ref), ref);
-    };
-    for (const v of spec.volumes ?? []) {
-      add("ConfigMap", v.configMap?.name);
-      add("Secret", v.secret?.secretName);
-    }
-    for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-      for (const e of c.env ?? []) {
-        add("ConfigMap", e.valueFrom?.configMapKeyRef?.name);
-        add("Secret", e.valueFrom?.secretKeyRef?.name);
-      }
-      for (const f of c.envFrom ?? []) {
-        add("ConfigMap", f.configMapRef?.name);
-        add("Secret", f.secretRef?.name);
-      }
     }
   }
   return [...out.values()];

@@ -72,26 +72,15 @@ export function renderUnwatchedNotice(
   const seconds = Math.round((period.to - period.from) / 1000);
   const length = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
   const sentence = `mon could not watch ${name} from ${clock(period.from)} to ${clock(period.to)} UTC (${length}, ${BLIND_REASONS[period.reason] ?? period.reason.replaceAll("_", " ")}): failures that began and ended in that window were not seen; those still failing are told now.`;
-  const text = `${STATUS_EMOJI.notify} ${sentence}`;
-  return {
+  return notice(name, now, {
     id: `unwatched@${period.from}#1`,
     incidentId: `unwatched@${period.from}`,
     action: "announce",
     mark: "notify",
-    emoji: STATUS_EMOJI.notify,
-    tier: "warning",
-    mode: "notify",
-    title: sentence,
-    text,
-    markdown: text,
-    root: { kind: "Cluster", name },
+    sentence,
     reason: "Unwatched",
-    findings: [],
-    news: [],
     dedupKey: `mon-${name}-unwatched-${period.from}`,
-    at: now,
-    delivery: "notice",
-  };
+  });
 }
 
 /**
@@ -113,25 +102,49 @@ export function renderBlindNotice(
   const sentence = seeing
     ? `mon sees ${blind.what} in ${name} again: it could not from ${clock(blind.from)} to ${clock(blind.to ?? now)} UTC (${minutes} min, ${reason}).`
     : `mon cannot see ${blind.what} in ${name} since ${clock(blind.from)} UTC (${minutes} min, ${reason}): failures there are not detected until it sees again.`;
-  const mark = seeing ? "resolved" : "notify";
-  const text = `${STATUS_EMOJI[mark]} ${sentence}`;
   const incidentId = `blind:${blind.key}@${blind.from}`;
-  return {
+  return notice(name, now, {
     id: `${incidentId}#${seeing ? 2 : 1}`,
     incidentId,
     action: seeing ? "resolve" : "announce",
-    mark,
-    emoji: STATUS_EMOJI[mark],
+    mark: seeing ? "resolved" : "notify",
+    sentence,
+    reason: "Blind",
+    dedupKey: `mon-${name}-blind-${blind.key}-${blind.from}`,
+  });
+}
+
+/** A warning-tier notice about mon itself in the thread `incidentId`: one sentence after its status emoji. */
+function notice(
+  cluster: string,
+  now: number,
+  n: {
+    id: string;
+    incidentId: string;
+    action: Message["action"];
+    mark: "notify" | "resolved";
+    sentence: string;
+    reason: string;
+    dedupKey: string;
+  },
+): Message {
+  const text = `${STATUS_EMOJI[n.mark]} ${n.sentence}`;
+  return {
+    id: n.id,
+    incidentId: n.incidentId,
+    action: n.action,
+    mark: n.mark,
+    emoji: STATUS_EMOJI[n.mark],
     tier: "warning",
     mode: "notify",
-    title: sentence,
+    title: n.sentence,
     text,
     markdown: text,
-    root: { kind: "Cluster", name },
-    reason: "Blind",
+    root: { kind: "Cluster", name: cluster },
+    reason: n.reason,
     findings: [],
     news: [],
-    dedupKey: `mon-${name}-blind-${blind.key}-${blind.from}`,
+    dedupKey: n.dedupKey,
     at: now,
     delivery: "notice",
   };
