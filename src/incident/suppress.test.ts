@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf } from "../testing/inventory.ts";
-import { suppressionOf, prepareRules, type DeliveryRules } from "./suppress.ts";
+import { suppressionOf, suppressionText, prepareRules, type DeliveryRules } from "./suppress.ts";
 
 const NOW = Date.parse("2026-06-01T12:00:00Z");
 const f = (over: Partial<Finding> = {}): Finding => ({
@@ -123,6 +123,22 @@ describe("maintenance (spec 2.7)", () => {
     expect(hold(f({ object: { kind: "Pod", namespace: "shop", name: "expired" } }), rules)).toBeUndefined();
     expect(hold(f({ object: { kind: "Pod", namespace: "ops", name: "x" } }), rules)).toBe("maintenance");
     expect(hold(f(), rules)).toBeUndefined();
+  });
+
+  test("mon explain says where the maintenance is written and until when, and which silence rule", () => {
+    const why = (finding: Finding, r: Partial<DeliveryRules>) =>
+      suppressionText(finding, inventory, prepareRules({ ...none, ...r }), NOW);
+    expect(why(f({ object: { kind: "Pod", namespace: "shop", name: "held-pod" } }), rules)).toBe(
+      "under maintenance: annotation mon.io/maintenance on pod held-pod until 2026-06-01T13:00:00Z",
+    );
+    expect(why(f({ object: { kind: "Pod", namespace: "ops", name: "x" } }), rules)).toBe(
+      "under maintenance: annotation mon.io/maintenance on namespace ops",
+    );
+    const silences = [{ reasons: ["OOMKilled"] }, { namespaces: ["shop"] }];
+    expect(why(f(), { silences, silenceSources: ["config.yaml:4", "config.yaml:6"] })).toBe(
+      "silenced by config.yaml:6",
+    );
+    expect(why(f(), { silences })).toBe("silenced by silences[1]");
   });
 
   test("without the Pro setting (no maintenance rules) annotations do nothing", () => {

@@ -2,7 +2,7 @@ import type { ProHintContext } from "../model/pro-hint.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { LabelSelector } from "../model/label-selector.ts";
-import { type MaintenanceAnnotations, underMaintenance } from "./maintenance.ts";
+import { type MaintenanceAnnotations, maintenanceText, underMaintenance } from "./maintenance.ts";
 import type { SeverityOverrides } from "../model/rules.ts";
 import { inScope, type Scope } from "./scope.ts";
 import { type PreparedSilence, prepareSilence, silenced, silencedBy } from "./silences.ts";
@@ -99,7 +99,8 @@ export function suppressionText(
 ): string | undefined {
   const why = suppressionOf(finding, inventory, rules, now);
   if (why === "out_of_scope") return "out of scope (namespaces, namespaceSelector or reasons)";
-  if (why === "maintenance") return "under a maintenance annotation (mon.io/maintenance)";
+  if (why === "maintenance" && rules.maintenance)
+    return `under maintenance: ${maintenanceText(finding, inventory, rules.maintenance, now) ?? "an annotation"}`;
   if (why !== "silenced") return undefined;
   const at = silencedBy(rules.prepared.silences, finding) ?? 0;
   return `silenced by ${rules.silenceSources?.[at] ?? `silences[${at}]`}`;
