@@ -146,6 +146,15 @@ describe("architecture", () => {
     expect(forms).toEqual([]);
   });
 
+  test("the two composition roots only compose: at most 150 lines each (issue 31.1)", () => {
+    const long = sources
+      .filter((s) => s.path === "app/daemon.ts" || s.path === "app/leader.ts")
+      .map((s) => [s.path, s.text.split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > 150);
+    expect(long).toEqual([]);
+    expect(sources.filter((s) => s.path === "app/daemon.ts" || s.path === "app/leader.ts")).toHaveLength(2);
+  });
+
   test("Bun.* is used only behind the runtime adapter", () => {
     expect(sources.filter((s) => s.layer !== "runtime" && /\bBun\.[a-z]/.test(s.text)).map((s) => s.path)).toEqual([]);
   });
