@@ -10,13 +10,74 @@ const MAX_DEPENDENTS = 5;
 const WORKLOAD_KINDS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
 
 /**
- * Who is hurt by an incident (issue 32): the pods it names (a lost node's pods, a workload's), the workloads
- * they belong to with their available replicas, the Services selecting them with the ready backends left, how
- * users reach those Services (Ingress hosts, Gateway API routes and their host names, LoadBalancer and
- * NodePort), and the other workloads whose environment names a hurt Service as a host. Undefined when it
- * hurts no workload and no Service. Pure.
+ * Who is hurt by an incident (issue 32): the pods it names (its pod findings, a lost node's pods), the
+ * workloads they or its findings belong to with their available replicas, the Services selecting those pods
+ * or those workloads' pod templates with the ready backends left, how users reach those Services (Ingress hosts,
+ * Gateway API routes and their host names, LoadBalancer and NodePort), and the other workloads whose
+ * environment names a hurt Service as a host. Undefined when it hurts no workload and no Service. Pure.
  */
 export function impactOf(incident: Incident, inventory: InventoryView): Impact | undefined {
+  return impactFinder(inventory)(incident);
+}
+
+/**
+ * `impactOf` for every incident of one pass: the pods and Services by namespace, the routes and the
+ * workloads' environment are indexed once, when the first incident asks, not once per incident (a pass that
+ * tells thousands of incidents at startup would otherwise walk every pod for each).
+ */
+export function impactFinder(inventory: InventoryView): (incident: Incident) => Impact | undefined {
+  let index: Index | undefined;
+  return (incident) => impactWith(incident, inventory, (index ??= indexOf(inventory)));
+}
+
+interface Index {
+  readonly podsByNamespace: ReadonlyMap<string, readonly Pod[]>;
+  readonly servicesByNamespace: ReadonlyMap<string, readonly Service[]>;
+  readonly routed: ReadonlyMap<string, string>;
+  /** Workloads whose containers' env values are set, with those values. */
+  readonly consumers: readonly {
+    readonly key: string;
+    readonly label: string;
+    readonly namespace?: string;
+    readonly values: readonly string[];
+  }[];
+}
+
+function indexOf(inventory: InventoryView): Index {
+  const group = <T extends ObjectLike>(items: readonly T[]) => {
+    const out = new Map<string, T[]>();
+    for (const o of items) {
+      const ns = o.metadata.namespace ?? "";
+      let list = out.get(ns);
+      if (!list) out.set(ns, (list = []));
+      list.push(o);
+    }
+    return out;
+  };
+  const consumers: Index["consumers"][number][] = [];
+  for (const kind of WORKLOAD_KINDS)
+    for (const w of inventory.list(kind)) {
+      const values = (w.spec?.template?.spec?.containers ?? [])
+        .flatMap((c) => c.env ?? [])
+        .map((e) => e.value ?? "")
+        .filter(Boolean);
+      if (values.length)
+        consumers.push({
+          key: keyOf({ ...w, kind }),
+          label: labelOf({ ...w, kind }),
+          ...(w.metadata.namespace ? { namespace: w.metadata.namespace } : {}),
+          values,
+        });
+    }
+  return {
+    podsByNamespace: group(inventory.list("Pod")),
+    servicesByNamespace: group(inventory.list("Service")),
+    routed: routedServices(inventory),
+    consumers,
+  };
+}
+
+function impactWith(incident: Incident, inventory: InventoryView, index: Index): Impact | undefined {
   const failing = failingPods(incident, inventory);
   const workloads = new Map<string, ObjectLike>();
   for (const pod of failing.values()) {
@@ -28,32 +89,38 @@ export function impactOf(incident: Incident, inventory: InventoryView): Impact |
       const o = inventory.get(f.object.kind, f.object.namespace, f.object.name);
       if (o) workloads.set(keyOf(o), o);
     }
+  // What a Service selects: a failing pod's labels, or a failing workload's pod template's.
+  const labelSets: { namespace: string; labels: Readonly<Record<string, string>> }[] = [
+    ...[...failing.values()].map((p) => ({ namespace: p.metadata.namespace ?? "", labels: p.metadata.labels ?? {} })),
+    ...[...workloads.values()].map((w) => ({
+      namespace: w.metadata.namespace ?? "",
+      labels: ((w as { spec?: { template?: { metadata?: { labels?: Record<string, string> } } } }).spec?.template
+        ?.metadata?.labels ?? {}) as Readonly<Record<string, string>>,
+    })),
+  ];
   const services = new Map<string, Service>();
-  for (const svc of inventory.list("Service")) {
-    const selector = svc.spec?.selector;
-    if (!selector || Object.keys(selector).length === 0) continue;
-    const selects = (p: Pod) =>
-      p.metadata.namespace === svc.metadata.namespace &&
-      Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v);
-    if ([...failing.values()].some(selects)) services.set(keyOf(svc), svc);
-  }
+  for (const { namespace, labels } of labelSets)
+    for (const svc of index.servicesByNamespace.get(namespace) ?? []) {
+      const selector = svc.spec?.selector;
+      if (selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v))
+        services.set(keyOf(svc), svc);
+    }
   for (const f of incident.findings)
     if (f.object.kind === "Service") {
       const svc = inventory.get("Service", f.object.namespace, f.object.name);
       if (svc) services.set(keyOf(svc), svc);
     }
   if (workloads.size === 0 && services.size === 0) return undefined;
-  const routed = routedServices(inventory);
   const entryPoints: EntryPoint[] = [];
   const internal: ServiceBackends[] = [];
   for (const svc of services.values()) {
-    const backends = backendsOf(svc, inventory, failing);
-    const via = userReachable(svc, routed);
+    const backends = backendsOf(svc, index, failing);
+    const via = userReachable(svc, index.routed);
     if (via) entryPoints.push({ ...backends, via, hosts: hostsOf(svc, inventory) });
     else internal.push(backends);
   }
   const own = new Set(workloads.keys());
-  const dependents = dependentsOf([...services.values()], inventory).filter((d) => !own.has(d.key));
+  const dependents = dependentsOf([...services.values()], index).filter((d) => !own.has(d.key));
   return {
     entryPoints,
     internal,
@@ -73,7 +140,7 @@ function labelOf(o: ObjectLike): string {
   return `${String(o.kind).toLowerCase()} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
 }
 
-/** The pods an incident names: its Pod findings, the pods of a lost node, the pods of a failing workload. */
+/** The pods an incident names: its pod findings and a lost node's pods (from the Inventory's node index). */
 function failingPods(incident: Incident, inventory: InventoryView): Map<string, Pod> {
   const out = new Map<string, Pod>();
   const add = (p: Pod | undefined) => {
@@ -83,26 +150,18 @@ function failingPods(incident: Incident, inventory: InventoryView): Map<string, 
     const o = f.object;
     if (o.kind === "Pod") add(inventory.get("Pod", o.namespace, o.name));
     else if (o.kind === "Node") for (const p of inventory.podsOnNode(o.name)) add(p);
-    else if ((WORKLOAD_KINDS as readonly string[]).includes(o.kind))
-      for (const p of inventory.list("Pod"))
-        if (
-          p.metadata.namespace === o.namespace &&
-          condition(p, "Ready")?.status !== "True" &&
-          inventory.ownerChain(p).some((c) => c.kind === o.kind && c.metadata.name === o.name)
-        )
-          add(p);
   }
   return out;
 }
 
 /** A Service's pods that are ready and not failing, of all it selects. */
-function backendsOf(svc: Service, inventory: InventoryView, failing: ReadonlyMap<string, Pod>): ServiceBackends {
+function backendsOf(svc: Service, index: Index, failing: ReadonlyMap<string, Pod>): ServiceBackends {
   const selector = svc.spec?.selector ?? {};
   let total = 0;
   let ready = 0;
   if (Object.keys(selector).length > 0)
-    for (const p of inventory.list("Pod")) {
-      if (p.metadata.namespace !== svc.metadata.namespace || p.metadata.deletionTimestamp) continue;
+    for (const p of index.podsByNamespace.get(svc.metadata.namespace ?? "") ?? []) {
+      if (p.metadata.deletionTimestamp) continue;
       if (!Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v)) continue;
       total++;
       if (condition(p, "Ready")?.status === "True" && !failing.has(keyOf({ ...p, kind: "Pod" }))) ready++;
@@ -143,27 +202,23 @@ function replicasOf(w: ObjectLike): { available: number; desired: number } {
  * The workloads whose containers' environment names one of `services` as a host (`http://cart:8080`,
  * `cart.shop.svc.cluster.local`, `cart.shop`): a bare name counts in the Service's own namespace only.
  */
-function dependentsOf(services: readonly Service[], inventory: InventoryView): { key: string; label: string }[] {
+function dependentsOf(services: readonly Service[], index: Index): { key: string; label: string }[] {
   if (services.length === 0) return [];
+  const patterns = services.map((svc) => {
+    const name = escapeRegExp(svc.metadata.name);
+    const ns = escapeRegExp(svc.metadata.namespace ?? "");
+    return {
+      namespace: svc.metadata.namespace,
+      qualified: new RegExp(`(^|[/@\\s,=])${name}\\.${ns}(\\.svc(\\.cluster\\.local)?)?(?=$|[:/\\s,])`),
+      bare: new RegExp(`(^|[/@\\s,=])${name}(?=$|[:/\\s,])`),
+    };
+  });
   const out = new Map<string, string>();
-  for (const kind of WORKLOAD_KINDS)
-    for (const w of inventory.list(kind)) {
-      const values = (w.spec?.template?.spec?.containers ?? [])
-        .flatMap((c) => c.env ?? [])
-        .map((e) => e.value ?? "")
-        .filter(Boolean);
-      if (values.length === 0) continue;
-      const names = services.some((svc) => {
-        const name = escapeRegExp(svc.metadata.name);
-        const ns = escapeRegExp(svc.metadata.namespace ?? "");
-        const qualified = new RegExp(`(^|[/@\\s,=])${name}\\.${ns}(\\.svc(\\.cluster\\.local)?)?(?=$|[:/\\s,])`);
-        const bare = new RegExp(`(^|[/@\\s,=])${name}(?=$|[:/\\s,])`);
-        return values.some(
-          (v) => qualified.test(v) || (w.metadata.namespace === svc.metadata.namespace && bare.test(v)),
-        );
-      });
-      if (names) out.set(keyOf({ ...w, kind }), labelOf({ ...w, kind }));
-    }
+  for (const w of index.consumers)
+    if (
+      patterns.some((p) => w.values.some((v) => p.qualified.test(v) || (w.namespace === p.namespace && p.bare.test(v))))
+    )
+      out.set(w.key, w.label);
   return [...out].map(([key, label]) => ({ key, label }));
 }
 

@@ -1,7 +1,7 @@
 import type { Impact } from "../model/impact.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import { type RememberedChanges, whatChanged } from "./changes.ts";
+import { changeFinder, type RememberedChanges } from "./changes.ts";
 import type { LifecycleStep } from "./lifecycle.ts";
 import { ownerOf } from "./owner.ts";
 
@@ -22,6 +22,7 @@ export function annotate(
   },
 ): LifecycleStep {
   const { inventory } = ctx;
+  const changed = changeFinder(inventory, ctx.deletions);
   return {
     ...step,
     decisions: step.decisions.map((d) => {
@@ -33,16 +34,16 @@ export function annotate(
       }
       // What changed before it began is told with the announcement and its updates, not with the resolve.
       const told = d.action !== "resolve";
-      const changed = told ? whatChanged(d.incident, inventory, ctx.deletions) : undefined;
+      const change = told ? changed(d.incident) : undefined;
       const impact = told ? ctx.impact?.(d.incident) : undefined;
-      if (!owners.size && !changed && !impact) return d;
+      if (!owners.size && !change && !impact) return d;
       return {
         ...d,
         incident: {
           ...d.incident,
           ...(owner ? { owner } : {}),
           ...(owners.size ? { owners: [...owners] } : {}),
-          ...(changed ? { changed } : {}),
+          ...(change ? { changed: change } : {}),
           ...(impact ? { impact } : {}),
         },
       };

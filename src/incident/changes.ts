@@ -41,6 +41,40 @@ export function whatChanged(
   inventory: InventoryView,
   deletions?: RememberedChanges,
 ): ChangeReport | undefined {
+  return changeFinder(inventory, deletions)(incident);
+}
+
+/**
+ * `whatChanged` for every incident of one pass: the ReplicaSets and ControllerRevisions are indexed by owner
+ * once, when the first incident asks, not scanned once per incident.
+ */
+export function changeFinder(
+  inventory: InventoryView,
+  deletions?: RememberedChanges,
+): (incident: Incident) => ChangeReport | undefined {
+  let owned: Map<string, ObjectLike[]> | undefined;
+  const ownedBy = (uid: string | undefined) => {
+    if (!owned) {
+      owned = new Map();
+      for (const kind of ["ReplicaSet", "ControllerRevision"])
+        for (const o of inventory.list(kind))
+          for (const r of o.metadata.ownerReferences ?? []) {
+            let list = owned.get(r.uid);
+            if (!list) owned.set(r.uid, (list = []));
+            list.push(o);
+          }
+    }
+    return uid ? (owned.get(uid) ?? []) : [];
+  };
+  return (incident) => changesOf(incident, inventory, deletions, ownedBy);
+}
+
+function changesOf(
+  incident: Incident,
+  inventory: InventoryView,
+  deletions: RememberedChanges | undefined,
+  ownedBy: (uid: string | undefined) => readonly ObjectLike[],
+): ChangeReport | undefined {
   const onsetAt = incident.onsetAt ?? Math.min(...incident.findings.map((f) => f.since), incident.openedAt);
   const root = incident.root;
   const found = inventory.get(root.kind, root.namespace, root.name);
@@ -55,11 +89,11 @@ export function whatChanged(
     if (seen.has(refKey(ref))) return;
     seen.add(refKey(ref));
     if (o.kind === "Deployment") {
-      const rollout = rolloutOf(o, inventory);
+      const rollout = rolloutOf(o, ownedBy);
       if (rollout) changes.push(rollout);
     }
     if (o.kind === "StatefulSet" || o.kind === "DaemonSet") {
-      const rollout = revisionRolloutOf(o, inventory);
+      const rollout = revisionRolloutOf(o, ownedBy);
       if (rollout) changes.push(rollout);
     }
     if (AUTHORED.has(String(o.kind))) {
@@ -147,16 +181,12 @@ function specWriteOf(o: ObjectLike): Change | undefined {
 }
 
 /** A Deployment's last rollout: its newest ReplicaSet, and how its pod template differs from the one before. */
-function rolloutOf(deployment: ObjectLike, inventory: InventoryView): Change | undefined {
-  const uid = deployment.metadata.uid;
-  const sets = inventory
-    .list("ReplicaSet")
-    .filter(
-      (rs) =>
-        rs.metadata.namespace === deployment.metadata.namespace &&
-        (rs.metadata.ownerReferences ?? []).some((r) => r.uid === uid) &&
-        Number.isFinite(revisionOf(rs)),
-    )
+function rolloutOf(
+  deployment: ObjectLike,
+  ownedBy: (uid: string | undefined) => readonly ObjectLike[],
+): Change | undefined {
+  const sets = ownedBy(deployment.metadata.uid)
+    .filter((rs) => rs.kind === "ReplicaSet" && Number.isFinite(revisionOf(rs)))
     .sort((a, b) => revisionOf(b) - revisionOf(a));
   const [current, previous] = sets;
   if (!current || !previous) return undefined;
@@ -168,7 +198,8 @@ function rolloutOf(deployment: ObjectLike, inventory: InventoryView): Change | u
     desired(previous) && desired(current) && desired(previous) !== desired(current)
       ? [`replicas ${desired(previous)} → ${desired(current)}`]
       : [];
-  const what = [...replicas, ...templateDiff(previous.spec?.template, current.spec?.template)];
+  const template = (rs: ObjectLike) => (rs as { spec?: { template?: Template } }).spec?.template;
+  const what = [...replicas, ...templateDiff(template(previous), template(current))];
   return rolloutChange(deployment, at, [revisionOf(previous), revisionOf(current)], what);
 }
 
@@ -176,16 +207,13 @@ function rolloutOf(deployment: ObjectLike, inventory: InventoryView): Change | u
  * A StatefulSet's or DaemonSet's last rollout: its newest ControllerRevision (by `revision`), and how its pod
  * template (`data.spec.template`) differs from the one before.
  */
-function revisionRolloutOf(workload: ObjectLike, inventory: InventoryView): Change | undefined {
+function revisionRolloutOf(
+  workload: ObjectLike,
+  ownedBy: (uid: string | undefined) => readonly ObjectLike[],
+): Change | undefined {
   type Revision = ObjectLike & { revision?: number; data?: { spec?: { template?: Template } } };
-  const uid = workload.metadata.uid;
-  const revisions = (inventory.list("ControllerRevision") as readonly Revision[])
-    .filter(
-      (r) =>
-        r.metadata.namespace === workload.metadata.namespace &&
-        (r.metadata.ownerReferences ?? []).some((o) => o.uid === uid) &&
-        Number.isFinite(Number(r.revision)),
-    )
+  const revisions = (ownedBy(workload.metadata.uid) as readonly Revision[])
+    .filter((r) => r.kind === "ControllerRevision" && Number.isFinite(Number(r.revision)))
     .sort((a, b) => Number(b.revision) - Number(a.revision));
   const [current, previous] = revisions;
   if (!current || !previous) return undefined;

@@ -3,7 +3,7 @@ import { defer } from "../../correlate/defer.ts";
 import { unexplainedEvents } from "../../detect/events.ts";
 import { withLog } from "../../detect/evidence.ts";
 import { nextStepsOf } from "../../detect/next-steps.ts";
-import { impactOf } from "../../detect/impact.ts";
+import { impactFinder } from "../../detect/impact.ts";
 import { detect } from "../../detect/run.ts";
 import { annotate } from "../../incident/annotate.ts";
 import { explain } from "../../incident/explain.ts";
@@ -65,7 +65,7 @@ export function runPass(
     const stepped = step(held, { inventory, state, now, cluster, baseline });
     const told = annotate(stepped.step, {
       inventory,
-      impact: (incident) => impactOf(incident, inventory),
+      impact: impactFinder(inventory),
       ...(options.deletions ? { deletions: options.deletions } : {}),
     });
     stage = "compose";
