@@ -9,6 +9,8 @@ import { admit, type UnreadableReason } from "./admit.ts";
  */
 export class Inventory implements InventoryView {
   private readonly byKind = new Map<string, Map<string, KubeObject>>();
+  /** Each kind's objects as one array, made when first listed after a change of the kind. */
+  private readonly lists = new Map<string, readonly ObjectLike[]>();
   private readonly byUid = new Map<string, KubeObject>();
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
   private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
@@ -39,6 +41,7 @@ export class Inventory implements InventoryView {
     if (!map) return;
     for (const object of [...map.values()]) this.apply(kind, "DELETED", object);
     this.byKind.delete(kind);
+    this.lists.delete(kind);
   }
 
   watches(kind: string): boolean {
@@ -74,6 +77,7 @@ export class Inventory implements InventoryView {
     } else this.unreadable.delete(name);
     const key = objectKey(object);
     const map = this.kindMap(kind);
+    this.lists.delete(kind);
     const previous = map.get(key);
     if (previous) {
       if (previous.metadata?.uid) this.byUid.delete(previous.metadata.uid);
@@ -121,7 +125,14 @@ export class Inventory implements InventoryView {
   list<K extends keyof Kinds>(kind: K): readonly Kinds[K][];
   list(kind: string): readonly ObjectLike[];
   list(kind: string): readonly ObjectLike[] {
-    return [...(this.byKind.get(kind)?.values() ?? [])] as ObjectLike[];
+    // One array per kind until it changes: a pass's detectors list the same kinds many times (issue 33: no
+    // whole-kind copies per pass). Readonly: callers never change it.
+    let listed = this.lists.get(kind);
+    if (!listed) {
+      listed = [...(this.byKind.get(kind)?.values() ?? [])] as ObjectLike[];
+      this.lists.set(kind, listed);
+    }
+    return listed;
   }
 
   get<K extends keyof Kinds>(kind: K, namespace: string | undefined, name: string): Kinds[K] | undefined;
