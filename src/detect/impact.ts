@@ -2,7 +2,8 @@ import type { EntryPoint, Impact, ServiceBackends } from "../model/impact.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ObjectLike, Pod, Service } from "../model/kube.ts";
-import { condition } from "./build.ts";
+import { refKey, refLabel } from "../model/object-ref.ts";
+import { condition, refOf } from "./build.ts";
 import { ingressBackends, ROUTE_KINDS, routedServices, userReachable } from "./reach.ts";
 
 /** Dependents named in the Impact line; the rest are counted. */
@@ -132,13 +133,11 @@ function impactWith(incident: Incident, inventory: InventoryView, index: Index):
 
 // --- internal ---
 
-function keyOf(o: ObjectLike): string {
-  return `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`;
-}
+/** `Kind/namespace/name`, the key every layer uses (model/object-ref.ts). */
+const keyOf = (o: ObjectLike): string => refKey(refOf(o));
 
-function labelOf(o: ObjectLike): string {
-  return `${String(o.kind).toLowerCase()} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
-}
+/** `deployment shop/web`, as messages name objects. */
+const labelOf = (o: ObjectLike): string => refLabel(refOf(o));
 
 /** The pods an incident names: its pod findings and a lost node's pods (from the Inventory's node index). */
 function failingPods(incident: Incident, inventory: InventoryView): Map<string, Pod> {

@@ -1,4 +1,4 @@
-import type { Decision, Skip } from "../model/decision.ts";
+import type { Decision, Delivery, Skip } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import { refKey } from "../model/object-ref.ts";
@@ -26,6 +26,14 @@ const FOLDED: Readonly<Record<string, string>> = {
   mass_failure: "most of its namespace failed at once",
   baseline: "a low-priority problem already present at startup: kept quiet until it gets worse",
   cooldown: "news waits out the 5-minute update cooldown",
+};
+
+/** How a decision goes out when it is not a message of its own (model/decision.ts Delivery). */
+const HOW: Readonly<Record<Delivery, string>> = {
+  digest: "listed in the next low-priority digest",
+  "roll-up": "told in this pass's roll-up",
+  "startup summary": "told in the startup summary",
+  paging: "sent on its own to paging tools and trackers",
 };
 
 /**
@@ -81,16 +89,7 @@ export function explain(input: ExplainInput): Map<string, TraceEntry[]> {
     else add(key, "incident", `folded into incident ${s.incident.id}: ${why}`, s.incident.id);
   }
   for (const d of input.decisions) {
-    const how =
-      d.delivery === "digest"
-        ? "listed in the next low-priority digest"
-        : d.delivery === "roll-up"
-          ? "told in this pass's roll-up"
-          : d.delivery === "startup summary"
-            ? "told in the startup summary"
-            : d.delivery === "paging"
-              ? "sent on its own to paging tools and trackers"
-              : "a message of its own";
+    const how = d.delivery ? HOW[d.delivery] : "a message of its own";
     const text = `${d.action} (revision ${d.incident.revision}): ${how}`;
     const keys = new Set([refKey(d.incident.root), ...d.incident.findings.map((f) => refKey(f.object))]);
     for (const key of keys) add(key, "decided", text, d.incident.id);

@@ -1,4 +1,5 @@
 import type { InventoryChange } from "../model/inventory.ts";
+import { refKey } from "../model/object-ref.ts";
 import type { RememberedChanges } from "./changes.ts";
 
 /** Most changes remembered; the oldest is forgotten first. About 200 bytes each: 1,000 cost about 200 KiB. */
@@ -63,5 +64,5 @@ export class ChangeMemory implements RememberedChanges {
 }
 
 function keyOf(kind: string, namespace: string | undefined, name: string | undefined): string {
-  return `${kind}/${namespace ?? ""}/${name ?? ""}`;
+  return refKey({ kind, ...(namespace ? { namespace } : {}), name: name ?? "" });
 }

@@ -1,5 +1,4 @@
 import type { LoadedConfig } from "../../config/load.ts";
-import { admit } from "../../kube/admit.ts";
 import { Inventory } from "../../kube/inventory.ts";
 import { KNOWN_KINDS } from "../../kube/kinds.ts";
 import { trimManagedFields } from "../../kube/trim.ts";
@@ -12,7 +11,7 @@ import type { Timeline } from "../../sim/timeline.ts";
 import { Traces } from "../delivery/traces.ts";
 import { prepareStartup } from "../delivery/prepare.ts";
 import { createPassLoop } from "../pass/loop.ts";
-import { rulesFor } from "../pass/rules.ts";
+import { rulesFor, silenceSources } from "../pass/rules.ts";
 
 /** How long past a timeline's last event a replay runs, s: holds, recoveries and the digest play out. */
 export const REPLAY_AFTER_SECONDS = 600;
@@ -46,10 +45,9 @@ export async function replay(timeline: Timeline, loaded: LoadedConfig, edition: 
   const config = loaded.config;
   const clock = createFakeClock(timeline.startMs);
   const inventory = new Inventory();
+  // The Inventory's door admits each object (kube/admit.ts): a recording's odd object is set aside there.
   const apply = (type: "ADDED" | "MODIFIED" | "DELETED", raw: KubeObject) => {
-    const admitted = admit(structuredClone(raw));
-    if (!("object" in admitted) || !admitted.object.kind) return;
-    inventory.apply(String(admitted.object.kind), type, trimManagedFields(admitted.object));
+    if (typeof raw?.kind === "string") inventory.apply(raw.kind, type, trimManagedFields(structuredClone(raw)));
   };
   for (const o of timeline.initial) apply("ADDED", o);
   for (const k of KNOWN_KINDS) if (!k.sensitive || config.watch.secrets) inventory.markWatched(k.kind);
@@ -59,11 +57,7 @@ export async function replay(timeline: Timeline, loaded: LoadedConfig, edition: 
     ...(config.app.communityProvider ? { communityProvider: config.app.communityProvider } : {}),
     edition,
   });
-  const sources = config.silences.map((_, i) => {
-    const line = loaded.lineOf(`silences.${i}`);
-    return loaded.file && line ? `${loaded.file}:${line}` : `silences[${i}]`;
-  });
-  const rules = rulesFor(config, edition, router.inactive, sources);
+  const rules = rulesFor(config, edition, router.inactive, silenceSources(loaded));
   const lines: TranscriptLine[] = [];
   const traces = new Traces();
   const loop = createPassLoop({

@@ -1,4 +1,5 @@
 import type { LoadedConfig } from "../../config/load.ts";
+import { silenceSources } from "../pass/rules.ts";
 import { clusterUuid } from "../../kube/cluster-uuid.ts";
 import type { KubeConnection } from "../../kube/connection.ts";
 import { createLicenseClient } from "../../license/client.ts";
@@ -88,10 +89,7 @@ export async function startEdition(
     clock,
     logger,
     inactive: options.inactive,
-    silenceSources: loaded.config.silences.map((_, i) => {
-      const line = loaded.lineOf(`silences.${i}`);
-      return loaded.file && line ? `${loaded.file}:${line}` : `silences[${i}]`;
-    }),
+    silenceSources: silenceSources(loaded),
   });
   if (options.fixed) return { control };
   if (options.carried) {

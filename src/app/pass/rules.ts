@@ -1,3 +1,4 @@
+import type { LoadedConfig } from "../../config/load.ts";
 import type { Config } from "../../config/schema.ts";
 import { severityOverrides } from "../../detect/overrides.ts";
 import { type PreparedRules, prepareRules } from "../../incident/suppress.ts";
@@ -40,4 +41,12 @@ export function rulesFor(
       severityReasons: new Set(Object.keys(config.severityByReason ?? {}).map((r) => r.toLowerCase())),
     },
   };
+}
+
+/** Where each silence rule is written, by index (`config.yaml:12`; `silences[i]` without a file or line), for `mon explain`. */
+export function silenceSources(loaded: Pick<LoadedConfig, "config" | "file" | "lineOf">): string[] {
+  return loaded.config.silences.map((_, i) => {
+    const line = loaded.lineOf(`silences.${i}`);
+    return loaded.file && line ? `${loaded.file}:${line}` : `silences[${i}]`;
+  });
 }

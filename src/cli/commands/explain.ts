@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
+import { type ObjectRef, refKey } from "../../model/object-ref.ts";
 import { explainLines, objectKey, type TraceView } from "../../app/commands/explain.ts";
 
 /**
@@ -85,10 +86,9 @@ function fromAudit(text: string, object: string | undefined, incident: string | 
     } catch {
       continue;
     }
-    const root = e.root as { kind: string; namespace?: string; name: string } | undefined;
-    const subject = e.subject as { kind: string; namespace?: string; name: string } | undefined;
-    const key = (r?: { kind: string; namespace?: string; name: string }) =>
-      r ? `${r.kind}/${r.namespace ?? ""}/${r.name}` : undefined;
+    const root = e.root as ObjectRef | undefined;
+    const subject = e.subject as ObjectRef | undefined;
+    const key = (r?: ObjectRef) => (r ? refKey(r) : undefined);
     const matches = incident ? e.incidentId === incident : key(root) === object || key(subject) === object;
     if (!matches) continue;
     const why = e.skipReason ? `: ${String(e.skipReason)}` : "";

@@ -73,11 +73,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
     nextSteps: message.nextSteps ?? [],
     findings: message.findings.map((f) => ({
       reason: f.reason,
-      object: {
-        kind: f.object.kind,
-        ...(f.object.namespace ? { namespace: f.object.namespace } : {}),
-        name: f.object.name,
-      },
+      object: wireRef(f.object),
       ...(f.container ? { container: f.container } : {}),
       tier: f.tier,
       summary: f.summary,
@@ -87,11 +83,7 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       ? {
           changes: message.changes.map((c) => ({
             kind: c.kind,
-            object: {
-              kind: c.object.kind,
-              ...(c.object.namespace ? { namespace: c.object.namespace } : {}),
-              name: c.object.name,
-            },
+            object: wireRef(c.object),
             ...(c.manager ? { manager: c.manager } : {}),
             at: new Date(c.at).toISOString(),
             what: c.what,
@@ -103,4 +95,13 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
     ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
   };
+}
+
+/** An object as the body names it: kind, namespace when it has one, name. */
+function wireRef(o: { kind: string; namespace?: string; name: string }): {
+  kind: string;
+  namespace?: string;
+  name: string;
+} {
+  return { kind: o.kind, ...(o.namespace ? { namespace: o.namespace } : {}), name: o.name };
 }
