@@ -9,6 +9,19 @@ import pagerDuty, { eventsUrl } from "./pagerDuty.ts";
 
 const KEY = "R0ut1ngK3yR0ut1ngK3yR0ut1ngK3y12";
 
+/** A PagerDuty provider against a capture server that accepts every event (close the server after). */
+async function accepting() {
+  const server = await startCaptureServer();
+  server.setDefault({ status: 202, body: '{"status":"success"}' });
+  const provider = pagerDuty.create(v.parse(pagerDuty.options, { routingKey: KEY, url: `${server.url}/v2/enqueue` }), {
+    http: createOutboundClient(),
+    logger: createSilentLogger(),
+    clusterName: "prod",
+    stdout: () => {},
+  });
+  return { server, provider };
+}
+
 describe("pagerDuty", () => {
   providerSuite({
     definition: pagerDuty,
@@ -23,13 +36,8 @@ describe("pagerDuty", () => {
   });
 
   test("trigger on announce and update under the dedup key, resolve on resolve; page-tier is critical", async () => {
-    const server = await startCaptureServer();
+    const { server, provider } = await accepting();
     try {
-      server.setDefault({ status: 202, body: '{"status":"success"}' });
-      const provider = pagerDuty.create(
-        v.parse(pagerDuty.options, { routingKey: KEY, url: `${server.url}/v2/enqueue` }),
-        { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "prod", stdout: () => {} },
-      );
       for (const m of [
         message("a", "announce", { mode: "page", tier: "critical" }),
         message("a", "update", { tier: "high" }),
@@ -57,13 +65,8 @@ describe("pagerDuty", () => {
   });
 
   test("custom details carry what changed and who is hurt (issue 32)", async () => {
-    const server = await startCaptureServer();
+    const { server, provider } = await accepting();
     try {
-      server.setDefault({ status: 202, body: '{"status":"success"}' });
-      const provider = pagerDuty.create(
-        v.parse(pagerDuty.options, { routingKey: KEY, url: `${server.url}/v2/enqueue` }),
-        { http: createOutboundClient(), logger: createSilentLogger(), clusterName: "prod", stdout: () => {} },
-      );
       const text = [
         "🔴 deployment shop/web: no replica available [prod]",
         "critical · WorkloadUnavailable · 1 finding",

@@ -111,7 +111,7 @@ export function record(options: {
 const FREE_TEXT = new Set(["value", "command", "args", "annotations", "data", "message", "note"]);
 
 /** An object as a recording keeps it: free text redacted, the last-applied manifest dropped. */
-function cleaned(object: KubeObject): KubeObject {
+export function cleaned(object: KubeObject): KubeObject {
   const copy = structuredClone(object) as KubeObject;
   if (copy.metadata?.annotations) delete copy.metadata.annotations[LAST_APPLIED];
   delete copy.binaryData;
