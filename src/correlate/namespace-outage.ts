@@ -37,10 +37,7 @@ export function foldNamespaceOutages(
     const fresh = members.filter((d) => !isOpen(refKey(d.root)));
     if (!ongoing) {
       if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
-      const total = WORKLOADS.reduce(
-        (n, kind) => n + inventory.list(kind).filter((o) => o.metadata?.namespace === namespace).length,
-        0,
-      );
+      const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
       if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS || fresh.length * 2 <= total) continue;
     }
     for (const d of fresh) folded.set(d, namespace);

@@ -108,7 +108,7 @@ function requestErrors(usage: UsageView, now: number): Finding[] {
 function dnsErrors(inventory: InventoryView, usage: UsageView, now: number): Finding[] {
   const d = usage.dnsResponses;
   if (!d) return [];
-  const deployment = inventory.list("Deployment").find(isClusterDns);
+  const deployment = inventory.listIn("Deployment", "kube-system").find(isClusterDns);
   const object = deployment
     ? refOf({ ...deployment, kind: "Deployment" })
     : { kind: "Service", namespace: "kube-system", name: "kube-dns" };
@@ -151,14 +151,11 @@ function dnsErrors(inventory: InventoryView, usage: UsageView, now: number): Fin
 
 function dnsDown(inventory: InventoryView, now: number): Finding | undefined {
   const service = inventory.get("Service", "kube-system", "kube-dns");
-  const deployments = inventory.list("Deployment").filter(isClusterDns);
+  const deployments = inventory.listIn("Deployment", "kube-system").filter(isClusterDns);
   if (!service && deployments.length === 0) return undefined;
   const slices = inventory
-    .list("EndpointSlice")
-    .filter(
-      (s) =>
-        s.metadata?.namespace === "kube-system" && s.metadata?.labels?.["kubernetes.io/service-name"] === "kube-dns",
-    );
+    .listIn("EndpointSlice", "kube-system")
+    .filter((s) => s.metadata?.labels?.["kubernetes.io/service-name"] === "kube-dns");
   const ready = slices.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready !== false).length;
   const available = deployments.reduce((n, d) => n + (d.status?.availableReplicas ?? 0), 0);
   const noEndpoints = Boolean(service) && inventory.watches("EndpointSlice") && ready === 0;

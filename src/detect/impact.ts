@@ -171,8 +171,7 @@ function backendsOf(svc: Service, index: Index, failing: ReadonlyMap<string, Pod
 /** The host names users reach `svc` by: its Ingress rules' hosts and its routes' host names. */
 function hostsOf(svc: Service, inventory: InventoryView): string[] {
   const hosts = new Set<string>();
-  for (const ing of inventory.list("Ingress")) {
-    if (ing.metadata.namespace !== svc.metadata.namespace) continue;
+  for (const ing of inventory.listIn("Ingress", svc.metadata.namespace ?? "")) {
     for (const b of ingressBackends(ing)) if (b.name === svc.metadata.name && b.path) hosts.add(b.path);
   }
   for (const kind of ROUTE_KINDS)

@@ -72,6 +72,14 @@ export class RecordingView implements InventoryView {
     return this.base.list(kind);
   }
 
+  listIn<K extends keyof Kinds>(kind: K, namespace: string): readonly Kinds[K][];
+  listIn(kind: string, namespace: string): readonly ObjectLike[];
+  listIn(kind: string, namespace: string): readonly ObjectLike[] {
+    // Any object of the kind may move into the namespace's list: the whole kind is read.
+    this.keys.add(`kind:${kind}`);
+    return this.base.listIn(kind, namespace);
+  }
+
   get<K extends keyof Kinds>(kind: K, namespace: string | undefined, name: string): Kinds[K] | undefined;
   get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined;
   get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined {

@@ -120,6 +120,11 @@ function filtered(
       const all = inventory.list(kind);
       return hidden.size ? all.filter((o) => !hidden.has(o)) : all;
     },
+    listIn(kind: string, namespace: string) {
+      read?.add(kind);
+      const all = inventory.listIn(kind, namespace);
+      return hidden.size ? all.filter((o) => !hidden.has(o)) : all;
+    },
     get(kind: string, namespace: string | undefined, name: string) {
       read?.add(kind);
       return visible(inventory.get(kind, namespace, name));

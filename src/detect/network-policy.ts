@@ -26,16 +26,10 @@ export function detectNetworkPolicies(inventory: InventoryView, now: number): Fi
   for (const [namespace, policies] of byNamespace) {
     const denyAll = policies.find((p) => isDefaultDenyIngress(p));
     if (!denyAll) continue;
-    for (const svc of inventory
-      .list("Service")
-      .filter((s) => s.metadata?.namespace === namespace && s.spec?.selector)) {
+    for (const svc of inventory.listIn("Service", namespace).filter((s) => s.spec?.selector)) {
       const pods = inventory
-        .list("Pod")
-        .filter(
-          (p) =>
-            p.metadata?.namespace === namespace &&
-            Object.entries(svc.spec?.selector ?? {}).every(([k, v]) => p.metadata?.labels?.[k] === v),
-        );
+        .listIn("Pod", namespace)
+        .filter((p) => Object.entries(svc.spec?.selector ?? {}).every(([k, v]) => p.metadata?.labels?.[k] === v));
       if (pods.length === 0) continue;
       const admitted = pods.some((pod) => policies.some((p) => p !== denyAll && admitsIngress(p, pod)));
       if (admitted) continue;

@@ -42,13 +42,8 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       const ready = endpoints.filter((e) => e.conditions?.ready !== false && !e.conditions?.terminating);
       if (ready.length > 0) continue;
       const pods = inventory
-        .list("Pod")
-        .filter(
-          (p) =>
-            p.metadata?.namespace === svc.metadata.namespace &&
-            matches(selector, p.metadata?.labels ?? {}) &&
-            !p.metadata?.deletionTimestamp,
-        );
+        .listIn("Pod", svc.metadata.namespace ?? "")
+        .filter((p) => matches(selector, p.metadata?.labels ?? {}) && !p.metadata?.deletionTimestamp);
       const ref = refOf({ ...svc, kind: "Service" });
       const reachable = userReachable(svc, routed);
       if (pods.length === 0) {

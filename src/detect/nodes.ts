@@ -22,6 +22,8 @@ const PRESSURES: readonly (readonly [string, Reason, string])[] = [
 export function detectNodes(inventory: InventoryView, now: number): Finding[] {
   const out: Finding[] = [];
   for (const node of inventory.list("Node")) {
+    // Most nodes are healthy: one look at their conditions, no allocation (issue 33: 5,000 nodes a pass).
+    if (quiet(node)) continue;
     const name = node.metadata.name;
     const ref = { kind: "Node", name, ...(node.metadata.uid ? { uid: node.metadata.uid } : {}) };
     const ready = readyCondition(node);
@@ -74,6 +76,16 @@ export function readyCondition(node: Node): NonNullable<NonNullable<Node["status
 }
 
 // --- internal ---
+
+const WATCHED = new Set<string>([...PRESSURES.map(([type]) => type), "NetworkUnavailable"]);
+
+/** True when no condition of `node` could make a finding: the family's result for it is empty. */
+function quiet(node: Node): boolean {
+  for (const c of node.status?.conditions ?? []) {
+    if (c.type === "Ready" ? c.status !== "True" : c.status === "True" && WATCHED.has(c.type)) return false;
+  }
+  return true;
+}
 
 function notReady(
   inventory: InventoryView,

@@ -41,8 +41,7 @@ export function userFacingService(
   labels: Readonly<Record<string, string>>,
   routed: ReadonlyMap<string, string>,
 ): string | undefined {
-  for (const svc of inventory.list("Service")) {
-    if (svc.metadata.namespace !== namespace) continue;
+  for (const svc of inventory.listIn("Service", namespace ?? "")) {
     const selector = svc.spec?.selector as Record<string, string> | undefined;
     if (!selector || Object.keys(selector).length === 0) continue;
     if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) continue;

@@ -109,8 +109,8 @@ function stateOf(o: ObjectRef, inventory: InventoryView): State {
     case "Service": {
       if (!inventory.get("Service", namespace, name)) return { ok: true, now: "removed" };
       const endpoints = inventory
-        .list("EndpointSlice")
-        .filter((s) => s.metadata.namespace === namespace && s.metadata.labels?.["kubernetes.io/service-name"] === name)
+        .listIn("EndpointSlice", namespace ?? "")
+        .filter((s) => s.metadata.labels?.["kubernetes.io/service-name"] === name)
         .flatMap((s) => s.endpoints ?? [])
         .filter((e) => e.conditions?.ready !== false && !e.conditions?.terminating).length;
       return endpoints

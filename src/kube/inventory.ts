@@ -11,6 +11,8 @@ export class Inventory implements InventoryView {
   private readonly byKind = new Map<string, Map<string, KubeObject>>();
   /** Each kind's objects as one array, made when first listed after a change of the kind. */
   private readonly lists = new Map<string, readonly ObjectLike[]>();
+  /** Each kind's objects by namespace, made in one sweep when first asked for after a change of the kind. */
+  private readonly namespaced = new Map<string, ReadonlyMap<string, readonly ObjectLike[]>>();
   private readonly byUid = new Map<string, KubeObject>();
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
   private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
@@ -42,6 +44,7 @@ export class Inventory implements InventoryView {
     for (const object of [...map.values()]) this.apply(kind, "DELETED", object);
     this.byKind.delete(kind);
     this.lists.delete(kind);
+    this.namespaced.delete(kind);
   }
 
   watches(kind: string): boolean {
@@ -78,6 +81,7 @@ export class Inventory implements InventoryView {
     const key = objectKey(object);
     const map = this.kindMap(kind);
     this.lists.delete(kind);
+    this.namespaced.delete(kind);
     const previous = map.get(key);
     if (previous) {
       if (previous.metadata?.uid) this.byUid.delete(previous.metadata.uid);
@@ -135,6 +139,23 @@ export class Inventory implements InventoryView {
     return listed;
   }
 
+  listIn<K extends keyof Kinds>(kind: K, namespace: string): readonly Kinds[K][];
+  listIn(kind: string, namespace: string): readonly ObjectLike[];
+  listIn(kind: string, namespace: string): readonly ObjectLike[] {
+    let byNamespace = this.namespaced.get(kind);
+    if (!byNamespace) {
+      const sweep = new Map<string, ObjectLike[]>();
+      for (const o of this.list(kind)) {
+        const ns = o.metadata.namespace ?? "";
+        let objects = sweep.get(ns);
+        if (!objects) sweep.set(ns, (objects = []));
+        objects.push(o);
+      }
+      this.namespaced.set(kind, (byNamespace = sweep));
+    }
+    return byNamespace.get(namespace) ?? NONE;
+  }
+
   get<K extends keyof Kinds>(kind: K, namespace: string | undefined, name: string): Kinds[K] | undefined;
   get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined;
   get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined {
@@ -181,6 +202,8 @@ export class Inventory implements InventoryView {
     return map;
   }
 }
+
+const NONE: readonly ObjectLike[] = Object.freeze([]);
 
 /** `namespace/name` of any value an informer hands over, however malformed. */
 function keyOf(o: unknown): string {

@@ -41,6 +41,12 @@ export interface InventoryView {
   /** Every cached object of a kind (`Pod`, `Node`, `Deployment`, ...): typed for the built-in kinds (model/kube.ts). */
   list<K extends keyof Kinds>(kind: K): readonly Kinds[K][];
   list(kind: string): readonly ObjectLike[];
+  /**
+   * The cached objects of a kind in one namespace: what `list(kind)` holds with that `metadata.namespace`,
+   * in the same order, without a scan of the whole kind per call (issue 33: indexed lookups).
+   */
+  listIn<K extends keyof Kinds>(kind: K, namespace: string): readonly Kinds[K][];
+  listIn(kind: string, namespace: string): readonly ObjectLike[];
   /** One object by kind, namespace (undefined for cluster-scoped) and name. */
   get<K extends keyof Kinds>(kind: K, namespace: string | undefined, name: string): Kinds[K] | undefined;
   get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined;

@@ -166,14 +166,9 @@ function selectingService(ctx: PodContext): ObjectLike | undefined {
   const known = SELECTING.get(ctx);
   if (known !== undefined) return known ?? undefined;
   const labels = pod.metadata?.labels ?? {};
-  const service = inventory.list("Service").find((svc) => {
+  const service = inventory.listIn("Service", pod.metadata?.namespace ?? "").find((svc) => {
     const selector = svc.spec?.selector as Record<string, string> | undefined;
-    return (
-      svc.metadata.namespace === pod.metadata?.namespace &&
-      selector &&
-      Object.keys(selector).length > 0 &&
-      Object.entries(selector).every(([k, v]) => labels[k] === v)
-    );
+    return selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
   });
   SELECTING.set(ctx, service ?? null);
   return service;
