@@ -8,7 +8,8 @@
  *   deploy/chart/mon/files/rules-*.yaml                        the same rules for the chart's templates
  *   deploy/chart/mon/values.schema.json                       from src/deploy/chart-values.ts
  *   deploy/crd/, deploy/kustomize/base/crd.yaml, deploy/chart/mon/crds/   the MonConfig CRD, from the configuration schema
- *   deploy/monitoring/, deploy/chart/mon/files/{alert-rules.yaml,grafana-dashboard.json}   from src/deploy/monitoring.ts
+ *   deploy/monitoring/{prometheus-rule.yaml,rules.yaml,grafana-dashboard.json},
+ *   deploy/chart/mon/files/{alert-rules.yaml,grafana-dashboard.json}   from src/deploy/monitoring.ts
  * Usage: bun scripts/gen-deploy.ts [--check] (exit 1 when stale).
  */
 import { readFileSync } from "node:fs";
@@ -18,7 +19,7 @@ import { Document, isScalar, parse, parseAllDocuments, visit } from "yaml";
 import { ChartValuesSchema } from "../src/deploy/chart-values.ts";
 import { CRD_GROUP, monConfigCrd } from "../src/deploy/crd.ts";
 import { configJsonSchema } from "./gen-config-docs.ts";
-import { ALERT_RULES, grafanaDashboard, prometheusRule } from "../src/deploy/monitoring.ts";
+import { ALERT_RULES, grafanaDashboard, prometheusRule, ruleFile } from "../src/deploy/monitoring.ts";
 import {
   clusterRules,
   namespacedWatchRules,
@@ -193,6 +194,7 @@ export function deployFiles(): [string, string][] {
       join(root, "deploy", "monitoring", "prometheus-rule.yaml"),
       yamlDocuments([prometheusRule(NAMESPACE)], MONITORING),
     ],
+    [join(root, "deploy", "monitoring", "rules.yaml"), yamlDocuments([ruleFile()], MONITORING)],
     [join(root, "deploy", "monitoring", "grafana-dashboard.json"), `${JSON.stringify(grafanaDashboard(), null, 2)}\n`],
     [join(chart, "files", "alert-rules.yaml"), yamlDocuments([ALERT_RULES], MONITORING)],
     [join(chart, "files", "grafana-dashboard.json"), `${JSON.stringify(grafanaDashboard(), null, 2)}\n`],

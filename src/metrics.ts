@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { COVERAGE_REASONS } from "./model/coverage.ts";
 
 /**
  * Every `mon_*` metric this release exports (spec 4.2), declared once on a registry of its own (no global
@@ -7,6 +8,11 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // prom-client exports these three as gauges named `_total`, which Prometheus' own lint (`promtool check
+  // metrics`) rejects; `nodejs_active_handles`, `nodejs_active_requests` and `nodejs_active_resources` carry
+  // the same counts, by type.
+  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"])
+    registry.removeSingleMetric(name);
   const counter = (name: string, help: string, labelNames: string[] = []) =>
     new Counter({ name, help, labelNames, registers: [registry] });
   const gauge = (name: string, help: string, labelNames: string[] = []) =>
@@ -36,7 +42,9 @@ export function createMetrics() {
       "mon_coverage_uncovered_kinds",
       "Kinds mon cannot watch, by coverage reason (permission_denied, api_unavailable, sync_timeout, ...).",
       (g) => {
+        // Every reason at 0 when nothing is uncovered: a dashboard and an alert see 0, not "no data".
         g.reset();
+        for (const reason of COVERAGE_REASONS) g.set({ reason }, 0);
         for (const [reason, n] of Object.entries(sources.uncovered?.() ?? {})) g.set({ reason }, n);
       },
       ["reason"],

@@ -47,7 +47,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
   },
   {
     alert: "MonNotReady",
-    expr: "max(mon_ready) == 0",
+    // absent(): no replica scraped at all (mon deleted, crash-looping, or its scrape broken) is not ready either.
+    expr: "max(mon_ready) == 0 or absent(mon_ready)",
     for: "10m",
     labels: { severity: "critical" },
     annotations: {
@@ -164,12 +165,17 @@ export const PANELS: readonly Panel[] = [
 ];
 
 /** The PrometheusRule (Prometheus Operator) holding ALERT_RULES. */
+/** The alerts as a plain Prometheus rule file (`rule_files:` of a Prometheus without the Operator, promtool). */
+export function ruleFile(): object {
+  return { groups: [{ name: "mon", rules: ALERT_RULES }] };
+}
+
 export function prometheusRule(namespace: string): object {
   return {
     apiVersion: "monitoring.coreos.com/v1",
     kind: "PrometheusRule",
     metadata: { name: "mon", namespace, labels: { "app.kubernetes.io/name": "mon" } },
-    spec: { groups: [{ name: "mon", rules: ALERT_RULES }] },
+    spec: ruleFile(),
   };
 }
 

@@ -5,6 +5,7 @@ import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { message } from "../testing/messages.ts";
+import { renderTestAlert } from "../notify/notice.ts";
 import { providerSuite } from "../testing/provider-suite.ts";
 import alertmanager from "./alertmanager.ts";
 
@@ -67,6 +68,33 @@ describe("alertmanager", () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  test("a test alert is posted once, valid for three periods, and never re-posted", async () => {
+    const a = await startCaptureServer();
+    try {
+      const clock = createFakeClock(Date.parse("2026-01-01T00:00:00Z"));
+      const provider = alertmanager.create(v.parse(alertmanager.options, { urls: [a.url], repostSeconds: 60 }), {
+        http: createOutboundClient(),
+        logger: createSilentLogger(),
+        clusterName: "prod",
+        stdout: () => {},
+        clock,
+      });
+      const test = renderTestAlert("1.0.0", "prod", clock.now());
+      expect(await provider.send(test, { signal: AbortSignal.timeout(5_000), now: clock.now() })).toEqual({
+        kind: "ok",
+      });
+      const posted = a.requests[0]!.json()[0];
+      expect(posted.labels.mon_dedup_key).toBe(test.dedupKey);
+      expect(Date.parse(posted.endsAt) - clock.now()).toBe(180_000);
+      await clock.advance(300_000);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(a.requests).toHaveLength(1);
+      provider.close?.();
+    } finally {
+      await a.close();
     }
   });
 });

@@ -42,7 +42,8 @@ const Options = v.pipe(
  * incident is one alert whose identity is its label set (`alertname="MonIncident"`, `mon_dedup_key`,
  * `cluster`, `namespace`, and the `severity` it was announced with); it is posted to every replica, and while it is open it is
  * posted again every `repostSeconds` with `endsAt` three periods ahead, so Alertmanager never resolves it on
- * its own. The resolve posts it with `endsAt` = now. Accepted when any replica accepts. `check` reads
+ * its own. The resolve posts it with `endsAt` = now. A test alert (/test-alert) is posted once, valid for three
+ * periods, and never re-posted. Accepted when any replica accepts. `check` reads
  * `/api/v2/status` of each.
  */
 export default defineProvider({
@@ -101,8 +102,10 @@ export default defineProvider({
       async send(message, context) {
         const key = message.dedupKey;
         const severity = open.get(key)?.severity ?? (message.mode === "page" ? "critical" : "warning");
+        // A notice (the test alert of /test-alert) is no incident: it fires once and ends on its own after
+        // three periods, never re-posted.
         if (ends(message)) open.delete(key);
-        else open.set(key, { message, severity });
+        else if (message.delivery !== "notice") open.set(key, { message, severity });
         const outcome = await post(
           [
             alertOf(

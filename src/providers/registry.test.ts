@@ -15,3 +15,14 @@ test("every registered provider's name matches its file and its definition is fr
     expect(Object.isFrozen(definition)).toBe(true);
   }
 });
+
+test("docs/providers/README.md says of every provider, once, whether a real server or only its contract proves it", () => {
+  const doc = readFileSync(join(import.meta.dirname, "..", "..", "docs", "providers", "README.md"), "utf8");
+  const named = (name: string) => doc.split(`\`${name}\``).length - 1;
+  const proven = doc.slice(doc.indexOf("## Proven against a real server"));
+  const problems = Object.keys(PROVIDERS).flatMap((name) =>
+    named(name) === 1 ? [] : [`${name}: named ${named(name)} times`],
+  );
+  expect(problems).toEqual([]);
+  expect(proven).toContain("`alertmanager`");
+});

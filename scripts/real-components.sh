@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the real components the tests prove mon against (issue 34; docs/providers/README.md): Debian's
+# prometheus-alertmanager (Alertmanager) and prometheus (Prometheus and promtool). Run as root on Debian, as
+# .ci/run does; what is installed already is left alone. Without them the real-component tests are skipped,
+# and say so, outside CI.
+set -euo pipefail
+missing=()
+command -v prometheus-alertmanager >/dev/null 2>&1 || command -v alertmanager >/dev/null 2>&1 ||
+  missing+=(prometheus-alertmanager)
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then missing+=(prometheus); fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "real components: Alertmanager, Prometheus and promtool are installed"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "real components: ${missing[*]} missing; run this script as root on Debian (apt-get)" >&2
+  exit 1
+fi
+started=$(date +%s)
+export DEBIAN_FRONTEND=noninteractive
+# The packages' own services are not started: the tests start the servers on loopback themselves.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "${policy}" ]; then
+  printf '#!/bin/sh\nexit 101\n' > "${policy}" && chmod +x "${policy}" && own_policy=1
+fi
+trap '[ "${own_policy}" -eq 1 ] && rm -f "${policy}"' EXIT
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "real components: installed ${missing[*]} in $(($(date +%s) - started)) s"
