@@ -23,7 +23,7 @@ import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
 
 const CHURN = Number(process.env.BENCH_CHURN ?? 20_000);
-const SIZES = (process.env.BENCH_WATCH_SIZES ?? "5000,20000,50000").split(",").map(Number);
+const SIZES = (process.env.BENCH_WATCH_SIZES ?? "5000,20000,50000,150000").split(",").map(Number);
 const ARMS = ["mon", "client-node"] as const;
 type Arm = (typeof ARMS)[number];
 const root = join(import.meta.dirname, "..", "..");
