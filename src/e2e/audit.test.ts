@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
+import { nodeReady } from "../sim/scenarios/builders.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, startTestCluster, healPod } from "../testing/cluster.ts";
 
 const track = useCleanup();
 
@@ -35,13 +35,7 @@ describe("audit log: the daemon against the simulator", () => {
       crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
       await cluster.settle();
       await clock.advance(90_000);
-      sim.patchStatus(
-        "v1",
-        "Pod",
-        "shop",
-        "api-abc12-p0",
-        runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4),
-      );
+      healPod(sim, "shop", "api-abc12-p0", 4, clock.now());
       await cluster.settle();
       await hook.waitFor(3);
       await cluster.stop();

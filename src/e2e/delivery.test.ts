@@ -2,7 +2,6 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runningStatus } from "../sim/scenarios/builders.ts";
 import type { Simulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
 import {
@@ -12,6 +11,7 @@ import {
   seedWorkload,
   startTestCluster,
   type TestCluster,
+  healPod,
 } from "../testing/cluster.ts";
 
 let cluster: TestCluster | undefined;
@@ -122,13 +122,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
       state: "degraded",
       reason: "provider_rejected",
     });
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "web-abc12-p0",
-      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
-    );
+    healPod(sim, "shop", "web-abc12-p0", 4, clock.now());
     await cluster.settle();
     const [, resolve] = await hook.waitFor(2);
     expect(resolve!.json()).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/web" });
@@ -192,13 +186,7 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     crashPod(sim, "shop", "api-abc12-p0", 3, clock.now());
     await cluster.settle();
     for (let i = 0; i < 12; i++) await clock.advance(5 * 60_000);
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "web-abc12-p0",
-      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
-    );
+    healPod(sim, "shop", "web-abc12-p0", 4, clock.now());
     await cluster.settle();
     // Every attempt so far was refused; the provider comes back while mon waits out a backoff.
     const refused = hook.requests.length;

@@ -1,9 +1,8 @@
 import { describe, expect } from "bun:test";
-import { runningStatus } from "../sim/scenarios/builders.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
-import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, startTestCluster, healPod } from "../testing/cluster.ts";
 import { getJson, realTest, type RealProcess, startAlertmanager } from "../testing/real-components.ts";
 
 /**
@@ -119,14 +118,7 @@ describe("alertmanager: the daemon against a real Alertmanager", () => {
 
       // The silence expires early (the fix is out); the resolve then ends the alert.
       expect((await fetch(`${am.url}/api/v2/silence/${silenceID}`, { method: "DELETE" })).status).toBe(200);
-      for (const pod of ["api-abc12-p0", "api-abc12-p1"])
-        sim.patchStatus(
-          "v1",
-          "Pod",
-          "shop",
-          pod,
-          runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 5),
-        );
+      for (const pod of ["api-abc12-p0", "api-abc12-p1"]) healPod(sim, "shop", pod, 5, clock.now());
       await cluster.settle();
       await waitUntil(
         async () => (await alerts(am, "?active=true")).length === 0,

@@ -4,10 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { ALERT_RULES, PANELS } from "../deploy/monitoring.ts";
-import { runningStatus } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
-import { crashPod, seedShop, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, startTestCluster, healPod } from "../testing/cluster.ts";
 import { getJson, promtool, realTest, startPrometheus } from "../testing/real-components.ts";
 
 /**
@@ -100,13 +99,7 @@ describe("Prometheus: a real Prometheus scrapes a running mon", () => {
       const linted = promtool(["check", "metrics"], exposition);
       expect(linted).toEqual({ status: 0, output: "" });
 
-      sim.patchStatus(
-        "v1",
-        "Pod",
-        "shop",
-        "api-abc12-p0",
-        runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 5),
-      );
+      healPod(sim, "shop", "api-abc12-p0", 5, clock.now());
       await cluster.settle();
       await hook.waitFor(2);
 

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
+import { nodeReady } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil, type CaptureServer } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster, healPod } from "../testing/cluster.ts";
 
 const secrets = mkdtempSync(join(tmpdir(), "mon-slack-"));
 writeFileSync(join(secrets, "token"), "xoxb-test-token\n");
@@ -89,14 +89,7 @@ describe("slack bot: the daemon against the simulator", () => {
 
     // Recovery: each incident resolves in its own thread, naming what it was blamed on.
     sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("True", clock.now())] });
-    for (const pod of ["api-abc12-p0", "api-abc12-p1"])
-      sim.patchStatus(
-        "v1",
-        "Pod",
-        "shop",
-        pod,
-        runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 8),
-      );
+    for (const pod of ["api-abc12-p0", "api-abc12-p1"]) healPod(sim, "shop", pod, 8, clock.now());
     await cluster.settle();
     await waitUntil(() => posts(slack!).length === 5, "two resolves");
     const resolves = posts(slack).slice(3);

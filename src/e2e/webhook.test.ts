@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { nodeReady, readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, seedShop, seedWorkload, startTestCluster, healPod } from "../testing/cluster.ts";
 import { servingCertificate } from "../sim/pki.ts";
 import { type Simulator, startSimulator } from "../sim/simulator.ts";
 import { VERSION } from "../version.ts";
@@ -103,13 +103,7 @@ describe("webhook: the daemon against the simulator", () => {
     expect(request!.headers["webhook-signature"]).toBe(`v1,${expected}`);
     expect(Number(timestamp)).toBe(Math.floor(clock.now() / 1000));
 
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "api-abc12-p0",
-      runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 5),
-    );
+    healPod(sim, "shop", "api-abc12-p0", 5, clock.now());
     await cluster.settle();
     const resolved = (await hook.waitFor(2))[1]!.json();
     expect(resolved).toMatchObject({ action: "resolve", incidentId: "Deployment/shop/api", dedupKey: body.dedupKey });
@@ -130,13 +124,7 @@ describe("webhook: the daemon against the simulator", () => {
     await cluster.settle();
     await hook.waitFor(1);
     await waitUntil(() => cluster!.daemon.delivery.depth("webhook") === 1, "the announcement to wait for its retry");
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "web-abc12-p0",
-      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
-    );
+    healPod(sim, "shop", "web-abc12-p0", 4, clock.now());
     await cluster.settle();
     await clock.advance(1_200);
     await hook.waitFor(2);
@@ -173,13 +161,7 @@ describe("webhook: the daemon against the simulator", () => {
     // News waits out the 5-minute update cooldown after the summary; resolves never wait.
     await clock.advance(300_000);
     crashPod(sim, "shop", "api-abc12-p1", 3, clock.now());
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "web-abc12-p0",
-      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 10),
-    );
+    healPod(sim, "shop", "web-abc12-p0", 10, clock.now());
     await cluster.settle();
     await hook.waitFor(3);
     const later = hook.requests.slice(1).map((r) => r.json());
@@ -271,22 +253,10 @@ describe("webhook: the daemon against the simulator", () => {
     });
     expect(rollUp.text).toStartWith("🟠 2 new problems [prod]\n");
 
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "api-abc12-p0",
-      runningStatus("api", "ghcr.io/shop/api:1.0", new Date(clock.now()).toISOString(), 4),
-    );
+    healPod(sim, "shop", "api-abc12-p0", 4, clock.now());
     await cluster.settle();
     await clock.advance(120_000);
-    sim.patchStatus(
-      "v1",
-      "Pod",
-      "shop",
-      "web-abc12-p0",
-      runningStatus("web", "ghcr.io/shop/web:1.0", new Date(clock.now()).toISOString(), 4),
-    );
+    healPod(sim, "shop", "web-abc12-p0", 4, clock.now());
     await cluster.settle();
     await hook.waitFor(4);
     expect(

@@ -7,7 +7,7 @@ import { startDaemon, type Daemon } from "../app/daemon.ts";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { startSimulator, type Simulator, type SimulatorOptions } from "../sim/simulator.ts";
-import { deployment, readyNode, runningPod } from "../sim/scenarios/builders.ts";
+import { deployment, readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { stringify } from "yaml";
 import type { KubeObject } from "../model/inventory.ts";
 import type { Edition } from "../model/edition.ts";
@@ -191,6 +191,16 @@ export function crashPod(
       },
     ],
   });
+}
+
+/**
+ * Brings a pod's only container back to running and ready (the crash loop fixed), with `restarts` restarts,
+ * started at `now`.
+ */
+export function healPod(sim: Simulator, namespace: string, name: string, restarts: number, now: number): void {
+  const pod = sim.store.get(sim.typeOf("", "v1", "pods"), namespace, name);
+  const c = pod.spec.containers[0];
+  sim.patchStatus("v1", "Pod", namespace, name, runningStatus(c.name, c.image, new Date(now).toISOString(), restarts));
 }
 
 // --- internal ---
