@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Installs the real components the tests prove mon against (issue 34; docs/providers/README.md): Debian's
-# prometheus-alertmanager (Alertmanager) and prometheus (Prometheus and promtool). Run as root on Debian, as
-# .ci/run does; what is installed already is left alone. Without them the real-component tests are skipped,
-# and say so, outside CI.
+# prometheus-alertmanager (Alertmanager), prometheus (Prometheus and promtool) and opensmtpd (a mail transfer
+# agent). Run as root on Debian, as .ci/run does; what is installed already is left alone, and OpenSMTPD is not
+# installed over another mail transfer agent (Debian keeps one). Their services are not started: the tests
+# start them on loopback. Without them the real-component tests are skipped, and say so, outside CI.
 set -euo pipefail
 missing=()
 command -v prometheus-alertmanager >/dev/null 2>&1 || command -v alertmanager >/dev/null 2>&1 ||
   missing+=(prometheus-alertmanager)
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then missing+=(prometheus); fi
+if [ ! -x /usr/sbin/smtpd ]; then
+  if [ -e /usr/sbin/sendmail ]; then
+    echo "real components: another mail transfer agent is installed; OpenSMTPD is left out" >&2
+  else
+    missing+=(opensmtpd)
+  fi
+fi
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "real components: Alertmanager, Prometheus and promtool are installed"
+  echo "real components: nothing to install"
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then

@@ -1,21 +1,24 @@
 import { test } from "bun:test";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { stringify } from "yaml";
 import { waitUntil } from "./capture-server.ts";
 
 /**
- * Real Alertmanager and Prometheus for the tests that prove mon against them (issue 34). `.ci/run` installs
+ * Real Alertmanager, Prometheus and a mail transfer agent (OpenSMTPD) for the tests that prove mon against
+ * them (issue 34). `.ci/run` installs
  * Debian's packages (scripts/real-components.sh) and sets `MON_REAL_COMPONENTS=required`: there a missing
  * binary fails the test. Elsewhere a test whose component is not installed is skipped, and says so once.
  */
 
-/** The first of `names` found as an executable on PATH or in /usr/bin, or undefined. */
+/** The first of `names` found as an executable on PATH or in /usr/bin or /usr/sbin, or undefined. */
 export function findBinary(...names: string[]): string | undefined {
-  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/bin", "/usr/local/bin"].filter(Boolean);
+  const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/bin", "/usr/sbin", "/usr/local/bin"].filter(
+    Boolean,
+  );
   for (const name of names)
     for (const dir of dirs) {
       const path = join(dir, name);
@@ -27,12 +30,15 @@ export function findBinary(...names: string[]): string | undefined {
   return undefined;
 }
 
-/** Debian's names first (`prometheus-alertmanager`), then upstream's. */
+/**
+ * Debian's names first (`prometheus-alertmanager`), then upstream's. OpenSMTPD's `smtpd` drops privileges to
+ * its own users, so it counts only for root.
+ */
 export const BINARIES = {
   alertmanager: findBinary("prometheus-alertmanager", "alertmanager"),
   prometheus: findBinary("prometheus"),
   promtool: findBinary("promtool"),
-  amtool: findBinary("amtool"),
+  smtpd: process.getuid?.() === 0 ? findBinary("smtpd") : undefined,
 } as const;
 
 /**
@@ -51,7 +57,9 @@ export function realTest(what: string, ...needs: (keyof typeof BINARIES)[]): typ
         },
         timeout,
       )) as unknown as typeof test;
-  console.log(`skipped: ${what}: ${missing.join(", ")} not installed (scripts/real-components.sh installs them)`);
+  console.log(
+    `skipped: ${what}: ${missing.join(", ")} not installed, or not root for smtpd (scripts/real-components.sh installs them)`,
+  );
   return test.skip;
 }
 
@@ -128,6 +136,42 @@ export async function startPrometheus(
   );
 }
 
+/**
+ * Starts OpenSMTPD, a real mail transfer agent, in the foreground on a free loopback port: it accepts mail
+ * from loopback for `domain` and relays it to the SMTP server on 127.0.0.1:`relayPort`; any other
+ * recipient is refused (550 Invalid recipient). Resolves once it greets (220). `url` is `smtp://host:port`.
+ */
+export async function startSmtpd(domain: string, relayPort: number): Promise<RealProcess & { port: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "mon-smtpd-"));
+  const port = await freePort();
+  writeFileSync(
+    join(dir, "smtpd.conf"),
+    [
+      `listen on 127.0.0.1 port ${port}`,
+      `action "relay" relay host smtp://127.0.0.1:${relayPort}`,
+      `match from local for domain "${domain}" action "relay"`,
+      "",
+    ].join("\n"),
+  );
+  const greets = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("data", (b) => {
+        socket.destroy();
+        resolve(b.toString().startsWith("220"));
+      });
+      socket.once("error", () => resolve(false));
+    });
+  const smtpd = await run(
+    BINARIES.smtpd!,
+    ["-d", "-f", join(dir, "smtpd.conf")],
+    `smtp://127.0.0.1:${port}`,
+    dir,
+    greets,
+  );
+  return { ...smtpd, port };
+}
+
 /** `promtool` with `args` (and `input` on stdin): its exit status and what it printed. */
 export function promtool(args: readonly string[], input?: string): { status: number; output: string } {
   const r = spawnSync(BINARIES.promtool!, args, { input, encoding: "utf8", timeout: 120_000 });
@@ -143,7 +187,17 @@ export async function getJson<T = unknown>(base: RealProcess, path: string): Pro
 
 // --- internal ---
 
-async function run(binary: string, args: string[], url: string, dir: string): Promise<RealProcess> {
+async function run(
+  binary: string,
+  args: string[],
+  url: string,
+  dir: string,
+  ready: () => Promise<boolean> = () =>
+    fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    ),
+): Promise<RealProcess> {
   const child: ChildProcess = spawn(binary, args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   const keep = (chunk: Buffer) => {
@@ -167,10 +221,7 @@ async function run(binary: string, args: string[], url: string, dir: string): Pr
     await waitUntil(
       async () => {
         if (exited) throw new Error(`${binary} exited: ${log}`);
-        return fetch(`${url}/-/ready`).then(
-          (r) => r.ok,
-          () => false,
-        );
+        return ready();
       },
       `${binary} to be ready`,
       60_000,
