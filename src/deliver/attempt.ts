@@ -79,6 +79,12 @@ export async function attemptJob(
     hooks?: AttemptHooks;
     /** Without one, a refusal for size is final like any other. */
     shortener?: Shortener;
+    /**
+     * Asked when an attempt failed and will be retried, before anything of the job reached anyone: true when
+     * the job was superseded instead (a resolve waiting behind an announcement makes both one combined
+     * message), so it is not retried.
+     */
+    supersedeFailed?: () => boolean;
   },
 ): Promise<Settled> {
   const { job } = attempt;
@@ -126,6 +132,8 @@ export async function attemptJob(
       return { kind: "rejected", ...failed };
     }
     if (outcome.kind === "permanent") return { kind: "rejected", ...failed };
+    // It reached no one: an incident that resolved meanwhile is told once, combined, rather than retried.
+    if (!delivered && options.supersedeFailed?.()) return { kind: "superseded" };
     // Retry-After always wins; a configured fixed delay replaces the backoff otherwise.
     const waitMs = Math.max(
       MIN_BACKOFF_MS,

@@ -3,6 +3,7 @@ import type { Dispatch, Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
+import { waitUntil } from "../testing/capture-server.ts";
 import { message } from "../testing/messages.ts";
 import { backoffMs, RETRY_WINDOW_MS } from "./backoff.ts";
 import { createDelivery, type DeliveryProvider, type Sender } from "./delivery.ts";
@@ -206,6 +207,47 @@ describe("delivery", () => {
     release();
     await delivery.drain(1_000);
     expect(ids).toEqual(["busy#announce", "a#opened_resolved"]);
+  });
+});
+
+describe("an announcement that failed with its resolve waiting", () => {
+  test("a resolve that arrives while the announcement's request is on its way, which then fails, is one 'opened and resolved' message, with no retry of the announcement", async () => {
+    const clock = createFakeClock(0);
+    let answer!: (o: Outcome) => void;
+    const ids: string[] = [];
+    const sender: Sender = {
+      async send(m) {
+        ids.push(m.id);
+        if (ids.length === 1) return new Promise<Outcome>((r) => (answer = r));
+        return { kind: "ok" };
+      },
+    };
+    const retried: string[] = [];
+    const delivery = createDelivery({
+      providers: [provider(sender)],
+      clock,
+      logger: createSilentLogger(),
+      hooks: { retried: (job) => retried.push(job.message.id) },
+    });
+    delivery.enqueue(job(message("a", "announce")));
+    await waitUntil(() => ids.length === 1, "the announcement's request");
+    delivery.enqueue(job(message("a", "resolve"), 0, "urgent", message("a", "opened_resolved")));
+    answer({ kind: "retry", reason: "http_503" });
+    await delivery.drain(1_000);
+    expect(ids).toEqual(["a#announce", "a#opened_resolved"]);
+    expect(retried).toEqual([]);
+    expect(delivery.depth("p")).toBe(0);
+  });
+
+  test("an announcement that reached the provider is not combined: the resolve follows it", async () => {
+    const clock = createFakeClock(0);
+    const { sender, ids, release } = gatedSender();
+    const delivery = createDelivery({ providers: [provider(sender)], clock, logger: createSilentLogger() });
+    delivery.enqueue(job(message("a", "announce")));
+    delivery.enqueue(job(message("a", "resolve"), 0, "urgent", message("a", "opened_resolved")));
+    release();
+    await delivery.drain(1_000);
+    expect(ids).toEqual(["a#announce", "a#resolve"]);
   });
 });
 

@@ -229,6 +229,15 @@ export function createDelivery(options: {
           ...(options.random ? { random: options.random } : {}),
           ...(options.shortener ? { shortener: options.shortener } : {}),
           hooks,
+          supersedeFailed: () => {
+            const combined = queues.combineFailed(attempt);
+            if (!combined) return false;
+            records.removeJob(combined.resolve);
+            hooks.combined?.(combined.job);
+            record(combined.job);
+            records.saveJob(combined.job);
+            return true;
+          },
         });
         queues.setFlight(provider, undefined);
         if (settled.kind === "stopped") {

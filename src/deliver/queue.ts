@@ -28,6 +28,12 @@ export interface Queues {
   depth(provider: string): number;
   /** `createdAt` (epoch ms) of the oldest job waiting or in flight for a provider, undefined when none. */
   oldest(provider: string): number | undefined;
+  /**
+   * The attempt in flight failed before it reached anyone: when it is an announcement and its incident's
+   * resolve already waits behind it, the resolve becomes the combined "opened and resolved" message in place
+   * and the attempt is superseded. Returns the resolve replaced and the combined job, or undefined.
+   */
+  combineFailed(attempt: Attempt): { resolve: Dispatch; job: Dispatch } | undefined;
   /** True when nothing waits or is in flight anywhere. */
   idle(): boolean;
   providers(): string[];
@@ -101,6 +107,24 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
       const q = queues.get(provider);
       const times = [...(q?.jobs ?? []), ...(q?.flight ? [q.flight.job] : [])].map((j) => j.createdAt);
       return times.length ? Math.min(...times) : undefined;
+    },
+    combineFailed(attempt) {
+      const announced = attempt.job;
+      if (announced.message.action !== "announce") return undefined;
+      const q = queueOf(announced.provider);
+      const at = q.jobs.findIndex(
+        (j) => j.message.incidentId === announced.message.incidentId && j.message.action === "resolve",
+      );
+      const resolve = q.jobs[at];
+      if (!resolve?.openedResolved) return undefined;
+      const job = {
+        ...resolve,
+        id: `${resolve.provider}:${resolve.openedResolved.id}`,
+        message: resolve.openedResolved,
+      };
+      q.jobs[at] = job;
+      supersede(attempt);
+      return { resolve, job };
     },
     idle: () => [...queues.values()].every((q) => q.jobs.length === 0 && !q.flight),
     providers: () => [...queues.keys()],
