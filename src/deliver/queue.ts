@@ -71,9 +71,7 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
         // Updates still waiting are superseded by the resolve, which states the final outcome.
         superseded.push(...q.jobs.filter((j) => j.message.incidentId === incident));
         q.jobs = q.jobs.filter((j) => j.message.incidentId !== incident);
-        if (unannounced && job.openedResolved) {
-          queued = { ...job, id: `${job.provider}:${job.openedResolved.id}`, message: job.openedResolved };
-        }
+        if (unannounced) queued = combinedOf(job) ?? job;
       }
       let evicted: Dispatch | undefined;
       if (waiting() >= maxJobs) {
@@ -116,12 +114,8 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
         (j) => j.message.incidentId === announced.message.incidentId && j.message.action === "resolve",
       );
       const resolve = q.jobs[at];
-      if (!resolve?.openedResolved) return undefined;
-      const job = {
-        ...resolve,
-        id: `${resolve.provider}:${resolve.openedResolved.id}`,
-        message: resolve.openedResolved,
-      };
+      const job = resolve && combinedOf(resolve);
+      if (!resolve || !job) return undefined;
       q.jobs[at] = job;
       supersede(attempt);
       return { resolve, job };
@@ -132,6 +126,12 @@ export function createQueues(maxJobs = MAX_OUTBOX_JOBS): Queues {
 }
 
 // --- internal ---
+
+/** A resolve as the one combined "opened and resolved" message it carries, or undefined when it carries none. */
+function combinedOf(resolve: Dispatch): Dispatch | undefined {
+  const m = resolve.openedResolved;
+  return m && { ...resolve, id: `${resolve.provider}:${m.id}`, message: m };
+}
 
 /** Index of the next job: the first urgent one with no earlier job of its incident, else the first. */
 function pickNext(jobs: readonly Dispatch[]): number {

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import { SPEC_METRICS } from "../testing/spec-metrics.ts";
 
 /**
  * Every metric of spec 4.2's table (src/testdata/spec-4.2-metrics.tsv, transcribed from the spec) is exported by
@@ -12,13 +11,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const table = readFileSync(join(import.meta.dirname, "..", "testdata", "spec-4.2-metrics.tsv"), "utf8")
-  .split("\n")
-  .filter((l) => l && !l.startsWith("#"))
-  .map((l) => {
-    const [name = "", type = "", labels = ""] = l.split("\t");
-    return { name, type, label: labels === "none" || labels === "" ? undefined : labels.split(/[ =]/)[0] };
-  });
+const table = SPEC_METRICS;
 
 describe("spec 4.2: the metrics table", () => {
   test("a running daemon exports every metric of the table with its type and labels", async () => {

@@ -8,6 +8,7 @@ import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, seedShop, startTestCluster, healPod } from "../testing/cluster.ts";
 import { getJson, promtool, realTest, startPrometheus } from "../testing/real-components.ts";
+import { SPEC_METRICS } from "../testing/spec-metrics.ts";
 
 /**
  * mon's metrics, alerts and dashboard against a real Prometheus and promtool (Debian's prometheus, 2.42 in CI):
@@ -19,15 +20,6 @@ const track = useCleanup();
 const ROOT = join(import.meta.dirname, "..", "..");
 const MONITORING = join(ROOT, "deploy", "monitoring");
 const TOKEN = "diagnostics-token-for-the-test";
-
-/** The metrics of spec 4.2's table with the type it gives each (src/testdata/spec-4.2-metrics.tsv). */
-const SPEC_METRICS = readFileSync(join(ROOT, "src", "testdata", "spec-4.2-metrics.tsv"), "utf8")
-  .split("\n")
-  .filter((l) => l && !l.startsWith("#"))
-  .map((l) => {
-    const [name = "", type = ""] = l.split("\t");
-    return { name, type };
-  });
 
 /** A Prometheus API v1 answer. */
 interface PromAnswer<T> {

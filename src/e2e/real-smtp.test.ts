@@ -38,6 +38,11 @@ async function startInbox(): Promise<{ port: number; mails: string[]; stop(): Pr
   };
 }
 
+/** `alert:` with the email provider sending to `to` through the agent on loopback `port` (no TLS there). */
+function emailThrough(port: number, to: string) {
+  return { email: { host: "127.0.0.1", port, requireTls: false, from: "mon@example.test", to: [to] } };
+}
+
 /** A header of a raw mail (unfolded), or undefined. */
 function header(raw: string, name: string): string | undefined {
   const head = raw.slice(0, raw.indexOf("\r\n\r\n")).replace(/\r\n[ \t]+/g, " ");
@@ -51,18 +56,7 @@ describe("email: the daemon through a real mail transfer agent", () => {
       const inbox = track(await startInbox());
       const mta = track(await startSmtpd("example.test", inbox.port));
       const cluster = track(
-        await startTestCluster(
-          {
-            email: {
-              host: "127.0.0.1",
-              port: mta.port,
-              requireTls: false,
-              from: "mon@example.test",
-              to: ["oncall@example.test"],
-            },
-          },
-          { cluster: "prod-eu1" },
-        ),
+        await startTestCluster(emailThrough(mta.port, "oncall@example.test"), { cluster: "prod-eu1" }),
       );
       const { sim, clock } = cluster;
       seedShop(sim, clock.now());
@@ -97,17 +91,7 @@ describe("email: the daemon through a real mail transfer agent", () => {
     async () => {
       const inbox = track(await startInbox());
       const mta = track(await startSmtpd("example.test", inbox.port));
-      const cluster = track(
-        await startTestCluster({
-          email: {
-            host: "127.0.0.1",
-            port: mta.port,
-            requireTls: false,
-            from: "mon@example.test",
-            to: ["oncall@elsewhere.test"],
-          },
-        }),
-      );
+      const cluster = track(await startTestCluster(emailThrough(mta.port, "oncall@elsewhere.test")));
       const { sim, clock } = cluster;
       seedShop(sim, clock.now());
       await cluster.settle();
