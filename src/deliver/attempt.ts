@@ -114,6 +114,8 @@ export async function attemptJob(
       parts.shift();
       continue;
     }
+    // Cut short by mon's own stop: no answer of the provider's, so neither a failure nor a retry to report.
+    if (signal.aborted) break;
     const failed = failureOf(outcome);
     if (failed.failure === "too_large") {
       // Never dead-letter what can still be told: shorter, then in parts, each naming what it covers.

@@ -251,6 +251,32 @@ describe("an announcement that failed with its resolve waiting", () => {
   });
 });
 
+describe("an attempt cut short by mon's own stop", () => {
+  test("is no provider failure: neither a retry nor a failure is reported, and the job stays for the next process", async () => {
+    const clock = createFakeClock(0);
+    let answer!: (o: Outcome) => void;
+    const sender: Sender = { send: () => new Promise<Outcome>((r) => (answer = r)) };
+    const reported: string[] = [];
+    const delivery = createDelivery({
+      providers: [provider(sender)],
+      clock,
+      logger: createSilentLogger(),
+      hooks: {
+        retried: (job) => reported.push(`retried ${job.message.id}`),
+        gaveUp: (job) => reported.push(`gave up ${job.message.id}`),
+      },
+    });
+    delivery.enqueue(job(message("a", "announce")));
+    await waitUntil(() => answer !== undefined, "the announcement's request");
+    delivery.stop();
+    // The request fails because the stop aborted it.
+    answer({ kind: "retry", reason: "provider_error: aborted" });
+    await new Promise((r) => setImmediate(r));
+    expect(reported).toEqual([]);
+    expect(delivery.depth("p")).toBe(1);
+  });
+});
+
 describe("the outbox (spec 6, 8)", () => {
   test("every job is written before its first attempt and removed once delivered; the next process resumes what is left", async () => {
     const { openStateStore } = await import("../state/store.ts");

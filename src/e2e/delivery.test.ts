@@ -48,6 +48,22 @@ async function shopCluster(hook: CaptureServer, options: Record<string, unknown>
 async function step(hook: CaptureServer, ms: number): Promise<void> {
   await cluster!.clock.advance(ms);
   await fetch(`${hook.url}/barrier`, { method: "POST", body: "{}" });
+  await attemptsArrived(hook);
+}
+
+/**
+ * Waits until every attempt mon started (counted in mon_delivery_notifications_total as it starts) has reached
+ * `hook`: on a busy machine a request can still be on its way when the test moves on, and be answered or timed
+ * as if it came later.
+ */
+async function attemptsArrived(hook: CaptureServer): Promise<void> {
+  const started = async () =>
+    Number(
+      /^mon_delivery_notifications_total\{provider="webhook"\} (\d+)/m.exec(
+        await cluster!.daemon.metrics.registry.metrics(),
+      )?.[1] ?? 0,
+    );
+  await waitUntil(async () => attemptsAt(hook).length >= (await started()), "every attempt mon started to arrive");
 }
 
 /** Requests of mon's, not the test's barriers. */
@@ -188,15 +204,8 @@ describe("delivery end to end (spec 6 items 1-6)", () => {
     for (let i = 0; i < 12; i++) await clock.advance(5 * 60_000);
     healPod(sim, "shop", "web-abc12-p0", 4, clock.now());
     await cluster.settle();
-    // An attempt the last step of the clock started may still be on its way (a busy machine): every attempt
-    // mon made (counted as it starts) has arrived, and was refused, before the provider comes back.
-    const made = async () =>
-      Number(
-        /^mon_delivery_notifications_total\{provider="webhook"\} (\d+)/m.exec(
-          await cluster!.daemon.metrics.registry.metrics(),
-        )?.[1],
-      );
-    await waitUntil(async () => hook.requests.length >= (await made()), "every attempt made to arrive");
+    // Every attempt mon started has arrived, and was refused, before the provider comes back.
+    await attemptsArrived(hook);
     // Every attempt so far was refused; the provider comes back while mon waits out a backoff.
     const refused = hook.requests.length;
     hook.setDefault({ status: 200, body: "ok" });
@@ -366,7 +375,16 @@ describe("delivery faults that must neither hammer nor stall (issue 19)", () => 
       await cluster.settle();
       await clock.advance(60_000);
     }
-    for (let i = 0; i < 20; i++) await clock.advance(30_000);
+    for (let i = 0; i < 20; i++) await step(hook, 30_000);
+    // Every refused attempt is waiting out its backoff (a busy machine may still be handling the last answer):
+    // the wait is timed from here.
+    const retries = async () =>
+      [
+        ...(await cluster!.daemon.metrics.registry.metrics()).matchAll(
+          /^mon_delivery_retries_total\{provider="webhook",[^}]*\} (\d+)/gm,
+        ),
+      ].reduce((n, m) => n + Number(m[1]), 0);
+    await waitUntil(async () => (await retries()) >= attemptsAt(hook).length, "every refused attempt to be handled");
     const back = clock.now();
     const arrivals: number[] = [];
     hook.setDefault((request) => {
