@@ -68,6 +68,14 @@ describe("cluster watcher", () => {
     await waitUntil(() => states.includes("sync_timeout"), "the timeout");
     expect(watcher!.coverage()).toEqual([{ kind: "batch/cronjobs", reason: "sync_timeout" }]);
     expect(watcher!.requiredSynced()).toBe(true);
+    // Its retries go on failing: it stays sync_timeout, in coverage, through each of them.
+    const timedOut = states.length;
+    await waitUntil(async () => {
+      await clock.advance(5_000);
+      return states.length >= timedOut + 2;
+    }, "two more failed retries");
+    expect(states.slice(timedOut)).not.toContain("failing");
+    expect(watcher!.coverage()).toEqual([{ kind: "batch/cronjobs", reason: "sync_timeout" }]);
     sim.failResource("batch/cronjobs", undefined);
     // A retry that was on the wire when the server healed schedules its next wait on the fake clock only once
     // its answer arrives: move the clock until the informer is back.

@@ -222,7 +222,10 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       onState: (state) => {
         if (dropped) return;
         if (state.state === "synced") setState(target, "synced");
-        else if (state.state === "failing") setState(target, "failing", state);
+        // A kind that timed out stays sync_timeout while its retries fail (only a sync ends it): coverage and
+        // mon_coverage_uncovered_kinds must not flap with each retry, or MonCoverageLost never holds.
+        else if (state.state === "failing")
+          setState(target, states.get(kindKey(target)) === "sync_timeout" ? "sync_timeout" : "failing", state);
       },
     });
     informers.push(informer);
