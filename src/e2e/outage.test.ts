@@ -174,10 +174,9 @@ describe("hung connections: a request that never answers is given up, said in /h
   }, 60_000);
 });
 
-test("every open watch goes silent (a proxy holding the streams): within 1.5 bookmark intervals mon relists, the crash loop that began 5 s later is told within 90 s, and /health and one notice name the blind period (issue 30)", async () => {
+test("every open watch goes silent (half-open connections): the check of the first silent minute finds what they missed, mon relists, the crash loop that began 5 s later is told within 90 s, and /health and one notice name the blind period (issues 30, 40)", async () => {
   const hook = track(await startCaptureServer());
   const c = await cluster(hook);
-  // The worst case: the silence begins just after a bookmark (every 60 s), so mon had data a second before.
   await run(c, 61);
   c.sim.server.stallWatches("*");
   const silentAt = c.clock.now();
@@ -190,33 +189,33 @@ test("every open watch goes silent (a proxy holding the streams): within 1.5 boo
         await c.daemon.metrics.registry.getSingleMetricAsString("mon_component_stalls_total"),
       )?.[1] ?? 0,
     );
-  // One fake second at a time until the silence is noticed: on the fake clock, confirmed within 250 ms of real
-  // time that nothing sent is still unread …
-  await run(c, 80);
-  for (let s = 0; s < 120 && (await stalls()) === 0; s++) {
+  // No check is due before a minute of silence; then one fake second at a time, each given the real time a check
+  // takes (a second watch that answers at once, a confirmation of 2 s), so the fake clock does not run ahead of it.
+  await run(c, 45);
+  expect(await stalls()).toBe(0);
+  for (let s = 0; s < 60 && (await stalls()) === 0; s++) {
     await c.clock.advance(1_000);
-    await waitUntil(async () => (await stalls()) > 0, "the stall", 400).catch(() => {});
+    await waitUntil(async () => (await stalls()) > 0, "the stall", 3_000).catch(() => {});
   }
   const noticedAfter = (c.clock.now() - crashedAt) / 1000;
-  // 90 s after the last bookmark, which came 6 s before the failure began.
-  expect(noticedAfter).toBeLessThanOrEqual(85);
+  // Checked a minute after the watch was last known current (at most when the silence began).
+  expect(noticedAfter).toBeLessThanOrEqual(60);
   // … then the relist and the passes, each step waiting for the daemon.
   await within(c, 30, () => announcedCanary(hook), "the canary's announcement");
   const toldAfter = (c.clock.now() - crashedAt) / 1000;
   expect(toldAfter).toBeLessThanOrEqual(90);
-  // Blind from the last data mon had (a bookmark before the silence), not from when the silence was noticed.
+  // Blind from when the watches were last known current, not from when the silence was noticed.
   const period = c.daemon.health.report().unwatched!;
   expect(period).toMatchObject({ reason: "component_stalled" });
   expect(Date.parse(period.from)).toBeLessThanOrEqual(silentAt);
   expect(Date.parse(period.to!)).toBeGreaterThan(crashedAt);
-  expect(period.seconds).toBeGreaterThanOrEqual(90);
   await waitUntil(() => hook.requests.some((r) => r.json().incidentId?.startsWith("unwatched@")), "the notice");
   const notice = hook.requests.find((r) => r.json().incidentId?.startsWith("unwatched@"))!.json();
-  expect(notice.text).toContain("its watches went silent");
+  expect(notice.text).toContain("its watches stopped delivering changes");
   await waitUntil(() => c.daemon.health.report().components.caches?.state === "ok", "the caches to be current again");
-}, 60_000);
+}, 120_000);
 
-test("a quiet cluster is not a silent one: with bookmarks flowing, 10 minutes without a change stall nothing", async () => {
+test("a quiet cluster is not a silent one: 10 minutes without a change, most kinds without a single bookmark (as on kube-apiserver v1.32), stall nothing", async () => {
   const hook = track(await startCaptureServer());
   const c = await cluster(hook);
   await run(c, 600);

@@ -10,6 +10,7 @@ export interface InformerKind {
 }
 import { trimManagedFields } from "./trim.ts";
 import { LineSplitter } from "./lines.ts";
+import { checkWatch } from "./watch-check.ts";
 
 /** State of one informer as health reports it (spec 7.3 reasons). */
 export type InformerState =
@@ -47,16 +48,18 @@ export interface InformerOptions {
   /** Server-side watch timeout in seconds; the watch is re-opened from the last resourceVersion after it. */
   readonly watchTimeoutSeconds?: number;
   /**
-   * How often the API server sends a BOOKMARK on an idle watch, ms (kube-apiserver: every minute). Default
-   * 60 s. A longer rhythm seen on this watch (the longest silence a bookmark ended) is learned, up to twice this.
+   * A watch that receives nothing (no change, no bookmark) for this long is checked (kube/watch-check.ts): a
+   * short second watch from the same resourceVersion asks the API server whether it has changes the silent watch
+   * did not deliver. Bookmarks are not relied on: kube-apiserver sends none on a kind that has not changed since
+   * the watch began (issue 40). A watch found behind, or whose check gets no answer (a proxy holding every
+   * stream, a half-open connection), is stalled: the kind is reported failing (`component_stalled`, blind since
+   * it was last known current), relisted and watched again. A quiet, current watch is checked again after the
+   * same time. Injected clock; default 60 s, so a held stream is found within 60 s + `checkDeadlineMs`; 0
+   * disables.
    */
-  readonly bookmarkIntervalMs?: number;
-  /**
-   * A watch that receives nothing, not even a bookmark, for this long is stalled (a half-open connection, a
-   * proxy that holds the stream): the kind is reported failing (`component_stalled`, blind since its last
-   * data), relisted and watched again (issue 30). Default 1.5 × the bookmark rhythm (90 s); 0 disables.
-   */
-  readonly idleTimeoutMs?: number;
+  readonly checkAfterMs?: number;
+  /** Real time a check may take to answer and end before the watch counts as held, ms. Default 20 s. */
+  readonly checkDeadlineMs?: number;
   /**
    * A list that has not answered in full within this long is abandoned as `timeout` and retried with backoff
    * (a hung connection). Default 60 s, kube-apiserver's own request timeout.
@@ -77,8 +80,11 @@ export interface InformerOptions {
   readonly onUnexpectedStop?: (why: string) => void;
 }
 
-/** Real time a silent watch is given to show data already sent before it counts as stalled, ms. */
-const STALL_CONFIRM_MS = 250;
+/**
+ * Real time a watch found behind is given to deliver what the check saw, ms: the API server sends a change to
+ * every watcher at about the same time, so the silent watch's copy may still be on its way.
+ */
+const BEHIND_CONFIRM_MS = 2_000;
 
 /** A running informer. */
 export interface Informer {
@@ -109,12 +115,8 @@ export function createInformer(options: InformerOptions): Informer {
   let stalled = false;
   /** Real data since the last stall or failure: the relist after a stall reports the kind synced again. */
   let reportSync = false;
-  /** The longest silence a bookmark ended (ms): the API server's bookmark rhythm as seen on this watch. */
-  let rhythmMs = options.bookmarkIntervalMs ?? 60_000;
-  const maxRhythmMs = 2 * (options.bookmarkIntervalMs ?? 60_000);
-  let lastDataAt = clock.now();
-  /** How long the stream was silent before the chunk being read (ms). */
-  let silenceMs = 0;
+  /** When the watch was last known current (epoch ms, injected clock): data arrived, or a check found it so. */
+  let currentAt = clock.now();
   /** Set when a request ran out of its own deadline: the abort is a failure, not a relist or a reopen. */
   let timedOut: KubeError | undefined;
   /**
@@ -225,32 +227,57 @@ export function createInformer(options: InformerOptions): Informer {
     const reader = response.body.getReader();
     const lines = new LineSplitter();
     let cancelIdle: (() => void) | undefined;
-    let cancelConfirm: (() => void) | undefined;
     let chunks = 0;
+    let checking = false;
+    const stall = (message: string) => {
+      logger.warn(`informer ${kind.kind}: ${message}; relisting and watching again`);
+      stalled = true;
+      reportSync = true;
+      needList = true;
+      options.onStall?.();
+      options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since: currentAt });
+      current?.abort(new DOMException("stalled", "AbortError"));
+    };
+    const check = async () => {
+      if (signal.aborted || checking) return;
+      checking = true;
+      const seen = chunks;
+      const from = resourceVersion;
+      // Data that arrives while the check runs proves the watch alive (and re-arms the timer itself).
+      const moved = () => signal.aborted || chunks !== seen || resourceVersion !== from;
+      try {
+        const found = await checkWatch(connection, kind.path, from, options.checkDeadlineMs ?? 20_000, signal);
+        if (moved()) return;
+        if (found.verdict === "current" || found.verdict === "refused") {
+          if (found.verdict === "current") currentAt = clock.now();
+          else logger.debug(`informer ${kind.kind}: ${found.error.message}; checking again later`);
+          armIdle();
+          return;
+        }
+        if (found.verdict === "behind") {
+          await new Promise((resolve) => setTimeout(resolve, BEHIND_CONFIRM_MS));
+          if (moved()) return;
+          stall(
+            `watch ${kind.path}: the API server has changes after resourceVersion ${from} that this watch did not deliver`,
+          );
+          return;
+        }
+        stall(
+          found.verdict === "held"
+            ? found.message
+            : `watch ${kind.path}: a check could not reach the API server (${found.error.message})`,
+        );
+      } finally {
+        checking = false;
+      }
+    };
     const armIdle = () => {
       cancelIdle?.();
-      cancelConfirm?.();
-      const idleMs = options.idleTimeoutMs ?? Math.round(1.5 * rhythmMs);
-      if (idleMs <= 0) return;
-      cancelIdle = clock.setTimer(() => {
-        // Confirmed in real time: what the API server sent meanwhile may still be in the socket, unread (a clock
-        // that jumped, a busy event loop). Data within STALL_CONFIRM_MS means the watch is alive.
-        const seen = chunks;
-        const confirm = setTimeout(() => {
-          if (chunks !== seen || signal.aborted) return;
-          const message = `watch ${kind.path}: no data, not even a bookmark, for ${Math.round(idleMs / 1000)} s`;
-          logger.warn(`informer ${kind.kind}: ${message}; relisting and watching again`);
-          stalled = true;
-          reportSync = true;
-          needList = true;
-          options.onStall?.();
-          options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since: lastDataAt });
-          current?.abort(new DOMException("stalled", "AbortError"));
-        }, STALL_CONFIRM_MS);
-        cancelConfirm = () => clearTimeout(confirm);
-      }, idleMs);
+      const after = options.checkAfterMs ?? 60_000;
+      if (after <= 0) return;
+      cancelIdle = clock.setTimer(() => void check(), after);
     };
-    lastDataAt = clock.now();
+    currentAt = clock.now();
     armIdle();
     try {
       for (;;) {
@@ -271,8 +298,7 @@ export function createInformer(options: InformerOptions): Informer {
         if (done) break;
         brokenStreams = 0;
         chunks++;
-        silenceMs = clock.now() - lastDataAt;
-        lastDataAt = clock.now();
+        currentAt = clock.now();
         if (stalled) {
           stalled = false;
           options.onProgress?.();
@@ -286,7 +312,6 @@ export function createInformer(options: InformerOptions): Informer {
       }
     } finally {
       cancelIdle?.();
-      cancelConfirm?.();
     }
   };
 
@@ -299,11 +324,7 @@ export function createInformer(options: InformerOptions): Informer {
     }
     const rv = event.object?.metadata?.resourceVersion;
     if (rv) resourceVersion = String(rv);
-    if (event.type === "BOOKMARK") {
-      // A slower API server (or one tuned otherwise) is not taken for a stalled one: learn its rhythm.
-      rhythmMs = Math.min(maxRhythmMs, Math.max(rhythmMs, silenceMs));
-      return;
-    }
+    if (event.type === "BOOKMARK") return;
     if (event.type === "ADDED" || event.type === "MODIFIED" || event.type === "DELETED") emit(event.type, event.object);
   };
 

@@ -54,7 +54,7 @@ export function renderStartupNotice(version: string, cluster: string, now: numbe
 
 /** Why mon was blind, in words, where the spec 7.3 reason alone would not say it. */
 const BLIND_REASONS: Readonly<Record<string, string>> = {
-  component_stalled: "its watches went silent, not even a bookmark came",
+  component_stalled: "its watches stopped delivering changes",
 };
 
 /**

@@ -17,8 +17,10 @@ export interface WatchContext {
   readonly streams: Set<ServerResponse>;
   /** Open watch streams and the resource (plural) each watches. */
   readonly watchesByResource: Map<ServerResponse, string>;
-  /** Streams told to go silent (stallWatches). */
+  /** Streams told to go silent (stallWatches, holdWatches): nothing more is written on them, not even their end. */
   readonly stalled: WeakSet<ServerResponse>;
+  /** While on, a new watch is held from its start: no headers, nothing (holdWatches). */
+  readonly holding?: { readonly on: boolean };
 }
 
 /**
@@ -45,6 +47,13 @@ export function serveWatch(
       'Invalid value: "": sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
       {},
     );
+  }
+  if (ctx.holding?.on) {
+    // Held by a proxy: the request is in, nothing comes back until the connection is closed.
+    ctx.streams.add(res);
+    ctx.stalled.add(res);
+    res.on("close", () => ctx.streams.delete(res));
+    return;
   }
   const table = wantsTable(req);
   res.writeHead(200, {
@@ -87,8 +96,13 @@ export function serveWatch(
   let cancelBookmark: (() => void) | undefined;
   if (bookmarks) {
     const every = ctx.bookmarkIntervalMs ?? 60_000;
-    const send = () =>
-      write({ type: "BOOKMARK", object: bookmark(type, ctx.store.publishedResourceVersion(type), false) });
+    // As kube-apiserver v1.32's watch cache: a bookmark every minute from the watch's start, but only once the
+    // kind has changed after the resourceVersion the watch began at — a quiet kind's watch gets none at all
+    // (docs/simulator.md "Compared with the real control plane").
+    const send = () => {
+      const published = ctx.store.publishedResourceVersion(type);
+      if (published > from) write({ type: "BOOKMARK", object: bookmark(type, published, false) });
+    };
     if (ctx.timers) {
       const source = ctx.timers;
       const arm = () => {
@@ -101,7 +115,12 @@ export function serveWatch(
     } else timers.push(setInterval(send, every));
   }
   const timeout = Number(q.get("timeoutSeconds") ?? 0);
-  if (timeout > 0) timers.push(setTimeout(() => res.end(), timeout * 1000));
+  if (timeout > 0)
+    timers.push(
+      setTimeout(() => {
+        if (!ctx.stalled.has(res)) res.end();
+      }, timeout * 1000),
+    );
   const cleanup = () => {
     stop();
     cancelBookmark?.();

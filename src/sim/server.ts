@@ -49,6 +49,12 @@ export interface SimServer {
    */
   stallWatches(resource: string): void;
   /**
+   * Holds every watch stream, open ones and those opened while it lasts, as a proxy that stops passing data:
+   * nothing is sent on them (no headers on a new one, no events, no bookmarks, not even their end at
+   * `timeoutSeconds`). `false` serves new watches again; held ones stay held until they are closed.
+   */
+  holdWatches(on: boolean): void;
+  /**
    * Bookmarks of watches opened from now on follow `timers` (the fake clock of the daemon a test runs against):
    * a daemon on a fake clock must see the API server's bookmark rhythm on that clock, as a real one sees it in
    * real time, or it takes every quiet watch for a silent one.
@@ -71,6 +77,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const streams = new Set<ServerResponse>();
   const watchesByResource = new Map<ServerResponse, string>();
   const stalled = new WeakSet<ServerResponse>();
+  const holding = { on: false };
   const requests = createRequestMetrics();
   let timers = options.timers;
   const server = createServer(
@@ -90,6 +97,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
         requests,
         watchesByResource,
         stalled,
+        holding,
       }).catch((error: unknown) => {
         const api =
           error instanceof ApiError
@@ -111,6 +119,10 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     watchCount: () => streams.size,
     stallWatches(resource) {
       for (const [res, name] of watchesByResource) if (resource === "*" || name === resource) stalled.add(res);
+    },
+    holdWatches(on) {
+      holding.on = on;
+      if (on) for (const res of watchesByResource.keys()) stalled.add(res);
     },
     useTimers(source) {
       timers = source;
@@ -138,6 +150,8 @@ interface Context extends SimServerOptions {
   watchesByResource: Map<ServerResponse, string>;
   /** Streams told to go silent (stallWatches). */
   stalled: WeakSet<ServerResponse>;
+  /** While on, every watch is held (holdWatches). */
+  holding: { on: boolean };
 }
 
 const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version"]);

@@ -6,6 +6,8 @@ export interface CapturedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
+  /** When it arrived, epoch ms of the real clock (tests against a real control plane time messages with it). */
+  readonly receivedAt: number;
   json<T = any>(): T;
 }
 
@@ -46,6 +48,7 @@ export async function startCaptureServer(): Promise<CaptureServer> {
         path: req.url ?? "",
         headers: req.headers,
         body,
+        receivedAt: Date.now(),
         json: () => JSON.parse(body),
       };
       requests.push(captured);
