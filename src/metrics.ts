@@ -216,7 +216,7 @@ export function createMetrics() {
     ),
     componentStalls: counter(
       "mon_component_stalls_total",
-      "Required components that stopped reporting progress (watches with no data, not even a bookmark, reopened).",
+      "Required components that stopped reporting progress (watches found behind the API server or held, reopened).",
     ),
     componentUnexpectedStops: counter(
       "mon_component_unexpected_stops_total",

@@ -22,11 +22,19 @@ const docs = [join(ROOT, "README.md"), ...walk(join(ROOT, "docs"), (p) => p.ends
 
 describe("the repository stands alone", () => {
   test("no source file, test or script reads a path outside the repository", () => {
-    // scripts/sync-fixtures.ts is the one exception: it copies the shared fixtures in, when they are beside it.
+    // Two exceptions: scripts/sync-fixtures.ts copies the shared fixtures in, when they are beside it; and
+    // testing/real-kube.ts starts the real control plane of ../shared/kube when the machine has it, as
+    // testing/real-components.ts starts Debian's Alertmanager (a tool of the machine, not a file of the
+    // repository: without it the tests that need it say "skipped:" in one line).
+    const exceptions = [
+      join(ROOT, "scripts", "sync-fixtures.ts"),
+      join(ROOT, "src", "testing", "real-kube.ts"),
+      join(import.meta.dirname, "self-contained.test.ts"),
+    ];
     const code = [
       ...walk(join(ROOT, "src"), (p) => p.endsWith(".ts")),
       ...walk(join(ROOT, "scripts"), (p) => p.endsWith(".ts")),
-    ].filter((p) => !p.endsWith("sync-fixtures.ts") && p !== join(import.meta.dirname, "self-contained.test.ts"));
+    ].filter((p) => !exceptions.includes(p));
     const offences = code
       .filter((p) => /["'`/]\.\.\/(\.\.\/)*shared\b|"shared", "fixtures"/.test(readFileSync(p, "utf8")))
       .map((p) => relative(ROOT, p));

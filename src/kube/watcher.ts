@@ -21,7 +21,7 @@ export interface WatcherHooks {
   onHandlerFailure?(kind: string, error: unknown): void;
   /** A kind changed state (for health), with a reason when failing. */
   onKindState?(target: WatchTarget, state: KindState, failure?: InformerState): void;
-  /** A watch stalled (no data, not even a bookmark) and was reopened. */
+  /** A silent watch was checked and found behind the API server or held (kube/watch-check.ts), and was reopened. */
   onStall?(target: WatchTarget): void;
   /** Data arrives again on a kind whose watch stalled. */
   onProgress?(target: WatchTarget): void;
