@@ -58,7 +58,7 @@ export interface InformerOptions {
    * disables.
    */
   readonly checkAfterMs?: number;
-  /** Real time a check may take to answer and end before the watch counts as held, ms. Default 20 s. */
+  /** Real time a check may take to answer and end before the watch counts as held, ms. Default 15 s (a second of its own, and room for a slow server). */
   readonly checkDeadlineMs?: number;
   /**
    * A list that has not answered in full within this long is abandoned as `timeout` and retried with backoff
@@ -246,7 +246,7 @@ export function createInformer(options: InformerOptions): Informer {
       // Data that arrives while the check runs proves the watch alive (and re-arms the timer itself).
       const moved = () => signal.aborted || chunks !== seen || resourceVersion !== from;
       try {
-        const found = await checkWatch(connection, kind.path, from, options.checkDeadlineMs ?? 20_000, signal);
+        const found = await checkWatch(connection, kind.path, from, options.checkDeadlineMs ?? 15_000, signal);
         if (moved()) return;
         if (found.verdict === "current" || found.verdict === "refused") {
           if (found.verdict === "current") currentAt = clock.now();

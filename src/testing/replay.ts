@@ -8,7 +8,7 @@ import { replayTimeline } from "../sim/replay.ts";
 import { recordedStory, startRecordedStory } from "../sim/scenarios/recorded.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import type { SimControllers, TimingProfile } from "../sim/controllers/index.ts";
-import { NS, type Story } from "../sim/stories/index.ts";
+import { NS, simStoryCluster, type Story } from "../sim/stories/index.ts";
 import type { Scenario } from "../sim/scenario.ts";
 import { readyNode } from "../sim/scenarios/builders.ts";
 import { loadTimeline, TIMELINES_DIR } from "../sim/timeline.ts";
@@ -146,7 +146,10 @@ export async function startTimedStory(
   sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   await clock.advance(1_000);
   const zeroMs = clock.now() + 9_000 + timing.phaseMs;
-  const timers = story.steps.map((step) => clock.setTimer(() => step.run(sim), zeroMs + step.t * 1000 - clock.now()));
+  const cluster = simStoryCluster(sim);
+  const timers = story.steps.map((step) =>
+    clock.setTimer(() => step.run(cluster), zeroMs + step.t * 1000 - clock.now()),
+  );
   const run = await watched({
     name: story.name,
     sim,

@@ -11,7 +11,7 @@ import { startSimulator } from "../../sim/simulator.ts";
 import { loadTimeline } from "../../sim/timeline.ts";
 import type { TimingProfile } from "../../sim/controllers/index.ts";
 import { parseTimingProfile } from "../../sim/controllers/timing-profiles.ts";
-import { NS, STORIES, storyNamed } from "../../sim/stories/index.ts";
+import { NS, STORIES, simStoryCluster, storyNamed } from "../../sim/stories/index.ts";
 
 const SCENARIOS = { demo: demoScenario } as const;
 
@@ -125,7 +125,11 @@ export default defineCommand({
           name: story.name,
           description: story.description,
           setup: () => {},
-          steps: story.steps.map((step) => ({ atMs: step.t * 1000, say: step.say, run: (s) => step.run(s) })),
+          steps: story.steps.map((step) => ({
+            atMs: step.t * 1000,
+            say: step.say,
+            run: (s) => step.run(simStoryCluster(s)),
+          })),
         },
         sim,
         {

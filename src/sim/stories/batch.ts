@@ -9,8 +9,8 @@ export const jobFailsThenDeleted: Story = {
     {
       t: 0,
       say: "kubectl apply: Job migrate (backoffLimit 2)",
-      run: (sim) =>
-        sim.apply({
+      run: (cluster) =>
+        cluster.apply({
           apiVersion: "batch/v1",
           kind: "Job",
           metadata: { namespace: NS, name: "migrate" },
@@ -23,7 +23,7 @@ export const jobFailsThenDeleted: Story = {
           },
         }),
     },
-    { t: 900, say: "kubectl delete job migrate", run: (sim) => remove(sim, "jobs", "migrate", "batch") },
+    { t: 900, say: "kubectl delete job migrate", run: (cluster) => remove(cluster, "jobs", "migrate", "batch") },
   ],
   fixedAt: 900,
   lengthSeconds: 1_200,

@@ -14,17 +14,17 @@ export const configMapVolumeAppears: Story = {
     {
       t: 0,
       say: "kubectl apply: Service api, Deployments api (2 pods) and web mounting ConfigMap api-config",
-      run: (sim) => {
-        sim.apply(service("api"));
-        sim.apply(deployment("api", "registry.example/api:1.0", 2, mountsConfig));
-        sim.apply(deployment("web", "registry.example/web:1.0", 1, mountsConfig));
+      run: (cluster) => {
+        cluster.apply(service("api"));
+        cluster.apply(deployment("api", "registry.example/api:1.0", 2, mountsConfig));
+        cluster.apply(deployment("web", "registry.example/web:1.0", 1, mountsConfig));
       },
     },
     {
       t: 420,
       say: "kubectl create configmap api-config",
-      run: (sim) =>
-        sim.apply({
+      run: (cluster) =>
+        cluster.apply({
           apiVersion: "v1",
           kind: "ConfigMap",
           metadata: { namespace: NS, name: "api-config" },
@@ -45,8 +45,8 @@ export const secretEnvMissing: Story = {
     {
       t: 0,
       say: "kubectl apply: Deployment api with env DB_PASSWORD from Secret db-credentials",
-      run: (sim) =>
-        sim.apply(
+      run: (cluster) =>
+        cluster.apply(
           deployment("api", "registry.example/api:1.0", 2, {
             spec: {
               containers: [
@@ -65,8 +65,8 @@ export const secretEnvMissing: Story = {
     {
       t: 420,
       say: "kubectl create secret generic db-credentials --from-literal=password=…",
-      run: (sim) =>
-        sim.apply({
+      run: (cluster) =>
+        cluster.apply({
           apiVersion: "v1",
           kind: "Secret",
           metadata: { namespace: NS, name: "db-credentials" },

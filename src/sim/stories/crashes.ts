@@ -4,7 +4,6 @@ import {
   NS,
   ORDERS_DB_REFUSED,
   ordersDb,
-  podsOf,
   service,
   setFate,
   setFates,
@@ -24,15 +23,15 @@ export const crashYoungNodes: Story = {
     {
       t: 0,
       say: "kubectl apply: Service api and Deployment api (2 pods, image :crash)",
-      run: (sim) => {
-        sim.apply(service("api"));
-        sim.apply(deployment("api", "registry.example/api:crash", 2));
+      run: (cluster) => {
+        cluster.apply(service("api"));
+        cluster.apply(deployment("api", "registry.example/api:crash", 2));
       },
     },
     {
       t: 720,
       say: "kubectl set image deployment/api api=registry.example/api:2.0",
-      run: (sim) => sim.apply(deployment("api", "registry.example/api:2.0", 2)),
+      run: (cluster) => cluster.apply(deployment("api", "registry.example/api:2.0", 2)),
     },
   ],
   fixedAt: 720,
@@ -48,23 +47,23 @@ export const crashFixedInPlace: Story = {
     {
       t: 0,
       say: "kubectl apply: Service api and Deployment api (3 pods)",
-      run: (sim) => {
-        sim.apply(service("api"));
-        sim.apply(deployment("api", "registry.example/api:1.0", 3));
+      run: (cluster) => {
+        cluster.apply(service("api"));
+        cluster.apply(deployment("api", "registry.example/api:1.0", 3));
       },
     },
     {
       t: 90,
       say: "the first pod of api starts failing on every start",
-      run: (sim) => {
-        const pod = podsOf(sim, "api")[0];
-        if (pod) setFate(sim, pod.metadata.name, "crash", "panic: runtime error: invalid memory address\n");
+      run: (cluster) => {
+        const pod = cluster.podsOf("api")[0];
+        if (pod) setFate(cluster, pod.metadata.name, "crash", "panic: runtime error: invalid memory address\n");
       },
     },
     {
       t: 600,
       say: "what it failed on is back: its next start stays up",
-      run: (sim) => setFates(sim, "api", undefined),
+      run: (cluster) => setFates(cluster, "api", undefined),
     },
   ],
   fixedAt: 600,
@@ -81,9 +80,9 @@ export const initCrashYoungNodes: Story = {
     {
       t: 0,
       say: "kubectl apply: Service api and Deployment api whose init container wait-for-db fails",
-      run: (sim) => {
-        sim.apply(service("api"));
-        sim.apply(
+      run: (cluster) => {
+        cluster.apply(service("api"));
+        cluster.apply(
           deployment("api", "registry.example/api:1.0", 2, {
             annotations: INIT_CRASH,
             spec: { initContainers: [{ name: "wait-for-db", image: "registry.example/wait-for:1" }] },
@@ -94,8 +93,8 @@ export const initCrashYoungNodes: Story = {
     {
       t: 900,
       say: "the database is reachable: a rollout without the failing init",
-      run: (sim) =>
-        sim.apply(
+      run: (cluster) =>
+        cluster.apply(
           deployment("api", "registry.example/api:1.0", 2, {
             spec: { initContainers: [{ name: "wait-for-db", image: "registry.example/wait-for:1" }] },
           }),
@@ -115,9 +114,9 @@ export const readinessOnly: Story = {
     {
       t: 0,
       say: "kubectl apply: Service search and Deployment search (2 pods, readiness probe every 5 s)",
-      run: (sim) => {
-        sim.apply(service("search"));
-        sim.apply(
+      run: (cluster) => {
+        cluster.apply(service("search"));
+        cluster.apply(
           deployment("search", "registry.example/search:1.0", 2, {
             spec: {
               containers: [
@@ -139,12 +138,12 @@ export const readinessOnly: Story = {
     {
       t: 120,
       say: "/healthz of both pods answers 503",
-      run: (sim) => setFates(sim, "search", "unready"),
+      run: (cluster) => setFates(cluster, "search", "unready"),
     },
     {
       t: 1_020,
       say: "/healthz answers 200 again",
-      run: (sim) => setFates(sim, "search", undefined),
+      run: (cluster) => setFates(cluster, "search", undefined),
     },
   ],
   fixedAt: 1_020,
@@ -160,8 +159,8 @@ export const statefulSetOom: Story = {
     {
       t: 0,
       say: "kubectl apply: StatefulSet ledger (2 replicas, 512Mi limit)",
-      run: (sim) => {
-        sim.apply({
+      run: (cluster) => {
+        cluster.apply({
           apiVersion: "apps/v1",
           kind: "StatefulSet",
           metadata: { namespace: NS, name: "ledger" },
@@ -181,8 +180,12 @@ export const statefulSetOom: Story = {
         });
       },
     },
-    { t: 180, say: "ledger-1 outgrows its memory limit on every start", run: (sim) => setFate(sim, "ledger-1", "oom") },
-    { t: 900, say: "ledger-1 runs within its memory again", run: (sim) => setFate(sim, "ledger-1", undefined) },
+    {
+      t: 180,
+      say: "ledger-1 outgrows its memory limit on every start",
+      run: (cluster) => setFate(cluster, "ledger-1", "oom"),
+    },
+    { t: 900, say: "ledger-1 runs within its memory again", run: (cluster) => setFate(cluster, "ledger-1", undefined) },
   ],
   fixedAt: 900,
   // An OOM kill is remembered for an hour after the last one (docs/reasons.md OOMKilled).
@@ -198,20 +201,20 @@ export const dependencyRefused: Story = {
     {
       t: 0,
       say: "kubectl apply: Service orders-db (no selector) and Deployment checkout (2 pods)",
-      run: (sim) => {
-        sim.apply(ordersDb());
-        sim.apply(deployment("checkout", "registry.example/checkout:2.3.1", 2));
+      run: (cluster) => {
+        cluster.apply(ordersDb());
+        cluster.apply(deployment("checkout", "registry.example/checkout:2.3.1", 2));
       },
     },
     {
       t: 90,
       say: "orders-db refuses connections: both checkout pods exit on start",
-      run: (sim) => setFates(sim, "checkout", "crash", ORDERS_DB_REFUSED),
+      run: (cluster) => setFates(cluster, "checkout", "crash", ORDERS_DB_REFUSED),
     },
     {
       t: 690,
       say: "orders-db accepts connections again",
-      run: (sim) => setFates(sim, "checkout", undefined),
+      run: (cluster) => setFates(cluster, "checkout", undefined),
     },
   ],
   fixedAt: 690,

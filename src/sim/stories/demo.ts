@@ -15,13 +15,13 @@ export const demoOnControllers: Story = {
     {
       t: 0,
       say: "kubectl apply: the shop (orders-db, checkout, cart, catalog, search)",
-      run: (sim) => {
-        sim.apply(ordersDb());
-        sim.apply(deployment("checkout", "ghcr.io/shop/checkout:2.3.1", 2, on("worker-1")));
-        sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2")));
-        sim.apply(deployment("catalog", "ghcr.io/shop/catalog:3.0.2", 2, on("worker-2")));
+      run: (cluster) => {
+        cluster.apply(ordersDb());
+        cluster.apply(deployment("checkout", "ghcr.io/shop/checkout:2.3.1", 2, on("worker-1")));
+        cluster.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2")));
+        cluster.apply(deployment("catalog", "ghcr.io/shop/catalog:3.0.2", 2, on("worker-2")));
         // search stays bound to worker-3 through its loss (it tolerates an unreachable node for good).
-        sim.apply(
+        cluster.apply(
           deployment("search", "ghcr.io/shop/search:0.9.8", 1, {
             spec: {
               ...on("worker-3").spec,
@@ -31,30 +31,30 @@ export const demoOnControllers: Story = {
         );
       },
     },
-    { t: 150, say: "worker-3 stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
+    { t: 150, say: "worker-3 stops posting status", run: (cluster) => cluster.stopKubelet("worker-3") },
     {
       t: 180,
       say: "orders-db refuses connections: checkout exits on every start",
-      run: (sim) => setFates(sim, "checkout", "crash", ORDERS_DB_REFUSED),
+      run: (cluster) => setFates(cluster, "checkout", "crash", ORDERS_DB_REFUSED),
     },
     {
       t: 210,
       say: "a rollout of cart uses the image tag 1.4.O (a typo for 1.4.0)",
-      run: (sim) =>
-        sim.apply(
+      run: (cluster) =>
+        cluster.apply(
           deployment("cart", "ghcr.io/shop/cart:1.4.O", 2, { ...on("worker-2"), annotations: fate("image-missing") }),
         ),
     },
-    { t: 870, say: "worker-3 is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
+    { t: 870, say: "worker-3 is back", run: (cluster) => cluster.startKubelet("worker-3") },
     {
       t: 890,
       say: "orders-db accepts connections again",
-      run: (sim) => setFates(sim, "checkout", undefined),
+      run: (cluster) => setFates(cluster, "checkout", undefined),
     },
     {
       t: 910,
       say: "kubectl set image deployment/cart cart=ghcr.io/shop/cart:1.4.0",
-      run: (sim) => sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2"))),
+      run: (cluster) => cluster.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2, on("worker-2"))),
     },
   ],
   fixedAt: 910,

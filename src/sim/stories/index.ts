@@ -14,6 +14,7 @@ import { daemonSetImagePull, rolloutUnschedulable } from "./rollouts.ts";
 import { claimBinds } from "./storage.ts";
 import type { Story } from "./story.ts";
 
+export { simStoryCluster, type StoryCluster } from "./cluster.ts";
 export { NS, type Story, type StoryStep } from "./story.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { deployment, podsOf, remove, service, type Story } from "./story.ts";
+import { deployment, remove, service, type Story } from "./story.ts";
 
 const onWorker1 = { spec: { nodeSelector: { "kubernetes.io/hostname": "worker-1" } } };
 
@@ -14,15 +14,15 @@ export const nodeBackSlicesLag: Story = {
     {
       t: 0,
       say: "kubectl apply: Services api and web, their Deployments (1 pod each) on worker-1",
-      run: (sim) => {
+      run: (cluster) => {
         for (const app of ["api", "web"]) {
-          sim.apply(service(app));
-          sim.apply(deployment(app, `registry.example/${app}:1.0`, 1, onWorker1));
+          cluster.apply(service(app));
+          cluster.apply(deployment(app, `registry.example/${app}:1.0`, 1, onWorker1));
         }
       },
     },
-    { t: 120, say: "worker-1's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-1") },
-    { t: 300, say: "worker-1's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-1") },
+    { t: 120, say: "worker-1's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-1") },
+    { t: 300, say: "worker-1's kubelet is back", run: (cluster) => cluster.startKubelet("worker-1") },
   ],
   fixedAt: 300,
   lengthSeconds: 700,
@@ -41,18 +41,18 @@ export const nodeBackTerminatingPod: Story = {
     {
       t: 0,
       say: "kubectl apply: Deployment api (1 pod, scheduled to worker-1)",
-      run: (sim) => sim.apply(deployment("api", "registry.example/api:1.0", 1)),
+      run: (cluster) => cluster.apply(deployment("api", "registry.example/api:1.0", 1)),
     },
-    { t: 150, say: "worker-1's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-1") },
+    { t: 150, say: "worker-1's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-1") },
     {
       t: 270,
       say: "kubectl delete pod: api's pod on worker-1",
-      run: (sim) => {
-        for (const pod of podsOf(sim, "api"))
-          if (pod.spec?.nodeName === "worker-1") remove(sim, "pods", pod.metadata.name);
+      run: (cluster) => {
+        for (const pod of cluster.podsOf("api"))
+          if (pod.spec?.nodeName === "worker-1") remove(cluster, "pods", pod.metadata.name);
       },
     },
-    { t: 870, say: "worker-1's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-1") },
+    { t: 870, say: "worker-1's kubelet is back", run: (cluster) => cluster.startKubelet("worker-1") },
   ],
   fixedAt: 870,
   lengthSeconds: 1_300,
@@ -67,13 +67,13 @@ export const nodeLostEvicted: Story = {
     {
       t: 0,
       say: "kubectl apply: Service web and Deployment web (3 pods, one per node)",
-      run: (sim) => {
-        sim.apply(service("web"));
-        sim.apply(deployment("web", "registry.example/web:1.0", 3));
+      run: (cluster) => {
+        cluster.apply(service("web"));
+        cluster.apply(deployment("web", "registry.example/web:1.0", 3));
       },
     },
-    { t: 150, say: "worker-3's kubelet stops posting status", run: (sim) => sim.controllers?.stopKubelet("worker-3") },
-    { t: 870, say: "worker-3's kubelet is back", run: (sim) => sim.controllers?.startKubelet("worker-3") },
+    { t: 150, say: "worker-3's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-3") },
+    { t: 870, say: "worker-3's kubelet is back", run: (cluster) => cluster.startKubelet("worker-3") },
   ],
   fixedAt: 870,
   lengthSeconds: 1_300,

@@ -9,18 +9,18 @@ export const rolloutUnschedulable: Story = {
     {
       t: 0,
       say: "kubectl apply: Deployment web (2 pods)",
-      run: (sim) => sim.apply(deployment("web", "registry.example/web:1.0", 2)),
+      run: (cluster) => cluster.apply(deployment("web", "registry.example/web:1.0", 2)),
     },
     {
       t: 60,
       say: "kubectl apply: web 1.1 with nodeSelector disk=ssd",
-      run: (sim) =>
-        sim.apply(deployment("web", "registry.example/web:1.1", 2, { spec: { nodeSelector: { disk: "ssd" } } })),
+      run: (cluster) =>
+        cluster.apply(deployment("web", "registry.example/web:1.1", 2, { spec: { nodeSelector: { disk: "ssd" } } })),
     },
     {
       t: 660,
       say: "kubectl rollout undo deployment/web",
-      run: (sim) => sim.apply(deployment("web", "registry.example/web:1.0", 2)),
+      run: (cluster) => cluster.apply(deployment("web", "registry.example/web:1.0", 2)),
     },
   ],
   fixedAt: 660,
@@ -36,17 +36,17 @@ export const daemonSetImagePull: Story = {
     {
       t: 0,
       say: "kubectl apply: DaemonSet node-agent",
-      run: (sim) => sim.apply(daemonSet("registry.example/agent:2.0")),
+      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:2.0")),
     },
     {
       t: 60,
       say: "kubectl set image daemonset/node-agent agent=registry.example/agent:missing",
-      run: (sim) => sim.apply(daemonSet("registry.example/agent:missing")),
+      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:missing")),
     },
     {
       t: 660,
       say: "kubectl set image daemonset/node-agent agent=registry.example/agent:2.1",
-      run: (sim) => sim.apply(daemonSet("registry.example/agent:2.1")),
+      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:2.1")),
     },
   ],
   fixedAt: 660,

@@ -12,15 +12,15 @@ export const claimBinds: Story = {
     {
       t: 0,
       say: "kubectl apply: StorageClass standard (default), claim data, Service db and Deployment db",
-      run: (sim) => {
-        sim.apply({
+      run: (cluster) => {
+        cluster.apply({
           apiVersion: "storage.k8s.io/v1",
           kind: "StorageClass",
           metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
           provisioner: "csi.example.com",
           volumeBindingMode: "Immediate",
         });
-        sim.apply({
+        cluster.apply({
           apiVersion: "v1",
           kind: "PersistentVolumeClaim",
           metadata: { namespace: NS, name: "data" },
@@ -31,8 +31,8 @@ export const claimBinds: Story = {
           },
           status: { phase: "Pending" },
         });
-        sim.apply(service("db"));
-        sim.apply(
+        cluster.apply(service("db"));
+        cluster.apply(
           deployment("db", "registry.example/db:16", 1, {
             spec: { volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }] },
           }),
@@ -42,7 +42,7 @@ export const claimBinds: Story = {
     {
       t: 600,
       say: "the provisioner binds claim data",
-      run: (sim) => sim.patchStatus("v1", "PersistentVolumeClaim", NS, "data", { phase: "Bound" }),
+      run: (cluster) => cluster.bindClaim("data"),
     },
   ],
   fixedAt: 600,

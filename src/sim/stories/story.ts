@@ -1,6 +1,6 @@
 import { FATE_ANNOTATION, INIT_FATE_ANNOTATION, OUTPUT_ANNOTATION } from "../controllers/index.ts";
-import type { Simulator } from "../simulator.ts";
 import type { KubeObject } from "../store.ts";
+import type { StoryCluster } from "./cluster.ts";
 
 /** The namespace every story of the catalogue runs in. */
 export const NS = "shop";
@@ -9,7 +9,7 @@ export const NS = "shop";
 export interface StoryStep {
   readonly t: number;
   readonly say: string;
-  run(sim: Simulator): void;
+  run(cluster: StoryCluster): void;
 }
 
 /**
@@ -68,23 +68,14 @@ export function service(name: string, spec: KubeObject = {}): KubeObject {
   };
 }
 
-/** The pods of `app`, not being deleted, in name order. */
-export function podsOf(sim: Simulator, app: string): KubeObject[] {
-  return sim.store
-    .list(sim.typeOf("", "v1", "pods"), NS)
-    .filter((p) => p.metadata.labels?.app === app && !p.metadata.deletionTimestamp);
-}
-
 /** Sets (or with undefined clears) the simulated kubelet's fate of a pod, and what it prints: `kubectl annotate pod`. */
-export function setFate(sim: Simulator, pod: string, fate: string | undefined, output?: string): void {
-  sim.store.patch(sim.typeOf("", "v1", "pods"), NS, pod, "application/merge-patch+json", {
-    metadata: { annotations: { [FATE_ANNOTATION]: fate ?? null, ...(output ? { [OUTPUT_ANNOTATION]: output } : {}) } },
-  });
+export function setFate(cluster: StoryCluster, pod: string, fate: string | undefined, output?: string): void {
+  cluster.annotatePod(pod, { [FATE_ANNOTATION]: fate ?? null, ...(output ? { [OUTPUT_ANNOTATION]: output } : {}) });
 }
 
 /** Sets the fate (and output) of every pod of `app`: its process fails on every start, or runs again. */
-export function setFates(sim: Simulator, app: string, fate: string | undefined, output?: string): void {
-  for (const pod of podsOf(sim, app)) setFate(sim, pod.metadata.name, fate, output);
+export function setFates(cluster: StoryCluster, app: string, fate: string | undefined, output?: string): void {
+  for (const pod of cluster.podsOf(app)) setFate(cluster, pod.metadata.name, fate, output);
 }
 
 /** What a container dialling the orders database prints when it refuses connections. */
@@ -109,6 +100,6 @@ export function fate(value: string, output?: string): Record<string, string> {
 }
 
 /** Deletes an object as `kubectl delete` does (pods with their grace period). */
-export function remove(sim: Simulator, plural: string, name: string, group = "", version = "v1"): void {
-  sim.store.delete(sim.typeOf(group, version, plural), NS, name);
+export function remove(cluster: StoryCluster, plural: string, name: string, group = "", version = "v1"): void {
+  cluster.remove(plural, name, group, version);
 }
