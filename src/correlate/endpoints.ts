@@ -1,7 +1,7 @@
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import { refKey } from "../model/object-ref.ts";
+import { type ObjectRef, refKey } from "../model/object-ref.ts";
 import { joining, mergeDrafts, replaceGroups } from "./merge.ts";
 
 /** The root reason of an incident rooted at an endpoint several workloads cannot reach (spec 1.3). */
@@ -40,7 +40,10 @@ export function unreachableEndpoint(finding: Finding): string | undefined {
  * workloads in `affected` and `folded` (cascading suppression). An in-cluster Service (`inCluster`, canonical
  * form) that a crash says refuses is failing itself, so it is the root even for one workload.
  * `canonical` maps an endpoint to one name per server (a Service's ClusterIP and DNS names to
- * `name.namespace:port`). Node-rooted and configuration-rooted drafts (a missing Secret) keep their root:
+ * `name.namespace:port`). An in-cluster Service whose backends fail (`backends`: the top controllers of the pods
+ * it selects, canonical form) is failing because of them: the workloads failing on it join the draft rooted at
+ * its failing backend workload, whose root and reason stay, the dependents in `affected`.
+ * Node-rooted and configuration-rooted drafts (a missing Secret) keep their root:
  * they are deeper causes. A workload whose incident is already open (`isOpen`) keeps it (`joining`).
  * Pure; keeps the input order, the merged draft where its first member was.
  */
@@ -49,12 +52,22 @@ export function foldSharedEndpoints(
   canonical: (endpoint: string) => string = (e) => e,
   isOpen: (id: string) => boolean = () => false,
   inCluster: (endpoint: string) => boolean = () => false,
+  backends: (endpoint: string) => readonly ObjectRef[] = () => [],
 ): IncidentDraft[] {
   const endpointOf = new Map<IncidentDraft, string>();
   const members = new Map<string, IncidentDraft[]>();
   // An endpoint a probe found refusing (spec 2.3 autoDependencies) is already a root: workloads join it.
   const anchors = new Map<string, IncidentDraft>();
   for (const d of drafts) if (d.root.kind === "Endpoint") anchors.set(canonical(d.root.name), d);
+  // An in-cluster Service whose backends are failing refuses because of them (issue 40): the workloads failing
+  // on it join the incident of its failing backend workload, which names them all.
+  const byRoot = new Map(drafts.map((d) => [refKey(d.root), d]));
+  const backendAnchor = (endpoint: string) =>
+    inCluster(endpoint)
+      ? backends(endpoint)
+          .map((b) => byRoot.get(refKey(b)))
+          .find((d) => d !== undefined)
+      : undefined;
   for (const d of drafts) {
     if (d.root.kind === "Node" || d.root.kind === "Endpoint" || d.findings.some((f) => f.explains)) continue;
     const found = d.findings.map(unreachableEndpoint).find((e) => e !== undefined);
@@ -64,7 +77,16 @@ export function foldSharedEndpoints(
     members.set(endpoint, [...(members.get(endpoint) ?? []), d]);
   }
   const grouped = new Map<IncidentDraft, string>();
-  for (const [endpoint, group] of members) {
+  for (const [endpoint, all] of members) {
+    const backend = backendAnchor(endpoint);
+    if (backend) {
+      const joined = all.filter((d) => d !== backend && !isOpen(refKey(d.root)));
+      if (joined.length === 0) continue;
+      grouped.set(backend, endpoint);
+      for (const d of joined) grouped.set(d, endpoint);
+      continue;
+    }
+    const group = all;
     const anchor = anchors.get(endpoint);
     const rootId = anchor ? refKey(anchor.root) : refKey({ kind: "Endpoint", name: endpoint });
     // An in-cluster Service a crash says refuses is failing itself: it is the root even for one workload
@@ -77,6 +99,9 @@ export function foldSharedEndpoints(
     for (const d of joined) grouped.set(d, endpoint);
   }
   return replaceGroups(drafts, grouped, (endpoint, group) => {
+    const backend = backendAnchor(endpoint);
+    if (backend && group.includes(backend))
+      return mergeDrafts(backend.root, backend.rootReason, group, "cascading_suppression");
     const anchor = group.find((d) => d.root.kind === "Endpoint");
     return mergeDrafts(
       anchor?.root ?? { kind: "Endpoint", name: endpoint },
@@ -110,4 +135,27 @@ export function serviceEndpoint(endpoint: string, inventory: InventoryView): str
   }
   const m = /^([a-z0-9-]+)\.([a-z0-9-]+)(?:\.svc(?:\.cluster\.local)?)?$/.exec(host);
   return m && inventory.get("Service", m[2], m[1]!) ? `${m[1]}.${m[2]}:${port}` : endpoint;
+}
+
+/**
+ * The workloads behind an in-cluster Service (canonical `name.namespace:port`): the top controllers of the pods
+ * its selector matches (a StatefulSet for its pods, a Deployment for its ReplicaSets' pods), or a pod without
+ * controller. Empty for a Service without selector (an outside database). Pure.
+ */
+export function serviceBackends(endpoint: string, inventory: InventoryView): ObjectRef[] {
+  const m = /^([a-z0-9-]+)\.([a-z0-9-]+):\d+$/.exec(endpoint);
+  const service = m ? inventory.get("Service", m[2], m[1]!) : undefined;
+  const selector = service?.spec?.selector as Record<string, string> | undefined;
+  if (!service || !selector || Object.keys(selector).length === 0) return [];
+  const out = new Map<string, ObjectRef>();
+  for (const pod of inventory.listIn("Pod", m![2]!)) {
+    const labels = pod.metadata.labels ?? {};
+    if (!Object.entries(selector).every(([k, v]) => labels[k] === v)) continue;
+    const top = inventory.ownerChain(pod).at(-1);
+    const ref: ObjectRef = top
+      ? { kind: String(top.kind), namespace: top.metadata.namespace, name: top.metadata.name }
+      : { kind: "Pod", namespace: pod.metadata.namespace, name: pod.metadata.name };
+    out.set(refKey(ref), ref);
+  }
+  return [...out.values()];
 }

@@ -3,7 +3,7 @@ import type { Fold, FoldReason, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
-import { foldSharedEndpoints, isServiceEndpoint, serviceEndpoint } from "./endpoints.ts";
+import { foldSharedEndpoints, isServiceEndpoint, serviceBackends, serviceEndpoint } from "./endpoints.ts";
 import { foldSharedErrors } from "./shared-errors.ts";
 
 /**
@@ -144,6 +144,7 @@ export function groupFindings(
       (endpoint) => serviceEndpoint(endpoint, inventory),
       isOpen,
       (endpoint) => isServiceEndpoint(endpoint, inventory),
+      (endpoint) => serviceBackends(endpoint, inventory),
     ),
     isOpen,
   );

@@ -1,6 +1,7 @@
+import { cronJobOfRunName } from "../model/cronjob-run.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryChange, InventoryView, KubeObject } from "../model/inventory.ts";
-import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
+import type { Event, Kinds, ObjectLike, Pod } from "../model/kube.ts";
 import { parseTime } from "./evidence.ts";
 
 /**
@@ -44,6 +45,7 @@ export function changedKeys(change: InventoryChange): string[] {
     if (!o) continue;
     keys.push(`obj:${change.kind}/${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`);
     if (o.metadata?.uid) keys.push(`uid:${o.metadata.uid}`);
+    if (change.kind === "Event" && o.involvedObject?.uid) keys.push(`events:${o.involvedObject.uid}`);
     if (change.kind !== "Pod") continue;
     if (o.spec?.nodeName) keys.push(`node-pods:${o.spec.nodeName}`);
     const controller = controllerUid(o as Pod);
@@ -99,8 +101,16 @@ export class RecordingView implements InventoryView {
       const refs = o.metadata.ownerReferences ?? [];
       const ref = refs.find((r) => r.controller) ?? refs[0];
       if (ref?.uid) this.keys.add(`uid:${ref.uid}`);
+      // A run whose Job is not cached is its CronJob's by name: that CronJob may appear later too.
+      const cronJob = ref?.kind === "Job" ? cronJobOfRunName(ref.name) : undefined;
+      if (cronJob) this.keys.add(`obj:CronJob/${o.metadata.namespace ?? ""}/${cronJob}`);
     }
     return chain;
+  }
+
+  eventsAbout(uid: string): readonly Event[] {
+    this.keys.add(`events:${uid}`);
+    return this.base.eventsAbout(uid);
   }
 
   watches(kind: string): boolean {

@@ -129,6 +129,10 @@ function filtered(
       read?.add(kind);
       return visible(inventory.get(kind, namespace, name));
     },
+    eventsAbout(uid: string) {
+      read?.add("Event");
+      return inventory.eventsAbout(uid);
+    },
     podsOnNode(node: string) {
       read?.add("Pod");
       const pods = inventory.podsOnNode(node);

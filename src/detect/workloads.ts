@@ -1,6 +1,7 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryChange, InventoryView } from "../model/inventory.ts";
 import type { CronJob, Deployment, Job, ObjectLike, StatefulSet } from "../model/kube.ts";
+import { supersededRun } from "./cronjob-runs.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { parseTime } from "./evidence.ts";
 import { changedKeys, FINDING_RESULTS, isPartial, ObjectMemo, sortedByKey, TimeEdges } from "./incremental.ts";
@@ -88,7 +89,7 @@ function detectWorkload(
   if (kind === "Job") {
     const job = w as Job;
     const failed = condition(job, "Failed");
-    if (failed?.status !== "True") return out;
+    if (failed?.status !== "True" || supersededRun(inventory, job.metadata.namespace, job.metadata.name)) return out;
     out.push(
       finding({
         reason: "JobFailed",

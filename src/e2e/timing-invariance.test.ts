@@ -2,7 +2,14 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { loadTimingExamples } from "../testing/timing/examples.ts";
 import { TIMED_EXPECTATIONS, type TimedExpectation } from "../testing/timing/expectations.ts";
-import { describeFailure, runTimed, type StoryTiming, storyTimingArbitrary } from "../testing/timing/run.ts";
+import {
+  describeFailure,
+  QUICK_STORY_TIMING,
+  runQuick,
+  runTimed,
+  type StoryTiming,
+  storyTimingArbitrary,
+} from "../testing/timing/run.ts";
 
 /**
  * Timing invariance (issue 28; docs/alert-quality.md "Timing invariance"): every story of the catalogue and
@@ -62,5 +69,19 @@ describe("timings that once broke a story (src/testing/timing/examples)", () => 
     const expected = TIMED_EXPECTATIONS.find((e) => e.story === example.story);
     if (!expected) continue;
     test(`${example.file}: ${example.why}`, () => holds(expected, example.timing), LONG);
+  }
+});
+
+describe("the quick schedules the real control plane is told (issue 40), on the simulator under QUICK_TIMING", () => {
+  for (const expected of TIMED_EXPECTATIONS.filter((e) => e.source === "controllers")) {
+    test(
+      `${expected.story} at its quick schedule`,
+      async () => {
+        const { told, judgement, expected: want } = await runQuick(expected);
+        if (!judgement.same || judgement.violations.length > 0)
+          throw new Error(describeFailure(want, QUICK_STORY_TIMING, told, judgement));
+      },
+      LONG,
+    );
   }
 });

@@ -1,5 +1,6 @@
+import { cronJobOfRunName } from "../model/cronjob-run.ts";
 import type { InventoryChange, InventoryView, KubeObject } from "../model/inventory.ts";
-import type { Kinds, ObjectLike, Pod } from "../model/kube.ts";
+import type { Event, Kinds, ObjectLike, Pod } from "../model/kube.ts";
 import { admit, type UnreadableReason } from "./admit.ts";
 
 /**
@@ -15,6 +16,8 @@ export class Inventory implements InventoryView {
   private readonly namespaced = new Map<string, ReadonlyMap<string, readonly ObjectLike[]>>();
   private readonly byUid = new Map<string, KubeObject>();
   private readonly podsByNode = new Map<string, Map<string, KubeObject>>();
+  /** Events by the uid of the object they are about (`involvedObject.uid`), each by its namespace/name. */
+  private readonly eventsByObject = new Map<string, Map<string, KubeObject>>();
   private readonly byIp = new Map<string, Map<string, { kind: string; label: string }>>();
   private readonly watched = new Set<string>();
   private readonly unreadable = new Map<string, UnreadableReason>();
@@ -85,6 +88,7 @@ export class Inventory implements InventoryView {
     const previous = map.get(key);
     if (previous) {
       if (previous.metadata?.uid) this.byUid.delete(previous.metadata.uid);
+      if (kind === "Event") this.indexEvent(key, previous, false);
       if (kind === "Pod") this.podsByNode.get(previous.spec?.nodeName ?? "")?.delete(key);
       for (const ip of addressesOf(kind, previous)) {
         this.byIp.get(ip)?.delete(`${kind}/${key}`);
@@ -105,6 +109,7 @@ export class Inventory implements InventoryView {
             : `node ${object.metadata?.name}`,
         });
       }
+      if (kind === "Event") this.indexEvent(key, object, true);
       if (kind === "Pod" && object.spec?.nodeName) {
         let pods = this.podsByNode.get(object.spec.nodeName);
         if (!pods) this.podsByNode.set(object.spec.nodeName, (pods = new Map()));
@@ -162,6 +167,11 @@ export class Inventory implements InventoryView {
     return this.byKind.get(kind)?.get(`${namespace ?? ""}/${name}`) as ObjectLike | undefined;
   }
 
+  eventsAbout(uid: string): readonly Event[] {
+    const events = this.eventsByObject.get(uid);
+    return events ? ([...events.values()] as Event[]) : NONE_EVENTS;
+  }
+
   podsOnNode(node: string): readonly Pod[] {
     return [...(this.podsByNode.get(node)?.values() ?? [])] as Pod[];
   }
@@ -183,7 +193,13 @@ export class Inventory implements InventoryView {
       const refs = current.metadata.ownerReferences ?? [];
       const ref = refs.find((r) => r.controller) ?? refs[0];
       const owner = ref?.uid ? this.byUid.get(ref.uid) : undefined;
-      if (!owner) break;
+      if (!owner) {
+        // A CronJob's run whose Job is not (or no longer) cached is still the CronJob's (model/cronjob-run.ts).
+        const cronJob = ref?.kind === "Job" ? cronJobOfRunName(ref.name) : undefined;
+        const found = cronJob ? this.get("CronJob", current.metadata.namespace, cronJob) : undefined;
+        if (found) chain.push(found);
+        break;
+      }
       chain.push(owner as ObjectLike);
       current = owner as ObjectLike;
     }
@@ -191,6 +207,19 @@ export class Inventory implements InventoryView {
   }
 
   // --- internal ---
+
+  private indexEvent(key: string, event: KubeObject, add: boolean): void {
+    const uid = event.involvedObject?.uid;
+    if (typeof uid !== "string" || !uid) return;
+    let events = this.eventsByObject.get(uid);
+    if (add) {
+      if (!events) this.eventsByObject.set(uid, (events = new Map()));
+      events.set(key, event);
+      return;
+    }
+    events?.delete(key);
+    if (events?.size === 0) this.eventsByObject.delete(uid);
+  }
 
   private emit(change: InventoryChange): void {
     for (const listener of this.listeners) listener(change);
@@ -204,6 +233,7 @@ export class Inventory implements InventoryView {
 }
 
 const NONE: readonly ObjectLike[] = Object.freeze([]);
+const NONE_EVENTS: readonly Event[] = Object.freeze([]);
 
 /** `namespace/name` of any value an informer hands over, however malformed. */
 function keyOf(o: unknown): string {

@@ -14,7 +14,7 @@ export interface DnsResponseCounts {
   readonly seconds: number;
 }
 
-import type { Kinds, ObjectLike, Pod } from "./kube.ts";
+import type { Event, Kinds, ObjectLike, Pod } from "./kube.ts";
 
 /** A Kubernetes object as served by the API (JSON), of any kind (custom resources included). */
 // biome-ignore lint/suspicious/noExplicitAny: the untyped object shape that typed views of each kind replace.
@@ -52,7 +52,16 @@ export interface InventoryView {
   get(kind: string, namespace: string | undefined, name: string): ObjectLike | undefined;
   /** Pods whose `spec.nodeName` is `node`. */
   podsOnNode(node: string): readonly Pod[];
-  /** The controller chain above an object, nearest first (Pod → ReplicaSet → Deployment); stops at an owner not in the cache. */
+  /**
+   * The cached core/v1 Events about the object with this uid (`involvedObject.uid`), in no set order: what the
+   * kubelet said about a pod (probe failures, kills) whichever of its containers' runs it concerned.
+   */
+  eventsAbout(uid: string): readonly Event[];
+  /**
+   * The controller chain above an object, nearest first (Pod → ReplicaSet → Deployment); stops at an owner not
+   * in the cache, except a CronJob's run: a Job not cached whose name is a run of a cached CronJob
+   * (model/cronjob-run.ts) is followed by that CronJob.
+   */
   ownerChain(object: ObjectLike): readonly ObjectLike[];
   /**
    * True when the kind is watched and synced, so an absent object really is absent (spec 1.5: a detector whose

@@ -238,7 +238,9 @@ export function describe(incident: Incident): string {
     const workloads = `${n} workload${n === 1 ? "" : "s"}`;
     if (incident.root.kind === "Namespace") return `outage, ${workloads} failing (${named})`;
     if (incident.root.kind === "Error") return `the same error in ${workloads} (${named})`;
-    return `unreachable, ${workloads} failing on it (${named})`;
+    if (incident.root.kind === "Endpoint") return `unreachable, ${workloads} failing on it (${named})`;
+    // A workload whose Service others fail on (issue 40): its own failure first, then who fails with it.
+    return `${incident.rootReason}, ${workloads} failing on it (${named})`;
   }
   if (root && incident.root.kind === "Node") {
     const state =

@@ -3,7 +3,7 @@ import { createInformer } from "../kube/informer.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { RECORDED_TIMING, type TimingProfile } from "../sim/controllers/index.ts";
-import { startKubeletStandIn, type StandInNode } from "../sim/standin/standin.ts";
+import { type KubeletStandIn, startKubeletStandIn, type StandInNode } from "../sim/standin/standin.ts";
 import { type RealStoryCluster, realStoryCluster, type StoryPlace } from "../sim/standin/story-cluster.ts";
 import type { Story } from "../sim/stories/index.ts";
 import type { KubeObject } from "../sim/store.ts";
@@ -40,39 +40,71 @@ export interface RealStoryResult {
 export interface RealStoriesRun {
   readonly results: readonly RealStoryResult[];
   readonly unplaced: readonly Told[];
+  /** Watches mon found stalled during the run (`mon_component_stalls_total`). */
   readonly stalls: number;
+  /** Writes of the kubelet stand-in the server refused. */
+  readonly standInFailures: readonly string[];
+}
+
+/** The nodes of the stories that want old ones, registered ahead of the run (the young-node grace, spec 1.8). */
+export interface PreparedStoryNodes {
+  readonly kube: RealKube;
+  readonly standIn: KubeletStandIn;
+  /** Epoch ms (real clock) when the old stories' nodes were registered. */
+  readonly registeredAt: number;
+}
+
+/** A node younger than this is still joining the cluster (mon's young-node grace, detect/grace.ts), ms. */
+const YOUNG_MS = 600_000;
+
+let prepared: Promise<PreparedStoryNodes> | undefined;
+
+/**
+ * Starts the kubelet stand-in on `timing` and registers the nodes of every story of `stories` that wants old
+ * nodes, once per process: a story's nodes must be older than mon's young-node grace (10 minutes) when it
+ * begins, and a real API server stamps a node's creation with the time it was created. src/testing/preload.ts
+ * calls this as the test process starts, so the nodes have aged by the time the stories run.
+ */
+export function prepareStoryNodes(
+  kube: Promise<RealKube>,
+  stories: readonly Story[],
+  timing: TimingProfile = RECORDED_TIMING,
+): Promise<PreparedStoryNodes> {
+  prepared ??= (async () => {
+    const real = await kube;
+    const connection = await connectKube({ kubeconfigText: real.kubeconfigText });
+    const standIn = await startKubeletStandIn({
+      connection,
+      clock: createSystemClock(),
+      logger: createSilentLogger(),
+      nodes: stories.filter((s) => !s.youngNodes).flatMap((s) => nodesOf(s)),
+      timing,
+    });
+    process.once("exit", () => standIn.stop());
+    return { kube: real, standIn, registeredAt: Date.now() };
+  })();
+  return prepared;
 }
 
 /**
  * Tells `specs` side by side on the real control plane (issue 40): each story in a namespace named after it,
- * on nodes of its own (`<story>-worker-N`, registered by the kubelet stand-in, which runs every pod on
- * `timing`), its pods pinned to them; one real daemon on the real clock watches the whole cluster and delivers
- * to a webhook. What each story told is the messages about its namespace and nodes, judged with the same
- * invariants and expected conversation as on the simulator. Every story runs its own `lengthSeconds`.
+ * on nodes of its own (`<story>-worker-N`, run by the kubelet stand-in of `nodes`; old ones registered ahead,
+ * young ones as the story starts), its pods pinned to them; one real daemon on the real clock watches the whole
+ * cluster and delivers to a webhook. What each story told is the messages about its namespace and nodes,
+ * judged with the same invariants and expected conversation as on the simulator. A story ends at its
+ * `lengthSeconds`, or a minute after it told its whole expected conversation. Waits first, if need be, until
+ * the old nodes are older than the young-node grace.
  */
 export async function tellStoriesOnRealKube(
-  kube: RealKube,
+  nodes: PreparedStoryNodes,
   specs: readonly RealStorySpec[],
-  options: { timing?: TimingProfile; config?: Record<string, unknown> } = {},
+  options: { config?: Record<string, unknown> } = {},
 ): Promise<RealStoriesRun> {
-  const timing = options.timing ?? RECORDED_TIMING;
+  const { kube, standIn } = nodes;
   const clock = createSystemClock();
   const logger = createSilentLogger();
   const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
   const places = specs.map((spec, i) => placeOf(spec.story, i));
-  const nodesOf = (spec: RealStorySpec, place: StoryPlace): StandInNode[] =>
-    Array.from({ length: spec.story.nodes }, (_, n) => ({
-      name: `${place.nodePrefix}-worker-${n + 1}`,
-      labels: { [STORY_LABEL]: spec.story.name },
-      address: "127.0.0.1",
-    }));
-  const standIn = await startKubeletStandIn({
-    connection,
-    clock,
-    logger,
-    nodes: specs.flatMap((spec, i) => nodesOf(spec, places[i]!)),
-    timing,
-  });
   const pods = new Map<string, KubeObject>();
   const podInformer = createInformer({
     connection,
@@ -90,6 +122,8 @@ export async function tellStoriesOnRealKube(
   let run: RealRun | undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
   try {
+    const aged = nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
+    if (aged > 0) await new Promise((resolve) => setTimeout(resolve, aged));
     for (const place of places)
       await connection.request("/api/v1/namespaces", {
         method: "POST",
@@ -102,63 +136,79 @@ export async function tellStoriesOnRealKube(
       config: { ...options.config },
     });
     const daemon = run;
+    await standIn.addNodes(specs.filter((s) => s.story.youngNodes).flatMap((s) => nodesOf(s.story)));
     const clusters: RealStoryCluster[] = specs.map((_spec, i) =>
       realStoryCluster({ connection, standIn, place: places[i]!, pods: () => pods.values() }),
     );
     const startedAt = Date.now();
-    const length = Math.max(...specs.map((s) => s.story.lengthSeconds));
-    await Promise.all(
-      specs.map(
-        (spec, i) =>
-          new Promise<void>((resolve) => {
-            const cluster = clusters[i]!;
-            for (const step of spec.story.steps)
-              timers.push(setTimeout(() => step.run(cluster), startedAt + step.t * 1000 - Date.now()));
-            timers.push(setTimeout(resolve, spec.story.lengthSeconds * 1000));
-          }),
-      ),
+    /** Every message so far, seconds from the stories' start. */
+    const all = (): Told[] => daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
+    /** The messages about a story (a summary covering several stories counts for each, with its own). */
+    const mineOf = (told: readonly Told[], place: StoryPlace): Told[] =>
+      told.flatMap((m) => {
+        const covers = m.covers?.filter((id) => belongsTo(id, place));
+        if (covers?.length) return [{ ...m, covers }];
+        return m.incidentId && belongsTo(m.incidentId, place) ? [m] : [];
+      });
+    const toldOf = (place: StoryPlace) => mineOf(all(), place);
+    const ended = await Promise.all(
+      specs.map(async (spec, i) => {
+        const cluster = clusters[i]!;
+        for (const step of spec.story.steps)
+          timers.push(setTimeout(() => step.run(cluster), startedAt + step.t * 1000 - Date.now()));
+        const expected = placedExpectation(spec.expected, places[i]!);
+        const last = Math.max(...spec.story.steps.map((s) => s.t), spec.story.fixedAt ?? 0);
+        for (;;) {
+          const elapsed = (Date.now() - startedAt) / 1000;
+          if (elapsed >= spec.story.lengthSeconds) break;
+          const told = toldOf(places[i]!);
+          const judged = judgeTimed(expected, spec.story.fixedAt, told);
+          const quietFor = elapsed - Math.max(0, ...told.map((m) => m.t));
+          // Its whole conversation told, every step taken, and a quiet minute since: nothing more is coming.
+          if (elapsed > last && judged.same && quietFor >= 60) break;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+        await cluster.flushed();
+        return (Date.now() - startedAt) / 1000;
+      }),
     );
-    await Promise.all(clusters.map((c) => c.flushed()));
-    const told = daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
-    const placed = new Set<Told>();
     const results = specs.map((spec, i): RealStoryResult => {
       const place = places[i]!;
-      const mine = told.flatMap((m) => {
-        const covers = m.covers?.filter((id) => belongsTo(id, place));
-        if (covers?.length) {
-          placed.add(m);
-          return [{ ...m, covers }];
-        }
-        if (!m.incidentId || !belongsTo(m.incidentId, place)) return [];
-        placed.add(m);
-        return [m];
-      });
+      const told = toldOf(place);
       const expected = placedExpectation(spec.expected, place);
       return {
         story: spec.story.name,
         namespace: place.namespace,
         expected,
-        told: mine,
-        judgement: judgeTimed(expected, spec.story.fixedAt, mine),
+        told,
+        judgement: judgeTimed(expected, spec.story.fixedAt, told),
         failures: clusters[i]!.failures(),
-        seconds: spec.story.lengthSeconds,
+        seconds: ended[i]!,
       };
     });
-    void length;
     return {
       results,
-      unplaced: told.filter((m) => !placed.has(m)),
+      unplaced: all().filter((m) => places.every((p) => mineOf([m], p).length === 0)),
       stalls: await daemon.stalls(),
+      standInFailures: standIn.failures(),
     };
   } finally {
     for (const t of timers) clearTimeout(t);
     await run?.stop();
     podInformer.stop();
-    standIn.stop();
   }
 }
 
 // --- internal ---
+
+/** A story's nodes: `<story>-worker-N`, labelled with the story, on loopback. */
+function nodesOf(story: Story): StandInNode[] {
+  return Array.from({ length: story.nodes }, (_, n) => ({
+    name: `${story.name}-worker-${n + 1}`,
+    labels: { [STORY_LABEL]: story.name },
+    address: "127.0.0.1",
+  }));
+}
 
 /** The story's namespace (its name), node prefix, node label and ClusterIPs on the shared cluster. */
 function placeOf(story: Story, index: number): StoryPlace {
@@ -166,8 +216,9 @@ function placeOf(story: Story, index: number): StoryPlace {
     namespace: story.name,
     nodePrefix: story.name,
     nodeLabel: [STORY_LABEL, story.name],
-    // The stories name one ClusterIP (orders-db); each gets its own in the real Service range (10.0.0.0/24).
-    clusterIps: { "10.96.14.7": `10.0.0.${100 + index}` },
+    // The ClusterIPs the stories name (orders-db, postgres), each story's own in the real Service range
+    // (10.0.0.0/24, whose first addresses the API server hands out itself).
+    clusterIps: { "10.96.14.7": `10.0.0.${100 + index}`, "10.96.14.9": `10.0.0.${160 + index}` },
   };
 }
 

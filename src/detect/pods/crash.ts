@@ -5,6 +5,7 @@ import { parseTime } from "../evidence.ts";
 import { exitClass } from "../exit-codes.ts";
 import type { TimeEdges } from "../incremental.ts";
 import type { ContainerContext } from "./containers.ts";
+import { probeKill } from "./probe-kills.ts";
 import { containerSpec, describeExit, lastLine, type PodContext, RUN_ERRORS, willNotRestart } from "./context.ts";
 
 /** How long after an OOM kill a running container is still told as OOM-killed, ms. */
@@ -69,14 +70,20 @@ export function crashLoop({
   const crash = waiting?.reason === "CrashLoopBackOff" ? last : between?.crash;
   const output = crash?.message ? `; last output: "${lastLine(crash.message)}"` : "";
   const cost = crashCost(ctx, s);
+  // Killed by the kubelet for a failing probe: that is the cause, not the exit code's usual meaning.
+  const killed = probeKill(ctx, s.name);
+  const cause = killed
+    ? `killed by the kubelet: its ${killed.probe} probe failed${killed.message ? ` (${killed.message})` : ""}`
+    : undefined;
   return finding({
     ...base,
     reason: "CrashLoopBackOff",
-    summary: `container ${s.name} of pod ${ctx.name} is crash-looping: exit ${crash ? describeExit(crash) : "unknown"}, ${restarts} restarts${output}${cost.length ? `; what it cost: ${cost.join("; ")}` : ""}`,
+    summary: `container ${s.name} of pod ${ctx.name} is crash-looping: ${cause ? `${cause}, exit ${crash ? describeExit(crash) : "unknown"}` : `exit ${crash ? describeExit(crash) : "unknown"}`}, ${restarts} restarts${output}${cost.length ? `; what it cost: ${cost.join("; ")}` : ""}`,
     evidence: [
       ...common,
       ["exit code", crash ? describeExit(crash) : undefined],
-      ["exit class", crash ? exitClass(crash.exitCode) : undefined],
+      ["exit class", cause ?? (crash ? exitClass(crash.exitCode) : undefined)],
+      ["probe kills in 30 min", killed?.kills],
       ["last output", crash?.message ? lastLine(crash.message) : undefined],
       ["last termination", crash?.finishedAt],
       ["back-off", waiting?.message],
@@ -89,6 +96,11 @@ export function crashLoop({
 
 /** The least time a restarted container must stay up before its crash loop counts as over, ms. */
 const CRASH_RECOVERY_MIN_MS = 10_000;
+/**
+ * The most of the back-off before a new run that the run must outlast, ms: a run that stays up half a minute
+ * after a 5-minute back-off is a steady one, and a user expects the resolve within a minute of it (issue 40).
+ */
+const CRASH_BACKOFF_TRUSTED_MS = 30_000;
 /** The kubelet forgets a container's back-off after it ran this long: a longer run is a recovery whatever came before, ms. */
 const CRASH_RESET_MS = 10 * 60_000;
 
@@ -97,7 +109,8 @@ const CRASH_RESET_MS = 10 * 60_000;
  * non-zero — its first crash included, before the kubelet backs off or counts a restart — or it runs again
  * after a non-zero exit and its recovery is not confirmed yet. Recovery is confirmed from what was observed,
  * whatever the back-off schedule: the new run has lasted twice as long as the run that crashed, longer than
- * the back-off before it, and at least CRASH_RECOVERY_MIN_MS; a run of CRASH_RESET_MS always confirms it.
+ * the back-off before it (up to 30 s of it), and at least CRASH_RECOVERY_MIN_MS; a run of CRASH_RESET_MS always
+ * confirms it.
  * A readiness probe saying ready confirms nothing: a container can pass it and crash a second later.
  * Returns the crash it is in and when the recovery would be confirmed; undefined when it is not crash-looping.
  */
@@ -124,7 +137,10 @@ function crashLoopingBetweenCrashes(
   const finishedAt = parseTime(crash.finishedAt, startedAt);
   const backoff = Math.max(0, startedAt - finishedAt);
   const lastRun = Math.max(0, finishedAt - parseTime(crash.startedAt, finishedAt));
-  const needed = Math.min(CRASH_RESET_MS, Math.max(2 * lastRun, backoff, CRASH_RECOVERY_MIN_MS));
+  const needed = Math.min(
+    CRASH_RESET_MS,
+    Math.max(2 * lastRun, Math.min(backoff, CRASH_BACKOFF_TRUSTED_MS), CRASH_RECOVERY_MIN_MS),
+  );
   const confirmedAt = startedAt + needed;
   return time.before(confirmedAt) ? { crash, confirmedAt } : undefined;
 }

@@ -2,10 +2,12 @@ import type { Finding } from "../../model/finding.ts";
 import type { InventoryChange, InventoryView } from "../../model/inventory.ts";
 import type { Pod } from "../../model/kube.ts";
 import { condition, finding, refOf } from "../build.ts";
+import { podOfSupersededRun } from "../cronjob-runs.ts";
 import { parseTime } from "../evidence.ts";
 import { FINDING_RESULTS, isPartial, ObjectMemo, sortedByKey, TimeEdges } from "../incremental.ts";
 import { readyCondition } from "../nodes.ts";
 import { containers } from "./containers.ts";
+import { lostCandidates } from "./lost-candidates.ts";
 import type { PodContext } from "./context.ts";
 import { PodCounts, type PodCountsView, passCounts } from "./counts.ts";
 import { initContainers, podFailure, terminating } from "./pod.ts";
@@ -33,6 +35,8 @@ export function detectPods(inventory: InventoryView, now: number): Finding[] {
  */
 export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, counts: PodCountsView): Finding[] {
   if (pod.status?.phase === "Succeeded") return [];
+  // A failed run of a CronJob that a later run made good is history, whatever its pods still show.
+  if (podOfSupersededRun(inventory, pod)) return [];
   const now = time.now;
   const nodeName: string | undefined = pod.spec?.nodeName || undefined;
   const node = nodeName ? inventory.get("Node", undefined, nodeName) : undefined;
@@ -74,14 +78,22 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
   if (failedPod) return [failedPod];
   const unscheduled = condition(pod, "PodScheduled");
   if (pod.status?.phase === "Pending" && unscheduled?.status === "False" && unscheduled.reason === "Unschedulable") {
+    // Pending only because every node it may run on is lost: that node's doing, and its incident's (issue 40).
+    const waitsFor = lostCandidates(pod, inventory);
     return [
       finding({
         reason: "FailedScheduling",
         object: ctx.ref,
-        summary: `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`,
-        evidence: [["scheduler", unscheduled.message]],
+        summary: waitsFor.length
+          ? `pod ${ctx.name} cannot be scheduled: the only node${waitsFor.length === 1 ? "" : "s"} it may run on (${waitsFor.join(", ")}) ${waitsFor.length === 1 ? "is" : "are"} lost`
+          : `pod ${ctx.name} cannot be scheduled: ${unscheduled.message ?? "no node fits"}`,
+        evidence: [
+          ["scheduler", unscheduled.message],
+          ["waits for", waitsFor.length ? waitsFor.join(", ") : undefined],
+        ],
         since: time.time(unscheduled.lastTransitionTime),
         now,
+        ...(waitsFor[0] ? { nodeName: waitsFor[0] } : {}),
       }),
     ];
   }

@@ -16,6 +16,7 @@ const KINDS: Record<string, string> = {
   DaemonSet: "apps/v1",
   ControllerRevision: "apps/v1",
   Job: "batch/v1",
+  CronJob: "batch/v1",
   EndpointSlice: "discovery.k8s.io/v1",
 };
 

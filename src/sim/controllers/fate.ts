@@ -7,22 +7,25 @@ import type { KubeObject } from "../store.ts";
  * - `oom`: the same, killed by the OOM killer (exit code 137, OOMKilled);
  * - `image-missing`: its image cannot be pulled (ErrImagePull, then ImagePullBackOff);
  * - `unready`: runs, but its readiness probe fails (Ready=False after `failureThreshold` failures);
+ * - `liveness`: runs, but its liveness probe fails: killed after `failureThreshold` failures (exit 137) and
+ *   restarted with the crash back-off, as the kubelet does;
  * - `fail` / `complete`: runs a few seconds and exits 1 / 0 (a Job's pods complete unless told otherwise).
  */
-export type Fate = "run" | "crash" | "oom" | "image-missing" | "unready" | "fail" | "complete";
+export type Fate = "run" | "crash" | "oom" | "image-missing" | "unready" | "liveness" | "fail" | "complete";
 
 /** The pod (or pod template) annotation that sets a fate: `kubectl annotate pod web-x sim.mon.io/fate=crash`. */
 export const FATE_ANNOTATION = "sim.mon.io/fate";
 /** The pod annotation holding what a failing container prints (served as its log, previous instance). */
 export const OUTPUT_ANNOTATION = "sim.mon.io/output";
 
-const FATES: readonly Fate[] = ["run", "crash", "oom", "image-missing", "unready", "fail", "complete"];
+const FATES: readonly Fate[] = ["run", "crash", "oom", "image-missing", "unready", "liveness", "fail", "complete"];
 /** Image tags that choose a fate, so `kubectl create deployment api --image=registry.example/api:crash` works. */
 const TAGS: Record<string, Fate> = {
   crash: "crash",
   oom: "oom",
   missing: "image-missing",
   unready: "unready",
+  liveness: "liveness",
   fail: "fail",
 };
 
@@ -56,7 +59,7 @@ export function initFateOf(pod: KubeObject): "crash" | "complete" {
 export function outputOf(pod: KubeObject, fate: Fate): string {
   const given = pod.metadata?.annotations?.[OUTPUT_ANNOTATION];
   if (typeof given === "string") return given;
-  if (fate === "oom") return "";
+  if (fate === "oom" || fate === "liveness") return "";
   if (fate === "complete") return "done\n";
   return "Error: the process exited with status 1\n";
 }

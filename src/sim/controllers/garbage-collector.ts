@@ -1,11 +1,12 @@
 import type { Controller } from "./controller.ts";
 
-const OWNERS = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "Service"] as const;
-const DEPENDENTS = ["ReplicaSet", "Pod", "EndpointSlice"] as const;
+const OWNERS = ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "Service"] as const;
+const DEPENDENTS = ["ReplicaSet", "Job", "Pod", "EndpointSlice"] as const;
 
 /**
- * The garbage collector (background propagation): a ReplicaSet, Pod or EndpointSlice whose controller owner
- * no longer exists is deleted, so `kubectl delete deployment web` takes its ReplicaSets and pods with it.
+ * The garbage collector (background propagation): a ReplicaSet, Job, Pod or EndpointSlice whose controller owner
+ * no longer exists is deleted, so `kubectl delete deployment web` takes its ReplicaSets and pods with it, and a
+ * CronJob's deleted run its pods.
  */
 export const garbageCollector: Controller = {
   name: "garbage-collector",

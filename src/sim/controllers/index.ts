@@ -2,6 +2,7 @@ import type { TypeRegistry } from "../resources.ts";
 import type { ObjectStore } from "../store.ts";
 import { type ControllerApi, controllerApi } from "./api.ts";
 import type { Controller } from "./controller.ts";
+import { cronJobController } from "./cronjob.ts";
 import { daemonSetController } from "./daemonset.ts";
 import { createDeploymentController } from "./deployment.ts";
 import { createEndpointSliceController } from "./endpointslice.ts";
@@ -16,7 +17,7 @@ import { RECORDED_TIMING, type TimingProfile } from "./timing.ts";
 
 export { FATE_ANNOTATION, INIT_FATE_ANNOTATION, OUTPUT_ANNOTATION, type Fate } from "./fate.ts";
 export { KUBELET_ANNOTATION } from "./node-lifecycle.ts";
-export { backOffAt, RECORDED_TIMING, type TimingProfile } from "./timing.ts";
+export { backOffAt, QUICK_TIMING, RECORDED_TIMING, type TimingProfile } from "./timing.ts";
 
 /** What the controllers need of a clock: the time (epoch ms) and a timer (the fake clock in tests). */
 export interface ControllerClock {
@@ -37,7 +38,7 @@ export interface SimControllers {
 
 /**
  * Starts the simulator's controllers (docs/simulator.md "Controllers"): Deployment, ReplicaSet, StatefulSet,
- * DaemonSet, Job, the scheduler, a kubelet for every node, the node lifecycle controller, EndpointSlices and
+ * DaemonSet, Job, CronJob, the scheduler, a kubelet for every node, the node lifecycle controller, EndpointSlices and
  * the garbage collector. They run `timing.reactMs` after any change, as real controllers react to their
  * informers, each round repeated until the cluster stops changing, and again at the times they ask for. Every
  * duration comes from `timing` (the recorded one by default).
@@ -56,6 +57,7 @@ export function startControllers(
     statefulSetController,
     daemonSetController,
     createJobController(timing),
+    cronJobController,
     garbageCollector,
     schedulerController,
     nodes,

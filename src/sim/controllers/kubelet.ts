@@ -32,6 +32,8 @@ interface Run {
   init?: InitRun;
   ready: boolean;
   probeFailures: number;
+  /** Liveness probes failed in the current run (fate `liveness`). */
+  livenessFailures: number;
   nextProbeAt?: number;
   killAt?: number;
   done?: "Succeeded" | "Failed";
@@ -93,6 +95,7 @@ export function createKubelet(nodes: NodeState, logs: LogSink, timing: TimingPro
             restarts: 0,
             ready: false,
             probeFailures: 0,
+            livenessFailures: 0,
             containerId: `containerd://${pod.metadata.uid.replaceAll("-", "")}`,
             told: new Set(),
           };
@@ -116,6 +119,23 @@ export function createKubelet(nodes: NodeState, logs: LogSink, timing: TimingPro
 }
 
 // --- internal ---
+
+/**
+ * A container's liveness probe as the prober runs it: first at `initialDelaySeconds` (or one period), then every
+ * `periodSeconds` (10); killed at the `failureThreshold`-th (3) failure.
+ */
+function livenessOf(container: KubeObject): {
+  firstMs: number;
+  periodMs: number;
+  threshold: number;
+  killAfterMs: number;
+} {
+  const probe = container.livenessProbe ?? {};
+  const periodMs = (probe.periodSeconds ?? 10) * 1000;
+  const firstMs = Math.max((probe.initialDelaySeconds ?? 0) * 1000, periodMs);
+  const threshold = probe.failureThreshold ?? 3;
+  return { firstMs, periodMs, threshold, killAfterMs: firstMs + (threshold - 1) * periodMs };
+}
 
 /** Advances one pod to `now`, writes its status; returns when it next changes. */
 function step(
@@ -227,6 +247,7 @@ function step(
 
   // Running, exiting, restarting.
   let next: number | undefined;
+  let livenessNext: number | undefined;
   for (;;) {
     if (run.restartAt !== undefined) {
       if (now < run.restartAt) {
@@ -258,19 +279,42 @@ function step(
       run.restarts += 1;
       run.ready = false;
       run.probeFailures = 0;
+      run.livenessFailures = 0;
       run.nextProbeAt = undefined;
     }
+    const liveness = livenessOf(container);
     const exits: Partial<Record<Fate, number>> = {
       crash: timing.crashRunMs,
       oom: timing.crashRunMs,
+      liveness: liveness.killAfterMs,
       fail: timing.jobRunMs,
       complete: timing.jobRunMs,
     };
+    livenessNext = undefined;
+    if (fate === "liveness" && run.startAt !== undefined) {
+      // Each failed probe is an Unhealthy event at its time, as the prober writes it.
+      const failed = Math.min(
+        liveness.threshold,
+        Math.max(0, Math.floor((now - run.startAt - liveness.firstMs) / liveness.periodMs) + 1),
+      );
+      for (let i = run.livenessFailures; i < failed; i++)
+        api.event(pod, "Warning", "Unhealthy", "Liveness probe failed: HTTP probe failed with statuscode: 500", source);
+      run.livenessFailures = failed;
+      if (failed < liveness.threshold) livenessNext = run.startAt + liveness.firstMs + failed * liveness.periodMs;
+    }
     const runsFor = exits[fate];
     // A fate given to a container that has run for a while takes effect at once (its process fails now).
     run.exitAt = runsFor === undefined ? undefined : (run.exitAt ?? Math.max((run.startAt ?? now) + runsFor, now));
     if (run.exitAt !== undefined && now >= run.exitAt) {
-      const exitCode = fate === "oom" ? 137 : fate === "complete" ? 0 : 1;
+      if (fate === "liveness")
+        api.event(
+          pod,
+          "Normal",
+          "Killing",
+          `Container ${container.name} failed liveness probe, will be restarted`,
+          source,
+        );
+      const exitCode = fate === "oom" || fate === "liveness" ? 137 : fate === "complete" ? 0 : 1;
       const output = outputOf(pod, fate);
       run.lastTerminated = {
         exitCode,
@@ -291,7 +335,7 @@ function step(
       run.restartAt = run.exitAt + backOffAt(timing.crashBackOffMs, run.restarts);
       continue;
     }
-    next = run.exitAt;
+    next = livenessNext !== undefined && run.exitAt !== undefined ? Math.min(livenessNext, run.exitAt) : run.exitAt;
     break;
   }
 

@@ -86,6 +86,18 @@ export const RECORDED_TIMING: TimingProfile = {
   watchDelayMs: {},
 };
 
+/**
+ * The timing the real control plane's stories run on in CI (issue 40; src/sim/stories/story.ts QuickSchedule):
+ * the recorded timing with the kubelet's reduced back-off (at most 10 s between restarts and image pulls, a
+ * legal node setting), so a crash loop or a pull failure is told within a minute. The node lifecycle, the
+ * Jobs' back-off and the EndpointSlices keep the real controllers' timing.
+ */
+export const QUICK_TIMING: TimingProfile = {
+  ...RECORDED_TIMING,
+  crashBackOffMs: [10_000],
+  pullBackOffMs: [10_000],
+};
+
 /** The n-th entry of a back-off schedule (0-based), the last entry repeating; 0 for an empty schedule. */
 export function backOffAt(schedule: readonly number[], n: number): number {
   if (schedule.length === 0) return 0;

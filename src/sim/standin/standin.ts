@@ -61,7 +61,8 @@ export async function startKubeletStandIn(options: {
   let stopped = false;
   let timer: { at: number; cancel: () => void } | undefined;
   const schedule = (at: number) => {
-    if (stopped || (timer && timer.at <= at)) return;
+    // A silent node's pods wait for it (Infinity): its return schedules them.
+    if (stopped || !Number.isFinite(at) || (timer && timer.at <= at)) return;
     timer?.cancel();
     const cancel = clock.setTimer(
       () => {

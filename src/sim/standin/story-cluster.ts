@@ -88,7 +88,8 @@ export function realStoryCluster(options: {
         const current = await send("GET", path);
         if (current.status === 404) {
           const created = await send("POST", pathOf(placed.kind), placed);
-          if (created.status >= 300 && created.status !== 409) throw new Error(`HTTP ${created.status} ${created.body}`);
+          if (created.status >= 300 && created.status !== 409)
+            throw new Error(`HTTP ${created.status} ${created.body}`);
           return;
         }
         // kubectl apply replaces what the manifest sets: the spec (data), labels and annotations.
@@ -111,9 +112,7 @@ export function realStoryCluster(options: {
       return [...options.pods()]
         .filter(
           (p) =>
-            p.metadata.namespace === place.namespace &&
-            p.metadata.labels?.app === app &&
-            !p.metadata.deletionTimestamp,
+            p.metadata.namespace === place.namespace && p.metadata.labels?.app === app && !p.metadata.deletionTimestamp,
         )
         .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
     },
@@ -182,7 +181,8 @@ function placeObject(
   const pin = (podSpec: KubeObject | undefined) => {
     if (!podSpec) return;
     const selector = { ...(podSpec.nodeSelector ?? {}) };
-    if (selector["kubernetes.io/hostname"]) selector["kubernetes.io/hostname"] = node(selector["kubernetes.io/hostname"]);
+    if (selector["kubernetes.io/hostname"])
+      selector["kubernetes.io/hostname"] = node(selector["kubernetes.io/hostname"]);
     selector[place.nodeLabel[0]] = place.nodeLabel[1];
     podSpec.nodeSelector = selector;
   };
@@ -203,7 +203,8 @@ function placeObject(
     const ip = copy.spec?.clusterIP;
     if (ip && ip !== "None") {
       const given = place.clusterIps[ip];
-      if (!given) throw new Error(`story Service ${copy.metadata.name} names ClusterIP ${ip}, which has no address here`);
+      if (!given)
+        throw new Error(`story Service ${copy.metadata.name} names ClusterIP ${ip}, which has no address here`);
       copy.spec.clusterIP = given;
       copy.spec.clusterIPs = [given];
     }

@@ -27,4 +27,55 @@ export const jobFailsThenDeleted: Story = {
   ],
   fixedAt: 900,
   lengthSeconds: 1_200,
+  quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 540 },
+};
+
+/** A CronJob with `schedule` whose Jobs run `template`'s pod once, retried once, keeping one failed Job. */
+function cronJob(name: string, annotations: Record<string, string> = {}) {
+  return {
+    apiVersion: "batch/v1",
+    kind: "CronJob",
+    metadata: { namespace: NS, name },
+    spec: {
+      schedule: "* * * * *",
+      concurrencyPolicy: "Forbid",
+      failedJobsHistoryLimit: 1,
+      successfulJobsHistoryLimit: 1,
+      jobTemplate: {
+        spec: {
+          backoffLimit: 0,
+          template: {
+            metadata: { labels: { app: name }, annotations },
+            spec: { restartPolicy: "Never", containers: [{ name, image: "registry.example/report:3" }] },
+          },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Issue 40, observation 2: every run of a CronJob fails; the CronJob controller deletes the older failed Jobs
+ * (history limit 1) while their pods are still there, and Jobs arrive in the cache after their pods. Whichever
+ * of them mon has, a run is the CronJob's: one thread, never the run's own. Fixed by a new template.
+ */
+export const cronJobFailingRuns: Story = {
+  name: "cronjob-failing-runs",
+  description: "every minute's run of CronJob report fails; its template is fixed and the next run succeeds",
+  nodes: 2,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: CronJob report (every minute, one try per run, keeps one failed Job)",
+      run: (cluster) => cluster.apply(cronJob("report", fate("fail", "Error: report query timed out\n"))),
+    },
+    {
+      t: 540,
+      say: "kubectl apply: report's template fixed (the next run succeeds)",
+      run: (cluster) => cluster.apply(cronJob("report")),
+    },
+  ],
+  fixedAt: 540,
+  lengthSeconds: 840,
+  quick: { at: [0, 300], fixedAt: 300, lengthSeconds: 480 },
 };

@@ -34,6 +34,7 @@ export const configMapVolumeAppears: Story = {
   ],
   fixedAt: 420,
   lengthSeconds: 900,
+  quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 600 },
 };
 
 /** A Deployment whose environment names a Secret key that does not exist (CreateContainerConfigError). */
@@ -77,4 +78,5 @@ export const secretEnvMissing: Story = {
   ],
   fixedAt: 420,
   lengthSeconds: 900,
+  quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 600 },
 };

@@ -36,6 +36,7 @@ export const crashYoungNodes: Story = {
   ],
   fixedAt: 720,
   lengthSeconds: 1_200,
+  quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 600 },
 };
 
 /** One pod of three crash-loops; the cause goes away and the same container runs again (no rollout). */
@@ -68,6 +69,7 @@ export const crashFixedInPlace: Story = {
   ],
   fixedAt: 600,
   lengthSeconds: 1_500,
+  quick: { at: [0, 30, 240], fixedAt: 240, lengthSeconds: 420 },
 };
 
 /** Issue 28, observation 4: an init container exits 1 on every start, on young nodes; a rollout fixes it. */
@@ -103,6 +105,7 @@ export const initCrashYoungNodes: Story = {
   ],
   fixedAt: 900,
   lengthSeconds: 1_500,
+  quick: { at: [0, 540], fixedAt: 540, lengthSeconds: 720 },
 };
 
 /** Both pods of a Deployment fail their readiness probe for 15 minutes while running; the probe passes again. */
@@ -148,6 +151,7 @@ export const readinessOnly: Story = {
   ],
   fixedAt: 1_020,
   lengthSeconds: 1_400,
+  quick: { at: [0, 30, 480], fixedAt: 480, lengthSeconds: 660 },
 };
 
 /** A StatefulSet's second replica is OOM-killed on every start; its memory is raised (in place, as by VPA). */
@@ -190,6 +194,13 @@ export const statefulSetOom: Story = {
   fixedAt: 900,
   // An OOM kill is remembered for an hour after the last one (docs/reasons.md OOMKilled).
   lengthSeconds: 900 + 300 + 3_600 + 300,
+  quick: {
+    at: [0, 30, 240],
+    fixedAt: 240,
+    lengthSeconds: 420,
+    threads: ["StatefulSet/shop/ledger: announce OOMKilled"],
+    why: "An OOM kill is remembered for an hour after the last one (docs/reasons.md), so its resolve comes an hour after the fix, beyond a CI run; the simulator tells the whole story.",
+  },
 };
 
 /** A new Deployment whose containers cannot reach their database: the crash names the Service it dials. */
@@ -219,4 +230,113 @@ export const dependencyRefused: Story = {
   ],
   fixedAt: 690,
   lengthSeconds: 1_500,
+  quick: { at: [0, 30, 240], fixedAt: 240, lengthSeconds: 420 },
+};
+
+/**
+ * Issue 40, observation 3: the liveness probe of both pods of a Deployment fails (its handler checks a cache
+ * that hangs), so the kubelet kills and restarts them in a loop (Unhealthy, Killing, exit 137, back-off). The
+ * announcement names the probe, not "out of memory or a liveness-probe kill". The handler is fixed in place.
+ */
+export const livenessKillLoop: Story = {
+  name: "liveness-kill-loop",
+  description: "the liveness probe of both api pods fails, so the kubelet kills them in a loop; the probe passes again",
+  nodes: 2,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Service api and Deployment api (2 pods, liveness probe every 5 s, 3 failures)",
+      run: (cluster) => {
+        cluster.apply(service("api"));
+        cluster.apply(
+          deployment("api", "registry.example/api:1.0", 2, {
+            spec: {
+              containers: [
+                {
+                  name: "api",
+                  image: "registry.example/api:1.0",
+                  livenessProbe: { httpGet: { path: "/healthz", port: 8080 }, periodSeconds: 5, failureThreshold: 3 },
+                },
+              ],
+            },
+          }),
+        );
+      },
+    },
+    { t: 60, say: "/healthz of both api pods answers 500", run: (cluster) => setFates(cluster, "api", "liveness") },
+    { t: 660, say: "/healthz answers 200 again", run: (cluster) => setFates(cluster, "api", undefined) },
+  ],
+  fixedAt: 660,
+  lengthSeconds: 1_500,
+  quick: { at: [0, 30, 240], fixedAt: 240, lengthSeconds: 420 },
+};
+
+/** The in-cluster database's ClusterIP, as its Service names it. */
+const POSTGRES_IP = "10.96.14.9";
+
+/**
+ * Issue 40, observation 5: an in-cluster database (StatefulSet postgres behind Service postgres) crash-loops;
+ * once it is told, three Deployments crash on start, refused at the Service's ClusterIP. Their failures are the
+ * database's doing: one incident rooted at the StatefulSet, whose update names every workload failing on it.
+ * The database is fixed in place.
+ */
+export const inClusterDatabaseRefused: Story = {
+  name: "in-cluster-database-refused",
+  description: "StatefulSet postgres crash-loops; checkout, cart and billing crash refused by its Service; it is fixed",
+  nodes: 3,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: StatefulSet postgres, Service postgres (ClusterIP 10.96.14.9), Deployments checkout, cart, billing",
+      run: (cluster) => {
+        cluster.apply(
+          service("postgres", {
+            clusterIP: POSTGRES_IP,
+            clusterIPs: [POSTGRES_IP],
+            ports: [{ name: "postgres", port: 5432 }],
+          }),
+        );
+        cluster.apply({
+          apiVersion: "apps/v1",
+          kind: "StatefulSet",
+          metadata: { namespace: NS, name: "postgres" },
+          spec: {
+            replicas: 1,
+            serviceName: "postgres",
+            selector: { matchLabels: { app: "postgres" } },
+            template: {
+              metadata: { labels: { app: "postgres" } },
+              spec: { containers: [{ name: "postgres", image: "registry.example/postgres:16" }] },
+            },
+          },
+        });
+        for (const app of ["checkout", "cart", "billing"])
+          cluster.apply(deployment(app, `registry.example/${app}:1.0`, 1));
+      },
+    },
+    {
+      t: 120,
+      say: "postgres-0 fails on every start (a corrupt checkpoint)",
+      run: (cluster) => setFate(cluster, "postgres-0", "crash", "PANIC:  could not locate a valid checkpoint record\n"),
+    },
+    {
+      t: 480,
+      say: "checkout, cart and billing exit on start: connection refused by postgres",
+      run: (cluster) => {
+        for (const app of ["checkout", "cart", "billing"])
+          setFates(cluster, app, "crash", `Error: dial tcp ${POSTGRES_IP}:5432: connect: connection refused\n`);
+      },
+    },
+    {
+      t: 900,
+      say: "postgres starts cleanly again, and so do its clients",
+      run: (cluster) => {
+        setFate(cluster, "postgres-0", undefined);
+        for (const app of ["checkout", "cart", "billing"]) setFates(cluster, app, undefined);
+      },
+    },
+  ],
+  fixedAt: 900,
+  lengthSeconds: 1_800,
+  quick: { at: [0, 30, 120, 420], fixedAt: 420, lengthSeconds: 600 },
 };

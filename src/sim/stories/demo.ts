@@ -59,4 +59,10 @@ export const demoOnControllers: Story = {
   ],
   fixedAt: 910,
   lengthSeconds: 1_900,
+  quick: {
+    at: [0, 30, 60, 90, 450, 460, 470],
+    fixedAt: 470,
+    fixes: { "Node//worker-3": 450, "Endpoint//orders-db.shop:5432": 460 },
+    lengthSeconds: 660,
+  },
 };

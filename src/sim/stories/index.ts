@@ -3,13 +3,15 @@ import {
   crashFixedInPlace,
   crashYoungNodes,
   dependencyRefused,
+  inClusterDatabaseRefused,
   initCrashYoungNodes,
+  livenessKillLoop,
   readinessOnly,
   statefulSetOom,
 } from "./crashes.ts";
 import { demoOnControllers } from "./demo.ts";
-import { jobFailsThenDeleted } from "./batch.ts";
-import { nodeBackSlicesLag, nodeBackTerminatingPod, nodeLostEvicted } from "./nodes.ts";
+import { cronJobFailingRuns, jobFailsThenDeleted } from "./batch.ts";
+import { nodeBackSlicesLag, nodeBackTerminatingPod, nodeLostEvicted, pinnedToLostNode } from "./nodes.ts";
 import { daemonSetImagePull, rolloutUnschedulable } from "./rollouts.ts";
 import { claimBinds } from "./storage.ts";
 import type { Story } from "./story.ts";
@@ -39,6 +41,10 @@ export const STORIES: readonly Story[] = [
   daemonSetImagePull,
   jobFailsThenDeleted,
   nodeLostEvicted,
+  cronJobFailingRuns,
+  livenessKillLoop,
+  pinnedToLostNode,
+  inClusterDatabaseRefused,
 ];
 
 /** The story named `name`, or undefined. */

@@ -26,6 +26,7 @@ export const nodeBackSlicesLag: Story = {
   ],
   fixedAt: 300,
   lengthSeconds: 700,
+  quick: { at: [0, 30, 210], fixedAt: 210, lengthSeconds: 400 },
 };
 
 /**
@@ -56,6 +57,7 @@ export const nodeBackTerminatingPod: Story = {
   ],
   fixedAt: 870,
   lengthSeconds: 1_300,
+  quick: { at: [0, 30, 150, 450], fixedAt: 450, lengthSeconds: 600 },
 };
 
 /** A node lost long enough for its pods to be evicted (tolerationSeconds 300) and replaced; it comes back later. */
@@ -77,4 +79,45 @@ export const nodeLostEvicted: Story = {
   ],
   fixedAt: 870,
   lengthSeconds: 1_300,
+  quick: { at: [0, 30, 540], fixedAt: 540, lengthSeconds: 720 },
+};
+
+/**
+ * Issue 40, observation 4: worker-2 is lost with the one pod of a Deployment pinned to it (its nodeSelector
+ * matches worker-2 only). Evicted after 60 s, its replacement stays Pending on the node's unreachable taint:
+ * unschedulable only because of the lost node, so the node's incident, never a FailedScheduling one beside it.
+ */
+export const pinnedToLostNode: Story = {
+  name: "pinned-to-lost-node",
+  description: "worker-2 is lost with the only pod of a Deployment pinned to it; the replacement cannot go elsewhere",
+  nodes: 3,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Deployment gpu-worker (1 pod, nodeSelector worker-2, evicted 60 s after its node is lost) and web (3 pods)",
+      run: (cluster) => {
+        cluster.apply(
+          deployment("gpu-worker", "registry.example/gpu-worker:1.0", 1, {
+            spec: {
+              nodeSelector: { "kubernetes.io/hostname": "worker-2" },
+              tolerations: [
+                {
+                  key: "node.kubernetes.io/unreachable",
+                  operator: "Exists",
+                  effect: "NoExecute",
+                  tolerationSeconds: 60,
+                },
+              ],
+            },
+          }),
+        );
+        cluster.apply(deployment("web", "registry.example/web:1.0", 3));
+      },
+    },
+    { t: 150, say: "worker-2's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-2") },
+    { t: 870, say: "worker-2's kubelet is back", run: (cluster) => cluster.startKubelet("worker-2") },
+  ],
+  fixedAt: 870,
+  lengthSeconds: 1_300,
+  quick: { at: [0, 30, 450], fixedAt: 450, lengthSeconds: 600 },
 };

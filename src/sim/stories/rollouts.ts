@@ -25,6 +25,7 @@ export const rolloutUnschedulable: Story = {
   ],
   fixedAt: 660,
   lengthSeconds: 1_100,
+  quick: { at: [0, 30, 300], fixedAt: 300, lengthSeconds: 480 },
 };
 
 /** A DaemonSet rolled out with an image that does not exist: its first new pod cannot pull; fixed by a new tag. */
@@ -51,6 +52,7 @@ export const daemonSetImagePull: Story = {
   ],
   fixedAt: 660,
   lengthSeconds: 1_200,
+  quick: { at: [0, 30, 270], fixedAt: 270, lengthSeconds: 480 },
 };
 
 function daemonSet(image: string) {

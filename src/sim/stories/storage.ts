@@ -47,4 +47,5 @@ export const claimBinds: Story = {
   ],
   fixedAt: 600,
   lengthSeconds: 1_000,
+  quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 600 },
 };

@@ -32,6 +32,41 @@ export interface Story {
   readonly fixedAt?: number;
   /** Seconds after the start by which everything the story sets in motion has happened, under any legal timing. */
   readonly lengthSeconds: number;
+  /** The same story at the pace a real control plane can afford (issue 40), valid under QUICK_TIMING. */
+  readonly quick: QuickSchedule;
+}
+
+/**
+ * A story retimed for the real control plane in CI (issue 40): the kubelet stand-in runs it on QUICK_TIMING
+ * (src/sim/controllers/timing.ts: the kubelet's reduced back-off, at most 10 s), so a failure is told within a
+ * minute and its fix can follow sooner than under the slowest legal timing; mon's own rules (holds, the
+ * 5-minute cooldown, the page after 5 minutes, the young-node grace) still set the pace. The simulator checks the
+ * quick schedule under QUICK_TIMING too, so the real control plane is judged against a schedule known to tell
+ * the expected conversation.
+ */
+export interface QuickSchedule {
+  /** The second of each step, in the order of `steps`. */
+  readonly at: readonly number[];
+  readonly fixedAt?: number;
+  readonly lengthSeconds: number;
+  /** Threads fixed at another second than `fixedAt`, by incident id (a story of several failures). */
+  readonly fixes?: Readonly<Record<string, number>>;
+  /** What is told within `lengthSeconds` when that is less than the whole conversation, and why. */
+  readonly threads?: readonly string[];
+  readonly why?: string;
+}
+
+/** The story at its quick schedule: each step at its `quick.at` second, fixed and ended as `quick` says. */
+export function quickStory(story: Story): Story {
+  const { quick } = story;
+  if (quick.at.length !== story.steps.length)
+    throw new Error(`story ${story.name}: quick.at has ${quick.at.length} seconds for ${story.steps.length} steps`);
+  return {
+    ...story,
+    steps: story.steps.map((step, i) => ({ ...step, t: quick.at[i]! })),
+    ...(quick.fixedAt !== undefined ? { fixedAt: quick.fixedAt } : {}),
+    lengthSeconds: quick.lengthSeconds,
+  };
 }
 
 // --- helpers the stories share (what a user would write with kubectl) ---

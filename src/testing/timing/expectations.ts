@@ -20,11 +20,16 @@ export interface TimedExpectation {
   readonly lengthSeconds?: number;
   /** Recorded stories: driver steps moved from one second to another, so the failure lasts under any timing. */
   readonly moved?: readonly (readonly [number, number])[];
+  /** Words some message of a thread must say, by incident id (what names the cause: the probe, the dependents). */
+  readonly mentions?: Readonly<Record<string, readonly string[]>>;
   readonly why: string;
 }
 
-/** Crash back-off (≤ 5 min) plus the confirmation of the next run (≤ 5 min) plus the recovery wait. */
-const IN_PLACE = 900;
+/**
+ * A crash loop fixed in place: the back-off it is in (≤ 5 min), the start of the new run (≤ 1 min), the
+ * confirmation of that run (≤ 30 s, issue 40) and the recovery wait and passes.
+ */
+const IN_PLACE = 480;
 
 export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
   {
@@ -205,5 +210,37 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     threads: ["Node//worker-3: announce NodeLost, update NodeLost, resolve NodeLost"],
     resolvesWithin: 180,
     why: "Down 12 minutes: its pod is evicted and replaced elsewhere (the Service keeps serving), it pages after 5 minutes, and it resolves when it is Ready and the evicted pod is gone.",
+  },
+  {
+    story: "cronjob-failing-runs",
+    source: "controllers",
+    threads: ["CronJob/shop/report: announce ContainerExitedNonZero, resolve ContainerExitedNonZero"],
+    resolvesWithin: 180,
+    why: "Issue 40 (2). Every run fails; whichever of a run's Job and pods the cache holds — a Job deleted by the history limit before its pods, a pod seen before its Job — the run is the CronJob's: one thread, never one of the run's own. The first run after the fix succeeds, which makes the failed runs kept in history the past.",
+  },
+  {
+    story: "liveness-kill-loop",
+    source: "controllers",
+    threads: ["Deployment/shop/api: announce CrashLoopBackOff, resolve CrashLoopBackOff"],
+    mentions: { "Deployment/shop/api": ["its liveness probe failed (Liveness probe failed:"] },
+    resolvesWithin: IN_PLACE,
+    why: "Issue 40 (3). The kubelet's Unhealthy and Killing events name the cause of the restarts, whichever run of the container they concerned: the announcement says the liveness probe killed it, not what exit 137 usually means.",
+  },
+  {
+    story: "pinned-to-lost-node",
+    source: "controllers",
+    threads: ["Node//worker-2: announce NodeLost, update NodeLost, resolve NodeLost"],
+    resolvesWithin: 180,
+    why: "Issue 40 (4). The evicted pod's replacement cannot be scheduled only because the one node it may run on is lost: that is the node's incident (it pages after 5 minutes), never a FailedScheduling one beside it.",
+  },
+  {
+    story: "in-cluster-database-refused",
+    source: "controllers",
+    threads: [
+      "StatefulSet/shop/postgres: announce CrashLoopBackOff, update CrashLoopBackOff, resolve CrashLoopBackOff",
+    ],
+    mentions: { "StatefulSet/shop/postgres": ["3 workloads failing on it"] },
+    resolvesWithin: IN_PLACE,
+    why: "Issue 40 (5). The clients are refused at the ClusterIP of a Service whose only backend is the crashing database: their failures are its doing. Told once it crash-loops; that three workloads now fail on it is news, told when the cooldown ends.",
   },
 ];

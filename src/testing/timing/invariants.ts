@@ -21,7 +21,8 @@ export interface TimedJudgement {
  *    a node's resolve says it is Ready again;
  * 3. no announcement for recovery traffic (nothing new announced after the fix) and no "failing again"
  *    inside one uninterrupted failure;
- * 4. a fixed failure resolves, within `resolvesWithin` seconds of the fix.
+ * 4. a fixed failure resolves, within `resolvesWithin` seconds of the fix;
+ * 5. a thread says what names its cause (`mentions`: the probe that killed, the workloads failing on it).
  * `storyFixedAt` (or a thread's own time in `fixes`) and `resolvesWithin` are seconds; told messages carry
  * seconds from the story's start.
  */
@@ -30,6 +31,7 @@ export function judgeTimed(
     readonly threads: readonly string[];
     readonly resolvesWithin?: number;
     readonly fixes?: Readonly<Record<string, number>>;
+    readonly mentions?: Readonly<Record<string, readonly string[]>>;
   },
   storyFixedAt: number | undefined,
   told: readonly Told[],
@@ -59,6 +61,8 @@ export function judgeTimed(
       if (id.startsWith("Node//") && !(now && /^node (Ready again|removed)/.test(now)))
         violations.push(`node resolved without being Ready again: ${at} says "Now: ${now ?? "(nothing)"}"`);
     }
+    for (const words of expected.mentions?.[id] ?? [])
+      if (!messages.some((m) => m.text.includes(words))) violations.push(`${id} never says "${words}"`);
     if (first && fixedAt !== undefined && expected.resolvesWithin !== undefined) {
       const resolved = messages.find((m) => m.action === "resolve");
       const by = fixedAt + expected.resolvesWithin;

@@ -1,7 +1,8 @@
 import fc from "fast-check";
-import { RECORDED_TIMING, type TimingProfile } from "../../sim/controllers/index.ts";
+import { QUICK_TIMING, RECORDED_TIMING, type TimingProfile } from "../../sim/controllers/index.ts";
 import { timingProfileArbitrary } from "../../sim/controllers/timing-profiles.ts";
-import { storyNamed } from "../../sim/stories/index.ts";
+import { type Story, storyNamed } from "../../sim/stories/index.ts";
+import { quickStory } from "../../sim/stories/story.ts";
 import { type ReplayRun, startStory, startTimedStory, type Told } from "../replay.ts";
 import type { TimedExpectation } from "./expectations.ts";
 import { judgeTimed, type TimedJudgement } from "./invariants.ts";
@@ -86,6 +87,43 @@ export async function runTimed(expected: TimedExpectation, timing: StoryTiming):
     await run.runTo(length ?? run.lengthSeconds + 10, 1_000);
     const told = run.told();
     return { told, judgement: judgeTimed(expected, fixedAt, told) };
+  } finally {
+    await run.stop();
+  }
+}
+
+/** The quick schedule's timing (QUICK_TIMING, nodes a minute old, no phase): what the real control plane runs. */
+export const QUICK_STORY_TIMING: StoryTiming = { controllers: QUICK_TIMING, youngNodeAgeMs: 60_000, phaseMs: 0 };
+
+/**
+ * What a story tells at its quick schedule (issue 40; src/sim/stories/story.ts QuickSchedule): the same threads
+ * unless the quick run ends before the whole conversation (then the quick schedule's own), fixed at its seconds.
+ */
+export function quickExpectation(expected: TimedExpectation, story: Story): TimedExpectation {
+  const { quick } = story;
+  return {
+    ...expected,
+    ...(quick.threads ? { threads: quick.threads, why: quick.why ?? expected.why } : {}),
+    ...(quick.fixes ? { fixes: quick.fixes } : {}),
+    ...(quick.threads && !quick.threads.some((t) => t.includes("resolve")) ? { resolvesWithin: undefined } : {}),
+  };
+}
+
+/**
+ * Tells a catalogue story at its quick schedule on the simulator's controllers running QUICK_TIMING, through the
+ * real daemon, and judges it against its quick expectation: the schedule the real control plane is told is
+ * first known to tell the expected conversation (issue 40).
+ */
+export async function runQuick(expected: TimedExpectation): Promise<TimedRun & { expected: TimedExpectation }> {
+  const full = storyNamed(expected.story);
+  if (!full) throw new Error(`no story named ${expected.story}`);
+  const story = quickStory(full);
+  const want = quickExpectation(expected, full);
+  const run = await startTimedStory(story, QUICK_STORY_TIMING);
+  try {
+    await run.runTo(story.lengthSeconds, 1_000);
+    const told = run.told();
+    return { told, judgement: judgeTimed(want, story.fixedAt, told), expected: want };
   } finally {
     await run.stop();
   }
