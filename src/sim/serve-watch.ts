@@ -101,7 +101,8 @@ export function serveWatch(
     // (docs/simulator.md "Compared with the real control plane").
     const send = () => {
       const published = ctx.store.publishedResourceVersion(type);
-      if (published > from) write({ type: "BOOKMARK", object: bookmark(type, published, false) });
+      if (Math.min(published, ctx.store.lastChangeOf(type)) > from)
+        write({ type: "BOOKMARK", object: bookmark(type, published, false) });
     };
     if (ctx.timers) {
       const source = ctx.timers;

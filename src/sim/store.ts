@@ -121,6 +121,27 @@ export class ObjectStore {
     return out;
   }
 
+  /**
+   * Whether namespace deletion goes through Terminating (a namespace controller runs: the simulator's
+   * controllers set it); otherwise a deleted namespace and its content go at once.
+   */
+  namespaceLifecycle = false;
+
+  /** The resourceVersion of the last change of each type (by storage key). */
+  private readonly lastChange = new Map<string, number>();
+
+  /** The resourceVersion of the last change of `type`, 0 when it never changed (a watch cache's progress). */
+  lastChangeOf(type: ResourceType): number {
+    return this.lastChange.get(storageKey(type)) ?? 0;
+  }
+
+  /** Every namespaced object of `namespace`, of every type. */
+  contentOf(namespace: string): KubeObject[] {
+    return this.allTypes()
+      .filter((t) => t.namespaced)
+      .flatMap((t) => this.list(t, namespace));
+  }
+
   /** Drops the change history; watches from an older resourceVersion then get 410 Expired (like etcd compaction). */
   compact(): void {
     this.compactedRv = this.rv;
@@ -178,9 +199,20 @@ export class ObjectStore {
       if (meta.namespace && meta.namespace !== namespace)
         throw badRequest("the namespace of the provided object does not match the namespace sent on the request");
       meta.namespace = namespace;
-      if (!this.collection(this.registry.find("", "v1", "namespaces")!).has(objectKey(undefined, namespace ?? ""))) {
+      const home = this.collection(this.registry.find("", "v1", "namespaces")!).get(
+        objectKey(undefined, namespace ?? ""),
+      );
+      if (!home) {
         throw failure(404, "NotFound", `namespaces "${namespace}" not found`, { name: namespace, kind: "namespaces" });
       }
+      // The NamespaceLifecycle admission plugin: nothing new in a namespace being deleted.
+      if (home.metadata.deletionTimestamp)
+        throw failure(
+          403,
+          "Forbidden",
+          `${type.name} "${meta.name ?? meta.generateName ?? ""}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+          { name: meta.name, kind: type.name },
+        );
     } else delete meta.namespace;
     if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.randomSuffix()}`;
     validateName(type, meta.name);
@@ -277,6 +309,16 @@ export class ObjectStore {
       return last;
     }
     if (type.kind === "Namespace") {
+      // With the namespace controller (the simulator's controllers), deletion goes through Terminating: its
+      // content is deleted (pods gracefully), then the namespace goes once it is empty. Without it, at once.
+      if (this.namespaceLifecycle && this.contentOf(name).length > 0) {
+        if (current.metadata.deletionTimestamp) return current;
+        const marked = structuredClone(current);
+        marked.metadata.deletionTimestamp = timestamp(this.now());
+        marked.metadata.deletionGracePeriodSeconds = 0;
+        marked.status = { ...marked.status, phase: "Terminating" };
+        return this.commit(type, "MODIFIED", ordered(marked), current);
+      }
       for (const other of this.allTypes()) {
         if (!other.namespaced) continue;
         for (const object of this.list(other, name)) this.commit(other, "DELETED", object, object);
@@ -410,6 +452,7 @@ export class ObjectStore {
     else collection.set(key, stored);
     const change: Change = { rv: this.rv, type: kind, key: storageKey(type), object: stored, previous };
     this.history.push(change);
+    this.lastChange.set(change.key, this.rv);
     if (this.history.length > this.historyLimit) {
       const dropped = this.history.splice(0, this.history.length - this.historyLimit);
       this.compactedRv = dropped[dropped.length - 1]?.rv ?? this.compactedRv;

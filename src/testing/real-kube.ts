@@ -28,12 +28,14 @@ export function realKubeMissing(): string | undefined {
 }
 
 /**
- * `test` when the real control plane can run here or CI requires it (a missing one then fails the test, saying
- * what is missing); otherwise `test.skip`, with one printed line saying what was skipped and why.
+ * `test` (`test.concurrent` with `concurrent`) when the real control plane can run here or CI requires it (a
+ * missing one then fails the test, saying what is missing); otherwise `test.skip`, with one printed line saying
+ * what was skipped and why.
  */
-export function realKubeTest(what: string): typeof test {
+export function realKubeTest(what: string, options: { concurrent?: boolean } = {}): typeof test {
   const missing = realKubeMissing();
-  if (!missing) return test;
+  // Tests of one file that each wait on real time run side by side (bun's test.concurrent).
+  if (!missing) return (options.concurrent ? test.concurrent : test) as typeof test;
   if (process.env.MON_REAL_COMPONENTS === "required")
     return ((name: string, _body: unknown, timeout?: number) =>
       test(

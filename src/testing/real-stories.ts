@@ -101,6 +101,7 @@ export async function tellStoriesOnRealKube(
   options: { config?: Record<string, unknown> } = {},
 ): Promise<RealStoriesRun> {
   const { kube, standIn } = nodes;
+  const began = Date.now();
   const clock = createSystemClock();
   const logger = createSilentLogger();
   const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
@@ -122,8 +123,15 @@ export async function tellStoriesOnRealKube(
   let run: RealRun | undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
   try {
+    const trace = (line: string) => {
+      if (process.env.MON_REAL_TRACE)
+        console.log(`real stories +${Math.round((Date.now() - began) / 1000)} s: ${line}`);
+    };
     const aged = nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
-    if (aged > 0) await new Promise((resolve) => setTimeout(resolve, aged));
+    if (aged > 0 && specs.some((s) => !s.story.youngNodes)) {
+      trace(`waiting ${Math.round(aged / 1000)} s for the nodes to be older than the young-node grace`);
+      await new Promise((resolve) => setTimeout(resolve, aged));
+    }
     for (const place of places)
       await connection.request("/api/v1/namespaces", {
         method: "POST",
@@ -141,6 +149,7 @@ export async function tellStoriesOnRealKube(
       realStoryCluster({ connection, standIn, place: places[i]!, pods: () => pods.values() }),
     );
     const startedAt = Date.now();
+    trace(`${specs.length} stories started`);
     /** Every message so far, seconds from the stories' start. */
     const all = (): Told[] => daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
     /** The messages about a story (a summary covering several stories counts for each, with its own). */
@@ -155,7 +164,7 @@ export async function tellStoriesOnRealKube(
       specs.map(async (spec, i) => {
         const cluster = clusters[i]!;
         for (const step of spec.story.steps)
-          timers.push(setTimeout(() => step.run(cluster), startedAt + step.t * 1000 - Date.now()));
+          timers.push(setTimeout(() => step.run(cluster), Math.max(0, startedAt + step.t * 1000 - Date.now())));
         const expected = placedExpectation(spec.expected, places[i]!);
         const last = Math.max(...spec.story.steps.map((s) => s.t), spec.story.fixedAt ?? 0);
         for (;;) {
@@ -168,7 +177,9 @@ export async function tellStoriesOnRealKube(
           if (elapsed > last && judged.same && quietFor >= 60) break;
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
+        trace(`${spec.story.name} ended; waiting for its writes`);
         await cluster.flushed();
+        trace(`${spec.story.name} done`);
         return (Date.now() - startedAt) / 1000;
       }),
     );
@@ -186,6 +197,7 @@ export async function tellStoriesOnRealKube(
         seconds: ended[i]!,
       };
     });
+    trace("judged; stopping");
     return {
       results,
       unplaced: all().filter((m) => places.every((p) => mineOf([m], p).length === 0)),

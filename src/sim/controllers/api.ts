@@ -18,6 +18,7 @@ const KINDS: Record<string, string> = {
   Job: "batch/v1",
   CronJob: "batch/v1",
   EndpointSlice: "discovery.k8s.io/v1",
+  Namespace: "v1",
 };
 
 /**
@@ -42,6 +43,10 @@ export interface ControllerApi {
    * message raises `count` and `lastTimestamp` instead of adding an Event.
    */
   event(object: KubeObject, type: "Normal" | "Warning", reason: string, message: string, source: string): void;
+  /** Every namespaced object of `namespace`, of every served type (the namespace controller's discovery). */
+  contentOf(namespace: string): KubeObject[];
+  /** Deletes any stored object by its apiVersion and kind (pods on a node with their grace period). */
+  removeObject(object: KubeObject): void;
 }
 
 /** A ControllerApi over `store`; `now` is the simulator's clock (epoch ms). */
@@ -83,8 +88,20 @@ export function controllerApi(store: ObjectStore, registry: TypeRegistry, now: (
         // already gone
       }
     },
+    contentOf: (namespace) => store.contentOf(namespace),
+    removeObject(object) {
+      const type = registry.findByKind(object.apiVersion, object.kind);
+      if (!type) return;
+      try {
+        store.delete(type, object.metadata.namespace, object.metadata.name);
+      } catch {
+        // already gone
+      }
+    },
     event(object, type, reason, message, source) {
       const namespace = object.metadata.namespace ?? "default";
+      // A namespace being deleted takes no new Events; the recorders drop them, as real ones do.
+      if (api.get("Namespace", undefined, namespace)?.metadata.deletionTimestamp) return;
       const at = timestamp(now());
       const same = store
         .list(typeOf("Event"), namespace)

@@ -11,108 +11,126 @@ import type { Controller } from "./controller.ts";
  * `status.active`, `lastScheduleTime` and `lastSuccessfulTime` are kept. Schedules are five-field cron in UTC
  * (`*`, `*\/n`, `a-b`, `a,b`). A run missed by more than `startingDeadlineSeconds` is skipped.
  */
-export const cronJobController: Controller = {
-  name: "cronjob",
-  sync(api) {
-    const now = api.now();
-    let wake: number | undefined;
-    const jobs = api.list("Job");
-    for (const cronJob of api.list("CronJob")) {
-      const mine = ownedBy(jobs, cronJob).sort((a, b) => scheduledOf(a) - scheduledOf(b));
-      const finished = (job: KubeObject) => conditionOf(job, "Complete") ?? conditionOf(job, "Failed");
-      const active = mine.filter((j) => !finished(j) && !j.metadata.deletionTimestamp);
-      let status = { ...cronJob.status };
-      const schedule = parseSchedule(String(cronJob.spec?.schedule ?? ""));
-      if (schedule && !cronJob.spec?.suspend) {
-        const since = Date.parse(status.lastScheduleTime ?? cronJob.metadata.creationTimestamp ?? "") || now;
-        const due = lastDue(schedule, since, now);
-        const deadline = cronJob.spec?.startingDeadlineSeconds;
-        if (due !== undefined && !(typeof deadline === "number" && now - due > deadline * 1000)) {
-          const policy = cronJob.spec?.concurrencyPolicy ?? "Allow";
-          if (policy === "Forbid" && active.length > 0) {
-            // Skipped: tried again at the next schedule.
-          } else {
-            if (policy === "Replace")
-              for (const job of active) {
-                api.remove("Job", job.metadata.namespace, job.metadata.name);
+export function createCronJobController(): Controller {
+  /** Runs already said finished (SawCompletedJob). */
+  const sawCompleted = new Set<string>();
+  return {
+    name: "cronjob",
+    sync(api) {
+      const now = api.now();
+      let wake: number | undefined;
+      const jobs = api.list("Job");
+      for (const cronJob of api.list("CronJob")) {
+        const mine = ownedBy(jobs, cronJob).sort((a, b) => scheduledOf(a) - scheduledOf(b));
+        const finished = (job: KubeObject) => conditionOf(job, "Complete") ?? conditionOf(job, "Failed");
+        const active = mine.filter((j) => !finished(j) && !j.metadata.deletionTimestamp);
+        let status = { ...cronJob.status };
+        const schedule = parseSchedule(String(cronJob.spec?.schedule ?? ""));
+        if (schedule && !cronJob.spec?.suspend) {
+          const since = Date.parse(status.lastScheduleTime ?? cronJob.metadata.creationTimestamp ?? "") || now;
+          const due = lastDue(schedule, since, now);
+          const deadline = cronJob.spec?.startingDeadlineSeconds;
+          if (due !== undefined && !(typeof deadline === "number" && now - due > deadline * 1000)) {
+            const policy = cronJob.spec?.concurrencyPolicy ?? "Allow";
+            if (policy === "Forbid" && active.length > 0) {
+              // Skipped: tried again at the next schedule.
+            } else {
+              if (policy === "Replace")
+                for (const job of active) {
+                  api.remove("Job", job.metadata.namespace, job.metadata.name);
+                  api.event(
+                    cronJob,
+                    "Normal",
+                    "SuccessfulDelete",
+                    `Deleted job ${job.metadata.name}`,
+                    "cronjob-controller",
+                  );
+                }
+              const name = `${cronJob.metadata.name}-${Math.floor(due / 60_000)}`;
+              if (!api.get("Job", cronJob.metadata.namespace, name)) {
+                const template = cronJob.spec?.jobTemplate ?? {};
+                const job = api.create("Job", cronJob.metadata.namespace, {
+                  apiVersion: "batch/v1",
+                  kind: "Job",
+                  metadata: {
+                    name,
+                    namespace: cronJob.metadata.namespace,
+                    labels: { ...(template.metadata?.labels ?? {}) },
+                    annotations: {
+                      ...(template.metadata?.annotations ?? {}),
+                      "batch.kubernetes.io/cronjob-scheduled-timestamp": new Date(due)
+                        .toISOString()
+                        .replace(".000Z", "Z"),
+                    },
+                    ownerReferences: [controllerRef(cronJob)],
+                  },
+                  spec: structuredClone(template.spec ?? {}),
+                });
                 api.event(
                   cronJob,
                   "Normal",
-                  "SuccessfulDelete",
-                  `Deleted job ${job.metadata.name}`,
+                  "SuccessfulCreate",
+                  `Created job ${job.metadata.name}`,
                   "cronjob-controller",
                 );
+                active.push(job);
               }
-            const name = `${cronJob.metadata.name}-${Math.floor(due / 60_000)}`;
-            if (!api.get("Job", cronJob.metadata.namespace, name)) {
-              const template = cronJob.spec?.jobTemplate ?? {};
-              const job = api.create("Job", cronJob.metadata.namespace, {
-                apiVersion: "batch/v1",
-                kind: "Job",
-                metadata: {
-                  name,
-                  namespace: cronJob.metadata.namespace,
-                  labels: { ...(template.metadata?.labels ?? {}) },
-                  annotations: {
-                    ...(template.metadata?.annotations ?? {}),
-                    "batch.kubernetes.io/cronjob-scheduled-timestamp": new Date(due)
-                      .toISOString()
-                      .replace(".000Z", "Z"),
-                  },
-                  ownerReferences: [controllerRef(cronJob)],
-                },
-                spec: structuredClone(template.spec ?? {}),
-              });
-              api.event(
-                cronJob,
-                "Normal",
-                "SuccessfulCreate",
-                `Created job ${job.metadata.name}`,
-                "cronjob-controller",
-              );
-              active.push(job);
             }
+            status = { ...status, lastScheduleTime: timestamp(due) };
           }
-          status = { ...status, lastScheduleTime: timestamp(due) };
+          const next = nextDue(schedule, now);
+          if (next !== undefined) wake = Math.min(wake ?? next, next);
         }
-        const next = nextDue(schedule, now);
-        if (next !== undefined) wake = Math.min(wake ?? next, next);
-      }
-      // History: the newest finished Jobs are kept, the others deleted with their pods.
-      for (const [outcome, limit] of [
-        ["Complete", cronJob.spec?.successfulJobsHistoryLimit ?? 3],
-        ["Failed", cronJob.spec?.failedJobsHistoryLimit ?? 1],
-      ] as const) {
-        const done = mine.filter((j) => conditionOf(j, outcome) && !j.metadata.deletionTimestamp);
-        for (const job of done.slice(0, Math.max(0, done.length - limit))) {
-          api.remove("Job", job.metadata.namespace, job.metadata.name);
-          api.event(cronJob, "Normal", "SuccessfulDelete", `Deleted job ${job.metadata.name}`, "cronjob-controller");
+        // A run seen finished for the first time: the real controller says so, once.
+        for (const job of mine) {
+          const outcome = conditionOf(job, "Complete") ? "Complete" : conditionOf(job, "Failed") ? "Failed" : undefined;
+          if (outcome && !sawCompleted.has(job.metadata.uid)) {
+            sawCompleted.add(job.metadata.uid);
+            api.event(
+              cronJob,
+              "Normal",
+              "SawCompletedJob",
+              `Saw completed job: ${job.metadata.name}, condition: ${outcome}`,
+              "cronjob-controller",
+            );
+          }
         }
+        // History: the newest finished Jobs are kept, the others deleted with their pods.
+        for (const [outcome, limit] of [
+          ["Complete", cronJob.spec?.successfulJobsHistoryLimit ?? 3],
+          ["Failed", cronJob.spec?.failedJobsHistoryLimit ?? 1],
+        ] as const) {
+          const done = mine.filter((j) => conditionOf(j, outcome) && !j.metadata.deletionTimestamp);
+          for (const job of done.slice(0, Math.max(0, done.length - limit))) {
+            api.remove("Job", job.metadata.namespace, job.metadata.name);
+            api.event(cronJob, "Normal", "SuccessfulDelete", `Deleted job ${job.metadata.name}`, "cronjob-controller");
+          }
+        }
+        const succeeded = mine.filter((j) => conditionOf(j, "Complete"));
+        const lastSuccess = succeeded.at(-1)?.status?.completionTime;
+        const stillActive = active.filter((j) => !finished(j));
+        const { active: _active, ...rest } = status;
+        api.setStatus(cronJob, {
+          ...rest,
+          ...(stillActive.length
+            ? {
+                active: stillActive.map((j) => ({
+                  kind: "Job",
+                  namespace: j.metadata.namespace,
+                  name: j.metadata.name,
+                  uid: j.metadata.uid,
+                  apiVersion: "batch/v1",
+                  resourceVersion: j.metadata.resourceVersion,
+                })),
+              }
+            : {}),
+          ...(lastSuccess ? { lastSuccessfulTime: lastSuccess } : {}),
+        });
       }
-      const succeeded = mine.filter((j) => conditionOf(j, "Complete"));
-      const lastSuccess = succeeded.at(-1)?.status?.completionTime;
-      const stillActive = active.filter((j) => !finished(j));
-      const { active: _active, ...rest } = status;
-      api.setStatus(cronJob, {
-        ...rest,
-        ...(stillActive.length
-          ? {
-              active: stillActive.map((j) => ({
-                kind: "Job",
-                namespace: j.metadata.namespace,
-                name: j.metadata.name,
-                uid: j.metadata.uid,
-                apiVersion: "batch/v1",
-                resourceVersion: j.metadata.resourceVersion,
-              })),
-            }
-          : {}),
-        ...(lastSuccess ? { lastSuccessfulTime: lastSuccess } : {}),
-      });
-    }
-    return wake;
-  },
-};
+      return wake;
+    },
+  };
+}
 
 // --- internal ---
 

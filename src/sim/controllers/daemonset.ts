@@ -48,7 +48,7 @@ export const daemonSetController: Controller = {
       for (const node of keep) {
         const here = mine.filter((p) => p.spec?.nodeName === node.metadata.name);
         if (here.length === 0 && wanted.includes(node)) {
-          api.create("Pod", ds.metadata.namespace, {
+          const created = api.create("Pod", ds.metadata.namespace, {
             metadata: {
               generateName: `${ds.metadata.name}-`,
               labels: {
@@ -64,6 +64,7 @@ export const daemonSetController: Controller = {
               tolerations: probe.spec.tolerations,
             },
           });
+          api.event(ds, "Normal", "SuccessfulCreate", `Created pod: ${created.metadata.name}`, "daemonset-controller");
         } else {
           const old = here[0];
           if (!old || old.metadata.labels?.["controller-revision-hash"] === hash) continue;
@@ -77,17 +78,23 @@ export const daemonSetController: Controller = {
       for (const pod of mine)
         if (!keep.some((n) => n.metadata.name === pod.spec?.nodeName))
           api.remove("Pod", pod.metadata.namespace, pod.metadata.name);
+      // The status counts as the real controller's: only nodes that should run the pod now (a node it may not be
+      // scheduled to, an unreachable one, is not desired; a pod left there is misscheduled, not counted).
       const fresh = ownedBy(api.list("Pod", ds.metadata.namespace), ds).filter(podActive);
-      const ready = fresh.filter(podReady).length;
+      const on = (n: KubeObject) => fresh.find((p) => p.spec?.nodeName === n.metadata.name);
+      const scheduled = wanted.map(on).filter((p): p is KubeObject => p !== undefined);
+      const ready = scheduled.filter(podReady).length;
+      const misscheduled = nodes.filter((n) => !wanted.includes(n) && on(n)).length;
       api.setStatus(ds, {
-        currentNumberScheduled: fresh.length,
-        numberMisscheduled: 0,
-        desiredNumberScheduled: keep.length,
+        currentNumberScheduled: scheduled.length,
+        numberMisscheduled: misscheduled,
+        desiredNumberScheduled: wanted.length,
         numberReady: ready,
         observedGeneration: ds.metadata.generation,
-        updatedNumberScheduled: fresh.filter((p) => p.metadata.labels?.["controller-revision-hash"] === hash).length,
+        updatedNumberScheduled: scheduled.filter((p) => p.metadata.labels?.["controller-revision-hash"] === hash)
+          .length,
         numberAvailable: ready,
-        ...(keep.length - ready > 0 ? { numberUnavailable: keep.length - ready } : {}),
+        ...(wanted.length - ready > 0 ? { numberUnavailable: wanted.length - ready } : {}),
       });
     }
     return undefined;

@@ -21,7 +21,8 @@ export function createDeploymentController(): Controller {
       const sets = api.list("ReplicaSet");
       for (const d of api.list("Deployment")) {
         const mine = ownedBy(sets, d);
-        const newRs = mine.find((rs) => sameTemplate(rs, d)) ?? createReplicaSet(api, d, mine);
+        const found = mine.find((rs) => sameTemplate(rs, d));
+        const newRs = found ?? createReplicaSet(api, d, mine);
         const olds = mine.filter((rs) => rs !== newRs);
         if (!d.spec?.paused) rollout(api, d, newRs, olds);
         const revision = newRs.metadata.annotations?.[REVISION];
@@ -33,7 +34,7 @@ export function createDeploymentController(): Controller {
                 metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [REVISION]: revision } },
               })
             : d;
-        const next = writeStatus(api, fresh, progress);
+        const next = writeStatus(api, fresh, progress, found ? undefined : newRs.metadata.name);
         if (next !== undefined) wake = Math.min(wake ?? next, next);
       }
       return wake;
@@ -167,10 +168,12 @@ function rollout(api: ControllerApi, d: KubeObject, newRs: KubeObject, olds: Kub
   }
 }
 
+/** Writes the Deployment's status; `created` names the ReplicaSet this sync created for a new template. */
 function writeStatus(
   api: ControllerApi,
   d: KubeObject,
   progress: Map<string, { signature: string; at: number }>,
+  created?: string,
 ): number | undefined {
   const fresh = ownedBy(api.list("ReplicaSet", d.metadata.namespace), d);
   const newRs = fresh.find((rs) => sameTemplate(rs, d));
@@ -202,12 +205,19 @@ function writeStatus(
           reason: "ProgressDeadlineExceeded",
           message: `ReplicaSet "${rsName}" has timed out progressing.`,
         }
-      : {
-          type: "Progressing",
-          status: "True",
-          reason: "ReplicaSetUpdated",
-          message: `ReplicaSet "${rsName}" is progressing.`,
-        };
+      : created
+        ? {
+            type: "Progressing",
+            status: "True",
+            reason: "NewReplicaSetCreated",
+            message: `Created new replica set "${created}"`,
+          }
+        : {
+            type: "Progressing",
+            status: "True",
+            reason: "ReplicaSetUpdated",
+            message: `ReplicaSet "${rsName}" is progressing.`,
+          };
   const availableCondition =
     available >= replicas - unavailableOf(d)
       ? {

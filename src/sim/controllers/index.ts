@@ -2,7 +2,8 @@ import type { TypeRegistry } from "../resources.ts";
 import type { ObjectStore } from "../store.ts";
 import { type ControllerApi, controllerApi } from "./api.ts";
 import type { Controller } from "./controller.ts";
-import { cronJobController } from "./cronjob.ts";
+import { createCronJobController } from "./cronjob.ts";
+import { namespaceController } from "./namespace.ts";
 import { daemonSetController } from "./daemonset.ts";
 import { createDeploymentController } from "./deployment.ts";
 import { createEndpointSliceController } from "./endpointslice.ts";
@@ -38,7 +39,7 @@ export interface SimControllers {
 
 /**
  * Starts the simulator's controllers (docs/simulator.md "Controllers"): Deployment, ReplicaSet, StatefulSet,
- * DaemonSet, Job, CronJob, the scheduler, a kubelet for every node, the node lifecycle controller, EndpointSlices and
+ * DaemonSet, Job, CronJob, namespace, the scheduler, a kubelet for every node, the node lifecycle controller, EndpointSlices and
  * the garbage collector. They run `timing.reactMs` after any change, as real controllers react to their
  * informers, each round repeated until the cluster stops changing, and again at the times they ask for. Every
  * duration comes from `timing` (the recorded one by default).
@@ -50,6 +51,7 @@ export function startControllers(
   timing: TimingProfile = RECORDED_TIMING,
 ): SimControllers {
   const api: ControllerApi = controllerApi(sim.store, sim.registry, () => clock.now());
+  sim.store.namespaceLifecycle = true;
   const nodes = createNodeLifecycle(timing);
   const controllers: readonly Controller[] = [
     createDeploymentController(),
@@ -57,8 +59,9 @@ export function startControllers(
     statefulSetController,
     daemonSetController,
     createJobController(timing),
-    cronJobController,
+    createCronJobController(),
     garbageCollector,
+    namespaceController,
     schedulerController,
     nodes,
     createKubelet(nodes, logs, timing),

@@ -18,8 +18,10 @@ export const replicaSetController: Controller = {
       if (active.length < want) for (let i = active.length; i < want; i++) createPod(api, rs);
       if (active.length > want) {
         const order = [...active].sort(deletionOrder);
-        for (const pod of order.slice(0, active.length - want))
+        for (const pod of order.slice(0, active.length - want)) {
           api.remove("Pod", pod.metadata.namespace, pod.metadata.name);
+          api.event(rs, "Normal", "SuccessfulDelete", `Deleted pod: ${pod.metadata.name}`, "replicaset-controller");
+        }
       }
       const now = ownedBy(api.list("Pod", rs.metadata.namespace), rs).filter(podActive);
       const ready = now.filter(podReady).length;

@@ -91,8 +91,10 @@ export function remoteApi(options: {
       try {
         const response = await connection.request(path, init);
         const text = await response.text();
-        // A pod deleted meanwhile (404) or already finished is no failure of the stand-in: a kubelet sees the same.
-        if (!response.ok && response.status !== 404 && response.status !== 409) {
+        // A pod deleted meanwhile (404) or already finished is no failure of the stand-in: a kubelet sees the same;
+        // neither is an Event refused by a namespace being deleted (a real kubelet's are dropped the same way).
+        const terminating = response.status === 403 && text.includes("because it is being terminated");
+        if (!response.ok && response.status !== 404 && response.status !== 409 && !terminating) {
           failures.push(`${what}: HTTP ${response.status} ${text.slice(0, 300)}`);
           logger.warn(`kubelet stand-in: ${what}: HTTP ${response.status} ${text.slice(0, 300)}`);
         }
@@ -197,6 +199,11 @@ export function remoteApi(options: {
           ...(graceSeconds === undefined ? {} : { gracePeriodSeconds: graceSeconds }),
         }),
       );
+    },
+    // The kubelet deletes no namespace content: the real namespace controller does.
+    contentOf: () => [],
+    removeObject() {
+      throw new Error("the kubelet stand-in deletes only pods");
     },
     event(object, type, reason, message, source) {
       const namespace = object.metadata.namespace ?? "default";
