@@ -228,9 +228,13 @@ function failingCronJob(inventory: InventoryView, cron: CronJob, time: TimeEdges
   const jobs = inventory
     .list("Job")
     .filter((j) => (j.metadata.ownerReferences ?? []).some((r) => r.uid === cron.metadata.uid));
-  const newest = jobs.sort((a, b) =>
-    String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)),
-  )[0];
+  // The newest run that finished: a run still going is no success yet, so the CronJob stays failing while its
+  // next run is under way (on a real control plane each minute's run starts before the last failed one is
+  // history; issue 40).
+  const finished = (j: Job) => condition(j, "Failed")?.status === "True" || condition(j, "Complete")?.status === "True";
+  const newest = jobs
+    .filter(finished)
+    .sort((a, b) => String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)))[0];
   if (!newest || condition(newest, "Failed")?.status !== "True") return undefined;
   const lastSuccess = parseTime(cron.status?.lastSuccessfulTime, 0);
   const lastSchedule = time.time(cron.status?.lastScheduleTime);

@@ -102,6 +102,10 @@ export async function tellStoriesOnRealKube(
 ): Promise<RealStoriesRun> {
   const { kube, standIn } = nodes;
   const began = Date.now();
+  // MON_REAL_TRACE=1 says how the run goes, as it goes.
+  const trace = (line: string) => {
+    if (process.env.MON_REAL_TRACE) console.log(`real stories +${Math.round((Date.now() - began) / 1000)} s: ${line}`);
+  };
   const clock = createSystemClock();
   const logger = createSilentLogger();
   const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
@@ -127,7 +131,7 @@ export async function tellStoriesOnRealKube(
       if (process.env.MON_REAL_TRACE)
         console.log(`real stories +${Math.round((Date.now() - began) / 1000)} s: ${line}`);
     };
-    const aged = nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
+    const aged = process.env.MON_REAL_SKIP_AGING ? 0 : nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
     if (aged > 0 && specs.some((s) => !s.story.youngNodes)) {
       trace(`waiting ${Math.round(aged / 1000)} s for the nodes to be older than the young-node grace`);
       await new Promise((resolve) => setTimeout(resolve, aged));
@@ -204,9 +208,14 @@ export async function tellStoriesOnRealKube(
       stalls: await daemon.stalls(),
       standInFailures: standIn.failures(),
     };
+  } catch (error) {
+    trace(`failed: ${(error as Error).stack ?? error}`);
+    throw error;
   } finally {
     for (const t of timers) clearTimeout(t);
+    trace("stopping the daemon");
     await run?.stop();
+    trace("stopped");
     podInformer.stop();
   }
 }
@@ -237,6 +246,7 @@ function placeOf(story: Story, index: number): StoryPlace {
 /** Whether an incident id names the story's namespace or nodes. */
 function belongsTo(id: string, place: StoryPlace): boolean {
   return (
+    id === `Namespace//${place.namespace}` ||
     id.includes(`/${place.namespace}/`) ||
     id.includes(`.${place.namespace}:`) ||
     id.startsWith(`Node//${place.nodePrefix}-worker-`)
