@@ -244,8 +244,10 @@ export const REASON_SPECS = {
     kind: "CronJob",
     family: "workloads",
     tier: "warning",
-    holdSeconds: 0,
-    description: "The newest run of a CronJob failed and no later run succeeded.",
+    // A minute after the run failed: its pods, which say why, are told first and name the incident (issue 40).
+    holdSeconds: 60,
+    description:
+      "The newest finished run of a CronJob failed and no later run succeeded (a run under way is no success yet).",
     resolves: "a run succeeds",
   },
   PVCPending: {

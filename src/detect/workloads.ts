@@ -246,6 +246,8 @@ function failingCronJob(inventory: InventoryView, cron: CronJob, time: TimeEdges
   return finding({
     reason: "CronJobFailing",
     object: refOf({ ...cron, kind: "CronJob" }),
+    // It restates what its run's Job and pods show: never news once they were told.
+    symptom: true,
     summary: `cronjob ${name}: its last ${failedRuns} run${failedRuns === 1 ? "" : "s"} failed (newest: ${newest.metadata.name})`,
     evidence: [
       ["newest run", newest.metadata.name],
