@@ -58,8 +58,11 @@ export interface RealKube {
   readonly kubeconfigText: string;
   /** The state directory: logs/, data/, pki/. */
   readonly stateDir: string;
-  /** kubectl v1.32 against it: exit status and output (stdout then stderr). */
-  kubectl(args: readonly string[], input?: string): { status: number; output: string };
+  /**
+   * kubectl v1.32 against it: exit status and output (stdout then stderr). Asynchronous: the kubelet stand-in
+   * runs in this process, and a request the API server passes on to a kubelet (`kubectl logs`) needs it to answer.
+   */
+  kubectl(args: readonly string[], input?: string): Promise<{ status: number; output: string }>;
 }
 
 let started: Promise<RealKube> | undefined;
@@ -128,14 +131,15 @@ async function start(): Promise<RealKube> {
     kubeconfigPath,
     kubeconfigText: readFileSync(kubeconfigPath, "utf8"),
     stateDir,
-    kubectl(args, input) {
-      const r = spawnSync(kubectl, ["--kubeconfig", kubeconfigPath, ...args], {
-        input,
-        encoding: "utf8",
-        timeout: 120_000,
-      });
-      return { status: r.status ?? -1, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
-    },
+    kubectl: (args, input) =>
+      new Promise((done) => {
+        const child = spawn(kubectl, ["--kubeconfig", kubeconfigPath, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+        let output = "";
+        child.stdout.on("data", (b: Buffer) => (output += b.toString()));
+        child.stderr.on("data", (b: Buffer) => (output += b.toString()));
+        child.on("close", (status) => done({ status: status ?? -1, output }));
+        child.stdin.end(input ?? "");
+      }),
   };
 }
 

@@ -15,6 +15,8 @@ export interface StandInNode {
   readonly labels?: Readonly<Record<string, string>>;
   readonly taints?: readonly KubeObject[];
   readonly address: string;
+  /** The port of its kubelet endpoint (logs, stats) on `address`; 10250 when none runs. */
+  readonly kubeletPort?: number;
 }
 
 /** A node's kubelet heartbeats: registration, the Lease every 10 s, the status every minute, while it runs. */
@@ -70,11 +72,9 @@ export function nodeHeartbeats(connection: KubeConnection, clock: Clock): NodeHe
     capacity: { cpu: "8", memory: "32Gi", pods: "110", "ephemeral-storage": "100Gi" },
     allocatable: { cpu: "8", memory: "32Gi", pods: "110", "ephemeral-storage": "100Gi" },
     conditions: conditions(at),
-    addresses: [
-      { type: "InternalIP", address: node.address },
-      { type: "Hostname", address: node.name },
-    ],
-    daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+    // No Hostname address: kube-apiserver would dial it first (--kubelet-preferred-address-types) for logs.
+    addresses: [{ type: "InternalIP", address: node.address }],
+    daemonEndpoints: { kubeletEndpoint: { Port: node.kubeletPort ?? 10250 } },
     nodeInfo: {
       machineID: "",
       systemUUID: "",

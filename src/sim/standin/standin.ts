@@ -3,6 +3,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { createKubelet, type LogSink } from "../controllers/kubelet.ts";
 import { RECORDED_TIMING, type TimingProfile } from "../controllers/timing.ts";
+import { type KubeletServer, type LogSource, startKubeletServer } from "./kubelet-server.ts";
 import { nodeHeartbeats, type StandInNode } from "./nodes.ts";
 import { type RemoteApi, remoteApi } from "./remote-api.ts";
 
@@ -31,7 +32,9 @@ export interface KubeletStandIn {
  * real API server, for the nodes it registers (issue 40). Everything else is the real control plane's work: the
  * controllers, the scheduler, EndpointSlices, garbage collection, the node lifecycle controller (marking a node
  * whose Lease stops being renewed, tainting and evicting). Durations come from `timing`, the profiles the
- * timing-invariance property draws; `clock` is the real clock (the server stamps real time).
+ * timing-invariance property draws; `clock` is the real clock (the server stamps real time). Each node has its
+ * kubelet endpoint on loopback (kubelet-server.ts), so `kubectl logs` and mon read what the containers printed
+ * through the API server, as on a real cluster.
  */
 export async function startKubeletStandIn(options: {
   connection: KubeConnection;
@@ -86,12 +89,21 @@ export async function startKubeletStandIn(options: {
     const wake = kubelet.sync(api);
     if (wake !== undefined) schedule(wake);
   };
+  const servers: KubeletServer[] = [];
+  const logOf: LogSource = (namespace, pod, container, previous) =>
+    logs.get(`${namespace}/${pod}/${container}/${previous}`);
+  /** Starts the node's kubelet endpoint, then registers the node pointing at it. */
+  const register = async (node: StandInNode) => {
+    const server = await startKubeletServer(node.name, logOf);
+    servers.push(server);
+    await heartbeats.register({ ...node, kubeletPort: server.port });
+  };
   await api.synced();
-  for (const node of options.nodes) await heartbeats.register(node);
+  for (const node of options.nodes) await register(node);
   schedule(clock.now());
   return {
     async addNodes(nodes) {
-      for (const node of nodes) await heartbeats.register(node);
+      for (const node of nodes) await register(node);
       schedule(clock.now());
     },
     stopKubelet: (node) => heartbeats.stop(node),
@@ -108,6 +120,7 @@ export async function startKubeletStandIn(options: {
       timer?.cancel();
       heartbeats.stopAll();
       api.stop();
+      for (const server of servers) void server.close();
     },
   };
 }

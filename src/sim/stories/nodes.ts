@@ -41,8 +41,9 @@ export const nodeBackTerminatingPod: Story = {
   steps: [
     {
       t: 0,
-      say: "kubectl apply: Deployment api (1 pod, scheduled to worker-1)",
-      run: (cluster) => cluster.apply(deployment("api", "registry.example/api:1.0", 1)),
+      // Two pods on two nodes: one on worker-1 whatever the scheduler (a real one spreads them, as this one).
+      say: "kubectl apply: Deployment api (2 pods, one on each node)",
+      run: (cluster) => cluster.apply(deployment("api", "registry.example/api:1.0", 2)),
     },
     { t: 150, say: "worker-1's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-1") },
     {
