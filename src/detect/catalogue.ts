@@ -237,7 +237,8 @@ export const REASON_SPECS = {
     family: "workloads",
     tier: "warning",
     holdSeconds: 0,
-    description: "A Job failed (backoff limit, deadline, pod failure policy); the controller's message says which.",
+    description:
+      "A Job failed (backoff limit, deadline, pod failure policy); the controller's message says which. A CronJob's run opens a minute after it failed, so its pods, which say why, are told first.",
     resolves: "the Job is deleted or a newer run of its CronJob succeeds",
   },
   CronJobFailing: {

@@ -103,6 +103,10 @@ function detectWorkload(
         ],
         since: time.time(failed.lastTransitionTime),
         now,
+        // A CronJob's run that gave up restates what its pods showed (the CronJob runs again): never news once
+        // they were told (found on the real control plane, where the Job is marked Failed after its pod).
+        // Held a minute, as CronJobFailing, so the pod that says why is told first, whatever reaches mon first.
+        ...(ownedByCronJob(job) ? { symptom: true, holdMs: 60_000 } : {}),
       }),
     );
     return out;
@@ -258,4 +262,9 @@ function failingCronJob(inventory: InventoryView, cron: CronJob, time: TimeEdges
     since: time.time(condition(newest, "Failed")?.lastTransitionTime),
     now,
   });
+}
+
+/** Whether a Job is a CronJob's run (its controller owner, or the CronJob controller's name for it). */
+function ownedByCronJob(job: Job): boolean {
+  return (job.metadata.ownerReferences ?? []).some((r) => r.controller && r.kind === "CronJob");
 }

@@ -29,7 +29,9 @@ export async function readContainerLog(
   try {
     const response = await connection.request(
       `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/pods/${encodeURIComponent(ref.pod)}/log?${query}`,
-      { headers: { accept: "text/plain" }, ...(signal ? { signal } : {}) },
+      // As client-go asks: kube-apiserver answers `Accept: text/plain` alone with 406 (issue 40), and a log is
+      // served as text whatever is accepted.
+      { headers: { accept: "application/json, */*" }, ...(signal ? { signal } : {}) },
     );
     if (!response.ok) {
       await response.body?.cancel();

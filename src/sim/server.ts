@@ -243,6 +243,20 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
       );
     }
     ctx.store.get(type, namespace, target.name);
+    // kube-apiserver v1.32 negotiates pods/log like any resource: `Accept: text/plain` alone is refused (406),
+    // what a client must send is `*/*` or one of these (found on the real control plane, issue 40).
+    const accept = String(req.headers.accept ?? "*/*");
+    if (!/(^|,)\s*(\*\/\*|application\/(json|yaml|vnd\.kubernetes\.protobuf))\s*(;|,|$)/.test(accept))
+      return sendJson(
+        res,
+        406,
+        failure(
+          406,
+          "NotAcceptable",
+          "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+          {},
+        ).body,
+      );
     const q = url.searchParams;
     const text = ctx.logs?.(namespace, target.name, q.get("container") ?? "", q.get("previous") === "true");
     if (text === undefined) {
