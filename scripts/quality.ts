@@ -6,7 +6,10 @@
  * 2. with `--profiles N`, the deep run of timing invariance (src/e2e/timing-invariance.test.ts): every story of
  *    the catalogue and the recorded ones under N generated legal timing profiles each, judged against the same
  *    conversation and the invariants (src/testing/timing): a second table, a row per story.
- * Usage: bun scripts/quality.ts [--profiles N] [--seed S] [--only story,story] [--write] (the tables into
+ * 3. with `--real`, the catalogue on a real Kubernetes v1.32 control plane (issue 40; src/testing/real-kube.ts,
+ *    the kubelet stand-in): every story at its quick schedule, first on the simulator under QUICK_TIMING, then
+ *    all at once on the real control plane through the real daemon, judged alike: a third table, a row per story.
+ * Usage: bun scripts/quality.ts [--profiles N] [--seed S] [--only story,story] [--real] [--write] (the tables into
  * docs/alert-quality.md between their markers) [--verbose] (every message). `npm run quality --profiles N`
  * works too (npm hands the flag over as npm_config_profiles).
  */
@@ -16,6 +19,7 @@ import { AFTER_SECONDS, EXPECTATIONS, type Judged, judge, qualityTable } from ".
 import { startReplay, startStory } from "../src/testing/replay.ts";
 import { TIMED_EXPECTATIONS } from "../src/testing/timing/expectations.ts";
 import { describeFailure, runTimed, storyTimingArbitrary } from "../src/testing/timing/run.ts";
+import { realQualityTable } from "./real-quality.ts";
 import { writeBetweenMarkers } from "./generated-file.ts";
 
 const flag = (name: string): string | undefined => {
@@ -26,9 +30,10 @@ const profiles = Number(flag("profiles") ?? 0);
 const seed = Number(flag("seed") ?? 28);
 const only = flag("only")?.split(",");
 const verbose = process.argv.includes("--verbose");
+const real = process.argv.includes("--real");
 const DOC = join(import.meta.dirname, "..", "docs", "alert-quality.md");
 
-if (!only) {
+if (!only && !real) {
   const rows: Judged[] = [];
   for (const [timing, start] of [
     ["recorded", startReplay],
@@ -60,6 +65,21 @@ if (!only) {
     );
     console.log(`wrote ${DOC}`);
   }
+}
+
+if (real) {
+  const { table, ok } = await realQualityTable(only);
+  console.log(`\n${table}`);
+  if (process.argv.includes("--write") && !only) {
+    writeBetweenMarkers(
+      DOC,
+      "<!-- real table: bun scripts/quality.ts --real --write -->",
+      "<!-- end of real table -->",
+      table,
+    );
+    console.log(`wrote ${DOC}`);
+  }
+  if (!ok) process.exit(1);
 }
 
 if (profiles > 0) {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
-import { createTlsFetch, type TlsFetch } from "../runtime/tls-fetch.ts";
+import { createTlsFetch, type StreamRequestInit, type TlsFetch } from "../runtime/tls-fetch.ts";
 import { classifyFetchError, classifyStatus, KubeError } from "./errors.ts";
 import { createExecCredentialSource, EXEC_TIMEOUT_MS, type ExecCredentialSource } from "./exec-credential.ts";
 
@@ -11,8 +11,11 @@ export interface KubeConnection {
   readonly server: string;
   /** Where the credentials came from: `kubeconfig <path>`, `in-cluster`, or `default kubeconfig`. */
   readonly source: string;
-  /** Sends one request to `path` (with query); throws KubeError for network/TLS failures, never for HTTP statuses. */
-  request(path: string, init?: RequestInit): Promise<Response>;
+  /**
+   * Sends one request to `path` (with query); throws KubeError for network/TLS failures, never for HTTP statuses.
+   * `init.stream` marks a watch: no idle timeout of the runtime's own (runtime/tls-fetch.ts).
+   */
+  request(path: string, init?: StreamRequestInit): Promise<Response>;
   /** GET `path` and parse JSON; throws KubeError on any non-2xx answer. */
   getJson<T>(path: string, signal?: AbortSignal): Promise<T>;
   /** The Authorization header mon sends (the ServiceAccount token), for kubelet calls. */
@@ -127,7 +130,7 @@ export async function connectKube(
   // A client certificate from the exec plugin: one TLS client per certificate, made again when it rotates.
   let execTls: { cert: string; fetch: TlsFetch } | undefined;
 
-  const request = async (target: string, init: RequestInit = {}): Promise<Response> => {
+  const request = async (target: string, init: StreamRequestInit = {}): Promise<Response> => {
     const auth = await httpsOptions(kc);
     const headers = new Headers(init.headers);
     for (const [name, value] of Object.entries(auth.headers ?? {}))

@@ -205,7 +205,7 @@ export function createInformer(options: InformerOptions): Informer {
     const cancelDeadline = deadline(options.watchHeadersTimeoutMs ?? 30_000, "watch");
     let response: Response;
     try {
-      response = await connection.request(`${kind.path}?${query}`, { signal });
+      response = await connection.request(`${kind.path}?${query}`, { signal, stream: true });
     } finally {
       cancelDeadline();
     }

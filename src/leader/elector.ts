@@ -169,7 +169,7 @@ export function createElector(options: {
       const query = `fieldSelector=${encodeURIComponent(`metadata.name=${options.name}`)}&watch=1${
         observed.rv ? `&resourceVersion=${encodeURIComponent(observed.rv)}` : ""
       }&timeoutSeconds=300`;
-      const response = await connection.request(`${path}?${query}`, { signal: controller.signal });
+      const response = await connection.request(`${path}?${query}`, { signal: controller.signal, stream: true });
       if (!response.ok || !response.body) return;
       const reader = response.body.getReader();
       const lines = new LineSplitter();

@@ -11,8 +11,18 @@ export interface TlsMaterial {
   readonly proxy?: string;
 }
 
+/** A request's options, and whether its answer is a long-lived stream (a watch). */
+export interface StreamRequestInit extends RequestInit {
+  /**
+   * The answer is a stream that may stay silent for minutes (a watch of a quiet kind: kube-apiserver sends no
+   * bookmark then). The runtime's own idle timeout is turned off for it — Bun's fetch otherwise fails a
+   * response that sends no byte for 300 s (checked every minute or so) — and the caller keeps its own deadline.
+   */
+  readonly stream?: boolean;
+}
+
 /** A fetch bound to one TLS configuration. */
-export type TlsFetch = (url: string, init?: RequestInit) => Promise<Response>;
+export type TlsFetch = (url: string, init?: StreamRequestInit) => Promise<Response>;
 
 /**
  * The one place that hands TLS material to the runtime's fetch (the Bun adapter of the stack card).
@@ -32,8 +42,13 @@ export function createTlsFetch(tls: TlsMaterial): TlsFetch {
       ...(tls.serverName ? { serverName: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecureSkipVerify,
     };
-    return (url, init) =>
-      fetch(url, { ...init, tls: options, ...(tls.proxy ? { proxy: tls.proxy } : {}) } as RequestInit);
+    return (url, { stream, ...init } = {}) =>
+      fetch(url, {
+        ...init,
+        tls: options,
+        ...(tls.proxy ? { proxy: tls.proxy } : {}),
+        ...(stream ? { timeout: false } : {}),
+      } as RequestInit);
   }
   if (runtime.Deno) {
     const client = runtime.Deno.createOutboundClient({
@@ -41,7 +56,7 @@ export function createTlsFetch(tls: TlsMaterial): TlsFetch {
       ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
       ...(tls.proxy ? { proxy: { url: tls.proxy } } : {}),
     });
-    return (url, init) => fetch(url, { ...init, client } as RequestInit);
+    return (url, { stream: _, ...init } = {}) => fetch(url, { ...init, client } as RequestInit);
   }
-  return (url, init) => fetch(url, init);
+  return (url, { stream: _, ...init } = {}) => fetch(url, init);
 }

@@ -143,7 +143,7 @@ export async function record(kubeconfigText: string): Promise<Recording> {
     void (async () => {
       const response = await connection.request(
         `${path}?watch=1&allowWatchBookmarks=true&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=3600`,
-        { signal: abort.signal },
+        { signal: abort.signal, stream: true },
       );
       const reader = response.body!.getReader();
       const lines = new LineSplitter();

@@ -1,0 +1,70 @@
+/**
+ * The story catalogue on a real Kubernetes v1.32 control plane beside the simulator (issue 40;
+ * docs/alert-quality.md "On a real control plane"), for `bun scripts/quality.ts --real`.
+ */
+import { QUICK_TIMING } from "../src/sim/controllers/index.ts";
+import { STORIES } from "../src/sim/stories/index.ts";
+import { quickStory } from "../src/sim/stories/story.ts";
+import { realKube, realKubeMissing } from "../src/testing/real-kube.ts";
+import { prepareStoryNodes, tellStoriesOnRealKube } from "../src/testing/real-stories.ts";
+import { TIMED_EXPECTATIONS } from "../src/testing/timing/expectations.ts";
+import { describeFailure, QUICK_STORY_TIMING, quickExpectation, runQuick } from "../src/testing/timing/run.ts";
+
+/**
+ * Tells every catalogue story (or those named in `only`) at its quick schedule, first on the simulator's
+ * controllers under QUICK_TIMING (fake clock, a story after the other), then all at once on the real control
+ * plane with the kubelet stand-in (real time, about 25 minutes: the stories' nodes must first age past mon's
+ * 10-minute young-node grace). Returns a Markdown table — a row per story: what it should tell, whether the
+ * simulator and the real control plane told it with no invariant broken, and how long the real run took — and
+ * a summary line with mon's notices about its own sight, stalled watches and refused writes. `ok` is false when
+ * anything differs. Throws when no real control plane is at hand (src/testing/real-kube.ts).
+ */
+export async function realQualityTable(only?: readonly string[]): Promise<{ table: string; ok: boolean }> {
+  const missing = realKubeMissing();
+  if (missing) throw new Error(`no real control plane: ${missing}`);
+  const stories = STORIES.filter((s) => !only || only.includes(s.name));
+  const expectations = stories.map((story) => {
+    const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
+    if (!expected) throw new Error(`no expectation for story ${story.name}`);
+    return expected;
+  });
+  const nodes = prepareStoryNodes(realKube(), stories, QUICK_TIMING);
+  const onSimulator = new Map<string, boolean>();
+  for (const expected of expectations) {
+    const { told, judgement, expected: want } = await runQuick(expected);
+    const same = judgement.same && judgement.violations.length === 0;
+    onSimulator.set(expected.story, same);
+    if (!same) console.log(describeFailure(want, QUICK_STORY_TIMING, told, judgement));
+  }
+  const started = performance.now();
+  const run = await tellStoriesOnRealKube(
+    await nodes,
+    stories.map((story, i) => ({ story: quickStory(story), expected: quickExpectation(expectations[i]!, story) })),
+  );
+  const lines = ["| story | what is told | simulator | real control plane | real run (s) |", "|---|---|---|---|---|"];
+  let ok = run.unplaced.length === 0 && run.stalls === 0 && run.standInFailures.length === 0;
+  for (const r of run.results) {
+    const real = r.judgement.same && r.judgement.violations.length === 0 && r.failures.length === 0;
+    const sim = onSimulator.get(r.story) === true;
+    ok &&= real && sim;
+    if (!real) {
+      console.log(`${r.story} on the real control plane: ${r.judgement.conversation.join(" | ") || "nothing"}`);
+      for (const v of [...r.judgement.violations, ...r.failures]) console.log(`  ${v}`);
+      for (const m of r.told) console.log(`  ${m.t.toFixed(1)} s ${m.action} ${m.incidentId} ${m.reason}`);
+    }
+    // As the simulator names them: the real run's namespace and nodes are the story's own.
+    const i = stories.findIndex((s) => s.name === r.story);
+    const threads = quickExpectation(expectations[i]!, stories[i]!).threads;
+    const told = threads.length ? threads.join("; ") : "nothing";
+    lines.push(
+      `| ${r.story} | ${told} | ${sim ? "as expected" : "DIFFERS"} | ${real ? "as expected" : "DIFFERS"} | ${Math.round(r.seconds)} |`,
+    );
+  }
+  const asExpected = run.results.filter((r) => r.judgement.same && r.judgement.violations.length === 0).length;
+  const summary =
+    `${asExpected} of ${run.results.length} stories as expected on the real control plane, side by side ` +
+    `(${Math.round((performance.now() - started) / 60_000)} min); mon's notices about its own sight: ` +
+    `${run.unplaced.length}; watches found stalled: ${run.stalls}; writes refused: ` +
+    `${run.results.reduce((n, r) => n + r.failures.length, 0) + run.standInFailures.length}.`;
+  return { table: `${lines.join("\n")}\n\n${summary}`, ok };
+}
