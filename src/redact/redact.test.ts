@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { evidence } from "../detect/evidence.ts";
 import { cut } from "./cut.ts";
 import { redact } from "./redact.ts";
@@ -54,6 +55,27 @@ describe(`the corpus: ${SECRET_SHAPES.length} credential shapes, ${HARMLESS_SHAP
         : [];
     });
     expect(leaks).toEqual([]);
+  });
+
+  test("a vendor's dotted prefix with qualifiers after it (an environment, a region, a config) still hides the whole secret (issue 41)", () => {
+    const dottedShapes = SECRET_SHAPES.filter((s) => s.text.endsWith(s.secret)).flatMap((s) => {
+      const prefix = s.text.slice(0, s.text.length - s.secret.length);
+      return prefix.endsWith(".") ? [{ ...s, prefix }] : [];
+    });
+    expect(dottedShapes.length).toBeGreaterThanOrEqual(8);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...dottedShapes),
+        fc.array(fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/), { minLength: 1, maxLength: 3 }),
+        (s, qualifiers) => {
+          const text = `export TOKEN ${s.prefix}${qualifiers.join(".")}.${s.secret} (retrying)`;
+          const redacted = redact(text).text;
+          expect(leakOf(redacted, s.secret)).toBeUndefined();
+          expect(redacted.endsWith(" (retrying)")).toBe(true);
+        },
+      ),
+      { seed: 41, numRuns: 500 },
+    );
   });
 
   test("every look-alike stays as it is", () => {

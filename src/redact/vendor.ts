@@ -1,4 +1,16 @@
 /**
+ * Qualifiers a vendor may put between a dotted prefix and the secret: an environment, a region, a config
+ * (`dp.st.prd.<token>` is a Doppler service token of the `prd` environment). Up to four segments of 1 to 40
+ * token characters, each followed by a dot (issue 41: the class of dotted vendor prefixes).
+ */
+const QUALIFIERS = String.raw`(?:[A-Za-z0-9_-]{1,40}\.){0,4}`;
+
+/** A vendor pattern whose prefix ends in a dot: the prefix, any qualifiers, then the secret's `body`. */
+function dotted(prefix: string, body: string): RegExp {
+  return new RegExp(String.raw`\b${prefix}${QUALIFIERS}${body}`, "g");
+}
+
+/**
  * Credentials recognised by their own shape, wherever they stand (spec 6.8): vendor tokens with a fixed
  * prefix or structure, after the gitleaks rule set and secretlint's recommended rules. Each entry is the name
  * shown in the marker (`[redacted-<name>]`) and a pattern matching the whole credential. Patterns need a
@@ -22,7 +34,7 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   ["stripe-webhook-secret", /\bwhsec_[A-Za-z0-9+/=]{24,}/g],
   ["google-api-key", /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g],
   ["google-oauth-secret", /\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/g],
-  ["google-oauth-token", /\bya29\.[A-Za-z0-9_-]{20,}/g],
+  ["google-oauth-token", dotted(String.raw`ya29\.`, "[A-Za-z0-9_-]{20,}")],
   ["google-refresh-token", /\b1\/\/0[A-Za-z0-9_-]{30,}/g],
   ["alibaba-key", /\bLTAI[A-Za-z0-9]{12,20}\b/g],
   ["digitalocean-token", /\bdo[opr]_v1_[a-f0-9]{64}\b/g],
@@ -30,8 +42,8 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   ["npm-token", /\bnpm_[A-Za-z0-9]{36}\b/g],
   ["rubygems-token", /\brubygems_[a-f0-9]{48}\b/g],
   ["huggingface-token", /\b(?:hf_|api_org_)[A-Za-z]{34}\b/g],
-  ["terraform-token", /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/g],
-  ["doppler-token", /\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9_]{40,}/g],
+  ["terraform-token", dotted(String.raw`[A-Za-z0-9]{14}\.atlasv1\.`, "[A-Za-z0-9_=-]{60,}")],
+  ["doppler-token", dotted(String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.`, "[A-Za-z0-9_]{40,}")],
   ["artifactory-key", /\bAKCp[A-Za-z0-9]{69}\b/g],
   ["artifactory-token", /\bcmVmdGtu[A-Za-z0-9]{56}\b/g],
   ["postman-key", /\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b/gi],
@@ -45,7 +57,7 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   ["notion-token", /\bsecret_[A-Za-z0-9]{43}\b/g],
   ["newrelic-key", /\bNR(?:AK|JS|II|RA)-[A-Za-z0-9_-]{19,32}(?![A-Za-z0-9_-])/g],
   ["atlassian-token", /\bAT(?:ATT|CTT)3[A-Za-z0-9_=-]{100,}/g],
-  ["vault-token", /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/g],
+  ["vault-token", dotted(String.raw`hv[sbr]\.`, "[A-Za-z0-9_-]{24,}")],
   ["age-secret-key", /\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b/g],
   ["linear-key", /\blin_(?:api|oauth)_[A-Za-z0-9]{40}\b/g],
   ["sendgrid-key", /\bSG\.[A-Za-z0-9=_.-]{66}/g],
@@ -56,7 +68,7 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   // No word boundary before the id: Telegram's API puts it right after `bot` (`/bot123456789:AA…/sendMessage`).
   ["telegram-token", /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g],
   ["databricks-token", /\bdapi[a-f0-9]{32}(?:-\d)?\b/g],
-  ["dynatrace-token", /\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b/g],
+  ["dynatrace-token", dotted(String.raw`dt0c01\.`, String.raw`[A-Z0-9]{24}\.[A-Z0-9]{64}\b`)],
   ["pulumi-token", /\bpul-[a-f0-9]{40}\b/g],
   ["flyio-token", /\bfo1_[A-Za-z0-9_-]{43}/g],
   ["planetscale-token", /\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}/g],
@@ -66,7 +78,7 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   ["docker-token", /\bdckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}/g],
   ["figma-token", /\bfigd_[A-Za-z0-9_-]{40}/g],
   ["groq-key", /\bgsk_[A-Za-z0-9]{52}\b/g],
-  ["airtable-token", /\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b/g],
+  ["airtable-token", dotted(String.raw`pat[A-Za-z0-9]{14}\.`, String.raw`[a-f0-9]{64}\b`)],
   ["prefect-key", /\bpnu_[A-Za-z0-9]{36}\b/g],
   ["readme-key", /\brdme_[a-z0-9]{70}\b/g],
   ["shippo-token", /\bshippo_(?:live|test)_[a-f0-9]{40}\b/g],
@@ -88,7 +100,7 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   ["azure-client-secret", /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g],
   ["twitter-bearer-token", /\bA{22}[A-Za-z0-9%]{30,}/g],
   ["facebook-token", /\bEAA[BCDGI][A-Za-z0-9]{80,}/g],
-  ["dropbox-token", /\bsl\.(?:u\.)?[A-Za-z0-9_-]{130,}/g],
+  ["dropbox-token", dotted(String.raw`sl\.`, "[A-Za-z0-9_-]{130,}")],
   ["bitbucket-app-password", /\bATBB[A-Za-z0-9_=.-]{32,}/g],
   [
     "plaid-token",
@@ -114,7 +126,7 @@ export const VENDOR_TOKENS: readonly (readonly [string, RegExp])[] = [
   ["octopus-key", /\bAPI-[A-Z0-9]{26}\b/g],
   ["defined-networking-key", /\bdnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52}\b/g],
   ["maxmind-key", /\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b/g],
-  ["harness-token", /\bpat\.[A-Za-z0-9_-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}\b/g],
+  ["harness-token", dotted(String.raw`pat\.`, String.raw`[A-Za-z0-9_-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20}\b`)],
   ["circleci-token", /\bCCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}\b/g],
   ["buildkite-token", /\bbkua_[a-f0-9]{40}\b/g],
   ["netlify-token", /\bnfp_[A-Za-z0-9]{36}\b/g],

@@ -75,6 +75,8 @@ function vendor(): SecretShape[] {
     v("Terraform Cloud token", `${rnd(14, LOWER_NUM)}.atlasv1.`, rnd(67, LOWER_NUM)),
     v("Doppler personal token", "dp.pt.", rnd(43, LOWER_NUM)),
     v("Doppler service token", "dp.st.", rnd(43, LOWER_NUM)),
+    // Issue 41: a service token names its environment between the prefix and the secret.
+    v("Doppler service token with its environment", "dp.st.prd.", rnd(43, ALNUM)),
     v("Artifactory API key", "AKCp", rnd(69)),
     v("Artifactory reference token", "cmVmdGtu", rnd(56)),
     v("Postman API key", "PMAK-", `${rnd(24, HEX)}-${rnd(34, HEX)}`),
