@@ -259,6 +259,48 @@ describe("mon install against the simulator", () => {
     expect(get("v1", "Secret", "mon", "mon-config")!.metadata.resourceVersion).toBe(before);
   }, 60_000);
 
+  test("--dry-run prints objects the API server accepts as printed: Secrets under stringData, credentials hidden (issue 41)", async () => {
+    const run = await install(
+      "--namespace",
+      "dry",
+      "--dry-run",
+      "--cluster-name",
+      "dry-run",
+      "--provider",
+      "slack",
+      "--set",
+      `webhook=${SLACK}`,
+    );
+    expect(run.code).toBe(0);
+    const objects = run.stdout.split(/^---$/m).map((doc) => parse(doc) as Manifest);
+    const secret = objects.find((o) => o.kind === "Secret" && o.metadata.name === "mon-config")!;
+    expect(secret.data).toBeUndefined();
+    const stringData = secret.stringData as Record<string, string>;
+    expect(parse(stringData["config.yaml"]!)).toMatchObject({ app: { clusterName: "dry-run" } });
+    expect(stringData["slack-webhook"]).toBe(`<${SLACK.length} bytes>`);
+    expect(run.stdout).not.toContain("installer-secret-value");
+    // Nothing was applied.
+    expect(get("v1", "Namespace", undefined, "dry")).toBeUndefined();
+  }, 60_000);
+
+  test("--uninstall with no terminal to ask on and no --yes removes nothing and says --yes; with --yes it names only what a reinstall finds (issue 41)", async () => {
+    expect((await install("--namespace", "asked", "--cluster-name", "asked")).code).toBe(0);
+    const refused = await runCli(["install", "--uninstall", "--kubeconfig", kubeconfig, "--namespace", "asked"], {
+      home,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("there is no terminal to ask on: add --yes");
+    expect(get("apps/v1", "Deployment", "asked", "mon")).toBeDefined();
+
+    const removed = await install("--uninstall", "--namespace", "asked");
+    expect(removed.code).toBe(0);
+    expect(get("apps/v1", "Deployment", "asked", "mon")).toBeUndefined();
+    // No license key and no state volume were kept: nothing to promise about them.
+    expect(removed.stdout + removed.stderr).toContain("mon removed from namespace asked");
+    expect(removed.stdout + removed.stderr).not.toContain("kept key");
+    expect(removed.stdout + removed.stderr).not.toContain("state");
+  }, 60_000);
+
   test("mon install features lists the features of the installed release, from its ConfigMap", async () => {
     const catalog = sim.registry.findByKind("v1", "ConfigMap")!;
     const map = sim.store.get(catalog, "mon", "mon-catalog");

@@ -79,7 +79,7 @@ export interface InstallReport {
   /** The license key was removed; `deactivated` when a binding was released through the instance Secret. */
   readonly licenseRemoved?: { readonly deactivated: boolean };
   readonly warnings: readonly string[];
-  /** With `dryRun`: the objects that would be applied (Secret values replaced by their length). */
+  /** With `dryRun`: the objects that would be applied; Secrets as `stringData`, `config.yaml` in full, other values as `<N bytes>`. */
   readonly planned?: readonly InstallObject[];
 }
 
@@ -293,13 +293,15 @@ function checkStored(config: StoredConfig): readonly ConfigProblem[] {
 
 function redacted(o: InstallObject): InstallObject {
   if (o.kind !== "Secret") return o;
-  const data = Object.fromEntries(
-    Object.entries(o.data as Record<string, string>).map(([k, v]) => [
+  // As `stringData`: what is shown is text, so the printed Secret is still one the API server accepts.
+  const { data, ...rest } = o;
+  const stringData = Object.fromEntries(
+    Object.entries(data as Record<string, string>).map(([k, v]) => [
       k,
       k === "config.yaml" ? Buffer.from(v, "base64").toString("utf8") : `<${Buffer.from(v, "base64").length} bytes>`,
     ]),
   );
-  return { ...o, data };
+  return { ...rest, stringData };
 }
 
 export { describeObject };

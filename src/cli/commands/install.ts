@@ -18,6 +18,7 @@ import { connectKube } from "../../kube/connection.ts";
 import { KubeError } from "../../kube/errors.ts";
 import { createOutboundClient } from "../../outbound/client.ts";
 import { runUninstall } from "../../app/commands/uninstall.ts";
+import { LICENSE_SECRET } from "../../install/plan.ts";
 
 /**
  * `mon install [features]` (spec 4.4, 9.3; docs/install.md "The installer"): installs or changes mon in a
@@ -143,7 +144,13 @@ async function uninstall(
     for (const k of plan.kept) consola.log(`${k.object} would be kept: ${k.why}`);
     return;
   }
-  if (process.stdin.isTTY && !args.yes) {
+  if (!args.yes && !process.stdin.isTTY) {
+    consola.error(
+      `mon install --uninstall asks before it deletes anything, and there is no terminal to ask on: add --yes to remove mon from namespace ${args.namespace} (--dry-run lists what would go)`,
+    );
+    process.exit(2);
+  }
+  if (!args.yes) {
     const answer = await askText(
       `Remove mon from namespace ${args.namespace} (${plan.deleted.length} objects${args.purge ? ", everything" : `; keeps ${plan.kept.length}`})? yes/no`,
     );
@@ -161,9 +168,18 @@ async function uninstall(
     consola.warn(
       `the license binding could not be released (${l.server}: ${l.detail}): the license stays bound to this cluster; run mon install --uninstall again where ${l.server} can be reached`,
     );
-  consola.success(
-    `mon removed from namespace ${args.namespace}${args.purge ? "" : "; mon install puts it back with the kept key and state"}`,
-  );
+  consola.success(`mon removed from namespace ${args.namespace}${reinstallNote(report.kept)}`);
+}
+
+/** What a later `mon install` finds of what was kept: the license key, the Pro state, the overlays. */
+function reinstallNote(kept: readonly { readonly object: string }[]): string {
+  const found = [
+    ...(kept.some((k) => k.object.startsWith("Secret ") && k.object.endsWith(`/${LICENSE_SECRET}`))
+      ? ["the kept license key"]
+      : []),
+    ...(kept.some((k) => k.object.startsWith("PersistentVolumeClaim ")) ? ["the kept state"] : []),
+  ];
+  return found.length ? `; mon install puts it back with ${found.join(" and ")}` : "";
 }
 
 function uninstallOptions(args: { namespace: string; purge: boolean }) {
