@@ -50,7 +50,7 @@ export function configJsonSchema(): Record<string, unknown> {
   };
 }
 
-const META_KEYS = ["pro", "feature", "dependsOn", "sensitive"];
+const META_KEYS = ["pro", "inCommunity", "feature", "dependsOn", "sensitive"];
 const STANDARD_FORMATS: Record<string, string> = { url: "uri", uri: "uri", regex: "regex" };
 
 /**

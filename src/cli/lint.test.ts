@@ -268,6 +268,33 @@ describe("mon lint (spec 4.4)", () => {
     expect((await mon(["lint", base, "--overlay", other])).stdout).toContain("Deployment is not a MonConfig");
   });
 
+  // Issue 41, item 8.
+  test("a silence rule with an error does not hide a misspelt reason elsewhere: lint reports all of them at once", async () => {
+    const both = file(
+      "silence-error.yaml",
+      'alert:\n  stdout: {}\nsilences:\n  - namespaces: [batch]\n    reasons: [CrashLoopBakOff]\n    podNamePatterns: ["nightly-("]\nseverityByReason:\n  ImagePulBackOff: warning\n',
+    );
+    const out = await mon(["lint", both]);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(`${both}:6: error: silences.0.podNamePatterns.0`);
+    expect(out.stdout).toContain(
+      "warning: silences.0.reasons: no failure reason is named CrashLoopBakOff (did you mean CrashLoopBackOff?)",
+    );
+    expect(out.stdout).toContain(
+      "warning: severityByReason: no failure reason is named ImagePulBackOff (did you mean ImagePullBackOff?)",
+    );
+  });
+
+  test("healthCheck.statusEndpoint in Community: lint says what it still does (/status in text), not 'no effect'", async () => {
+    const status = file("status.yaml", "alert:\n  stdout: {}\nhealthCheck:\n  statusEndpoint: true\n");
+    const out = await mon(["lint", status]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(
+      `${status}:4: warning: healthCheck.statusEndpoint is a Pro setting; in Community (no license) only this: /status is served in its text form with its Edition section; ?format=json answers 402 (pro_required)`,
+    );
+    expect(out.stdout).not.toContain("statusEndpoint is a Pro setting; it has no effect");
+  });
+
   test("heartbeatMonitor.enabled without a url is a warning: nothing would be pinged", async () => {
     const path = file("hb.yaml", "heartbeatMonitor:\n  enabled: true\nalert:\n  stdout: {}\n");
     const { code, stdout } = await mon(["lint", path]);

@@ -198,6 +198,11 @@ export function checkConfig(
     add({ level, rule, key, message }),
   );
 
+  // Before the schema: a misspelt reason is reported even when another key is invalid.
+  for (const { key, name, hint } of unknownReasonNames(data, providers, domain.reasons)) {
+    const message = `${key}: no failure reason is named ${name}${hint ? ` (did you mean ${hint}?)` : ""}; it matches nothing`;
+    add({ level: "warning", rule: "unknown_reason", key, message });
+  }
   // alert was checked above, against each provider's own schema.
   const result = v.safeParse(ConfigSchema, { ...data, alert: undefined });
   if (!result.success) {
@@ -216,7 +221,9 @@ export function checkConfig(
   // With a key the license decides the edition at start (the daemon says so if Pro does not come).
   for (const row of config.license.key ? [] : rows) {
     if (!row.meta.pro || !hasKey(yaml.data, row.key)) continue;
-    const message = `${row.key} is a Pro setting; it has no effect in Community (no license)`;
+    const message = row.meta.inCommunity
+      ? `${row.key} is a Pro setting; in Community (no license) only this: ${row.meta.inCommunity}`
+      : `${row.key} is a Pro setting; it has no effect in Community (no license)`;
     add({ level: "warning", rule: "pro_only", key: row.key, message });
   }
   if (config.healthCheck.statusEndpoint && !config.healthCheck.enabled) {
@@ -232,10 +239,6 @@ export function checkConfig(
   if (diagnostics.enabled && !diagnostics.token) {
     const message = "healthCheck.diagnostics.enabled needs healthCheck.diagnostics.token (a ${file:/path} reference)";
     add({ level: "error", rule: "invalid_value", key: "healthCheck.diagnostics.token", message });
-  }
-  for (const { key, name, hint } of unknownReasonNames(config, providers, domain.reasons)) {
-    const message = `${key}: no failure reason is named ${name}${hint ? ` (did you mean ${hint}?)` : ""}; it matches nothing`;
-    add({ level: "warning", rule: "unknown_reason", key, message });
   }
   lowerSeverityKeys(config);
   let caBundle: string | undefined;

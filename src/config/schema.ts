@@ -13,6 +13,8 @@ import { parseTemplate } from "./template.ts";
  */
 export interface KeyMeta {
   readonly pro?: boolean;
+  /** For a Pro key: what it still does in Community (lint says so instead of "no effect"). */
+  readonly inCommunity?: string;
   readonly feature?: string;
   readonly dependsOn?: readonly string[];
   readonly sensitive?: "file" | "fileIfCredentials" | "secret";
@@ -415,6 +417,8 @@ export const ConfigSchema = v.pipe(
         statusEndpoint: v.optional(
           doc(v.boolean(), "Serve /status; needs healthCheck.enabled; not settable in the overlay.", {
             pro: true,
+            inCommunity:
+              "/status is served in its text form with its Edition section; ?format=json answers 402 (pro_required)",
             feature: "healthCheck.statusEndpoint",
             dependsOn: ["healthCheck"],
           }),
