@@ -22,10 +22,14 @@ async function cluster(alert: Record<string, unknown>, config: Record<string, un
   return c;
 }
 
-async function explain(c: TestCluster, object: string, ...more: string[]): Promise<string> {
+function explainRun(c: TestCluster, object: string, ...more: string[]) {
   const url = c.daemon.healthUrl();
   if (!url) throw new Error("no health server");
-  const run = await runCli(["explain", object, "--url", url, ...more], { home, env: { MON_DIAGNOSTICS_TOKEN: TOKEN } });
+  return runCli(["explain", object, ...more, "--url", url], { home, env: { MON_DIAGNOSTICS_TOKEN: TOKEN } });
+}
+
+async function explain(c: TestCluster, object: string, ...more: string[]): Promise<string> {
+  const run = await explainRun(c, object, ...more);
   if (run.code !== 0) throw new Error(`mon explain exited ${run.code}: ${run.stderr}`);
   return run.stdout;
 }
@@ -56,10 +60,31 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     const held = await explain(c, "Pod/shop/fresh-abc12-p0");
     expect(held).toMatch(/held +its hold \(the condition must last before it is told\), until \d\d:\d\d:\d\d UTC/);
     expect(h.requests).toHaveLength(0);
-    // A kind mon does not watch has no trace, and says why: a coverage gap.
-    expect(await explain(c, "Secret/shop/db-credentials")).toBe(
-      "Secret/shop/db-credentials\n  not watched: disabled_by_config — mon cannot see Secret objects (/health coverage)\n",
+    // A kind mon does not watch has no trace: an error that says why (a coverage gap), exit 1.
+    const unwatched = await explainRun(c, "secret/shop/db-credentials");
+    expect(unwatched.code).toBe(1);
+    expect(unwatched.stderr).toBe(
+      "mon explain: mon does not watch Secret objects (disabled_by_config, see /health coverage), so it has no trace of Secret/shop/db-credentials\n",
     );
+    // kubectl's forms name the same object: short names, plurals, any case, KIND NAME with -n.
+    for (const form of [
+      ["po/shop/api-abc12-p0"],
+      ["pods/api-abc12-p0", "-n", "shop"],
+      ["POD", "api-abc12-p0", "--namespace", "shop"],
+      ["Pods", "api-abc12-p0", "-n", "shop"],
+    ])
+      expect(await explain(c, form[0]!, ...form.slice(1))).toBe(silenced);
+    // What mon never saw failing: the answer says since when it would know, and why no earlier.
+    expect(await explain(c, "deploy/shop/quiet")).toMatch(
+      /^Deployment\/shop\/quiet\n {2}nothing recorded since \d\d:\d\d:\d\d UTC, when this replica began to lead: mon has not seen it failing since \(the trace is kept in memory: a restart or a takeover starts it anew/,
+    );
+    // A kind mon does not know is an error, with the kind it probably meant.
+    const unknown = await explainRun(c, "deploymnt/shop/web");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('mon explain: mon knows no kind named "deploymnt" (did you mean Deployment?)');
+    const scoped = await explainRun(c, "node/shop/n3");
+    expect(scoped.code).toBe(1);
+    expect(scoped.stderr).toContain("Node objects have no namespace: name it as Node/n3");
   });
 
   test("a folded finding says into which incident and why; a told one what each provider answered", async () => {
@@ -80,7 +105,7 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     await c.clock.advance(120_000);
     await c.settle();
     await waitUntil(() => h.requests.some((r) => r.json().incidentId === "Node//n3"), "the node's announcement");
-    const node = await explain(c, "Node/n3");
+    const node = await explain(c, "no/n3");
     expect(node).toMatch(/decided +announce \(revision 1\): a message of its own/);
     await waitUntil(
       async () => (await explain(c, "Node/n3")).includes("delivered to webhook"),

@@ -3,21 +3,14 @@ export interface TraceView {
   readonly object: string;
   /** Why mon does not watch the object's kind (a coverage gap: `permission_denied` …), when it does not. */
   readonly notWatched?: string;
+  /** When the trace began (RFC 3339): this replica began to lead then; the trace is kept in memory only. */
+  readonly tracedSince?: string;
   readonly entries: readonly {
     readonly at: string;
     readonly step: string;
     readonly text: string;
     readonly incident?: string;
   }[];
-}
-
-/**
- * `Kind/namespace/name` from what a user types: `Pod/shop/api-1` as it is, `Node/worker-3` (cluster-scoped)
- * as `Node//worker-3`, the form mon keys objects by.
- */
-export function objectKey(typed: string): string {
-  const parts = typed.split("/");
-  return parts.length === 2 ? `${parts[0]}//${parts[1]}` : typed;
 }
 
 /**
@@ -31,7 +24,11 @@ export function explainLines(views: readonly TraceView[]): string[] {
     if (v.notWatched)
       out.push(`  not watched: ${v.notWatched} — mon cannot see ${v.object.split("/")[0]} objects (/health coverage)`);
     if (v.entries.length === 0 && !v.notWatched)
-      out.push("  nothing recorded: mon has not seen it failing (or no longer remembers it)");
+      out.push(
+        v.tracedSince
+          ? `  nothing recorded since ${v.tracedSince.slice(11, 19)} UTC, when this replica began to lead: mon has not seen it failing since (the trace is kept in memory: a restart or a takeover starts it anew; the audit log keeps the decisions, --audit)`
+          : "  nothing recorded: mon has not seen it failing (or no longer remembers it)",
+      );
     for (const e of v.entries) out.push(`  ${e.at.slice(11, 19)}  ${e.step.padEnd(10)} ${e.text}`);
   }
   return out;

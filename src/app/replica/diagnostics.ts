@@ -33,6 +33,8 @@ export function createDiagnostics(deps: {
   observe: Pick<Observers, "traces" | "unwatched">;
 }): DiagnosticsSource {
   const { clock } = deps;
+  // The traces begin with this leadership term: they are kept in memory only.
+  const tracedSince = clock.now();
   const iso = (ms: number) => new Date(ms).toISOString();
   const traced = (entries: readonly TraceEntry[]) => entries.map((e) => ({ ...e, at: iso(e.at) }));
   const incidentView = (i: KeptIncident) => ({
@@ -64,6 +66,7 @@ export function createDiagnostics(deps: {
       return {
         object,
         trace: traced(deps.observe.traces.of(object)),
+        tracedSince: iso(tracedSince),
         ...(gap ? { notWatched: gap } : {}),
       };
     },
