@@ -70,9 +70,7 @@ export async function startTestCluster(
       app: {
         ...(options.config?.app as Record<string, unknown> | undefined),
         clusterName: options.cluster ?? "test",
-        disableStartupMessage:
-          (options.config?.app as { disableStartupMessage?: boolean } | undefined)?.disableStartupMessage ??
-          !options.startupMessage,
+        disableStartupMessage: !options.startupMessage,
       },
       healthCheck: options.diagnosticsToken
         ? { enabled: true, diagnostics: { enabled: true, token: `\${file:${secretFile(options.diagnosticsToken)}}` } }

@@ -35,7 +35,7 @@ export interface Notices {
  * with its state (Pro), one summary naming the open problems whose threads continue — after the first pass
  * has seen the cluster, so a problem that ended while mon was down is resolved, not called "still open".
  * `restored` is the lifecycle read from the state store (absent for an in-process restart, `carried`).
- * `app.disableStartupMessage` silences the startup notice only: what mon could not see is always told (issue 41).
+ * `app.disableStartupMessage` silences the startup and blind-period notices.
  */
 export function createNotices(deps: {
   config: Config;
@@ -57,6 +57,7 @@ export function createNotices(deps: {
     clock,
     cluster,
     send: (message) => outgoing.notice(message, clock.now()),
+    silent: config.app.disableStartupMessage,
   });
   return {
     stop: () => sight.stop(),
@@ -89,7 +90,7 @@ export function createNotices(deps: {
         `the cluster was not watched for ${seconds} s (${period.reason}); what changed meanwhile is applied now`,
       );
       if (sight.seesAgain("caches", period.to)) return;
-      if (period.to - period.from < UNWATCHED_NOTICE_MS) return;
+      if (period.to - period.from < UNWATCHED_NOTICE_MS || config.app.disableStartupMessage) return;
       outgoing.notice(renderUnwatchedNotice(cluster, period, clock.now()), clock.now());
     },
   };

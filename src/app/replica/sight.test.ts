@@ -4,11 +4,11 @@ import type { Message } from "../../model/message.ts";
 import { createFakeClock } from "../../runtime/clock.ts";
 import { BLIND_NOTICE_MS, createSightWatch } from "./sight.ts";
 
-function setup() {
+function setup(silent = false) {
   const clock = createFakeClock(Date.UTC(2026, 10, 1, 12));
   const health = new HealthRegistry(() => clock.now());
   const sent: Message[] = [];
-  const sight = createSightWatch({ health, clock, cluster: "prod", send: (m) => sent.push(m) });
+  const sight = createSightWatch({ health, clock, cluster: "prod", send: (m) => sent.push(m), silent });
   return { clock, health, sent, sight };
 }
 
@@ -59,5 +59,14 @@ describe("a monitor that goes blind does not stay silent (issue 32)", () => {
     await clock.advance(BLIND_NOTICE_MS + 30_000);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.text).toContain("mon cannot see the objects of the batch, policy API groups in prod");
+  });
+
+  test("app.disableStartupMessage silences it", async () => {
+    const { clock, health, sent, sight } = setup(true);
+    health.set("kubelet-stats", "ok");
+    sight.start();
+    health.set("kubelet-stats", "degraded", { reason: "kubelet_unreachable" });
+    await clock.advance(2 * BLIND_NOTICE_MS);
+    expect(sent).toEqual([]);
   });
 });

@@ -35,20 +35,23 @@ export interface SightWatch {
  * failing), the kubelets' statistics, the metrics API, discovery —
  * once it has not seen it for BLIND_NOTICE_MS, and again, in the same thread, when it sees it again (a monitor
  * that goes blind must not stay silent). Something never seen is not told: `/health` names it from the start.
- * `send` queues a notice. Nothing switches it off: `app.disableStartupMessage` silences the welcome only (issue 41).
+ * `send` queues a notice; `silent` (app.disableStartupMessage) sends nothing.
  */
 export function createSightWatch(deps: {
   health: HealthRegistry;
   clock: Clock;
   cluster: string;
   send: (message: Message) => void;
+  silent: boolean;
 }): SightWatch {
   const { health, clock } = deps;
   const seen = new Set<string>();
   const blindSince = new Map<string, { from: number; reason: string }>();
   const told = new Map<string, { from: number; reason: string; what: string }>();
   let timer: Cancel | undefined;
-  const tell = (message: Message) => deps.send(message);
+  const tell = (message: Message) => {
+    if (!deps.silent) deps.send(message);
+  };
   const check = () => {
     const now = clock.now();
     const report = health.report();
