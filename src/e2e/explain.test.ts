@@ -87,6 +87,44 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     expect(scoped.stderr).toContain("Node objects have no namespace: name it as Node/n3");
   });
 
+  test("a silenced crash loop is not carried out by its workload's unavailability, and explain names the rule on the workload (issue 41)", async () => {
+    const h = await hook();
+    const c = await cluster(
+      { webhook: { url: `${h.url}/mon` } },
+      { silences: [{ namespaces: ["batch"], reasons: ["CrashLoopBackOff"] }] },
+    );
+    seedWorkload(c.sim, "batch", "nightly", ["n1"], c.clock.now());
+    await c.settle();
+    crashPod(c.sim, "batch", "nightly-abc12-p0", 4, c.clock.now());
+    const since = new Date(c.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+    c.sim.patchStatus("apps/v1", "Deployment", "batch", "nightly", {
+      availableReplicas: 0,
+      readyReplicas: 0,
+      unavailableReplicas: 1,
+      conditions: [
+        {
+          type: "Available",
+          status: "False",
+          reason: "MinimumReplicasUnavailable",
+          message: "Deployment does not have minimum availability.",
+          lastTransitionTime: since,
+          lastUpdateTime: since,
+        },
+      ],
+    });
+    for (let i = 0; i < 6; i++) {
+      await c.settle();
+      await c.clock.advance(60_000);
+    }
+    await c.settle();
+    const workload = await explain(c, "deploy/batch/nightly");
+    expect(workload).toMatch(/detected +WorkloadUnavailable/);
+    expect(workload).toMatch(
+      /suppressed +with its cause Pod\/batch\/nightly-abc12-p0 \(CrashLoopBackOff\), silenced by test\.yaml:\d+\n/,
+    );
+    expect(h.requests.map((r) => r.json().incidentId)).toEqual([]);
+  });
+
   test("a folded finding says into which incident and why; a told one what each provider answered", async () => {
     const h = await hook();
     const c = await cluster({ webhook: { url: `${h.url}/mon` } });

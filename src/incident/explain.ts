@@ -12,7 +12,7 @@ export interface ExplainInput {
   readonly rated: readonly Finding[];
   readonly waited: readonly Finding[];
   readonly awaitingEvidence: readonly Finding[];
-  /** Drafts after the hold stage (`held` set when every finding is suppressed). */
+  /** Drafts after the hold stage (`held` set when every cause is suppressed, incident/hold.ts). */
   readonly drafts: readonly IncidentDraft[];
   readonly decisions: readonly Decision[];
   readonly skipped: readonly Skip[];
@@ -75,10 +75,19 @@ export function explain(input: ExplainInput): Map<string, TraceEntry[]> {
   }
   for (const d of input.drafts) {
     const id = refKey(d.root);
+    // A symptom held with its suppressed cause names the cause and the rule (incident/hold.ts).
+    const cause = d.held
+      ? d.findings.map((f) => ({ f, why: input.suppression(f) })).find((c) => c.why !== undefined)
+      : undefined;
     for (const f of d.findings) {
       const key = refKey(f.object);
       add(key, "incident", `part of incident ${id} (${d.rootReason})`, id);
-      const why = d.held ? input.suppression(f) : undefined;
+      const own = d.held ? input.suppression(f) : undefined;
+      const why =
+        own ??
+        (cause
+          ? `with its cause ${refKey(cause.f.object).replace("//", "/")} (${cause.f.reason}), ${cause.why}`
+          : undefined);
       if (why) add(key, "suppressed", why, id);
     }
   }

@@ -1,3 +1,4 @@
+import { type Finding, isSymptom } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
@@ -23,17 +24,29 @@ export interface Held {
 
 /**
  * The hold stage of the pass (spec 1.4, 2.2, 2.7): what a recovering incident told, and symptoms on what it
- * named, are its recovery, not new problems (absorbed); a draft is `held` when every finding in it is out of
- * scope, silenced or under maintenance — silencing a symptom never hides a root cause that still affects
- * others; `mon.io/ack` marks it acknowledged when the rules acknowledge (Pro). Pure.
+ * named, are its recovery, not new problems (absorbed); a draft is `held` when every cause in it — every
+ * finding that is not a symptom of the others (a workload with no available replica, a Service without ready
+ * endpoints), or every finding when all are symptoms — is out of scope, silenced or under maintenance: a
+ * symptom never carries out what its silenced cause would have told (issue 41), and silencing a symptom never
+ * hides a root cause that still affects others; `mon.io/ack` marks it acknowledged when the rules acknowledge
+ * (Pro). Pure.
  */
 export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
   const { inventory, rules, now } = ctx;
   const traffic = absorbRecoveryTraffic(drafts, ctx.state.incidents.values(), inventory);
   const marked = traffic.drafts.map((d) => {
-    const held = rules !== undefined && d.findings.every((f) => suppressionOf(f, inventory, rules, now) !== undefined);
+    const held =
+      rules !== undefined && causesOf(d.findings).every((f) => suppressionOf(f, inventory, rules, now) !== undefined);
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
     return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
   });
   return { drafts: marked, absorbed: traffic.absorbed };
+}
+
+// --- internal ---
+
+/** The findings that are not symptoms of the others, or all of them when every one is a symptom. */
+function causesOf(findings: readonly Finding[]): readonly Finding[] {
+  const causes = findings.filter((f) => !isSymptom(f));
+  return causes.length > 0 ? causes : findings;
 }
