@@ -9,7 +9,7 @@ import { realStoryCluster } from "../sim/standin/story-cluster.ts";
 import { simStoryCluster } from "../sim/stories/cluster.ts";
 import type { KubeObject } from "../sim/store.ts";
 import { DIFFERENTIAL_SCRIPT, factsOf, type Recording, record, runScript } from "./differential.ts";
-import type { PreparedStoryNodes } from "./real-stories.ts";
+import { type PreparedStoryNodes, serviceIpsOf } from "./real-stories.ts";
 
 /** What the differential saw on each server: facts, and the writes the real one refused. */
 export interface DifferentialRun {
@@ -72,7 +72,14 @@ export async function runDifferential(nodes: PreparedStoryNodes): Promise<Differ
     const real = realStoryCluster({
       connection,
       standIn: nodes.standIn,
-      place: { namespace: PLACE, nodePrefix: PLACE, nodeLabel: ["stories.mon.io/story", PLACE], clusterIps: {} },
+      // After the 20 stories' addresses: the two run side by side on one cluster.
+      place: {
+        namespace: PLACE,
+        nodePrefix: PLACE,
+        nodeLabel: ["stories.mon.io/story", PLACE],
+        clusterIps: {},
+        serviceIps: serviceIpsOf(20),
+      },
       pods: () => pods.values(),
     });
     await Promise.all([runScript(simStoryCluster(sim)), runScript(real)]);

@@ -240,7 +240,25 @@ function placeOf(story: Story, index: number): StoryPlace {
     // The ClusterIPs the stories name (orders-db, postgres), each story's own in the real Service range
     // (10.0.0.0/24, whose first addresses the API server hands out itself).
     clusterIps: { "10.96.14.7": `10.0.0.${100 + index}`, "10.96.14.9": `10.0.0.${160 + index}` },
+    serviceIps: serviceIpsOf(index),
   };
+}
+
+/** Services of the real stories per story (each story's own addresses: none is left to random allocation). */
+const SERVICE_IPS_PER_PLACE = 8;
+
+/**
+ * The addresses of place `index`'s Services that name no ClusterIP: 8 of the real Service range (10.0.0.0/24)
+ * that neither the API server's own `kubernetes` Service (10.0.0.1) nor any story's named addresses
+ * (10.0.0.100 + index and 10.0.0.160 + index, placeOf; 40 kept for each) use, disjoint between places. 21 places fit: the 20 stories
+ * and the differential (src/testing/real-differential.ts).
+ */
+export function serviceIpsOf(index: number): string[] {
+  const named = (n: number) => (n >= 100 && n < 140) || (n >= 160 && n < 200);
+  const free = Array.from({ length: 252 }, (_, i) => i + 2).filter((n) => !named(n));
+  const mine = free.slice(index * SERVICE_IPS_PER_PLACE, (index + 1) * SERVICE_IPS_PER_PLACE);
+  if (mine.length < SERVICE_IPS_PER_PLACE) throw new Error(`no Service addresses left for story ${index}`);
+  return mine.map((n) => `10.0.0.${n}`);
 }
 
 /** Whether an incident id names the story's namespace or nodes. */

@@ -13,6 +13,12 @@ export interface StoryPlace {
   readonly nodeLabel: readonly [string, string];
   /** ClusterIPs the story names, mapped to free addresses of the real Service range. */
   readonly clusterIps: Readonly<Record<string, string>>;
+  /**
+   * Addresses for the story's Services that name no ClusterIP, given in order of first write. With them the
+   * API server allocates no address at random, which could take one another story names (a 422 "provided IP
+   * is already allocated" for it, and a Service of the wrong story at its address).
+   */
+  readonly serviceIps?: readonly string[];
 }
 
 /** Writes in flight and their failures, for the runner that waits for them after each step. */
@@ -54,6 +60,18 @@ export function realStoryCluster(options: {
 }): RealStoryCluster {
   const { connection, place } = options;
   const failures: string[] = [];
+  const serviceIps = new Map<string, string>();
+  /** The address of a Service that names none: its own from the pool, the same on every write. */
+  const serviceIp = (name: string): string | undefined => {
+    if (!place.serviceIps) return undefined;
+    let ip = serviceIps.get(name);
+    if (!ip) {
+      ip = place.serviceIps[serviceIps.size];
+      if (!ip) throw new Error(`story Service ${name}: no address left for ${place.namespace}'s Services`);
+      serviceIps.set(name, ip);
+    }
+    return ip;
+  };
   let chain: Promise<unknown> = Promise.resolve();
   const queue = (what: string, write: () => Promise<void>) => {
     chain = chain.then(() =>
@@ -82,7 +100,7 @@ export function realStoryCluster(options: {
   };
   return {
     apply(object) {
-      const placed = placeObject(object, place, node, text);
+      const placed = placeObject(object, place, node, text, serviceIp);
       queue(`apply ${placed.kind} ${placed.metadata.name}`, async () => {
         const path = pathOf(placed.kind, placed.metadata.name);
         const current = await send("GET", path);
@@ -175,6 +193,7 @@ function placeObject(
   place: StoryPlace,
   node: (name: string) => string,
   text: (value: string) => string,
+  serviceIp: (name: string) => string | undefined,
 ): KubeObject {
   const copy = structuredClone(object) as KubeObject;
   if (KINDS[copy.kind]?.namespaced) copy.metadata = { ...copy.metadata, namespace: place.namespace };
@@ -207,6 +226,9 @@ function placeObject(
         throw new Error(`story Service ${copy.metadata.name} names ClusterIP ${ip}, which has no address here`);
       copy.spec.clusterIP = given;
       copy.spec.clusterIPs = [given];
+    } else if (!ip && copy.spec?.type !== "ExternalName") {
+      const own = serviceIp(copy.metadata.name);
+      if (own) copy.spec = { ...copy.spec, clusterIP: own, clusterIPs: [own] };
     }
   }
   return copy;
