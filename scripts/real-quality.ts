@@ -36,11 +36,12 @@ export async function realQualityTable(only?: readonly string[]): Promise<{ tabl
     onSimulator.set(expected.story, same);
     if (!same) console.log(describeFailure(want, QUICK_STORY_TIMING, told, judgement));
   }
+  const specs = stories.map((story, i) => ({
+    story: quickStory(story),
+    expected: quickExpectation(expectations[i]!, story),
+  }));
   const started = performance.now();
-  const run = await tellStoriesOnRealKube(
-    await nodes,
-    stories.map((story, i) => ({ story: quickStory(story), expected: quickExpectation(expectations[i]!, story) })),
-  );
+  const run = await tellStoriesOnRealKube(await nodes, specs);
   const lines = ["| story | what is told | simulator | real control plane | real run (s) |", "|---|---|---|---|---|"];
   let ok = run.unplaced.length === 0 && run.stalls === 0 && run.standInFailures.length === 0;
   for (const r of run.results) {
@@ -52,9 +53,8 @@ export async function realQualityTable(only?: readonly string[]): Promise<{ tabl
       for (const v of [...r.judgement.violations, ...r.failures]) console.log(`  ${v}`);
       for (const m of r.told) console.log(`  ${m.t.toFixed(1)} s ${m.action} ${m.incidentId} ${m.reason}`);
     }
-    // As the simulator names them: the real run's namespace and nodes are the story's own.
-    const i = stories.findIndex((s) => s.name === r.story);
-    const threads = quickExpectation(expectations[i]!, stories[i]!).threads;
+    // As the simulator names them (the real run's expectation names the story's own namespace and nodes).
+    const threads = specs.find((s) => s.story.name === r.story)!.expected.threads;
     const told = threads.length ? threads.join("; ") : "nothing";
     lines.push(
       `| ${r.story} | ${told} | ${sim ? "as expected" : "DIFFERS"} | ${real ? "as expected" : "DIFFERS"} | ${Math.round(r.seconds)} |`,

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { useCleanup } from "../testing/cleanup.ts";
 import { runCli } from "../testing/cli.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, seedWorkload, startTestCluster, type TestCluster } from "../testing/cluster.ts";
+import {
+  crashPod,
+  deploymentUnavailable,
+  seedShop,
+  seedWorkload,
+  startTestCluster,
+  type TestCluster,
+} from "../testing/cluster.ts";
 
 /**
  * `mon explain` (issue 32), the real CLI against the real daemon's protected diagnostics: why mon told, held,
@@ -96,22 +103,7 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     seedWorkload(c.sim, "batch", "nightly", ["n1"], c.clock.now());
     await c.settle();
     crashPod(c.sim, "batch", "nightly-abc12-p0", 4, c.clock.now());
-    const since = new Date(c.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
-    c.sim.patchStatus("apps/v1", "Deployment", "batch", "nightly", {
-      availableReplicas: 0,
-      readyReplicas: 0,
-      unavailableReplicas: 1,
-      conditions: [
-        {
-          type: "Available",
-          status: "False",
-          reason: "MinimumReplicasUnavailable",
-          message: "Deployment does not have minimum availability.",
-          lastTransitionTime: since,
-          lastUpdateTime: since,
-        },
-      ],
-    });
+    deploymentUnavailable(c.sim, "batch", "nightly", c.clock.now());
     for (let i = 0; i < 6; i++) {
       await c.settle();
       await c.clock.advance(60_000);

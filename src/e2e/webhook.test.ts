@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { nodeReady, readyNode, runningPod, runningStatus } from "../sim/scenarios/builders.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, seedWorkload, startTestCluster, healPod } from "../testing/cluster.ts";
+import {
+  crashPod,
+  deploymentUnavailable,
+  seedShop,
+  seedWorkload,
+  startTestCluster,
+  healPod,
+} from "../testing/cluster.ts";
 import { servingCertificate } from "../sim/pki.ts";
 import { type Simulator, startSimulator } from "../sim/simulator.ts";
 import { VERSION } from "../version.ts";
@@ -525,22 +532,7 @@ describe("webhook: the daemon against the simulator", () => {
       spec: { parentRefs: [{ name: "public" }], rules: [{ backendRefs: [{ name: "web", port: 80 }] }] },
     });
     await cluster.settle();
-    const since = new Date(clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
-    sim.patchStatus("apps/v1", "Deployment", "shop", "web", {
-      availableReplicas: 0,
-      readyReplicas: 0,
-      unavailableReplicas: 1,
-      conditions: [
-        {
-          type: "Available",
-          status: "False",
-          reason: "MinimumReplicasUnavailable",
-          message: "Deployment does not have minimum availability.",
-          lastTransitionTime: since,
-          lastUpdateTime: since,
-        },
-      ],
-    });
+    deploymentUnavailable(sim, "shop", "web", clock.now());
     await cluster.settle();
     await clock.advance(121_000);
     await cluster.settle();

@@ -158,6 +158,26 @@ export function seedWorkload(
   return dep;
 }
 
+/** Marks a Deployment with no available replica since `now` (epoch ms), as its controller writes it. */
+export function deploymentUnavailable(sim: Simulator, namespace: string, name: string, now: number): void {
+  const since = new Date(now).toISOString().replace(/\.\d+Z$/, "Z");
+  sim.patchStatus("apps/v1", "Deployment", namespace, name, {
+    availableReplicas: 0,
+    readyReplicas: 0,
+    unavailableReplicas: 1,
+    conditions: [
+      {
+        type: "Available",
+        status: "False",
+        reason: "MinimumReplicasUnavailable",
+        message: "Deployment does not have minimum availability.",
+        lastTransitionTime: since,
+        lastUpdateTime: since,
+      },
+    ],
+  });
+}
+
 /** Puts a pod's only container into CrashLoopBackOff with `restarts` restarts and exit code 1; `output` is its last termination message (default: a panic naming the container). */
 export function crashPod(
   sim: Simulator,

@@ -7,6 +7,7 @@ import { readyNode } from "../sim/scenarios/builders.ts";
 import { startSimulator } from "../sim/simulator.ts";
 import { realStoryCluster } from "../sim/standin/story-cluster.ts";
 import { simStoryCluster } from "../sim/stories/cluster.ts";
+import { STORIES } from "../sim/stories/index.ts";
 import type { KubeObject } from "../sim/store.ts";
 import { DIFFERENTIAL_SCRIPT, factsOf, type Recording, record, runScript } from "./differential.ts";
 import { type PreparedStoryNodes, serviceIpsOf } from "./real-stories.ts";
@@ -72,13 +73,13 @@ export async function runDifferential(nodes: PreparedStoryNodes): Promise<Differ
     const real = realStoryCluster({
       connection,
       standIn: nodes.standIn,
-      // After the 20 stories' addresses: the two run side by side on one cluster.
+      // After the stories' addresses: the two run side by side on one cluster.
       place: {
         namespace: PLACE,
         nodePrefix: PLACE,
         nodeLabel: ["stories.mon.io/story", PLACE],
         clusterIps: {},
-        serviceIps: serviceIpsOf(20),
+        serviceIps: serviceIpsOf(STORIES.length),
       },
       pods: () => pods.values(),
     });

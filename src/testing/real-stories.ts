@@ -250,8 +250,8 @@ const SERVICE_IPS_PER_PLACE = 8;
 /**
  * The addresses of place `index`'s Services that name no ClusterIP: 8 of the real Service range (10.0.0.0/24)
  * that neither the API server's own `kubernetes` Service (10.0.0.1) nor any story's named addresses
- * (10.0.0.100 + index and 10.0.0.160 + index, placeOf; 40 kept for each) use, disjoint between places. 21 places fit: the 20 stories
- * and the differential (src/testing/real-differential.ts).
+ * (10.0.0.100 + index and 10.0.0.160 + index, placeOf; 40 kept for each) use, disjoint between places: the
+ * stories in order, then the differential (src/testing/real-differential.ts). Throws past the 21st place.
  */
 export function serviceIpsOf(index: number): string[] {
   const named = (n: number) => (n >= 100 && n < 140) || (n >= 160 && n < 200);

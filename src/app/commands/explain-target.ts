@@ -1,50 +1,18 @@
 import { KNOWN_KINDS } from "../../kube/kinds.ts";
 import { closestName } from "../../config/unknown-keys.ts";
 
-/** kubectl's short names of the kinds mon knows (`kubectl api-resources`). */
-const SHORT_NAMES: Readonly<Record<string, readonly string[]>> = {
-  Namespace: ["ns"],
-  Node: ["no"],
-  Pod: ["po"],
-  Service: ["svc"],
-  Endpoints: ["ep"],
-  Event: ["ev"],
-  PersistentVolumeClaim: ["pvc"],
-  PersistentVolume: ["pv"],
-  ConfigMap: ["cm"],
-  ServiceAccount: ["sa"],
-  Deployment: ["deploy"],
-  ReplicaSet: ["rs"],
-  StatefulSet: ["sts"],
-  DaemonSet: ["ds"],
-  CronJob: ["cj"],
-  Ingress: ["ing"],
-  NetworkPolicy: ["netpol"],
-  Certificate: ["cert", "certs"],
-  StorageClass: ["sc"],
-  PodDisruptionBudget: ["pdb"],
-  HorizontalPodAutoscaler: ["hpa"],
-};
-
-/** Kinds whose objects have no namespace. */
-const CLUSTER_SCOPED: ReadonlySet<string> = new Set([
-  "Namespace",
-  "Node",
-  "PersistentVolume",
-  "StorageClass",
-  "VolumeAttachment",
-  "CSIDriver",
-]);
-
-/** Every name a user may type for a kind, lower case: the kind, its resource (plural), its singular, its short names. */
+/** Every name a user may type for a kind, lower case: the kind, its resource (plural), `plural.group`, its short names. */
 const ALIASES: ReadonlyMap<string, string> = new Map(
   KNOWN_KINDS.flatMap((k) => [
     [k.kind.toLowerCase(), k.kind],
     [k.resource, k.kind],
     [`${k.resource}.${k.group}`.replace(/\.$/, ""), k.kind],
-    ...(SHORT_NAMES[k.kind] ?? []).map((s): [string, string] => [s, k.kind]),
+    ...(k.shortNames ?? []).map((s): [string, string] => [s, k.kind]),
   ]),
 );
+
+/** Kinds whose objects have no namespace. */
+const CLUSTER_SCOPED: ReadonlySet<string> = new Set(KNOWN_KINDS.filter((k) => k.clusterScoped).map((k) => k.kind));
 
 /** What `mon explain` asks the daemon about, or why it cannot. */
 export type ExplainTarget = { readonly key: string } | { readonly error: string };

@@ -1,8 +1,6 @@
 /** One object's trace as the diagnostics endpoints serve it (`at` RFC 3339). */
 export interface TraceView {
   readonly object: string;
-  /** Why mon does not watch the object's kind (a coverage gap: `permission_denied` …), when it does not. */
-  readonly notWatched?: string;
   /** When the trace began (RFC 3339): this replica began to lead then; the trace is kept in memory only. */
   readonly tracedSince?: string;
   readonly entries: readonly {
@@ -21,9 +19,7 @@ export function explainLines(views: readonly TraceView[]): string[] {
   const out: string[] = [];
   for (const v of views) {
     out.push(v.object.replace(/\/\//, "/"));
-    if (v.notWatched)
-      out.push(`  not watched: ${v.notWatched} — mon cannot see ${v.object.split("/")[0]} objects (/health coverage)`);
-    if (v.entries.length === 0 && !v.notWatched)
+    if (v.entries.length === 0)
       out.push(
         v.tracedSince
           ? `  nothing recorded since ${v.tracedSince.slice(11, 19)} UTC, when this replica began to lead: mon has not seen it failing since (the trace is kept in memory: a restart or a takeover starts it anew; the audit log keeps the decisions, --audit)`
