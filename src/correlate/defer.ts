@@ -33,14 +33,20 @@ export interface Deferred {
  * The defer stage of the pass (failure-catalogue 0.3): a finding whose hold has not passed yet is not open, it
  * only asks for a wake-up; a symptom waits for its cause (`waitForCauses`); a new finding waits for its log
  * the same way. A hold delays only the first opening: a finding already in an incident stays in it whatever
- * its hold, grace or wait says now. Pure.
+ * its hold, grace or wait says now, and a pod failing for a reason an announced incident already tells of a
+ * sibling (same controller) is not held again — the message counts every pod failing that way when it is
+ * sent, not only the first (issue 41, item 3). Pure.
  */
 export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred {
   const { inventory, now, evidence } = ctx;
   const told = new Set<string>();
   for (const incident of ctx.incidents.values()) for (const f of incident.findings) told.add(f.key);
   const { findings: waited, waiting } = waitForCauses(findings, inventory, now);
-  const opens = (f: Finding) => f.opensAt === undefined || f.opensAt <= now || (told.has(f.key) && !f.starting);
+  const sameTold = toldByController(ctx.incidents.values(), inventory);
+  const opens = (f: Finding) =>
+    f.opensAt === undefined ||
+    f.opensAt <= now ||
+    (!f.starting && (told.has(f.key) || sameTold.has(controllerKey(f, inventory) ?? "")));
   const waits = (f: Finding) => !told.has(f.key) && !ctx.baseline && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
@@ -50,4 +56,27 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
     due.push(waits(f) || !evidence ? f : evidence.attach(f));
   }
   return { findings: waited, due, awaitingEvidence, waitingSymptoms: waiting, waits };
+}
+
+// --- internal ---
+
+/** `reason|controller uid` of a pod finding: the same failure in a sibling pod. Undefined for other kinds. */
+function controllerKey(f: Finding, inventory: InventoryView): string | undefined {
+  if (f.object.kind !== "Pod") return undefined;
+  const pod = inventory.get("Pod", f.object.namespace, f.object.name);
+  const owner = pod?.metadata.ownerReferences?.find((r) => r.controller);
+  return owner?.uid ? `${f.reason}|${owner.uid}` : undefined;
+}
+
+/** The `controllerKey`s of the pod findings of announced incidents. */
+function toldByController(incidents: Iterable<Incident>, inventory: InventoryView): Set<string> {
+  const out = new Set<string>();
+  for (const incident of incidents) {
+    if (incident.announcedAt === undefined) continue;
+    for (const f of incident.findings) {
+      const key = controllerKey(f, inventory);
+      if (key) out.add(key);
+    }
+  }
+  return out;
 }

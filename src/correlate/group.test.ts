@@ -3,6 +3,8 @@ import { detectNodes } from "../detect/nodes.ts";
 import { detectPods } from "../detect/pods/family.ts";
 import { detectStorage } from "../detect/storage.ts";
 import { detectWorkloads } from "../detect/workloads.ts";
+import { finding } from "../detect/build.ts";
+import fc from "fast-check";
 import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
 import { groupFindings } from "./group.ts";
 
@@ -166,5 +168,100 @@ describe("groupFindings", () => {
       ["PersistentVolumeClaim", "data-db", "PVCPending", ["FailedScheduling", "FailedScheduling", "PVCPending"]],
     ]);
     expect(out[0]!.folded?.map((f) => [f.reason, f.root.name])).toEqual([["cascading_suppression", "db"]]);
+  });
+});
+
+describe("what a node's failure explains (failure-catalogue R1, R2, C12)", () => {
+  const NODE_REASONS = [
+    "NodeNotReady",
+    "NodeLost",
+    "NodeNetworkUnavailable",
+    "NodeMemoryPressure",
+    "NodeDiskPressure",
+    "NodePIDPressure",
+    "NodeEvicting",
+    "NodeSystemOOM",
+    "NodeImageGCFailed",
+    "NodeRebooted",
+  ] as const;
+  const POD_REASONS = [
+    "CrashLoopBackOff",
+    "OOMKilled",
+    "PodEvicted",
+    "ContainerStatusUnknown",
+    "ReadinessProbeFailing",
+    "PodNodeLost",
+    "ImagePullBackOff",
+  ] as const;
+  const api = workload("shop", "api");
+  const inv = inventoryOf(
+    node("n1", "True"),
+    api.deployment,
+    api.replicaSet,
+    pod("shop", "api-1", { nodeName: "n1", owner: api.replicaSet }),
+  );
+  const nodeFinding = (reason: (typeof NODE_REASONS)[number], since: number) =>
+    finding({
+      reason,
+      object: { kind: "Node", name: "n1" },
+      nodeName: "n1",
+      summary: reason,
+      evidence: [],
+      since,
+      now: NOW,
+    });
+  const podFinding = (reason: (typeof POD_REASONS)[number], since: number) =>
+    finding({
+      reason,
+      object: { kind: "Pod", namespace: "shop", name: "api-1" },
+      nodeName: "n1",
+      summary: reason,
+      evidence: [],
+      since,
+      now: NOW,
+    });
+
+  test("a crash loop from a rollout 4 minutes before a reboot stays the Deployment's; a container the reboot lost is the node's", () => {
+    const reboot = NOW - 60_000;
+    const before = groupFindings(
+      [nodeFinding("NodeRebooted", reboot), podFinding("CrashLoopBackOff", reboot - 4 * 60_000)],
+      inv,
+    );
+    expect(before.map((d) => [`${d.root.kind}/${d.root.name}`, d.rootReason])).toEqual([
+      ["Deployment/api", "CrashLoopBackOff"],
+      ["Node/n1", "NodeRebooted"],
+    ]);
+    const lost = groupFindings(
+      [nodeFinding("NodeRebooted", reboot), podFinding("ContainerStatusUnknown", reboot + 5_000)],
+      inv,
+    );
+    expect(lost.map((d) => [`${d.root.kind}/${d.root.name}`, d.findings.length])).toEqual([["Node/n1", 2]]);
+  });
+
+  test("any node failure, any pod finding on it, any timing: the node takes the pod only when its failure explains it", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...NODE_REASONS),
+        fc.constantFrom(...POD_REASONS),
+        fc.integer({ min: -30 * 60, max: 30 * 60 }),
+        (nodeReason, podReason, offsetS) => {
+          const since = NOW - 60 * 60_000;
+          const out = groupFindings(
+            [nodeFinding(nodeReason, since), podFinding(podReason, since + offsetS * 1000)],
+            inv,
+          );
+          const joined = out.length === 1;
+          const down = ["NodeNotReady", "NodeLost", "NodeNetworkUnavailable"].includes(nodeReason);
+          // Nothing that began more than 2 minutes before the node failed is the node's doing.
+          if (offsetS < -120 && (down || nodeReason === "NodeRebooted")) expect(joined).toBe(false);
+          if (down) expect(joined).toBe(offsetS >= -120);
+          // A reboot is a low-priority fact: it never carries a crash loop, an image pull or a failing probe.
+          if (!down && ["CrashLoopBackOff", "ImagePullBackOff", "ReadinessProbeFailing"].includes(podReason))
+            expect(joined).toBe(false);
+          if (nodeReason === "NodeRebooted")
+            expect(joined).toBe(podReason === "ContainerStatusUnknown" && offsetS >= -120);
+        },
+      ),
+    );
   });
 });

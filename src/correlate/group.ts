@@ -4,11 +4,14 @@ import type { InventoryView } from "../model/inventory.ts";
 import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
 import { foldSharedEndpoints, isServiceEndpoint, serviceBackends, serviceEndpoint } from "./endpoints.ts";
+import { nodeExplains } from "./node-explains.ts";
 import { foldSharedErrors } from "./shared-errors.ts";
 
 /**
- * Root-cause grouping (spec 1.3; failure-catalogue 2.2 rules R1 "node down" and R8 "workload ← pods").
- * Node findings are roots; every pod finding on a failing node joins that node's incident; other pod
+ * Root-cause grouping (spec 1.3; failure-catalogue 2.2 rules R1 "node down", R2 and R8 "workload ← pods").
+ * Node findings are roots; a pod finding on a failing node joins that node's incident when the node's
+ * failure explains it (node-explains.ts: a node down, what began since; a pressure, its evictions; a reboot,
+ * the containers it lost); other pod
  * findings join the incident of their top controller (Pod → ReplicaSet → Deployment, Pod → StatefulSet,
  * Pod → Job), or stand alone when the pod has no controller in the cache. Workloads failing on the same
  * unreachable `host:port` are then folded into one incident rooted at that endpoint (`endpoints.ts`), and
@@ -26,8 +29,9 @@ export function groupFindings(
     string,
     { root: ObjectRef; rootReason?: string; findings: Finding[]; folded: Map<string, Fold> }
   >();
-  const failingNodes = new Map<string, Finding>();
-  for (const f of findings) if (f.object.kind === "Node") failingNodes.set(f.object.name, f);
+  const failingNodes = new Map<string, Finding[]>();
+  for (const f of findings)
+    if (f.object.kind === "Node") failingNodes.set(f.object.name, [...(failingNodes.get(f.object.name) ?? []), f]);
   // Rule R4: a missing Secret, ConfigMap or ServiceAccount is the root of what it explains.
   const explainedBy = new Map<string, Finding>();
   for (const f of findings) for (const o of f.explains ?? []) explainedBy.set(refKey(o), f);
@@ -114,7 +118,7 @@ export function groupFindings(
       add(cause.object, f, undefined, { reason: "cascading_suppression", root: () => workloadRoot(f, inventory) });
       continue;
     }
-    const node = f.nodeName ? failingNodes.get(f.nodeName) : undefined;
+    const node = f.nodeName ? failingNodes.get(f.nodeName)?.find((n) => nodeExplains(n, f)) : undefined;
     if (node) {
       add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f, undefined, {
         reason: "node_inhibition",

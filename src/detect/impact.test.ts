@@ -25,11 +25,15 @@ const consumer = (ns: string, name: string, value: string): KubeObject => ({
   spec: { replicas: 1, template: { spec: { containers: [{ name, image: "x", env: [{ name: "URL", value }] }] } } },
   status: { availableReplicas: 1 },
 });
-const incident = (root: { kind: string; namespace?: string; name: string }, findings: Incident["findings"] = []) =>
+const incident = (
+  root: { kind: string; namespace?: string; name: string },
+  findings: Incident["findings"] = [],
+  rootReason = "X",
+) =>
   ({
     id: "i",
     root,
-    rootReason: "X",
+    rootReason,
     tier: "high",
     mode: "notify",
     findings,
@@ -67,12 +71,20 @@ describe("who is hurt (issue 32)", () => {
         spec: { hostnames: ["cart.example.com"], rules: [{ backendRefs: [{ name: "cart", port: 80 }] }] },
       },
     );
-    const impact = impactOf(incident({ kind: "Node", name: "n1" }, [podFinding("shop", "web-1")]), inv)!;
+    const impact = impactOf(incident({ kind: "Node", name: "n1" }, [podFinding("shop", "web-1")], "NodeLost"), inv)!;
     expect(impact.entryPoints).toEqual([
       { service: "shop/web", ready: 1, total: 2, via: "a LoadBalancer", hosts: [] },
       { service: "shop/api", ready: 0, total: 1, via: "a NodePort", hosts: [] },
       { service: "shop/cart", ready: 0, total: 1, via: "httproute public", hosts: ["cart.example.com"] },
     ]);
+    // A node that rebooted and is back is not down: its ready pods still serve (issue 41: "users lose it" was
+    // said of a Service whose backend on the rebooted node was ready).
+    const reboot = { ...podFinding("shop", "n1"), reason: "NodeRebooted", object: { kind: "Node", name: "n1" } };
+    const rebooted = impactOf(
+      incident({ kind: "Node", name: "n1" }, [reboot], "NodeRebooted"),
+      inventoryOf(pod("shop", "web-2", "web", true, "n1"), service("shop", "web", "LoadBalancer")),
+    );
+    expect(rebooted).toBeUndefined();
     expect(impactLine(impact)).toStartWith(
       "Impact: service shop/web through a LoadBalancer: 1 of 2 backends ready; service shop/api through a NodePort: users lose it; service shop/cart through httproute public (cart.example.com): users lose it",
     );
@@ -106,5 +118,53 @@ describe("who is hurt (issue 32)", () => {
 
   test("nothing hurt, nothing said: a root without workloads or Services", () => {
     expect(impactOf(incident({ kind: "Namespace", name: "empty" }), inventoryOf())).toBeUndefined();
+  });
+});
+
+describe("every figure from one snapshot (issue 41, item 3)", () => {
+  test("a Deployment's available replicas are counted from the same pods as its Service's backends, not from a status that lags", () => {
+    const owned = (name: string, ready: boolean, extra: Partial<KubeObject["metadata"]> = {}): KubeObject => {
+      const p = pod("shop", name, "web", ready);
+      return {
+        ...p,
+        metadata: {
+          ...p.metadata,
+          uid: `uid-${name}`,
+          ownerReferences: [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "web-1", uid: "rs", controller: true }],
+          ...extra,
+        },
+      };
+    };
+    const inv = inventoryOf(
+      {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { namespace: "shop", name: "web", uid: "dep" },
+        spec: { replicas: 2, template: { metadata: { labels: { app: "web" } } } },
+        // The controller has not caught up: it still says both are available.
+        status: { replicas: 2, availableReplicas: 2 },
+      },
+      {
+        apiVersion: "apps/v1",
+        kind: "ReplicaSet",
+        metadata: {
+          namespace: "shop",
+          name: "web-1",
+          uid: "rs",
+          ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: "dep", controller: true }],
+        },
+      },
+      owned("web-a", true),
+      owned("web-b", false),
+      owned("web-old", true, { deletionTimestamp: "2026-01-01T00:00:00Z" }),
+      service("shop", "web", "LoadBalancer"),
+    );
+    const impact = impactOf(
+      incident({ kind: "Deployment", namespace: "shop", name: "web" }, [podFinding("shop", "web-b")]),
+      inv,
+    )!;
+    expect(impactLine(impact)).toBe(
+      "Impact: service shop/web through a LoadBalancer: 1 of 2 backends ready; deployment shop/web 1/2 available.",
+    );
   });
 });

@@ -1,4 +1,5 @@
 import type { EntryPoint, Impact, ServiceBackends } from "../model/impact.ts";
+import { NODE_DOWN_REASONS } from "../model/finding.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ObjectLike, Pod, Service } from "../model/kube.ts";
@@ -125,7 +126,10 @@ function impactWith(incident: Incident, inventory: InventoryView, index: Index):
   return {
     entryPoints,
     internal,
-    workloads: [...workloads.values()].map((w) => ({ workload: labelOf(w), ...replicasOf(w) })),
+    workloads: [...workloads.values()].map((w) => ({
+      workload: labelOf(w),
+      ...replicasOf(w, index, inventory, failing),
+    })),
     dependents: dependents.slice(0, MAX_DEPENDENTS).map((d) => d.label),
     moreDependents: Math.max(0, dependents.length - MAX_DEPENDENTS),
   };
@@ -139,16 +143,19 @@ const keyOf = (o: ObjectLike): string => refKey(refOf(o));
 /** `deployment shop/web`, as messages name objects. */
 const labelOf = (o: ObjectLike): string => refLabel(refOf(o));
 
-/** The pods an incident names: its pod findings and a lost node's pods (from the Inventory's node index). */
+/**
+ * The pods an incident names: its pod findings and the pods of a node that is down (from the Inventory's node
+ * index) — a node that only rebooted or is under pressure leaves its running pods serving.
+ */
 function failingPods(incident: Incident, inventory: InventoryView): Map<string, Pod> {
   const out = new Map<string, Pod>();
   const add = (p: Pod | undefined) => {
     if (p) out.set(keyOf({ ...p, kind: "Pod" }), p);
   };
-  for (const f of [{ object: incident.root }, ...incident.findings]) {
+  for (const f of [{ object: incident.root, reason: incident.rootReason }, ...incident.findings]) {
     const o = f.object;
     if (o.kind === "Pod") add(inventory.get("Pod", o.namespace, o.name));
-    else if (o.kind === "Node") for (const p of inventory.podsOnNode(o.name)) add(p);
+    else if (o.kind === "Node" && NODE_DOWN_REASONS.has(f.reason)) for (const p of inventory.podsOnNode(o.name)) add(p);
   }
   return out;
 }
@@ -160,10 +167,10 @@ function backendsOf(svc: Service, index: Index, failing: ReadonlyMap<string, Pod
   let ready = 0;
   if (Object.keys(selector).length > 0)
     for (const p of index.podsByNamespace.get(svc.metadata.namespace ?? "") ?? []) {
-      if (p.metadata.deletionTimestamp) continue;
+      if (gone(p)) continue;
       if (!Object.entries(selector).every(([k, v]) => p.metadata.labels?.[k] === v)) continue;
       total++;
-      if (condition(p, "Ready")?.status === "True" && !failing.has(keyOf({ ...p, kind: "Pod" }))) ready++;
+      if (serving(p, failing)) ready++;
     }
   return { service: `${svc.metadata.namespace}/${svc.metadata.name}`, ready, total };
 }
@@ -187,13 +194,34 @@ function hostsOf(svc: Service, inventory: InventoryView): string[] {
   return [...hosts].sort();
 }
 
-/** Replicas of a workload available (ready for a StatefulSet) of those desired, from its status. */
-function replicasOf(w: ObjectLike): { available: number; desired: number } {
+/**
+ * Replicas of a workload available of those desired, counted from its pods in the same snapshot as the
+ * Services' backends (issue 41, item 3: "1 of 3 backends ready" beside "2/2 available" from a status the
+ * controller had not updated yet): its pods not terminating nor finished, ready and not failing. Desired from
+ * the spec (a DaemonSet: the nodes its status says should run it).
+ */
+function replicasOf(
+  w: ObjectLike,
+  index: Index,
+  inventory: InventoryView,
+  failing: ReadonlyMap<string, Pod>,
+): { available: number; desired: number } {
   const { spec, status } = w as { spec?: { replicas?: number }; status?: Record<string, number | undefined> };
-  if (w.kind === "DaemonSet")
-    return { available: status?.numberAvailable ?? 0, desired: status?.desiredNumberScheduled ?? 0 };
-  const available = w.kind === "StatefulSet" ? status?.readyReplicas : status?.availableReplicas;
-  return { available: available ?? 0, desired: spec?.replicas ?? 1 };
+  const desired = w.kind === "DaemonSet" ? (status?.desiredNumberScheduled ?? 0) : (spec?.replicas ?? 1);
+  let available = 0;
+  for (const p of index.podsByNamespace.get(w.metadata.namespace ?? "") ?? [])
+    if (serving(p, failing) && inventory.ownerChain(p).some((o) => o.metadata.uid === w.metadata.uid)) available++;
+  return { available, desired };
+}
+
+/** A pod that serves: not terminating nor finished, ready, and not one of the incident's failing pods. */
+function serving(p: Pod, failing: ReadonlyMap<string, Pod>): boolean {
+  return condition(p, "Ready")?.status === "True" && !failing.has(keyOf({ ...p, kind: "Pod" })) && !gone(p);
+}
+
+/** A pod on its way out or done: it is no backend and no replica. */
+function gone(p: Pod): boolean {
+  return p.metadata.deletionTimestamp !== undefined || p.status?.phase === "Succeeded" || p.status?.phase === "Failed";
 }
 
 /**

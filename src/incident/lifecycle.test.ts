@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
+import { renderDecision } from "../notify/render.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { Tier } from "../model/severity.ts";
 import { emptyLifecycle, nextReminderAt, openCount, stepLifecycle, type LifecycleState } from "./lifecycle.ts";
@@ -637,4 +639,28 @@ test("a Job whose pods go before it is still blamed on their exit codes, not on 
     state = stepLifecycle(state, drafts, 1_000, "prod").state;
   const [resolved] = stepLifecycle(state, [], 2_000, "prod").decisions;
   expect(resolved?.incident.rootReason).toBe("ContainerExitedNonZero");
+});
+
+describe("how late an incident was announced is the time of its announcement (issue 41, item 3)", () => {
+  test("held by a silence for 20 minutes, told when it lifts, updated, resolved: the resolve says 30 minutes after it began", () => {
+    const held = { ...draft(finding("p1")), held: true };
+    // Passes 10 minutes apart from 10 min: held at 10 and 20, told at 30, an update at 40, resolved at 50.
+    const { actions } = run([[held], [held], [draft(finding("p1"))], [draft(finding("p1"), finding("p2"))], []]);
+    expect(actions).toEqual([[], [], ["announce"], ["update"], ["resolve"]]);
+    let last = emptyLifecycle();
+    let resolve: Decision | undefined;
+    for (const [i, drafts] of [
+      [held],
+      [held],
+      [draft(finding("p1"))],
+      [draft(finding("p1"), finding("p2"))],
+      [],
+    ].entries()) {
+      const out = stepLifecycle(last, drafts, 600_000 * (i + 1), "prod");
+      resolve = out.decisions.find((d) => d.action === "resolve") ?? resolve;
+      last = out.state;
+    }
+    expect(resolve?.incident).toMatchObject({ onsetAt: 0, openedAt: 600_000, announcedAt: 1_800_000 });
+    expect(renderDecision(resolve!, "prod").message.text).toContain("announced 30 min after it began");
+  });
 });

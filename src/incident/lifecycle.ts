@@ -296,7 +296,13 @@ export function stepLifecycle(
           });
           continue;
         }
-        const incident = { ...base, openedAt: previous?.openedAt ?? now, told: facts, revision: revision + 1 };
+        const incident = {
+          ...base,
+          openedAt: previous?.openedAt ?? now,
+          announcedAt: now,
+          told: facts,
+          revision: revision + 1,
+        };
         next.set(id, { ...incident, announced: false, digested: true, ...keep });
         opened.push(incident);
         if (judged) memory.set(id, remember(memory.get(id), now));
@@ -311,6 +317,7 @@ export function stepLifecycle(
       const incident = {
         ...base,
         openedAt: previous?.openedAt ?? now,
+        announcedAt: now,
         told: facts,
         revision: revision + 1,
         announced: true,
@@ -394,6 +401,7 @@ export function stepLifecycle(
       // The conversation keeps the key it was announced with, so a pager resolves what it was sent.
       dedupKey: previous.mode === "page" || mode !== "page" ? previous.dedupKey : base.dedupKey,
       openedAt: previous.openedAt,
+      ...(previous.announcedAt !== undefined ? { announcedAt: previous.announcedAt } : {}),
       told: factNews.length ? [...new Set([...previous.told, ...factNews])].sort() : previous.told,
       revision: news.length ? previous.revision + 1 : previous.revision,
       announced: true,

@@ -61,6 +61,12 @@ export function isSymptom(f: Pick<Finding, "joins" | "symptom">): boolean {
   return f.joins !== undefined || f.symptom === true;
 }
 
+/**
+ * The node reasons that say a node is down — not ready, lost, without pod network: every pod on it counts as
+ * failing (its impact), and every pod finding that began since is its doing (failure-catalogue R1, R3).
+ */
+export const NODE_DOWN_REASONS: ReadonlySet<string> = new Set(["NodeNotReady", "NodeLost", "NodeNetworkUnavailable"]);
+
 /** Kinds whose own findings are about their pods (a workload with no available replica). */
 export const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
   "Deployment",

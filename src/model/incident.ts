@@ -65,7 +65,14 @@ export interface Incident {
   readonly changed?: ChangeReport;
   /** Who is hurt (issue 32), read with `owner` when a message is rendered; never kept. */
   readonly impact?: Impact;
+  /** Epoch ms mon first saw it as an incident (held, in the digest or told). */
   readonly openedAt: number;
+  /**
+   * Epoch ms of the pass that announced it (told on its own, or listed for the digest): a message that says
+   * how late it was announced counts to here, not to `openedAt` — a silenced or low-priority incident can be
+   * announced long after mon first saw it.
+   */
+  readonly announcedAt?: number;
   /**
    * Epoch ms the failure began: the earliest `since` of the findings it has had. Its announcement can come
    * later (a hold, the young-node grace), so how long it lasted counts from here.

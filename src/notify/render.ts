@@ -202,7 +202,7 @@ const ANNOUNCED_LATE_MS = 30_000;
 function lasted(incident: Incident, end: number): string {
   const onset = incident.onsetAt ?? incident.openedAt;
   const open = `open ${duration(end - onset)}`;
-  const gap = incident.openedAt - onset;
+  const gap = (incident.announcedAt ?? incident.openedAt) - onset;
   if (gap < ANNOUNCED_LATE_MS) return open;
   const hold = incident.findings.find((f) => f.reason === incident.rootReason)?.holdMs;
   return `${open}; announced ${duration(gap)} after it began${hold ? `, after its ${duration(hold)} hold` : ""}`;
