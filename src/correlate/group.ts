@@ -188,7 +188,9 @@ function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
   if (!top) {
     // An owner already gone from the cache (a Job deleted before the garbage collector took its pods) is
     // still the root its reference names: its pods do not become incidents of their own for a moment.
-    const owner = found?.metadata.ownerReferences?.find((r) => r.controller);
+    const owner = found?.metadata.ownerReferences?.find(
+      (r) => r.controller && typeof r.kind === "string" && typeof r.name === "string",
+    );
     if (owner) return { kind: owner.kind, namespace: object.namespace, name: owner.name, uid: owner.uid };
     return object.kind === "Pod"
       ? { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid }

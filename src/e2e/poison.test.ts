@@ -165,6 +165,24 @@ const ODD: Record<string, (sim: Simulator) => KubeObject[]> = {
     oddPod(sim, "conds", (p) => (p.status.conditions = [null, 3, { type: 5, status: {} }])),
     oddPod(sim, "nospec", (p) => (p.spec = null)),
   ],
+  "a crash-looping pod whose owner references have no kind and whose owner is not cached, with status fields of the wrong type (issue 41)":
+    (sim) => [
+      oddPod(sim, "nokind", (p) => {
+        p.metadata.ownerReferences = [{ name: "ghost", uid: "ghost-uid", controller: true }];
+        p.status.startTime = 12;
+        p.status.hostIP = { v4: true };
+        p.status.containerStatuses = [
+          {
+            name: "odd",
+            image: "ghcr.io/odd/odd:1.0",
+            ready: false,
+            restartCount: 6,
+            state: { waiting: { reason: "CrashLoopBackOff", message: "back-off 5m0s" } },
+            lastState: { terminated: { exitCode: 1, reason: "Error", finishedAt: "2026-01-01T00:00:00Z" } },
+          },
+        ];
+      }),
+    ],
 };
 
 const PLURAL: Record<string, string> = {
@@ -202,6 +220,10 @@ async function canaryIsToldWith(add: (sim: Simulator) => KubeObject[]): Promise<
     await cluster.settle();
     // Told on its own or in a roll-up with the odd objects' own failures.
     await waitUntil(() => hook.requests.some((r) => r.body.includes("shop/api")), "the canary");
+    // Every pass decided something: no stage after detection failed for all incidents.
+    expect(await cluster.daemon.metrics.registry.getSingleMetricAsString("mon_panics_recovered_total")).not.toMatch(
+      /stage="(incident|compose)"\} [1-9]/,
+    );
     const report = cluster.daemon.health.report();
     expect(report.components.caches?.state).toBe("ok");
     // Not one detector threw on them: the Inventory admits only the shapes detectors read (kube/admit.ts).

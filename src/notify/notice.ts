@@ -1,4 +1,5 @@
 import type { Message } from "../model/message.ts";
+import { redact } from "../redact/redact.ts";
 import { STATUS_EMOJI } from "./render.ts";
 
 /** Why this start is not an ordinary one (spec 6 startup message): an unwatched period, or a state reset. */
@@ -111,6 +112,34 @@ export function renderBlindNotice(
     sentence,
     reason: "Blind",
     dedupKey: `mon-${name}-blind-${blind.key}-${blind.from}`,
+  });
+}
+
+/**
+ * The plain form of a failure mon could not carry through its pass (issue 41, item 6): a stage threw on it
+ * (`stage`, `id` the incident's root or the finding's key, `error` redacted), so it was set aside while every
+ * other incident went on. Said once per stage and id; the rest of the cluster is watched as usual. 🟠,
+ * notify-tier. Pure.
+ */
+export function renderSetAsideNotice(
+  cluster: string,
+  setAside: { stage: string; id: string; error: string },
+  now: number,
+): Message {
+  const name = cluster || "cluster";
+  const sentence = `mon could not process ${setAside.id} in ${name} (stage ${setAside.stage}: ${redact(setAside.error).text}): it is set aside and named in mon's log, so a failure there may not be told; everything else is watched as usual.`;
+  const incidentId = `set-aside:${setAside.stage}:${setAside.id}`;
+  return notice(name, now, {
+    id: `${incidentId}#1`,
+    incidentId,
+    action: "announce",
+    mark: "notify",
+    sentence,
+    reason: "SetAside",
+    dedupKey: `mon-${name}-set-aside-${setAside.stage}-${setAside.id}`
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .slice(0, 255),
   });
 }
 

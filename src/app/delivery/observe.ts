@@ -216,6 +216,13 @@ export function createObservers(options: {
           `pass failed in stage ${result.panicked.stage}: ${result.panicked.error}; nothing was decided, the next pass tries again`,
         );
       }
+      for (const a of result.setAside ?? []) {
+        // Spec 4.2 names the stages coarsely: correlation and lifecycle are `incident`, rendering `compose`.
+        metrics.panicsRecovered.inc({ stage: a.stage === "compose" ? "compose" : "incident" });
+        logger.error(
+          `stage ${a.stage} failed on ${a.id}: ${a.error}; it is set aside (${a.stage === "compose" ? "told in its plain form" : "an open incident keeps its state"}), the pass goes on for everything else`,
+        );
+      }
       for (const q of result.quarantined) {
         metrics.panicsRecovered.inc({ stage: "detector" });
         logger.error(

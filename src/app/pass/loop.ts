@@ -86,6 +86,8 @@ export function createPassLoop(options: {
     deletions.note(change, clock.now());
   });
   const detectors = families.detectors;
+  // What a stage set aside and was already said (issue 41, item 6): logged, counted and told once while it lasts.
+  const setAsideTold = new Set<string>();
   let servedSince: number | undefined;
 
   const rulesNow = () => (typeof options.rules === "function" ? options.rules() : options.rules);
@@ -97,13 +99,14 @@ export function createPassLoop(options: {
     for (const key of servingServices(inventory)) served.set(key, now);
     for (const [key, at] of served) if (now - at > SERVED_MEMORY_MS) served.delete(key);
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
-    const result = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
+    const passed = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
       quarantine,
       detectors,
       deletions,
       ...(options.explain ? { explain: true } : {}),
     });
+    const result = onceSetAside(passed, setAsideTold);
     if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
     lifecycle = result.state;
     options.onResult(result, now);
@@ -145,6 +148,27 @@ export function createPassLoop(options: {
 }
 
 // --- internal ---
+
+/**
+ * The pass's result with only what is newly set aside (`told` remembers what was, and forgets what no stage
+ * throws on any more, so a later failure is said again): its plain notices go out once, not every pass.
+ */
+function onceSetAside(result: PassResult, told: Set<string>): PassResult {
+  const all = result.setAside ?? [];
+  if (all.length === 0 && told.size === 0) return result;
+  const now = new Set(all.map((a) => `set-aside:${a.stage}:${a.id}`));
+  const fresh = all.filter((a) => !told.has(`set-aside:${a.stage}:${a.id}`));
+  for (const key of told) if (!now.has(key)) told.delete(key);
+  for (const key of now) told.add(key);
+  const freshKeys = new Set(fresh.map((a) => `set-aside:${a.stage}:${a.id}`));
+  return {
+    ...result,
+    setAside: fresh,
+    messages: result.messages.filter(
+      (m) => !m.message.incidentId.startsWith("set-aside:") || freshKeys.has(m.message.incidentId),
+    ),
+  };
+}
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {
   return a !== undefined && b !== undefined ? Math.min(a, b) : (a ?? b);

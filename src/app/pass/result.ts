@@ -7,6 +7,7 @@ import type { Decision, Skip } from "../../model/decision.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { Message } from "../../model/message.ts";
 import type { TraceEntry } from "../../model/trace.ts";
+import type { PassStage, SetAside } from "./guard.ts";
 
 /** What one pass produced. `nextCheckAt` is the earliest time (epoch ms) a finding asked to be looked at again. */
 export interface PassResult {
@@ -33,6 +34,11 @@ export interface PassResult {
    * next pass tries again; `error` says what failed.
    */
   readonly panicked?: { readonly stage: "incident" | "compose"; readonly error: string };
+  /**
+   * What a stage after detection threw on and set aside this pass (issue 41, item 6): the others went on. The
+   * daemon counts and logs each once (`mon_panics_recovered_total{stage}`).
+   */
+  readonly setAside?: readonly SetAside[];
   /** UIDs of recent Warning events no rule explains (the daemon counts each once). */
   readonly unexplainedEvents: readonly string[];
   /** Symptom findings (a Service, a workload) waiting for the findings of the pods behind them. */
@@ -66,6 +72,11 @@ export interface PassOptions {
   readonly explain?: boolean;
   readonly quarantine?: Quarantine;
   readonly detectors?: Readonly<Partial<Record<string, Detector>>>;
+  /**
+   * Called before a stage looks at each incident or finding (`stage`, its id): throwing from it makes that
+   * stage fail on it. Tests use it to prove the isolation of every stage (issue 41, item 6).
+   */
+  readonly fault?: (stage: PassStage, id: string) => void;
 }
 
 /** A pass that decided nothing: the previous state stands, so the next pass tries again. */
