@@ -112,6 +112,41 @@ describe("mon record and mon replay", () => {
     ]);
   });
 
+  test("a silenced node reboot: the digest that named it is the difference, and the silence is named (issue 41)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mon-reboot-"));
+    const at = "2026-06-01T09:01:00Z";
+    writeFileSync(
+      join(dir, "initial.json"),
+      JSON.stringify(["worker-1", "worker-2"].map((n) => readyNode(n, Date.parse("2026-06-01T08:00:00Z")))),
+    );
+    const reboot = {
+      kind: "Event",
+      apiVersion: "v1",
+      metadata: { name: "worker-1.reboot", namespace: "default", uid: "ev-reboot", creationTimestamp: at },
+      type: "Warning",
+      reason: "Rebooted",
+      message: "Node worker-1 has been rebooted, boot id: 4abeb0e1-0000-4000-8000-000000000002",
+      count: 1,
+      firstTimestamp: at,
+      lastTimestamp: at,
+      involvedObject: { kind: "Node", name: "worker-1", apiVersion: "v1" },
+      source: { component: "kubelet", host: "worker-1" },
+    };
+    writeFileSync(join(dir, "events.jsonl"), `${JSON.stringify({ t: 60, type: "ADDED", object: reboot })}\n`);
+    const { old } = configs(dir);
+    const silenced = join(dir, "reboot.yaml");
+    writeFileSync(silenced, `${readFileSync(old, "utf8")}silences:\n  - reasons: [NodeRebooted]\n`);
+    const one = await runCli(["replay", dir, "--config", old], { home });
+    expect(one.stdout).toMatch(/webhook +announce +Low-priority digest: 1 problem/);
+    const diff = await runCli(["replay", dir, "--config", silenced, "--config", old], { home });
+    expect(diff.code).toBe(0);
+    expect(diff.stdout.split("\n").slice(-3)).toEqual([
+      "  - webhook: announce Node//worker-1 in the digest is told with old.yaml, not with reboot.yaml (silenced by reboot.yaml:7)",
+      "  webhook: 1 message with old.yaml, 0 with reboot.yaml",
+      "",
+    ]);
+  });
+
   test("bad flags are named", async () => {
     const none = await runCli(["replay", join(TIMELINES_DIR, "statefulset_crash")], { home });
     expect(none.stderr).toBe("mon replay: give --config once (its transcript) or twice (the difference)\n");

@@ -1,4 +1,4 @@
-import { type Finding, isSymptom } from "../model/finding.ts";
+import { explanatoryDepth, type Finding, isSymptom } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
@@ -28,15 +28,19 @@ export interface Held {
  * finding that is not a symptom of the others (a workload with no available replica, a Service without ready
  * endpoints), or every finding when all are symptoms — is out of scope, silenced or under maintenance: a
  * symptom never carries out what its silenced cause would have told (issue 41), and silencing a symptom never
- * hides a root cause that still affects others; `mon.io/ack` marks it acknowledged when the rules acknowledge
- * (Pro). Pure.
+ * hides a root cause that still affects others; a draft that is told loses its silenced findings — a silenced
+ * node reboot is not told as the root of the crash loops beside it — and is named by what is left;
+ * `mon.io/ack` marks it acknowledged when the rules acknowledge (Pro). Pure.
  */
 export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
   const { inventory, rules, now } = ctx;
   const traffic = absorbRecoveryTraffic(drafts, ctx.state.incidents.values(), inventory);
-  const marked = traffic.drafts.map((d) => {
+  const marked = traffic.drafts.map((draft) => {
     const held =
-      rules !== undefined && causesOf(d.findings).every((f) => suppressionOf(f, inventory, rules, now) !== undefined);
+      rules !== undefined &&
+      causesOf(draft.findings).every((f) => suppressionOf(f, inventory, rules, now) !== undefined);
+    // Told, it carries no silenced finding: what a silence matches never reaches a provider by another finding.
+    const d = held || rules === undefined ? draft : withoutSilenced(draft, inventory, rules, now);
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
     return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
   });
@@ -44,6 +48,22 @@ export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
 }
 
 // --- internal ---
+
+/** `draft` without the findings a silence matches, named by its most explanatory finding left when its own was. */
+function withoutSilenced(
+  draft: IncidentDraft,
+  inventory: InventoryView,
+  rules: PreparedRules,
+  now: number,
+): IncidentDraft {
+  const kept = draft.findings.filter((f) => suppressionOf(f, inventory, rules, now) !== "silenced");
+  if (kept.length === draft.findings.length || kept.length === 0) return draft;
+  const named = kept.some((f) => f.reason === draft.rootReason);
+  const rootReason = named
+    ? draft.rootReason
+    : [...kept].sort((a, b) => explanatoryDepth(a) - explanatoryDepth(b) || a.key.localeCompare(b.key))[0]!.reason;
+  return { ...draft, rootReason, findings: kept };
+}
 
 /** The findings that are not symptoms of the others, or all of them when every one is a symptom. */
 function causesOf(findings: readonly Finding[]): readonly Finding[] {

@@ -1,4 +1,5 @@
 import type { LoadedConfig } from "../../config/load.ts";
+import { DIGEST_INTERVAL_SECONDS } from "../../incident/lifecycle.ts";
 import { Inventory } from "../../kube/inventory.ts";
 import { KNOWN_KINDS } from "../../kube/kinds.ts";
 import { trimManagedFields } from "../../kube/trim.ts";
@@ -13,8 +14,11 @@ import { prepareStartup } from "../delivery/prepare.ts";
 import { createPassLoop } from "../pass/loop.ts";
 import { rulesFor, silenceSources } from "../pass/rules.ts";
 
-/** How long past a timeline's last event a replay runs, s: holds, recoveries and the digest play out. */
-export const REPLAY_AFTER_SECONDS = 600;
+/**
+ * How long past a timeline's last event a replay runs, s: holds, recoveries and the low-priority digest play
+ * out — a tier-normal problem is told only in the digest, up to DIGEST_INTERVAL_SECONDS after it opened.
+ */
+export const REPLAY_AFTER_SECONDS = DIGEST_INTERVAL_SECONDS + 120;
 
 /** One message a provider would have received: `t` seconds after the timeline's start. */
 export interface TranscriptLine {
@@ -25,6 +29,8 @@ export interface TranscriptLine {
   readonly title: string;
   /** The whole message as the provider would have received it (plain text). */
   readonly text: string;
+  /** For a digest, roll-up or summary: the incidents it names. */
+  readonly covers?: readonly string[];
 }
 
 /** What one configuration would have told over a timeline, and why (the traces of `mon explain`). */
@@ -79,6 +85,7 @@ export async function replay(timeline: Timeline, loaded: LoadedConfig, edition: 
             incidentId: job.message.incidentId,
             title: job.message.title,
             text: job.message.text,
+            ...(job.message.covers?.length ? { covers: job.message.covers } : {}),
           });
     },
     onLag: () => {},
@@ -101,17 +108,32 @@ export async function replay(timeline: Timeline, loaded: LoadedConfig, edition: 
 /**
  * The difference two configurations make over one timeline, in sentences: what the first tells that the
  * second does not — and why, from the second's trace (which silence rule, scope, maintenance) — and the
- * reverse, then how many messages each provider gets under each.
+ * reverse, then how many messages each provider gets under each. A digest, roll-up or summary counts for each
+ * incident it names ("in the digest"), so a problem silenced out of a digest is a difference too.
  */
 export function replayDifference(a: { name: string; run: Replayed }, b: { name: string; run: Replayed }): string[] {
-  const key = (l: TranscriptLine) => `${l.provider} ${l.action} ${l.incidentId}`;
-  const count = (lines: readonly TranscriptLine[]) => {
-    const out = new Map<string, number>();
-    for (const l of lines) out.set(key(l), (out.get(key(l)) ?? 0) + 1);
+  interface Told {
+    readonly provider: string;
+    readonly action: string;
+    readonly incidentId: string;
+    readonly via?: string;
+  }
+  const told = (lines: readonly TranscriptLine[]): Map<string, { told: Told; n: number }> => {
+    const out = new Map<string, { told: Told; n: number }>();
+    for (const l of lines) {
+      const via = l.covers?.length && l.incidentId.includes("@") ? l.incidentId.split("@")[0] : undefined;
+      for (const incidentId of via ? l.covers! : [l.incidentId]) {
+        const t: Told = { provider: l.provider, action: l.action, incidentId, ...(via ? { via } : {}) };
+        const key = `${t.provider} ${t.action} ${t.incidentId} ${via ?? ""}`;
+        const seen = out.get(key);
+        if (seen) seen.n++;
+        else out.set(key, { told: t, n: 1 });
+      }
+    }
     return out;
   };
-  const inA = count(a.run.lines);
-  const inB = count(b.run.lines);
+  const inA = told(a.run.lines);
+  const inB = told(b.run.lines);
   const out: string[] = [];
   const why = (run: Replayed, incidentId: string) => {
     const root = incidentId.includes("@") ? undefined : incidentId;
@@ -121,21 +143,15 @@ export function replayDifference(a: { name: string; run: Replayed }, b: { name: 
       (root ? run.traces.of(root).find((e) => e.step === "suppressed") : undefined);
     return suppressed ? ` (${suppressed.text})` : "";
   };
-  for (const [k, n] of inA) {
-    const missing = n - (inB.get(k) ?? 0);
-    if (missing <= 0) continue;
-    const [provider, action, incidentId] = k.split(" ") as [string, string, string];
-    out.push(
-      `- ${provider}: ${action} ${incidentId}${missing > 1 ? ` ×${missing}` : ""} is told with ${a.name}, not with ${b.name}${why(b.run, incidentId)}`,
-    );
+  const say = (sign: string, t: Told, n: number, with_: string, without: string, run: Replayed) =>
+    `${sign} ${t.provider}: ${t.action} ${t.incidentId}${t.via ? ` in the ${t.via}` : ""}${n > 1 ? ` ×${n}` : ""} is told with ${with_}, not with ${without}${why(run, t.incidentId)}`;
+  for (const [k, { told: t, n }] of inA) {
+    const missing = n - (inB.get(k)?.n ?? 0);
+    if (missing > 0) out.push(say("-", t, missing, a.name, b.name, b.run));
   }
-  for (const [k, n] of inB) {
-    const extra = n - (inA.get(k) ?? 0);
-    if (extra <= 0) continue;
-    const [provider, action, incidentId] = k.split(" ") as [string, string, string];
-    out.push(
-      `+ ${provider}: ${action} ${incidentId}${extra > 1 ? ` ×${extra}` : ""} is told with ${b.name}, not with ${a.name}${why(a.run, incidentId)}`,
-    );
+  for (const [k, { told: t, n }] of inB) {
+    const extra = n - (inA.get(k)?.n ?? 0);
+    if (extra > 0) out.push(say("+", t, extra, b.name, a.name, a.run));
   }
   const providers = new Set([...a.run.lines, ...b.run.lines].map((l) => l.provider));
   for (const p of [...providers].sort()) {
