@@ -73,6 +73,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   const notices = createNotices({
     ...{ config, clock, logger, outgoing, delivery, state, health },
     restored: restoredFromState,
+    ...(carried ? {} : { blindThreads: await state.loadBlindThreads() }),
     carried: carried !== undefined,
   });
   const loop = createPassLoop({

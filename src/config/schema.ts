@@ -336,7 +336,10 @@ export const ConfigSchema = v.pipe(
           }),
         ),
         clusterName: v.optional(doc(v.string(), "Cluster name shown in alerts and in paging dedup keys."), ""),
-        disableStartupMessage: v.optional(doc(v.boolean(), "Silence the welcome message."), false),
+        disableStartupMessage: v.optional(
+          doc(v.boolean(), "Silence the welcome message (only: notices of what mon cannot see are always sent)."),
+          false,
+        ),
         logFormatter: v.optional(
           doc(
             v.picklist(["text", "json"], "must be text or json"),

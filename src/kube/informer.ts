@@ -29,7 +29,10 @@ export type InformerState =
         | "component_stalled";
       readonly message: string;
       readonly attempts: number;
-      /** When mon last heard from this kind (epoch ms), for a stalled watch: blind since then, not since found. */
+      /**
+       * Since when mon is blind to this kind (epoch ms), for a stalled watch: when data was due — the check that
+       * got no answer was sent, or, for changes a watch never delivered, when it was last known current.
+       */
       readonly since?: number;
     };
 
@@ -53,7 +56,8 @@ export interface InformerOptions {
    * did not deliver. Bookmarks are not relied on: kube-apiserver sends none on a kind that has not changed since
    * the watch began (issue 40). A watch found behind, or whose check gets no answer (a proxy holding every
    * stream, a half-open connection), is stalled: the kind is reported failing (`component_stalled`, blind since
-   * it was last known current), relisted and watched again. A quiet, current watch is checked again after the
+   * the data was due: the check's start, or when it was last known current for changes it did not deliver),
+   * relisted and watched again. A quiet, current watch is checked again after the
    * same time. Injected clock; default 60 s, so a held stream is found within 60 s + `checkDeadlineMs`; 0
    * disables.
    */
@@ -229,13 +233,14 @@ export function createInformer(options: InformerOptions): Informer {
     let cancelIdle: (() => void) | undefined;
     let chunks = 0;
     let checking = false;
-    const stall = (message: string) => {
+    // Blind since `since` (epoch ms): when data was due and did not come, not when mon last heard anything.
+    const stall = (message: string, since: number) => {
       logger.warn(`informer ${kind.kind}: ${message}; relisting and watching again`);
       stalled = true;
       reportSync = true;
       needList = true;
       options.onStall?.();
-      options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since: currentAt });
+      options.onState({ state: "failing", reason: "component_stalled", message, attempts: 1, since });
       current?.abort(new DOMException("stalled", "AbortError"));
     };
     const check = async () => {
@@ -243,6 +248,8 @@ export function createInformer(options: InformerOptions): Informer {
       checking = true;
       const seen = chunks;
       const from = resourceVersion;
+      // Asked now for what the watch should have delivered: if nothing comes, data was due from here.
+      const asked = clock.now();
       // Data that arrives while the check runs proves the watch alive (and re-arms the timer itself).
       const moved = () => signal.aborted || chunks !== seen || resourceVersion !== from;
       try {
@@ -257,8 +264,10 @@ export function createInformer(options: InformerOptions): Informer {
         if (found.verdict === "behind") {
           await new Promise((resolve) => setTimeout(resolve, BEHIND_CONFIRM_MS));
           if (moved()) return;
+          // Changes were made after it was last known current and never came: blind since then.
           stall(
             `watch ${kind.path}: the API server has changes after resourceVersion ${from} that this watch did not deliver`,
+            currentAt,
           );
           return;
         }
@@ -266,6 +275,7 @@ export function createInformer(options: InformerOptions): Informer {
           found.verdict === "held"
             ? found.message
             : `watch ${kind.path}: a check could not reach the API server (${found.error.message})`,
+          asked,
         );
       } finally {
         checking = false;

@@ -87,12 +87,21 @@ export function renderUnwatchedNotice(
 /**
  * The two messages of a blind spot (issue 32: a monitor that goes blind must not stay silent): `announce` when
  * mon has not seen `what` for a while (`from` epoch ms, the health `reason`), `resolve` in the same thread when
- * it sees it again (`to`). `key` names the thread (`blind:<key>@<from>`). 🟠 then ✅; notify-tier notices,
- * sent to every provider but paging tools and trackers. Pure.
+ * it sees it again (`to`; `restarted` when a later process does), or when mon stops while blind (`stopped`: a
+ * process without a state file leaves no thread open). `key` names the thread (`blind:<key>@<from>`). 🟠 then
+ * ✅; notify-tier notices, sent to every provider but paging tools and trackers. Pure.
  */
 export function renderBlindNotice(
   cluster: string,
-  blind: { key: string; what: string; from: number; reason: string; to?: number },
+  blind: {
+    key: string;
+    what: string;
+    from: number;
+    reason: string;
+    to?: number;
+    stopped?: boolean;
+    restarted?: boolean;
+  },
   now: number,
 ): Message {
   const name = cluster || "cluster";
@@ -100,9 +109,11 @@ export function renderBlindNotice(
   const reason = BLIND_REASONS[blind.reason] ?? blind.reason.replaceAll("_", " ");
   const seeing = blind.to !== undefined;
   const minutes = Math.max(1, Math.round(((blind.to ?? now) - blind.from) / 60_000));
-  const sentence = seeing
-    ? `mon sees ${blind.what} in ${name} again: it could not from ${clock(blind.from)} to ${clock(blind.to ?? now)} UTC (${minutes} min, ${reason}).`
-    : `mon cannot see ${blind.what} in ${name} since ${clock(blind.from)} UTC (${minutes} min, ${reason}): failures there are not detected until it sees again.`;
+  const sentence = blind.stopped
+    ? `mon stopped on ${name} while it could not see ${blind.what} (since ${clock(blind.from)} UTC, ${minutes} min, ${reason}); a restarted mon announces itself and watches afresh, failures that began and ended meanwhile are not seen.`
+    : seeing
+      ? `mon sees ${blind.what} in ${name} again${blind.restarted ? " after a restart" : ""}: it could not from ${clock(blind.from)} to ${clock(blind.to ?? now)} UTC (${minutes} min, ${reason}).`
+      : `mon cannot see ${blind.what} in ${name} since ${clock(blind.from)} UTC (${minutes} min, ${reason}): failures there are not detected until it sees again.`;
   const incidentId = `blind:${blind.key}@${blind.from}`;
   return notice(name, now, {
     id: `${incidentId}#${seeing ? 2 : 1}`,

@@ -8,7 +8,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { VERSION } from "../../version.ts";
 import type { HealthRegistry } from "../../health/registry.ts";
-import { createSightWatch } from "../replica/sight.ts";
+import { type BlindThread, createSightWatch } from "../replica/sight.ts";
 import type { Outgoing } from "./outgoing.ts";
 import type { DaemonState } from "../replica/state.ts";
 
@@ -35,7 +35,7 @@ export interface Notices {
  * with its state (Pro), one summary naming the open problems whose threads continue — after the first pass
  * has seen the cluster, so a problem that ended while mon was down is resolved, not called "still open".
  * `restored` is the lifecycle read from the state store (absent for an in-process restart, `carried`).
- * `app.disableStartupMessage` silences the startup and blind-period notices.
+ * `app.disableStartupMessage` silences the startup notice only: what mon could not see is always told.
  */
 export function createNotices(deps: {
   config: Config;
@@ -45,6 +45,8 @@ export function createNotices(deps: {
   delivery: Delivery;
   state: DaemonState;
   restored: LifecycleState | undefined;
+  /** The blind spots the previous process told and kept (state file): closed once mon sees again. */
+  blindThreads?: readonly BlindThread[];
   carried: boolean;
   health: HealthRegistry;
 }): Notices {
@@ -57,7 +59,8 @@ export function createNotices(deps: {
     clock,
     cluster,
     send: (message) => outgoing.notice(message, clock.now()),
-    silent: config.app.disableStartupMessage,
+    restored: deps.blindThreads ?? [],
+    keep: (open) => deps.state.keepBlindThreads(open),
   });
   return {
     stop: () => sight.stop(),
@@ -90,7 +93,7 @@ export function createNotices(deps: {
         `the cluster was not watched for ${seconds} s (${period.reason}); what changed meanwhile is applied now`,
       );
       if (sight.seesAgain("caches", period.to)) return;
-      if (period.to - period.from < UNWATCHED_NOTICE_MS || config.app.disableStartupMessage) return;
+      if (period.to - period.from < UNWATCHED_NOTICE_MS) return;
       outgoing.notice(renderUnwatchedNotice(cluster, period, clock.now()), clock.now());
     },
   };

@@ -3,6 +3,7 @@ import type { Metrics } from "../../metrics.ts";
 import type { DeliveryStore } from "../../model/dispatch.ts";
 import type { Cancel, Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import type { BlindThread } from "./sight.ts";
 import type { LifecycleState } from "../../incident/lifecycle.ts";
 import { fromSnapshot, toSnapshot } from "../../incident/snapshot.ts";
 import { createDeliveryStore } from "../../state/delivery-store.ts";
@@ -13,6 +14,8 @@ import { openStateStore, type StateStore } from "../../state/store.ts";
 const ALIVE_KEY = "meta:alive";
 /** State key of the lifecycle snapshot (incident/snapshot.ts). */
 const LIFECYCLE_KEY = "lifecycle";
+/** State key of the blind spots told and not closed yet (app/replica/sight.ts), for the next process to close. */
+const BLIND_KEY = "blind-threads";
 const ALIVE_INTERVAL_MS = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 
@@ -38,6 +41,13 @@ export interface DaemonState {
   loadLifecycle(): Promise<LifecycleState | undefined>;
   /** Keeps the lifecycle state in the state file after a pass that changed it (Pro; nothing in memory). */
   saveLifecycle(state: LifecycleState): Promise<void>;
+  /** The blind spots the previous process told and did not close (Pro state file); empty otherwise. */
+  loadBlindThreads(): Promise<BlindThread[]>;
+  /**
+   * Keeps the blind spots told and not closed yet in the state file, for the next process to close; false in
+   * memory (nothing survives a restart: the threads are closed when mon stops).
+   */
+  keepBlindThreads(open: readonly BlindThread[]): boolean;
   /** Stops the heartbeat and compaction and closes the store. */
   close(): Promise<void>;
 }
@@ -113,6 +123,16 @@ export async function openDaemonState(options: {
       if (text === savedLifecycle) return;
       if (await store.set(LIFECYCLE_KEY, snapshot)) savedLifecycle = text;
     },
+    async loadBlindThreads() {
+      if (!store.persistent) return [];
+      const value = await store.get(BLIND_KEY).catch(() => undefined);
+      return Array.isArray(value) ? value.filter(isBlindThread) : [];
+    },
+    keepBlindThreads(open) {
+      if (!store.persistent) return false;
+      void store.set(BLIND_KEY, open);
+      return true;
+    },
     ...(lastAlive !== undefined ? { lastAlive } : {}),
     reset,
     async usePersistent(persistent) {
@@ -170,6 +190,17 @@ function switchable(initial: StateStore): StateStore & {
 }
 
 type Deps = { logger: Logger; metrics: Metrics; health: HealthRegistry };
+
+/** A kept blind thread as the state file holds it (anything else there is ignored). */
+function isBlindThread(value: unknown): value is BlindThread {
+  const t = value as Partial<BlindThread> | null;
+  return (
+    typeof t?.key === "string" &&
+    typeof t.from === "number" &&
+    typeof t.reason === "string" &&
+    typeof t.what === "string"
+  );
+}
 
 async function compactOnce(store: StateStore, capBytes: number, { logger, metrics, health }: Deps): Promise<void> {
   try {
