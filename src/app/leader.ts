@@ -72,7 +72,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   const keeper = createKeeper(state, () => outgoing.settled().then(() => delivery.persisted()), holds, logger);
   const notices = createNotices({
     ...{ config, clock, logger, outgoing, delivery, state, health },
-    ...{ restored: restoredFromState, blindThreads: await state.loadBlindThreads() },
+    ...{ restored: restoredFromState, blindThreads: await state.loadBlindThreads(), usage: sources.usage },
     carried: carried !== undefined,
   });
   const loop = createPassLoop({

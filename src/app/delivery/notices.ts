@@ -8,6 +8,7 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { VERSION } from "../../version.ts";
 import type { HealthRegistry } from "../../health/registry.ts";
+import type { UsageSources } from "../pass/usage-sources.ts";
 import { type BlindThread, createSightWatch } from "../replica/sight.ts";
 import type { Outgoing } from "./outgoing.ts";
 import type { DaemonState } from "../replica/state.ts";
@@ -47,6 +48,8 @@ export function createNotices(deps: {
   restored: LifecycleState | undefined;
   /** The blind spots the previous process told and kept (state file): closed once mon sees again. */
   blindThreads?: readonly BlindThread[];
+  /** The usage rounds: the kubelets' statistics count as seen once a round has read a node. */
+  usage?: Pick<UsageSources, "latest">;
   carried: boolean;
   health: HealthRegistry;
 }): Notices {
@@ -61,6 +64,7 @@ export function createNotices(deps: {
     send: (message) => outgoing.notice(message, clock.now()),
     restored: deps.blindThreads ?? [],
     keep: (open) => deps.state.keepBlindThreads(open),
+    shows: (key) => key !== "kubelet-stats" || readNode(deps.usage?.latest().kubelet),
   });
   return {
     stop: () => sight.stop(),
@@ -97,4 +101,9 @@ export function createNotices(deps: {
       outgoing.notice(renderUnwatchedNotice(cluster, period, clock.now()), clock.now());
     },
   };
+}
+
+/** True when a kubelet statistics round read at least one node. */
+function readNode(round: { nodes: number; failures: ReadonlyMap<string, string> } | undefined): boolean {
+  return round !== undefined && round.nodes > round.failures.size;
 }

@@ -84,12 +84,7 @@ export function createUsageSources(options: {
     });
     metrics.kubeletStatsFailures.inc(kubelet.failures.size);
     const state = roundHealth(kubelet);
-    // No node, nothing read: the statistics are not seen yet (still pending), so losing them later is no
-    // blind spot of something mon saw (app/replica/sight.ts).
-    if (nodes.length === 0) {
-      if (health.get("kubelet-stats")?.state !== "pending")
-        health.set("kubelet-stats", "pending", { reason: "cache_sync_pending" });
-    } else if (state === "ok") health.set("kubelet-stats", "ok");
+    if (state === "ok") health.set("kubelet-stats", "ok");
     else health.set("kubelet-stats", "degraded", { reason: state });
     const summary =
       state === "ok"

@@ -4,7 +4,13 @@ import type { Message } from "../../model/message.ts";
 import { createFakeClock } from "../../runtime/clock.ts";
 import { BLIND_NOTICE_MS, type BlindThread, createSightWatch } from "./sight.ts";
 
-function setup(options: { restored?: BlindThread[]; keep?: (open: readonly BlindThread[]) => boolean } = {}) {
+function setup(
+  options: {
+    restored?: BlindThread[];
+    keep?: (open: readonly BlindThread[]) => boolean;
+    shows?: (key: string) => boolean;
+  } = {},
+) {
   const clock = createFakeClock(Date.UTC(2026, 10, 1, 12));
   const health = new HealthRegistry(() => clock.now());
   const sent: Message[] = [];
@@ -48,6 +54,24 @@ describe("a monitor that goes blind does not stay silent (issue 32)", () => {
     health.set("discovery", "ok");
     await clock.advance(20 * 60_000);
     expect(sent).toEqual([]);
+  });
+
+  test("kubelet statistics that were ok over no node were never seen: losing them once nodes come is no blind spot", async () => {
+    let read = false;
+    const { clock, health, sent, sight } = setup({ shows: (key) => key !== "kubelet-stats" || read });
+    health.set("kubelet-stats", "ok");
+    sight.start();
+    await clock.advance(60_000);
+    health.set("kubelet-stats", "degraded", { reason: "kubelet_unreachable" });
+    await clock.advance(10 * 60_000);
+    expect(sent).toEqual([]);
+    // Once a round has read a node, losing the statistics is told.
+    read = true;
+    health.set("kubelet-stats", "ok");
+    await clock.advance(10_000);
+    health.set("kubelet-stats", "degraded", { reason: "kubelet_unreachable" });
+    await clock.advance(2 * 60_000);
+    expect(sent.map((m) => m.action)).toEqual(["announce"]);
   });
 
   test("several API groups failing at once are one notice naming them", async () => {

@@ -62,6 +62,11 @@ export function createSightWatch(deps: {
   send: (message: Message) => void;
   restored?: readonly BlindThread[];
   keep?: (open: readonly BlindThread[]) => boolean;
+  /**
+   * Whether what `key` names has data to show while it reports ok: the kubelets' statistics are seen once a
+   * round has read a node (a round over no node is ok and shows nothing). True when absent.
+   */
+  shows?: (key: string) => boolean;
 }): SightWatch {
   const { health, clock } = deps;
   const seen = new Set<string>();
@@ -142,7 +147,7 @@ export function createSightWatch(deps: {
     } else for (const key of [...blindSince.keys()]) if (key !== "caches") blindSince.delete(key);
     for (const [key, sight] of sights) {
       if (sight.ok) {
-        seen.add(key);
+        if (deps.shows?.(key) ?? true) seen.add(key);
         blindSince.delete(key);
         const open = told.get(key);
         if (open) {
