@@ -102,7 +102,11 @@ describe("a monitor that goes blind does not stay silent (issue 32)", () => {
 
     // Kept: nothing is said at the stop; the next process closes the thread once it sees again.
     let kept: readonly BlindThread[] = [];
-    const first = setup({ keep: (open) => ((kept = open), true) });
+    const keepIn = (open: readonly BlindThread[]) => {
+      kept = open;
+      return true;
+    };
+    const first = setup({ keep: keepIn });
     first.health.set("kubelet-stats", "ok");
     first.sight.start();
     first.health.set("kubelet-stats", "degraded", { reason: "kubelet_unreachable" });
@@ -117,7 +121,7 @@ describe("a monitor that goes blind does not stay silent (issue 32)", () => {
         what: expect.any(String),
       },
     ]);
-    const next = setup({ restored: [...kept], keep: (open) => ((kept = open), true) });
+    const next = setup({ restored: [...kept], keep: keepIn });
     await next.clock.advance(5 * 60_000);
     next.health.set("kubelet-stats", "ok");
     next.sight.start();
