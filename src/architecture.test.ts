@@ -159,6 +159,14 @@ describe("architecture", () => {
     expect(sources.filter((s) => s.layer !== "runtime" && /\bBun\.[a-z]/.test(s.text)).map((s) => s.path)).toEqual([]);
   });
 
+  test("@kubernetes/client-node is loaded only to read a kubeconfig, never for a mon in a cluster (issue 42)", () => {
+    const loading = sources.filter((s) =>
+      /(^|\n)import (?!type )[^;]*from "@kubernetes\/client-node"|import\("@kubernetes\/client-node"\)/.test(s.text),
+    );
+    expect(loading.map((s) => s.path)).toEqual(["kube/kubeconfig.ts"]);
+    expect(loading[0]!.text).not.toMatch(/(^|\n)import (?!type )[^;]*from "@kubernetes\/client-node"/);
+  });
+
   test("no computed imports (they fail inside the compiled binary)", () => {
     expect(sources.filter((s) => /import\(\s*`/.test(s.text)).map((s) => s.path)).toEqual([]);
   });

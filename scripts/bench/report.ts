@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { join } from "node:path";
 import { writeBetweenMarkers } from "../generated-file.ts";
+import { SERVICE_ACCOUNT_DIR } from "../../src/kube/in-cluster.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -41,8 +42,19 @@ export async function startMon(options: {
   clusterName: string;
   alert: Record<string, unknown>;
   env?: Record<string, string>;
+  /**
+   * Run as in a pod: no kubeconfig, the ServiceAccount's token and CA written where a pod has them
+   * (/var/run/secrets/kubernetes.io/serviceaccount, so this needs root) and KUBERNETES_SERVICE_HOST/PORT set.
+   */
+  inCluster?: { server: string; token: string; ca: string };
 }): Promise<{ mon: ChildProcess; port: number; compiled: boolean }> {
   const { work } = options;
+  const inCluster = options.inCluster;
+  if (inCluster) {
+    mkdirSync(SERVICE_ACCOUNT_DIR, { recursive: true });
+    writeFileSync(join(SERVICE_ACCOUNT_DIR, "token"), inCluster.token);
+    writeFileSync(join(SERVICE_ACCOUNT_DIR, "ca.crt"), inCluster.ca);
+  }
   writeFileSync(join(work, "kubeconfig"), options.kubeconfig);
   const port = 20_000 + Math.floor(Math.random() * 4_000);
   writeFileSync(
@@ -57,8 +69,20 @@ export async function startMon(options: {
   );
   const binary = join(root, "dist", "mon");
   const compiled = existsSync(binary);
-  const args = ["run", "--kubeconfig", join(work, "kubeconfig"), "--config", join(work, "mon.yaml")];
-  const env = { ...process.env, MON_DATA_DIR: work, ...options.env };
+  const args = [
+    "run",
+    ...(inCluster ? [] : ["--kubeconfig", join(work, "kubeconfig")]),
+    "--config",
+    join(work, "mon.yaml"),
+  ];
+  const url = inCluster ? new URL(inCluster.server) : undefined;
+  const { KUBECONFIG: _kubeconfig, ...inherited } = process.env;
+  const env = {
+    ...(inCluster ? inherited : process.env),
+    MON_DATA_DIR: work,
+    ...(url ? { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port } : {}),
+    ...options.env,
+  };
   const mon = compiled
     ? spawn(binary, args, { stdio: "ignore", env })
     : spawn(process.execPath, [join(root, "src", "main.ts"), ...args], { stdio: "ignore", env });

@@ -74,26 +74,25 @@ describe("connectKube over HTTPS (the TLS path mon uses in production)", () => {
     expect(await conn.getJson<{ kind: string }>("/api/v1/namespaces")).toMatchObject({ kind: "NamespaceList" });
   });
 
-  test("in-cluster: the ServiceAccount token and ca.crt are read from the mounted files", async () => {
-    // client-node reads /var/run/secrets/kubernetes.io/serviceaccount; point the same layout at a temporary root.
+  test("in-cluster: the ServiceAccount token and ca.crt are read from the mounted files, without a kubeconfig library", async () => {
     const root = mkdtempSync(join(tmpdir(), "mon-incluster-"));
     const sa = join(root, "var/run/secrets/kubernetes.io/serviceaccount");
     mkdirSync(sa, { recursive: true });
-    writeFileSync(join(sa, "token"), sim.token);
+    writeFileSync(join(sa, "token"), `${sim.token}\n`);
     writeFileSync(join(sa, "ca.crt"), sim.pki.caCert);
-    const { KubeConfig } = await import("@kubernetes/client-node");
-    const kc = new KubeConfig();
     const url = new URL(sim.server.url);
-    process.env.KUBERNETES_SERVICE_HOST = url.hostname;
-    process.env.KUBERNETES_SERVICE_PORT = url.port;
-    try {
-      kc.loadFromCluster(root);
-      const conn = await connectKube({ kubeconfigText: kc.exportConfig() });
-      expect(await conn.getJson<{ kind: string }>("/api/v1/namespaces")).toMatchObject({ kind: "NamespaceList" });
-    } finally {
-      delete process.env.KUBERNETES_SERVICE_HOST;
-      delete process.env.KUBERNETES_SERVICE_PORT;
-    }
+    const env = { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port };
+    const conn = await connectKube({ env, serviceAccountRoot: root });
+    expect(conn.source).toBe("in-cluster");
+    expect(conn.server).toBe(`https://${url.hostname}:${url.port}`);
+    expect(await conn.getJson<{ kind: string }>("/api/v1/namespaces")).toMatchObject({ kind: "NamespaceList" });
+    expect(await conn.authorization()).toBe(`Bearer ${sim.token}`);
+    // A missing mount is named, not a raw ENOENT.
+    const error = await connectKube({ env, serviceAccountRoot: join(root, "nowhere") }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeError);
+    expect((error as Error).message).toMatch(
+      /^KUBERNETES_SERVICE_HOST is set but .*\/var\/run\/secrets\/kubernetes\.io\/serviceaccount\/token does not exist: mount the ServiceAccount token/,
+    );
   });
 
   test("connection refused is a network error", async () => {

@@ -1,6 +1,6 @@
 import { permanent } from "./_kit/outcome.ts";
 import { createHash } from "node:crypto";
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import * as v from "valibot";
 import type { Outcome } from "../model/dispatch.ts";
 import type { Message } from "../model/message.ts";
@@ -47,20 +47,25 @@ export default defineProvider({
   credentials: ["password"],
   plainText: true,
   create(options, deps) {
-    const transport = nodemailer.createTransport({
-      host: options.host,
-      port: options.port,
-      secure: options.secure,
-      requireTLS: !options.secure && options.requireTls,
-      ...(options.username ? { auth: { user: options.username, pass: options.password ?? "" } } : {}),
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-    });
+    // nodemailer is loaded when mail is first sent or checked, not by every mon (issue 42: idle memory).
+    let made: Promise<Transporter> | undefined;
+    const transporter = () =>
+      (made ??= import("nodemailer").then(({ default: nodemailer }) =>
+        nodemailer.createTransport({
+          host: options.host,
+          port: options.port,
+          secure: options.secure,
+          requireTLS: !options.secure && options.requireTls,
+          ...(options.username ? { auth: { user: options.username, pass: options.password ?? "" } } : {}),
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 20_000,
+        }),
+      ));
     return {
       async send(message) {
         try {
-          await transport.sendMail({
+          await (await transporter()).sendMail({
             from: options.from,
             to: options.to,
             ...emailHeaders(message, deps.clusterName),
@@ -74,7 +79,7 @@ export default defineProvider({
       },
       async check() {
         try {
-          await transport.verify();
+          await (await transporter()).verify();
           return { kind: "ok" };
         } catch (error) {
           return classifySmtp(error);
