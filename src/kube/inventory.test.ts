@@ -69,3 +69,29 @@ describe("Inventory lists", () => {
     expect(inventory.list("Pod")).not.toBe(first);
   });
 });
+
+describe("the version already kept costs nothing (issue 42)", () => {
+  test("a relist's same uid and resourceVersion keeps the object, touches no index and tells no listener; a new version does", () => {
+    const inventory = new Inventory();
+    const pod = (rv: string, node: string, ip: string) => ({
+      kind: "Pod",
+      apiVersion: "v1",
+      metadata: { namespace: "shop", name: "api", uid: "u1", resourceVersion: rv },
+      spec: { nodeName: node },
+      status: { podIP: ip },
+    });
+    inventory.apply("Pod", "ADDED", pod("1", "n1", "10.0.0.1"));
+    const kept = inventory.get("Pod", "shop", "api");
+    const told: string[] = [];
+    inventory.subscribe((change) => told.push(String(change.next?.metadata.resourceVersion)));
+    // The same version again, even as delivered with other bytes: nothing changes.
+    inventory.apply("Pod", "MODIFIED", pod("1", "n2", "10.0.0.2"));
+    expect(inventory.get("Pod", "shop", "api")).toBe(kept);
+    expect(inventory.podsOnNode("n1").map((p) => p.metadata.name)).toEqual(["api"]);
+    expect(told).toEqual([]);
+    inventory.apply("Pod", "MODIFIED", pod("2", "n2", "10.0.0.2"));
+    expect(inventory.get("Pod", "shop", "api")?.spec?.nodeName).toBe("n2");
+    expect(inventory.podsOnNode("n1")).toEqual([]);
+    expect(told).toEqual(["2"]);
+  });
+});

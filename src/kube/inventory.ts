@@ -65,11 +65,19 @@ export class Inventory implements InventoryView {
   /**
    * Applies one informer event, through the door (kube/admit.ts): an added or modified object is kept in the
    * narrow shape detectors read; one that cannot be read at all (no name) is not kept and is listed in
-   * `unreadableObjects()`. Returns the changed key `Kind/namespace/name`.
+   * `unreadableObjects()`; the version already kept (same uid and resourceVersion) changes nothing and tells no
+   * listener. Returns the changed key `Kind/namespace/name`.
    */
   apply(kind: string, type: "ADDED" | "MODIFIED" | "DELETED", raw: KubeObject): string {
     let object = raw;
     const name = `${kind}/${keyOf(raw)}`;
+    // The version already kept (a relist, a watch reopened from an older resourceVersion): no new object, no
+    // index touched, no change told (issue 42).
+    const rv = raw?.metadata?.resourceVersion;
+    if (type !== "DELETED" && typeof rv === "string" && rv !== "" && !this.unreadable.has(name)) {
+      const kept = this.byKind.get(kind)?.get(keyOf(raw));
+      if (kept?.metadata?.resourceVersion === rv && kept.metadata.uid === raw.metadata?.uid) return name;
+    }
     if (type !== "DELETED") {
       const admitted = admit(raw);
       // Unreadable means nameless: there is no earlier version of it to remove.
