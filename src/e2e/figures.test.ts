@@ -31,8 +31,8 @@ describe("figures a message gives", () => {
     await c.settle();
     await c.clock.advance(60_000);
     await c.settle();
-    expect(hook.requests).toHaveLength(2);
-    const update = hook.requests[1]!.json();
+    // Delivered in the minute after the second crash (waiting on the webhook's answer, not on time).
+    const update = (await hook.waitFor(2))[1]!.json();
     expect(update.action).toBe("update");
     expect(update.text).toStartWith(
       "🟠 Update: deployment shop/api: CrashLoopBackOff in 2 pods [prod]\n• now affects 2 or more pods\n",

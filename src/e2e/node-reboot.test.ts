@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { startCaptureServer } from "../testing/capture-server.ts";
+import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, deploymentUnavailable, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 
@@ -41,6 +41,7 @@ describe("a node reboot", () => {
       await c.clock.advance(60_000);
       await c.settle();
     }
+    await waitUntil(() => hook.requests.some((r) => r.json().delivery === "digest"), "the digest");
     const told = hook.requests.map((r) => r.json());
     const announced = told.filter((m) => m.action === "announce" && m.delivery !== "digest");
     expect(announced.map((m) => [m.incidentId, m.title])).toEqual([
