@@ -19,6 +19,9 @@ import { failStartup } from "../exit.ts";
 const SHUTDOWN_DRAIN_MS = 10_000;
 
 /** `mon run`: the daemon. Connects in-cluster, or with `--kubeconfig` / KUBECONFIG; configuration from CONFIG_FILE. */
+/** How long a process ending on a fatal failure delivers what is queued, ms (the notices closing blind threads). */
+const FATAL_DRAIN_MS = 5_000;
+
 export default defineCommand({
   meta: { name: "run", description: "Watch the cluster and deliver incidents (the daemon)." },
   args: {
@@ -73,7 +76,10 @@ export default defineCommand({
         // Spec 3.3: a required failure that does not heal stops the process, so Kubernetes restarts it.
         onFatal: (component, reason) => {
           logger.error(`${component} failed (${reason}) for 5 minutes: exiting so that the pod is restarted`);
-          void settlesWithin(clock, daemon?.stop(0) ?? Promise.resolve(), 10_000).then(() => process.exit(1));
+          // What is queued goes out first, within the bound: the notice that closes a blind thread among it.
+          void settlesWithin(clock, daemon?.stop(FATAL_DRAIN_MS) ?? Promise.resolve(), 10_000).then(() =>
+            process.exit(1),
+          );
         },
       });
     } catch (error) {
