@@ -32,7 +32,7 @@ export type TlsFetch = (url: string, init?: StreamRequestInit) => Promise<Respon
 export function createTlsFetch(tls: TlsMaterial): TlsFetch {
   const runtime = globalThis as unknown as {
     Bun?: unknown;
-    Deno?: { createOutboundClient(o: Record<string, unknown>): unknown };
+    Deno?: { createHttpClient(o: Record<string, unknown>): unknown };
   };
   if (runtime.Bun) {
     const options = {
@@ -51,7 +51,9 @@ export function createTlsFetch(tls: TlsMaterial): TlsFetch {
       } as RequestInit);
   }
   if (runtime.Deno) {
-    const client = runtime.Deno.createOutboundClient({
+    // Deno's client takes the CA, a client certificate and a proxy; it has no server-name override and no
+    // skipping of verification (Deno's own `--unsafely-ignore-certificate-errors` flag does that).
+    const client = runtime.Deno.createHttpClient({
       ...(tls.ca ? { caCerts: [tls.ca] } : {}),
       ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
       ...(tls.proxy ? { proxy: { url: tls.proxy } } : {}),
