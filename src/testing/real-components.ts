@@ -39,6 +39,8 @@ export const BINARIES = {
   prometheus: findBinary("prometheus"),
   promtool: findBinary("promtool"),
   smtpd: process.getuid?.() === 0 ? findBinary("smtpd") : undefined,
+  // Deno from npm (`npm install --prefix DIR deno`, as .ci/run does), on PATH.
+  deno: findBinary("deno"),
 } as const;
 
 /**
@@ -48,18 +50,19 @@ export const BINARIES = {
 export function realTest(what: string, ...needs: (keyof typeof BINARIES)[]): typeof test {
   const missing = needs.filter((n) => !BINARIES[n]);
   if (missing.length === 0) return test;
+  const how = missing.every((n) => n === "deno")
+    ? "npm install --prefix DIR deno@2.9.6 and put DIR/node_modules/.bin on PATH"
+    : "run scripts/real-components.sh as root";
   if (process.env.MON_REAL_COMPONENTS === "required")
     return ((name: string, _body: unknown, timeout?: number) =>
       test(
         name,
         () => {
-          throw new Error(`${missing.join(", ")} not installed: run scripts/real-components.sh as root`);
+          throw new Error(`${missing.join(", ")} not installed: ${how}`);
         },
         timeout,
       )) as unknown as typeof test;
-  console.log(
-    `skipped: ${what}: ${missing.join(", ")} not installed, or not root for smtpd (scripts/real-components.sh installs them)`,
-  );
+  console.log(`skipped: ${what}: ${missing.join(", ")} not installed (${how}; smtpd counts only for root)`);
   return test.skip;
 }
 

@@ -1,0 +1,71 @@
+import { expect } from "bun:test";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { startSimulator } from "../sim/simulator.ts";
+import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { useCleanup } from "../testing/cleanup.ts";
+import { crashPod, seedShop } from "../testing/cluster.ts";
+import { BINARIES, realTest } from "../testing/real-components.ts";
+
+/**
+ * `mon run` under Deno (issue 43): the source run by Deno 2.9, connected over TLS with a client certificate to
+ * the simulator's API server, tells a webhook a crash loop — the runtime the design card promises besides Bun.
+ */
+const track = useCleanup();
+const root = join(import.meta.dirname, "..", "..");
+const denoTest = realTest("mon run under Deno", "deno");
+
+denoTest(
+  "mon run under Deno: a client-certificate kubeconfig over TLS, a crash loop told to a webhook",
+  async () => {
+    const sim = track(await startSimulator());
+    const hook = track(await startCaptureServer());
+    seedShop(sim, Date.now());
+    crashPod(sim, "shop", "api-abc12-p0", 4, Date.now());
+    const dir = mkdtempSync(join(tmpdir(), "mon-deno-"));
+    writeFileSync(join(dir, "kubeconfig"), sim.kubeconfig({ clientCert: true, token: false }));
+    writeFileSync(
+      join(dir, "mon.yaml"),
+      stringify({
+        app: { clusterName: "deno" },
+        telemetry: { enabled: false },
+        upgrader: { disableUpdateCheck: true },
+        healthCheck: { enabled: false },
+        alert: { webhook: { url: `${hook.url}/mon` } },
+      }),
+    );
+    const args = [
+      "run",
+      "-A",
+      "src/main.ts",
+      "run",
+      "--kubeconfig",
+      join(dir, "kubeconfig"),
+      "--config",
+      join(dir, "mon.yaml"),
+    ];
+    let log = "";
+    const mon: ChildProcess = spawn(BINARIES.deno!, args, { cwd: root, env: { ...process.env, MON_DATA_DIR: dir } });
+    mon.stdout?.on("data", (d) => (log += d));
+    mon.stderr?.on("data", (d) => (log += d));
+    track({ close: async () => void mon.kill("SIGKILL") });
+    try {
+      // The crash loop is there when mon starts: the first pass tells it in the startup summary, once the
+      // informers have synced through Deno's TLS client.
+      await waitUntil(
+        () => hook.requests.some((r) => r.json().covers?.includes("Deployment/shop/api")),
+        "the startup summary naming the crash loop",
+        60_000,
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}; mon under Deno said:\n${log}`);
+    }
+    const told = hook.requests.map((r) => r.json()).find((m) => m.covers?.includes("Deployment/shop/api"));
+    expect(told.delivery).toBe("startup summary");
+    expect(told.text).toContain("deployment shop/api: CrashLoopBackOff in 1 pod");
+  },
+  120_000,
+);
