@@ -9,6 +9,7 @@ import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, seedShop } from "../testing/cluster.ts";
 import { BINARIES, realTest } from "../testing/real-components.ts";
+import { realKube, realKubeTest } from "../testing/real-kube.ts";
 
 /**
  * `mon run` under Deno (issue 43): the source run by Deno 2.9, connected over TLS with a client certificate to
@@ -68,4 +69,50 @@ denoTest(
     expect(told.text).toContain("deployment shop/api: CrashLoopBackOff in 1 pod");
   },
   120_000,
+);
+
+const onRealKube = BINARIES.deno ? realKubeTest("mon run under Deno on the real control plane") : denoTest;
+
+onRealKube(
+  "mon run under Deno against the real v1.32 control plane: the admin's client certificate over TLS, watches synced, the welcome told",
+  async () => {
+    const kube = await realKube();
+    const hook = track(await startCaptureServer());
+    const dir = mkdtempSync(join(tmpdir(), "mon-deno-real-"));
+    writeFileSync(
+      join(dir, "mon.yaml"),
+      stringify({
+        app: { clusterName: "deno-real" },
+        telemetry: { enabled: false },
+        upgrader: { disableUpdateCheck: true },
+        healthCheck: { enabled: false },
+        alert: { webhook: { url: `${hook.url}/mon` } },
+      }),
+    );
+    const args = [
+      "run",
+      "-A",
+      "src/main.ts",
+      "run",
+      "--kubeconfig",
+      kube.kubeconfigPath,
+      "--config",
+      join(dir, "mon.yaml"),
+    ];
+    let log = "";
+    const mon = spawn(BINARIES.deno!, args, { cwd: root, env: { ...process.env, MON_DATA_DIR: dir } });
+    mon.stdout?.on("data", (d) => (log += d));
+    mon.stderr?.on("data", (d) => (log += d));
+    track({ close: async () => void mon.kill("SIGKILL") });
+    // The welcome is told once every required watch has synced through Deno's TLS client.
+    await waitUntil(
+      () => hook.requests.some((r) => r.json().text?.includes("started watching deno-real")),
+      "the welcome",
+      90_000,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; mon under Deno said:\n${log}`);
+    });
+    expect(log).toContain(`watching ${kube.url}`);
+  },
+  150_000,
 );
