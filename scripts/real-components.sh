@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real components the tests prove mon against (issue 34; docs/providers/README.md): Debian's
 # prometheus-alertmanager (Alertmanager), prometheus (Prometheus and promtool) and opensmtpd (a mail transfer
-# agent), and what the real Kubernetes control plane of ../shared/kube needs to start (xz-utils, openssl, curl;
-# issue 40). Run as root on Debian, as .ci/run does; what is installed already is left alone, and OpenSMTPD is not
+# agent), what the real Kubernetes control plane of ../shared/kube needs to start (xz-utils, openssl, curl;
+# issue 40), and unzip for Helm and kubectl (scripts/kube-tools.sh, issue 43). Run as root on Debian, as .ci/run does; what is installed already is left alone, and OpenSMTPD is not
 # installed over another mail transfer agent (Debian keeps one). Their services are not started: the tests
 # start them on loopback. Without them the real-component tests are skipped, and say so, outside CI.
 set -euo pipefail
@@ -17,7 +17,7 @@ if [ ! -x /usr/sbin/smtpd ]; then
     missing+=(opensmtpd)
   fi
 fi
-for tool in xz:xz-utils openssl:openssl curl:curl; do
+for tool in xz:xz-utils openssl:openssl curl:curl unzip:unzip; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
 if [ ${#missing[@]} -eq 0 ]; then

@@ -41,6 +41,8 @@ export const BINARIES = {
   smtpd: process.getuid?.() === 0 ? findBinary("smtpd") : undefined,
   // Deno from npm (`npm install --prefix DIR deno`, as .ci/run does), on PATH.
   deno: findBinary("deno"),
+  // Helm v3.17 from npm (scripts/kube-tools.sh DIR, as .ci/run does), DIR/bin on PATH.
+  helm: findBinary("helm"),
 } as const;
 
 /**
@@ -52,7 +54,9 @@ export function realTest(what: string, ...needs: (keyof typeof BINARIES)[]): typ
   if (missing.length === 0) return test;
   const how = missing.every((n) => n === "deno")
     ? "npm install --prefix DIR deno@2.9.6 and put DIR/node_modules/.bin on PATH"
-    : "run scripts/real-components.sh as root";
+    : missing.every((n) => n === "helm")
+      ? "run scripts/kube-tools.sh DIR and put DIR/bin on PATH"
+      : "run scripts/real-components.sh as root";
   if (process.env.MON_REAL_COMPONENTS === "required")
     return ((name: string, _body: unknown, timeout?: number) =>
       test(

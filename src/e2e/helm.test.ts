@@ -1,0 +1,167 @@
+import { describe, expect } from "bun:test";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { BINARIES, realTest } from "../testing/real-components.ts";
+import { type RealKube, realKube, realKubeTest } from "../testing/real-kube.ts";
+
+/**
+ * The Helm chart with the real Helm v3.17 (issue 43): linted strictly, every documented values combination
+ * rendered and accepted by the real v1.32 API server (a server-side dry run), and installed, upgraded and
+ * uninstalled on it.
+ */
+const CHART = join(import.meta.dirname, "..", "..", "deploy", "chart", "mon");
+const helmTest = BINARIES.helm ? realKubeTest("the Helm chart on the real control plane") : realTest("helm", "helm");
+
+/** Helm with `args` against `kube`: exit status and output (stdout then stderr). */
+function helm(kube: RealKube | undefined, args: readonly string[]): Promise<{ status: number; output: string }> {
+  return new Promise((done) => {
+    const child = spawn(BINARIES.helm!, [...(kube ? ["--kubeconfig", kube.kubeconfigPath] : []), ...args]);
+    let output = "";
+    child.stdout.on("data", (b: Buffer) => (output += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (output += b.toString()));
+    child.on("close", (status) => done({ status: status ?? 1, output }));
+  });
+}
+
+/** The values combinations docs/install.md documents, as `--set` lists (monitoring objects need the Prometheus Operator's CRDs). */
+const COMBINATIONS: Readonly<Record<string, readonly string[]>> = {
+  defaults: [],
+  "the install example": [
+    "image.repository=registry.internal/mon",
+    "config.values.app.clusterName=prod-eu-1",
+    "license.existingSecret=mon-license",
+  ],
+  "least privilege": ["rbac.mode=least-privilege"],
+  "no Secrets": ["watch.secrets=false"],
+  "no CRD": ["crd.enabled=false"],
+  "three replicas on a state volume, a PodDisruptionBudget and a NetworkPolicy": [
+    "replicas=3",
+    "state.enabled=true",
+    "license.existingSecret=mon-license",
+    "podDisruptionBudget.enabled=true",
+    "networkPolicy.enabled=true",
+    "networkPolicy.healthFrom[0].podSelector.matchLabels.app=prometheus",
+  ],
+  "names and the ServiceAccount's annotations": [
+    "fullnameOverride=watcher",
+    "serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::123456789012:role/mon",
+    "metrics.service.enabled=false",
+  ],
+  "a digest and its own namespace": ["image.digest=sha256:" + "a".repeat(64), "namespace.create=true"],
+};
+
+describe("the Helm chart, with the real Helm", () => {
+  helmTest(
+    "helm lint --strict passes; every documented values combination renders what the real API server accepts",
+    async () => {
+      const lint = await helm(undefined, ["lint", "--strict", CHART]);
+      expect(lint.output).toContain("1 chart(s) linted, 0 chart(s) failed");
+      expect(lint.status).toBe(0);
+      const kube = await realKube();
+      await kube.kubectl(["create", "namespace", "mon-dry"]);
+      for (const [name, sets] of Object.entries(COMBINATIONS)) {
+        const rendered = await helm(kube, [
+          "template",
+          "mon",
+          CHART,
+          "-n",
+          "mon-dry",
+          "--include-crds",
+          ...sets.flatMap((s) => ["--set", s]),
+        ]);
+        expect(`${name}: ${rendered.status}`).toBe(`${name}: 0`);
+        const kinds = parseAllDocuments(rendered.output)
+          .map((d) => d.toJS() as { kind?: string } | null)
+          .filter((o) => o?.kind)
+          .map((o) => o!.kind);
+        expect(kinds).toContain("Deployment");
+        // The chart names each object's namespace (the release's, or kube-system for what it reads there).
+        const dry = await kube.kubectl(["apply", "--dry-run=server", "-f", "-"], rendered.output);
+        expect(`${name}: ${dry.status} ${dry.status === 0 ? "" : dry.output}`).toBe(`${name}: 0 `);
+      }
+    },
+    240_000,
+  );
+
+  helmTest(
+    "helm install prints NOTES.txt; helm upgrade with a changed value rolls the pods and replaces nothing; helm uninstall leaves nothing of the release",
+    async () => {
+      const kube = await realKube();
+      await kube.kubectl(["create", "namespace", "mon-helm"]);
+      const install = await helm(kube, [
+        "install",
+        "mon",
+        CHART,
+        "-n",
+        "mon-helm",
+        "--set",
+        "config.values.app.clusterName=helm-1",
+        "--set",
+        "config.values.alert.webhook.url=https://hooks.example.test/mon",
+      ]);
+      expect(install.status).toBe(0);
+      expect(install.output).toContain("STATUS: deployed");
+      expect(install.output).toContain("mon ");
+      expect(install.output).toContain("is installed in namespace mon-helm as mon");
+      expect(install.output).toContain("Community (no license.existingSecret)");
+      const objects = async () => {
+        const listed = await kube.kubectl([
+          "get",
+          "deployment,service,serviceaccount,secret,role,rolebinding,clusterrole,clusterrolebinding,configmap",
+          "-A",
+          "-l",
+          "app.kubernetes.io/instance=mon",
+          "-o",
+          "jsonpath={range .items[*]}{.kind}/{.metadata.name} {.metadata.uid} {.metadata.generation}{'\\n'}{end}",
+        ]);
+        expect(listed.status).toBe(0);
+        return listed.output.trim().split("\n").filter(Boolean).sort();
+      };
+      const template = async () =>
+        JSON.parse(
+          (
+            await kube.kubectl([
+              "-n",
+              "mon-helm",
+              "get",
+              "deployment",
+              "mon",
+              "-o",
+              "jsonpath={.spec.template.metadata.annotations}",
+            ])
+          ).output || "{}",
+        ) as Record<string, string>;
+      const before = await objects();
+      const annotationsBefore = await template();
+      expect(before.some((o) => o.startsWith("Deployment/mon "))).toBe(true);
+
+      const upgrade = await helm(kube, [
+        "upgrade",
+        "mon",
+        CHART,
+        "-n",
+        "mon-helm",
+        "--reuse-values",
+        "--set",
+        "config.values.app.clusterName=helm-2",
+      ]);
+      expect(upgrade.status).toBe(0);
+      const after = await objects();
+      // The same objects (same uids): only the Deployment's generation moved, its pod template's checksum with it.
+      const uids = (list: string[]) => list.map((o) => o.split(" ").slice(0, 2).join(" "));
+      expect(uids(after)).toEqual(uids(before));
+      const generation = (list: string[]) => Number(list.find((o) => o.startsWith("Deployment/mon "))?.split(" ")[2]);
+      expect(generation(after)).toBe(generation(before) + 1);
+      const annotationsAfter = await template();
+      const changed = Object.keys(annotationsAfter).filter((k) => annotationsAfter[k] !== annotationsBefore[k]);
+      expect(changed.length).toBeGreaterThan(0);
+      expect(changed.every((k) => k.startsWith("checksum/"))).toBe(true);
+
+      const uninstall = await helm(kube, ["uninstall", "mon", "-n", "mon-helm", "--wait"]);
+      expect(uninstall.status).toBe(0);
+      expect(await objects()).toEqual([]);
+    },
+    240_000,
+  );
+});
