@@ -48,7 +48,7 @@ const COMBINATIONS: Readonly<Record<string, readonly string[]>> = {
     "serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:aws:iam::123456789012:role/mon",
     "metrics.service.enabled=false",
   ],
-  "a digest and its own namespace": ["image.digest=sha256:" + "a".repeat(64), "namespace.create=true"],
+  "a digest and its own namespace": [`image.digest=sha256:${"a".repeat(64)}`, "namespace.create=true"],
 };
 
 describe("the Helm chart, with the real Helm", () => {
