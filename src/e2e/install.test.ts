@@ -7,6 +7,7 @@ import { createFakeClock } from "../runtime/clock.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { runCli } from "../testing/cli.ts";
+import { realKube, realKubeTest } from "../testing/real-kube.ts";
 import { deliverySettled, startTestCluster } from "../testing/cluster.ts";
 import { startLicenseServer } from "../testing/license-server.ts";
 import { type Manifest, unknownFields } from "../testing/manifests.ts";
@@ -483,4 +484,58 @@ describe("the License / Pro menu through the real license path", () => {
       await hook.close();
     }
   }, 120_000);
+});
+
+describe("mon install on the real control plane (issue 43)", () => {
+  realKubeTest("mon install on the real control plane")(
+    "mon install applies the installation to a real v1.32 API server, a re-run changes nothing, --uninstall removes it",
+    async () => {
+      const kube = await realKube();
+      const args = ["--kubeconfig", kube.kubeconfigPath, "--namespace", "mon-real", "--cluster-name", "real"];
+      const run = await runCli(["install", "--yes", ...args, "--provider", "slack", "--set", `webhook=${SLACK}`], {
+        home,
+      });
+      expect(`${run.code} ${run.stderr}`).toBe("0 ");
+      for (const line of [
+        "Namespace mon-real created",
+        "Deployment mon-real/mon created",
+        "Secret mon-real/mon-config created",
+      ])
+        expect(run.stdout).toContain(line);
+      const got = await kube.kubectl([
+        "-n",
+        "mon-real",
+        "get",
+        "deployment,secret,serviceaccount,service",
+        "-o",
+        "name",
+      ]);
+      expect(got.output).toContain("deployment.apps/mon");
+      expect(got.output).toContain("secret/mon-config");
+      const config = await kube.kubectl([
+        "-n",
+        "mon-real",
+        "get",
+        "secret",
+        "mon-config",
+        "-o",
+        "jsonpath={.data.config\\.yaml}",
+      ]);
+      expect(Buffer.from(config.output, "base64").toString("utf8")).toContain("${file:/etc/mon/slack-webhook}");
+
+      const again = await runCli(["install", "--yes", ...args, "--provider", "slack", "--set", `webhook=${SLACK}`], {
+        home,
+      });
+      expect(again.code).toBe(0);
+      expect(again.stdout).not.toMatch(/ (created|configured|updated)$/m);
+
+      const removed = await runCli(["install", "--uninstall", "--yes", ...args], { home });
+      expect(`${removed.code} ${removed.stderr}`).toBe("0 ");
+      const left = await kube.kubectl(["-n", "mon-real", "get", "deployment,serviceaccount,service", "-o", "name"]);
+      expect(left.output.trim()).toBe("");
+      const grants = await kube.kubectl(["get", "clusterrolebinding", "-o", "name"]);
+      expect(grants.output).not.toMatch(/mon-real/);
+    },
+    180_000,
+  );
 });

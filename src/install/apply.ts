@@ -63,7 +63,8 @@ export async function readObject(connection: KubeConnection, o: ObjectName) {
  * Creates each object that does not exist and updates each that does (spec 4.4 "applies changes to the managed
  * workload"), in order: Secrets and ConfigMaps are replaced whole (a removed credential is gone), everything
  * else is merge-patched, so what others set (a Service's clusterIP, a scaled Deployment's status) stays. An
- * object the API server returns at its old resourceVersion is `unchanged`. Throws Error naming the object and
+ * object the write did not change (`unchanged`: its resourceVersion, or its generation and metadata) is
+ * `unchanged`. Throws Error naming the object and
  * the API server's message on the first failure.
  */
 export async function applyObjects(connection: KubeConnection, objects: readonly InstallObject[]): Promise<Applied[]> {
@@ -84,12 +85,31 @@ export async function applyObjects(connection: KubeConnection, objects: readonly
     const response = await send(connection, objectPath(o), replace ? "PUT" : "PATCH", body);
     if (!response.ok) throw await apiError(response, `updating ${name}`);
     const written = (await response.json()) as InstallObject;
-    out.push({
-      object: name,
-      result: written.metadata?.resourceVersion === existing.metadata.resourceVersion ? "unchanged" : "configured",
-    });
+    out.push({ object: name, result: unchanged(existing, written) ? "unchanged" : "configured" });
   }
   return out;
+}
+
+/**
+ * True when the write changed nothing of what mon installs: the same resourceVersion, or — for a kind with a
+ * `generation`, whose status a controller may write between mon's read and its patch (a new CRD's conditions,
+ * found on a real API server) — the same generation, labels and annotations.
+ */
+export function unchanged(existing: InstallObject, written: InstallObject): boolean {
+  if (written.metadata?.resourceVersion === existing.metadata.resourceVersion) return true;
+  const generation = existing.metadata.generation;
+  return (
+    typeof generation === "number" &&
+    written.metadata?.generation === generation &&
+    sameRecord(existing.metadata.labels, written.metadata?.labels) &&
+    sameRecord(existing.metadata.annotations, written.metadata?.annotations)
+  );
+}
+
+function sameRecord(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  const x = Object.entries(a ?? {}).sort(([k], [l]) => k.localeCompare(l));
+  const y = Object.entries(b ?? {}).sort(([k], [l]) => k.localeCompare(l));
+  return JSON.stringify(x) === JSON.stringify(y);
 }
 
 /** Deletes one object; false when it did not exist. Throws Error with the API server's message. */
