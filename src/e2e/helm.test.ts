@@ -85,7 +85,7 @@ describe("the Helm chart, with the real Helm", () => {
   );
 
   helmTest(
-    "helm install prints NOTES.txt; helm upgrade with a changed value rolls the pods and replaces nothing; helm uninstall leaves nothing of the release",
+    "helm install prints NOTES.txt; helm upgrade with a changed value, or a changed config.existingSecret (lookup), rolls the pods and replaces nothing; helm uninstall leaves nothing of the release",
     async () => {
       const kube = await realKube();
       await kube.kubectl(["create", "namespace", "mon-helm"]);
@@ -157,6 +157,37 @@ describe("the Helm chart, with the real Helm", () => {
       const changed = Object.keys(annotationsAfter).filter((k) => annotationsAfter[k] !== annotationsBefore[k]);
       expect(changed.length).toBeGreaterThan(0);
       expect(changed.every((k) => k.startsWith("checksum/"))).toBe(true);
+
+      // Your own configuration Secret: its data, read with lookup at install and upgrade, is in the checksum.
+      const secret = (text: string) =>
+        kube.kubectl(
+          ["-n", "mon-helm", "apply", "-f", "-"],
+          JSON.stringify({
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: "my-config" },
+            stringData: { "config.yaml": text },
+          }),
+        );
+      await secret("app:\n  clusterName: mine-1\n");
+      const own = await helm(kube, [
+        "upgrade",
+        "mon",
+        CHART,
+        "-n",
+        "mon-helm",
+        "--reuse-values",
+        "--set",
+        "config.existingSecret=my-config",
+      ]);
+      expect(own.status).toBe(0);
+      const withOwn = await template();
+      await secret("app:\n  clusterName: mine-2\n");
+      expect((await helm(kube, ["upgrade", "mon", CHART, "-n", "mon-helm", "--reuse-values"])).status).toBe(0);
+      const afterEdit = await template();
+      const moved = Object.keys(afterEdit).filter((k) => afterEdit[k] !== withOwn[k]);
+      expect(moved.length).toBeGreaterThan(0);
+      expect(moved.every((k) => k.startsWith("checksum/"))).toBe(true);
 
       const uninstall = await helm(kube, ["uninstall", "mon", "-n", "mon-helm", "--wait"]);
       expect(uninstall.status).toBe(0);
