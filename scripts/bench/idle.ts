@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { SERVICE_ACCOUNT_DIR } from "../../src/kube/in-cluster.ts";
 import { publish, startMon } from "./report.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +36,10 @@ async function idleRss(inCluster: boolean): Promise<{ rssMiB: number; compiled: 
 
 const kubeconfig = await idleRss(false);
 // In a pod (its ServiceAccount, no kubeconfig) needs the token where a pod has it: root only.
+// The files are removed afterwards unless they were there before: a machine that is no pod must not look like one.
+const mounted = existsSync(SERVICE_ACCOUNT_DIR);
 const inCluster = process.getuid?.() === 0 ? await idleRss(true) : undefined;
+if (!mounted) rmSync(SERVICE_ACCOUNT_DIR, { recursive: true, force: true });
 await sim.stop();
 const result = {
   runtime: `bun ${Bun.version}`,
