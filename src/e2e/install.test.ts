@@ -531,7 +531,18 @@ describe("mon install on the real control plane (issue 43)", () => {
 
       const removed = await runCli(["install", "--uninstall", "--yes", ...args], { home });
       expect(`${removed.code} ${removed.stderr}`).toBe("0 ");
-      const left = await kube.kubectl(["-n", "mon-real", "get", "deployment,serviceaccount,service", "-o", "name"]);
+      // mon's own objects (the namespace's own default ServiceAccount goes with the namespace, in its own time).
+      const left = await kube.kubectl([
+        "-n",
+        "mon-real",
+        "get",
+        "deployment/mon",
+        "serviceaccount/mon",
+        "service/mon",
+        "--ignore-not-found",
+        "-o",
+        "name",
+      ]);
       expect(left.output.trim()).toBe("");
       const grants = await kube.kubectl(["get", "clusterrolebinding", "-o", "name"]);
       expect(grants.output).not.toMatch(/mon-real/);
