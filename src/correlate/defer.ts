@@ -42,11 +42,14 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
   const told = new Set<string>();
   for (const incident of ctx.incidents.values()) for (const f of incident.findings) told.add(f.key);
   const { findings: waited, waiting } = waitForCauses(findings, inventory, now);
-  const sameTold = toldByController(ctx.incidents.values(), inventory);
+  // Built only when a finding is still in its hold, not on every pass.
+  let sameTold: Set<string> | undefined;
   const opens = (f: Finding) =>
     f.opensAt === undefined ||
     f.opensAt <= now ||
-    (!f.starting && (told.has(f.key) || sameTold.has(controllerKey(f, inventory) ?? "")));
+    (!f.starting &&
+      (told.has(f.key) ||
+        (sameTold ??= toldByController(ctx.incidents.values(), inventory)).has(controllerKey(f, inventory) ?? "")));
   const waits = (f: Finding) => !told.has(f.key) && !ctx.baseline && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];

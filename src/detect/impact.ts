@@ -43,6 +43,8 @@ interface Index {
     readonly namespace?: string;
     readonly values: readonly string[];
   }[];
+  /** The pods a workload (by uid) owns through its owner chain; every pod's chain walked once, when first asked. */
+  ownedPods(uid: string | undefined): readonly Pod[];
 }
 
 function indexOf(inventory: InventoryView): Index {
@@ -71,11 +73,25 @@ function indexOf(inventory: InventoryView): Index {
           values,
         });
     }
+  let owned: Map<string, Pod[]> | undefined;
+  const ownedIndex = () => {
+    const out = new Map<string, Pod[]>();
+    for (const pod of inventory.list("Pod"))
+      for (const owner of inventory.ownerChain(pod)) {
+        const uid = owner.metadata.uid;
+        if (!uid) continue;
+        let list = out.get(uid);
+        if (!list) out.set(uid, (list = []));
+        list.push(pod);
+      }
+    return out;
+  };
   return {
     podsByNamespace: group(inventory.list("Pod")),
     servicesByNamespace: group(inventory.list("Service")),
     routed: routedServices(inventory),
     consumers,
+    ownedPods: (uid) => (uid ? ((owned ??= ownedIndex()).get(uid) ?? []) : []),
   };
 }
 
@@ -128,7 +144,7 @@ function impactWith(incident: Incident, inventory: InventoryView, index: Index):
     internal,
     workloads: [...workloads.values()].map((w) => ({
       workload: labelOf(w),
-      ...replicasOf(w, index, inventory, failing),
+      ...replicasOf(w, index, failing),
     })),
     dependents: dependents.slice(0, MAX_DEPENDENTS).map((d) => d.label),
     moreDependents: Math.max(0, dependents.length - MAX_DEPENDENTS),
@@ -203,15 +219,11 @@ function hostsOf(svc: Service, inventory: InventoryView): string[] {
 function replicasOf(
   w: ObjectLike,
   index: Index,
-  inventory: InventoryView,
   failing: ReadonlyMap<string, Pod>,
 ): { available: number; desired: number } {
   const { spec, status } = w as { spec?: { replicas?: number }; status?: Record<string, number | undefined> };
   const desired = w.kind === "DaemonSet" ? (status?.desiredNumberScheduled ?? 0) : (spec?.replicas ?? 1);
-  let available = 0;
-  for (const p of index.podsByNamespace.get(w.metadata.namespace ?? "") ?? [])
-    if (serving(p, failing) && inventory.ownerChain(p).some((o) => o.metadata.uid === w.metadata.uid)) available++;
-  return { available, desired };
+  return { available: index.ownedPods(w.metadata.uid).filter((p) => serving(p, failing)).length, desired };
 }
 
 /** A pod that serves: not terminating nor finished, ready, and not one of the incident's failing pods. */

@@ -19,6 +19,31 @@ const track = useCleanup();
 const root = join(import.meta.dirname, "..", "..");
 const denoTest = realTest("mon run under Deno", "deno");
 
+/**
+ * `deno run -A src/main.ts run` against `kubeconfig` as cluster `clusterName`, telling the webhook at `hookUrl`;
+ * killed when the test ends. `log()` is what it wrote so far.
+ */
+function monUnderDeno(clusterName: string, kubeconfig: string, hookUrl: string): { log(): string } {
+  const dir = mkdtempSync(join(tmpdir(), "mon-deno-run-"));
+  writeFileSync(
+    join(dir, "mon.yaml"),
+    stringify({
+      app: { clusterName },
+      telemetry: { enabled: false },
+      upgrader: { disableUpdateCheck: true },
+      healthCheck: { enabled: false },
+      alert: { webhook: { url: hookUrl } },
+    }),
+  );
+  const args = ["run", "-A", "src/main.ts", "run", "--kubeconfig", kubeconfig, "--config", join(dir, "mon.yaml")];
+  let log = "";
+  const mon: ChildProcess = spawn(BINARIES.deno!, args, { cwd: root, env: { ...process.env, MON_DATA_DIR: dir } });
+  mon.stdout?.on("data", (d) => (log += d));
+  mon.stderr?.on("data", (d) => (log += d));
+  track({ close: async () => void mon.kill("SIGKILL") });
+  return { log: () => log };
+}
+
 denoTest(
   "mon run under Deno: a client-certificate kubeconfig over TLS, a crash loop told to a webhook",
   async () => {
@@ -26,33 +51,9 @@ denoTest(
     const hook = track(await startCaptureServer());
     seedShop(sim, Date.now());
     crashPod(sim, "shop", "api-abc12-p0", 4, Date.now());
-    const dir = mkdtempSync(join(tmpdir(), "mon-deno-"));
-    writeFileSync(join(dir, "kubeconfig"), sim.kubeconfig({ clientCert: true, token: false }));
-    writeFileSync(
-      join(dir, "mon.yaml"),
-      stringify({
-        app: { clusterName: "deno" },
-        telemetry: { enabled: false },
-        upgrader: { disableUpdateCheck: true },
-        healthCheck: { enabled: false },
-        alert: { webhook: { url: `${hook.url}/mon` } },
-      }),
-    );
-    const args = [
-      "run",
-      "-A",
-      "src/main.ts",
-      "run",
-      "--kubeconfig",
-      join(dir, "kubeconfig"),
-      "--config",
-      join(dir, "mon.yaml"),
-    ];
-    let log = "";
-    const mon: ChildProcess = spawn(BINARIES.deno!, args, { cwd: root, env: { ...process.env, MON_DATA_DIR: dir } });
-    mon.stdout?.on("data", (d) => (log += d));
-    mon.stderr?.on("data", (d) => (log += d));
-    track({ close: async () => void mon.kill("SIGKILL") });
+    const kubeconfig = join(mkdtempSync(join(tmpdir(), "mon-deno-")), "kubeconfig");
+    writeFileSync(kubeconfig, sim.kubeconfig({ clientCert: true, token: false }));
+    const mon = monUnderDeno("deno", kubeconfig, `${hook.url}/mon`);
     try {
       // The crash loop is there when mon starts: the first pass tells it in the startup summary, once the
       // informers have synced through Deno's TLS client.
@@ -62,7 +63,7 @@ denoTest(
         60_000,
       );
     } catch (error) {
-      throw new Error(`${(error as Error).message}; mon under Deno said:\n${log}`);
+      throw new Error(`${(error as Error).message}; mon under Deno said:\n${mon.log()}`);
     }
     const told = hook.requests.map((r) => r.json()).find((m) => m.covers?.includes("Deployment/shop/api"));
     expect(told.delivery).toBe("startup summary");
@@ -78,41 +79,16 @@ onRealKube(
   async () => {
     const kube = await realKube();
     const hook = track(await startCaptureServer());
-    const dir = mkdtempSync(join(tmpdir(), "mon-deno-real-"));
-    writeFileSync(
-      join(dir, "mon.yaml"),
-      stringify({
-        app: { clusterName: "deno-real" },
-        telemetry: { enabled: false },
-        upgrader: { disableUpdateCheck: true },
-        healthCheck: { enabled: false },
-        alert: { webhook: { url: `${hook.url}/mon` } },
-      }),
-    );
-    const args = [
-      "run",
-      "-A",
-      "src/main.ts",
-      "run",
-      "--kubeconfig",
-      kube.kubeconfigPath,
-      "--config",
-      join(dir, "mon.yaml"),
-    ];
-    let log = "";
-    const mon = spawn(BINARIES.deno!, args, { cwd: root, env: { ...process.env, MON_DATA_DIR: dir } });
-    mon.stdout?.on("data", (d) => (log += d));
-    mon.stderr?.on("data", (d) => (log += d));
-    track({ close: async () => void mon.kill("SIGKILL") });
+    const mon = monUnderDeno("deno-real", kube.kubeconfigPath, `${hook.url}/mon`);
     // The welcome is told once every required watch has synced through Deno's TLS client.
     await waitUntil(
       () => hook.requests.some((r) => r.json().text?.includes("started watching deno-real")),
       "the welcome",
       90_000,
     ).catch((error: Error) => {
-      throw new Error(`${error.message}; mon under Deno said:\n${log}`);
+      throw new Error(`${error.message}; mon under Deno said:\n${mon.log()}`);
     });
-    expect(log).toContain(`watching ${kube.url}`);
+    expect(mon.log()).toContain(`watching ${kube.url}`);
   },
   150_000,
 );

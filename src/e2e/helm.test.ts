@@ -24,6 +24,13 @@ function helm(kube: RealKube | undefined, args: readonly string[]): Promise<{ st
   });
 }
 
+/** The pod template's annotations changed from `before` to `after`, and only its `checksum/` ones: the pods roll. */
+function expectOnlyChecksumsMoved(before: Record<string, string>, after: Record<string, string>): void {
+  const moved = Object.keys(after).filter((k) => after[k] !== before[k]);
+  expect(moved.length).toBeGreaterThan(0);
+  expect(moved.every((k) => k.startsWith("checksum/"))).toBe(true);
+}
+
 /** The values combinations docs/install.md documents, as `--set` lists (monitoring objects need the Prometheus Operator's CRDs). */
 const COMBINATIONS: Readonly<Record<string, readonly string[]>> = {
   defaults: [],
@@ -153,10 +160,7 @@ describe("the Helm chart, with the real Helm", () => {
       expect(uids(after)).toEqual(uids(before));
       const generation = (list: string[]) => Number(list.find((o) => o.startsWith("Deployment/mon "))?.split(" ")[2]);
       expect(generation(after)).toBe(generation(before) + 1);
-      const annotationsAfter = await template();
-      const changed = Object.keys(annotationsAfter).filter((k) => annotationsAfter[k] !== annotationsBefore[k]);
-      expect(changed.length).toBeGreaterThan(0);
-      expect(changed.every((k) => k.startsWith("checksum/"))).toBe(true);
+      expectOnlyChecksumsMoved(annotationsBefore, await template());
 
       // Your own configuration Secret: its data, read with lookup at install and upgrade, is in the checksum.
       const secret = (text: string) =>
@@ -184,10 +188,7 @@ describe("the Helm chart, with the real Helm", () => {
       const withOwn = await template();
       await secret("app:\n  clusterName: mine-2\n");
       expect((await helm(kube, ["upgrade", "mon", CHART, "-n", "mon-helm", "--reuse-values"])).status).toBe(0);
-      const afterEdit = await template();
-      const moved = Object.keys(afterEdit).filter((k) => afterEdit[k] !== withOwn[k]);
-      expect(moved.length).toBeGreaterThan(0);
-      expect(moved.every((k) => k.startsWith("checksum/"))).toBe(true);
+      expectOnlyChecksumsMoved(withOwn, await template());
 
       const uninstall = await helm(kube, ["uninstall", "mon", "-n", "mon-helm", "--wait"]);
       expect(uninstall.status).toBe(0);

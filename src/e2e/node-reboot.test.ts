@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { rebootedEvent } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, deploymentUnavailable, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
@@ -23,20 +24,7 @@ describe("a node reboot", () => {
       await c.clock.advance(60_000);
       await c.settle();
     }
-    const at = new Date(c.clock.now()).toISOString();
-    c.sim.apply({
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { namespace: "default", name: "n1.reboot" },
-      type: "Warning",
-      reason: "Rebooted",
-      message: "Node n1 has been rebooted, boot id: 4abeb0e1-0000-4000-8000-000000000001",
-      count: 1,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      involvedObject: { kind: "Node", name: "n1", apiVersion: "v1" },
-      source: { component: "kubelet", host: "n1" },
-    });
+    c.sim.apply(rebootedEvent("n1", c.clock.now(), "4abeb0e1-0000-4000-8000-000000000001"));
     for (let i = 0; i < 61; i++) {
       await c.clock.advance(60_000);
       await c.settle();

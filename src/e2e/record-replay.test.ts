@@ -6,7 +6,7 @@ import { record } from "../app/commands/record.ts";
 import { connectKube } from "../kube/connection.ts";
 import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
-import { readyNode } from "../sim/scenarios/builders.ts";
+import { readyNode, rebootedEvent } from "../sim/scenarios/builders.ts";
 import { startSimulator } from "../sim/simulator.ts";
 import { deployment, fate, NS } from "../sim/stories/story.ts";
 import { TIMELINES_DIR } from "../sim/timeline.ts";
@@ -119,19 +119,7 @@ describe("mon record and mon replay", () => {
       join(dir, "initial.json"),
       JSON.stringify(["worker-1", "worker-2"].map((n) => readyNode(n, Date.parse("2026-06-01T08:00:00Z")))),
     );
-    const reboot = {
-      kind: "Event",
-      apiVersion: "v1",
-      metadata: { name: "worker-1.reboot", namespace: "default", uid: "ev-reboot", creationTimestamp: at },
-      type: "Warning",
-      reason: "Rebooted",
-      message: "Node worker-1 has been rebooted, boot id: 4abeb0e1-0000-4000-8000-000000000002",
-      count: 1,
-      firstTimestamp: at,
-      lastTimestamp: at,
-      involvedObject: { kind: "Node", name: "worker-1", apiVersion: "v1" },
-      source: { component: "kubelet", host: "worker-1" },
-    };
+    const reboot = rebootedEvent("worker-1", Date.parse(at), "4abeb0e1-0000-4000-8000-000000000002");
     writeFileSync(join(dir, "events.jsonl"), `${JSON.stringify({ t: 60, type: "ADDED", object: reboot })}\n`);
     const { old } = configs(dir);
     const silenced = join(dir, "reboot.yaml");

@@ -6,7 +6,7 @@ import { redact } from "../redact/redact.ts";
 import { ackOf } from "./ack.ts";
 import type { LifecycleState } from "./lifecycle.ts";
 import { absorbRecoveryTraffic } from "./recovery.ts";
-import { type PreparedRules, suppressionOf } from "./suppress.ts";
+import { type PreparedRules, type Suppression, suppressionOf } from "./suppress.ts";
 
 /** What the hold stage reads: the Inventory, the pass's time (epoch ms), the state and the delivery rules. */
 export interface HoldContext {
@@ -36,11 +36,15 @@ export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
   const { inventory, rules, now } = ctx;
   const traffic = absorbRecoveryTraffic(drafts, ctx.state.incidents.values(), inventory);
   const marked = traffic.drafts.map((draft) => {
-    const held =
-      rules !== undefined &&
-      causesOf(draft.findings).every((f) => suppressionOf(f, inventory, rules, now) !== undefined);
+    // Each finding's suppression, decided once: it holds the draft, then takes silenced findings out of it.
+    const why = new Map<Finding, Suppression | undefined>();
+    const suppressed = (f: Finding) => {
+      if (!why.has(f)) why.set(f, rules ? suppressionOf(f, inventory, rules, now) : undefined);
+      return why.get(f);
+    };
+    const held = rules !== undefined && causesOf(draft.findings).every((f) => suppressed(f) !== undefined);
     // Told, it carries no silenced finding: what a silence matches never reaches a provider by another finding.
-    const d = held || rules === undefined ? draft : withoutSilenced(draft, inventory, rules, now);
+    const d = held || rules === undefined ? draft : withoutSilenced(draft, (f) => suppressed(f) === "silenced");
     const ack = rules?.acknowledge ? ackOf(d.root, d.findings, inventory, (text) => redact(text).text) : undefined;
     return held || ack ? { ...d, ...(held ? { held } : {}), ...(ack ? { ack } : {}) } : d;
   });
@@ -50,13 +54,8 @@ export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
 // --- internal ---
 
 /** `draft` without the findings a silence matches, named by its most explanatory finding left when its own was. */
-function withoutSilenced(
-  draft: IncidentDraft,
-  inventory: InventoryView,
-  rules: PreparedRules,
-  now: number,
-): IncidentDraft {
-  const kept = draft.findings.filter((f) => suppressionOf(f, inventory, rules, now) !== "silenced");
+function withoutSilenced(draft: IncidentDraft, silenced: (f: Finding) => boolean): IncidentDraft {
+  const kept = draft.findings.filter((f) => !silenced(f));
   if (kept.length === draft.findings.length || kept.length === 0) return draft;
   const named = kept.some((f) => f.reason === draft.rootReason);
   const rootReason = named

@@ -1,9 +1,8 @@
 import type { Decision } from "../model/decision.ts";
 import type { Message } from "../model/message.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
-import type { StatusMark } from "../model/severity.ts";
 import { redact } from "../redact/redact.ts";
-import { STATUS_EMOJI } from "./render.ts";
+import { markOf, STATUS_EMOJI } from "./render.ts";
 
 /**
  * A decision told in its plain form (issue 41, item 6): when rendering it threw (an odd object behind it), the
@@ -14,14 +13,7 @@ import { STATUS_EMOJI } from "./render.ts";
 export function plainDecision(decision: Decision, cluster: string, stage: string, error: string): Message {
   const incident = decision.incident;
   const action = decision.action;
-  const mark: StatusMark =
-    action === "resolve"
-      ? "resolved"
-      : incident.mode === "page"
-        ? "page"
-        : incident.mode === "digest"
-          ? "low"
-          : "notify";
+  const mark = markOf(action, incident.mode);
   const emoji = STATUS_EMOJI[mark];
   const what = `${action === "resolve" ? "Resolved: " : action === "update" ? "Update: " : ""}${label(incident.root)}: ${String(incident.rootReason)}`;
   const where = cluster ? ` [${cluster}]` : "";

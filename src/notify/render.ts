@@ -65,14 +65,7 @@ function render(
   nextSteps: readonly string[],
 ): Message {
   const incident = decision.incident;
-  const mark: StatusMark =
-    action === "resolve" || action === "opened_resolved"
-      ? "resolved"
-      : incident.mode === "page"
-        ? "page"
-        : incident.mode === "digest"
-          ? "low"
-          : "notify";
+  const mark = markOf(action, incident.mode);
   const emoji = STATUS_EMOJI[mark];
   const clean = cleaner(counter, ipOwner);
   const findings = messageFindings(incident.findings, clean);
@@ -151,6 +144,12 @@ function render(
     ...(impact ? { impact } : {}),
     at: decision.at,
   };
+}
+
+/** The status mark of a message (spec 3.2): resolved for a resolve, else the incident's delivery mode's. */
+export function markOf(action: Message["action"], mode: Incident["mode"]): StatusMark {
+  if (action === "resolve" || action === "opened_resolved") return "resolved";
+  return mode === "page" ? "page" : mode === "digest" ? "low" : "notify";
 }
 
 /** How many `[redacted…]` markers `text` shows: the values removed from it. */

@@ -29,6 +29,32 @@ export function readyNode(name: string, at: number): KubeObject {
   };
 }
 
+/**
+ * The Warning Event the kubelet records when it finds its node's boot id changed (pkg/kubelet/nodestatus: reason
+ * `Rebooted`, in namespace default). `at` is epoch ms; `bootId` the new boot id.
+ */
+export function rebootedEvent(node: string, at: number, bootId: string): KubeObject {
+  const time = new Date(at).toISOString();
+  return {
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: {
+      namespace: "default",
+      name: `${node}.reboot`,
+      uid: `reboot-${node}-${bootId}`,
+      creationTimestamp: time,
+    },
+    type: "Warning",
+    reason: "Rebooted",
+    message: `Node ${node} has been rebooted, boot id: ${bootId}`,
+    count: 1,
+    firstTimestamp: time,
+    lastTimestamp: time,
+    involvedObject: { kind: "Node", name: node, apiVersion: "v1" },
+    source: { component: "kubelet", host: node },
+  };
+}
+
 /** The Ready condition as the kubelet (True/False) or the node lifecycle controller (Unknown) writes it. */
 export function nodeReady(status: "True" | "False" | "Unknown", at: number): KubeObject {
   const iso = new Date(at).toISOString().replace(/\.\d+Z$/, "Z");
