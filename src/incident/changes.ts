@@ -152,16 +152,11 @@ function refOf(o: ObjectLike): ObjectRef {
   };
 }
 
-interface ManagedEntry {
-  readonly manager?: string;
-  readonly operation?: string;
-  readonly subresource?: string;
-  readonly time?: string;
-}
+type ManagedEntry = NonNullable<ObjectLike["metadata"]["managedFields"]>[number];
 
 /** The last write of an object's spec (managedFields' latest entry outside the status), or its creation. */
 function specWriteOf(o: ObjectLike): Change | undefined {
-  const entries = (o.metadata.managedFields ?? []) as readonly ManagedEntry[];
+  const entries = o.metadata.managedFields ?? [];
   let latest: ManagedEntry | undefined;
   for (const e of entries)
     if (!e.subresource && e.time && (!latest || String(e.time) > String(latest.time))) latest = e;

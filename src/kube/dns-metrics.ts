@@ -1,4 +1,4 @@
-import type { KubeObject } from "../model/inventory.ts";
+import type { Pod } from "../model/kube.ts";
 import { readCounters } from "./prometheus-text.ts";
 
 /** The CoreDNS metrics port (spec 4.3). */
@@ -28,7 +28,7 @@ export function dnsCounters(text: string): DnsCounters {
 }
 
 /** The running cluster DNS pods (`k8s-app=kube-dns` in kube-system) with a pod IP. */
-export function dnsPods(pods: readonly KubeObject[]): KubeObject[] {
+export function dnsPods(pods: readonly Pod[]): Pod[] {
   return pods.filter(
     (p) =>
       p.metadata?.namespace === "kube-system" &&
@@ -43,14 +43,14 @@ export function dnsPods(pods: readonly KubeObject[]): KubeObject[] {
  * `timeoutMs`. Returns the counters by pod uid; a pod that does not answer is left out. Never throws.
  */
 export async function readDnsCounters(
-  pods: readonly KubeObject[],
+  pods: readonly Pod[],
   options: { port?: number; timeoutMs?: number } = {},
 ): Promise<Map<string, DnsCounters>> {
   const out = new Map<string, DnsCounters>();
   await Promise.all(
     dnsPods(pods).map(async (p) => {
       try {
-        const ip = String(p.status.podIP);
+        const ip = String(p.status?.podIP);
         const host = ip.includes(":") ? `[${ip}]` : ip;
         const response = await fetch(`http://${host}:${options.port ?? DNS_METRICS_PORT}/metrics`, {
           signal: AbortSignal.timeout(options.timeoutMs ?? 2_000),

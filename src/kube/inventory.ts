@@ -1,7 +1,8 @@
 import { cronJobOfRunName } from "../model/cronjob-run.ts";
 import type { InventoryChange, InventoryView, KubeObject } from "../model/inventory.ts";
-import type { Event, Kinds, ObjectLike, Pod } from "../model/kube.ts";
+import type { Event, Kinds, Node, ObjectLike, Pod, Service } from "../model/kube.ts";
 import { admit, type UnreadableReason } from "./admit.ts";
+import { project } from "./project.ts";
 
 /**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
@@ -22,6 +23,12 @@ export class Inventory implements InventoryView {
   private readonly watched = new Set<string>();
   private readonly unreadable = new Map<string, UnreadableReason>();
   private readonly listeners = new Set<(change: InventoryChange) => void>();
+
+  /**
+   * `whole: true` keeps objects as served instead of projecting them to their kind's declared shape: only the
+   * test that proves the projection changes no finding, message or explain answer uses it (issue 42).
+   */
+  constructor(private readonly options: { readonly whole?: boolean } = {}) {}
 
   /**
    * Calls `listener` with every later change, synchronously as it is applied; returns the unsubscribe.
@@ -79,7 +86,7 @@ export class Inventory implements InventoryView {
       if (kept?.metadata?.resourceVersion === rv && kept.metadata.uid === raw.metadata?.uid) return name;
     }
     if (type !== "DELETED") {
-      const admitted = admit(raw);
+      const admitted = admit(this.options.whole ? raw : project(kind, raw));
       // Unreadable means nameless: there is no earlier version of it to remove.
       if ("unreadable" in admitted) {
         this.unreadable.set(name, admitted.unreadable);
@@ -249,31 +256,30 @@ function keyOf(o: unknown): string {
   return `${typeof m?.namespace === "string" ? m.namespace : ""}/${typeof m?.name === "string" ? m.name : ""}`;
 }
 
+// Typed by kind (model/kube.ts), so the indexes read only what each kind's declared projection keeps.
 function addressesOf(kind: string, o: KubeObject): string[] {
-  if (kind === "Service") return [...new Set(serviceIps(o))];
-  if (kind === "Pod") return [...new Set(podIps(o))];
-  if (kind === "Node") return [...new Set(nodeIps(o))];
+  if (kind === "Service") return [...new Set(serviceIps(o as Service))];
+  if (kind === "Pod") return [...new Set(podIps(o as Pod))];
+  if (kind === "Node") return [...new Set(nodeIps(o as Node))];
   return [];
 }
 
-function serviceIps(o: KubeObject): string[] {
+function serviceIps(o: Service): string[] {
   return [o.spec?.clusterIP, ...(o.spec?.clusterIPs ?? [])].filter(
     (ip): ip is string => typeof ip === "string" && ip !== "None",
   );
 }
 
-function podIps(o: KubeObject): string[] {
+function podIps(o: Pod): string[] {
   // Host-network pods share their node's address; the node owns it.
   if (o.spec?.hostNetwork) return [];
-  return [o.status?.podIP, ...((o.status?.podIPs ?? []) as { ip?: string }[]).map((p) => p.ip)].filter(
+  return [o.status?.podIP, ...(o.status?.podIPs ?? []).map((p) => p.ip)].filter(
     (ip): ip is string => typeof ip === "string",
   );
 }
 
-function nodeIps(o: KubeObject): string[] {
-  return ((o.status?.addresses ?? []) as { type?: string; address?: string }[])
-    .filter((a) => a.type === "InternalIP" && a.address)
-    .map((a) => a.address as string);
+function nodeIps(o: Node): string[] {
+  return (o.status?.addresses ?? []).filter((a) => a.type === "InternalIP" && a.address).map((a) => a.address);
 }
 
 function objectKey(object: KubeObject): string {

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../model/inventory.ts";
+import type { Node } from "../model/kube.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { KubeConnection } from "./connection.ts";
 
@@ -20,7 +20,7 @@ export interface StatsRound {
  */
 export async function readKubeletStats(options: {
   connection: KubeConnection;
-  nodes: readonly KubeObject[];
+  nodes: readonly Node[];
   insecureSkipVerify: boolean;
   concurrency?: number;
   timeoutMs?: number;
@@ -31,7 +31,7 @@ export async function readKubeletStats(options: {
   const summaries = new Map<string, unknown>();
   const failures = new Map<string, string>();
   const queue = [...options.nodes];
-  const readOne = async (node: KubeObject) => {
+  const readOne = async (node: Node) => {
     const name = String(node.metadata?.name ?? "");
     const url = kubeletUrl(node);
     if (!url) return void failures.set(name, "no InternalIP address");
@@ -58,10 +58,8 @@ export async function readKubeletStats(options: {
 }
 
 /** The Summary API URL of a node: its InternalIP (IPv6 in brackets) and kubelet port; undefined without an InternalIP. */
-export function kubeletUrl(node: KubeObject): string | undefined {
-  const address = (node.status?.addresses ?? []).find((a: { type?: string }) => a.type === "InternalIP")?.address as
-    | string
-    | undefined;
+export function kubeletUrl(node: Node): string | undefined {
+  const address = (node.status?.addresses ?? []).find((a) => a.type === "InternalIP")?.address;
   if (!address) return undefined;
   const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || KUBELET_PORT;
   return `https://${address.includes(":") ? `[${address}]` : address}:${port}/stats/summary`;

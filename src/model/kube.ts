@@ -1,12 +1,5 @@
 import type {
   CoreV1Event,
-  V1Container,
-  V1ContainerStatus,
-  V1ContainerStateTerminated,
-  V1ContainerStateWaiting,
-  V1Endpoint,
-  V1IngressBackend,
-  V1OwnerReference,
   V1ConfigMap,
   V1CronJob,
   V1DaemonSet,
@@ -31,6 +24,8 @@ import type {
   V1StorageClass,
   V1VolumeAttachment,
 } from "@kubernetes/client-node";
+import type { Projected } from "./projection.ts";
+import type { SHAPES } from "./shapes.ts";
 
 /**
  * A Kubernetes type as it arrives on the wire (JSON): client-node's generated types describe objects after its
@@ -55,31 +50,37 @@ export type Served<T extends { metadata?: V1ObjectMeta }> = Omit<Wire<T>, "metad
   readonly apiVersion?: string;
 };
 
-export type Pod = Served<V1Pod>;
-export type Node = Served<V1Node>;
-export type Service = Served<V1Service>;
-export type EndpointSlice = Served<V1EndpointSlice>;
-export type Deployment = Served<V1Deployment>;
-export type ReplicaSet = Served<V1ReplicaSet>;
-export type StatefulSet = Served<V1StatefulSet>;
-export type DaemonSet = Served<V1DaemonSet>;
-export type Job = Served<V1Job>;
-export type CronJob = Served<V1CronJob>;
-export type PersistentVolumeClaim = Served<V1PersistentVolumeClaim>;
-export type PersistentVolume = Served<V1PersistentVolume>;
-export type StorageClass = Served<V1StorageClass>;
-export type VolumeAttachment = Served<V1VolumeAttachment>;
-export type Event = Served<CoreV1Event>;
-export type Namespace = Served<V1Namespace>;
-export type NetworkPolicy = Served<V1NetworkPolicy>;
-export type Ingress = Served<V1Ingress>;
-export type Lease = Served<V1Lease>;
-export type ConfigMap = Served<V1ConfigMap>;
+export type Pod = Projected<Served<V1Pod>, (typeof SHAPES)["Pod"]>;
+export type Node = Projected<Served<V1Node>, (typeof SHAPES)["Node"]>;
+export type Service = Projected<Served<V1Service>, (typeof SHAPES)["Service"]>;
+export type EndpointSlice = Projected<Served<V1EndpointSlice>, (typeof SHAPES)["EndpointSlice"]>;
+export type Deployment = Projected<Served<V1Deployment>, (typeof SHAPES)["Deployment"]>;
+export type ReplicaSet = Projected<Served<V1ReplicaSet>, (typeof SHAPES)["ReplicaSet"]>;
+export type StatefulSet = Projected<Served<V1StatefulSet>, (typeof SHAPES)["StatefulSet"]>;
+export type DaemonSet = Projected<Served<V1DaemonSet>, (typeof SHAPES)["DaemonSet"]>;
+export type Job = Projected<Served<V1Job>, (typeof SHAPES)["Job"]>;
+export type CronJob = Projected<Served<V1CronJob>, (typeof SHAPES)["CronJob"]>;
+export type PersistentVolumeClaim = Projected<
+  Served<V1PersistentVolumeClaim>,
+  (typeof SHAPES)["PersistentVolumeClaim"]
+>;
+export type PersistentVolume = Projected<Served<V1PersistentVolume>, (typeof SHAPES)["PersistentVolume"]>;
+export type StorageClass = Projected<Served<V1StorageClass>, (typeof SHAPES)["StorageClass"]>;
+export type VolumeAttachment = Projected<Served<V1VolumeAttachment>, (typeof SHAPES)["VolumeAttachment"]>;
+export type Event = Projected<Served<CoreV1Event>, (typeof SHAPES)["Event"]>;
+export type Namespace = Projected<Served<V1Namespace>, (typeof SHAPES)["Namespace"]>;
+export type NetworkPolicy = Projected<Served<V1NetworkPolicy>, (typeof SHAPES)["NetworkPolicy"]>;
+export type Ingress = Projected<Served<V1Ingress>, (typeof SHAPES)["Ingress"]>;
+export type Lease = Projected<Served<V1Lease>, (typeof SHAPES)["Lease"]>;
+export type ConfigMap = Projected<Served<V1ConfigMap>, (typeof SHAPES)["ConfigMap"]>;
 /**
  * A Secret as mon caches it: every value replaced by its SHA-256 (kube/object-filter.ts) and, for a `tls.crt`,
  * the public facts of its certificate (`notAfter` RFC 3339, subject, DNS names).
  */
-export type Secret = Served<V1Secret> & {
+export type Secret = Projected<CachedSecret, (typeof SHAPES)["Secret"]>;
+
+/** A Secret as the door receives it (kube/object-filter.ts `hashSecretValues`): values hashed, certificate facts added. */
+export type CachedSecret = Served<V1Secret> & {
   readonly tlsCertificate?: {
     readonly notAfter: string;
     readonly subject: string;
@@ -96,8 +97,8 @@ export interface Certificate extends ObjectLike {
     readonly conditions?: readonly Condition[];
   };
 }
-export type ServiceAccount = Served<V1ServiceAccount>;
-export type PodDisruptionBudget = Served<V1PodDisruptionBudget>;
+export type ServiceAccount = Projected<Served<V1ServiceAccount>, (typeof SHAPES)["ServiceAccount"]>;
+export type PodDisruptionBudget = Projected<Served<V1PodDisruptionBudget>, (typeof SHAPES)["PodDisruptionBudget"]>;
 
 /**
  * A Gateway API route (gateway.networking.k8s.io: HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute), in the
@@ -152,14 +153,17 @@ export interface Kinds {
   UDPRoute: GatewayRoute;
 }
 
-/** Elements of the kinds above, as served. */
-export type Container = Wire<V1Container>;
-export type ContainerStatus = Wire<V1ContainerStatus>;
-export type TerminatedState = Wire<V1ContainerStateTerminated>;
-export type WaitingState = Wire<V1ContainerStateWaiting>;
-export type OwnerReference = Wire<V1OwnerReference>;
-export type Endpoint = Wire<V1Endpoint>;
-export type IngressBackend = Wire<V1IngressBackend>;
+/** Elements of the kinds above, as kept (their kind's declared projection, model/shapes.ts). */
+type Item<T> = NonNullable<T> extends readonly (infer U)[] ? U : never;
+type PodSpec = NonNullable<Pod["spec"]>;
+type PodStatus = NonNullable<Pod["status"]>;
+export type Container = Item<PodSpec["containers"]>;
+export type ContainerStatus = Item<PodStatus["containerStatuses"]>;
+export type TerminatedState = NonNullable<NonNullable<ContainerStatus["state"]>["terminated"]>;
+export type WaitingState = NonNullable<NonNullable<ContainerStatus["state"]>["waiting"]>;
+export type OwnerReference = Item<Pod["metadata"]["ownerReferences"]>;
+export type Endpoint = Item<EndpointSlice["endpoints"]>;
+export type IngressBackend = NonNullable<NonNullable<Ingress["spec"]>["defaultBackend"]>;
 
 /** A status condition, of any kind (the fields every Kubernetes condition has). */
 export interface Condition {

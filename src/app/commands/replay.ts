@@ -45,12 +45,17 @@ export interface Replayed {
  * event at its time, the real pass loop (250 ms batches, wake-ups for holds, reminders and the digest), the
  * rules of `loaded` in `edition`, and its router — so every message lands with the providers it would have gone
  * to. Nothing is sent: providers are built (credentials are read) but never called; container logs are not
- * read. Resolves once REPLAY_AFTER_SECONDS after the last event have passed.
+ * read. Resolves once REPLAY_AFTER_SECONDS after the last event have passed. `inventory` is a fresh one by default
+ * (a test passes one that keeps whole objects, to compare with the projection).
  */
-export async function replay(timeline: Timeline, loaded: LoadedConfig, edition: Edition): Promise<Replayed> {
+export async function replay(
+  timeline: Timeline,
+  loaded: LoadedConfig,
+  edition: Edition,
+  inventory = new Inventory(),
+): Promise<Replayed> {
   const config = loaded.config;
   const clock = createFakeClock(timeline.startMs);
-  const inventory = new Inventory();
   // The Inventory's door admits each object (kube/admit.ts): a recording's odd object is set aside there.
   const apply = (type: "ADDED" | "MODIFIED" | "DELETED", raw: KubeObject) => {
     if (typeof raw?.kind === "string") inventory.apply(raw.kind, type, trimManagedFields(structuredClone(raw)));
