@@ -1,3 +1,4 @@
+import { LAST_APPLIED } from "../../kube/project.ts";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeConnection } from "../../kube/connection.ts";
@@ -9,7 +10,6 @@ import type { Cancel, Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 
 /** The annotation kubectl keeps the whole applied manifest in: large, and it can carry what a Secret would. */
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 const RECORDED = new Set(KNOWN_KINDS.filter((k) => !k.sensitive).map((k) => k.kind));
 
 /** How a recording ended: its length ran out, its size did, or it was stopped. */
