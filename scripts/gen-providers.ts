@@ -7,12 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  catalogProviders,
-  debugProviders,
-  providerCatalogTsv,
-  providerDoc,
-} from "../src/app/commands/provider-catalog.ts";
+import { catalogProviders, debugProviders, providerCatalogTsv, providerDoc } from "../src/providers/_kit/catalog.ts";
 import { runGenerator } from "./generated-file.ts";
 
 const root = join(import.meta.dirname, "..");

@@ -170,4 +170,15 @@ describe("architecture", () => {
   test("no computed imports (they fail inside the compiled binary)", () => {
     expect(sources.filter((s) => /import\(\s*`/.test(s.text)).map((s) => s.path)).toEqual([]);
   });
+
+  test("installing lives in install/: the CLI's install command only parses flags (issue 43)", () => {
+    const cli = sources.find((s) => s.path === "cli/commands/install.ts")!;
+    expect(cli.imports).toEqual(["citty", "../../install/command.ts"]);
+    // Nothing of the installer is anywhere else: no other layer holds an install or uninstall flow.
+    const elsewhere = sources
+      .filter((s) => s.layer !== "install" && /\b(runInstall|runUninstall|readInstalled)\(/.test(s.text))
+      .filter((s) => !s.path.endsWith(".test.ts") && s.layer !== "testing")
+      .map((s) => s.path);
+    expect(elsewhere).toEqual([]);
+  });
 });

@@ -6,7 +6,7 @@
  * docs/performance.md.
  */
 import { join } from "node:path";
-import { CONFIG_DOMAIN } from "../../src/app/commands/config-domain.ts";
+import { CONFIG_DOMAIN } from "../../src/config-domain.ts";
 import { replay } from "../../src/app/commands/replay.ts";
 import { parseConfig } from "../../src/config/load.ts";
 import { loadTimeline, TIMELINES_DIR, type Timeline } from "../../src/sim/timeline.ts";

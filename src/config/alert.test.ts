@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CONFIG_DOMAIN } from "../app/commands/config-domain.ts";
+import { CONFIG_DOMAIN } from "../config-domain.ts";
 import { checkAlert, inlineCredential } from "./alert.ts";
 import type { ConfigProblem } from "./errors.ts";
 

@@ -27,7 +27,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /**
  * What the configuration is checked against besides its own schema: each provider's option schema (owned by
  * the provider, STYLE.md rule 2) and the catalogue's reason names. The composition root passes the product's
- * (app/commands/config-domain.ts); config/ imports no stage.
+ * (config-domain.ts); config/ imports no stage.
  */
 export interface ConfigDomain {
   readonly providers: ProviderSchemas;

@@ -1,4 +1,4 @@
-import { CONFIG_DOMAIN } from "../app/commands/config-domain.ts";
+import { CONFIG_DOMAIN } from "../config-domain.ts";
 import * as load from "../config/load.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { stringify } from "yaml";
 import { parseConfig } from "../../config/load.ts";
-import { CONFIG_DOMAIN } from "./config-domain.ts";
+import { CONFIG_DOMAIN } from "../../config-domain.ts";
 import { connectKube } from "../../kube/connection.ts";
 import { createSystemClock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";

@@ -6,7 +6,7 @@ import type { ConfigProblem } from "../../config/errors.ts";
 import type { Outcome } from "../../model/dispatch.ts";
 import { communityNotes, createRouter } from "../../route/router.ts";
 import { createSilentLogger } from "../../runtime/logger.ts";
-import { CONFIG_DOMAIN } from "./config-domain.ts";
+import { CONFIG_DOMAIN } from "../../config-domain.ts";
 import { prepareProviders } from "../delivery/prepare.ts";
 
 /** What `mon lint` found (spec 4.4). `exitCode`: 0 clean or warnings only, 1 errors, 2 the file could not be read. */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseConfig } from "../../config/load.ts";
 import type { KubeConnection } from "../../kube/connection.ts";
-import { CONFIG_DOMAIN } from "../commands/config-domain.ts";
+import { CONFIG_DOMAIN } from "../../config-domain.ts";
 import { healthAddress } from "./serve.ts";
 
 /** Issue 29.12: where the health server listens, as a user of each way of running mon expects. */

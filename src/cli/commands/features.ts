@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { featureCatalog, featureCatalogTsv } from "../../config/catalog.ts";
-import { catalogProviders, debugProviders } from "../../app/commands/provider-catalog.ts";
+import { catalogProviders, debugProviders } from "../../providers/_kit/catalog.ts";
 
 /**
  * `mon features`: the feature catalog (feature id, dependencies, edition, description), then the alert

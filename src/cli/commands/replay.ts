@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { defineCommand } from "citty";
-import { CONFIG_DOMAIN } from "../../app/commands/config-domain.ts";
+import { CONFIG_DOMAIN } from "../../config-domain.ts";
 import { type Replayed, replay, replayDifference } from "../../app/commands/replay.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";

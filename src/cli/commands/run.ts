@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { type Daemon, startDaemon } from "../../app/daemon.ts";
 import { electorFor } from "../../app/replica/leadership.ts";
-import { CONFIG_DOMAIN } from "../../app/commands/config-domain.ts";
+import { CONFIG_DOMAIN } from "../../config-domain.ts";
 import { formatProblem } from "../../config/errors.ts";
 import { prepareStartup } from "../../app/delivery/prepare.ts";
 import { type LoadedConfig, loadConfig } from "../../config/load.ts";

@@ -1,5 +1,5 @@
-import type { ProviderDefinition } from "../../providers/_kit/define.ts";
-import { PROVIDERS } from "../../providers/_registry.gen.ts";
+import type { ProviderDefinition } from "./define.ts";
+import { PROVIDERS } from "../_registry.gen.ts";
 
 /** One option of a provider as the guided setup shows it (deploy/provider-catalog.tsv). */
 export interface ProviderField {

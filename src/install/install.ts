@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { featureCatalogTsv } from "../../config/catalog.ts";
-import type { ConfigProblem } from "../../config/errors.ts";
-import { checkConfig } from "../../config/load.ts";
-import { COMPONENTS } from "../../deploy/base.gen.ts";
-import type { RbacMode } from "../../deploy/rbac.ts";
+import { featureCatalogTsv } from "../config/catalog.ts";
+import type { ConfigProblem } from "../config/errors.ts";
+import { checkConfig } from "../config/load.ts";
+import { COMPONENTS } from "../deploy/base.gen.ts";
+import type { RbacMode } from "../deploy/rbac.ts";
 import {
   type Applied,
   applyObjects,
@@ -14,14 +14,9 @@ import {
   deleteObject,
   describeObject,
   readObject,
-} from "../../install/apply.ts";
-import {
-  type CatalogFeature,
-  type CatalogProvider,
-  parseFeatureCatalog,
-  parseProviderCatalog,
-} from "../../install/catalog.ts";
-import { CONFIG_MOUNT, type ConfigEdits, editConfig, type StoredConfig } from "../../install/config-edit.ts";
+} from "./apply.ts";
+import { type CatalogFeature, type CatalogProvider, parseFeatureCatalog, parseProviderCatalog } from "./catalog.ts";
+import { CONFIG_MOUNT, type ConfigEdits, editConfig, type StoredConfig } from "./config-edit.ts";
 import {
   CATALOG_CONFIGMAP,
   CONFIG_HASH,
@@ -33,11 +28,11 @@ import {
   LICENSE_SECRET,
   licenseHash,
   SECRETS_ROLE,
-} from "../../install/plan.ts";
-import type { KubeConnection } from "../../kube/connection.ts";
-import { VERSION } from "../../version.ts";
-import { CONFIG_DOMAIN } from "./config-domain.ts";
-import { providerCatalogTsv } from "./provider-catalog.ts";
+} from "./plan.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import { VERSION } from "../version.ts";
+import { CONFIG_DOMAIN } from "../config-domain.ts";
+import { providerCatalogTsv } from "../providers/_kit/catalog.ts";
 
 /** What the installation looks like now (the defaults of `mon install`'s questions). */
 export interface Installed {

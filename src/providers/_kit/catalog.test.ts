@@ -2,13 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { withGenerated } from "../../../scripts/gen-providers.ts";
-import {
-  catalogProviders,
-  debugProviders,
-  providerCatalogTsv,
-  providerDoc,
-  providerFields,
-} from "./provider-catalog.ts";
+import { catalogProviders, debugProviders, providerCatalogTsv, providerDoc, providerFields } from "./catalog.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 

@@ -1,13 +1,13 @@
-import { clusterUuid } from "../../kube/cluster-uuid.ts";
-import type { KubeConnection } from "../../kube/connection.ts";
-import { deleteObject, describeObject, type ObjectName, readObject } from "../../install/apply.ts";
-import { installObjects, LICENSE_SECRET } from "../../install/plan.ts";
-import { createLicenseClient } from "../../license/client.ts";
-import { INSTANCE_SECRET, instanceSecretStore } from "../../license/instance-secret.ts";
-import { trustedKeys } from "../../license/keys.ts";
-import type { HttpClient } from "../../outbound/client.ts";
-import { endpointsFrom } from "../../outbound/endpoints.ts";
-import { VERSION } from "../../version.ts";
+import { clusterUuid } from "../kube/cluster-uuid.ts";
+import type { KubeConnection } from "../kube/connection.ts";
+import { deleteObject, describeObject, type ObjectName, readObject } from "./apply.ts";
+import { installObjects, LICENSE_SECRET } from "./plan.ts";
+import { createLicenseClient } from "../license/client.ts";
+import { INSTANCE_SECRET, instanceSecretStore } from "../license/instance-secret.ts";
+import { trustedKeys } from "../license/keys.ts";
+import type { HttpClient } from "../outbound/client.ts";
+import { endpointsFrom } from "../outbound/endpoints.ts";
+import { VERSION } from "../version.ts";
 import { readInstalled, releaseCatalogs } from "./install.ts";
 
 /** What `mon install --uninstall` did to the license binding. */
