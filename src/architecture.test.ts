@@ -9,7 +9,7 @@ import { join, relative } from "node:path";
  */
 const SRC = import.meta.dirname;
 const STAGES = ["kube", "probe", "detect", "correlate", "incident", "notify", "route", "deliver", "providers"];
-const PURE = ["detect", "correlate", "incident", "notify", "redact"];
+const PURE = ["detect", "correlate", "incident", "notify", "redact", "page"];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

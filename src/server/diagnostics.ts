@@ -21,7 +21,14 @@ export interface DiagnosticsSource {
   deleteDeadLetter(id: string): boolean;
   /** Sends a test alert through the named providers (all kept ones when empty) and reports each outcome. */
   testAlert(providers: readonly string[]): Promise<readonly TestAlertResult[]>;
+  /** The incidents page (HTML, issue 44), its resolved list narrowed by `query` (`q`, `namespace`, `reason`). */
+  incidentsPage(query: Readonly<Record<string, string>>): string;
+  /** One incident's page (HTML); undefined when the page knows no such incident. */
+  incidentPage(id: string): string | undefined;
 }
+
+/** The cookie a browser keeps the diagnostics token in, once given on the login form (issue 44). */
+export const TOKEN_COOKIE = "mon_diagnostics";
 
 /**
  * The protected diagnostics endpoints (spec 4.1; docs/health.md "Diagnostics"), added to the health server
@@ -30,33 +37,64 @@ export interface DiagnosticsSource {
  * `POST /deadletters/:id/retry`, `DELETE /deadletters/:id`, `POST /test-alert` (JSON body
  * `{"providers": [...]}`, optional). Every request needs `Authorization: Bearer <token>`, compared in
  * constant time (401 otherwise). `source()` is undefined on a standby: 503 `not_leading`.
+ *
+ * A browser (a request that accepts `text/html`) gets `/incidents` and `/incidents/<id>` as HTML pages (issue 44).
+ * It cannot send a bearer header: without one it gets a login form whose token (`?token=`) is checked, kept in
+ * an HttpOnly, SameSite=Strict cookie and taken out of the address at once (303 to the same page).
  */
 export function addDiagnostics(app: H3, token: string, source: () => DiagnosticsSource | undefined): void {
   const wanted = digest(token);
+  // Digests have one length, so the comparison takes the same time whatever was sent.
+  const valid = (given: string | undefined) => Boolean(given) && timingSafeEqual(digest(given!), wanted);
   const guard =
     (handler: (d: DiagnosticsSource, event: H3Event) => Response | Promise<Response>) =>
     async (event: H3Event): Promise<Response> => {
       const given = /^Bearer (.+)$/.exec(event.req.headers.get("authorization") ?? "")?.[1];
-      // Digests have one length, so the comparison takes the same time whatever was sent.
-      if (!given || !timingSafeEqual(digest(given), wanted))
-        return json(401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="mon"' });
+      if (!valid(given)) return json(401, { error: "unauthorized" }, { "www-authenticate": 'Bearer realm="mon"' });
       const d = source();
       if (!d) return json(503, { error: "not_leading" });
       return handler(d, event);
     };
+  // The pages: the bearer header, else the cookie, else the login form; `?token=` sets the cookie.
+  const browser =
+    (handler: (d: DiagnosticsSource, url: URL) => Response) =>
+    async (event: H3Event): Promise<Response> => {
+      const url = new URL(event.req.url);
+      const offered = url.searchParams.get("token");
+      if (offered !== null) {
+        if (!valid(offered)) return loginPage(url.pathname, true);
+        url.searchParams.delete("token");
+        return new Response(null, {
+          status: 303,
+          headers: {
+            location: `${url.pathname}${url.search}`,
+            "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200`,
+          },
+        });
+      }
+      const bearer = /^Bearer (.+)$/.exec(event.req.headers.get("authorization") ?? "")?.[1];
+      if (!valid(bearer) && !valid(cookie(event, TOKEN_COOKIE))) return loginPage(url.pathname, false);
+      const d = source();
+      if (!d)
+        return html(503, "<!doctype html><title>mon</title><p>This mon is a standby: open the leader's page.</p>");
+      return handler(d, url);
+    };
+  const wantsHtml = (event: H3Event) => (event.req.headers.get("accept") ?? "").includes("text/html");
+  const incidentsJson = guard((d) => json(200, d.incidents()));
+  const incidentsHtml = browser((d, url) => html(200, d.incidentsPage(Object.fromEntries(url.searchParams))));
+  const incidentJson = guard((d, event) => {
+    const found = d.incident(incidentId(event));
+    return found === undefined ? json(404, { error: "unknown_incident" }) : json(200, found);
+  });
+  const incidentHtml = browser((d, url) => {
+    const page = d.incidentPage(decodeURIComponent(url.pathname.slice("/incidents/".length)));
+    return page === undefined
+      ? html(404, `<!doctype html><title>mon</title><p>No such incident. <a href="/incidents">All incidents</a></p>`)
+      : html(200, page);
+  });
   app
-    .get(
-      "/incidents",
-      guard((d) => json(200, d.incidents())),
-    )
-    .get(
-      "/incidents/**",
-      guard((d, event) => {
-        const id = decodeURIComponent(new URL(event.req.url).pathname.slice("/incidents/".length));
-        const found = d.incident(id);
-        return found === undefined ? json(404, { error: "unknown_incident" }) : json(200, found);
-      }),
-    )
+    .get("/incidents", (event) => (wantsHtml(event) ? incidentsHtml(event) : incidentsJson(event)))
+    .get("/incidents/**", (event) => (wantsHtml(event) ? incidentHtml(event) : incidentJson(event)))
     .get(
       "/explain/**",
       guard((d, event) =>
@@ -100,6 +138,41 @@ export function addDiagnostics(app: H3, token: string, source: () => Diagnostics
 }
 
 // --- internal ---
+
+function incidentId(event: H3Event): string {
+  return decodeURIComponent(new URL(event.req.url).pathname.slice("/incidents/".length));
+}
+
+function cookie(event: H3Event, name: string): string | undefined {
+  for (const part of (event.req.headers.get("cookie") ?? "").split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
+  }
+  return undefined;
+}
+
+function html(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      // Nothing from elsewhere, no script: the page is HTML and inline styles only.
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      ...headers,
+    },
+  });
+}
+
+/** The form a browser gives the diagnostics token in (401): a GET to the same page with `?token=`. */
+function loginPage(path: string, refused: boolean): Response {
+  const action = path.replace(/[^A-Za-z0-9/_.%~-]/g, encodeURIComponent);
+  return html(
+    401,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mon · sign in</title></head><body style="font:14px system-ui;margin:24px"><h1>mon</h1>${refused ? "<p>That token is not the diagnostics token.</p>" : ""}<form method="get" action="${action}"><label>Diagnostics token (healthCheck.diagnostics.token) <input type="password" name="token" autofocus></label> <button type="submit">Open</button></form></body></html>`,
+  );
+}
 
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();

@@ -10,6 +10,8 @@ import { createFakeClock } from "../../runtime/clock.ts";
 import { createSilentLogger } from "../../runtime/logger.ts";
 import type { Timeline } from "../../sim/timeline.ts";
 import { Traces } from "../delivery/traces.ts";
+import { TellHistory } from "../../page/history.ts";
+import { renderIncidentsPage } from "../../page/html.ts";
 import { prepareStartup } from "../delivery/prepare.ts";
 import { createPassLoop } from "../pass/loop.ts";
 import { rulesFor, silenceSources } from "../pass/rules.ts";
@@ -37,6 +39,10 @@ export interface TranscriptLine {
 export interface Replayed {
   readonly lines: readonly TranscriptLine[];
   readonly traces: Traces;
+  /** The incidents as their messages told them, for the incidents page (`mon replay --html`, issue 44). */
+  readonly history: TellHistory;
+  /** Epoch ms on the replay's clock when it ended: the page's "now". */
+  readonly endMs: number;
 }
 
 /**
@@ -71,6 +77,7 @@ export async function replay(
   const rules = rulesFor(config, edition, router.inactive, silenceSources(loaded));
   const lines: TranscriptLine[] = [];
   const traces = new Traces();
+  const history = new TellHistory();
   const loop = createPassLoop({
     clock,
     inventory,
@@ -81,8 +88,10 @@ export async function replay(
     usage: () => ({}),
     onResult(result, now) {
       if (result.traces) traces.pass(result.traces, now);
-      for (const { message, openedResolved } of result.messages)
-        for (const job of router.route(message, now, openedResolved))
+      for (const { message, openedResolved } of result.messages) {
+        const jobs = router.route(message, now, openedResolved);
+        history.sent(message, jobs, now);
+        for (const job of jobs)
           lines.push({
             t: Math.round((now - timeline.startMs) / 100) / 10,
             provider: job.provider,
@@ -92,6 +101,7 @@ export async function replay(
             text: job.message.text,
             ...(job.message.covers?.length ? { covers: job.message.covers } : {}),
           });
+      }
     },
     onLag: () => {},
     nextWakeAt: () => undefined,
@@ -107,7 +117,7 @@ export async function replay(
   await clock.advance(REPLAY_AFTER_SECONDS * 1000);
   loop.stop();
   for (const p of prepared.providers) p.provider.close?.();
-  return { lines, traces };
+  return { lines, traces, history, endMs: clock.now() };
 }
 
 /**
@@ -165,4 +175,19 @@ export function replayDifference(a: { name: string; run: Replayed }, b: { name: 
     if (x !== y) out.push(`${p}: ${x} message${x === 1 ? "" : "s"} with ${a.name}, ${y} with ${b.name}`);
   }
   return out.length ? out : [`${a.name} and ${b.name} tell the same messages to the same providers`];
+}
+
+/**
+ * The incidents page of a replay (issue 44, `mon replay --html`): one self-contained HTML file — the list, the
+ * timeline of the replay's last 6 hours and every incident's page with its explain trace — at the replay's end.
+ */
+export function replayPage(timeline: Timeline, config: string, run: Replayed): string {
+  return renderIncidentsPage({
+    cluster: timeline.name,
+    now: run.endMs,
+    stories: run.history.list(run.endMs),
+    blind: run.history.blindPeriods(),
+    source: `mon replay of ${timeline.name} with ${config}`,
+    inline: { traces: (id) => run.traces.ofIncident(id) },
+  });
 }

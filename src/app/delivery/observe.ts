@@ -11,6 +11,7 @@ import type { Logger } from "../../runtime/logger.ts";
 import { redact } from "../../redact/redact.ts";
 import type { PassResult } from "../pass/pipeline.ts";
 import { Traces } from "./traces.ts";
+import { TellHistory } from "../../page/history.ts";
 
 /**
  * The one place where what the stages report becomes metrics, health and log lines (spec 4.2, 7.3): the
@@ -24,6 +25,8 @@ export interface Observers {
   pass(result: PassResult): void;
   /** What mon did with each object (`mon explain`): the passes' traces and the providers' answers. */
   readonly traces: Traces;
+  /** The incidents as their messages told them, for the incidents page (issue 44). */
+  readonly history: TellHistory;
   /** Why mon does not watch `kind` (its coverage reason, spec 2.6), undefined when it does. */
   unwatched(kind: string): string | undefined;
   /** Audit entries lost (Pro): counted, logged for the first loss and then once per thousand. */
@@ -49,6 +52,7 @@ export function createObservers(options: {
 }): Observers {
   const { metrics, health, logger, config, router } = options;
   const traces = new Traces();
+  const history = new TellHistory();
   const trace = (job: Dispatch, step: "delivered" | "failed" | "decided", text: string) =>
     traces.delivery(job.message.incidentId, step, `${text} (${job.message.action} ${job.message.id})`, options.now());
   if (config.app.insecureSkipTLSVerify) {
@@ -202,6 +206,7 @@ export function createObservers(options: {
       );
     },
     traces,
+    history,
     unwatched(kind) {
       // Coverage names kinds by `group/resource` (`secrets`, `apps/deployments`).
       const known = KNOWN_KINDS.find((k) => k.kind === kind);

@@ -6,6 +6,7 @@ import { scrubMessage } from "../../notify/scrub.ts";
 import { renderOverflowDigest } from "../../notify/summary.ts";
 import type { Router } from "../../route/router.ts";
 import type { Logger } from "../../runtime/logger.ts";
+import type { TellHistory } from "../../page/history.ts";
 
 /** Messages on their way out: scrubbed, routed, handed to delivery, in the order they were decided. */
 export interface Outgoing {
@@ -31,6 +32,8 @@ export function createOutgoing(options: {
   cluster: string;
   /** Rewrites a job before delivery (the `templates` of plain-text providers, Pro); identity by default. */
   templated?: (job: Dispatch) => Dispatch;
+  /** Remembers what went out, as it went out, for the incidents page (issue 44). */
+  history?: Pick<TellHistory, "sent">;
 }): Outgoing {
   const { router, delivery, metrics, logger } = options;
   let chain: Promise<void> = Promise.resolve();
@@ -54,6 +57,7 @@ export function createOutgoing(options: {
               : message.action;
           logger.info(`${what} ${message.incidentId} (${message.tier}${message.mode === "page" ? ", paging" : ""})`);
           const jobs = router.route(clean.message, now, combined?.message);
+          options.history?.sent(clean.message, jobs, now);
           delivery.submit(options.templated ? jobs.map(options.templated) : jobs, now);
         }
         const overflow = await delivery.sendOverflow(now, async (o) => {
@@ -67,7 +71,9 @@ export function createOutgoing(options: {
       then(async () => {
         const clean = await scrubMessage(message);
         // Plain notices are not new conversations: the hourly budget does not count them.
-        for (const job of router.route(clean.message, now)) delivery.enqueue(job);
+        const jobs = router.route(clean.message, now);
+        options.history?.sent(clean.message, jobs, now);
+        for (const job of jobs) delivery.enqueue(job);
       });
     },
     settled: () => chain,

@@ -53,6 +53,7 @@ export async function openDeliverySide(
     metrics: options.metrics,
     logger,
     cluster: options.cluster,
+    history: observe.history,
     ...(templates.size
       ? { templated: (job: Dispatch) => (pro() ? templated(job, templates.get(job.provider)) : job) }
       : {}),

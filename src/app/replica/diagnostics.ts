@@ -12,6 +12,7 @@ import type { KeptIncident } from "../../incident/lifecycle.ts";
 import type { TraceEntry } from "../../model/trace.ts";
 import type { Observers } from "../delivery/observe.ts";
 import type { PassLoop } from "../pass/loop.ts";
+import { renderIncidentPage, renderIncidentsPage } from "../../page/html.ts";
 
 /** How long one provider may take to answer a test alert, ms. */
 const TEST_ALERT_TIMEOUT_MS = 20_000;
@@ -30,7 +31,7 @@ export function createDiagnostics(deps: {
   clock: Clock;
   cluster: string;
   /** The traces of `mon explain`. */
-  observe: Pick<Observers, "traces" | "unwatched">;
+  observe: Pick<Observers, "traces" | "unwatched" | "history">;
 }): DiagnosticsSource {
   const { clock } = deps;
   // The traces begin with this leadership term: they are kept in memory only.
@@ -49,7 +50,24 @@ export function createDiagnostics(deps: {
     acknowledged: Boolean(i.ack),
     findings: i.findings.map((f) => ({ reason: f.reason, object: refLabel(f.object), summary: f.summary })),
   });
+  const history = deps.observe.history;
   return {
+    incidentsPage(query) {
+      const now = clock.now();
+      return renderIncidentsPage({
+        cluster: deps.cluster,
+        now,
+        stories: history.list(now),
+        blind: history.blindPeriods(),
+        query: { q: query.q, namespace: query.namespace, reason: query.reason },
+        source: `told by this mon since it began leading at ${iso(tracedSince)}`,
+      });
+    },
+    incidentPage(id) {
+      const story = history.get(id);
+      if (!story) return undefined;
+      return renderIncidentPage(story, deps.observe.traces.ofIncident(id), { cluster: deps.cluster, now: clock.now() });
+    },
     incidents: () => [...deps.loop.state().incidents.values()].map(incidentView),
     incident(id) {
       const i = deps.loop.state().incidents.get(id);

@@ -1,7 +1,8 @@
+import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { defineCommand } from "citty";
 import { CONFIG_DOMAIN } from "../../config-domain.ts";
-import { type Replayed, replay, replayDifference } from "../../app/commands/replay.ts";
+import { type Replayed, replay, replayDifference, replayPage } from "../../app/commands/replay.ts";
 import { ConfigError } from "../../config/errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import { loadTimeline, type Timeline } from "../../sim/timeline.ts";
@@ -11,7 +12,9 @@ import { loadTimeline, type Timeline } from "../../sim/timeline.ts";
  * recorded timeline (`mon record`, or the recordings in src/sim/testdata) and prints the transcript each
  * provider would have received; with two configurations, the difference the second makes against the first
  * (what one tells and the other does not, and why; messages per provider). Nothing is sent. `--edition pro`
- * replays Pro's routes, maintenance and overrides (Community by default, as an unlicensed daemon).
+ * replays Pro's routes, maintenance and overrides (Community by default, as an unlicensed daemon). `--html FILE`
+ * also writes the incidents page of the first configuration's replay (issue 44): one file, no script, to look at
+ * or attach to a post-mortem.
  */
 export default defineCommand({
   meta: { name: "replay", description: "Replay a recorded timeline through mon and print what it would have told." },
@@ -20,6 +23,7 @@ export default defineCommand({
     config: { type: "string", description: "the configuration (twice: the new one, then the one to compare with)" },
     edition: { type: "string", description: "community or pro", default: "community" },
     format: { type: "string", description: "text or json", default: "text" },
+    html: { type: "string", description: "Also write the incidents page of the (first) replay to this file" },
   },
   async run({ args, rawArgs }) {
     const fail = (message: string) => {
@@ -48,6 +52,14 @@ export default defineCommand({
     }
     const [first, second] = runs;
     if (!first) return;
+    if (args.html) {
+      try {
+        writeFileSync(args.html, replayPage(timeline, first.name, first.run));
+      } catch (error) {
+        return fail(`${args.html}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      }
+      process.stderr.write(`mon replay: wrote the incidents page to ${args.html}\n`);
+    }
     if (args.format === "json") {
       process.stdout.write(
         `${JSON.stringify(

@@ -1,0 +1,180 @@
+import type { Action } from "../model/decision.ts";
+import type { Dispatch } from "../model/dispatch.ts";
+import type { Message } from "../model/message.ts";
+import { refLabel } from "../model/object-ref.ts";
+import type { Tier } from "../model/severity.ts";
+
+/** How long a resolved incident stays on the page after its resolve, ms: 24 hours (issue 44). */
+export const RESOLVED_KEPT_MS = 24 * 3_600_000;
+/** Most incidents remembered; the one told longest ago goes first. */
+export const MAX_STORIES = 12_000;
+/** Most messages remembered per incident (the first, the announcement, is always kept). */
+export const MAX_MESSAGES = 30;
+/** Most blind periods remembered. */
+const MAX_BLIND = 200;
+
+/** One message as it was sent: when (epoch ms), what, and to which providers. */
+export interface ToldMessage {
+  readonly at: number;
+  readonly action: Action | "digest";
+  readonly title: string;
+  readonly text: string;
+  readonly providers: readonly string[];
+}
+
+/** One what-changed event named by an incident's messages: when (epoch ms) and what, in one line. */
+export interface ChangeTick {
+  readonly at: number;
+  readonly text: string;
+}
+
+/**
+ * One incident as its messages told it (issue 44): its root, reason and tier as last told, when it was first
+ * told and resolved (epoch ms), its Changed: and Impact: lines, and its messages (at most MAX_MESSAGES).
+ */
+export interface IncidentStory {
+  readonly id: string;
+  readonly root: string;
+  readonly namespace?: string;
+  readonly reason: string;
+  readonly tier: Tier;
+  readonly emoji: string;
+  readonly title: string;
+  readonly firstAt: number;
+  readonly resolvedAt?: number;
+  readonly findings: number;
+  readonly objects: readonly string[];
+  readonly changed?: string;
+  readonly impact?: string;
+  readonly messages: readonly ToldMessage[];
+  readonly changes: readonly ChangeTick[];
+}
+
+/** A period mon could not see part of the cluster (its blind notices), epoch ms; `to` undefined while blind. */
+export interface BlindPeriod {
+  readonly id: string;
+  readonly from: number;
+  readonly to?: number;
+}
+
+/**
+ * What the page shows, remembered as the messages go out (issue 44): nothing else is stored, and nothing is
+ * persisted — a restart begins an empty page, as `mon explain`'s traces do. Bounded by MAX_STORIES incidents of
+ * at most MAX_MESSAGES messages, and resolved ones leave RESOLVED_KEPT_MS after their resolve. Pure: time is
+ * the caller's.
+ */
+export class TellHistory {
+  private readonly stories = new Map<string, IncidentStory>();
+  private readonly blinds = new Map<string, BlindPeriod>();
+
+  /**
+   * Records what went out at `now` (epoch ms): each distinct message of the routed `jobs` with the providers it
+   * went to (a combined opened-and-resolved message is its own), or `message` with none when no provider took it.
+   */
+  sent(message: Message, jobs: readonly Dispatch[], now: number): void {
+    const byMessage = new Map<string, { message: Message; providers: string[] }>();
+    for (const job of jobs) {
+      const seen = byMessage.get(job.message.id) ?? { message: job.message, providers: [] };
+      seen.providers.push(job.provider);
+      byMessage.set(job.message.id, seen);
+    }
+    if (byMessage.size === 0) this.told(message, [], now);
+    for (const { message: m, providers } of byMessage.values()) this.told(m, providers, now);
+  }
+
+  /** Records `message` sent at `now` (epoch ms) to `providers`. Plain notices other than blind ones are not kept. */
+  told(message: Message, providers: readonly string[], now: number): void {
+    if (message.incidentId.startsWith("blind:")) return this.blind(message, now);
+    if (message.delivery === "notice") return;
+    const sent: ToldMessage = {
+      at: now,
+      action: message.covers?.length ? "digest" : message.action,
+      title: message.title,
+      text: message.text,
+      providers,
+    };
+    // A digest, roll-up or summary is a mark on each incident it names that the page knows.
+    if (message.covers?.length) {
+      for (const id of message.covers) {
+        const story = this.stories.get(id);
+        if (story) this.put({ ...story, messages: capped([...story.messages, sent]) });
+      }
+      return;
+    }
+    const before = this.stories.get(message.incidentId);
+    const line = (label: string) =>
+      message.text
+        .split("\n")
+        .find((l) => l.trimStart().startsWith(label))
+        ?.trim();
+    const changed = line("Changed:") ?? before?.changed;
+    const impact = line("Impact:") ?? before?.impact;
+    const resolved = message.action === "resolve" || message.action === "opened_resolved";
+    const ticks = new Map((before?.changes ?? []).map((c) => [`${c.at} ${c.text}`, c]));
+    for (const c of message.changes ?? []) {
+      const text = `${c.kind} ${refLabel(c.object)}${c.what.length ? `: ${c.what.join("; ")}` : ""}`;
+      ticks.set(`${c.at} ${text}`, { at: c.at, text });
+    }
+    this.put({
+      id: message.incidentId,
+      root: refLabel(message.root),
+      ...(message.root.namespace ? { namespace: message.root.namespace } : {}),
+      reason: message.reason,
+      // A resolve is told as ✅ "Resolved: …": the incident keeps the tier, emoji and title it was told with.
+      tier: resolved && before ? before.tier : message.tier,
+      emoji: resolved && before ? before.emoji : message.emoji,
+      title: resolved && before ? before.title : message.title,
+      firstAt: before?.firstAt ?? now,
+      ...(resolved ? { resolvedAt: now } : {}),
+      findings: message.findings.length,
+      objects: [...new Set(message.findings.map((f) => refLabel(f.object)))],
+      ...(changed ? { changed } : {}),
+      ...(impact ? { impact } : {}),
+      messages: capped([...(before?.messages ?? []), sent]),
+      changes: [...ticks.values()].sort((a, b) => a.at - b.at).slice(-MAX_MESSAGES),
+    });
+  }
+
+  /** The incidents remembered at `now`, most recently told first; resolved ones past RESOLVED_KEPT_MS are forgotten. */
+  list(now: number): readonly IncidentStory[] {
+    for (const [id, s] of this.stories)
+      if (s.resolvedAt !== undefined && now - s.resolvedAt > RESOLVED_KEPT_MS) this.stories.delete(id);
+    return [...this.stories.values()].reverse();
+  }
+
+  /** One incident by id. */
+  get(id: string): IncidentStory | undefined {
+    return this.stories.get(id);
+  }
+
+  /** The blind periods remembered, oldest first. */
+  blindPeriods(): readonly BlindPeriod[] {
+    return [...this.blinds.values()];
+  }
+
+  // --- internal ---
+
+  private put(story: IncidentStory): void {
+    // Most recently told last, so the oldest is the first to go.
+    this.stories.delete(story.id);
+    this.stories.set(story.id, story);
+    if (this.stories.size > MAX_STORIES) this.stories.delete(this.stories.keys().next().value!);
+  }
+
+  private blind(message: Message, now: number): void {
+    const seen = this.blinds.get(message.incidentId);
+    if (message.action === "resolve") {
+      if (seen) this.blinds.set(message.incidentId, { ...seen, to: now });
+      return;
+    }
+    // The thread names when the blindness began (`blind:<key>@<from>`, notify/notice.ts): before it was told.
+    const from = Number(message.incidentId.slice(message.incidentId.lastIndexOf("@") + 1));
+    if (!seen)
+      this.blinds.set(message.incidentId, { id: message.incidentId, from: Number.isFinite(from) ? from : now });
+    if (this.blinds.size > MAX_BLIND) this.blinds.delete(this.blinds.keys().next().value!);
+  }
+}
+
+function capped(messages: readonly ToldMessage[]): readonly ToldMessage[] {
+  return messages.length <= MAX_MESSAGES ? messages : [messages[0]!, ...messages.slice(-(MAX_MESSAGES - 1))];
+}

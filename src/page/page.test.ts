@@ -1,0 +1,192 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import type { Message } from "../model/message.ts";
+import type { Tier } from "../model/severity.ts";
+import { MAX_MESSAGES, RESOLVED_KEPT_MS, TellHistory } from "./history.ts";
+import { renderIncidentPage, renderIncidentsPage } from "./html.ts";
+import { timelineSvg } from "./timeline.ts";
+
+const T0 = Date.UTC(2026, 5, 1, 9);
+const MIN = 60_000;
+
+function message(over: Partial<Message> & { incidentId: string; action: Message["action"] }): Message {
+  const root = { kind: "Node", name: "worker-2" };
+  return {
+    id: `${over.incidentId}#${over.action}`,
+    mark: "notify",
+    emoji: "🔴",
+    tier: "critical" as Tier,
+    mode: "notify",
+    title: "node worker-2: unreachable, 40 pods on it down",
+    text: "🔴 node worker-2: unreachable\nChanged: nothing changed in the 24 h before it began.\nImpact: deployment shop/web 1/3 available.",
+    markdown: "",
+    root,
+    reason: "NodeNotReady",
+    findings: Array.from({ length: 40 }, (_, i) => ({
+      reason: "NodeNotReady",
+      object: { kind: "Pod", namespace: "shop", name: `web-${i}` },
+      tier: "critical" as Tier,
+      summary: "down",
+      evidence: [],
+    })),
+    news: [],
+    dedupKey: over.incidentId,
+    at: T0,
+    ...over,
+  } as Message;
+}
+
+/** Every tag name the page writes, so a test can say none came from the cluster. */
+const TAGS = new Set(
+  "html head meta title style body h1 h2 h3 p a article dl dt dd details summary pre table thead tbody tr th td form input button section ul ol li code b hr span svg line text rect g circle path".split(
+    " ",
+  ),
+);
+
+describe("the incidents page (issue 44)", () => {
+  test("a node loss and the forty pods it took down are one incident: one row, one bar, its marks", () => {
+    const history = new TellHistory();
+    history.sent(message({ incidentId: "Node//worker-2", action: "announce" }), [], T0);
+    history.sent(message({ incidentId: "Node//worker-2", action: "update" }), [], T0 + 10 * MIN);
+    history.sent(message({ incidentId: "Node//worker-2", action: "resolve" }), [], T0 + 30 * MIN);
+    const svg = timelineSvg(history.list(T0 + 60 * MIN), [], T0 + 60 * MIN);
+    expect(svg.match(/class="bar"/g)).toHaveLength(1);
+    expect(svg.match(/class="mark mark-announce"/g)).toHaveLength(1);
+    expect(svg.match(/class="mark mark-update"/g)).toHaveLength(1);
+    expect(svg.match(/class="mark mark-resolve"/g)).toHaveLength(1);
+    expect(svg).toContain('class="now"');
+    const [story] = history.list(T0 + 60 * MIN);
+    expect(story).toMatchObject({ findings: 40, firstAt: T0, resolvedAt: T0 + 30 * MIN });
+    expect(story?.impact).toBe("Impact: deployment shop/web 1/3 available.");
+  });
+
+  test("open incidents come first with their facts; resolved ones below, searchable; gone 24 h after the resolve", () => {
+    const history = new TellHistory();
+    history.sent(message({ incidentId: "Node//worker-2", action: "announce" }), [], T0);
+    history.sent(
+      message({
+        incidentId: "Deployment/shop/api",
+        action: "announce",
+        root: { kind: "Deployment", namespace: "shop", name: "api" },
+        title: "deployment shop/api: CrashLoopBackOff",
+        reason: "CrashLoopBackOff",
+        tier: "high",
+      }),
+      [{ provider: "slack" }, { provider: "pagerduty" }].map((p) => ({
+        ...p,
+        message: message({ incidentId: "Deployment/shop/api", action: "announce" }),
+      })) as never,
+      T0 + MIN,
+    );
+    history.sent(message({ incidentId: "Node//worker-2", action: "resolve" }), [], T0 + 5 * MIN);
+    const page = renderIncidentsPage({
+      cluster: "prod",
+      now: T0 + 10 * MIN,
+      stories: history.list(T0 + 10 * MIN),
+      blind: [],
+    });
+    expect(page.indexOf("Open (1)")).toBeLessThan(page.indexOf("Resolved in the last 24 hours (1)"));
+    expect(page).toContain("slack, pagerduty");
+    const searched = (q: Record<string, string>) =>
+      renderIncidentsPage({
+        cluster: "prod",
+        now: T0 + 10 * MIN,
+        stories: history.list(T0 + 10 * MIN),
+        blind: [],
+        query: q,
+      });
+    expect(searched({ namespace: "kube-system" })).toContain("Resolved in the last 24 hours (0)");
+    expect(searched({ q: "UNREACHABLE" })).toContain("Resolved in the last 24 hours (1)");
+    expect(searched({ reason: "nodenotready" })).toContain("Resolved in the last 24 hours (1)");
+    expect(history.list(T0 + 5 * MIN + RESOLVED_KEPT_MS + 1).map((s) => s.id)).toEqual(["Deployment/shop/api"]);
+  });
+
+  test("an incident's page: its messages as sent, what was held back and by which rule, the explain trace", () => {
+    const history = new TellHistory();
+    history.sent(message({ incidentId: "Node//worker-2", action: "announce" }), [], T0);
+    const page = renderIncidentPage(
+      history.get("Node//worker-2")!,
+      {
+        "Pod/shop/web-1": [
+          { at: T0, step: "detected", text: "NodeNotReady: down" },
+          { at: T0, step: "suppressed", text: "silenced by silences[0] (namespace shop)" },
+        ],
+      },
+      { cluster: "prod", now: T0 + MIN },
+    );
+    expect(page).toContain("Held back, and why (1)");
+    expect(page).toContain("silenced by silences[0] (namespace shop)");
+    expect(page).toContain("<code>Pod/shop/web-1</code>");
+    expect(page).toContain("Messages as sent (1)");
+  });
+
+  test("blind periods are shaded; a message past MAX_MESSAGES keeps the announcement and the latest", () => {
+    const history = new TellHistory();
+    history.sent(message({ incidentId: `blind:watch@${T0}`, action: "announce", delivery: "notice" }), [], T0 + MIN);
+    history.sent(message({ incidentId: `blind:watch@${T0}`, action: "resolve", delivery: "notice" }), [], T0 + 9 * MIN);
+    expect(history.blindPeriods()).toEqual([{ id: `blind:watch@${T0}`, from: T0, to: T0 + 9 * MIN }]);
+    expect(timelineSvg([], history.blindPeriods(), T0 + 60 * MIN)).toContain('class="blind"');
+    for (let i = 0; i < MAX_MESSAGES + 5; i++)
+      history.sent(message({ incidentId: "X", action: i ? "update" : "announce" }), [], T0 + i);
+    const kept = history.get("X")!.messages;
+    expect(kept).toHaveLength(MAX_MESSAGES);
+    expect(kept[0]?.action).toBe("announce");
+    expect(kept.at(-1)?.at).toBe(T0 + MAX_MESSAGES + 4);
+  });
+
+  test("property: nothing the cluster writes becomes markup (names, reasons, messages, queries)", () => {
+    const hostile = fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        "<script>alert(1)</script>",
+        '"><img src=x onerror=alert(1)>',
+        "</pre><iframe src=//evil>",
+        "javascript:alert(1)",
+        "<svg onload=alert(1)>",
+        "' onmouseover='x",
+      ),
+    );
+    fc.assert(
+      fc.property(hostile, hostile, hostile, hostile, (name, title, text, query) => {
+        const history = new TellHistory();
+        const root = { kind: "Deployment", namespace: name, name };
+        history.sent(
+          message({ incidentId: `Deployment/${name}/${name}`, action: "announce", root, title, text, reason: name }),
+          [],
+          T0,
+        );
+        history.sent(
+          message({ incidentId: `Deployment/${name}/${name}`, action: "resolve", root, title, text, reason: name }),
+          [],
+          T0 + MIN,
+        );
+        history.sent(message({ incidentId: `Pod/${name}/x`, action: "announce", root, title, text }), [], T0 + MIN);
+        const pages = [
+          renderIncidentsPage({
+            cluster: name,
+            now: T0 + 2 * MIN,
+            stories: history.list(T0 + 2 * MIN),
+            blind: [],
+            query: { q: query },
+          }),
+          renderIncidentPage(
+            history.get(`Pod/${name}/x`)!,
+            { [`Pod/${name}/x`]: [{ at: T0, step: "suppressed", text }] },
+            { cluster: name, now: T0 },
+          ),
+        ];
+        for (const page of pages) {
+          // Every `<` on the page opens one of the page's own tags, and no tag carries an event handler outside
+          // its quoted values (a quote inside a value is escaped, so a value cannot end early).
+          const tags = [...page.matchAll(/<\/?([A-Za-z][A-Za-z0-9-]*)([^>]*)>/g)];
+          for (const [, tag, attributes] of tags) {
+            expect(TAGS).toContain(tag!.toLowerCase());
+            expect(attributes!.replace(/"[^"]*"/g, '""')).not.toMatch(/\son[a-z]+\s*=/i);
+          }
+          expect(page.split("<").length - 1).toBe(tags.length + 1); // and the doctype
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
