@@ -145,6 +145,14 @@ export const ChartValuesSchema = v.strictObject({
       v.description("Keep the replicas on the node holding a ReadWriteOnce volume (docs/state.md)."),
     ),
   }),
+  incidentsPage: v.strictObject({
+    enabled: v.pipe(
+      v.boolean(),
+      v.description(
+        "The incidents page on the health port (docs/health.md): a generated token in the Secret <release>-diagnostics, healthCheck.diagnostics on.",
+      ),
+    ),
+  }),
   podDisruptionBudget: v.strictObject({
     enabled: v.pipe(v.boolean(), v.description("A PodDisruptionBudget for the replicas.")),
     maxUnavailable: v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Its maxUnavailable.")),

@@ -1,7 +1,7 @@
 import { describe, expect } from "bun:test";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { BINARIES, realTest } from "../testing/real-components.ts";
 import { type RealKube, realKube, realKubeTest } from "../testing/real-kube.ts";
 
@@ -56,6 +56,7 @@ const COMBINATIONS: Readonly<Record<string, readonly string[]>> = {
     "metrics.service.enabled=false",
   ],
   "a digest and its own namespace": [`image.digest=sha256:${"a".repeat(64)}`, "namespace.create=true"],
+  "the incidents page": ["incidentsPage.enabled=true"],
 };
 
 describe("the Helm chart, with the real Helm", () => {
@@ -193,6 +194,83 @@ describe("the Helm chart, with the real Helm", () => {
       const uninstall = await helm(kube, ["uninstall", "mon", "-n", "mon-helm", "--wait"]);
       expect(uninstall.status).toBe(0);
       expect(await objects()).toEqual([]);
+    },
+    240_000,
+  );
+
+  helmTest(
+    "the incidents page with one value: a generated token mounted where the configuration reads it, kept on upgrade, told in NOTES.txt",
+    async () => {
+      const kube = await realKube();
+      await kube.kubectl(["create", "namespace", "mon-page"]);
+      const install = await helm(kube, [
+        "install",
+        "page",
+        CHART,
+        "-n",
+        "mon-page",
+        "--set",
+        "incidentsPage.enabled=true",
+      ]);
+      expect(install.status).toBe(0);
+      expect(install.output).toContain("then open http://localhost:8060/incidents and give that token once.");
+      const token = async () =>
+        (
+          await kube.kubectl([
+            "-n",
+            "mon-page",
+            "get",
+            "secret",
+            "page-mon-diagnostics",
+            "-o",
+            "jsonpath={.data.token}",
+          ])
+        ).output;
+      const first = await token();
+      expect(Buffer.from(first, "base64").toString()).toMatch(/^[A-Za-z0-9]{40}$/);
+      const config = (
+        await kube.kubectl([
+          "-n",
+          "mon-page",
+          "get",
+          "secret",
+          "page-mon-config",
+          "-o",
+          "jsonpath={.data.config\\.yaml}",
+        ])
+      ).output;
+      const parsed = parse(Buffer.from(config, "base64").toString()) as {
+        healthCheck: { enabled: boolean; diagnostics: { enabled: boolean; token: string } };
+      };
+      expect(parsed.healthCheck).toEqual({
+        enabled: true,
+        diagnostics: { enabled: true, token: "${file:/etc/mon/secrets/page-mon-diagnostics/token}" },
+      });
+      const mounts = (
+        await kube.kubectl([
+          "-n",
+          "mon-page",
+          "get",
+          "deployment",
+          "page-mon",
+          "-o",
+          "jsonpath={.spec.template.spec.containers[0].volumeMounts[*].mountPath}",
+        ])
+      ).output;
+      expect(mounts.split(" ")).toContain("/etc/mon/secrets/page-mon-diagnostics");
+      const upgrade = await helm(kube, [
+        "upgrade",
+        "page",
+        CHART,
+        "-n",
+        "mon-page",
+        "--reuse-values",
+        "--set",
+        "config.values.app.clusterName=paged",
+      ]);
+      expect(upgrade.status).toBe(0);
+      expect(await token()).toBe(first);
+      expect((await helm(kube, ["uninstall", "page", "-n", "mon-page", "--wait"])).status).toBe(0);
     },
     240_000,
   );

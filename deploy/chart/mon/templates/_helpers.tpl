@@ -47,7 +47,28 @@ empty under helm template, which has no cluster).
 {{- $secrets := list -}}
 {{- with .Values.config.existingSecret }}{{ $secrets = append $secrets . }}{{ end -}}
 {{- range .Values.config.credentialSecrets }}{{ $secrets = append $secrets . }}{{ end -}}
-{{- $data := list (toYaml .Values.config.values) -}}
+{{- $data := list (include "mon.configValues" .) -}}
 {{- range $secrets }}{{ $data = append $data (toYaml (lookup "v1" "Secret" $.Release.Namespace .).data) }}{{ end -}}
 {{- join "\n" $data | sha256sum -}}
+{{- end }}
+
+{{/*
+The Secret holding the diagnostics token when incidentsPage.enabled, mounted for its ${file:} reference.
+*/}}
+{{- define "mon.diagnosticsSecret" -}}
+{{- printf "%s-diagnostics" (include "mon.fullname" .) }}
+{{- end }}
+
+{{/*
+config.values as mon reads them: with incidentsPage.enabled, healthCheck.diagnostics on, its token the
+generated Secret's (an explicit healthCheck.diagnostics in config.values wins).
+*/}}
+{{- define "mon.configValues" -}}
+{{- $values := deepCopy .Values.config.values -}}
+{{- if .Values.incidentsPage.enabled -}}
+{{- $token := printf "${file:/etc/mon/secrets/%s/token}" (include "mon.diagnosticsSecret" .) -}}
+{{- $page := dict "healthCheck" (dict "enabled" true "diagnostics" (dict "enabled" true "token" $token)) -}}
+{{- $values = mergeOverwrite $page $values -}}
+{{- end -}}
+{{- toYaml $values -}}
 {{- end }}

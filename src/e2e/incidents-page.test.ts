@@ -1,0 +1,119 @@
+import { describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { nodeReady } from "../sim/scenarios/builders.ts";
+import { startCaptureServer } from "../testing/capture-server.ts";
+import { useCleanup } from "../testing/cleanup.ts";
+import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
+
+/**
+ * The incidents page (issue 44) of a running mon, loaded by a real browser: Debian's Chromium, headless, as an
+ * on-call engineer would open it through `kubectl port-forward` — the token given once on the login form (here
+ * in the address, as the form sends it), then the page from its cookie. A node loss, a crash loop and a silenced
+ * finding are on it; the DOM is checked and a screenshot kept (docs/health.md shows it). Without Chromium the
+ * test says `skipped:` in one line; CI installs it (scripts/real-components.sh).
+ */
+const track = useCleanup();
+const TOKEN = "page-0123456789abcdef-token";
+const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => existsSync(p));
+const required = process.env.MON_REAL_COMPONENTS === "required";
+if (!CHROMIUM) console.log("skipped: the incidents page in a browser (no Chromium: apt-get install chromium)");
+if (!CHROMIUM && required) throw new Error("CI requires Chromium for the incidents page test");
+
+/**
+ * Chromium headless at `url`, in a profile of its own; resolves with what it printed. Asynchronous: the daemon
+ * answering it runs in this process.
+ */
+function chromium(args: readonly string[], url: string): Promise<{ stdout: string; stderr: string }> {
+  const profile = mkdtempSync(join(tmpdir(), "mon-chromium-"));
+  const child = spawn(CHROMIUM!, [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-extensions",
+    `--user-data-dir=${profile}`,
+    "--enable-logging=stderr",
+    "--v=0",
+    ...args,
+    url,
+  ]);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", () => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr });
+    });
+  });
+}
+
+describe.skipIf(!CHROMIUM)("the incidents page in a real browser (issue 44)", () => {
+  test("a node loss, a crash loop and a silenced finding: rows, marks, links, no console errors, a screenshot", async () => {
+    const hook = track(await startCaptureServer());
+    const c = track(
+      await startTestCluster(
+        { webhook: { url: `${hook.url}/mon` } },
+        {
+          cluster: "prod",
+          diagnosticsToken: TOKEN,
+          config: { silences: [{ namespaces: ["billing"], reasons: ["CrashLoopBackOff"] }] },
+        },
+      ),
+    );
+    const { sim, clock } = c;
+    seedShop(sim, clock.now());
+    seedWorkload(sim, "billing", "ledger", ["n1"], clock.now());
+    await c.settle();
+    // A node lost with the web pod on it; api crash-looping; billing's ledger crash-looping but silenced.
+    sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("Unknown", clock.now())] });
+    crashPod(sim, "shop", "api-abc12-p0", 5, clock.now());
+    crashPod(sim, "billing", "ledger-abc12-p0", 5, clock.now());
+    await c.settle();
+    await clock.advance(200_000);
+    await c.settle();
+    await deliverySettled(c.daemon);
+    const told = hook.requests.map((r) => r.json().incidentId);
+    expect(told).toContain("Node//n3");
+    expect(told).toContain("Deployment/shop/api");
+
+    const base = c.daemon.healthUrl()!;
+    const login = `${base}/incidents?token=${encodeURIComponent(TOKEN)}`;
+    const dom = await chromium(["--dump-dom"], login);
+    // The token was taken out of the address and the cookie opened the page: its rows, in order.
+    expect(dom.stdout).toContain("<h1>mon · prod</h1>");
+    expect(dom.stdout).toContain("Open (2)");
+    const rows = [...dom.stdout.matchAll(/<a href="([^"]+)" class="row" data-incident="([^"]+)"/g)];
+    expect(rows.map((r) => r[2]).sort()).toEqual(["Deployment/shop/api", "Node//n3"]);
+    expect(rows.find((r) => r[2] === "Node//n3")?.[1]).toBe("/incidents/Node//n3");
+    expect(dom.stdout.match(/class="mark mark-announce"/g)?.length).toBe(2);
+    expect(dom.stdout).toContain('class="now"');
+    // The silenced crash loop is on no row: it was never told.
+    expect(dom.stdout).not.toContain("billing/ledger");
+    // No script runs and nothing is refused or missing: the browser logs no console message or error.
+    expect(dom.stderr).not.toMatch(/CONSOLE|Refused to|Uncaught|ERR_/);
+
+    // An incident's page, followed from its row: the messages as sent and the explain trace.
+    const node = await chromium(["--dump-dom"], `${base}/incidents/Node//n3?token=${encodeURIComponent(TOKEN)}`);
+    expect(node.stdout).toContain("Messages as sent (1)");
+    expect(node.stdout).toContain("Explain: what mon did with each object");
+    expect(node.stdout).toContain("<code>Pod/shop/web-abc12-p0</code>");
+
+    // The screenshot, kept for CI's artefacts and docs/health.md.
+    const out = mkdtempSync(join(tmpdir(), "mon-page-shot-"));
+    await chromium([`--screenshot=${join(out, "incidents.png")}`, "--window-size=1100,1300"], login);
+    const png = readFileSync(join(out, "incidents.png"));
+    expect(png.subarray(1, 4).toString()).toBe("PNG");
+    const artefacts = process.env.MON_ARTEFACTS_DIR;
+    if (artefacts) {
+      mkdirSync(artefacts, { recursive: true });
+      copyFileSync(join(out, "incidents.png"), join(artefacts, "incidents-page.png"));
+    }
+  }, 180_000);
+});
