@@ -84,7 +84,10 @@ export class TellHistory {
 
   /** Records `message` sent at `now` (epoch ms) to `providers`. Plain notices other than blind ones are not kept. */
   told(message: Message, providers: readonly string[], now: number): void {
-    if (message.incidentId.startsWith("blind:")) return this.blind(message, now);
+    if (message.incidentId.startsWith("blind:")) {
+      this.blind(message, now);
+      return;
+    }
     if (message.delivery === "notice") return;
     const sent: ToldMessage = {
       at: now,
