@@ -25,7 +25,12 @@ export interface PageInput {
    * (by incident id), and links go to it in the file instead of to the server.
    */
   readonly inline?: { readonly traces: (id: string) => Readonly<Record<string, readonly TraceEntry[]>> };
+  /** The vendor's thread id of an incident at a provider (a Slack `ts`, an issue key), when one is known. */
+  readonly thread?: Thread;
 }
+
+/** The vendor's thread id of incident `id` at `provider`, or undefined. */
+export type Thread = (provider: string, id: string) => string | undefined;
 
 /**
  * The incidents page (issue 44; docs/health.md "The incidents page"): server-rendered HTML, no script, no
@@ -49,7 +54,9 @@ export function renderIncidentsPage(input: PageInput): string {
     `<h1>mon · ${e(input.cluster)}</h1>`,
     `<p class="meta">${e(input.source ?? "the leader's memory since it began leading")} · at ${e(clock(now))}</p>`,
     `<h2>Open (${open.length})</h2>`,
-    open.length ? open.map((s) => openCard(s, now, linkTo)).join("\n") : `<p class="none">Nothing is open.</p>`,
+    open.length
+      ? open.map((s) => openCard(s, now, linkTo, input.thread)).join("\n")
+      : `<p class="none">Nothing is open.</p>`,
     "<h2>The last 6 hours</h2>",
     timelineSvg(input.stories, input.blind, now, linkTo),
     `<p class="legend">● announced · ◆ updated · ✓ resolved · ○ in a digest or summary · <span class="tick">|</span> a change named by the incident · grey: mon could not see part of the cluster</p>`,
@@ -63,7 +70,7 @@ export function renderIncidentsPage(input: PageInput): string {
     ...(input.inline
       ? input.stories.map(
           (s) =>
-            `<section class="incident-page" id="${e(anchor(s.id))}"><hr>${incidentBody(s, input.inline!.traces(s.id), now, "#top")}</section>`,
+            `<section class="incident-page" id="${e(anchor(s.id))}"><hr>${incidentBody(s, input.inline!.traces(s.id), now, "#top", input.thread)}</section>`,
         )
       : []),
   ]);
@@ -77,9 +84,9 @@ export function renderIncidentsPage(input: PageInput): string {
 export function renderIncidentPage(
   story: IncidentStory,
   trace: Readonly<Record<string, readonly TraceEntry[]>>,
-  input: { cluster: string; now: number },
+  input: { cluster: string; now: number; thread?: Thread },
 ): string {
-  return page(`${story.title} · mon`, [incidentBody(story, trace, input.now, "/incidents")]);
+  return page(`${story.title} · mon`, [incidentBody(story, trace, input.now, "/incidents", input.thread)]);
 }
 
 // --- internal ---
@@ -89,6 +96,7 @@ function incidentBody(
   trace: Readonly<Record<string, readonly TraceEntry[]>>,
   now: number,
   back: string,
+  thread?: Thread,
 ): string {
   const held = Object.entries(trace).flatMap(([object, entries]) =>
     entries
@@ -101,7 +109,7 @@ function incidentBody(
   return [
     `<p><a href="${back}">← all incidents</a></p>`,
     `<h1 style="border-left:8px solid ${TIER_COLOURS[story.tier]};padding-left:8px">${e(story.emoji)} ${e(story.title)}</h1>`,
-    facts(story, now),
+    facts(story, now, thread),
     `<h2>Messages as sent (${story.messages.length})</h2>`,
     story.messages
       .map(
@@ -130,12 +138,12 @@ function anchor(id: string): string {
   return `incident-${id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
 }
 
-function openCard(s: IncidentStory, now: number, linkTo: (id: string) => string): string {
+function openCard(s: IncidentStory, now: number, linkTo: (id: string) => string, thread?: Thread): string {
   const last = s.messages.at(-1);
   return [
     `<article class="incident" data-incident="${e(s.id)}" style="border-left:8px solid ${TIER_COLOURS[s.tier]}">`,
     `<h3><a href="${linkTo(s.id)}">${e(s.emoji)} ${e(s.title)}</a></h3>`,
-    facts(s, now),
+    facts(s, now, thread),
     last
       ? `<details><summary>last message: ${e(last.action)} · ${e(clock(last.at))}</summary><pre>${e(last.text)}</pre></details>`
       : "",
@@ -143,8 +151,11 @@ function openCard(s: IncidentStory, now: number, linkTo: (id: string) => string)
   ].join("\n");
 }
 
-function facts(s: IncidentStory, now: number): string {
-  const providers = [...new Set(s.messages.flatMap((m) => m.providers))];
+function facts(s: IncidentStory, now: number, thread?: Thread): string {
+  const providers = [...new Set(s.messages.flatMap((m) => m.providers))].map((p) => {
+    const id = thread?.(p, s.id);
+    return id ? `${p} (thread ${id})` : p;
+  });
   return [
     "<dl>",
     `<dt>root</dt><dd>${e(s.root)}</dd>`,

@@ -84,9 +84,11 @@ describe("the incidents page (issue 44)", () => {
       now: T0 + 10 * MIN,
       stories: history.list(T0 + 10 * MIN),
       blind: [],
+      thread: (provider, id) =>
+        provider === "slack" && id === "Deployment/shop/api" ? "1717232400.000100" : undefined,
     });
     expect(page.indexOf("Open (1)")).toBeLessThan(page.indexOf("Resolved in the last 24 hours (1)"));
-    expect(page).toContain("slack, pagerduty");
+    expect(page).toContain("slack (thread 1717232400.000100), pagerduty");
     const searched = (q: Record<string, string>) =>
       renderIncidentsPage({
         cluster: "prod",

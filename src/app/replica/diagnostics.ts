@@ -61,12 +61,17 @@ export function createDiagnostics(deps: {
         blind: history.blindPeriods(),
         query: { q: query.q, namespace: query.namespace, reason: query.reason },
         source: `told by this mon since it began leading at ${iso(tracedSince)}`,
+        thread: (provider, incident) => deps.delivery.conversation(provider, incident),
       });
     },
     incidentPage(id) {
       const story = history.get(id);
       if (!story) return undefined;
-      return renderIncidentPage(story, deps.observe.traces.ofIncident(id), { cluster: deps.cluster, now: clock.now() });
+      return renderIncidentPage(story, deps.observe.traces.ofIncident(id), {
+        cluster: deps.cluster,
+        now: clock.now(),
+        thread: (provider, incident) => deps.delivery.conversation(provider, incident),
+      });
     },
     incidents: () => [...deps.loop.state().incidents.values()].map(incidentView),
     incident(id) {
