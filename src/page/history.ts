@@ -10,6 +10,11 @@ export const RESOLVED_KEPT_MS = 24 * 3_600_000;
 export const MAX_STORIES = 12_000;
 /** Most messages remembered per incident (the first, the announcement, is always kept). */
 export const MAX_MESSAGES = 30;
+/**
+ * Most characters of message text kept over all incidents (about 16 MiB): past it, the oldest incidents' messages
+ * lose their text and keep their title, action, time and providers.
+ */
+export const MAX_TEXT_CHARS = 8 * 2 ** 20;
 /** Most blind periods remembered. */
 const MAX_BLIND = 200;
 
@@ -18,7 +23,8 @@ export interface ToldMessage {
   readonly at: number;
   readonly action: Action | "digest";
   readonly title: string;
-  readonly text: string;
+  /** The message as sent; undefined once MAX_TEXT_CHARS made room for newer ones. */
+  readonly text?: string;
   readonly providers: readonly string[];
 }
 
@@ -60,12 +66,15 @@ export interface BlindPeriod {
 /**
  * What the page shows, remembered as the messages go out (issue 44): nothing else is stored, and nothing is
  * persisted — a restart begins an empty page, as `mon explain`'s traces do. Bounded by MAX_STORIES incidents of
- * at most MAX_MESSAGES messages, and resolved ones leave RESOLVED_KEPT_MS after their resolve. Pure: time is
- * the caller's.
+ * at most MAX_MESSAGES messages, MAX_TEXT_CHARS of their text, and resolved ones leave RESOLVED_KEPT_MS after
+ * their resolve. Pure: time is the caller's.
  */
 export class TellHistory {
   private readonly stories = new Map<string, IncidentStory>();
   private readonly blinds = new Map<string, BlindPeriod>();
+  /** Characters of message text kept, and the incidents whose messages still hold text, oldest told first. */
+  private textChars = 0;
+  private readonly withText = new Set<string>();
 
   /**
    * Records what went out at `now` (epoch ms): each distinct message of the routed `jobs` with the providers it
@@ -159,9 +168,26 @@ export class TellHistory {
 
   private put(story: IncidentStory): void {
     // Most recently told last, so the oldest is the first to go.
-    this.stories.delete(story.id);
+    this.forget(story.id);
     this.stories.set(story.id, story);
-    if (this.stories.size > MAX_STORIES) this.stories.delete(this.stories.keys().next().value!);
+    this.textChars += textOf(story);
+    this.withText.add(story.id);
+    if (this.stories.size > MAX_STORIES) this.forget(this.stories.keys().next().value!);
+    // Over the text budget: the oldest incidents keep their messages' titles, not their texts.
+    for (const id of this.withText) {
+      if (this.textChars <= MAX_TEXT_CHARS || id === story.id) break;
+      const old = this.stories.get(id)!;
+      this.textChars -= textOf(old);
+      this.withText.delete(id);
+      this.stories.set(id, { ...old, messages: old.messages.map(({ text: _dropped, ...m }) => m) });
+    }
+  }
+
+  private forget(id: string): void {
+    const old = this.stories.get(id);
+    if (!old) return;
+    if (this.withText.delete(id)) this.textChars -= textOf(old);
+    this.stories.delete(id);
   }
 
   private blind(message: Message, now: number): void {
@@ -176,6 +202,12 @@ export class TellHistory {
       this.blinds.set(message.incidentId, { id: message.incidentId, from: Number.isFinite(from) ? from : now });
     if (this.blinds.size > MAX_BLIND) this.blinds.delete(this.blinds.keys().next().value!);
   }
+}
+
+function textOf(story: IncidentStory): number {
+  let chars = 0;
+  for (const m of story.messages) chars += m.text?.length ?? 0;
+  return chars;
 }
 
 function capped(messages: readonly ToldMessage[]): readonly ToldMessage[] {

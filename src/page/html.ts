@@ -1,8 +1,11 @@
 import type { TraceEntry } from "../model/trace.ts";
 import { TIERS } from "../model/severity.ts";
 import { escapeHtml as e } from "./escape.ts";
-import type { BlindPeriod, IncidentStory } from "./history.ts";
+import type { BlindPeriod, IncidentStory, ToldMessage } from "./history.ts";
 import { incidentHref, TIER_COLOURS, timelineSvg } from "./timeline.ts";
+
+/** Most resolved incidents listed, newest first; the rest are counted (the search narrows them). */
+export const MAX_RESOLVED_ROWS = 200;
 
 /** What the resolved list is narrowed to: a namespace, a reason, words in the title, root or messages. */
 export interface PageQuery {
@@ -65,7 +68,12 @@ export function renderIncidentsPage(input: PageInput): string {
       ? ""
       : `<form method="get" action="/incidents" class="search"><input name="q" placeholder="text" value="${e(q.q ?? "")}"> <input name="namespace" placeholder="namespace" value="${e(q.namespace ?? "")}"> <input name="reason" placeholder="reason" value="${e(q.reason ?? "")}"> <button type="submit">Search</button></form>`,
     resolved.length
-      ? `<table class="resolved"><thead><tr><th>tier</th><th>incident</th><th>reason</th><th>began</th><th>resolved</th><th>open for</th></tr></thead><tbody>${resolved.map((r) => resolvedRow(r, linkTo)).join("")}</tbody></table>`
+      ? `<table class="resolved"><thead><tr><th>tier</th><th>incident</th><th>reason</th><th>began</th><th>resolved</th><th>open for</th></tr></thead><tbody>${resolved
+          .slice(0, MAX_RESOLVED_ROWS)
+          .map((r) => resolvedRow(r, linkTo))
+          .join(
+            "",
+          )}</tbody></table>${resolved.length > MAX_RESOLVED_ROWS ? `<p class="more">and ${resolved.length - MAX_RESOLVED_ROWS} older ones: search to narrow the list</p>` : ""}`
       : `<p class="none">No resolved incident${q.q || q.namespace || q.reason ? " matches" : ""}.</p>`,
     ...(input.inline
       ? input.stories.map(
@@ -114,7 +122,7 @@ function incidentBody(
     story.messages
       .map(
         (m) =>
-          `<section class="message"><h3>${e(m.action)} · ${e(clock(m.at))}${m.providers.length ? ` · to ${e(m.providers.join(", "))}` : ""}</h3><pre>${e(m.text)}</pre></section>`,
+          `<section class="message"><h3>${e(m.action)} · ${e(clock(m.at))}${m.providers.length ? ` · to ${e(m.providers.join(", "))}` : ""}</h3>${body(m)}</section>`,
       )
       .join("\n"),
     `<h2>Held back, and why (${held.length})</h2>`,
@@ -145,7 +153,7 @@ function openCard(s: IncidentStory, now: number, linkTo: (id: string) => string,
     `<h3><a href="${linkTo(s.id)}">${e(s.emoji)} ${e(s.title)}</a></h3>`,
     facts(s, now, thread),
     last
-      ? `<details><summary>last message: ${e(last.action)} · ${e(clock(last.at))}</summary><pre>${e(last.text)}</pre></details>`
+      ? `<details><summary>last message: ${e(last.action)} · ${e(clock(last.at))}</summary>${body(last)}</details>`
       : "",
     "</article>",
   ].join("\n");
@@ -179,7 +187,7 @@ function matches(q: PageQuery): (s: IncidentStory) => boolean {
     (!q.namespace || s.namespace === q.namespace) &&
     (!q.reason || s.reason.toLowerCase() === q.reason.toLowerCase()) &&
     words.every((w) =>
-      [s.title, s.root, s.reason, ...s.messages.map((m) => m.text)].some((t) => t.toLowerCase().includes(w)),
+      [s.title, s.root, s.reason, ...s.messages.map((m) => m.text ?? m.title)].some((t) => t.toLowerCase().includes(w)),
     );
 }
 
@@ -204,6 +212,13 @@ const STYLE = [
   "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e5e5e5;padding:4px 6px;text-align:left}",
   ".tick{color:#6a1b9a;font-weight:bold}.search input{padding:3px 6px}",
 ].join("");
+
+/** A message's text as sent, or its title when the text was let go for newer ones (page/history.ts). */
+function body(m: ToldMessage): string {
+  return m.text === undefined
+    ? `<p class="none">${e(m.title)} (its text is no longer kept: newer messages took its room)</p>`
+    : `<pre>${e(m.text)}</pre>`;
+}
 
 function clock(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;

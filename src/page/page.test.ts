@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Message } from "../model/message.ts";
 import type { Tier } from "../model/severity.ts";
-import { MAX_MESSAGES, RESOLVED_KEPT_MS, TellHistory } from "./history.ts";
-import { renderIncidentPage, renderIncidentsPage } from "./html.ts";
+import { MAX_MESSAGES, MAX_TEXT_CHARS, RESOLVED_KEPT_MS, TellHistory } from "./history.ts";
+import { MAX_RESOLVED_ROWS, renderIncidentPage, renderIncidentsPage } from "./html.ts";
 import { timelineSvg } from "./timeline.ts";
 
 const T0 = Date.UTC(2026, 5, 1, 9);
@@ -101,6 +101,17 @@ describe("the incidents page (issue 44)", () => {
     expect(searched({ q: "UNREACHABLE" })).toContain("Resolved in the last 24 hours (1)");
     expect(searched({ reason: "nodenotready" })).toContain("Resolved in the last 24 hours (1)");
     expect(history.list(T0 + 5 * MIN + RESOLVED_KEPT_MS + 1).map((s) => s.id)).toEqual(["Deployment/shop/api"]);
+    // Past MAX_RESOLVED_ROWS, the newest are listed and the rest counted.
+    const many = new TellHistory();
+    for (let i = 0; i < MAX_RESOLVED_ROWS + 7; i++) {
+      many.sent(message({ incidentId: `R${i}`, action: "announce" }), [], T0 + i);
+      many.sent(message({ incidentId: `R${i}`, action: "resolve" }), [], T0 + i + 1);
+    }
+    const long = renderIncidentsPage({ cluster: "c", now: T0 + MIN, stories: many.list(T0 + MIN), blind: [] });
+    expect(long.match(/<tr data-incident=/g)).toHaveLength(MAX_RESOLVED_ROWS);
+    expect(long).toContain("and 7 older ones");
+    expect(long).toContain(`data-incident="R${MAX_RESOLVED_ROWS + 6}"`);
+    expect(long).not.toContain('data-incident="R0"');
   });
 
   test("an incident's page: its messages as sent, what was held back and by which rule, the explain trace", () => {
@@ -190,5 +201,19 @@ describe("the incidents page (issue 44)", () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  test("memory is bounded: past the text budget the oldest incidents keep titles, not texts", () => {
+    const history = new TellHistory();
+    const text = "x".repeat(100_000);
+    const n = Math.ceil(MAX_TEXT_CHARS / text.length) + 20;
+    for (let i = 0; i < n; i++) history.sent(message({ incidentId: `I${i}`, action: "announce", text }), [], T0 + i);
+    const kept = history.list(T0 + n);
+    const chars = kept.reduce((sum, s) => sum + s.messages.reduce((a, m) => a + (m.text?.length ?? 0), 0), 0);
+    expect(chars).toBeLessThanOrEqual(MAX_TEXT_CHARS);
+    expect(kept).toHaveLength(n);
+    expect(history.get("I0")!.messages[0]?.text).toBeUndefined();
+    expect(history.get(`I${n - 1}`)!.messages[0]?.text).toBe(text);
+    expect(renderIncidentPage(history.get("I0")!, {}, { cluster: "c", now: T0 })).toContain("no longer kept");
   });
 });
