@@ -135,6 +135,32 @@ describe("mon record and mon replay", () => {
     ]);
   });
 
+  test("--html writes the incidents page of the replay as one file: the incident, its timeline row, its messages and trace (issue 44)", async () => {
+    const { old } = configs(home);
+    const page = join(home, "statefulset.html");
+    const run = await runCli(["replay", join(TIMELINES_DIR, "statefulset_crash"), "--config", old, "--html", page], {
+      home,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(`wrote the incidents page to ${page}`);
+    const html = readFileSync(page, "utf8");
+    expect(html).toContain("mon replay of statefulset_crash with old.yaml");
+    expect(html).toContain("Resolved in the last 24 hours (1)");
+    // The row links to the incident's page inside the file, which holds its messages and explain trace.
+    const link = /<a href="#([^"]+)" class="row" data-incident="StatefulSet\/tl-statefulset-crash\/ledger"/.exec(html);
+    expect(link).not.toBeNull();
+    expect(html).toContain(`<section class="incident-page" id="${link![1]}">`);
+    expect(html).toContain("Messages as sent (2)");
+    expect(html).toContain("<code>Pod/tl-statefulset-crash/ledger-1</code>");
+    expect(html).not.toContain("<script");
+    const unwritable = await runCli(
+      ["replay", join(TIMELINES_DIR, "statefulset_crash"), "--config", old, "--html", "/nonexistent/dir/page.html"],
+      { home },
+    );
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toContain("mon replay: /nonexistent/dir/page.html: ENOENT");
+  });
+
   test("bad flags are named", async () => {
     const none = await runCli(["replay", join(TIMELINES_DIR, "statefulset_crash")], { home });
     expect(none.stderr).toBe("mon replay: give --config once (its transcript) or twice (the difference)\n");
