@@ -2,8 +2,8 @@
 # Installs the real components the tests prove mon against (issue 34; docs/providers/README.md): Debian's
 # prometheus-alertmanager (Alertmanager), prometheus (Prometheus and promtool) and opensmtpd (a mail transfer
 # agent), what the real Kubernetes control plane of ../shared/kube needs to start (xz-utils, openssl, curl;
-# issue 40), unzip for Helm and kubectl (scripts/kube-tools.sh, issue 43), and Chromium for the incidents page
-# in a real browser (src/e2e/incidents-page.test.ts, issue 44). Run as root on Debian, as .ci/run does; what is installed already is left alone, and OpenSMTPD is not
+# issue 40), and unzip for Helm and kubectl (scripts/kube-tools.sh, issue 43). Chromium has its own script
+# (scripts/browser.sh), which .ci/run runs while the tests run. Run as root on Debian, as .ci/run does; what is installed already is left alone, and OpenSMTPD is not
 # installed over another mail transfer agent (Debian keeps one). Their services are not started: the tests
 # start them on loopback. Without them the real-component tests are skipped, and say so, outside CI.
 set -euo pipefail
@@ -18,7 +18,7 @@ if [ ! -x /usr/sbin/smtpd ]; then
     missing+=(opensmtpd)
   fi
 fi
-for tool in xz:xz-utils openssl:openssl curl:curl unzip:unzip chromium:chromium; do
+for tool in xz:xz-utils openssl:openssl curl:curl unzip:unzip; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
 if [ ${#missing[@]} -eq 0 ]; then
