@@ -19,6 +19,8 @@ import { publish } from "./report.ts";
 import { startSimulator, type Simulator } from "../../src/sim/simulator.ts";
 
 const SIZES = (process.env.BENCH_SIZES ?? "1000,5000,20000,50000").split(",").map(Number);
+/** Status writes so far, each with a resourceVersion of its own. */
+let writes = 0;
 const CHURN = 100; // pods changed between two passes under churn (500 events/s at most a pass every 250 ms: 125)
 const FAILING = 0.05; // 5 % of pods crash-looping, one node in 50 lost
 const ROUNDS = 20;
@@ -97,6 +99,8 @@ async function measure(pods: number) {
       const name = names[((r * CHURN + i) * 7919) % names.length]!;
       const pod = structuredClone(inventory.get("Pod", "bench", name)) as Record<string, any>;
       pod.status.containerStatuses[0].restartCount += 1;
+      // A new version, as the API server writes it: the door skips a version it already keeps.
+      pod.metadata.resourceVersion = `churn-${++writes}`;
       inventory.apply("Pod", "MODIFIED", pod);
     }
   };
@@ -180,6 +184,7 @@ function large(pods = 150_000, nodes = 5_000, failingEvery = 500, perPass = 125,
         const name = names[((round * perPass + i) * 7919) % names.length]!;
         const pod = structuredClone(inventory.get("Pod", "bench", name)) as Record<string, any>;
         pod.status.containerStatuses[0].restartCount += 1;
+        pod.metadata.resourceVersion = `churn-${++writes}`;
         inventory.apply("Pod", "MODIFIED", pod);
       }
       if (collectFirst) {
