@@ -85,6 +85,13 @@ describe("the Helm chart deploy/chart/mon", () => {
       "list",
       "append",
       "join",
+      // The incidents page (issue 44): a token generated once, and diagnostics merged into config.values.
+      "randAlphaNum",
+      "b64enc",
+      "deepCopy",
+      "dict",
+      "mergeOverwrite",
+      "true",
     ]);
     const words = actions
       .filter((a) => !a.startsWith("/*"))
