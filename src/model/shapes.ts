@@ -44,6 +44,9 @@ const META = defineShape<Wire<V1ObjectMeta>>()({
   managedFields: [{ manager: true, operation: true, subresource: true, time: true }],
 });
 
+/** Every Gateway API route kind reads the same fields (model/kube.ts GatewayRoute). */
+const ROUTE = defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true });
+
 /**
  * The declared projection of every built-in kind mon reads (issue 42): the fields the Inventory keeps, and
  * through model/kube.ts the types detectors, correlation, impact, what-changed and explain read. A field a new
@@ -333,9 +336,9 @@ export const SHAPES = {
     automountServiceAccountToken: true,
   }),
   Certificate: defineShape<Certificate>()({ kind: true, apiVersion: true, metadata: true, spec: true, status: true }),
-  HTTPRoute: defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true }),
-  GRPCRoute: defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true }),
-  TLSRoute: defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true }),
-  TCPRoute: defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true }),
-  UDPRoute: defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true }),
+  HTTPRoute: ROUTE,
+  GRPCRoute: ROUTE,
+  TLSRoute: ROUTE,
+  TCPRoute: ROUTE,
+  UDPRoute: ROUTE,
 } as const;

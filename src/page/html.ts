@@ -1,6 +1,6 @@
 import type { TraceEntry } from "../model/trace.ts";
 import { TIERS } from "../model/severity.ts";
-import { escapeHtml as e } from "./escape.ts";
+import { escapeHtml as e } from "../providers/_kit/keys.ts";
 import type { BlindPeriod, IncidentStory, ToldMessage } from "./history.ts";
 import { incidentHref, TIER_COLOURS, timelineSvg } from "./timeline.ts";
 

@@ -1,5 +1,5 @@
 import type { Tier } from "../model/severity.ts";
-import { escapeHtml } from "./escape.ts";
+import { escapeHtml } from "../providers/_kit/keys.ts";
 import type { BlindPeriod, IncidentStory } from "./history.ts";
 
 /** The span the timeline draws, ms: the last 6 hours (issue 44). */

@@ -83,11 +83,11 @@ export function addDiagnostics(app: H3, token: string, source: () => Diagnostics
   const incidentsJson = guard((d) => json(200, d.incidents()));
   const incidentsHtml = browser((d, url) => html(200, d.incidentsPage(Object.fromEntries(url.searchParams))));
   const incidentJson = guard((d, event) => {
-    const found = d.incident(incidentId(event));
+    const found = d.incident(incidentId(new URL(event.req.url)));
     return found === undefined ? json(404, { error: "unknown_incident" }) : json(200, found);
   });
   const incidentHtml = browser((d, url) => {
-    const page = d.incidentPage(decodeURIComponent(url.pathname.slice("/incidents/".length)));
+    const page = d.incidentPage(incidentId(url));
     return page === undefined
       ? html(404, `<!doctype html><title>mon</title><p>No such incident. <a href="/incidents">All incidents</a></p>`)
       : html(200, page);
@@ -139,8 +139,9 @@ export function addDiagnostics(app: H3, token: string, source: () => Diagnostics
 
 // --- internal ---
 
-function incidentId(event: H3Event): string {
-  return decodeURIComponent(new URL(event.req.url).pathname.slice("/incidents/".length));
+/** The incident id of `/incidents/<id>`. */
+function incidentId(url: URL): string {
+  return decodeURIComponent(url.pathname.slice("/incidents/".length));
 }
 
 function cookie(event: H3Event, name: string): string | undefined {
