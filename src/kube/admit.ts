@@ -241,21 +241,25 @@ function validCondition(condition: Record<string, unknown>): boolean {
   return typeof condition.type === "string" && typeof condition.status === "string";
 }
 
+/** Only the string values, each cleaned: the same map when all were strings already clean (nothing allocated). */
 function stringMap(map: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
+  let out: Record<string, string> | undefined;
   let n = 0;
-  let changed = false;
   for (const k in map) {
     const v = map[k];
-    if (typeof v !== "string" || ++n > MAX_ITEMS) {
-      changed = true;
-      continue;
+    const clean = typeof v === "string" && n < MAX_ITEMS ? cleanText(v) : undefined;
+    if (clean !== undefined) n++;
+    if (!out && clean !== v) {
+      // The first change: the entries before it were kept as they are.
+      out = {};
+      for (const before in map) {
+        if (before === k) break;
+        out[before] = map[before] as string;
+      }
     }
-    const clean = cleanText(v);
-    if (clean !== v) changed = true;
-    out[k] = clean;
+    if (out && clean !== undefined) out[k] = clean;
   }
-  return changed ? out : (map as Record<string, string>);
+  return out ?? (map as Record<string, string>);
 }
 
 function cleanText(text: string): string {

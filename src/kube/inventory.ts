@@ -3,6 +3,7 @@ import type { InventoryChange, InventoryView, KubeObject } from "../model/invent
 import type { Event, Kinds, Node, ObjectLike, Pod, Service } from "../model/kube.ts";
 import { admit, type UnreadableReason } from "./admit.ts";
 import { project } from "./project.ts";
+import { sameKept } from "./same.ts";
 
 /**
  * The indexed object cache every detector reads (ARCHITECTURE.md kube/): by kind and namespace/name,
@@ -98,45 +99,20 @@ export class Inventory implements InventoryView {
     } else this.unreadable.delete(name);
     const key = objectKey(object);
     const map = this.kindMap(kind);
+    const previous = map.get(key);
+    const next = type === "DELETED" ? undefined : object;
+    // A version that changed nothing mon keeps (a status write of unkept fields): the kept object takes its
+    // resourceVersion, nothing else is touched and no listener is told (issue 42).
+    if (next && previous && previous.metadata?.uid === next.metadata?.uid && sameKept(previous, next)) {
+      refresh(previous, next);
+      return `${kind}/${key}`;
+    }
     this.lists.delete(kind);
     this.namespaced.delete(kind);
-    const previous = map.get(key);
-    if (previous) {
-      if (previous.metadata?.uid) this.byUid.delete(previous.metadata.uid);
-      if (kind === "Event") this.indexEvent(key, previous, false);
-      if (kind === "Pod") this.podsByNode.get(previous.spec?.nodeName ?? "")?.delete(key);
-      for (const ip of addressesOf(kind, previous)) {
-        this.byIp.get(ip)?.delete(`${kind}/${key}`);
-        if (this.byIp.get(ip)?.size === 0) this.byIp.delete(ip);
-      }
-    }
-    if (type === "DELETED") map.delete(key);
-    else {
-      map.set(key, object);
-      if (object.metadata?.uid) this.byUid.set(object.metadata.uid, object);
-      for (const ip of addressesOf(kind, object)) {
-        let owners = this.byIp.get(ip);
-        if (!owners) this.byIp.set(ip, (owners = new Map()));
-        owners.set(`${kind}/${key}`, {
-          kind,
-          label: object.metadata?.namespace
-            ? `${object.metadata.namespace}/${object.metadata.name}`
-            : `node ${object.metadata?.name}`,
-        });
-      }
-      if (kind === "Event") this.indexEvent(key, object, true);
-      if (kind === "Pod" && object.spec?.nodeName) {
-        let pods = this.podsByNode.get(object.spec.nodeName);
-        if (!pods) this.podsByNode.set(object.spec.nodeName, (pods = new Map()));
-        pods.set(key, object);
-      }
-    }
-    if (this.listeners.size > 0 && (previous || type !== "DELETED"))
-      this.emit({
-        kind,
-        ...(previous ? { previous } : {}),
-        ...(type !== "DELETED" ? { next: object } : {}),
-      });
+    if (next) map.set(key, next);
+    else map.delete(key);
+    this.reindex(kind, key, previous, next);
+    if (this.listeners.size > 0 && (previous || next)) this.emit({ kind, previous, next });
     return `${kind}/${key}`;
   }
 
@@ -223,6 +199,47 @@ export class Inventory implements InventoryView {
 
   // --- internal ---
 
+  /** The uid, node, address and event indexes moved from `previous` to `next` (either may be absent). */
+  private reindex(kind: string, key: string, previous: KubeObject | undefined, next: KubeObject | undefined): void {
+    const oldUid = previous?.metadata?.uid;
+    const newUid = next?.metadata?.uid;
+    if (oldUid && oldUid !== newUid) this.byUid.delete(oldUid);
+    if (newUid) this.byUid.set(newUid, next as KubeObject);
+    if (kind === "Pod") {
+      const oldNode = previous?.spec?.nodeName;
+      const newNode = next?.spec?.nodeName;
+      if (oldNode && oldNode !== newNode) this.podsByNode.get(oldNode)?.delete(key);
+      if (newNode) {
+        let pods = this.podsByNode.get(newNode);
+        if (!pods) this.podsByNode.set(newNode, (pods = new Map()));
+        pods.set(key, next as KubeObject);
+      }
+    }
+    if (kind === "Event") {
+      if (previous) this.indexEvent(key, previous, false);
+      if (next) this.indexEvent(key, next, true);
+    }
+    if (kind !== "Service" && kind !== "Pod" && kind !== "Node") return;
+    const oldIps = previous ? addressesOf(kind, previous) : NO_IPS;
+    const newIps = next ? addressesOf(kind, next) : NO_IPS;
+    // The label depends on the key only: addresses unchanged means the index is unchanged.
+    if (sameList(oldIps, newIps)) return;
+    const owner = `${kind}/${key}`;
+    for (const ip of oldIps) {
+      if (newIps.includes(ip)) continue;
+      const owners = this.byIp.get(ip);
+      owners?.delete(owner);
+      if (owners?.size === 0) this.byIp.delete(ip);
+    }
+    for (const ip of newIps) {
+      if (oldIps.includes(ip)) continue;
+      let owners = this.byIp.get(ip);
+      if (!owners) this.byIp.set(ip, (owners = new Map()));
+      const m = (next as KubeObject).metadata;
+      owners.set(owner, { kind, label: m?.namespace ? `${m.namespace}/${m.name}` : `node ${m?.name}` });
+    }
+  }
+
   private indexEvent(key: string, event: KubeObject, add: boolean): void {
     const uid = event.involvedObject?.uid;
     if (typeof uid !== "string" || !uid) return;
@@ -257,11 +274,22 @@ function keyOf(o: unknown): string {
 }
 
 // Typed by kind (model/kube.ts), so the indexes read only what each kind's declared projection keeps.
-function addressesOf(kind: string, o: KubeObject): string[] {
-  if (kind === "Service") return [...new Set(serviceIps(o as Service))];
-  if (kind === "Pod") return [...new Set(podIps(o as Pod))];
-  if (kind === "Node") return [...new Set(nodeIps(o as Node))];
-  return [];
+function addressesOf(kind: string, o: KubeObject): readonly string[] {
+  if (kind === "Service") return distinct(serviceIps(o as Service));
+  if (kind === "Pod") return distinct(podIps(o as Pod));
+  if (kind === "Node") return distinct(nodeIps(o as Node));
+  return NO_IPS;
+}
+
+const NO_IPS: readonly string[] = Object.freeze([]);
+
+/** `list` without repeats, in order (a pod's `podIP` is also its first `podIPs` entry): lists of one to four. */
+function distinct(list: string[]): string[] {
+  return list.filter((ip, i) => list.indexOf(ip) === i);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 function serviceIps(o: Service): string[] {
@@ -280,6 +308,12 @@ function podIps(o: Pod): string[] {
 
 function nodeIps(o: Node): string[] {
   return (o.status?.addresses ?? []).filter((a) => a.type === "InternalIP" && a.address).map((a) => a.address);
+}
+
+/** The kept object takes the newer version's resourceVersion and writers (see sameKept). */
+function refresh(kept: KubeObject, next: KubeObject): void {
+  kept.metadata.resourceVersion = next.metadata.resourceVersion;
+  if (next.metadata.managedFields !== undefined) kept.metadata.managedFields = next.metadata.managedFields;
 }
 
 function objectKey(object: KubeObject): string {
