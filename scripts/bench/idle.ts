@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { SERVICE_ACCOUNT_DIR } from "../../src/kube/in-cluster.ts";
 import { publish, startMon } from "./report.ts";
 import { tmpdir } from "node:os";
@@ -19,8 +20,41 @@ for (let d = 0; d < 3; d++) {
   const rs = sim.apply(replicaSet);
   for (let i = 0; i < 10; i++) sim.apply(runningPod(rs, `p${i}`, `node-${i % 3}`, now - 3_600_000));
 }
-/** Resident set of `mon run` watching the small cluster, 20 s after ready, MiB. */
-async function idleRss(inCluster: boolean): Promise<{ rssMiB: number; compiled: boolean }> {
+/**
+ * A process's resident set, MiB: whole, its own memory (anonymous: the heap, the JIT's code, the runtime's
+ * allocations) and the pages of files it maps (the binary's code and data, read from disk and given back under
+ * pressure), from /proc/PID/smaps_rollup.
+ */
+function residentOf(pid: number): { rssMiB: number; anonMiB: number; fileMiB: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(rollup)?.[1] ?? 0);
+  const mib = (k: number) => Math.round(k / 1024);
+  return { rssMiB: mib(kib("Rss")), anonMiB: mib(kib("Anonymous")), fileMiB: mib(kib("Rss") - kib("Anonymous")) };
+}
+
+/**
+ * The floor in the same run: a program that does nothing (`setInterval`), compiled by the same Bun the same way
+ * (`bun build --compile`), 5 s after start. What mon holds above it is mon's.
+ */
+async function emptyProgramRss(): Promise<ReturnType<typeof residentOf>> {
+  writeFileSync(join(work, "empty.ts"), "setInterval(() => {}, 1000);\n");
+  const built = spawnSync(process.execPath, [
+    "build",
+    "--compile",
+    join(work, "empty.ts"),
+    "--outfile",
+    join(work, "empty"),
+  ]);
+  if (built.status !== 0) throw new Error(`bun build --compile failed: ${built.stderr}`);
+  const child = spawn(join(work, "empty"), { stdio: "ignore" });
+  await new Promise((r) => setTimeout(r, 5_000));
+  const resident = residentOf(child.pid as number);
+  child.kill("SIGKILL");
+  return resident;
+}
+
+/** Resident set of `mon run` watching the small cluster, 20 s after ready, MiB (see residentOf). */
+async function idleRss(inCluster: boolean): Promise<ReturnType<typeof residentOf> & { compiled: boolean }> {
   const { mon, compiled } = await startMon({
     work,
     kubeconfig: sim.kubeconfig(),
@@ -29,9 +63,9 @@ async function idleRss(inCluster: boolean): Promise<{ rssMiB: number; compiled: 
     ...(inCluster ? { inCluster: { server: sim.server.url, token: sim.token, ca: sim.pki.caCert } } : {}),
   });
   await new Promise((r) => setTimeout(r, 20_000));
-  const status = readFileSync(`/proc/${mon.pid}/status`, "utf8");
+  const resident = residentOf(mon.pid as number);
   mon.kill("SIGTERM");
-  return { rssMiB: Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024), compiled };
+  return { ...resident, compiled };
 }
 
 const kubeconfig = await idleRss(false);
@@ -41,14 +75,25 @@ const mounted = existsSync(SERVICE_ACCOUNT_DIR);
 const inCluster = process.getuid?.() === 0 ? await idleRss(true) : undefined;
 if (!mounted) rmSync(SERVICE_ACCOUNT_DIR, { recursive: true, force: true });
 await sim.stop();
+const empty = await emptyProgramRss();
 const result = {
   runtime: `bun ${Bun.version}`,
   compiled: kubeconfig.compiled,
   pods: 30,
   nodes: 3,
   idleRssMiB: kubeconfig.rssMiB,
-  ...(inCluster ? { idleInClusterRssMiB: inCluster.rssMiB } : {}),
+  idle: kubeconfig,
+  ...(inCluster ? { idleInClusterRssMiB: inCluster.rssMiB, idleInCluster: inCluster } : {}),
+  emptyProgram: empty,
 };
-const line = `Idle: \`mon run\` (${kubeconfig.compiled ? "the compiled binary" : "from source"}) watching 3 nodes and 30 pods, 20 s after ready: ${inCluster ? `${inCluster.rssMiB} MiB resident in a cluster (its ServiceAccount, no kubeconfig library loaded), ` : ""}${kubeconfig.rssMiB} MiB with a kubeconfig (@kubernetes/client-node loaded to read it).`;
+const line = [
+  `Idle: \`mon run\` (${kubeconfig.compiled ? "the compiled binary" : "from source"}) watching 3 nodes and 30 pods, 20 s after ready: ${inCluster ? `${inCluster.rssMiB} MiB resident in a cluster (its ServiceAccount, no kubeconfig library loaded), ` : ""}${kubeconfig.rssMiB} MiB with a kubeconfig (@kubernetes/client-node loaded to read it).`,
+  "",
+  "| process | resident (MiB) | its own memory (MiB) | pages mapped from files: the binary, libc (MiB) |",
+  "|---|---:|---:|---:|",
+  ...(inCluster ? [`| mon in a cluster | ${inCluster.rssMiB} | ${inCluster.anonMiB} | ${inCluster.fileMiB} |`] : []),
+  `| mon with a kubeconfig | ${kubeconfig.rssMiB} | ${kubeconfig.anonMiB} | ${kubeconfig.fileMiB} |`,
+  `| an empty program compiled by the same Bun | ${empty.rssMiB} | ${empty.anonMiB} | ${empty.fileMiB} |`,
+].join("\n");
 publish("idle", result, line);
 process.exit(0);

@@ -3,10 +3,11 @@
  * Seeds PODS pods and NODES nodes (pods shaped like a recorded kube-apiserver pod, managed fields included),
  * prints one JSON line {kubeconfig, listedBytes}, then on each stdin line `churn N` makes N pod status changes
  * in one burst (the events queue on the watch stream and reach mon as fast as it reads) and prints
- * `{"churned": N}`.
+ * `{"churned": N}` (and writes the round's number to BENCH_CHURNED_FILE when set); `backlog N` prints
+ * `{"backlog": round}` first and makes the changes a second later.
  */
 import { createInterface } from "node:readline";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startSimulator } from "../../src/sim/simulator.ts";
 
@@ -51,8 +52,13 @@ process.stdout.write(`${JSON.stringify({ kubeconfig: sim.kubeconfig(), listedByt
 let round = 0;
 for await (const line of createInterface({ input: process.stdin })) {
   const [command, count] = line.trim().split(" ");
-  if (command !== "churn") continue;
+  if (command !== "churn" && command !== "backlog") continue;
   round += 1;
+  if (command === "backlog") {
+    // Told first, then a second's pause: the arm holds its event loop still before the first change is made.
+    process.stdout.write(`${JSON.stringify({ backlog: round })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
   for (let i = 0; i < Number(count); i++) {
     const name = names[(i * 7919) % names.length]!;
     sim.store.patch(
@@ -68,6 +74,8 @@ for await (const line of createInterface({ input: process.stdin })) {
       "status",
     );
   }
+  // A file as well as the line: an arm that holds its event loop still (a backlog) polls for it synchronously.
+  if (process.env.BENCH_CHURNED_FILE) writeFileSync(process.env.BENCH_CHURNED_FILE, String(round));
   process.stdout.write(`${JSON.stringify({ churned: Number(count) })}\n`);
 }
 await sim.stop();

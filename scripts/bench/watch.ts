@@ -9,7 +9,8 @@
  * Writes scripts/bench/results/watch.json and the table in docs/performance.md. Run: npm run bench
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { CoreV1Api, type Informer, KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
@@ -30,9 +31,14 @@ const root = join(import.meta.dirname, "..", "..");
 
 /** One arm at BENCH_PODS pods, in a process of its own (runArms): list → synced, RSS, the burst's CPU rate. */
 async function measure(arm: Arm) {
+  const churned = join(mkdtempSync(join(tmpdir(), "mon-watch-")), "churned");
   const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], {
     stdio: ["pipe", "pipe", "inherit"],
-    env: { ...process.env, BENCH_NODES: String(Math.max(200, Math.round(Number(process.env.BENCH_PODS) / 25))) },
+    env: {
+      ...process.env,
+      BENCH_NODES: String(Math.max(200, Math.round(Number(process.env.BENCH_PODS) / 25))),
+      BENCH_CHURNED_FILE: churned,
+    },
   });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => JSON.parse(String((await lines.next()).value));
@@ -86,6 +92,20 @@ async function measure(arm: Arm) {
   for (const line of sample) parsed += JSON.parse(line).type.length;
   const parseUsage = process.cpuUsage(p0);
   const parseCpuSeconds = (parseUsage.user + parseUsage.system) / 1e6;
+
+  // A backlog: the same burst again while this process's event loop is held still (Atomics.wait sleeps without
+  // CPU), so the events wait in the connection; then the CPU time from release to the last event handled. The
+  // chunks are then full (no wake-up per event): what reading costs when it keeps up with a busy cluster.
+  const backlogBefore = events;
+  child.stdin!.write(`backlog ${CHURN}\n`);
+  await next();
+  const still = new Int32Array(new SharedArrayBuffer(4));
+  while (!existsSync(churned) || readFileSync(churned, "utf8") !== "2") Atomics.wait(still, 0, 0, 50);
+  const b0 = process.cpuUsage();
+  await eventsReach(backlogBefore + CHURN);
+  const backlogUsage = process.cpuUsage(b0);
+  const backlogCpuSeconds = (backlogUsage.user + backlogUsage.system) / 1e6;
+  await next();
   stop();
   child.kill();
   return {
@@ -99,6 +119,8 @@ async function measure(arm: Arm) {
     jsonParseEventsPerCpuSecond: Math.round(sample.length / parseCpuSeconds),
     // CPU against CPU, on the same bytes: JSON.parse's CPU time over the arm's for the same events.
     ratioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / cpuSeconds)).toFixed(3)),
+    backlogEventsPerCpuSecond: Math.round(CHURN / backlogCpuSeconds),
+    backlogRatioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / backlogCpuSeconds)).toFixed(3)),
     rssAfterSyncMiB: Math.round(rssAfterSync / 2 ** 20),
     rssGrowthMiB: Math.round((rssAfterSync - rssBefore) / 2 ** 20),
     rssPerListedByte: Number((rssAfterSync / seeded.listedBytes).toFixed(2)),
@@ -180,11 +202,11 @@ const result = {
   results,
 };
 const table = [
-  "| pods | nodes | informer | listed JSON (MiB) | list → synced (s) | watch events per CPU-second | JSON.parse events per CPU-second (same bytes) | ratio to JSON.parse (CPU against CPU) | RSS after sync (MiB) | RSS / listed byte |",
-  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+  "| pods | nodes | informer | listed JSON (MiB) | list → synced (s) | watch events per CPU-second | JSON.parse events per CPU-second (same bytes) | ratio to JSON.parse (CPU against CPU) | a backlog: events per CPU-second | a backlog: ratio to JSON.parse | RSS after sync (MiB) | RSS / listed byte |",
+  "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...results.map(
     (r) =>
-      `| ${r.pods} | ${r.nodes} | ${r.arm === "mon" ? "mon" : "@kubernetes/client-node"} | ${r.listedMiB} | ${r.listToSyncedSeconds} | ${r.watchEventsPerCpuSecond} | ${r.jsonParseEventsPerCpuSecond} | ${r.ratioToJsonParse} | ${r.rssAfterSyncMiB} | ${r.rssPerListedByte} |`,
+      `| ${r.pods} | ${r.nodes} | ${r.arm === "mon" ? "mon" : "@kubernetes/client-node"} | ${r.listedMiB} | ${r.listToSyncedSeconds} | ${r.watchEventsPerCpuSecond} | ${r.jsonParseEventsPerCpuSecond} | ${r.ratioToJsonParse} | ${r.backlogEventsPerCpuSecond ?? "–"} | ${r.backlogRatioToJsonParse ?? "–"} | ${r.rssAfterSyncMiB} | ${r.rssPerListedByte} |`,
   ),
   "",
   `Managed fields trimmed (spec 6.9): ${full} → ${trimmed} bytes per recorded pod (−${result.managedFieldsBytesPerPod.savedPercent} %).`,
