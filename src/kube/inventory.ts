@@ -74,7 +74,8 @@ export class Inventory implements InventoryView {
    * Applies one informer event, through the door (kube/admit.ts): an added or modified object is kept in the
    * narrow shape detectors read; one that cannot be read at all (no name) is not kept and is listed in
    * `unreadableObjects()`; the version already kept (same uid and resourceVersion) changes nothing and tells no
-   * listener. Returns the changed key `Kind/namespace/name`.
+   * listener, and neither does a version that differs from it in nothing kept (kube/same.ts: the kept object
+   * only takes its resourceVersion and writers). Returns the changed key `Kind/namespace/name`.
    */
   apply(kind: string, type: "ADDED" | "MODIFIED" | "DELETED", raw: KubeObject): string {
     let object = raw;
