@@ -185,10 +185,7 @@ describe("silent watches (issue 40: bookmarks are not relied on)", () => {
     // Two timers on the fake clock: the simulator's bookmark timer, armed when it serves the watch, and the
     // informer's check timer, armed once the watch's headers arrived. Stepping before the second is armed would
     // move its first silent minute later than the test counts.
-    await waitUntil(
-      () => informer!.synced() && sim!.server.watchCount() === 1 && clock.pending() === 2,
-      "the watch",
-    );
+    await waitUntil(() => informer!.synced() && sim!.server.watchCount() === 1 && clock.pending() === 2, "the watch");
     /** One fake second at a time, letting each check (real requests) answer. */
     const step = async (seconds: number) => {
       for (let s = 0; s < seconds; s++) {
