@@ -10,7 +10,7 @@ import { simStoryCluster } from "../sim/stories/cluster.ts";
 import { STORIES } from "../sim/stories/index.ts";
 import type { KubeObject } from "../sim/store.ts";
 import { DIFFERENTIAL_SCRIPT, factsOf, type Recording, record, runScript } from "./differential.ts";
-import { type PreparedStoryNodes, serviceIpsOf } from "./real-stories.ts";
+import { DIFFERENTIAL_PLACE, type PreparedStoryNodes, serviceIpsOf } from "./real-stories.ts";
 
 /** What the differential saw on each server: facts, and the writes the real one refused. */
 export interface DifferentialRun {
@@ -20,7 +20,7 @@ export interface DifferentialRun {
 }
 
 /** The namespace, node prefix and label of the script on the real control plane. */
-const PLACE = "differential";
+const PLACE = DIFFERENTIAL_PLACE;
 
 /**
  * Tells DIFFERENTIAL_SCRIPT at once to a fresh simulator (its controllers on the real clock and QUICK_TIMING)
