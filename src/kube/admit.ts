@@ -241,25 +241,24 @@ function validCondition(condition: Record<string, unknown>): boolean {
   return typeof condition.type === "string" && typeof condition.status === "string";
 }
 
-/** Only the string values, each cleaned: the same map when all were strings already clean (nothing allocated). */
+/** Only the string values (the first MAX_ITEMS), each cleaned: the same map when nothing had to change. */
 function stringMap(map: Record<string, unknown>): Record<string, string> {
-  let out: Record<string, string> | undefined;
   let n = 0;
   for (const k in map) {
     const v = map[k];
-    const clean = typeof v === "string" && n < MAX_ITEMS ? cleanText(v) : undefined;
-    if (clean !== undefined) n++;
-    if (!out && clean !== v) {
-      // The first change: the entries before it were kept as they are.
-      out = {};
-      for (const before in map) {
-        if (before === k) break;
-        out[before] = map[before] as string;
-      }
-    }
-    if (out && clean !== undefined) out[k] = clean;
+    if (typeof v !== "string" || ++n > MAX_ITEMS || cleanText(v) !== v) return cleanedMap(map);
   }
-  return out ?? (map as Record<string, string>);
+  return map as Record<string, string>;
+}
+
+function cleanedMap(map: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let n = 0;
+  for (const k in map) {
+    const v = map[k];
+    if (typeof v === "string" && ++n <= MAX_ITEMS) out[k] = cleanText(v);
+  }
+  return out;
 }
 
 function cleanText(text: string): string {

@@ -79,12 +79,13 @@ export class Inventory implements InventoryView {
    */
   apply(kind: string, type: "ADDED" | "MODIFIED" | "DELETED", raw: KubeObject): string {
     let object = raw;
-    const name = `${kind}/${keyOf(raw)}`;
+    const rawKey = keyOf(raw);
+    const name = `${kind}/${rawKey}`;
     // The version already kept (a relist, a watch reopened from an older resourceVersion): no new object, no
     // index touched, no change told (issue 42).
     const rv = raw?.metadata?.resourceVersion;
     if (type !== "DELETED" && typeof rv === "string" && rv !== "" && !this.unreadable.has(name)) {
-      const kept = this.byKind.get(kind)?.get(keyOf(raw));
+      const kept = this.byKind.get(kind)?.get(rawKey);
       if (kept?.metadata?.resourceVersion === rv && kept.metadata.uid === raw.metadata?.uid) return name;
     }
     if (type !== "DELETED") {
