@@ -154,18 +154,49 @@ function refOf(o: ObjectLike): ObjectRef {
 
 type ManagedEntry = NonNullable<ObjectLike["metadata"]["managedFields"]>[number];
 
-/** The last write of an object's spec (managedFields' latest entry outside the status), or its creation. */
+/**
+ * The field managers of the control plane's own components (the name each gives kube-apiserver as its field
+ * manager, from its user agent). What they write on their own — the root CA ConfigMap published into every
+ * namespace, a ServiceAccount's token, a controller's status or scale, a node's labels — is not a change a
+ * person or a deployment tool made, so it is never "what changed" (issue 50).
+ */
+const CONTROL_PLANE_MANAGERS: ReadonlySet<string> = new Set([
+  "kube-controller-manager",
+  "cloud-controller-manager",
+  "kube-scheduler",
+  "kube-apiserver",
+  "kubelet",
+  "kube-proxy",
+]);
+
+/** Whether a managedFields manager is one of the control plane's own components (CONTROL_PLANE_MANAGERS). */
+export function isControlPlaneManager(manager: string | undefined): boolean {
+  return manager !== undefined && CONTROL_PLANE_MANAGERS.has(manager.split("/")[0]!);
+}
+
+/**
+ * The last write of an object's spec by a person or a tool (managedFields' latest entry outside the status whose
+ * manager is not a control-plane component), or its creation when a person or a tool created it; undefined when
+ * only the control plane ever wrote it (issue 50: the root CA ConfigMap is nobody's change).
+ */
 function specWriteOf(o: ObjectLike): Change | undefined {
   const entries = o.metadata.managedFields ?? [];
   let latest: ManagedEntry | undefined;
   for (const e of entries)
-    if (!e.subresource && e.time && (!latest || String(e.time) > String(latest.time))) latest = e;
+    if (!e.subresource && e.time && !isControlPlaneManager(e.manager) && (!latest || String(e.time) > String(latest.time)))
+      latest = e;
   const created = Date.parse(String(o.metadata.creationTimestamp ?? ""));
   const at = latest ? Date.parse(String(latest.time)) : Number.NaN;
   if (!Number.isNaN(at) && (Number.isNaN(created) || at > created + SLACK_MS))
     return { object: refOf(o), kind: "spec", ...(latest?.manager ? { manager: latest.manager } : {}), at, what: [] };
   if (Number.isNaN(created)) return undefined;
-  const creator = entries.find((e) => e.operation === "Update" && !e.subresource) ?? entries[0];
+  // The creator: the earliest write of the object itself (managedFields are not kept in time order).
+  let creator: ManagedEntry | undefined;
+  for (const e of entries)
+    if (!e.subresource && (!creator || String(e.time ?? "") < String(creator.time ?? ""))) creator = e;
+  creator ??= entries[0];
+  // Created by the control plane itself (and never written by anyone since): nobody's change.
+  if (isControlPlaneManager(creator?.manager)) return undefined;
   return {
     object: refOf(o),
     kind: "created",
