@@ -55,7 +55,7 @@ const loop = createPassLoop({
   inventory,
   cluster: "soak",
   rules: { silences: [], prepared: { scope: {}, silences: [] } },
-  evidence: { lines: () => undefined, pending: () => false, request: () => {}, busy: () => false },
+  evidence: { attach: (f) => f, pending: () => false, request: () => {}, busy: () => false },
   ready: () => true,
   usage: () => ({}),
   onResult: () => {

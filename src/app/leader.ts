@@ -76,7 +76,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     carried: carried !== undefined,
   });
   const loop = createPassLoop({
-    ...{ clock, inventory, cluster, evidence: sources.logs, ready: options.synced, usage: sources.view },
+    ...{ clock, inventory, cluster, evidence: sources.evidence, ready: options.synced, usage: sources.view },
     explain: config.healthCheck.diagnostics.enabled,
     rules: () => control.rules(),
     onResult(result, now) {
@@ -112,7 +112,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     ...(license ? { license } : {}),
     edition: () => control.current(),
     persistentState: () => state.store.persistent,
-    evidencePending: () => sources.logs.busy(),
+    evidencePending: () => sources.evidence.busy(),
     sent: () => outgoing.settled(),
     diagnostics: createDiagnostics({ loop, delivery, router, providers: prepared.providers, clock, cluster, observe }),
     status: statusSource({

@@ -1,7 +1,6 @@
-import { type Finding, NODE_DOWN_REASONS } from "../model/finding.ts";
+import { type Finding, NODE_DOWN_REASONS, NODE_DOWN_SLACK_MS } from "../model/finding.ts";
 
-/** How far before a node's failure a pod finding may have begun and still be that failure's doing, ms (R1). */
-export const NODE_DOWN_SLACK_MS = 2 * 60_000;
+export { NODE_DOWN_SLACK_MS } from "../model/finding.ts";
 
 /** How far apart a node pressure and an eviction or OOM kill on that node may be and still be one story, ms (R2). */
 export const NODE_PRESSURE_WINDOW_MS = 10 * 60_000;

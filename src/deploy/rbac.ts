@@ -20,8 +20,8 @@ export const INSTANCE_SECRET = "mon-license-instance";
  * The ClusterRole's rules (spec 5.5). `full`: list and watch on every resource of every group.
  * `least-privilege`: list and watch on each cluster-wide kind of KNOWN_KINDS (the kinds mon has detectors
  * for, so the list can never drift from the code) plus the metrics API; with `watchSecrets` false the Secret
- * kind is left out, so no Secret can be read cluster-wide. In both modes: `get` on namespaces, nodes, nodes/stats, nodes/metrics and
- * pods/log only (no wildcard get), the API server's /readyz and /metrics, and SelfSubjectAccessReview create.
+ * kind is left out, so no Secret can be read cluster-wide. In both modes: `get` on namespaces, nodes, nodes/stats, nodes/metrics,
+ * pods/log and leases (a down node's heartbeat) only (no wildcard get), the API server's /readyz and /metrics, and SelfSubjectAccessReview create.
  * A `full` ClusterRole covers Secrets through its wildcard; `watchSecrets` false therefore requires
  * least-privilege (the chart and the no-secrets component enforce it), and namespaceRules drops the instance
  * Secret too.
@@ -44,6 +44,8 @@ export function clusterRules(options: { mode: RbacMode; watchSecrets: boolean })
       resources: ["namespaces", "nodes", "nodes/stats", "nodes/metrics", "pods/log"],
       verbs: ["get"],
     },
+    // A down node's last heartbeat: its Lease in kube-node-lease, read by name (issue 50).
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["get"] },
     { nonResourceURLs: ["/readyz", "/metrics"], verbs: ["get"] },
     { apiGroups: ["authorization.k8s.io"], resources: ["selfsubjectaccessreviews"], verbs: ["create"] },
   ];

@@ -119,7 +119,9 @@ function notReady(
       ["condition", `Ready=${ready.status}${ready.reason ? ` (${ready.reason})` : ""}`],
       ["message", ready.message],
       ["since", ready.lastTransitionTime],
-      ["last heartbeat", ready.lastHeartbeatTime],
+      // The kubelet's last status post (on a change, else every 5 minutes); its heartbeat is its Lease, which
+      // the pass reads for a down node (app/pass/heartbeat-evidence.ts).
+      ["last status", ready.lastHeartbeatTime],
       ["pods on node", pods.length],
       ["cordoned", node.spec?.unschedulable ? "yes" : undefined],
     ],

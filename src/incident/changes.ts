@@ -183,7 +183,12 @@ function specWriteOf(o: ObjectLike): Change | undefined {
   const entries = o.metadata.managedFields ?? [];
   let latest: ManagedEntry | undefined;
   for (const e of entries)
-    if (!e.subresource && e.time && !isControlPlaneManager(e.manager) && (!latest || String(e.time) > String(latest.time)))
+    if (
+      !e.subresource &&
+      e.time &&
+      !isControlPlaneManager(e.manager) &&
+      (!latest || String(e.time) > String(latest.time))
+    )
       latest = e;
   const created = Date.parse(String(o.metadata.creationTimestamp ?? ""));
   const at = latest ? Date.parse(String(latest.time)) : Number.NaN;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import type { Decision } from "../model/decision.ts";
 import type { Finding } from "../model/finding.ts";
 import { renderDecision } from "../notify/render.ts";
@@ -487,6 +488,73 @@ describe("folding is never a resolve", () => {
     const { actions, news } = run([[alone], [absorbed], [absorbed], []]);
     expect(actions).toEqual([["announce"], ["announce", "update"], [], ["resolve", "resolve"]]);
     expect(news[1]).toEqual(["now part of: deployment shop/api (CrashLoopBackOff)"]);
+  });
+
+  test("an absorbed conversation that still fails when it stands alone again is told so at once, in its own thread", () => {
+    // Passes 1 s apart: inside the update cooldown, which this message does not wait for.
+    const lost = nodeLost();
+    const crash = draft(finding("p1"));
+    const node = (folds: boolean): IncidentDraft => ({
+      root: nodeRoot,
+      rootReason: "NodeLost",
+      findings: folds ? [lost, finding("p1", "PodNodeLost")] : [lost],
+      ...(folds ? { folded: [{ root, reason: "node_inhibition" as const }] } : {}),
+    });
+    let state = emptyLifecycle();
+    const told: string[] = [];
+    for (const [t, drafts] of [
+      [0, [crash]],
+      [1, [node(true)]],
+      [2, [node(true)]],
+      [3, [crash]],
+      [4, [crash]],
+    ] as const) {
+      const out = stepLifecycle(state, drafts, t * 1000, "prod");
+      state = out.state;
+      for (const d of out.decisions) told.push(`${t} ${d.action} ${d.incident.id} ${d.news.join("; ")}`.trim());
+    }
+    expect(told).toEqual([
+      "0 announce Deployment/shop/api",
+      "1 announce Node//n1",
+      "1 update Deployment/shop/api now part of: node n1 (NodeLost)",
+      "3 update Deployment/shop/api still failing on its own: no longer part of node n1 (NodeLost)",
+      "3 resolve Node//n1",
+    ]);
+  });
+
+  test("whatever the passes, a failure a larger incident took is never left with that incident's all-clear", () => {
+    // Each pass: is the node lost, is the crash failing, and does the node's incident take it (a pod on the node).
+    const pass = fc.record({ nodeLost: fc.boolean(), failing: fc.boolean(), onNode: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(pass, { minLength: 2, maxLength: 12 }), fc.integer({ min: 1, max: 400 }), (passes, gap) => {
+        let state = emptyLifecycle();
+        // The crash thread's last word: told as failing, part of the node, or resolved.
+        let last: "none" | "failing" | "part" | "resolved" = "none";
+        passes.forEach((p, i) => {
+          const absorbed = p.nodeLost && p.failing && p.onNode;
+          const drafts: IncidentDraft[] = [];
+          if (p.nodeLost)
+            drafts.push({
+              root: nodeRoot,
+              rootReason: "NodeLost",
+              findings: absorbed ? [nodeLost(), finding("p1", "PodNodeLost")] : [nodeLost()],
+              ...(absorbed ? { folded: [{ root, reason: "node_inhibition" as const }] } : {}),
+            });
+          if (p.failing && !absorbed) drafts.push(draft(finding("p1")));
+          const out = stepLifecycle(state, drafts, i * gap * 1000, "prod");
+          state = out.state;
+          for (const d of out.decisions) {
+            if (d.incident.id !== "Deployment/shop/api") continue;
+            if (d.action === "resolve") last = "resolved";
+            else if (d.news.some((n) => n.startsWith("now part of"))) last = "part";
+            else last = "failing";
+          }
+          // Standing alone and failing, after it was told: the thread's last word says it fails.
+          if (p.failing && !absorbed && last !== "none") expect(last).toBe("failing");
+        });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("a conversation never announced is folded silently", () => {

@@ -366,9 +366,19 @@ export function stepLifecycle(
           },
         }
       : stepAck(previous, draft.ack);
+    // A conversation whose findings were part of a larger incident (its node lost) and stand on their own again
+    // while they still fail is told so at once in its own thread: the larger incident's resolve is not its end
+    // (issue 50: a false all-clear).
+    const absorber = previous.absorbedInto !== undefined ? state.incidents.get(previous.absorbedInto) : undefined;
+    const standsAlone =
+      previous.absorbedInto !== undefined && !draft.held
+        ? [
+            `still failing on its own: no longer part of ${absorber ? `${refLabel(absorber.root)} (${absorber.rootReason})` : previous.absorbedInto}`,
+          ]
+        : [];
     // Routine news waits out the cooldown after the last message; a page escalation or an ack change does not.
     const spokeAt = previous.spokeAt ?? previous.openedAt;
-    const urgent = (previous.mode !== "page" && mode === "page") || acked.news.length > 0;
+    const urgent = (previous.mode !== "page" && mode === "page") || acked.news.length > 0 || standsAlone.length > 0;
     const cooling = fresh.length > 0 && !urgent && now - spokeAt < UPDATE_COOLDOWN_SECONDS * 1000;
     const factNews = cooling ? [] : fresh;
     if (cooling && previous.coolsAt === undefined)
@@ -378,6 +388,7 @@ export function stepLifecycle(
     const paging = previous.mode === "page" && mode === "page";
     const pageReminders = paging && !acked.state.ack && acked.news.length === 0 ? (previous.pageReminders ?? 0) : 0;
     const remind =
+      standsAlone.length === 0 &&
       !draft.held &&
       !cooling &&
       !acked.state.ack &&
@@ -389,6 +400,7 @@ export function stepLifecycle(
       ? `still paging, open for ${openFor(now - previous.openedAt)}, not acknowledged`
       : `still open after ${Math.floor((now - previous.openedAt) / 86_400_000)} days`;
     const news = [
+      ...standsAlone,
       ...factNews.map((f) => describeFact(f, draft.findings)),
       ...acked.news,
       ...(remind ? [reminder] : []),

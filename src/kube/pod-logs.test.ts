@@ -1,8 +1,11 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { foldSharedErrors } from "../correlate/shared-errors.ts";
+import { withLog } from "../detect/evidence.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { simRequest } from "../testing/sim-client.ts";
 import { connectKube } from "./connection.ts";
-import { readContainerLog } from "./pod-logs.ts";
+import { kubeletLogError, readContainerLog } from "./pod-logs.ts";
 
 let sim: Simulator | undefined;
 afterEach(async () => {
@@ -28,5 +31,56 @@ test("a crashed container's log is read as kube-apiserver v1.32 serves it: Accep
     container: "api",
     previous: true,
   });
-  expect(text).toContain("connect: connection refused");
+  expect("text" in text && text.text).toContain("connect: connection refused");
+});
+
+describe("a log that cannot be read says so (issue 50)", () => {
+  test("the kubelet's own error, written as a 200 body once it no longer has the container, is never a log", () => {
+    // What kube-apiserver v1.32 served from kubelet v1.32.13 for `--previous` after the kubelet restarted.
+    expect(
+      kubeletLogError(
+        "unable to retrieve container logs for containerd://f6b69481ff585952150cd2e1a48af503e0777355ebc8b7ffe852010ee1094da0",
+      ),
+    ).toBe("its output is gone: the kubelet no longer has the container");
+    expect(
+      kubeletLogError(
+        'failed to try resolving symlinks in path "/var/log/pods/shop_api-x_1/api/3.log": lstat /var/log/pods/shop_api-x_1/api/3.log: no such file or directory',
+      ),
+    ).toBe("its output is gone: the kubelet no longer has its log file");
+  });
+
+  test("whatever a container printed, of one line or many, its log is its log", () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ maxLength: 80 }), { minLength: 1, maxLength: 6 }), (lines) => {
+        const text = `${lines.join("\n")}\n`;
+        expect(kubeletLogError(text)).toBeUndefined();
+        // Even a line quoting the kubelet's words among others.
+        expect(kubeletLogError(`starting\nunable to retrieve container logs for containerd://abc\n`)).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("the evidence says why under its own label, which ties no workloads together as a shared error would", () => {
+    const f = {
+      key: "CrashLoopBackOff/Pod/shop/api-1/api",
+      reason: "CrashLoopBackOff",
+      object: { kind: "Pod", namespace: "shop", name: "api-1" },
+      tier: "medium" as const,
+      summary: "crash",
+      evidence: [],
+      since: 0,
+    };
+    const gone = withLog(f, { unavailable: "its output is gone: the kubelet no longer has the container" });
+    expect(gone.evidence).toEqual([
+      { label: "log unavailable", value: "its output is gone: the kubelet no longer has the container" },
+    ]);
+    expect(withLog(f, { lines: ["panic: boom"] }).evidence).toEqual([{ label: "log", value: "panic: boom" }]);
+    const drafts = ["a", "b"].map((name) => ({
+      root: { kind: "Deployment", namespace: "shop", name },
+      rootReason: "CrashLoopBackOff",
+      findings: [{ ...gone, key: `${gone.key}-${name}`, object: { ...gone.object, name: `${name}-1` } }],
+    }));
+    expect(foldSharedErrors(drafts, () => false).map((d) => d.root.kind)).toEqual(["Deployment", "Deployment"]);
+  });
 });

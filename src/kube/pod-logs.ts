@@ -10,17 +10,25 @@ export const LOG_READ_MAX_BYTES = 16 * 2 ** 20;
 export const LOG_LINE_MAX = 400;
 
 /**
+ * What a read of a container's log gave: its tail as `text`, or why there is none (`unavailable`, one short
+ * sentence a message can carry as evidence: "the kubelet no longer has the container", "HTTP 500: …").
+ */
+export type LogRead = { readonly text: string } | { readonly unavailable: string };
+
+/**
  * Reads the tail of a container's log through `pods/log` (spec 5.5: `get` on pods/log), of the previous
  * (crashed) instance when `previous`: the last LOG_TAIL_LINES lines, of which the last LOG_LIMIT_BYTES bytes are
  * kept while they stream in (issue 30: `limitBytes` would keep the *first* bytes, the start of a 10 MB line,
- * and drop its end). Returns undefined when the log cannot be read (no kubelet, container gone, no
- * permission); never throws.
+ * and drop its end). A log that cannot be read (no kubelet, container gone, no permission) is `unavailable`
+ * with why — also when the kubelet says so in a body it already answered 200 to (issue 50: once a kubelet has
+ * removed a dead container it writes `unable to retrieve container logs for containerd://…` as the log). Never
+ * throws.
  */
 export async function readContainerLog(
   connection: KubeConnection,
   ref: { namespace: string; pod: string; container: string; previous: boolean },
   signal?: AbortSignal,
-): Promise<string | undefined> {
+): Promise<LogRead> {
   const query = new URLSearchParams({
     container: ref.container,
     tailLines: String(LOG_TAIL_LINES),
@@ -33,14 +41,42 @@ export async function readContainerLog(
       // served as text whatever is accepted.
       { headers: { accept: "application/json, */*" }, ...(signal ? { signal } : {}) },
     );
-    if (!response.ok) {
-      await response.body?.cancel();
-      return undefined;
-    }
-    return await lastBytes(response, LOG_LIMIT_BYTES, LOG_READ_MAX_BYTES);
-  } catch {
-    return undefined;
+    if (!response.ok) return { unavailable: refusal(response.status, await response.text().catch(() => "")) };
+    const text = await lastBytes(response, LOG_LIMIT_BYTES, LOG_READ_MAX_BYTES);
+    const kubelet = kubeletLogError(text);
+    return kubelet ? { unavailable: kubelet } : { text };
+  } catch (error) {
+    const e = error as { name?: string; message?: string };
+    return {
+      unavailable:
+        e.name === "TimeoutError" || e.name === "AbortError" ? "no answer in time" : (e.message ?? "unreachable"),
+    };
   }
+}
+
+/**
+ * The kubelet's own words when a log it began to serve cannot be read: it answers 200 before it looks for the
+ * container, then writes its error as the body. The sentence mon shows for it, or undefined for a real log.
+ * The kubelet's messages (pkg/kubelet/kuberuntime): the container is gone from the runtime, or its log file is.
+ */
+export function kubeletLogError(body: string): string | undefined {
+  const line = body.trim();
+  if (line.includes("\n")) return undefined;
+  if (/^unable to retrieve container logs for [a-z]+:\/\/[0-9a-f]+$/.test(line))
+    return "its output is gone: the kubelet no longer has the container";
+  if (/^failed to (try resolving symlinks in path|open log file) "[^"]+": /.test(line))
+    return "its output is gone: the kubelet no longer has its log file";
+  return undefined;
+}
+
+/** Why the API server refused a log read: its Status message, or the HTTP status. */
+function refusal(status: number, body: string): string {
+  let message: string | undefined;
+  try {
+    message = (JSON.parse(body) as { message?: string }).message;
+  } catch {}
+  if (status === 403) return "no permission to read pods/log";
+  return `HTTP ${status}${message ? `: ${message}` : ""}`;
 }
 
 /** The last `keep` bytes of a response body read up to `max` bytes, as text (a cut character dropped). */

@@ -67,6 +67,12 @@ export function isSymptom(f: Pick<Finding, "joins" | "symptom">): boolean {
  */
 export const NODE_DOWN_REASONS: ReadonlySet<string> = new Set(["NodeNotReady", "NodeLost", "NodeNetworkUnavailable"]);
 
+/**
+ * How far before a node went down a pod finding may have begun and still be that node's doing, ms
+ * (failure-catalogue R1): a pod failing longer before keeps its own root, its node lost or not.
+ */
+export const NODE_DOWN_SLACK_MS = 2 * 60_000;
+
 /** Kinds whose own findings are about their pods (a workload with no available replica). */
 export const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
   "Deployment",

@@ -9,12 +9,12 @@ import { KUBE_DIR, type RealKube, realKube, realKubeMissing } from "./real-kube.
 
 /**
  * A real node for the tests that prove mon on real pods (issue 50): kubelet v1.32.13, containerd, runc and the
- * CNI bridge of `../shared/kube/node`, joined to this test process's real control plane (real-kube.ts) as
+ * CNI bridge of the node scripts beside the control plane (`KUBE_DIR/node`), joined to this test process's real control plane (real-kube.ts) as
  * `localhost`, so that `pods/log` and `exec` reach its loopback-only kubelet through the API server. Started once
  * per test process (`setup.sh`, about 10 s; the Debian packages are installed by scripts/real-components.sh, as
  * `.ci/run` does), stopped with `teardown.sh` when the process ends (a watchdog stops it should the process die).
  * Its kubelet and health ports are free ones, its bridge and pod subnet its own, so a node started by hand from
- * `../shared/kube/node` on another subnet is not disturbed; but a machine runs one kubelet at a time (both would
+ * those scripts on their default subnet is not disturbed; but a machine runs one kubelet at a time (both would
  * manage the same pod cgroups), so a kubelet already running here is reported as the reason the test cannot run.
  * `.ci/run` sets `MON_REAL_COMPONENTS=required`: there a missing node fails the test; elsewhere the test is
  * skipped with one line saying why.
@@ -163,7 +163,8 @@ async function start(): Promise<RealNode> {
     },
     async startKubelet() {
       const again = await setup();
-      if (again.status !== 0) throw new Error(`the real node's kubelet did not start again: ${again.output.slice(-2_000)}`);
+      if (again.status !== 0)
+        throw new Error(`the real node's kubelet did not start again: ${again.output.slice(-2_000)}`);
     },
     ctr(args) {
       const r = spawnSync("ctr", ["--address", socket, "--namespace", "k8s.io", ...args], { encoding: "utf8" });
@@ -173,7 +174,11 @@ async function start(): Promise<RealNode> {
 }
 
 /** Runs a command to its end: exit status and output (stdout then stderr). */
-function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ status: number; output: string }> {
+function run(
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number; output: string }> {
   return new Promise((done) => {
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";

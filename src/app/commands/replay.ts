@@ -83,7 +83,7 @@ export async function replay(
     inventory,
     cluster: config.app.clusterName,
     rules,
-    evidence: { lines: () => undefined, pending: () => false, request: () => {}, busy: () => false },
+    evidence: { attach: (f) => f, pending: () => false, request: () => {}, busy: () => false },
     ready: () => true,
     usage: () => ({}),
     onResult(result, now) {

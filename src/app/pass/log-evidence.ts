@@ -1,3 +1,4 @@
+import type { LogOutcome } from "../../detect/evidence.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { KubeConnection } from "../../kube/connection.ts";
 import { lastErrorLines, readContainerLog } from "../../kube/pod-logs.ts";
@@ -19,8 +20,8 @@ export const LOG_WAIT_MS = 5_000;
 
 /** Log evidence for findings: what the pass asks and what it gets. */
 export interface LogEvidence {
-  /** The last error lines for a finding, when read. */
-  lines(finding: Finding): readonly string[] | undefined;
+  /** What was read for a finding: its container's last error lines, or why they could not be read; undefined before. */
+  outcome(finding: Finding): LogOutcome | undefined;
   /**
    * True while a new finding waits for its log: not requested yet, or requested less than LOG_WAIT_MS ago and
    * not read. A question only: reads start with `request`, which the pass loop calls after each pass.
@@ -51,9 +52,9 @@ export function createLogEvidence(options: {
   metrics: Metrics;
   onReady: () => void;
 }): LogEvidence {
-  const read = new Map<string, readonly string[] | null>();
+  const read = new Map<string, LogOutcome>();
   /** The latest lines read of each finding key, whatever its restart count: a lookup, not a scan of `read`. */
-  const latest = new Map<string, readonly string[]>();
+  const latest = new Map<string, LogOutcome & { lines: readonly string[] }>();
   const started = new Map<string, number>();
   /** The latest read of each workload family: its version and when it started. */
   const families = new Map<string, { version: string; at: number }>();
@@ -83,13 +84,18 @@ export function createLogEvidence(options: {
         container: (finding.container ?? "").replace(/ \(init\)$/, ""),
         previous: WITH_LOGS[finding.reason] ?? true,
       })
-        .then((text) => {
+        .then((got) => {
           const late = options.clock.now() - (started.get(v) ?? 0) > LOG_WAIT_MS;
-          options.metrics.investigations.inc({ result: text === undefined ? "skipped" : late ? "late" : "done" });
+          options.metrics.investigations.inc({ result: "unavailable" in got ? "skipped" : late ? "late" : "done" });
+          if ("unavailable" in got) {
+            // A read that timed out meanwhile keeps saying so; a later answer of why not is no better.
+            if (!read.has(v)) read.set(v, { unavailable: got.unavailable });
+            return;
+          }
           // The whole tail is redacted before lines are picked: a private key spans many lines (spec 6.8).
-          const lines = text === undefined ? null : lastErrorLines(redact(text).text);
+          const lines = { lines: lastErrorLines(redact(got.text).text) };
           read.set(v, lines);
-          if (lines) latest.set(finding.key, lines);
+          latest.set(finding.key, lines);
         })
         .finally(() => {
           running--;
@@ -100,14 +106,14 @@ export function createLogEvidence(options: {
   };
 
   return {
-    lines(f) {
+    outcome(f) {
       const found = read.get(version(f));
-      if (found) return found;
+      if (found && "lines" in found) return found;
       const near = sibling(f);
       const shared = near && read.get(near.version);
-      if (shared) return shared;
-      // An older read of the same container is better than none while the newest is fetched.
-      return latest.get(f.key);
+      if (shared && "lines" in shared) return shared;
+      // An older read of the same container is better than none while the newest is fetched, or than why not.
+      return latest.get(f.key) ?? found ?? shared;
     },
     pending(f) {
       const v = version(f);
@@ -129,7 +135,7 @@ export function createLogEvidence(options: {
         started.set(v, now);
         if (queue.length + running >= MAX_OUTSTANDING_READS) {
           options.metrics.investigations.inc({ result: "shed" });
-          read.set(v, null);
+          read.set(v, { unavailable: "not read: too many crashes to read at once" });
           continue;
         }
         families.set(family(f), { version: v, at: now });
@@ -142,7 +148,7 @@ export function createLogEvidence(options: {
           for (const v of asked)
             if (!read.has(v)) {
               options.metrics.investigations.inc({ result: "timeout" });
-              read.set(v, null);
+              read.set(v, { unavailable: `not read: no answer within ${LOG_WAIT_MS / 1000} s` });
             }
           options.onReady();
         }, LOG_WAIT_MS);

@@ -6,7 +6,7 @@ import type { PreparedRules } from "../../incident/suppress.ts";
 import type { Inventory } from "../../kube/inventory.ts";
 import type { UsageView } from "../../model/inventory.ts";
 import type { Cancel, Clock } from "../../runtime/clock.ts";
-import type { LogEvidence } from "./log-evidence.ts";
+import type { EvidenceReads } from "./evidence-reads.ts";
 import type { Quarantine } from "../../detect/isolate.ts";
 import { type PassResult, runPass } from "./pipeline.ts";
 
@@ -42,7 +42,7 @@ export interface PassLoop {
  * detector), and which Services served in the last day. It wakes up for the earliest time a finding, the
  * digest or a reminder asked for, a detector's result changes with time alone (the incremental families' time
  * edges), or `nextWakeAt()` (overflow digests), and at least every RESYNC_MS; a failed pass is retried within 30 s.
- * After each pass it requests the logs of findings that wait for them.
+ * After each pass it requests what the findings that wait need read (logs, Leases).
  */
 export function createPassLoop(options: {
   clock: Clock;
@@ -50,7 +50,7 @@ export function createPassLoop(options: {
   cluster: string;
   /** The rules of the current edition (they change when the license does). */
   rules: PreparedRules | (() => PreparedRules);
-  evidence: LogEvidence;
+  evidence: EvidenceReads;
   ready: () => boolean;
   /** Usage, probes and control-plane readings of the latest rounds. */
   usage: () => Omit<UsageView, "served">;

@@ -1,7 +1,6 @@
 import { correlate } from "../../correlate/correlate.ts";
 import { defer } from "../../correlate/defer.ts";
 import { unexplainedEvents } from "../../detect/events.ts";
-import { withLog } from "../../detect/evidence.ts";
 import { nextStepsOf } from "../../detect/next-steps.ts";
 import { impactFinder } from "../../detect/impact.ts";
 import { detect } from "../../detect/run.ts";
@@ -54,10 +53,7 @@ export function runPass(
     const quarantined = { quarantined: detected.quarantined, quarantinedTotal: quarantine.size };
     if (detected.failedDetectors.length > 0)
       return { ...nothingDecided(state, detected.findings.length, detected.failedDetectors), ...quarantined };
-    const logs = evidence && {
-      pending: (f: Finding) => evidence.pending(f),
-      attach: (f: Finding) => withLog(f, evidence.lines(f)),
-    };
+    const logs = evidence;
     // After detection every stage isolates what it throws on (issue 41, item 6): an incident (or a finding,
     // before correlation) a stage throws on is set aside, the others go on; an open incident set aside keeps
     // its state, a new one is told once in a plain notice, a decision compose throws on in its plain form.

@@ -53,9 +53,9 @@ export interface PassResult {
 
 /** Evidence gathered outside the cluster objects, as the pass sees it (the daemon's log collector). */
 export interface PassEvidence {
-  /** Last log lines of a finding's container, when read. */
-  lines(finding: Finding): readonly string[] | undefined;
-  /** True while a new finding waits for its log (deferred like a hold, for at most a few seconds). */
+  /** The finding with what was read for it (its container's last log lines, its node's Lease), or why not. */
+  attach(finding: Finding): Finding;
+  /** True while a new finding waits for what is read for it (deferred like a hold, for at most a few seconds). */
   pending(finding: Finding): boolean;
 }
 

@@ -8,12 +8,15 @@ import type { UsageView } from "../../model/inventory.ts";
 import type { ProbeRunner } from "../../probe/runner.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { createLogEvidence, type LogEvidence } from "./log-evidence.ts";
+import { createEvidenceReads, type EvidenceReads } from "./evidence-reads.ts";
 import { createUsageSources, probesFor, type UsageSources, usageView } from "./usage-sources.ts";
 
-/** What the pass reads besides the Inventory: containers' logs, usage (kubelet, metrics API, API server, DNS), probes. */
+/**
+ * What the pass reads besides the Inventory: what an announcement waits for (containers' logs, down nodes'
+ * Leases), usage (kubelet, metrics API, API server, DNS), probes.
+ */
 export interface PassSources {
-  readonly logs: LogEvidence;
+  readonly evidence: EvidenceReads;
   readonly usage: UsageSources;
   /** Active probes (`activeProbeMonitor.enabled`; they run while the edition is Pro). */
   readonly probes?: ProbeRunner;
@@ -39,7 +42,7 @@ export function createPassSources(deps: {
   dnsMetricsPort?: number;
 }): PassSources {
   const { config, connection, inventory, clock, logger, health, metrics, schedule } = deps;
-  const logs = createLogEvidence({ connection, clock, metrics, onReady: schedule });
+  const evidence = createEvidenceReads({ connection, clock, metrics, onReady: schedule });
   const usage = createUsageSources({
     connection,
     inventory,
@@ -57,7 +60,7 @@ export function createPassSources(deps: {
     : undefined;
   let started = false;
   return {
-    logs,
+    evidence,
     usage,
     ...(probes ? { probes } : {}),
     view: () => usageView(usage, probes),

@@ -4,6 +4,8 @@ import type { KubeObject } from "../../model/inventory.ts";
 import { inventoryOf, node, pod, workload } from "../../testing/inventory.ts";
 import { prepareRules, type DeliveryRules } from "../../incident/suppress.ts";
 import type { Message } from "../../model/message.ts";
+import { withLog } from "../../detect/evidence.ts";
+import type { Finding } from "../../model/finding.ts";
 import { runPass } from "./pipeline.ts";
 
 /**
@@ -396,7 +398,10 @@ describe("cause before symptom, and no resolve in the middle of one failure, wha
 
   test("a new incident waits as a whole while its crash's log is read: the Service is not told before the crash", () => {
     const rules = prepareRules({ silences: [] });
-    const reading = { lines: () => undefined, pending: (f: { reason: string }) => f.reason === "CrashLoopBackOff" };
+    const reading = {
+      attach: (f: Finding) => f,
+      pending: (f: { reason: string }) => f.reason === "CrashLoopBackOff",
+    };
     const old = [
       node("n1", "True"),
       api.deployment,
@@ -408,7 +413,7 @@ describe("cause before symptom, and no resolve in the middle of one failure, wha
     const waiting = runPass(inventoryOf(...old), emptyLifecycle(), NOW, "prod", {}, reading, rules);
     expect(waiting.messages).toEqual([]);
     expect(waiting.awaitingEvidence.map((f) => f.reason)).toEqual(["CrashLoopBackOff"]);
-    const read = { lines: () => ["panic: boom"], pending: () => false };
+    const read = { attach: (f: Finding) => withLog(f, { lines: ["panic: boom"] }), pending: () => false };
     const told = runPass(inventoryOf(...old), waiting.state, NOW + 500, "prod", {}, read, rules);
     expect(told.messages.map((m) => m.message.title)).toEqual(["deployment shop/api: CrashLoopBackOff in 1 pod"]);
   });

@@ -31,6 +31,7 @@ export function oomKilled({
         ? last
         : undefined;
   if (!oom) return undefined;
+  const looping = waiting?.reason === "CrashLoopBackOff" || (terminated?.reason === "OOMKilled" && restarts >= 1);
   // What it cost (spec 1.6): without a memory limit the node's memory ran out first.
   const cost = limit
     ? `memory limit ${limit}`
@@ -45,7 +46,9 @@ export function oomKilled({
       ["memory limit", limit ?? "none"],
       ["last termination", oom.finishedAt],
     ],
-    since: parseTime(oom.finishedAt, started),
+    // Killed again and again (a restart loop): the failure began with the first kill, which the kubelet does not
+    // keep, not with the last — an onset that moves with every kill would postpone every hold (issue 50).
+    since: looping ? started : parseTime(oom.finishedAt, started),
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Finding } from "../../model/finding.ts";
+import { type Finding, NODE_DOWN_SLACK_MS } from "../../model/finding.ts";
 import type { InventoryChange, InventoryView } from "../../model/inventory.ts";
 import type { Pod } from "../../model/kube.ts";
 import { condition, finding, refOf } from "../build.ts";
@@ -55,6 +55,18 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
     podsRunning: counts.podsRunning,
   };
   if (node && nodeReady && nodeReady.status !== "True") {
+    const downAt = time.time(nodeReady.lastTransitionTime);
+    // What the pod showed when its node went silent is the kubelet's last word on it: a failure that began well
+    // before (a crash loop from a rollout, a pull error, a finished pod) is still its own, neither the node's
+    // doing nor over (issue 50). Judged at the moment the node went down: its status will not move until then.
+    const own = ownFindings(pod, { ...ctx, now: downAt, time: new TimeEdges(downAt) }).filter(
+      (f) => f.since < downAt - NODE_DOWN_SLACK_MS || pod.status?.phase === "Failed",
+    );
+    if (own.length > 0 || pod.status?.phase === "Failed")
+      return own.map((f) => ({
+        ...f,
+        evidence: [...f.evidence, { label: "node lost since", value: String(nodeReady.lastTransitionTime ?? "") }],
+      }));
     return [
       finding({
         reason: "PodNodeLost",
@@ -70,6 +82,12 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
       }),
     ];
   }
+  return ownFindings(pod, ctx);
+}
+
+/** The findings of a pod from its own status, whatever its node: terminating, failed, unschedulable, containers. */
+function ownFindings(pod: Pod, ctx: PodContext): Finding[] {
+  const { time, now, inventory } = ctx;
   if (pod.metadata?.deletionTimestamp) {
     const stuck = terminating(ctx, ctx.nodeReadyAt);
     return stuck ? [stuck] : [];

@@ -19,6 +19,7 @@ const KINDS: Record<string, string> = {
   CronJob: "batch/v1",
   EndpointSlice: "discovery.k8s.io/v1",
   Namespace: "v1",
+  Lease: "coordination.k8s.io/v1",
 };
 
 /**

@@ -27,6 +27,8 @@ interface Silence {
  */
 export function createNodeLifecycle(timing: TimingProfile): Controller & NodeState {
   const silences = new Map<string, Silence>();
+  /** Nodes whose Lease in kube-node-lease exists. */
+  const leases = new Set<string>();
   return {
     name: "node-lifecycle",
     quietUntil(node) {
@@ -45,9 +47,12 @@ export function createNodeLifecycle(timing: TimingProfile): Controller & NodeSta
         const name = node.metadata.name;
         const stopped = node.metadata.annotations?.[KUBELET_ANNOTATION] === "stopped";
         let s = silences.get(name);
+        if (!leases.has(name)) renewLease(api, name, now, leases);
         if (stopped && (!s || s.returned !== undefined)) {
           s = { since: now };
           silences.set(name, s);
+          // The kubelet's last renewal before it went silent: its heartbeat.
+          renewLease(api, name, now, leases);
         }
         if (!s) continue;
         if (stopped) {
@@ -66,6 +71,7 @@ export function createNodeLifecycle(timing: TimingProfile): Controller & NodeSta
         }
         if (s.returned === undefined) {
           s.returned = now;
+          renewLease(api, name, now, leases);
           const conditions = CONDITIONS.reduce(
             (list, type) =>
               withCondition(
@@ -114,6 +120,31 @@ export function createNodeLifecycle(timing: TimingProfile): Controller & NodeSta
 }
 
 // --- internal ---
+
+/**
+ * Writes the node's Lease in kube-node-lease as its kubelet renews it (issue 50: a node's heartbeat is its
+ * Lease): `renewTime` is the kubelet's last renewal. A real kubelet renews it every 10 s; here it is written when
+ * the node is first seen, when its kubelet stops (its last heartbeat) and when it is back — what a reader of a
+ * down node's Lease sees, without an event every 10 s per node (docs/simulator.md).
+ */
+function renewLease(api: Parameters<Controller["sync"]>[0], node: string, now: number, leases: Set<string>): void {
+  const spec = { holderIdentity: node, leaseDurationSeconds: 40, renewTime: microTime(now) };
+  const current = api.get("Lease", "kube-node-lease", node);
+  if (current) api.update({ ...current, spec: { ...current.spec, ...spec } });
+  else
+    api.create("Lease", "kube-node-lease", {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { namespace: "kube-node-lease", name: node },
+      spec,
+    });
+  leases.add(node);
+}
+
+/** A MicroTime as the API server writes it (`2026-12-02T00:46:45.459171Z`). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+}
 
 function markUnknown(api: Parameters<Controller["sync"]>[0], node: KubeObject, now: number): void {
   const conditions = CONDITIONS.reduce(
