@@ -2,7 +2,8 @@
 # Installs the real components the tests prove mon against (issue 34; docs/providers/README.md): Debian's
 # prometheus-alertmanager (Alertmanager), prometheus (Prometheus and promtool) and opensmtpd (a mail transfer
 # agent), what the real Kubernetes control plane of ../shared/kube needs to start (xz-utils, openssl, curl;
-# issue 40), and unzip for Helm and kubectl (scripts/kube-tools.sh, issue 43). Chromium has its own script
+# issue 40), unzip for Helm and kubectl (scripts/kube-tools.sh, issue 43), and what the real node needs
+# (containerd, runc, the CNI plugins, busybox-static; issue 50). Chromium has its own script
 # (scripts/browser.sh), which .ci/run runs while the tests run. Run as root on Debian, as .ci/run does; what is installed already is left alone, and OpenSMTPD is not
 # installed over another mail transfer agent (Debian keeps one). Their services are not started: the tests
 # start them on loopback. Without them the real-component tests are skipped, and say so, outside CI.
@@ -21,6 +22,13 @@ fi
 for tool in xz:xz-utils openssl:openssl curl:curl unzip:unzip; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
 done
+# The real node of ../shared/kube/node (issue 50): a kubelet's container runtime, its CNI plugins, the busybox
+# its local images are made of, iproute2 for its bridge.
+for tool in containerd:containerd runc:runc ip:iproute2; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
+done
+[ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+dpkg -s busybox-static >/dev/null 2>&1 || missing+=(busybox-static)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "real components: nothing to install"
   exit 0

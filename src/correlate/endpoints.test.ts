@@ -1,8 +1,15 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import { inventoryOf } from "../testing/inventory.ts";
-import { foldSharedEndpoints, isServiceEndpoint, serviceEndpoint, unreachableEndpoint } from "./endpoints.ts";
+import {
+  foldSharedEndpoints,
+  isServiceEndpoint,
+  serviceBackends,
+  serviceEndpoint,
+  unreachableEndpoint,
+} from "./endpoints.ts";
 
 const crash = (pod: string, output: string): Finding => ({
   key: `CrashLoopBackOff/Pod/shop/${pod}`,
@@ -125,5 +132,76 @@ describe("a dependency named in a crash's output becomes the root when it is fai
       kind: "Deployment",
       name: "checkout",
     });
+  });
+});
+
+describe("a pod's IP is the Service that selects it (issue 50: a headless Service resolves to its pods)", () => {
+  const postgresPod = (ip: string, labels: Record<string, string>) => ({
+    kind: "Pod",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name: "postgres-0", labels },
+    spec: { nodeName: "n1", containers: [{ name: "postgres", image: "postgres:16" }] },
+    status: { phase: "Running", podIP: ip, podIPs: [{ ip }] },
+  });
+  const headless = (name: string, selector: Record<string, string>) => ({
+    kind: "Service",
+    apiVersion: "v1",
+    metadata: { namespace: "shop", name },
+    spec: { clusterIP: "None", selector, ports: [{ port: 5432 }] },
+  });
+
+  test("whatever the addresses and names, a selected pod's IP becomes its Service; an unselected one stays as written", () => {
+    fc.assert(
+      fc.property(
+        fc.ipV4(),
+        fc.constantFrom("postgres", "db", "a-database"),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 65535 }),
+        (ip, service, selected, port) => {
+          const inventory = inventoryOf(
+            postgresPod(ip, { app: "postgres" }),
+            headless(service, selected ? { app: "postgres" } : { app: "other" }),
+          );
+          expect(serviceEndpoint(`${ip}:${port}`, inventory)).toBe(
+            selected ? `${service}.shop:${port}` : `${ip}:${port}`,
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  test("workloads refused at the IP of a crash-looping StatefulSet's pod join the StatefulSet's incident", () => {
+    const sts = {
+      kind: "StatefulSet",
+      apiVersion: "apps/v1",
+      metadata: { namespace: "shop", name: "postgres", uid: "sts" },
+    };
+    const pod = {
+      ...postgresPod("10.244.91.12", { app: "postgres" }),
+      metadata: {
+        namespace: "shop",
+        name: "postgres-0",
+        labels: { app: "postgres" },
+        ownerReferences: [{ kind: "StatefulSet", name: "postgres", uid: "sts", controller: true }],
+      },
+    };
+    const inventory = inventoryOf(sts, pod, headless("postgres", { app: "postgres" }));
+    const backendDraft: IncidentDraft = {
+      root: { kind: "StatefulSet", namespace: "shop", name: "postgres" },
+      rootReason: "CrashLoopBackOff",
+      findings: [crash("postgres-0", "PANIC:  could not locate a valid checkpoint record")],
+    };
+    const refused = (app: string) =>
+      draft(app, crash(`${app}-1`, "Error: dial tcp 10.244.91.12:5432: connect: connection refused"));
+    const out = foldSharedEndpoints(
+      [backendDraft, refused("checkout"), refused("cart")],
+      (e) => serviceEndpoint(e, inventory),
+      () => false,
+      (e) => isServiceEndpoint(e, inventory),
+      (e) => serviceBackends(e, inventory),
+    );
+    expect(out.map((d) => `${d.root.kind}/${d.root.name}`)).toEqual(["StatefulSet/postgres"]);
+    expect(out[0]!.affected?.map((a) => a.name).sort()).toEqual(["cart", "checkout"]);
   });
 });

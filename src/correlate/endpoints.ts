@@ -120,8 +120,10 @@ export function isServiceEndpoint(endpoint: string, inventory: InventoryView): b
 
 /**
  * One name per in-cluster Service for `host:port` (spec 1.3): its ClusterIP, `name.namespace`,
- * `name.namespace.svc` and `name.namespace.svc.cluster.local` all become `name.namespace:port`. Anything else
- * (an external host, a pod IP) is kept as written. Pure.
+ * `name.namespace.svc` and `name.namespace.svc.cluster.local` all become `name.namespace:port`; so does the IP
+ * of a pod the Service selects (issue 50: a headless Service's name resolves to its pods' IPs, so that is what a
+ * client of a StatefulSet database prints), the first such Service by name. Anything else (an external host, the
+ * IP of a pod no Service selects) is kept as written. Pure.
  */
 export function serviceEndpoint(endpoint: string, inventory: InventoryView): string {
   const at = endpoint.lastIndexOf(":");
@@ -130,8 +132,24 @@ export function serviceEndpoint(endpoint: string, inventory: InventoryView): str
   if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) {
     const owner = inventory.ownerOfIp(host);
     const [namespace, name] = owner?.split("/") ?? [];
-    const service = namespace && name ? inventory.get("Service", namespace, name) : undefined;
-    return service?.spec?.clusterIP === host ? `${name}.${namespace}:${port}` : endpoint;
+    if (!namespace || !name) return endpoint;
+    const service = inventory.get("Service", namespace, name);
+    if (service?.spec?.clusterIP === host) return `${name}.${namespace}:${port}`;
+    const pod = inventory.get("Pod", namespace, name);
+    if (pod?.status?.podIP !== host && !(pod?.status?.podIPs ?? []).some((a: { ip?: string }) => a.ip === host))
+      return endpoint;
+    const labels: Record<string, string> = pod?.metadata.labels ?? {};
+    const selecting = inventory
+      .listIn("Service", namespace)
+      .filter((svc) => {
+        const selector = svc.spec?.selector as Record<string, string> | undefined;
+        return (
+          selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v)
+        );
+      })
+      .map((svc) => svc.metadata.name)
+      .sort();
+    return selecting[0] ? `${selecting[0]}.${namespace}:${port}` : endpoint;
   }
   const m = /^([a-z0-9-]+)\.([a-z0-9-]+)(?:\.svc(?:\.cluster\.local)?)?$/.exec(host);
   return m && inventory.get("Service", m[2], m[1]!) ? `${m[1]}.${m[2]}:${port}` : endpoint;
