@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
-import { inventoryOf, pod, workload } from "../testing/inventory.ts";
+import { inventoryOf, node, pod, workload } from "../testing/inventory.ts";
 import { groupFindings } from "./group.ts";
 import { SYMPTOM_WAIT_MAX_MS, waitForCauses } from "./wait-for-cause.ts";
 
@@ -40,6 +40,36 @@ describe("a symptom waits for its cause (bounded)", () => {
     const later = NOW + SYMPTOM_WAIT_MAX_MS;
     const out = waitForCauses([heldLong, service], inventory, later).findings;
     expect(out.map((x) => x.opensAt)).toEqual([undefined, undefined]);
+  });
+
+  test("a symptom that began while its pods' node was down waits for its new pods from the node's return, at most 2 minutes (issue 50)", () => {
+    // Unavailable since its pods were evicted from a lost node 5 minutes ago; the node is back now, its new pod
+    // is starting and its readiness finding is within its hold.
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const back = NOW - 2_000;
+    const nodes = (readyAt: number) =>
+      inventoryOf(
+        api.deployment,
+        api.replicaSet,
+        pod("shop", "api-1", { owner: api.replicaSet, nodeName: "n1" }),
+        node("n1", "True", iso(readyAt)),
+      );
+    const since = NOW - 5 * 60_000;
+    const symptom = { ...unavailable, since };
+    const starting = f("ReadinessProbeFailing", podRef, { nodeName: "n1", since: back, opensAt: back + 5 * 60_000 });
+    const waited = waitForCauses([starting, symptom], nodes(back), NOW).findings;
+    expect(waited.map((x) => x.opensAt)).toEqual([back + 5 * 60_000, back + SYMPTOM_WAIT_MAX_MS]);
+    // 2 minutes after the node's return the wait is over: the pod's finding opens with the symptom.
+    const later = back + SYMPTOM_WAIT_MAX_MS;
+    expect(waitForCauses([starting, symptom], nodes(back), later).findings.map((x) => x.opensAt)).toEqual([
+      undefined,
+      undefined,
+    ]);
+    // A node Ready all along: the wait counts from the symptom's own start, as before.
+    expect(waitForCauses([starting, symptom], nodes(NOW - 86_400_000), NOW).findings.map((x) => x.opensAt)).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   test("no held cause, or a cause that is already open and explains the pods: nothing waits", () => {

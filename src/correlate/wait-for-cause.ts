@@ -92,7 +92,11 @@ export function waitForCauses(
       ].map((b) => ({ until: b.until, held: "held" in b ? b.held : b.causes }));
       const live = blockers.filter((b) => b.until > now);
       if (live.length === 0) continue;
-      const bound = f.since + SYMPTOM_WAIT_MAX_MS;
+      // What a workload or Service showed while its pods' node was down was the node's doing (told in its
+      // incident): as a failure of their own it counts from the node's return (issue 50: a workload whose pods
+      // were evicted from a lost node forced its new pods' readiness open a second after the node was back).
+      const bound =
+        Math.max(f.since, ...live.flatMap((b) => b.held.map((h) => nodeBackAt(h, inventory)))) + SYMPTOM_WAIT_MAX_MS;
       if (bound <= now) {
         for (const b of live) for (const h of b.held) if (!released.has(h)) releasing.add(h);
         continue;
@@ -112,4 +116,13 @@ export function waitForCauses(
     return until === undefined ? f : { ...f, opensAt: until };
   });
   return { findings: out, waiting: waits.size };
+}
+
+/** When the node of a pod finding turned Ready last (epoch ms), 0 when it has none or is not Ready. */
+function nodeBackAt(f: Finding, inventory: InventoryView): number {
+  const node = f.object.kind === "Pod" && f.nodeName ? inventory.get("Node", undefined, f.nodeName) : undefined;
+  const ready = (node?.status?.conditions ?? []).find((c) => c.type === "Ready");
+  if (ready?.status !== "True") return 0;
+  const at = Date.parse(String(ready.lastTransitionTime ?? ""));
+  return Number.isNaN(at) ? 0 : at;
 }

@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { loadTimingExamples } from "../testing/timing/examples.ts";
+import { storyNamed } from "../sim/stories/index.ts";
 import { TIMED_EXPECTATIONS, type TimedExpectation } from "../testing/timing/expectations.ts";
 import {
   describeFailure,
   QUICK_STORY_TIMING,
+  REAL_NODE_STORY_TIMING,
   runQuick,
   runTimed,
   type StoryTiming,
@@ -80,6 +82,20 @@ describe("the quick schedules the real control plane is told (issue 40), on the 
         const { told, judgement, expected: want } = await runQuick(expected);
         if (!judgement.same || judgement.violations.length > 0)
           throw new Error(describeFailure(want, QUICK_STORY_TIMING, told, judgement));
+      },
+      LONG,
+    );
+  }
+});
+
+describe("the stories told on the real node (issue 50), at their quick schedule on the simulator under the real kubelet's default timing", () => {
+  for (const expected of TIMED_EXPECTATIONS.filter((e) => storyNamed(e.story)?.realNode)) {
+    test(
+      `${expected.story} at its quick schedule, back-off 10 s doubling to 5 minutes`,
+      async () => {
+        const { told, judgement, expected: want } = await runQuick(expected, REAL_NODE_STORY_TIMING);
+        if (!judgement.same || judgement.violations.length > 0)
+          throw new Error(describeFailure(want, REAL_NODE_STORY_TIMING, told, judgement));
       },
       LONG,
     );

@@ -72,7 +72,14 @@ export async function runDifferential(nodes: PreparedStoryNodes): Promise<Differ
     const firstRv = [await simRecording.resourceVersion(simPods), await realRecording.resourceVersion(realPods)];
     const real = realStoryCluster({
       connection,
-      standIn: nodes.standIn,
+      kubelets: {
+        stop: (node) => nodes.standIn.stopKubelet(node),
+        start: (node) => nodes.standIn.startKubelet(node),
+        async restart(node) {
+          nodes.standIn.stopKubelet(node);
+          await nodes.standIn.startKubelet(node);
+        },
+      },
       // After the stories' addresses: the two run side by side on one cluster.
       place: {
         namespace: PLACE,

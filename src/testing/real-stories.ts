@@ -4,10 +4,16 @@ import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { RECORDED_TIMING, type TimingProfile } from "../sim/controllers/index.ts";
 import { type KubeletStandIn, startKubeletStandIn, type StandInNode } from "../sim/standin/standin.ts";
-import { type RealStoryCluster, realStoryCluster, type StoryPlace } from "../sim/standin/story-cluster.ts";
-import type { Story } from "../sim/stories/index.ts";
+import {
+  type RealStoryCluster,
+  realStoryCluster,
+  type StoryKubelets,
+  type StoryPlace,
+} from "../sim/standin/story-cluster.ts";
+import { STORIES, type Story } from "../sim/stories/index.ts";
 import type { KubeObject } from "../sim/store.ts";
 import type { RealKube } from "./real-kube.ts";
+import type { RealNode } from "./real-node.ts";
 import { type RealRun, startRealDaemon } from "./real-run.ts";
 import type { Told } from "./replay.ts";
 import type { TimedExpectation } from "./timing/expectations.ts";
@@ -101,15 +107,120 @@ export async function tellStoriesOnRealKube(
   options: { config?: Record<string, unknown> } = {},
 ): Promise<RealStoriesRun> {
   const { kube, standIn } = nodes;
+  const aged = process.env.MON_REAL_SKIP_AGING ? 0 : nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
+  if (aged > 0 && specs.some((s) => !s.story.youngNodes)) await new Promise((resolve) => setTimeout(resolve, aged));
+  return tellPlaced({
+    kube,
+    kubelets: {
+      stop: (node) => standIn.stopKubelet(node),
+      start: (node) => standIn.startKubelet(node),
+      async restart(node) {
+        standIn.stopKubelet(node);
+        await standIn.startKubelet(node);
+      },
+    },
+    tellings: specs.map((spec, i) => ({ ...spec, place: placeOf(spec.story, i) })),
+    before: () => standIn.addNodes(specs.filter((s) => s.story.youngNodes).flatMap((s) => nodesOf(s.story))),
+    clusterName: "real",
+    ...(options.config ? { config: options.config } : {}),
+    standInFailures: () => standIn.failures(),
+  });
+}
+
+/**
+ * Tells `specs` on the real node (issue 50): real pods run by a real kubelet, each story in its own namespace
+ * (`real-<story>`), its nodes all the real node, its containers doing what their commands say (the simulated
+ * kubelet's annotations are left out), its steps that stop, start or restart a kubelet acting on the real
+ * kubelet. Stories whose `realNode` is `together` are told side by side; each `alone` story then on its own (it
+ * acts on the node every story runs on). One real daemon watches the whole cluster for each group; each story is
+ * judged as on the simulator, plus: no message names a change nobody made. Waits first, if need be, until the
+ * node is older than the young-node grace.
+ */
+export async function tellStoriesOnRealNode(
+  node: RealNode,
+  specs: readonly RealStorySpec[],
+  options: { config?: Record<string, unknown>; trace?: (line: string) => void } = {},
+): Promise<RealStoriesRun> {
+  const aged = process.env.MON_REAL_SKIP_AGING ? 0 : node.registeredAt + YOUNG_MS + 5_000 - Date.now();
+  if (aged > 0) await new Promise((resolve) => setTimeout(resolve, aged));
+  const kubelets: StoryKubelets = {
+    stop: () => node.stopKubelet(),
+    start: () => node.startKubelet(),
+    async restart() {
+      await node.stopKubelet();
+      await node.startKubelet();
+    },
+  };
+  const groups = [
+    specs.filter((s) => s.story.realNode === "together"),
+    ...specs.filter((s) => s.story.realNode === "alone").map((s) => [s]),
+  ].filter((g) => g.length > 0);
+  const runs: RealStoriesRun[] = [];
+  for (const group of groups) {
+    options.trace?.(`real node: ${group.map((s) => s.story.name).join(", ")}`);
+    runs.push(
+      await tellPlaced({
+        kube: node.kube,
+        kubelets,
+        tellings: group.map((spec) => ({ ...spec, place: realNodePlace(spec.story, node.name), realNode: true })),
+        clusterName: "real-node",
+        ...(options.config ? { config: options.config } : {}),
+      }),
+    );
+  }
+  return {
+    results: runs.flatMap((r) => r.results),
+    unplaced: runs.flatMap((r) => r.unplaced),
+    stalls: runs.reduce((n, r) => n + r.stalls, 0),
+    standInFailures: [],
+  };
+}
+
+/** The place of a story told on the real node: its own namespace, every node of it the real node. */
+export function realNodePlace(story: Story, node: string): StoryPlace {
+  const index = REAL_NODE_PLACES.indexOf(story.name);
+  return {
+    namespace: `real-${story.name}`,
+    nodePrefix: `real-${story.name}`,
+    nodes: Object.fromEntries(Array.from({ length: story.nodes }, (_, n) => [`worker-${n + 1}`, node])),
+    nodeLabel: ["kubernetes.io/hostname", node],
+    clusterIps: {},
+    serviceIps: serviceIpsOf(REAL_NODE_PLACE_BASE + (index >= 0 ? index : REAL_NODE_PLACES.length)),
+  };
+}
+
+/** One story to tell where it is placed. */
+interface PlacedTelling extends RealStorySpec {
+  readonly place: StoryPlace;
+  readonly realNode?: boolean;
+}
+
+/** The places of every telling of this process so far: what mon says of another run's story is in its place. */
+const PLACES: Place[] = [];
+
+/** Tells `tellings` side by side, one daemon watching, each judged by what was told of its place. */
+async function tellPlaced(options: {
+  kube: RealKube;
+  kubelets: StoryKubelets;
+  tellings: readonly PlacedTelling[];
+  clusterName: string;
+  config?: Record<string, unknown>;
+  before?: () => Promise<void>;
+  standInFailures?: () => readonly string[];
+}): Promise<RealStoriesRun> {
+  const { kube, tellings } = options;
+  const specs = tellings;
   const began = Date.now();
   // MON_REAL_TRACE=1 says how the run goes, as it goes.
   const trace = (line: string) => {
-    if (process.env.MON_REAL_TRACE) console.log(`real stories +${Math.round((Date.now() - began) / 1000)} s: ${line}`);
+    if (process.env.MON_REAL_TRACE)
+      console.log(`${options.clusterName} stories +${Math.round((Date.now() - began) / 1000)} s: ${line}`);
   };
   const clock = createSystemClock();
   const logger = createSilentLogger();
   const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
-  const places = specs.map((spec, i) => placeOf(spec.story, i));
+  const places = tellings.map((t) => t.place);
+  PLACES.push(...places);
   const pods = new Map<string, KubeObject>();
   const podInformer = createInformer({
     connection,
@@ -127,15 +238,6 @@ export async function tellStoriesOnRealKube(
   let run: RealRun | undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
   try {
-    const trace = (line: string) => {
-      if (process.env.MON_REAL_TRACE)
-        console.log(`real stories +${Math.round((Date.now() - began) / 1000)} s: ${line}`);
-    };
-    const aged = process.env.MON_REAL_SKIP_AGING ? 0 : nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
-    if (aged > 0 && specs.some((s) => !s.story.youngNodes)) {
-      trace(`waiting ${Math.round(aged / 1000)} s for the nodes to be older than the young-node grace`);
-      await new Promise((resolve) => setTimeout(resolve, aged));
-    }
     for (const place of places)
       await connection.request("/api/v1/namespaces", {
         method: "POST",
@@ -144,25 +246,25 @@ export async function tellStoriesOnRealKube(
       });
     run = await startRealDaemon({
       kubeconfigText: kube.kubeconfigText,
-      clusterName: "real",
+      clusterName: options.clusterName,
       config: { ...options.config },
     });
     const daemon = run;
-    await standIn.addNodes(specs.filter((s) => s.story.youngNodes).flatMap((s) => nodesOf(s.story)));
-    const clusters: RealStoryCluster[] = specs.map((_spec, i) =>
-      realStoryCluster({ connection, standIn, place: places[i]!, pods: () => pods.values() }),
-    );
+    await options.before?.();
     const startedAt = Date.now();
+    const clusters: RealStoryCluster[] = specs.map((spec, i) =>
+      realStoryCluster({
+        connection,
+        kubelets: options.kubelets,
+        place: places[i]!,
+        pods: () => pods.values(),
+        schedule: { zeroMs: startedAt, seconds: spec.story.steps.map((s) => s.t) },
+        ...(tellings[i]!.realNode ? { realNode: true } : {}),
+      }),
+    );
     trace(`${specs.length} stories started`);
     /** Every message so far, seconds from the stories' start. */
     const all = (): Told[] => daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
-    /** The messages about a story (a summary covering several stories counts for each, with its own). */
-    const mineOf = (told: readonly Told[], place: Place): Told[] =>
-      told.flatMap((m) => {
-        const covers = m.covers?.filter((id) => belongsTo(id, place));
-        if (covers?.length) return [{ ...m, covers }];
-        return m.incidentId && belongsTo(m.incidentId, place) ? [m] : [];
-      });
     const toldOf = (place: StoryPlace) => mineOf(all(), place);
     const ended = await Promise.all(
       specs.map(async (spec, i) => {
@@ -191,12 +293,17 @@ export async function tellStoriesOnRealKube(
       const place = places[i]!;
       const told = toldOf(place);
       const expected = placedExpectation(spec.expected, place);
+      const judgement = judgeTimed(expected, spec.story.fixedAt, told);
+      // Issue 50: a change nobody made (the control plane's own writes) is never what changed.
+      const nobodys = told
+        .filter((m) => /^Changed: .*\bby (kube-controller-manager|kube-scheduler|kubelet|kube-apiserver)\b/m.test(m.text))
+        .map((m) => `a change nobody made: ${m.incidentId} at ${m.t.toFixed(1)} s says "${/^Changed: .*$/m.exec(m.text)?.[0]}"`);
       return {
         story: spec.story.name,
         namespace: place.namespace,
         expected,
         told,
-        judgement: judgeTimed(expected, spec.story.fixedAt, told),
+        judgement: { ...judgement, violations: [...judgement.violations, ...nobodys] },
         failures: clusters[i]!.failures(),
         seconds: ended[i]!,
       };
@@ -204,11 +311,12 @@ export async function tellStoriesOnRealKube(
     trace("judged; stopping");
     return {
       results,
-      // The differential (a test beside this one) writes its own namespace and nodes while the stories run:
-      // what mon tells about them is in its place, not a word about mon's sight.
-      unplaced: all().filter((m) => [...places, DIFFERENTIAL].every((p) => mineOf([m], p).length === 0)),
+      // Other runs beside this one (the differential, the stories of another kind of node) write their own
+      // namespaces and nodes while these run: what mon tells about them is in its place, not a word about mon's
+      // sight.
+      unplaced: all().filter((m) => [...PLACES, DIFFERENTIAL].every((p) => mineOf([m], p).length === 0)),
       stalls: await daemon.stalls(),
-      standInFailures: standIn.failures(),
+      standInFailures: options.standInFailures?.() ?? [],
     };
   } catch (error) {
     trace(`failed: ${(error as Error).stack ?? error}`);
@@ -220,6 +328,15 @@ export async function tellStoriesOnRealKube(
     trace("stopped");
     podInformer.stop();
   }
+}
+
+/** The messages about a place (a summary covering several places counts for each, with its own). */
+function mineOf(told: readonly Told[], place: Place): Told[] {
+  return told.flatMap((m) => {
+    const covers = m.covers?.filter((id) => belongsTo(id, place));
+    if (covers?.length) return [{ ...m, covers }];
+    return m.incidentId && belongsTo(m.incidentId, place) ? [m] : [];
+  });
 }
 
 // --- internal ---
@@ -246,21 +363,28 @@ function placeOf(story: Story, index: number): StoryPlace {
   };
 }
 
+/** The stories told on the real node, in catalogue order: each one's place index after REAL_NODE_PLACE_BASE. */
+const REAL_NODE_PLACES: readonly string[] = STORIES.filter((s) => s.realNode).map((s) => s.name);
+
+/** The first place index of the stories told on the real node: after the catalogue's and the differential's. */
+const REAL_NODE_PLACE_BASE = STORIES.length + 1;
+
 /** The namespace and node prefix of the differential (src/testing/real-differential.ts), run beside the stories. */
 export const DIFFERENTIAL_PLACE = "differential";
 
-/** What names a place's objects: its namespace and its nodes' prefix. */
-type Place = Pick<StoryPlace, "namespace" | "nodePrefix">;
+/** What names a place's objects: its namespace, its nodes' prefix and the nodes it runs on by name. */
+type Place = Pick<StoryPlace, "namespace" | "nodePrefix" | "nodes">;
 const DIFFERENTIAL: Place = { namespace: DIFFERENTIAL_PLACE, nodePrefix: DIFFERENTIAL_PLACE };
 
 /** Services of the real stories per story (each story's own addresses: none is left to random allocation). */
-const SERVICE_IPS_PER_PLACE = 8;
+const SERVICE_IPS_PER_PLACE = 3;
 
 /**
  * The addresses of place `index`'s Services that name no ClusterIP: 8 of the real Service range (10.0.0.0/24)
  * that neither the API server's own `kubernetes` Service (10.0.0.1) nor any story's named addresses
  * (10.0.0.100 + index and 10.0.0.160 + index, placeOf; 40 kept for each) use, disjoint between places: the
- * stories in order, then the differential (src/testing/real-differential.ts). Throws past the 21st place.
+ * stories in order, then the differential (src/testing/real-differential.ts), then the stories told on the real
+ * node (REAL_NODE_PLACE_BASE on). Throws past the 57th place.
  */
 export function serviceIpsOf(index: number): string[] {
   const named = (n: number) => (n >= 100 && n < 140) || (n >= 160 && n < 200);
@@ -276,17 +400,21 @@ function belongsTo(id: string, place: Place): boolean {
     id === `Namespace//${place.namespace}` ||
     id.includes(`/${place.namespace}/`) ||
     id.includes(`.${place.namespace}:`) ||
-    id.startsWith(`Node//${place.nodePrefix}-worker-`)
+    id.startsWith(`Node//${place.nodePrefix}-worker-`) ||
+    Object.values(place.nodes ?? {}).some((node) => id === `Node//${node}`)
   );
 }
 
 /** The expectation with `shop` and `worker-N` moved to the story's namespace and nodes. */
 function placedExpectation(expected: TimedExpectation, place: StoryPlace): TimedExpectation {
-  const move = (id: string) =>
-    id
+  const move = (id: string) => {
+    const node = /^Node\/\/(worker-\d+)$/.exec(id)?.[1];
+    if (node && place.nodes?.[node]) return `Node//${place.nodes[node]}`;
+    return id
       .replaceAll("/shop/", `/${place.namespace}/`)
       .replaceAll(".shop:", `.${place.namespace}:`)
       .replace(/^Node\/\/worker-/, `Node//${place.nodePrefix}-worker-`);
+  };
   return {
     ...expected,
     threads: expected.threads.map(move),

@@ -146,7 +146,7 @@ export async function startTimedStory(
   sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
   await clock.advance(1_000);
   const zeroMs = clock.now() + 9_000 + timing.phaseMs;
-  const cluster = simStoryCluster(sim);
+  const cluster = simStoryCluster(sim, { zeroMs, seconds: story.steps.map((s) => s.t) });
   const timers = story.steps.map((step) =>
     clock.setTimer(() => step.run(cluster), zeroMs + step.t * 1000 - clock.now()),
   );

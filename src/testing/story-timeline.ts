@@ -40,7 +40,7 @@ export async function storyTimeline(story: Story): Promise<Timeline> {
     sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
     await clock.advance(10_000);
     const startMs = clock.now();
-    const cluster = simStoryCluster(sim);
+    const cluster = simStoryCluster(sim, { zeroMs: startMs, seconds: story.steps.map((s) => s.t) });
     for (const step of story.steps) clock.setTimer(() => step.run(cluster), step.t * 1000);
     const types = sim.registry.all().filter((t) => KINDS.has(t.kind));
     const snapshot = () => {

@@ -120,6 +120,7 @@ export default defineCommand({
       logger.info("replay finished; still serving");
     } else if (story) {
       logger.info(`story ${story.name}: ${story.description} (${Math.round(story.lengthSeconds / 60)} min)`);
+      const schedule = { zeroMs: Date.now(), seconds: story.steps.map((step) => step.t) };
       await playScenario(
         {
           name: story.name,
@@ -128,7 +129,7 @@ export default defineCommand({
           steps: story.steps.map((step) => ({
             atMs: step.t * 1000,
             say: step.say,
-            run: (s) => step.run(simStoryCluster(s)),
+            run: (s) => step.run(simStoryCluster(s, schedule)),
           })),
         },
         sim,

@@ -1,14 +1,15 @@
 import type { KubeConnection } from "../../kube/connection.ts";
-import type { StoryCluster } from "../stories/cluster.ts";
+import { type StoryCluster, type StorySchedule, stepAtOf } from "../stories/cluster.ts";
 import type { KubeObject } from "../store.ts";
-import type { KubeletStandIn } from "./standin.ts";
 
 /** Where a story runs on a shared real cluster: its namespace, its nodes' names, and what else it is given. */
 export interface StoryPlace {
   /** The story's namespace (`shop` in the story). */
   readonly namespace: string;
-  /** A story's node `worker-N` is `<nodePrefix>-worker-N` here. */
+  /** A story's node `worker-N` is `<nodePrefix>-worker-N` here, unless `nodes` names it. */
   readonly nodePrefix: string;
+  /** The story's nodes by name (`worker-1` → `localhost`): where it runs on nodes that are not its own. */
+  readonly nodes?: Readonly<Record<string, string>>;
   /** Label every node of the story carries, and every pod of the story is pinned to (`key=value`). */
   readonly nodeLabel: readonly [string, string];
   /** ClusterIPs the story names, mapped to free addresses of the real Service range. */
@@ -20,6 +21,16 @@ export interface StoryPlace {
    */
   readonly serviceIps?: readonly string[];
 }
+
+/** The kubelets a story's nodes run: the stand-in's (src/sim/standin), or a real node's. */
+export interface StoryKubelets {
+  stop(node: string): void | Promise<void>;
+  start(node: string): Promise<void>;
+  restart(node: string): Promise<void>;
+}
+
+/** The annotations by which the simulated kubelet is told what a container does (`sim.mon.io/…`). */
+const SIMULATED = /^sim\.mon\.io\//;
 
 /** Writes in flight and their failures, for the runner that waits for them after each step. */
 export interface RealStoryCluster extends StoryCluster {
@@ -50,15 +61,21 @@ const KINDS: Readonly<Record<string, { prefix: string; plural: string; namespace
  * A story's cluster on a real control plane shared with other stories (issue 40): the story's objects are moved
  * to its own namespace and nodes (`place`), every pod it creates is pinned to its nodes, ClusterIPs it names are
  * given free addresses of the real Service range (and the text its containers print says those), and its
- * writes go to the API server in order. `pods` answers what the cluster runs now (a shared pod cache).
+ * writes go to the API server in order. `pods` answers what the cluster runs now (a shared pod cache);
+ * `kubelets` stop and start its nodes' kubelets; `schedule` is when this telling runs its steps.
+ * On a real node (`realNode`, issue 50) a container's behaviour is its command's alone: the simulated kubelet's
+ * annotations (`sim.mon.io/…`) are left out of every object and a step's `annotatePod` writes nothing.
  */
 export function realStoryCluster(options: {
   connection: KubeConnection;
-  standIn: KubeletStandIn;
+  kubelets: StoryKubelets;
   place: StoryPlace;
   pods: () => Iterable<KubeObject>;
+  schedule?: StorySchedule;
+  realNode?: boolean;
 }): RealStoryCluster {
   const { connection, place } = options;
+  const realNode = options.realNode === true;
   const failures: string[] = [];
   const serviceIps = new Map<string, string>();
   /** The address of a Service that names none: its own from the pool, the same on every write. */
@@ -80,7 +97,8 @@ export function realStoryCluster(options: {
       }),
     );
   };
-  const node = (name: string) => (/^worker-\d+$/.test(name) ? `${place.nodePrefix}-${name}` : name);
+  const node = (name: string) =>
+    place.nodes?.[name] ?? (/^worker-\d+$/.test(name) ? `${place.nodePrefix}-${name}` : name);
   const text = (value: string) =>
     Object.entries(place.clusterIps).reduce((out, [from, to]) => out.replaceAll(from, to), value);
   const pathOf = (kind: string, name?: string) => {
@@ -100,7 +118,7 @@ export function realStoryCluster(options: {
   };
   return {
     apply(object) {
-      const placed = placeObject(object, place, node, text, serviceIp);
+      const placed = placeObject(object, place, node, text, serviceIp, realNode);
       queue(`apply ${placed.kind} ${placed.metadata.name}`, async () => {
         const path = pathOf(placed.kind, placed.metadata.name);
         const current = await send("GET", path);
@@ -135,6 +153,7 @@ export function realStoryCluster(options: {
         .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
     },
     annotatePod(name, annotations) {
+      if (realNode && Object.keys(annotations).every((k) => SIMULATED.test(k))) return;
       const placed = Object.fromEntries(
         Object.entries(annotations).map(([k, v]) => [k, typeof v === "string" ? text(v) : v]),
       );
@@ -178,8 +197,13 @@ export function realStoryCluster(options: {
         if (r.status >= 300) throw new Error(`HTTP ${r.status} ${r.body}`);
       });
     },
-    stopKubelet: (name) => queue(`stop kubelet ${name}`, async () => options.standIn.stopKubelet(node(name))),
-    startKubelet: (name) => queue(`start kubelet ${name}`, () => options.standIn.startKubelet(node(name))),
+    stopKubelet: (name) => queue(`stop kubelet ${name}`, async () => options.kubelets.stop(node(name))),
+    startKubelet: (name) => queue(`start kubelet ${name}`, () => options.kubelets.start(node(name))),
+    restartKubelet: (name) => queue(`restart kubelet ${name}`, () => options.kubelets.restart(node(name))),
+    stepAt: (step) => {
+      if (!options.schedule) throw new Error("this telling of the story has no schedule");
+      return stepAtOf(options.schedule)(step);
+    },
     flushed: () => chain.then(() => undefined),
     failures: () => failures,
   };
@@ -194,8 +218,16 @@ function placeObject(
   node: (name: string) => string,
   text: (value: string) => string,
   serviceIp: (name: string) => string | undefined,
+  realNode: boolean,
 ): KubeObject {
   const copy = structuredClone(object) as KubeObject;
+  // On a real node nothing is told to a simulated kubelet: what a container does is its command's doing.
+  const unsimulated = (meta: KubeObject | undefined) => {
+    if (!realNode || !meta?.annotations) return;
+    for (const k of Object.keys(meta.annotations)) if (SIMULATED.test(k)) delete meta.annotations[k];
+    if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
+  };
+  unsimulated(copy.metadata);
   if (KINDS[copy.kind]?.namespaced) copy.metadata = { ...copy.metadata, namespace: place.namespace };
   const pin = (podSpec: KubeObject | undefined) => {
     if (!podSpec) return;
@@ -217,6 +249,7 @@ function placeObject(
   if (template) {
     pin(template.spec);
     annotate(template.metadata);
+    unsimulated(template.metadata);
   }
   if (copy.kind === "Service") {
     const ip = copy.spec?.clusterIP;

@@ -1,4 +1,4 @@
-import { fate, NS, remove, type Story } from "./story.ts";
+import { fate, NS, remove, sh, type Story } from "./story.ts";
 
 /** A Job whose every attempt exits 1 until its back-off limit; the user deletes it ten minutes later. */
 export const jobFailsThenDeleted: Story = {
@@ -18,7 +18,10 @@ export const jobFailsThenDeleted: Story = {
             backoffLimit: 2,
             template: {
               metadata: { annotations: fate("fail", 'Error: relation "orders" does not exist\n') },
-              spec: { restartPolicy: "Never", containers: [{ name: "migrate", image: "registry.example/migrate:7" }] },
+              spec: {
+                restartPolicy: "Never",
+                containers: [sh("migrate", `echo 'Error: relation "orders" does not exist'; exit 1`)],
+              },
             },
           },
         }),
@@ -28,10 +31,11 @@ export const jobFailsThenDeleted: Story = {
   fixedAt: 900,
   lengthSeconds: 1_200,
   quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 540 },
+  realNode: "together",
 };
 
-/** A CronJob with `schedule` whose Jobs run `template`'s pod once, retried once, keeping one failed Job. */
-function cronJob(name: string, annotations: Record<string, string> = {}) {
+/** A CronJob every minute whose Jobs run `script` once, never retried, keeping one failed and one done Job. */
+function cronJob(name: string, script: string, annotations: Record<string, string> = {}) {
   return {
     apiVersion: "batch/v1",
     kind: "CronJob",
@@ -46,7 +50,7 @@ function cronJob(name: string, annotations: Record<string, string> = {}) {
           backoffLimit: 0,
           template: {
             metadata: { labels: { app: name }, annotations },
-            spec: { restartPolicy: "Never", containers: [{ name, image: "registry.example/report:3" }] },
+            spec: { restartPolicy: "Never", containers: [sh(name, script)] },
           },
         },
       },
@@ -67,15 +71,23 @@ export const cronJobFailingRuns: Story = {
     {
       t: 0,
       say: "kubectl apply: CronJob report (every minute, one try per run, keeps one failed Job)",
-      run: (cluster) => cluster.apply(cronJob("report", fate("fail", "Error: report query timed out\n"))),
+      run: (cluster) =>
+        cluster.apply(
+          cronJob(
+            "report",
+            'echo "Error: report query timed out"; exit 1',
+            fate("fail", "Error: report query timed out\n"),
+          ),
+        ),
     },
     {
       t: 540,
       say: "kubectl apply: report's template fixed (the next run succeeds)",
-      run: (cluster) => cluster.apply(cronJob("report")),
+      run: (cluster) => cluster.apply(cronJob("report", 'echo "report written"')),
     },
   ],
   fixedAt: 540,
   lengthSeconds: 840,
   quick: { at: [0, 300], fixedAt: 300, lengthSeconds: 480 },
+  realNode: "together",
 };

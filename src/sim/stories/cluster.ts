@@ -25,11 +25,45 @@ export interface StoryCluster {
   stopKubelet(node: string): void;
   /** The node's kubelet posts status again. */
   startKubelet(node: string): void;
+  /**
+   * The node's kubelet restarts (stopped and started again within seconds, not a reboot): its containers keep
+   * running, the node stays Ready.
+   */
+  restartKubelet(node: string): void;
+  /**
+   * Epoch ms at which the story's step `step` (0-based, in `steps` order) runs in this telling. What a step does
+   * in place on real pods is the container's own doing at that time (issue 50: a probe handler fixed, a database
+   * back): its command reads the time, as the simulated kubelet reads the step's annotation.
+   */
+  stepAt(step: number): number;
 }
 
-/** The simulator as a story's cluster: its store and controllers, in process. */
-export function simStoryCluster(sim: Simulator): StoryCluster {
+/** When a telling of a story runs its steps: its zero (epoch ms) and each step's second. */
+export interface StorySchedule {
+  readonly zeroMs: number;
+  readonly seconds: readonly number[];
+}
+
+/** `stepAt` of a schedule. Throws for a step the story does not have. */
+export function stepAtOf(schedule: StorySchedule): (step: number) => number {
+  return (step) => {
+    const t = schedule.seconds[step];
+    if (t === undefined) throw new Error(`the story has no step ${step}`);
+    return schedule.zeroMs + t * 1000;
+  };
+}
+
+/**
+ * The simulator as a story's cluster: its store and controllers, in process; `schedule` is when this telling
+ * runs its steps (without one, a step's time is asked of no one: `stepAt` throws).
+ */
+export function simStoryCluster(sim: Simulator, schedule?: StorySchedule): StoryCluster {
   const pods = sim.typeOf("", "v1", "pods");
+  const stepAt = schedule
+    ? stepAtOf(schedule)
+    : () => {
+        throw new Error("this telling of the story has no schedule");
+      };
   return {
     apply: (object) => sim.apply(object),
     // The store lists in name order.
@@ -42,5 +76,11 @@ export function simStoryCluster(sim: Simulator): StoryCluster {
     bindClaim: (name) => void sim.patchStatus("v1", "PersistentVolumeClaim", "shop", name, { phase: "Bound" }),
     stopKubelet: (node) => sim.controllers?.stopKubelet(node),
     startKubelet: (node) => sim.controllers?.startKubelet(node),
+    // Back before the node lifecycle controller notices (its grace is 20 s at least): the node stays Ready.
+    restartKubelet: (node) => {
+      sim.controllers?.stopKubelet(node);
+      sim.controllers?.startKubelet(node);
+    },
+    stepAt,
   };
 }

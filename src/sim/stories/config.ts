@@ -1,6 +1,11 @@
-import { deployment, NS, service, type Story } from "./story.ts";
+import { BUSYBOX, deployment, NS, service, sh, type Story } from "./story.ts";
 
-const mountsConfig = { spec: { volumes: [{ name: "config", configMap: { name: "api-config" } }] } };
+const mountsConfig = (name: string) => ({
+  spec: {
+    containers: [sh(name, `echo "${name} started"; exec sleep 3600`)],
+    volumes: [{ name: "config", configMap: { name: "api-config" } }],
+  },
+});
 
 /**
  * Issue 28, observation 3: pods mounting a ConfigMap that does not exist wait in ContainerCreating (FailedMount
@@ -16,8 +21,8 @@ export const configMapVolumeAppears: Story = {
       say: "kubectl apply: Service api, Deployments api (2 pods) and web mounting ConfigMap api-config",
       run: (cluster) => {
         cluster.apply(service("api"));
-        cluster.apply(deployment("api", "registry.example/api:1.0", 2, mountsConfig));
-        cluster.apply(deployment("web", "registry.example/web:1.0", 1, mountsConfig));
+        cluster.apply(deployment("api", BUSYBOX, 2, mountsConfig("api")));
+        cluster.apply(deployment("web", BUSYBOX, 1, mountsConfig("web")));
       },
     },
     {
@@ -35,6 +40,7 @@ export const configMapVolumeAppears: Story = {
   fixedAt: 420,
   lengthSeconds: 900,
   quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 600 },
+  realNode: "together",
 };
 
 /** A Deployment whose environment names a Secret key that does not exist (CreateContainerConfigError). */
@@ -48,16 +54,14 @@ export const secretEnvMissing: Story = {
       say: "kubectl apply: Deployment api with env DB_PASSWORD from Secret db-credentials",
       run: (cluster) =>
         cluster.apply(
-          deployment("api", "registry.example/api:1.0", 2, {
+          deployment("api", BUSYBOX, 2, {
             spec: {
               containers: [
-                {
-                  name: "api",
-                  image: "registry.example/api:1.0",
+                sh("api", 'echo "api started"; exec sleep 3600', {
                   env: [
                     { name: "DB_PASSWORD", valueFrom: { secretKeyRef: { name: "db-credentials", key: "password" } } },
                   ],
-                },
+                }),
               ],
             },
           }),
@@ -79,4 +83,5 @@ export const secretEnvMissing: Story = {
   fixedAt: 420,
   lengthSeconds: 900,
   quick: { at: [0, 420], fixedAt: 420, lengthSeconds: 600 },
+  realNode: "together",
 };

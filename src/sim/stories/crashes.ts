@@ -1,12 +1,16 @@
 import {
+  BUSYBOX,
+  between,
   deployment,
   INIT_CRASH,
   NS,
   ORDERS_DB_REFUSED,
   ordersDb,
+  serveHealth,
   service,
   setFate,
   setFates,
+  sh,
   type Story,
 } from "./story.ts";
 
@@ -120,18 +124,16 @@ export const readinessOnly: Story = {
       run: (cluster) => {
         cluster.apply(service("search"));
         cluster.apply(
-          deployment("search", "registry.example/search:1.0", 2, {
+          deployment("search", BUSYBOX, 2, {
             spec: {
               containers: [
-                {
-                  name: "search",
-                  image: "registry.example/search:1.0",
+                sh("search", serveHealth("healthz", between(cluster, 1, 2)), {
                   readinessProbe: {
                     httpGet: { path: "/healthz", port: 8080 },
                     periodSeconds: 5,
                     failureThreshold: 3,
                   },
-                },
+                }),
               ],
             },
           }),
@@ -152,6 +154,7 @@ export const readinessOnly: Story = {
   fixedAt: 1_020,
   lengthSeconds: 1_400,
   quick: { at: [0, 30, 480], fixedAt: 480, lengthSeconds: 660 },
+  realNode: "together",
 };
 
 /** A StatefulSet's second replica is OOM-killed on every start; its memory is raised (in place, as by VPA). */
@@ -162,7 +165,7 @@ export const statefulSetOom: Story = {
   steps: [
     {
       t: 0,
-      say: "kubectl apply: StatefulSet ledger (2 replicas, 512Mi limit)",
+      say: "kubectl apply: StatefulSet ledger (2 replicas, 64Mi limit)",
       run: (cluster) => {
         cluster.apply({
           apiVersion: "apps/v1",
@@ -176,7 +179,18 @@ export const statefulSetOom: Story = {
               metadata: { labels: { app: "ledger" } },
               spec: {
                 containers: [
-                  { name: "ledger", image: "registry.example/ledger:4.1", resources: { limits: { memory: "512Mi" } } },
+                  // On a real node ledger-1 outgrows its limit on every start from step 1 to step 2.
+                  sh(
+                    "ledger",
+                    [
+                      "echo ready",
+                      "while true; do",
+                      `  if [ "$(hostname)" = ledger-1 ] && ${between(cluster, 1, 2)}; then echo "loading the ledger snapshot"; x=$(head -c 100000000 /dev/zero | tr '\\0' a); fi`,
+                      "  sleep 1",
+                      "done",
+                    ].join("\n"),
+                    { resources: { limits: { memory: "64Mi" } } },
+                  ),
                 ],
               },
             },
@@ -201,6 +215,7 @@ export const statefulSetOom: Story = {
     threads: ["StatefulSet/shop/ledger: announce OOMKilled"],
     why: "An OOM kill is remembered for an hour after the last one (docs/reasons.md), so its resolve comes an hour after the fix, beyond a CI run; the simulator tells the whole story.",
   },
+  realNode: "together",
 };
 
 /** A new Deployment whose containers cannot reach their database: the crash names the Service it dials. */
@@ -249,14 +264,12 @@ export const livenessKillLoop: Story = {
       run: (cluster) => {
         cluster.apply(service("api"));
         cluster.apply(
-          deployment("api", "registry.example/api:1.0", 2, {
+          deployment("api", BUSYBOX, 2, {
             spec: {
               containers: [
-                {
-                  name: "api",
-                  image: "registry.example/api:1.0",
+                sh("api", serveHealth("healthz", between(cluster, 1, 2)), {
                   livenessProbe: { httpGet: { path: "/healthz", port: 8080 }, periodSeconds: 5, failureThreshold: 3 },
-                },
+                }),
               ],
             },
           }),
@@ -269,6 +282,7 @@ export const livenessKillLoop: Story = {
   fixedAt: 660,
   lengthSeconds: 1_500,
   quick: { at: [0, 30, 240], fixedAt: 240, lengthSeconds: 420 },
+  realNode: "together",
 };
 
 /** The in-cluster database's ClusterIP, as its Service names it. */

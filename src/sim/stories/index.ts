@@ -14,6 +14,17 @@ import { cronJobFailingRuns, jobFailsThenDeleted } from "./batch.ts";
 import { nodeBackSlicesLag, nodeBackTerminatingPod, nodeLostEvicted, pinnedToLostNode } from "./nodes.ts";
 import { daemonSetImagePull, rolloutUnschedulable } from "./rollouts.ts";
 import { claimBinds } from "./storage.ts";
+import {
+  configMapKeyMissing,
+  crashRollout,
+  dependencyCrashLoop,
+  healthyChurn,
+  imagePullFixed,
+  initFails,
+  kubeletRestart,
+  oomLimitRaised,
+  realNodeLost,
+} from "./real-pods.ts";
 import type { Story } from "./story.ts";
 
 export { simStoryCluster, type StoryCluster } from "./cluster.ts";
@@ -45,6 +56,15 @@ export const STORIES: readonly Story[] = [
   livenessKillLoop,
   pinnedToLostNode,
   inClusterDatabaseRefused,
+  crashRollout,
+  oomLimitRaised,
+  imagePullFixed,
+  initFails,
+  configMapKeyMissing,
+  dependencyCrashLoop,
+  healthyChurn,
+  kubeletRestart,
+  realNodeLost,
 ];
 
 /** The story named `name`, or undefined. */

@@ -1,4 +1,4 @@
-import { deployment, NS, type Story } from "./story.ts";
+import { BUSYBOX, deployment, NS, type Story, sh } from "./story.ts";
 
 /** A rollout whose new pods ask for a node label no node has: the new pod cannot be scheduled; rolled back. */
 export const rolloutUnschedulable: Story = {
@@ -37,32 +37,37 @@ export const daemonSetImagePull: Story = {
     {
       t: 0,
       say: "kubectl apply: DaemonSet node-agent",
-      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:2.0")),
+      run: (cluster) => cluster.apply(daemonSet(BUSYBOX, "2.0")),
     },
     {
       t: 60,
       say: "kubectl set image daemonset/node-agent agent=registry.example/agent:missing",
-      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:missing")),
+      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:missing", "2.1")),
     },
     {
       t: 660,
-      say: "kubectl set image daemonset/node-agent agent=registry.example/agent:2.1",
-      run: (cluster) => cluster.apply(daemonSet("registry.example/agent:2.1")),
+      say: "kubectl set image daemonset/node-agent agent=localhost/busybox:1 (the agent's 2.1)",
+      run: (cluster) => cluster.apply(daemonSet(BUSYBOX, "2.1")),
     },
   ],
   fixedAt: 660,
   lengthSeconds: 1_200,
   quick: { at: [0, 30, 270], fixedAt: 270, lengthSeconds: 480 },
+  realNode: "together",
 };
 
-function daemonSet(image: string) {
+/** The DaemonSet node-agent running its `version` from `image` (busybox on a real node; a name no registry has). */
+function daemonSet(image: string, version: string) {
   return {
     apiVersion: "apps/v1",
     kind: "DaemonSet",
     metadata: { namespace: NS, name: "node-agent" },
     spec: {
       selector: { matchLabels: { app: "node-agent" } },
-      template: { metadata: { labels: { app: "node-agent" } }, spec: { containers: [{ name: "agent", image }] } },
+      template: {
+        metadata: { labels: { app: "node-agent" } },
+        spec: { containers: [{ ...sh("agent", `echo "agent ${version}"; exec sleep 3600`), image }] },
+      },
     },
   };
 }

@@ -34,6 +34,14 @@ export interface Story {
   readonly lengthSeconds: number;
   /** The same story at the pace a real control plane can afford (issue 40), valid under QUICK_TIMING. */
   readonly quick: QuickSchedule;
+  /**
+   * Told on the real node too (issue 50), at its quick schedule, which then holds under the real kubelet's
+   * default timing as well (RECORDED_TIMING: its crash back-off 10 s doubling to 5 minutes; checked on the
+   * simulator): every container does what the story's signals need by its own command (busybox), the simulated
+   * kubelet's annotations only modelling it. `together` side by side with the others; `alone` when it acts on
+   * the node itself (its kubelet stopped or restarted), so on its own.
+   */
+  readonly realNode?: "together" | "alone";
 }
 
 /**
@@ -137,4 +145,39 @@ export function fate(value: string, output?: string): Record<string, string> {
 /** Deletes an object as `kubectl delete` does (pods with their grace period). */
 export function remove(cluster: StoryCluster, plural: string, name: string, group = "", version = "v1"): void {
   cluster.remove(plural, name, group, version);
+}
+
+// --- real pods (issue 50): what a container does is its command's doing ---
+
+/** The image every real node has (a shell and busybox's applets); stories' containers run their commands in it. */
+export const BUSYBOX = "localhost/busybox:1";
+
+/**
+ * A container of `BUSYBOX` running `script` in its shell: what it does on a real node. The simulated kubelet does
+ * not run it; a story models it with the pod's fate annotations.
+ */
+export function sh(name: string, script: string, extra: KubeObject = {}): KubeObject {
+  return { name, image: BUSYBOX, command: ["sh", "-c", script], ...extra };
+}
+
+/**
+ * A shell condition true from story step `from` until step `until` (exclusive, or for good without one), as the
+ * container reads the clock: the container's own way to change at a step (a handler fixed in place, a dependency
+ * back), where the simulated kubelet reads the step's annotation.
+ */
+export function between(cluster: StoryCluster, from: number, until?: number): string {
+  const s = (step: number) => Math.floor(cluster.stepAt(step) / 1000);
+  return `[ "$(date +%s)" -ge ${s(from)} ]${until === undefined ? "" : ` && [ "$(date +%s)" -lt ${s(until)} ]`}`;
+}
+
+/**
+ * A small web server on port 8080 whose `path` (under /www) answers 404 while `failing` (a shell condition) holds
+ * and 200 otherwise, checked every second: the handler a readiness or liveness probe asks.
+ */
+export function serveHealth(path: string, failing: string): string {
+  return [
+    "mkdir -p /www",
+    `(while true; do if ${failing}; then rm -f /www/${path}; else echo ok > /www/${path}; fi; sleep 1; done) &`,
+    "exec httpd -f -p 8080 -h /www",
+  ].join("\n");
 }

@@ -12,7 +12,10 @@ export interface TimedExpectation {
   readonly threads: readonly string[];
   /** Seconds after the start when the failure is fixed (recorded stories; catalogue stories carry their own). */
   readonly fixedAt?: number;
-  /** Threads fixed at another second than the story's `fixedAt`, by incident id (a story of several failures). */
+  /**
+   * Threads fixed at another second than the story's `fixedAt`, by incident id (a story of several failures);
+   * `Infinity` for a thread the story never fixes: any resolve of it is false.
+   */
   readonly fixes?: Readonly<Record<string, number>>;
   /** Seconds after the fix within which every announced thread resolves, under any legal timing. */
   readonly resolvesWithin?: number;
@@ -242,5 +245,79 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     mentions: { "StatefulSet/shop/postgres": ["3 workloads failing on it"] },
     resolvesWithin: IN_PLACE,
     why: "Issue 40 (5). The clients are refused at the ClusterIP of a Service whose only backend is the crashing database: their failures are its doing. Told once it crash-loops; that three workloads now fail on it is news, told when the cooldown ends.",
+  },
+  // Issue 50: stories written for real pods, told on the real node too.
+  {
+    story: "crash-rollout",
+    source: "controllers",
+    threads: ["Deployment/shop/api: announce CrashLoopBackOff, resolve CrashLoopBackOff"],
+    mentions: { "Deployment/shop/api": ["open /etc/api/config.yaml: no such file or directory"] },
+    resolvesWithin: 240,
+    why: "A crash loop from its first start, told with what the process printed; the Service joins it. The rollout's pods run: resolved once they are available.",
+  },
+  {
+    story: "oom-limit-raised",
+    source: "controllers",
+    threads: ["Deployment/shop/worker: announce OOMKilled, resolve OOMKilled"],
+    mentions: { "Deployment/shop/worker": ["memory limit 20Mi"] },
+    resolvesWithin: 240,
+    why: "Killed by its memory limit on every start; the rollout that raises the limit replaces the pod, whose new container has no kill to remember.",
+  },
+  {
+    story: "image-pull-fixed",
+    source: "controllers",
+    threads: ["Deployment/shop/cart: announce ImagePullBackOff, resolve ImagePullBackOff"],
+    resolvesWithin: 240,
+    why: "The rollout's new pod cannot pull (ErrImagePull, then ImagePullBackOff) while the old ones serve; told after its 2-minute hold. The next rollout's pods run.",
+  },
+  {
+    story: "init-fails",
+    source: "controllers",
+    threads: ["Deployment/shop/api: announce InitContainerFailed, resolve InitContainerFailed"],
+    resolvesWithin: 240,
+    why: "The init container's failure names the incident; the workload without replicas is its symptom. A rollout with an init step that succeeds ends it.",
+  },
+  {
+    story: "configmap-key-missing",
+    source: "controllers",
+    threads: ["ConfigMap/shop/api-config: announce ConfigMapMissing, resolve ConfigMapMissing"],
+    mentions: { "ConfigMap/shop/api-config": ["has no key level"] },
+    resolvesWithin: 180,
+    why: "The ConfigMap exists but not the key the pods' environment names (CreateContainerConfigError): the ConfigMap is the root of the pods it stops. Once the key is there, the kubelet's next retry starts them.",
+  },
+  {
+    story: "dependency-crash-loop",
+    source: "controllers",
+    threads: [
+      "StatefulSet/shop/postgres: announce CrashLoopBackOff, update CrashLoopBackOff, resolve CrashLoopBackOff",
+    ],
+    mentions: { "StatefulSet/shop/postgres": ["2 workloads failing on it"] },
+    resolvesWithin: IN_PLACE,
+    why: "Issue 50: the clients dial the database's pod IP, which is what its headless Service's name resolves to: their failures are its doing, one incident rooted at the StatefulSet. That two workloads now fail on it is news, told when the cooldown ends. Repaired in place, it and its clients start again after their back-off.",
+  },
+  {
+    story: "healthy-churn",
+    source: "controllers",
+    threads: [],
+    why: "A rollout, scaling up and down, a Job that completes and a pod deleted gracefully: nothing fails, nothing is told.",
+  },
+  {
+    story: "kubelet-restart",
+    source: "controllers",
+    threads: ["Deployment/shop/batch: announce CrashLoopBackOff"],
+    fixes: { "Deployment/shop/batch": Number.POSITIVE_INFINITY },
+    why: "Issue 50: a kubelet restart is not a reboot: the node stays Ready and its containers run on. The crash loop told before is neither told again nor resolved, whatever the restart resets (its back-off, its previous container's log); the healthy pods are no news.",
+  },
+  {
+    story: "node-lost-kubelet-stopped",
+    source: "controllers",
+    threads: [
+      "Deployment/shop/batch: announce CrashLoopBackOff",
+      "Node//worker-1: announce NodeLost, update NodeLost, resolve NodeLost",
+    ],
+    fixes: { "Deployment/shop/batch": Number.POSITIVE_INFINITY },
+    mentions: { "Node//worker-1": ["(its Lease)"] },
+    resolvesWithin: 240,
+    why: "Issue 50: lost for 7.5 minutes, the node pages after 5 (the update), its evicted web pods' replacements having nowhere to go; it resolves once it is Ready and web runs again. The crash loop that began minutes before the loss keeps its own thread: never part of the node's incident, never resolved by its return. The node's heartbeat is its Lease's last renewal.",
   },
 ];

@@ -63,7 +63,8 @@ export function judgeTimed(
     }
     for (const words of expected.mentions?.[id] ?? [])
       if (!messages.some((m) => m.text.includes(words))) violations.push(`${id} never says "${words}"`);
-    if (first && fixedAt !== undefined && expected.resolvesWithin !== undefined) {
+    // A thread the story never fixes (Infinity) need not resolve: any resolve of it is false (above).
+    if (first && fixedAt !== undefined && Number.isFinite(fixedAt) && expected.resolvesWithin !== undefined) {
       const resolved = messages.find((m) => m.action === "resolve");
       const by = fixedAt + expected.resolvesWithin;
       if (!resolved) violations.push(`never resolved: ${id} (fixed at ${fixedAt} s)`);

@@ -96,6 +96,12 @@ export async function runTimed(expected: TimedExpectation, timing: StoryTiming):
 export const QUICK_STORY_TIMING: StoryTiming = { controllers: QUICK_TIMING, youngNodeAgeMs: 60_000, phaseMs: 0 };
 
 /**
+ * The timing of a real node's kubelet at its defaults (RECORDED_TIMING: its crash and image-pull back-off 10 s
+ * doubling to 5 minutes): the quick schedule of a story told on the real node (issue 50) must hold under it too.
+ */
+export const REAL_NODE_STORY_TIMING: StoryTiming = { controllers: RECORDED_TIMING, youngNodeAgeMs: 60_000, phaseMs: 0 };
+
+/**
  * What a story tells at its quick schedule (issue 40; src/sim/stories/story.ts QuickSchedule): the same threads
  * unless the quick run ends before the whole conversation (then the quick schedule's own), fixed at its seconds.
  */
@@ -114,12 +120,15 @@ export function quickExpectation(expected: TimedExpectation, story: Story): Time
  * real daemon, and judges it against its quick expectation: the schedule the real control plane is told is
  * first known to tell the expected conversation (issue 40).
  */
-export async function runQuick(expected: TimedExpectation): Promise<TimedRun & { expected: TimedExpectation }> {
+export async function runQuick(
+  expected: TimedExpectation,
+  timing: StoryTiming = QUICK_STORY_TIMING,
+): Promise<TimedRun & { expected: TimedExpectation }> {
   const full = storyNamed(expected.story);
   if (!full) throw new Error(`no story named ${expected.story}`);
   const story = quickStory(full);
   const want = quickExpectation(expected, full);
-  const run = await startTimedStory(story, QUICK_STORY_TIMING);
+  const run = await startTimedStory(story, timing);
   try {
     await run.runTo(story.lengthSeconds, 1_000);
     const told = run.told();
