@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { groupFindings } from "../correlate/group.ts";
 import type { KubeObject } from "../model/inventory.ts";
+import { configReferences } from "../model/config-refs.ts";
 import { inventoryOf, inventoryWatching, pod, workload } from "../testing/inventory.ts";
 import { detectConfigRefs } from "./config-refs.ts";
 import { detectPods } from "./pods/family.ts";
@@ -63,7 +64,7 @@ describe("config references (failure-catalogue G1–G3, rule R4)", () => {
         status: configError('configmap "settings" not found'),
       }),
       spec: {
-        containers: [{ name: "app", image: "x:1" }],
+        containers: [{ name: "app", image: "x:1", volumeMounts: [{ name: "cfg", mountPath: "/etc/app" }] }],
         volumes: [{ name: "cfg", configMap: { name: "settings" } }],
       },
     };
@@ -71,6 +72,28 @@ describe("config references (failure-catalogue G1–G3, rule R4)", () => {
     expect(refs.map((f) => [f.reason, f.object.kind, f.object.name, f.explains?.map((o) => o.name)])).toEqual([
       ["ConfigMapMissing", "ConfigMap", "settings", ["m1"]],
     ]);
+  });
+
+  test("a volume no container mounts blocks nothing, as on a real kubelet, whatever it names (issue 50)", () => {
+    // A real kubelet's volume manager sets up only the volumes a container mounts: this pod runs.
+    const p = {
+      ...pod("shop", "u1", { owner: api.replicaSet }),
+      spec: {
+        containers: [{ name: "app", image: "x:1" }],
+        volumes: [{ name: "cfg", configMap: { name: "settings" } }],
+      },
+    };
+    expect(detectConfigRefs(inventoryOf(api.deployment, api.replicaSet, p), NOW)).toEqual([]);
+    // Mounted by an init container only, it is read.
+    const init = {
+      ...p,
+      spec: {
+        ...p.spec,
+        initContainers: [{ name: "setup", image: "x:1", volumeMounts: [{ name: "cfg", mountPath: "/c" }] }],
+      },
+    };
+    expect(configReferences(init.spec).map((r) => r.name)).toEqual(["settings"]);
+    expect(configReferences(p.spec)).toEqual([]);
   });
 
   test("a missing key of an existing ConfigMap, from env valueFrom", () => {

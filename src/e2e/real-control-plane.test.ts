@@ -5,8 +5,14 @@ import { quickStory } from "../sim/stories/story.ts";
 import { KNOWN_DIFFERENCES } from "../testing/differential.ts";
 import { runDifferential } from "../testing/real-differential.ts";
 import { realKube, realKubeTest } from "../testing/real-kube.ts";
+import { realNode, realNodeTest } from "../testing/real-node.ts";
 import { type RealRun, startRealDaemon } from "../testing/real-run.ts";
-import { prepareStoryNodes, type RealStoryResult, tellStoriesOnRealKube } from "../testing/real-stories.ts";
+import {
+  prepareStoryNodes,
+  type RealStoryResult,
+  tellStoriesOnRealKube,
+  tellStoriesOnRealNode,
+} from "../testing/real-stories.ts";
 import { startTcpProxy, type TcpProxy } from "../testing/tcp-proxy.ts";
 import { TIMED_EXPECTATIONS } from "../testing/timing/expectations.ts";
 import { quickExpectation } from "../testing/timing/run.ts";
@@ -19,6 +25,7 @@ import { quickExpectation } from "../testing/timing/run.ts";
  * (src/testing/preload.ts), so they are past mon's young-node grace when the stories begin.
  */
 const realTest = realKubeTest("mon on a real Kubernetes control plane", { concurrent: true });
+const nodeTest = realNodeTest("mon on real pods of a real node", { concurrent: true });
 const runs: RealRun[] = [];
 let proxy: TcpProxy | undefined;
 afterAll(async () => {
@@ -59,6 +66,27 @@ realTest(
     expect(run.stalls).toBe(0);
   },
   45 * 60_000,
+);
+
+nodeTest(
+  "every story written for real pods tells on the real node what it tells on the simulator: real containers, a real kubelet, no change nobody made",
+  async () => {
+    const node = await realNode();
+    const specs = STORIES.filter((story) => story.realNode).map((story) => {
+      const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
+      if (!expected) throw new Error(`no expectation for story ${story.name}`);
+      return { story: quickStory(story), expected: quickExpectation(expected, story) };
+    });
+    const run = await tellStoriesOnRealNode(node, specs, {
+      trace: (l) => console.log(`real node +${Math.round((Date.now() - node.registeredAt) / 1000)} s: ${l}`),
+    });
+    console.log(`real node, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
+    expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
+    expect(run.results.flatMap((r) => r.failures)).toEqual([]);
+    expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
+    expect(run.stalls).toBe(0);
+  },
+  60 * 60_000,
 );
 
 realTest(

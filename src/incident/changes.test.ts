@@ -220,7 +220,13 @@ describe("changes nobody made are not what changed (issue 50)", () => {
       kind: "Pod",
       metadata: { namespace: "shop", name: "api-x", uid: "pod-1", creationTimestamp: iso(T0 - 86_400_000) },
       spec: {
-        containers: [{ name: "api", image: "api:1" }],
+        containers: [
+          {
+            name: "api",
+            image: "api:1",
+            volumeMounts: configMaps.map((_, i) => ({ name: `v${i}`, mountPath: `/var/run/v${i}` })),
+          },
+        ],
         volumes: configMaps.map((name, i) => ({
           name: `v${i}`,
           projected: { sources: [{ serviceAccountToken: { path: "token" } }, { configMap: { name } }] },

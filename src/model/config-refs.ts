@@ -18,7 +18,8 @@ export interface ConfigReference {
 /**
  * Every ConfigMap and Secret reference of a pod spec, in one walk (detect/config-refs.ts, config-fixed.ts and
  * incident/changes.ts read them all through it): each container's `env` and `envFrom` (containers first, then
- * init containers), then each volume's `configMap`, `secret` and projected sources. Pure.
+ * init containers), then the `configMap`, `secret` and projected sources of each volume a container mounts (a
+ * kubelet sets up no other). Pure.
  */
 export function configReferences(spec: PodSpec | undefined): ConfigReference[] {
   const out: ConfigReference[] = [];
@@ -39,7 +40,13 @@ export function configReferences(spec: PodSpec | undefined): ConfigReference[] {
         out.push({ kind: "ConfigMap", name: f.configMapRef.name, optional: Boolean(f.configMapRef.optional), from });
     }
   }
+  // A kubelet sets up only the volumes a container mounts (its volume manager skips the others): a volume no
+  // container uses reads nothing, whatever it names (issue 50, found on a real node).
+  const used = new Set<string>();
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...(spec.ephemeralContainers ?? [])])
+    for (const m of [...(c.volumeMounts ?? []), ...(c.volumeDevices ?? [])]) used.add(m.name);
   for (const v of spec.volumes ?? []) {
+    if (!used.has(v.name)) continue;
     const from = `volume ${v.name}`;
     if (v.secret?.secretName)
       out.push({ kind: "Secret", name: v.secret.secretName, optional: Boolean(v.secret.optional), from });

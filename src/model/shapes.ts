@@ -69,10 +69,16 @@ export const SHAPES = {
           name: true,
           readinessProbe: true,
           resources: true,
+          // Which volumes it uses: a kubelet mounts only those (issue 50).
+          volumeMounts: [{ name: true }],
+          volumeDevices: [{ name: true }],
         },
       ],
+      ephemeralContainers: [{ name: true, volumeMounts: [{ name: true }], volumeDevices: [{ name: true }] }],
       imagePullSecrets: true,
-      initContainers: [{ env: true, envFrom: true, name: true }],
+      initContainers: [
+        { env: true, envFrom: true, name: true, volumeMounts: [{ name: true }], volumeDevices: [{ name: true }] },
+      ],
       nodeName: true,
       nodeSelector: true,
       restartPolicy: true,

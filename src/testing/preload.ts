@@ -1,14 +1,18 @@
 import { QUICK_TIMING } from "../sim/controllers/index.ts";
 import { STORIES } from "../sim/stories/index.ts";
 import { realKube, realKubeMissing } from "./real-kube.ts";
+import { realNode, realNodeMissing } from "./real-node.ts";
 import { prepareStoryNodes } from "./real-stories.ts";
 
 /**
  * Loaded before the tests (bunfig.toml). With `MON_REAL_KUBE_EARLY=1` (set by `npm test`) and the real control
  * plane at hand, it starts that control plane and registers the nodes of the stories it is told
  * (src/e2e/real-stories.test.ts) as the suite begins: a story's nodes must be older than mon's young-node grace
- * (10 minutes) when it starts, and a real API server dates a node from its creation. A failure here is not
- * lost: the test awaits the same start and reports it.
+ * (10 minutes) when it starts, and a real API server dates a node from its creation. So does the real node
+ * (src/testing/real-node.ts), joined as soon as the control plane is up. A failure here is not lost: the test
+ * awaits the same start and reports it.
  */
-if (process.env.MON_REAL_KUBE_EARLY === "1" && realKubeMissing() === undefined)
+if (process.env.MON_REAL_KUBE_EARLY === "1" && realKubeMissing() === undefined) {
   prepareStoryNodes(realKube(), STORIES, QUICK_TIMING).catch(() => {});
+  if (realNodeMissing() === undefined) realNode().catch(() => {});
+}

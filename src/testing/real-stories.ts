@@ -296,8 +296,13 @@ async function tellPlaced(options: {
       const judgement = judgeTimed(expected, spec.story.fixedAt, told);
       // Issue 50: a change nobody made (the control plane's own writes) is never what changed.
       const nobodys = told
-        .filter((m) => /^Changed: .*\bby (kube-controller-manager|kube-scheduler|kubelet|kube-apiserver)\b/m.test(m.text))
-        .map((m) => `a change nobody made: ${m.incidentId} at ${m.t.toFixed(1)} s says "${/^Changed: .*$/m.exec(m.text)?.[0]}"`);
+        .filter((m) =>
+          /^Changed: .*\bby (kube-controller-manager|kube-scheduler|kubelet|kube-apiserver)\b/m.test(m.text),
+        )
+        .map(
+          (m) =>
+            `a change nobody made: ${m.incidentId} at ${m.t.toFixed(1)} s says "${/^Changed: .*$/m.exec(m.text)?.[0]}"`,
+        );
       return {
         story: spec.story.name,
         namespace: place.namespace,

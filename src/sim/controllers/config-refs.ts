@@ -10,7 +10,8 @@ export interface MissingConfig {
 
 /**
  * The first missing ConfigMap or Secret the pod needs, in the kubelet's words, or undefined. References marked
- * `optional: true` never block, as on a real node.
+ * `optional: true` never block, as on a real node, nor does a volume no container mounts (a real kubelet's volume
+ * manager skips it: found on the real node, issue 50).
  */
 export function missingConfig(api: ControllerApi, pod: KubeObject): MissingConfig | undefined {
   const ns = pod.metadata.namespace;
@@ -38,7 +39,16 @@ export function missingConfig(api: ControllerApi, pod: KubeObject): MissingConfi
         return { reason: "CreateContainerConfigError", message: `${noun(kind)} "${ref.name}" not found` };
     }
   }
+  // A kubelet sets up only the volumes a container mounts: another one blocks nothing, whatever it names.
+  const used = new Set<string>();
+  for (const c of [
+    ...(pod.spec?.initContainers ?? []),
+    ...(pod.spec?.containers ?? []),
+    ...(pod.spec?.ephemeralContainers ?? []),
+  ])
+    for (const m of [...(c.volumeMounts ?? []), ...(c.volumeDevices ?? [])]) used.add(m.name);
   for (const v of pod.spec?.volumes ?? []) {
+    if (!used.has(v.name)) continue;
     const ref = v.configMap ?? v.secret;
     if (!ref || ref.optional) continue;
     const kind = v.configMap ? "ConfigMap" : "Secret";

@@ -2,7 +2,11 @@ import { BUSYBOX, deployment, NS, service, sh, type Story } from "./story.ts";
 
 const mountsConfig = (name: string) => ({
   spec: {
-    containers: [sh(name, `echo "${name} started"; exec sleep 3600`)],
+    containers: [
+      sh(name, `echo "${name} started"; exec sleep 3600`, {
+        volumeMounts: [{ name: "config", mountPath: "/etc/api" }],
+      }),
+    ],
     volumes: [{ name: "config", configMap: { name: "api-config" } }],
   },
 });

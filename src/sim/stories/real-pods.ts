@@ -141,9 +141,14 @@ export const imagePullFixed: Story = {
       say: "kubectl set image deployment/cart cart=registry.example/shop/cart:1.4.O (a typo for 1.4.0)",
       run: (cluster) =>
         cluster.apply(
-          app("cart", 2, { ...sh("cart", "exec sleep 3600"), image: "registry.example/shop/cart:1.4.O" }, {
-            annotations: fate("image-missing"),
-          }),
+          app(
+            "cart",
+            2,
+            { ...sh("cart", "exec sleep 3600"), image: "registry.example/shop/cart:1.4.O" },
+            {
+              annotations: fate("image-missing"),
+            },
+          ),
         ),
     },
     {
@@ -358,7 +363,11 @@ export const healthyChurn: Story = {
 };
 
 function web(replicas: number, version: string): KubeObject {
-  return app("web", replicas, sh("web", WEB, { env: [{ name: "VERSION", value: version }], readinessProbe: READY_PROBE }));
+  return app(
+    "web",
+    replicas,
+    sh("web", WEB, { env: [{ name: "VERSION", value: version }], readinessProbe: READY_PROBE }),
+  );
 }
 
 /** A crash-looping Deployment: its process exits 1 on every start, told before what the story does to the node. */
@@ -389,7 +398,11 @@ export const kubeletRestart: Story = {
         cluster.apply(batch());
       },
     },
-    { t: 180, say: "the node's kubelet restarts (systemctl restart kubelet)", run: (c) => c.restartKubelet("worker-1") },
+    {
+      t: 180,
+      say: "the node's kubelet restarts (systemctl restart kubelet)",
+      run: (c) => c.restartKubelet("worker-1"),
+    },
   ],
   lengthSeconds: 420,
   quick: { at: [0, 180], lengthSeconds: 420 },
