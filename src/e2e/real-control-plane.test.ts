@@ -3,11 +3,19 @@ import { QUICK_TIMING } from "../sim/controllers/index.ts";
 import { STORIES } from "../sim/stories/index.ts";
 import { quickStory } from "../sim/stories/story.ts";
 import { KNOWN_DIFFERENCES } from "../testing/differential.ts";
+import {
+  KNOWN_KUBELET_DIFFERENCES,
+  KUBELET_DIFFERENTIAL_NAMESPACES,
+  KUBELET_DIFFERENTIAL_NODE,
+  type KubeletDifferentialRun,
+  runKubeletDifferential,
+} from "../testing/kubelet-differential.ts";
 import { runDifferential } from "../testing/real-differential.ts";
 import { realKube, realKubeTest } from "../testing/real-kube.ts";
 import { realNode, realNodeTest } from "../testing/real-node.ts";
 import { type RealRun, startRealDaemon } from "../testing/real-run.ts";
 import {
+  placeElsewhere,
   prepareStoryNodes,
   type RealStoryResult,
   tellStoriesOnRealKube,
@@ -77,16 +85,37 @@ nodeTest(
       if (!expected) throw new Error(`no expectation for story ${story.name}`);
       return { story: quickStory(story), expected: quickExpectation(expected, story) };
     });
+    placeElsewhere(KUBELET_DIFFERENTIAL_NAMESPACES.standIn, [KUBELET_DIFFERENTIAL_NODE]);
+    placeElsewhere(KUBELET_DIFFERENTIAL_NAMESPACES.real, []);
+    let differential: KubeletDifferentialRun | undefined;
     const run = await tellStoriesOnRealNode(node, specs, {
       trace: (l) => console.log(`real node +${Math.round((Date.now() - node.registeredAt) / 1000)} s: ${l}`),
+      // The kubelet differential runs beside the stories told side by side, on pods of its own.
+      beside: async () => {
+        differential = await runKubeletDifferential(node);
+      },
     });
     console.log(`real node, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
     expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
     expect(run.results.flatMap((r) => r.failures)).toEqual([]);
     expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
     expect(run.stalls).toBe(0);
+    // The stand-in's kubelet held to the real one: every difference a watcher sees is fixed or documented.
+    const { standIn, real, failures } = differential!;
+    const documented = (only: "stand-in" | "real") =>
+      new Set(KNOWN_KUBELET_DIFFERENCES.filter((d) => d.only === only).map((d) => d.fact));
+    const onlyStandIn = standIn.filter((f) => !real.includes(f));
+    const onlyReal = real.filter((f) => !standIn.includes(f));
+    console.log(
+      `kubelet differential: ${real.filter((f) => standIn.includes(f)).length} facts on both; only on the stand-in:\n  ${onlyStandIn.join("\n  ") || "none"}\nonly on the real kubelet:\n  ${onlyReal.join("\n  ") || "none"}`,
+    );
+    expect({
+      standIn: onlyStandIn.filter((f) => !documented("stand-in").has(f)),
+      real: onlyReal.filter((f) => !documented("real").has(f)),
+    }).toEqual({ standIn: [], real: [] });
+    expect(failures).toEqual([]);
   },
-  60 * 60_000,
+  70 * 60_000,
 );
 
 realTest(

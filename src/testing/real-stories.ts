@@ -139,7 +139,12 @@ export async function tellStoriesOnRealKube(
 export async function tellStoriesOnRealNode(
   node: RealNode,
   specs: readonly RealStorySpec[],
-  options: { config?: Record<string, unknown>; trace?: (line: string) => void } = {},
+  options: {
+    config?: Record<string, unknown>;
+    trace?: (line: string) => void;
+    /** Runs beside the stories told side by side (on pods of its own), and ends before any `alone` story begins. */
+    beside?: () => Promise<void>;
+  } = {},
 ): Promise<RealStoriesRun> {
   const aged = process.env.MON_REAL_SKIP_AGING ? 0 : node.registeredAt + YOUNG_MS + 5_000 - Date.now();
   if (aged > 0) await new Promise((resolve) => setTimeout(resolve, aged));
@@ -156,7 +161,13 @@ export async function tellStoriesOnRealNode(
     ...specs.filter((s) => s.story.realNode === "alone").map((s) => [s]),
   ].filter((g) => g.length > 0);
   const runs: RealStoriesRun[] = [];
+  let beside = options.beside?.();
   for (const group of groups) {
+    // Nothing else runs on the node while a story acts on the node itself.
+    if (group.some((s) => s.story.realNode === "alone")) {
+      await beside;
+      beside = undefined;
+    }
     options.trace?.(`real node: ${group.map((s) => s.story.name).join(", ")}`);
     runs.push(
       await tellPlaced({
@@ -168,6 +179,7 @@ export async function tellStoriesOnRealNode(
       }),
     );
   }
+  await beside;
   return {
     results: runs.flatMap((r) => r.results),
     unplaced: runs.flatMap((r) => r.unplaced),
@@ -197,6 +209,14 @@ interface PlacedTelling extends RealStorySpec {
 
 /** The places of every telling of this process so far: what mon says of another run's story is in its place. */
 const PLACES: Place[] = [];
+
+/**
+ * Says that a namespace and nodes are another test's (the kubelet differential's): what mon tells of them while
+ * stories run beside it is in its place, not a word about mon's sight.
+ */
+export function placeElsewhere(namespace: string, nodes: readonly string[]): void {
+  PLACES.push({ namespace, nodePrefix: namespace, nodes: Object.fromEntries(nodes.map((n) => [n, n])) });
+}
 
 /** Tells `tellings` side by side, one daemon watching, each judged by what was told of its place. */
 async function tellPlaced(options: {

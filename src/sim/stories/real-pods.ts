@@ -78,7 +78,7 @@ export const crashRollout: Story = {
           app(
             "api",
             2,
-            sh("api", `mkdir -p /etc/api && echo "port: 8080" > /etc/api/config.yaml && ${WEB.replace(/\n/g, "; ")}`),
+            sh("api", `mkdir -p /etc/api && echo "port: 8080" > /etc/api/config.yaml\n${WEB}`),
           ),
         ),
     },
