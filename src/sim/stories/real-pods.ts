@@ -75,11 +75,7 @@ export const crashRollout: Story = {
       say: "kubectl apply: api with its config file (a rollout)",
       run: (cluster) =>
         cluster.apply(
-          app(
-            "api",
-            2,
-            sh("api", `mkdir -p /etc/api && echo "port: 8080" > /etc/api/config.yaml\n${WEB}`),
-          ),
+          app("api", 2, sh("api", `mkdir -p /etc/api && echo "port: 8080" > /etc/api/config.yaml\n${WEB}`)),
         ),
     },
   ],
