@@ -340,6 +340,62 @@ describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
       await foreign.close();
     }
   });
+
+  test("a kubelet that listens on loopback only is read at its node's Hostname when nothing answers at its InternalIP, then there first (issue 50)", async () => {
+    const { createSimPki } = await import("../sim/pki.ts");
+    const { startFakeKubelet, summaryFor } = await import("../sim/kubelet.ts");
+    const { SimAuthorizer } = await import("../sim/authz.ts");
+    const d = await start({
+      config: { kubelet: { insecureSkipVerify: true } },
+      before: (s) =>
+        s.apply({
+          apiVersion: "v1",
+          kind: "Node",
+          metadata: { name: "n1" },
+          status: { conditions: [{ type: "Ready", status: "True" }] },
+        }),
+    });
+    const authorizer = new SimAuthorizer();
+    authorizer.addUser(sim!.token, { name: "admin", rules: "all" });
+    const loopback = await startFakeKubelet({
+      pki: createSimPki("loopback-kubelet"),
+      authorizer,
+      summary: () => summaryFor("n1", Date.now()),
+    });
+    try {
+      // The node's InternalIP is another loopback address, where nothing listens (a refused connection).
+      sim!.patchStatus("v1", "Node", undefined, "n1", {
+        addresses: [
+          { type: "InternalIP", address: "127.0.0.2" },
+          { type: "Hostname", address: "localhost" },
+        ],
+        daemonEndpoints: { kubeletEndpoint: { Port: loopback.port } },
+      });
+      await waitUntil(
+        () =>
+          d.inventory.get("Node", undefined, "n1")?.status?.daemonEndpoints?.kubeletEndpoint?.Port === loopback.port,
+        "the endpoint",
+      );
+      await d.usage.round();
+      expect([...d.usage.latest().kubelet!.summaries.keys()]).toEqual(["n1"]);
+      expect(d.health.report().components["kubelet-stats"]?.state).toBe("ok");
+      // Without a Hostname address the refused InternalIP is what is said.
+      const { readKubeletStats } = await import("../kube/kubelet-stats.ts");
+      const node = d.inventory.get("Node", undefined, "n1")!;
+      const internalOnly = {
+        ...node,
+        status: { ...node.status, addresses: [{ type: "InternalIP", address: "127.0.0.2" }] },
+      };
+      const refused = await readKubeletStats({
+        connection: await connectKube({ kubeconfigText: sim!.kubeconfig() }),
+        nodes: [internalOnly],
+        insecureSkipVerify: true,
+      });
+      expect(refused.failures.get("n1")).toMatch(/ECONNREFUSED|ConnectionRefused/);
+    } finally {
+      await loopback.close();
+    }
+  });
 });
 
 describe("the API server's own readiness (spec 1.2 control plane)", () => {

@@ -25,6 +25,8 @@ export async function readKubeletStats(options: {
   concurrency?: number;
   timeoutMs?: number;
   logger?: Logger;
+  /** The address each node's kubelet last answered on, by node name: tried first, kept up to date. */
+  answeredOn?: Map<string, string>;
 }): Promise<StatsRound> {
   const fetchKubelet = options.connection.kubeletFetch(options.insecureSkipVerify);
   const authorization = await options.connection.authorization();
@@ -33,21 +35,29 @@ export async function readKubeletStats(options: {
   const queue = [...options.nodes];
   const readOne = async (node: Node) => {
     const name = String(node.metadata?.name ?? "");
-    const url = kubeletUrl(node);
-    if (!url) return void failures.set(name, "no InternalIP address");
-    try {
-      const response = await fetchKubelet(url, {
-        headers: { accept: "application/json", ...(authorization ? { authorization } : {}) },
-        signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      });
-      if (!response.ok) {
-        await response.body?.cancel();
-        return void failures.set(name, `HTTP ${response.status}`);
+    const known = options.answeredOn?.get(name);
+    const urls = kubeletUrls(node).sort((a, b) => Number(b === known) - Number(a === known));
+    if (urls.length === 0) return void failures.set(name, "no InternalIP or Hostname address");
+    for (const url of urls) {
+      try {
+        const response = await fetchKubelet(url, {
+          headers: { accept: "application/json", ...(authorization ? { authorization } : {}) },
+          signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        });
+        if (!response.ok) {
+          await response.body?.cancel();
+          return void failures.set(name, `HTTP ${response.status}`);
+        }
+        summaries.set(name, await response.json());
+        failures.delete(name);
+        options.answeredOn?.set(name, url);
+        return;
+      } catch (error) {
+        const e = error as { code?: string; name?: string; message?: string };
+        failures.set(name, e.name === "TimeoutError" ? "timeout" : (e.code ?? e.message ?? "unreachable"));
+        // Only an address nothing listens on is worth the next one; a kubelet that answered (TLS, a timeout) has spoken.
+        if (!UNREACHABLE.has(e.code ?? "")) return;
       }
-      summaries.set(name, await response.json());
-    } catch (error) {
-      const e = error as { code?: string; name?: string; message?: string };
-      failures.set(name, e.name === "TimeoutError" ? "timeout" : (e.code ?? e.message ?? "unreachable"));
     }
   };
   const worker = async () => {
@@ -57,12 +67,27 @@ export async function readKubeletStats(options: {
   return { summaries, failures, nodes: options.nodes.length };
 }
 
-/** The Summary API URL of a node: its InternalIP (IPv6 in brackets) and kubelet port; undefined without an InternalIP. */
-export function kubeletUrl(node: Node): string | undefined {
-  const address = (node.status?.addresses ?? []).find((a) => a.type === "InternalIP")?.address;
-  if (!address) return undefined;
+/** Connection errors after which the node's next address is tried: nothing answered on this one. */
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ConnectionRefused",
+]);
+
+/**
+ * The Summary API URLs of a node, in the order tried: its InternalIP (IPv6 in brackets), then its Hostname (where
+ * kube-apiserver itself reaches a kubelet first, issue 50: a kubelet that listens on loopback only), with its
+ * kubelet port; none without either address.
+ */
+export function kubeletUrls(node: Node): string[] {
   const port = Number(node.status?.daemonEndpoints?.kubeletEndpoint?.Port) || KUBELET_PORT;
-  return `https://${address.includes(":") ? `[${address}]` : address}:${port}/stats/summary`;
+  const addresses = ["InternalIP", "Hostname"]
+    .map((type) => (node.status?.addresses ?? []).find((a) => a.type === type)?.address)
+    .filter((a): a is string => Boolean(a));
+  return [...new Set(addresses)].map((a) => `https://${a.includes(":") ? `[${a}]` : a}:${port}/stats/summary`);
 }
 
 /** The health of a round: ok, kubelet_partially_unreachable (some nodes failed) or kubelet_unreachable (all did). */

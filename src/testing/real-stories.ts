@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { connectKube } from "../kube/connection.ts";
 import { createInformer } from "../kube/informer.ts";
 import { createSystemClock } from "../runtime/clock.ts";
@@ -14,6 +15,7 @@ import { STORIES, type Story } from "../sim/stories/index.ts";
 import type { KubeObject } from "../sim/store.ts";
 import type { RealKube } from "./real-kube.ts";
 import type { RealNode } from "./real-node.ts";
+import { recordTimeline } from "./timeline-recorder.ts";
 import { type RealRun, startRealDaemon } from "./real-run.ts";
 import type { Told } from "./replay.ts";
 import type { TimedExpectation } from "./timing/expectations.ts";
@@ -144,6 +146,8 @@ export async function tellStoriesOnRealNode(
     trace?: (line: string) => void;
     /** Runs beside the stories told side by side (on pods of its own), and ends before any `alone` story begins. */
     beside?: () => Promise<void>;
+    /** Records each story's watch-event timeline into `record/<story>` (issue 50: the real-kubelet fixtures). */
+    record?: string;
   } = {},
 ): Promise<RealStoriesRun> {
   const aged = process.env.MON_REAL_SKIP_AGING ? 0 : node.registeredAt + YOUNG_MS + 5_000 - Date.now();
@@ -176,6 +180,7 @@ export async function tellStoriesOnRealNode(
         tellings: group.map((spec) => ({ ...spec, place: realNodePlace(spec.story, node.name), realNode: true })),
         clusterName: "real-node",
         ...(options.config ? { config: options.config } : {}),
+        ...(options.record ? { record: options.record } : {}),
       }),
     );
   }
@@ -227,6 +232,8 @@ async function tellPlaced(options: {
   config?: Record<string, unknown>;
   before?: () => Promise<void>;
   standInFailures?: () => readonly string[];
+  /** A folder to record each story's timeline into (`<folder>/<story>`). */
+  record?: string;
 }): Promise<RealStoriesRun> {
   const { kube, tellings } = options;
   const specs = tellings;
@@ -271,7 +278,20 @@ async function tellPlaced(options: {
     });
     const daemon = run;
     await options.before?.();
+    let zero = Date.now();
+    const recordings = options.record
+      ? await Promise.all(
+          tellings.map((t) =>
+            recordTimeline(connection, {
+              namespace: t.place.namespace,
+              nodes: Object.values(t.place.nodes ?? {}),
+              zeroMs: () => zero,
+            }),
+          ),
+        )
+      : [];
     const startedAt = Date.now();
+    zero = startedAt;
     const clusters: RealStoryCluster[] = specs.map((spec, i) =>
       realStoryCluster({
         connection,
@@ -333,6 +353,11 @@ async function tellPlaced(options: {
         seconds: ended[i]!,
       };
     });
+    recordings.forEach((recording, i) => {
+      const r = results[i]!;
+      const wrote = recording.write(join(options.record!, r.story), recordingReadme(r, specs[i]!.story));
+      trace(`${r.story}: recorded ${wrote.initial} objects and ${wrote.events} events`);
+    });
     trace("judged; stopping");
     return {
       results,
@@ -353,6 +378,31 @@ async function tellPlaced(options: {
     trace("stopped");
     podInformer.stop();
   }
+}
+
+/** The README of a story's recorded timeline: what happened, at which seconds, and what mon told. */
+function recordingReadme(r: RealStoryResult, story: Story): string {
+  return [
+    `# ${story.name} on a real node (kubelet v1.32.13, containerd 1.6, runc 1.1)`,
+    "",
+    `${story.description}.`,
+    "",
+    "Recorded by `bun scripts/record-real-node.ts` from a real kube-apiserver, kube-controller-manager and",
+    "kube-scheduler v1.32.13 with a real kubelet, the story told at its quick schedule (src/sim/stories). The",
+    `story ran in namespace \`${r.namespace}\` on node \`localhost\`; \`t\` counts from its first step.`,
+    "",
+    "## Steps",
+    "",
+    ...story.steps.map((s) => `- t=${s.t}: ${s.say}`),
+    ...(story.fixedAt !== undefined ? ["", `Fixed at t=${story.fixedAt}.`] : []),
+    "",
+    "## What mon told on the real node",
+    "",
+    ...(r.told.length
+      ? r.told.map((m) => `- t=${m.t.toFixed(1)}: ${m.action} \`${m.incidentId}\` ${m.reason}`)
+      : ["- nothing"]),
+    "",
+  ].join("\n");
 }
 
 /** The messages about a place (a summary covering several places counts for each, with its own). */

@@ -72,9 +72,13 @@ export interface ReplayRun {
  */
 export async function startReplay(
   name: string,
-  options: { config?: Record<string, unknown> } = {},
+  options: {
+    config?: Record<string, unknown>;
+    /** The folder of timelines holding `name` (the recorded control plane's by default). */
+    dir?: string;
+  } = {},
 ): Promise<ReplayRun> {
-  const timeline = loadTimeline(join(TIMELINES_DIR, name));
+  const timeline = loadTimeline(join(options.dir ?? TIMELINES_DIR, name));
   const clock = createFakeClock(timeline.startMs);
   const sim = await startSimulator({ now: () => clock.now() });
   const replay = replayTimeline(sim, timeline, clock);

@@ -68,6 +68,8 @@ export function createUsageSources(options: {
   let stopped = false;
   let lastHealth = "";
 
+  // The address each node's kubelet answered on last (its InternalIP, or its Hostname when that is where it listens).
+  const answeredOn = new Map<string, string>();
   // Rounds never overlap: one asked for while another runs starts after it.
   let running: Promise<void> = Promise.resolve();
   const round = (): Promise<void> => {
@@ -81,6 +83,7 @@ export function createUsageSources(options: {
       nodes,
       insecureSkipVerify: options.insecureSkipVerify,
       logger,
+      answeredOn,
     });
     metrics.kubeletStatsFailures.inc(kubelet.failures.size);
     const state = roundHealth(kubelet);
