@@ -6,7 +6,13 @@ import { QUICK_TIMING } from "../src/sim/controllers/index.ts";
 import { STORIES } from "../src/sim/stories/index.ts";
 import { quickStory } from "../src/sim/stories/story.ts";
 import { realKube, realKubeMissing } from "../src/testing/real-kube.ts";
-import { prepareStoryNodes, tellStoriesOnRealKube } from "../src/testing/real-stories.ts";
+import { realNode, realNodeMissing } from "../src/testing/real-node.ts";
+import {
+  prepareStoryNodes,
+  type RealStoryResult,
+  tellStoriesOnRealKube,
+  tellStoriesOnRealNode,
+} from "../src/testing/real-stories.ts";
 import { TIMED_EXPECTATIONS } from "../src/testing/timing/expectations.ts";
 import { describeFailure, QUICK_STORY_TIMING, quickExpectation, runQuick } from "../src/testing/timing/run.ts";
 
@@ -14,8 +20,10 @@ import { describeFailure, QUICK_STORY_TIMING, quickExpectation, runQuick } from 
  * Tells every catalogue story (or those named in `only`) at its quick schedule, first on the simulator's
  * controllers under QUICK_TIMING (fake clock, a story after the other), then all at once on the real control
  * plane with the kubelet stand-in (real time, about 25 minutes: the stories' nodes must first age past mon's
- * 10-minute young-node grace). Returns a Markdown table — a row per story: what it should tell, whether the
- * simulator and the real control plane told it with no invariant broken, and how long the real run took — and
+ * 10-minute young-node grace), and — when the real node can run here (root, containerd; src/testing/real-node.ts)
+ * — those written for real pods on the real node at the same time (issue 50). Returns a Markdown table — a row per story: what it should tell, whether the
+ * simulator, the real control plane and the real node told it with no invariant broken, and how long the real
+ * runs took — and
  * a summary line with mon's notices about its own sight, stalled watches and refused writes. `ok` is false when
  * anything differs. Throws when no real control plane is at hand (src/testing/real-kube.ts).
  */
@@ -41,30 +49,57 @@ export async function realQualityTable(only?: readonly string[]): Promise<{ tabl
     expected: quickExpectation(expectations[i]!, story),
   }));
   const started = performance.now();
-  const run = await tellStoriesOnRealKube(await nodes, specs);
-  const lines = ["| story | what is told | simulator | real control plane | real run (s) |", "|---|---|---|---|---|"];
-  let ok = run.unplaced.length === 0 && run.stalls === 0 && run.standInFailures.length === 0;
+  // The stories written for real pods are told on the real node at the same time, when it can run here.
+  const nodeMissing = realNodeMissing();
+  const onNode = specs.filter((s) => s.story.realNode);
+  const [run, nodeRun] = await Promise.all([
+    tellStoriesOnRealKube(await nodes, specs),
+    nodeMissing || onNode.length === 0
+      ? Promise.resolve(undefined)
+      : realNode().then((n) => tellStoriesOnRealNode(n, onNode)),
+  ]);
+  if (nodeMissing) console.log(`skipped: the real node: ${nodeMissing}`);
+  const lines = [
+    "| story | what is told | simulator | real control plane, stand-in nodes | real node | real run (s) |",
+    "|---|---|---|---|---|---|",
+  ];
+  const judged = (r: RealStoryResult) =>
+    r.judgement.same && r.judgement.violations.length === 0 && r.failures.length === 0;
+  let ok =
+    run.unplaced.length === 0 &&
+    run.stalls === 0 &&
+    run.standInFailures.length === 0 &&
+    (nodeRun?.unplaced.length ?? 0) === 0 &&
+    (nodeRun?.stalls ?? 0) === 0;
+  const explain = (where: string, r: RealStoryResult) => {
+    console.log(`${r.story} on ${where}: ${r.judgement.conversation.join(" | ") || "nothing"}`);
+    for (const v of [...r.judgement.violations, ...r.failures]) console.log(`  ${v}`);
+    for (const m of r.told) console.log(`  ${m.t.toFixed(1)} s ${m.action} ${m.incidentId} ${m.reason}`);
+  };
   for (const r of run.results) {
-    const real = r.judgement.same && r.judgement.violations.length === 0 && r.failures.length === 0;
+    const real = judged(r);
     const sim = onSimulator.get(r.story) === true;
-    ok &&= real && sim;
-    if (!real) {
-      console.log(`${r.story} on the real control plane: ${r.judgement.conversation.join(" | ") || "nothing"}`);
-      for (const v of [...r.judgement.violations, ...r.failures]) console.log(`  ${v}`);
-      for (const m of r.told) console.log(`  ${m.t.toFixed(1)} s ${m.action} ${m.incidentId} ${m.reason}`);
-    }
+    const onRealNode = nodeRun?.results.find((n) => n.story === r.story);
+    const node = onRealNode ? judged(onRealNode) : undefined;
+    ok &&= real && sim && node !== false;
+    if (!real) explain("the real control plane", r);
+    if (onRealNode && !node) explain("the real node", onRealNode);
     // As the simulator names them (the real run's expectation names the story's own namespace and nodes).
     const threads = specs.find((s) => s.story.name === r.story)!.expected.threads;
     const told = threads.length ? threads.join("; ") : "nothing";
+    const word = (v: boolean | undefined) => (v === undefined ? "—" : v ? "as expected" : "DIFFERS");
     lines.push(
-      `| ${r.story} | ${told} | ${sim ? "as expected" : "DIFFERS"} | ${real ? "as expected" : "DIFFERS"} | ${Math.round(r.seconds)} |`,
+      `| ${r.story} | ${told} | ${word(sim)} | ${word(real)} | ${word(node)} | ${Math.round(r.seconds)}${onRealNode ? ` / ${Math.round(onRealNode.seconds)}` : ""} |`,
     );
   }
   const asExpected = run.results.filter((r) => r.judgement.same && r.judgement.violations.length === 0).length;
+  const onNodeAsExpected = nodeRun?.results.filter(judged).length ?? 0;
   const summary =
-    `${asExpected} of ${run.results.length} stories as expected on the real control plane, side by side ` +
+    `${asExpected} of ${run.results.length} stories as expected on the real control plane with stand-in nodes, side by side; ` +
+    `${nodeRun ? `${onNodeAsExpected} of ${nodeRun.results.length} written for real pods as expected on the real node` : "the real node not at hand"} ` +
     `(${Math.round((performance.now() - started) / 60_000)} min); mon's notices about its own sight: ` +
-    `${run.unplaced.length}; watches found stalled: ${run.stalls}; writes refused: ` +
-    `${run.results.reduce((n, r) => n + r.failures.length, 0) + run.standInFailures.length}.`;
+    `${run.unplaced.length + (nodeRun?.unplaced.length ?? 0)}; watches found stalled: ${run.stalls + (nodeRun?.stalls ?? 0)}; writes refused: ` +
+    `${[...run.results, ...(nodeRun?.results ?? [])].reduce((n, r) => n + r.failures.length, 0) + run.standInFailures.length}. ` +
+    "Real run: seconds on the control plane with stand-in nodes / on the real node.";
   return { table: `${lines.join("\n")}\n\n${summary}`, ok };
 }

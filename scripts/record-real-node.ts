@@ -8,6 +8,10 @@
  * age past mon's young-node grace, then the stories' own length.
  */
 import { join } from "node:path";
+import { connectKube } from "../src/kube/connection.ts";
+import { createSystemClock } from "../src/runtime/clock.ts";
+import { createSilentLogger } from "../src/runtime/logger.ts";
+import { startKubeletStandIn } from "../src/sim/standin/standin.ts";
 import { STORIES } from "../src/sim/stories/index.ts";
 import { quickStory } from "../src/sim/stories/story.ts";
 import { realNode, realNodeMissing } from "../src/testing/real-node.ts";
@@ -33,6 +37,15 @@ if (unknown.length) {
   process.exit(2);
 }
 const node = await realNode();
+// Two quiet stand-in nodes beside the real one: with every node of its zone lost, the node lifecycle controller
+// would take the loss for a zone outage and evict nothing (as in a real cluster of several nodes, it evicts).
+const standIn = await startKubeletStandIn({
+  connection: await connectKube({ kubeconfigText: node.kube.kubeconfigText }),
+  clock: createSystemClock(),
+  logger: createSilentLogger(),
+  nodes: ["bystander-1", "bystander-2"].map((name) => ({ name, labels: {}, address: "127.0.0.1" })),
+});
+process.once("exit", () => standIn.stop());
 const specs = STORIES.filter((s) => s.realNode && (only.length === 0 || only.includes(s.name))).map((story) => {
   const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
   if (!expected) throw new Error(`no expectation for story ${story.name}`);

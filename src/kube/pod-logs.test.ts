@@ -2,7 +2,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { foldSharedErrors } from "../correlate/shared-errors.ts";
 import { withLog } from "../detect/evidence.ts";
+import { forgetPreviousLogs } from "../sim/controllers/kubelet.ts";
+import { KUBELET_ANNOTATION } from "../sim/controllers/node-lifecycle.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
+import type { KubeObject } from "../sim/store.ts";
 import { simRequest } from "../testing/sim-client.ts";
 import { connectKube } from "./connection.ts";
 import { kubeletLogError, readContainerLog } from "./pod-logs.ts";
@@ -82,5 +85,60 @@ describe("a log that cannot be read says so (issue 50)", () => {
       findings: [{ ...gone, key: `${gone.key}-${name}`, object: { ...gone.object, name: `${name}-1` } }],
     }));
     expect(foldSharedErrors(drafts, () => false).map((d) => d.root.kind)).toEqual(["Deployment", "Deployment"]);
+  });
+});
+
+describe("the simulator's kubelet answers a log read as the real one did (issue 50)", () => {
+  test("a pod on a node whose kubelet is stopped: 500 with the API server's dial error, said as why", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: { name: "n1", annotations: { [KUBELET_ANNOTATION]: "stopped" } },
+      status: { addresses: [{ type: "InternalIP", address: "10.0.1.21" }] },
+    });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "shop", name: "api-1" },
+      spec: { nodeName: "n1", containers: [{ name: "api", image: "registry.example/api:1" }] },
+    });
+    sim.setLogs("shop", "api-1", "api", "Error: boom\n", true);
+    const read = await readContainerLog(await connectKube({ kubeconfigText: sim.kubeconfig() }), {
+      namespace: "shop",
+      pod: "api-1",
+      container: "api",
+      previous: true,
+    });
+    expect(read).toEqual({
+      unavailable:
+        'HTTP 500: Get "https://n1:10250/containerLogs/shop/api-1/api": dial tcp 10.0.1.21:10250: connect: connection refused',
+    });
+  });
+
+  test("a kubelet back from a stop no longer has its containers' previous instances: --previous is its error, until the next end", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+    sim.apply({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "shop", name: "api-1" },
+      spec: { containers: [{ name: "api", image: "registry.example/api:1" }] },
+    });
+    const pod = {
+      metadata: { namespace: "shop", name: "api-1" },
+      status: {
+        containerStatuses: [{ name: "api", lastState: { terminated: { containerID: "containerd://0a1b2c3d4e5f" } } }],
+      },
+    } as KubeObject;
+    forgetPreviousLogs([pod], (ns, p, c, text, previous) => sim!.setLogs(ns, p, c, text, previous));
+    const read = await readContainerLog(await connectKube({ kubeconfigText: sim.kubeconfig() }), {
+      namespace: "shop",
+      pod: "api-1",
+      container: "api",
+      previous: true,
+    });
+    expect(read).toEqual({ unavailable: "its output is gone: the kubelet no longer has the container" });
   });
 });

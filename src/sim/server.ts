@@ -15,6 +15,7 @@ import { toTable } from "./table.ts";
 import { answerInjected, type InjectedFailure } from "./faults.ts";
 import { apiVersion, asServed, readJson, readOptionalJson, sendJson, sendText, wantsTable } from "./http-io.ts";
 import { serveWatch } from "./serve-watch.ts";
+import { KUBELET_ANNOTATION } from "./controllers/node-lifecycle.ts";
 
 /** Options of the simulated API server. */
 export interface SimServerOptions {
@@ -242,7 +243,26 @@ async function handle(req: IncomingMessage, res: ServerResponse, ctx: Context): 
         }).body,
       );
     }
-    ctx.store.get(type, namespace, target.name);
+    const pod = ctx.store.get(type, namespace, target.name);
+    // A node whose kubelet is stopped cannot be reached: kube-apiserver answers 500 with its dial error, as it did
+    // for the real node's stopped kubelet (issue 50).
+    const nodeName = typeof pod.spec?.nodeName === "string" ? pod.spec.nodeName : undefined;
+    const nodes = nodeName ? ctx.registry.findByKind("v1", "Node") : undefined;
+    let node: KubeObject | undefined;
+    try {
+      node = nodes && nodeName ? ctx.store.get(nodes, undefined, nodeName) : undefined;
+    } catch {}
+    if (node?.metadata.annotations?.[KUBELET_ANNOTATION] === "stopped")
+      return sendJson(
+        res,
+        500,
+        failure(
+          500,
+          "",
+          `Get "https://${nodeName}:10250/containerLogs/${namespace}/${target.name}/${url.searchParams.get("container") ?? ""}": dial tcp ${nodeAddress(node)}:10250: connect: connection refused`,
+          {},
+        ).body,
+      );
     // kube-apiserver v1.32 negotiates pods/log like any resource: `Accept: text/plain` alone is refused (406),
     // what a client must send is `*/*` or one of these (found on the real control plane, issue 40).
     const accept = String(req.headers.accept ?? "*/*");
@@ -598,4 +618,12 @@ function fieldManager(req: IncomingMessage, q: URLSearchParams): string {
     .split("/")[0]
     ?.trim();
   return (agent || "unknown").slice(0, 128);
+}
+
+/** A node's InternalIP, else its name: where kube-apiserver dials its kubelet. */
+function nodeAddress(node: KubeObject): string {
+  return (
+    (node.status?.addresses ?? []).find((a: { type?: string }) => a.type === "InternalIP")?.address ??
+    node.metadata.name
+  );
 }

@@ -481,7 +481,7 @@ function belongsTo(id: string, place: Place): boolean {
 }
 
 /** The expectation with `shop` and `worker-N` moved to the story's namespace and nodes. */
-function placedExpectation(expected: TimedExpectation, place: StoryPlace): TimedExpectation {
+export function placedExpectation(expected: TimedExpectation, place: StoryPlace): TimedExpectation {
   const move = (id: string) => {
     const node = /^Node\/\/(worker-\d+)$/.exec(id)?.[1];
     if (node && place.nodes?.[node]) return `Node//${place.nodes[node]}`;

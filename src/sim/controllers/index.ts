@@ -9,7 +9,7 @@ import { createDeploymentController } from "./deployment.ts";
 import { createEndpointSliceController } from "./endpointslice.ts";
 import { garbageCollector } from "./garbage-collector.ts";
 import { createJobController } from "./job.ts";
-import { createKubelet, type LogSink } from "./kubelet.ts";
+import { createKubelet, forgetPreviousLogs, type LogSink } from "./kubelet.ts";
 import { createNodeLifecycle, KUBELET_ANNOTATION } from "./node-lifecycle.ts";
 import { replicaSetController } from "./replicaset.ts";
 import { schedulerController } from "./scheduler.ts";
@@ -121,7 +121,13 @@ export function startControllers(
   };
   return {
     stopKubelet: (node) => annotate(node, "stopped"),
-    startKubelet: (node) => annotate(node, undefined),
+    startKubelet: (node) => {
+      annotate(node, undefined);
+      forgetPreviousLogs(
+        api.list("Pod").filter((p) => p.spec?.nodeName === node),
+        logs,
+      );
+    },
     syncNow: run,
     stop() {
       stopped = true;

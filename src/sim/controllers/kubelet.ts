@@ -588,3 +588,18 @@ function write(
     qosClass: pod.status?.qosClass ?? "BestEffort",
   });
 }
+
+/**
+ * What a kubelet that restarted (or came back) answers for the previous instance of its pods' containers (issue
+ * 50, seen on a real kubelet v1.32.13): it removed their dead containers as it started, so `--previous` gets its
+ * error as the body of a 200 — `unable to retrieve container logs for containerd://…` — until a container ends
+ * again. Writes that answer into `logs` for every container of `pods` that has a previous instance.
+ */
+export function forgetPreviousLogs(pods: readonly KubeObject[], logs: LogSink): void {
+  for (const pod of pods)
+    for (const s of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+      const id = s.lastState?.terminated?.containerID;
+      if (id)
+        logs(pod.metadata.namespace, pod.metadata.name, s.name, `unable to retrieve container logs for ${id}`, true);
+    }
+}

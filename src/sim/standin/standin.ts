@@ -1,7 +1,7 @@
 import type { KubeConnection } from "../../kube/connection.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
-import { createKubelet, type LogSink } from "../controllers/kubelet.ts";
+import { createKubelet, forgetPreviousLogs, type LogSink } from "../controllers/kubelet.ts";
 import { RECORDED_TIMING, type TimingProfile } from "../controllers/timing.ts";
 import { type KubeletServer, type LogSource, startKubeletServer } from "./kubelet-server.ts";
 import { nodeHeartbeats, type StandInNode } from "./nodes.ts";
@@ -109,6 +109,10 @@ export async function startKubeletStandIn(options: {
     stopKubelet: (node) => heartbeats.stop(node),
     async startKubelet(node) {
       returned.set(node, clock.now());
+      forgetPreviousLogs(
+        api.list("Pod").filter((p) => p.spec?.nodeName === node),
+        sink,
+      );
       await heartbeats.start(node);
       schedule(clock.now());
     },
