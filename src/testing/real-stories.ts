@@ -319,8 +319,9 @@ async function tellPlaced(options: {
           const told = toldOf(places[i]!);
           const judged = judgeTimed(expected, spec.story.fixedAt, told);
           const quietFor = elapsed - Math.max(0, ...told.map((m) => m.t));
-          // Its whole conversation told, every step taken, and a quiet minute since: nothing more is coming.
-          if (elapsed > last && judged.same && quietFor >= 60) break;
+          // Its whole conversation told, every step taken a minute ago, and a quiet minute since: nothing more is
+          // coming (a step's own effects, a kubelet's restart, take their time to show).
+          if (elapsed > last + 60 && judged.same && quietFor >= 60) break;
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
         trace(`${spec.story.name} ended; waiting for its writes`);
