@@ -30,6 +30,8 @@ export function finding(options: {
   starting?: boolean;
   /** It restates what the pods behind it show (Finding.symptom). */
   symptom?: boolean;
+  /** Which instance of its container printed what explains it (Finding.crashedInstance). */
+  crashedInstance?: "current" | "previous";
 }): Finding {
   const e = entry(options.reason);
   const hold = options.holdMs ?? e.holdSeconds * 1000;
@@ -49,6 +51,7 @@ export function finding(options: {
     ...(hold > 0 && opensAt > options.now ? { opensAt } : {}),
     ...(hold > 0 ? { holdMs: hold } : {}),
     ...(options.recheckAt !== undefined ? { recheckAt: options.recheckAt } : {}),
+    ...(options.crashedInstance ? { crashedInstance: options.crashedInstance } : {}),
     ...(options.explains ? { explains: options.explains } : {}),
     ...(options.joins ? { joins: options.joins } : {}),
     ...(options.starting && hold > 0 && opensAt > options.now ? { starting: true } : {}),

@@ -51,6 +51,13 @@ export interface Finding {
   readonly explains?: readonly ObjectRef[];
   /** A symptom of other objects (a Service of its pods, failure-catalogue R7): it joins the incident of the first of them that has a finding. */
   readonly joins?: readonly ObjectRef[];
+  /**
+   * Which instance of its container printed what explains it (a crash): `current` while the container has just
+   * ended (its state is terminated, not restarted yet), `previous` once the kubelet backs off or runs it again.
+   * A kubelet keeps one dead instance per container, so the instance before a just-ended one is often gone
+   * (issue 50, seen on a real kubelet).
+   */
+  readonly crashedInstance?: "current" | "previous";
 }
 
 /**

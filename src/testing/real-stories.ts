@@ -378,6 +378,13 @@ async function tellPlaced(options: {
     await run?.stop();
     trace("stopped");
     podInformer.stop();
+    // A real node is shared by every telling: what a story left running there would be the next one's pods.
+    for (const t of tellings)
+      if (t.realNode)
+        await connection
+          .request(`/api/v1/namespaces/${t.place.namespace}`, { method: "DELETE" })
+          .then((r) => r.body?.cancel())
+          .catch(() => {});
   }
 }
 
@@ -481,11 +488,12 @@ function belongsTo(id: string, place: Place): boolean {
   );
 }
 
-/** The expectation with `shop` and `worker-N` moved to the story's namespace and nodes. */
+/** The expectation with `shop` and `worker-N` moved to the story's namespace and nodes (threads, fixes, mentions). */
 export function placedExpectation(expected: TimedExpectation, place: StoryPlace): TimedExpectation {
   const move = (id: string) => {
-    const node = /^Node\/\/(worker-\d+)$/.exec(id)?.[1];
-    if (node && place.nodes?.[node]) return `Node//${place.nodes[node]}`;
+    // A thread line (`Node//worker-1: announce NodeLost, …`) or an incident id.
+    const node = /^Node\/\/(worker-\d+)(?=:|$)/.exec(id)?.[1];
+    if (node && place.nodes?.[node]) return id.replace(`Node//${node}`, `Node//${place.nodes[node]}`);
     return id
       .replaceAll("/shop/", `/${place.namespace}/`)
       .replaceAll(".shop:", `.${place.namespace}:`)
@@ -496,6 +504,9 @@ export function placedExpectation(expected: TimedExpectation, place: StoryPlace)
     threads: expected.threads.map(move),
     ...(expected.fixes
       ? { fixes: Object.fromEntries(Object.entries(expected.fixes).map(([id, t]) => [move(id), t])) }
+      : {}),
+    ...(expected.mentions
+      ? { mentions: Object.fromEntries(Object.entries(expected.mentions).map(([id, words]) => [move(id), words])) }
       : {}),
   };
 }

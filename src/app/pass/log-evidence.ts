@@ -61,7 +61,9 @@ export function createLogEvidence(options: {
   const queue: { version: string; finding: Finding }[] = [];
   let running = 0;
 
-  const version = (f: Finding) => `${f.key}#${f.evidence.find((e) => e.label === "restarts")?.value ?? ""}`;
+  // A new read for each crash (restart count) and for the instance it is read from.
+  const version = (f: Finding) =>
+    `${f.key}#${f.evidence.find((e) => e.label === "restarts")?.value ?? ""}#${f.crashedInstance ?? ""}`;
   const family = (f: Finding) => {
     const o = f.object;
     const owner = o.name.includes("-") ? o.name.slice(0, o.name.lastIndexOf("-")) : o.name;
@@ -82,7 +84,11 @@ export function createLogEvidence(options: {
         namespace: o.namespace ?? "",
         pod: o.name,
         container: (finding.container ?? "").replace(/ \(init\)$/, ""),
-        previous: WITH_LOGS[finding.reason] ?? true,
+        // The instance whose output explains it: a just-ended container's is the current one (a kubelet keeps
+        // one dead instance per container, so the one before is often gone), else the previous one.
+        previous: finding.crashedInstance
+          ? finding.crashedInstance === "previous"
+          : (WITH_LOGS[finding.reason] ?? true),
       })
         .then((got) => {
           const late = options.clock.now() - (started.get(v) ?? 0) > LOG_WAIT_MS;

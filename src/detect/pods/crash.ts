@@ -46,6 +46,7 @@ export function oomKilled({
       ["memory limit", limit ?? "none"],
       ["last termination", oom.finishedAt],
     ],
+    crashedInstance: oom === terminated ? "current" : "previous",
     // Killed again and again (a restart loop): the failure began with the first kill, which the kubelet does not
     // keep, not with the last — an onset that moves with every kill would postpone every hold (issue 50).
     since: looping ? started : parseTime(oom.finishedAt, started),
@@ -93,6 +94,8 @@ export function crashLoop({
     ],
     since: started,
     holdMs: restarts >= 3 ? 0 : 180_000,
+    // Just ended and not restarted yet: what it printed is the current instance's log.
+    crashedInstance: crash !== undefined && crash === s.state?.terminated ? "current" : "previous",
     ...(between?.confirmedAt !== undefined ? { recheckAt: between.confirmedAt } : {}),
   });
 }

@@ -105,6 +105,7 @@ export function initContainers(ctx: PodContext): Finding[] {
         since: ctx.time.time(pod.status?.startTime),
         now,
         ...(ctx.nodeName ? { nodeName: ctx.nodeName } : {}),
+        crashedInstance: s.state?.terminated ? "current" : "previous",
       }),
     );
   }

@@ -277,6 +277,8 @@ function step(
       run.restartAt = undefined;
       run.exitAt = undefined;
       run.restarts += 1;
+      // A new instance: it has printed nothing yet.
+      logs(pod.metadata.namespace, pod.metadata.name, container.name, "", false);
       run.ready = false;
       run.probeFailures = 0;
       run.livenessFailures = 0;
@@ -325,7 +327,12 @@ function step(
         containerID: run.containerId,
       };
       run.ready = false;
-      if (output) logs(pod.metadata.namespace, pod.metadata.name, container.name, output, true);
+      // The ended instance's output is its current log until the kubelet starts the next one, and its previous
+      // log from then on (kubelet logs: `--previous` is the status' lastState, the current one its state).
+      if (output) {
+        logs(pod.metadata.namespace, pod.metadata.name, container.name, output, false);
+        logs(pod.metadata.namespace, pod.metadata.name, container.name, output, true);
+      }
       const policy = pod.spec?.restartPolicy ?? "Always";
       if (policy === "Never" || (policy === "OnFailure" && exitCode === 0)) {
         run.done = exitCode === 0 ? "Succeeded" : "Failed";
@@ -438,7 +445,10 @@ function stepInit(
     };
     if (fails) {
       const output = outputOf(pod, "fail");
-      if (output) logs(pod.metadata.namespace, pod.metadata.name, c.name, output, true);
+      if (output) {
+        logs(pod.metadata.namespace, pod.metadata.name, c.name, output, false);
+        logs(pod.metadata.namespace, pod.metadata.name, c.name, output, true);
+      }
       init.lastTerminated = terminated;
       if ((pod.spec?.restartPolicy ?? "Always") === "Never") {
         run.done = "Failed";
