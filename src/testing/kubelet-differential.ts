@@ -2,7 +2,7 @@ import { connectKube, type KubeConnection } from "../kube/connection.ts";
 import { LineSplitter } from "../kube/lines.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
-import { RECORDED_TIMING } from "../sim/controllers/index.ts";
+import { REAL_KUBELET_TIMING } from "../sim/controllers/index.ts";
 import { startKubeletStandIn } from "../sim/standin/standin.ts";
 import { fate, INIT_CRASH, serveHealth, sh } from "../sim/stories/story.ts";
 import type { KubeObject } from "../sim/store.ts";
@@ -10,7 +10,7 @@ import type { RealNode } from "./real-node.ts";
 
 /**
  * The kubelet differential (issue 50): one script of pods told at once to a kubelet stand-in node (the simulator's
- * kubelet, src/sim/controllers/kubelet.ts, at the real kubelet's default timing) and to the real node, each side
+ * kubelet, src/sim/controllers/kubelet.ts, on REAL_KUBELET_TIMING, the real kubelet's as measured) and to the real node, each side
  * watched as mon watches, and what each watcher saw reduced to facts that do not depend on names the servers
  * generate or on exact times: per pod, the sequence of its container's states and their reasons, its last
  * termination, its restart count and the back-off between restarts, the waiting reasons and messages, its
@@ -138,7 +138,7 @@ export const KUBELET_DIFFERENTIAL_NAMESPACES = { standIn: "kubelet-diff-standin"
 export const KUBELET_DIFFERENTIAL_NODE = "kubelet-diff-standin";
 
 /**
- * Tells KUBELET_SCRIPT to a stand-in node (at RECORDED_TIMING, the real kubelet's defaults) and to the real node
+ * Tells KUBELET_SCRIPT to a stand-in node (on REAL_KUBELET_TIMING, the real kubelet's as measured) and to the real node
  * at once, each in its own namespace, the pods bound to their node by `nodeName`; watches Pods, Events, the two
  * Nodes and their Leases; deletes the `graceful` pod at DELETE_AT; after SCRIPT_SECONDS reduces each side to its
  * facts (`kubeletFacts`). About 4 minutes.
@@ -150,7 +150,7 @@ export async function runKubeletDifferential(node: RealNode): Promise<KubeletDif
     clock: createSystemClock(),
     logger: createSilentLogger(),
     nodes: [{ name: KUBELET_DIFFERENTIAL_NODE, labels: {}, address: "127.0.0.1" }],
-    timing: RECORDED_TIMING,
+    timing: REAL_KUBELET_TIMING,
   });
   const failures: string[] = [];
   const watch = await watchKubelets(connection);
@@ -229,8 +229,12 @@ export function kubeletFacts(events: readonly KubeletEvent[], namespace: string,
       const status = e.object.status ?? {};
       const phase = String(status.phase ?? "-");
       if (phases.at(-1) !== phase) phases.push(phase);
-      for (const c of status.conditions ?? [])
-        if (c.status === "True" && !trueOrder.includes(c.type)) trueOrder.push(c.type);
+      // Conditions that turned True in the same write are one step, whatever order the list gives them.
+      const turned = (status.conditions ?? [])
+        .filter((c: any) => c.status === "True" && !trueOrder.some((g) => g.split("+").includes(c.type)))
+        .map((c: any) => String(c.type))
+        .sort();
+      if (turned.length) trueOrder.push(turned.join("+"));
       const readyFalse = (status.conditions ?? []).find((c: any) => c.type === "Ready" && c.status === "False");
       if (readyFalse?.reason) fact(`pod ${role}: Ready=False (${readyFalse.reason})`);
       for (const s of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {

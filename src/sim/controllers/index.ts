@@ -18,7 +18,7 @@ import { RECORDED_TIMING, type TimingProfile } from "./timing.ts";
 
 export { FATE_ANNOTATION, INIT_FATE_ANNOTATION, OUTPUT_ANNOTATION, type Fate } from "./fate.ts";
 export { KUBELET_ANNOTATION } from "./node-lifecycle.ts";
-export { backOffAt, QUICK_TIMING, RECORDED_TIMING, type TimingProfile } from "./timing.ts";
+export { backOffAt, QUICK_TIMING, REAL_KUBELET_TIMING, RECORDED_TIMING, type TimingProfile } from "./timing.ts";
 
 /** What the controllers need of a clock: the time (epoch ms) and a timer (the fake clock in tests). */
 export interface ControllerClock {

@@ -180,6 +180,8 @@ function step(
       run.pullFailedAt = run.nextPullAt;
       run.pullFailures += 1;
       run.nextPullAt = run.pullFailedAt + backOffAt(timing.pullBackOffMs, run.pullFailures - 1);
+      // As kubelet v1.32 tells a pull that fails: the attempt, why, and the error the container is waiting on.
+      api.event(pod, "Normal", "Pulling", `Pulling image "${container.image}"`, source);
       api.event(
         pod,
         "Warning",
@@ -187,10 +189,13 @@ function step(
         `Failed to pull image "${container.image}": ${pullError(container.image)}`,
         source,
       );
+      api.event(pod, "Warning", "Failed", "Error: ErrImagePull", source);
     }
     const showingError = now < (run.pullFailedAt ?? 0) + timing.terminatedShownMs;
-    if (!showingError && once(run, `pull-backoff@${run.pullFailedAt}`))
+    if (!showingError && once(run, `pull-backoff@${run.pullFailedAt}`)) {
       api.event(pod, "Normal", "BackOff", `Back-off pulling image "${container.image}"`, source);
+      api.event(pod, "Warning", "Failed", "Error: ImagePullBackOff", source);
+    }
     write(api, pod, run, podIp, {
       waiting: showingError
         ? { reason: "ErrImagePull", message: pullError(container.image) }
@@ -268,7 +273,7 @@ function step(
         write(api, pod, run, podIp, {
           waiting: {
             reason: "CrashLoopBackOff",
-            message: `back-off ${Math.round(backOffAt(timing.crashBackOffMs, run.restarts) / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+            message: `back-off ${goDuration(backOffAt(timing.crashBackOffMs, run.restarts))} restarting failed container=${container.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
           },
         });
         return run.restartAt;
@@ -284,6 +289,7 @@ function step(
       run.livenessFailures = 0;
       run.nextProbeAt = undefined;
     }
+    if (once(run, `started@${run.startAt}`)) containerStarted(api, pod, container, source);
     const liveness = livenessOf(container);
     const exits: Partial<Record<Fate, number>> = {
       crash: timing.crashRunMs,
@@ -421,7 +427,7 @@ function stepInit(
         return writeThen(api, pod, run, podIp, waitingApp, init.restartAt, {
           waiting: {
             reason: "CrashLoopBackOff",
-            message: `back-off ${Math.round(backOffAt(timing.crashBackOffMs, init.restarts) / 1000)}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+            message: `back-off ${goDuration(backOffAt(timing.crashBackOffMs, init.restarts))} restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
           },
         });
       }
@@ -431,6 +437,8 @@ function stepInit(
       init.restarts += 1;
     }
     const fails = init.index === 0 && initFateOf(pod) === "crash";
+    if (now >= init.startAt && once(run, `init-started@${init.index}@${init.startAt}`))
+      containerStarted(api, pod, c, "kubelet");
     init.exitAt ??= Math.max(init.startAt + timing.initRunMs, fails ? 0 : init.startAt);
     if (now < init.exitAt)
       return writeThen(api, pod, run, podIp, waitingApp, init.exitAt, {
@@ -499,8 +507,22 @@ function creating(): KubeObject {
   return { waiting: { reason: "ContainerCreating" } };
 }
 
+/** The Events kubelet v1.32 writes as it (re)starts a container whose image the node has. */
+function containerStarted(api: ControllerApi, pod: KubeObject, container: KubeObject, source: string): void {
+  api.event(pod, "Normal", "Pulled", `Container image "${container.image}" already present on machine`, source);
+  api.event(pod, "Normal", "Created", `Created container: ${container.name}`, source);
+  api.event(pod, "Normal", "Started", `Started container ${container.name}`, source);
+}
+
+/** What containerd 1.6 says through kubelet v1.32 of an image its registry does not have (no gRPC prefix). */
 function pullError(image: string): string {
-  return `rpc error: code = NotFound desc = failed to pull and unpack image "${image}": failed to resolve reference "${image}": not found`;
+  return `failed to pull and unpack image "${image}": failed to resolve reference "${image}": ${image}: not found`;
+}
+
+/** A duration as Go prints it, as the kubelet's back-off message does: `10s`, `1m20s`, `5m0s`. */
+export function goDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${seconds % 60}s`;
 }
 
 /**
@@ -553,7 +575,8 @@ function write(
       now,
     );
   };
-  set("PodReadyToStartContainers", true);
+  // The sandbox (its network) is ready once the pod is past ContainerCreating.
+  set("PodReadyToStartContainers", !(state.waiting?.reason === "ContainerCreating" && !started && !initState));
   conditions = withCondition(
     conditions,
     initialized
@@ -566,8 +589,10 @@ function write(
         },
     now,
   );
-  set("Ready", ready, run.done ? "PodCompleted" : "ContainersNotReady");
-  set("ContainersReady", ready, run.done ? "PodCompleted" : "ContainersNotReady");
+  // A pod that ended: PodCompleted when it succeeded, PodFailed when it failed (kubelet v1.32).
+  const ended = run.done === "Failed" ? "PodFailed" : "PodCompleted";
+  set("Ready", ready, run.done ? ended : "ContainersNotReady");
+  set("ContainersReady", ready, run.done ? ended : "ContainersNotReady");
   set("PodScheduled", true);
   // The kubelet writes the whole list, in this order.
   const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];

@@ -116,7 +116,7 @@ export const demoScenario: Scenario = {
                 waiting: {
                   reason: "ImagePullBackOff",
                   message:
-                    'Back-off pulling image "ghcr.io/shop/cart:1.4.O": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image "ghcr.io/shop/cart:1.4.O": not found',
+                    'Back-off pulling image "ghcr.io/shop/cart:1.4.O": ErrImagePull: failed to pull and unpack image "ghcr.io/shop/cart:1.4.O": failed to resolve reference "ghcr.io/shop/cart:1.4.O": ghcr.io/shop/cart:1.4.O: not found',
                 },
               },
               lastState: {},
