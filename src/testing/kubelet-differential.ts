@@ -12,11 +12,13 @@ import type { RealNode } from "./real-node.ts";
  * The kubelet differential (issue 50): one script of pods told at once to a kubelet stand-in node (the simulator's
  * kubelet, src/sim/controllers/kubelet.ts, on REAL_KUBELET_TIMING, the real kubelet's as measured) and to the real node, each side
  * watched as mon watches, and what each watcher saw reduced to facts that do not depend on names the servers
- * generate or on exact times: per pod, the sequence of its container's states and their reasons, its last
- * termination, its restart count and the back-off between restarts, the waiting reasons and messages, its
- * phase and conditions in the order they turned true; the Events about it, with their reasons, sources, messages
- * and whether they repeat; and the node's status and Lease cadence. Each pod's behaviour is its busybox command's
- * on the real node and its fate annotations' on the stand-in, as in the stories written for real pods.
+ * generate or on exact times: per pod, its containers' states in the order they first appeared (running left
+ * out: whether a process that exits at once is seen running is a matter of milliseconds), their waiting reasons
+ * and messages, their terminations and last terminations, the rhythm of their restarts (backing off, the first at
+ * once), the phase it ends in, the conditions that turned True and the reasons it was not Ready; the Events about
+ * it, with their reasons, sources, messages and whether they repeat; and how often the node's status and its
+ * Lease are written. Each pod's behaviour is its busybox command's on the real node and its fate annotations' on
+ * the stand-in, as in the stories written for real pods.
  */
 
 /** One pod of the script: its role (the name facts use), and the pod as written (without namespace or node). */
@@ -109,6 +111,10 @@ const SCRIPT_SECONDS = 240;
 /** The second the `graceful` pod is deleted. */
 const DELETE_AT = 90;
 
+/** Why the pull failures' words differ, and why mon does not mind. */
+const PULL_WHY =
+  "Two real causes of one failure: no registry is reachable from the real node, so containerd cannot even resolve the registry's name; the simulated kubelet models a registry that answers that the tag does not exist. The reasons, the event kinds and their order are the same; mon tells ImagePullBackOff with whichever message the kubelet wrote.";
+
 /** A difference between the stand-in's kubelet and the real one the differential finds and keeps, and why. */
 export interface KnownKubeletDifference {
   /** The fact, as `kubeletFacts` says it. */
@@ -121,7 +127,18 @@ export interface KnownKubeletDifference {
  * The differences kept (docs/simulator.md "The kubelet held to the real one"): any other one fails the test, so it
  * is fixed in the simulator's kubelet or added here with why mon is not affected.
  */
-export const KNOWN_KUBELET_DIFFERENCES: readonly KnownKubeletDifference[] = [];
+export const KNOWN_KUBELET_DIFFERENCES: readonly KnownKubeletDifference[] = [
+  ...[
+    'event about pod pull: Warning Failed from kubelet: Failed to pull image "registry.example/none:#": failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": registry.example/none:#: not found (repeated)',
+    'pod pull: app waiting ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": registry.example/none:#: not found',
+    'pod pull: app waiting ImagePullBackOff: Back-off pulling image "registry.example/none:#": ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": registry.example/none:#: not found',
+  ].map((fact) => ({ fact, only: "stand-in" as const, why: PULL_WHY })),
+  ...[
+    'event about pod pull: Warning Failed from kubelet: Failed to pull image "registry.example/none:#": failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example on #:#: no such host (repeated)',
+    'pod pull: app waiting ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example on #:#: no such host',
+    'pod pull: app waiting ImagePullBackOff: Back-off pulling image "registry.example/none:#": ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example on #:#: no such host',
+  ].map((fact) => ({ fact, only: "real" as const, why: PULL_WHY })),
+];
 
 /** What each side of the differential saw, as facts. */
 export interface KubeletDifferentialRun {
@@ -166,6 +183,15 @@ export async function runKubeletDifferential(node: RealNode): Promise<KubeletDif
         metadata: { name: side.namespace },
       }).catch((e: Error) => failures.push(`namespace ${side.namespace}: ${e.message}`));
     }
+    // A new namespace's service-account volumes mount once the control plane has published its root CA there
+    // (before, a kubelet tells FailedMount for a moment): the script starts on namespaces that have it.
+    for (const side of sides)
+      for (let i = 0; i < 100; i++) {
+        const r = await connection.request(`/api/v1/namespaces/${side.namespace}/configmaps/kube-root-ca.crt`);
+        await r.body?.cancel();
+        if (r.ok) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
     const began = Date.now();
     await Promise.all(
       sides.flatMap((side) =>
@@ -219,51 +245,52 @@ export function kubeletFacts(events: readonly KubeletEvent[], namespace: string,
   const roles = [...new Set(pods.map((e) => String(e.object.metadata?.labels?.role ?? e.object.metadata?.name)))];
   for (const role of roles) {
     const mine = pods.filter((e) => (e.object.metadata?.labels?.role ?? e.object.metadata?.name) === role);
-    const states: string[] = [];
-    const phases: string[] = [];
-    const trueOrder: string[] = [];
-    const restarts: number[] = [];
-    const backOffs: number[] = [];
-    let lastFinished: number | undefined;
+    // Per container, its states by first appearance (running left out: whether a watcher sees a process that
+    // exits at once running is a matter of milliseconds), and when each instance ended, by its runtime id.
+    const states = new Map<string, string[]>();
+    const exits = new Map<string, Map<string, number>>();
+    const everTrue = new Set<string>();
+    let phase = "-";
+    let ready = "-";
     for (const e of mine) {
       const status = e.object.status ?? {};
-      const phase = String(status.phase ?? "-");
-      if (phases.at(-1) !== phase) phases.push(phase);
-      // Conditions that turned True in the same write are one step, whatever order the list gives them.
-      const turned = (status.conditions ?? [])
-        .filter((c: any) => c.status === "True" && !trueOrder.some((g) => g.split("+").includes(c.type)))
-        .map((c: any) => String(c.type))
-        .sort();
-      if (turned.length) trueOrder.push(turned.join("+"));
+      phase = String(status.phase ?? phase);
+      // The pod's setup conditions; whether a process that ends at once was ever seen Ready is a matter of
+      // milliseconds (its final readiness is a fact of its own).
+      for (const c of status.conditions ?? [])
+        if (c.status === "True" && c.type !== "Ready" && c.type !== "ContainersReady") everTrue.add(String(c.type));
+      const readyNow = (status.conditions ?? []).find((c: any) => c.type === "Ready")?.status;
+      if (readyNow) ready = readyNow;
       const readyFalse = (status.conditions ?? []).find((c: any) => c.type === "Ready" && c.status === "False");
       if (readyFalse?.reason) fact(`pod ${role}: Ready=False (${readyFalse.reason})`);
       for (const s of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
+        const seen = states.get(s.name) ?? [];
         const state = stateOf(s.state);
-        const label = `${s.name}:${state}`;
-        if (states.at(-1) !== label) states.push(label);
+        if (state !== "running" && !seen.includes(state)) seen.push(state);
+        states.set(s.name, seen);
         if (s.state?.waiting?.message)
           fact(`pod ${role}: ${s.name} waiting ${s.state.waiting.reason}: ${normalize(s.state.waiting.message)}`);
         const last = s.lastState?.terminated;
         if (last) fact(`pod ${role}: ${s.name} last termination ${last.reason ?? "-"} exit ${last.exitCode}`);
         const term = s.state?.terminated;
         if (term) fact(`pod ${role}: ${s.name} terminated ${term.reason ?? "-"} exit ${term.exitCode}`);
-        if (typeof s.restartCount === "number" && !restarts.includes(s.restartCount)) {
-          restarts.push(s.restartCount);
-          const started = Date.parse(String(s.state?.running?.startedAt ?? ""));
-          const finished = Date.parse(String(s.lastState?.terminated?.finishedAt ?? ""));
-          if (s.restartCount > 0 && !Number.isNaN(started) && !Number.isNaN(finished) && finished !== lastFinished) {
-            backOffs.push(Math.round((started - finished) / 5_000) * 5);
-            lastFinished = finished;
+        for (const t of [term, last]) {
+          const at = Date.parse(String(t?.finishedAt ?? ""));
+          if (t?.containerID && !Number.isNaN(at)) {
+            const byId = exits.get(s.name) ?? new Map<string, number>();
+            byId.set(String(t.containerID), at);
+            exits.set(s.name, byId);
           }
         }
       }
     }
-    fact(`pod ${role}: phases ${phases.join(" → ")}`);
-    fact(`pod ${role}: conditions turned True in the order ${trueOrder.join(", ") || "(none)"}`);
-    fact(`pod ${role}: container states ${collapse(states).slice(0, 8).join(" → ")}`);
-    if (restarts.length > 1) fact(`pod ${role}: restarted (${Math.max(...restarts)} by the end)`);
-    // The back-off before each restart, in 5-second steps (10, 20, 40 … by default).
-    if (backOffs.length) fact(`pod ${role}: back-off before restarts ${backOffs.slice(0, 3).join(", ")} s`);
+    fact(`pod ${role}: ends ${phase}, Ready=${ready}`);
+    fact(`pod ${role}: conditions that turned True ${[...everTrue].sort().join(", ") || "(none)"}`);
+    for (const [name, seen] of states) fact(`pod ${role}: ${name} states by first appearance ${seen.join(" → ")}`);
+    for (const [name, byId] of exits) {
+      const ended = [...byId.values()].sort((a, b) => a - b);
+      if (ended.length >= 3) fact(`pod ${role}: ${name} restarts ${rhythm(ended)}`);
+    }
   }
   const podEvents = events.filter(
     (e) =>
@@ -292,17 +319,26 @@ export function kubeletFacts(events: readonly KubeletEvent[], namespace: string,
 
 // --- internal ---
 
+/**
+ * How a container's instances ended, in words: `back off` when each wait after the first is longer than the one
+ * before (the kubelet's back-off), `at a steady rhythm` when they are about equal; `, the first at once` when the
+ * first two ended within 5 s (a kubelet's first restart comes at once).
+ */
+function rhythm(ended: readonly number[]): string {
+  const gaps = ended.slice(1).map((at, i) => at - ended[i]!);
+  const first = gaps[0]! < 5_000 ? ", the first at once" : "";
+  const later = gaps.slice(gaps[0]! < 5_000 ? 1 : 0);
+  if (later.length < 2) return `end${first}`;
+  const growing = later.every((g, i) => i === 0 || g > later[i - 1]! + 2_000);
+  return `${growing ? "back off" : "at a steady rhythm"}${first}`;
+}
+
 function stateOf(state: Record<string, any> | undefined): string {
   if (!state) return "?";
   if (state.waiting) return `waiting(${state.waiting.reason ?? "-"})`;
   if (state.running) return "running";
   if (state.terminated) return `terminated(${state.terminated.reason ?? "-"}, ${state.terminated.exitCode})`;
   return "?";
-}
-
-/** Consecutive repeats of one state (a crash loop's cycles) kept once: `a → b → a → b` stays, `a → a` does not. */
-function collapse(states: readonly string[]): string[] {
-  return states.filter((s, i) => s !== states[i - 1]);
 }
 
 /** A message with what differs between servers and runs (names, ids, addresses, numbers, quoted values) as `#`. */

@@ -32,7 +32,8 @@ export interface ControllerApi {
   now(): number;
   list(kind: string, namespace?: string): KubeObject[];
   get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined;
-  create(kind: string, namespace: string | undefined, object: KubeObject): KubeObject;
+  /** Creates; `manager` is the field manager its write is stamped with (`kube-controller-manager` …). */
+  create(kind: string, namespace: string | undefined, object: KubeObject, manager?: string): KubeObject;
   /** Replaces the object's spec and metadata (not its status). */
   update(object: KubeObject): KubeObject;
   /** Replaces the object's status. */
@@ -69,7 +70,8 @@ export function controllerApi(store: ObjectStore, registry: TypeRegistry, now: (
         return undefined;
       }
     },
-    create: (kind, namespace, object) => store.create(typeOf(kind), namespace, object),
+    create: (kind, namespace, object, manager) =>
+      store.create(typeOf(kind), namespace, object, manager ? { manager } : {}),
     update: (object) =>
       store.update(typeOf(object.kind), object.metadata.namespace, object.metadata.name, {
         ...object,

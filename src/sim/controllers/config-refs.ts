@@ -49,6 +49,18 @@ export function missingConfig(api: ControllerApi, pod: KubeObject): MissingConfi
     for (const m of [...(c.volumeMounts ?? []), ...(c.volumeDevices ?? [])]) used.add(m.name);
   for (const v of pod.spec?.volumes ?? []) {
     if (!used.has(v.name)) continue;
+    // A projected volume's sources too (a service-account volume projects the root CA ConfigMap, which a new
+    // namespace has a moment after it exists: seen on the real node).
+    for (const source of v.projected?.sources ?? []) {
+      const projected = source.configMap ?? source.secret;
+      if (!projected?.name || projected.optional) continue;
+      const kind = source.configMap ? "ConfigMap" : "Secret";
+      if (!lookup(kind, projected.name))
+        return {
+          reason: "FailedMount",
+          message: `MountVolume.SetUp failed for volume "${v.name}" : ${noun(kind)} "${projected.name}" not found`,
+        };
+    }
     const ref = v.configMap ?? v.secret;
     if (!ref || ref.optional) continue;
     const kind = v.configMap ? "ConfigMap" : "Secret";

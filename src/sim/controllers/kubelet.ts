@@ -14,6 +14,9 @@ export interface NodeState {
   quietUntil(node: string): number;
 }
 
+/** How soon a container killed by its liveness probe starts again: the kubelet's next sync, ms. */
+const LIVENESS_RESTART_MS = 1_000;
+
 /** One container instance's history on the simulated kubelet. */
 interface Run {
   readonly boundAt: number;
@@ -28,6 +31,8 @@ interface Run {
   restartAt?: number;
   restarts: number;
   lastTerminated?: KubeObject;
+  /** The last instance was killed by its liveness probe (restarted at the next sync, not after the back-off). */
+  killedByProbe?: boolean;
   /** The init containers' progress, for a pod that has them. */
   init?: InitRun;
   ready: boolean;
@@ -219,6 +224,9 @@ function step(
       run.configRetryAt ??= run.imageAt;
       if (now >= run.configRetryAt) {
         run.configRetryAt = now + timing.configRetryMs;
+        // The image is made sure of before the container's configuration, on every retry (kubelet v1.32).
+        if (missing.reason !== "FailedMount")
+          api.event(pod, "Normal", "Pulled", `Container image "${container.image}" already present on machine`, source);
         api.event(
           pod,
           "Warning",
@@ -257,7 +265,8 @@ function step(
     if (run.restartAt !== undefined) {
       if (now < run.restartAt) {
         const exitedAt = run.exitAt ?? 0;
-        const shown = exitedAt + timing.terminatedShownMs;
+        // A container its liveness probe killed is not shown ended: the kubelet says it backs off at once.
+        const shown = exitedAt + (run.killedByProbe ? 0 : timing.terminatedShownMs);
         if (now < shown) {
           write(api, pod, run, podIp, { terminated: run.lastTerminated });
           return shown;
@@ -330,7 +339,7 @@ function step(
         ...(output && container.terminationMessagePolicy === "FallbackToLogsOnError" ? { message: output } : {}),
         startedAt: timestamp(run.startAt ?? now),
         finishedAt: timestamp(run.exitAt),
-        containerID: run.containerId,
+        containerID: instanceId(run),
       };
       run.ready = false;
       // The ended instance's output is its current log until the kubelet starts the next one, and its previous
@@ -345,7 +354,11 @@ function step(
         write(api, pod, run, podIp, { terminated: run.lastTerminated });
         return undefined;
       }
-      run.restartAt = run.exitAt + backOffAt(timing.crashBackOffMs, run.restarts);
+      // Killed by its liveness probe, it is started again at the kubelet's next sync, not after its back-off: a
+      // real kubelet v1.32 restarted such a container at the rhythm of its probe (measured on the real node).
+      run.killedByProbe = fate === "liveness";
+      run.restartAt =
+        run.exitAt + (run.killedByProbe ? LIVENESS_RESTART_MS : backOffAt(timing.crashBackOffMs, run.restarts));
       continue;
     }
     next = livenessNext !== undefined && run.exitAt !== undefined ? Math.min(livenessNext, run.exitAt) : run.exitAt;
@@ -449,7 +462,7 @@ function stepInit(
       reason: fails ? "Error" : "Completed",
       startedAt: timestamp(init.startAt),
       finishedAt: timestamp(init.exitAt),
-      containerID: `${run.containerId}i${init.index}`,
+      containerID: initInstanceId(run, init.index, init.restarts),
     };
     if (fails) {
       const output = outputOf(pod, "fail");
@@ -507,6 +520,16 @@ function creating(): KubeObject {
   return { waiting: { reason: "ContainerCreating" } };
 }
 
+/** The runtime's id of the container's current instance: a new one at each restart, as containerd gives. */
+function instanceId(run: Run): string {
+  return run.restarts === 0 ? run.containerId : `${run.containerId}${run.restarts.toString(16).padStart(4, "0")}`;
+}
+
+/** The runtime's id of init container `index`'s instance after `restarts` restarts. */
+function initInstanceId(run: Run, index: number, restarts: number): string {
+  return `${run.containerId}${(0xf000 + index * 0x100 + restarts).toString(16)}`;
+}
+
 /** The Events kubelet v1.32 writes as it (re)starts a container whose image the node has. */
 function containerStarted(api: ControllerApi, pod: KubeObject, container: KubeObject, source: string): void {
   api.event(pod, "Normal", "Pulled", `Container image "${container.image}" already present on machine`, source);
@@ -558,7 +581,7 @@ function write(
       restartCount: current ? (init?.restarts ?? 0) : 0,
       image: c.image,
       imageID: done || current ? `${String(c.image).split(":")[0]}@sha256:${"0".repeat(63)}${i}` : "",
-      ...(done || current ? { containerID: `${run.containerId}i${i}` } : {}),
+      ...(done || current ? { containerID: initInstanceId(run, i, current ? (init?.restarts ?? 0) : 0) } : {}),
       started: Boolean(own.running),
     };
   });
@@ -597,15 +620,18 @@ function write(
   // The kubelet writes the whole list, in this order.
   const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
   conditions = [...(conditions ?? [])].sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
+  // Until its init containers have completed, an app container waits on them, whatever else holds the pod.
+  const appState =
+    !initialized && state.waiting?.reason === "ContainerCreating" ? { waiting: { reason: "PodInitializing" } } : state;
   const statuses = (pod.spec?.containers ?? []).map((c: KubeObject) => ({
     name: c.name,
-    state,
+    state: appState,
     lastState: run.lastTerminated && !state.terminated ? { terminated: run.lastTerminated } : {},
     ready,
     restartCount: run.restarts,
     image: c.image,
     imageID: started ? `${String(c.image).split(":")[0]}@sha256:${run.containerId.slice(-64).padStart(64, "0")}` : "",
-    ...(started ? { containerID: run.containerId } : {}),
+    ...(started ? { containerID: instanceId(run) } : {}),
     started: running,
   }));
   const node = api.get("Node", undefined, pod.spec.nodeName);

@@ -100,16 +100,21 @@ export const QUICK_TIMING: TimingProfile = {
 
 /**
  * The real kubelet's crash timing as measured on the real node (issue 50; kubelet v1.32.13 with containerd 1.6 and
- * a process that exits at once): the first restart comes at once; each later one at the pod's first sync after
+ * a process that exits at once): the first restart comes at once (at the next sync, a second later); each later one at the pod's first sync after
  * the back-off (10 s doubling) has passed — 15, 27, 51 and 81 s after each exit were measured — and the ended
- * container is shown `terminated` for about 14 s before the kubelet writes `CrashLoopBackOff`. The kubelet
+ * container is shown `terminated` for about 14 s before the kubelet writes `CrashLoopBackOff`; a process that exits
+ * at once is never seen running. The kubelet
  * differential runs its stand-in on it, and the stories told on the real node are checked on the simulator under
  * it (docs/simulator.md "The kubelet held to the real one").
  */
 export const REAL_KUBELET_TIMING: TimingProfile = {
   ...RECORDED_TIMING,
-  crashBackOffMs: [0, 15_000, 27_000, 51_000, 81_000, 160_000, 300_000],
+  crashBackOffMs: [1_000, 15_000, 27_000, 51_000, 81_000, 160_000, 300_000],
   terminatedShownMs: 14_000,
+  // The stories' and the differential's processes exit at once (a shell's `exit 1`): never seen running.
+  crashRunMs: 0,
+  initRunMs: 0,
+  jobRunMs: 0,
 };
 
 /** The n-th entry of a back-off schedule (0-based), the last entry repeating; 0 for an empty schedule. */
