@@ -161,3 +161,33 @@ describe("config references (failure-catalogue G1–G3, rule R4)", () => {
     expect(found.map((f) => [f.reason, f.object.name, f.tier])).toEqual([["ServiceAccountMissing", "api-sa", "high"]]);
   });
 });
+
+describe("a reference missing only from mon's view (issue 50, found by the timing property)", () => {
+  test("a pod still being created waits a moment for what its watch may bring late; the kubelet's word opens at once", () => {
+    const created = NOW - 300;
+    const creating = {
+      ...withEnvFrom(
+        pod("shop", "api-1", {
+          owner: api.replicaSet,
+          phase: "Pending",
+          status: { state: { waiting: { reason: "ContainerCreating" } } },
+        }),
+        "api-keys",
+      ),
+    };
+    creating.metadata = { ...creating.metadata, creationTimestamp: new Date(created).toISOString() };
+    const [unconfirmed] = detectConfigRefs(inventoryOf(api.deployment, api.replicaSet, creating), NOW);
+    expect(unconfirmed?.reason).toBe("SecretMissing");
+    expect(unconfirmed?.opensAt).toBe(created + 5_000);
+    const told = {
+      ...creating,
+      status: {
+        ...creating.status,
+        containerStatuses: [{ name: "app", ...configError('secret "api-keys" not found') }],
+      },
+    };
+    const [confirmed] = detectConfigRefs(inventoryOf(api.deployment, api.replicaSet, told), NOW);
+    expect(confirmed?.reason).toBe("SecretMissing");
+    expect(confirmed?.opensAt).toBeUndefined();
+  });
+});

@@ -69,12 +69,22 @@ export interface MissingReference {
   /** `pod (env X of container Y)`. */
   readonly from: string;
   readonly since: number;
+  /** The kubelet said so (CreateContainerConfigError), rather than the pod only still being created. */
+  readonly confirmed: boolean;
 }
+
+/**
+ * How long a reference missing only from mon's view of a pod still being created waits before it is told, ms:
+ * objects created together reach mon's watches in any order (up to half a second apart), so a ConfigMap created
+ * with its Deployment may arrive after the pods that read it (issue 50, found by the timing property).
+ */
+const UNCONFIRMED_HOLD_MS = 5_000;
 
 /** The missing references of one pod blocked on its configuration (none for any other pod). */
 function missingReferences(pod: Pod, inventory: InventoryView, time: TimeEdges): MissingReference[] {
   if (!blockedOnConfig(pod)) return [];
   const out: MissingReference[] = [];
+  const confirmed = configErrorIn(pod.status?.containerStatuses) || configErrorIn(pod.status?.initContainerStatuses);
   for (const r of references(pod)) {
     if (!inventory.watches(r.kind)) continue;
     const object = inventory.get(r.kind, pod.metadata.namespace, r.name);
@@ -91,6 +101,7 @@ function missingReferences(pod: Pod, inventory: InventoryView, time: TimeEdges):
       pod: refOf({ ...pod, kind: "Pod" }),
       from: `${pod.metadata.name} (${r.from})`,
       since: time.time(pod.metadata?.creationTimestamp),
+      confirmed,
     });
   }
   return out;
@@ -102,13 +113,17 @@ function referenceOrder(m: MissingReference): string {
 
 /** One finding per missing object, from its references in `referenceOrder`. */
 function configRefFindings(missing: readonly MissingReference[], now: number): Finding[] {
-  const byId = new Map<string, { ref: ObjectRef; key?: string; pods: ObjectRef[]; from: Set<string>; since: number }>();
+  const byId = new Map<
+    string,
+    { ref: ObjectRef; key?: string; pods: ObjectRef[]; from: Set<string>; since: number; confirmed: boolean }
+  >();
   for (const m of missing) {
     const entry = byId.get(m.id);
     if (entry) {
       entry.pods.push(m.pod);
       entry.from.add(m.from);
       entry.since = Math.min(entry.since, m.since);
+      entry.confirmed ||= m.confirmed;
     } else
       byId.set(m.id, {
         ref: m.ref,
@@ -116,6 +131,7 @@ function configRefFindings(missing: readonly MissingReference[], now: number): F
         pods: [m.pod],
         from: new Set([m.from]),
         since: m.since,
+        confirmed: m.confirmed,
       });
   }
   const out: Finding[] = [];
@@ -135,6 +151,8 @@ function configRefFindings(missing: readonly MissingReference[], now: number): F
         ],
         since: m.since,
         now,
+        // Not said by the kubelet yet: the object may only be late to mon's watch.
+        ...(m.confirmed ? {} : { holdMs: UNCONFIRMED_HOLD_MS }),
         explains: m.pods,
       }),
     );
@@ -157,6 +175,12 @@ function blockedOnConfig(pod: Pod): boolean {
     return false;
   // Every pod is asked on every pass: no array is built for the question.
   return waitsOnConfig(pod.status?.containerStatuses) || waitsOnConfig(pod.status?.initContainerStatuses);
+}
+
+/** A container the kubelet could not configure: a referenced object or key is missing from its view. */
+function configErrorIn(statuses: readonly ContainerStatus[] | undefined): boolean {
+  for (const s of statuses ?? []) if (s.state?.waiting?.reason === "CreateContainerConfigError") return true;
+  return false;
 }
 
 function waitsOnConfig(statuses: readonly ContainerStatus[] | undefined): boolean {
