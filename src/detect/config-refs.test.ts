@@ -165,7 +165,7 @@ describe("config references (failure-catalogue G1–G3, rule R4)", () => {
 describe("a reference missing only from mon's view (issue 50, found by the timing property)", () => {
   test("a pod still being created waits a moment for what its watch may bring late; the kubelet's word opens at once", () => {
     const created = NOW - 300;
-    const creating = {
+    const creating: KubeObject = {
       ...withEnvFrom(
         pod("shop", "api-1", {
           owner: api.replicaSet,

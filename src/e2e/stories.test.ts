@@ -20,7 +20,7 @@ describe("recorded stories told to the simulator's controllers, through the real
           expected: undefined,
           told: told.map((m) => `${m.t.toFixed(1)} ${m.action} ${m.incidentId} ${m.reason}`),
         }).toMatchObject({ ok: true });
-        expect(told.map(messageLine)).toEqual([...expected.messages]);
+        expect(told.map(messageLine)).toEqual([...(expected.onControllers?.messages ?? expected.messages)]);
       } finally {
         await run.stop();
       }

@@ -88,10 +88,10 @@ describe("the quick schedules the real control plane is told (issue 40), on the 
   }
 });
 
-describe("the stories told on the real node (issue 50), at their quick schedule on the simulator under the real kubelet's default timing", () => {
+describe("the stories told on the real node (issue 50), at their quick schedule on the simulator under the real kubelet's timing", () => {
   for (const expected of TIMED_EXPECTATIONS.filter((e) => storyNamed(e.story)?.realNode)) {
     test(
-      `${expected.story} at its quick schedule, back-off 10 s doubling to 5 minutes`,
+      `${expected.story} at its quick schedule, on the real kubelet's timing as measured`,
       async () => {
         const { told, judgement, expected: want } = await runQuick(expected, REAL_NODE_STORY_TIMING);
         if (!judgement.same || judgement.violations.length > 0)

@@ -19,6 +19,11 @@ export interface Expectation {
    * (`medium · CrashLoopBackOff · 1 finding`, or a resolve's `Now: …`), for the cluster named `replay`.
    */
   readonly messages: readonly string[];
+  /**
+   * The messages when the story is told to the simulator's controllers instead, where they differ from the
+   * recording's and why: `why` says it.
+   */
+  readonly onControllers?: { readonly messages: readonly string[]; readonly why: string };
   readonly why: string;
 }
 
@@ -59,6 +64,13 @@ export const EXPECTATIONS: readonly Expectation[] = [
       "resolve ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | ✅ Resolved: configmap tl-configmap-missing/reports-config [replay] // Now: ConfigMap reports-config exists now.",
     ],
     why: "The missing ConfigMap is the cause; the Deployment's pod and the Service without endpoints are its symptoms and join its incident. No Service incident of its own, no resolve before the pod is Ready (t=101.8).",
+    onControllers: {
+      messages: [
+        "announce ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | 🟠 configmap tl-configmap-missing/reports-config: ConfigMapMissing [replay] // high · ConfigMapMissing · 2 findings",
+        "resolve ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | ✅ Resolved: configmap tl-configmap-missing/reports-config [replay] // Now: ConfigMap reports-config exists now.",
+      ],
+      why: "The controllers' kubelet says CreateContainerConfigError 1.2 s after the pod (the recording's emulator said it at once); until the kubelet says so, a missing reference waits 5 s in case the ConfigMap is only late to mon's watch (issue 50), so by the announcement the Deployment has said it has no available replica, and the announcement names both (high).",
+    },
   },
   {
     scenario: "node_lost_daemonset",
