@@ -92,7 +92,7 @@ export async function recordTimeline(
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, "initial.json"), `${JSON.stringify(initial, null, 1)}\n`);
       const sorted = [...events].sort((a, b) => a.t - b.t);
-      writeFileSync(join(dir, "events.jsonl"), sorted.map((e) => JSON.stringify(e)).join("\n") + "\n");
+      writeFileSync(join(dir, "events.jsonl"), `${sorted.map((e) => JSON.stringify(e)).join("\n")}\n`);
       writeFileSync(join(dir, "README.md"), readme);
       return { events: sorted.length, initial: initial.length };
     },

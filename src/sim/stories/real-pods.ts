@@ -1,13 +1,11 @@
 import type { KubeObject } from "../store.ts";
 import {
-  BUSYBOX,
   between,
   deployment,
   fate,
   INIT_CRASH,
   NS,
   remove,
-  serveHealth,
   service,
   setFate,
   setFates,
