@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { REAL_NODE_TAINT } from "../sim/standin/story-cluster.ts";
 import { findBinary } from "./real-components.ts";
 import { KUBE_DIR, type RealKube, realKube, realKubeMissing } from "./real-kube.ts";
 
@@ -125,6 +126,9 @@ async function start(): Promise<RealNode> {
   }
   const registeredAt = Date.now();
   process.once("exit", () => teardown(stateDir, env));
+  // Only pods meant for it land on it: the other tests' pods (a chart installed, a story's own nodes) stay off.
+  const tainted = await kube.kubectl(["taint", "node", REAL_NODE, `${REAL_NODE_TAINT}=true:NoSchedule`, "--overwrite"]);
+  if (tainted.status !== 0) throw new Error(`the real node could not be tainted: ${tainted.output}`);
   // Stops it should this process die without running its exit handlers.
   spawn(
     "bash",

@@ -29,6 +29,12 @@ export interface StoryKubelets {
   restart(node: string): Promise<void>;
 }
 
+/**
+ * The taint the real node carries (NoSchedule, src/testing/real-node.ts), so that only pods that tolerate it — the
+ * stories placed there — are scheduled to it.
+ */
+export const REAL_NODE_TAINT = "stories.mon.io/real-node";
+
 /** The annotations by which the simulated kubelet is told what a container does (`sim.mon.io/…`). */
 const SIMULATED = /^sim\.mon\.io\//;
 
@@ -231,6 +237,12 @@ function placeObject(
   if (KINDS[copy.kind]?.namespaced) copy.metadata = { ...copy.metadata, namespace: place.namespace };
   const pin = (podSpec: KubeObject | undefined) => {
     if (!podSpec) return;
+    // The real node is tainted so that no other test's pod lands on it (src/testing/real-node.ts).
+    if (realNode)
+      podSpec.tolerations = [
+        ...(podSpec.tolerations ?? []),
+        { key: REAL_NODE_TAINT, operator: "Exists", effect: "NoSchedule" },
+      ];
     const selector = { ...(podSpec.nodeSelector ?? {}) };
     if (selector["kubernetes.io/hostname"])
       selector["kubernetes.io/hostname"] = node(selector["kubernetes.io/hostname"]);
