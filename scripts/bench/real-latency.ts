@@ -30,11 +30,15 @@ interface Message {
 /** What mon told on the real node, as the recording's README lists it. */
 function toldOnRealNode(story: string): Message[] {
   const readme = readFileSync(join(DIR, story, "README.md"), "utf8");
-  return [...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)`/gm)].map((m) => ({
-    t: Number(m[1]),
-    action: m[2]!,
-    incidentId: m[3]!,
-  }));
+  // A roll-up or summary told several incidents at once: each of them was told then.
+  return [...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)` \w+(?:, covering (.+))?$/gm)].flatMap(
+    (m) => {
+      // (A roll-up's closing message only follows its incidents' own resolves.)
+      if (m[4] && m[2] !== "announce") return [];
+      const covers = m[4] ? [...m[4].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) : [m[3]!];
+      return covers.map((incidentId) => ({ t: Number(m[1]), action: m[2]!, incidentId }));
+    },
+  );
 }
 
 const rows: { story: string; messages: number; latenciesMs: number[] }[] = [];

@@ -23,12 +23,15 @@ const recorded = existsSync(DIR) ? readdirSync(DIR).filter((d) => existsSync(joi
 /** The conversation mon told on the real node as the recording's README lists it: `- t=…: action \`id\` reason`. */
 function toldOnRealNode(story: string): string[] {
   const readme = readFileSync(join(DIR, story, "README.md"), "utf8");
-  const told = [...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)` (\S+)$/gm)].map((m) => ({
+  const told = [
+    ...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)` (\w+)(?:, covering (.+))?$/gm),
+  ].map((m) => ({
     t: Number(m[1]),
     action: m[2]!,
     incidentId: m[3]!,
     reason: m[4]!,
     text: "",
+    ...(m[5] ? { covers: [...m[5].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) } : {}),
   }));
   return conversationLines(threadsOf(told));
 }

@@ -30,7 +30,11 @@ export function replayTimeline(
   sim: Pick<Simulator, "store" | "registry">,
   timeline: Timeline,
   clock: ReplayClock,
-  options: { speed?: number } = {},
+  options: {
+    speed?: number;
+    /** Where the recording's containers' output goes, at its second (the simulator's `setLogs`). */
+    setLogs?: (namespace: string, pod: string, container: string, text: string, previous: boolean) => void;
+  } = {},
 ): Replay {
   const speed = options.speed ?? 1;
   // A whole number of seconds, so second-precision timestamps keep their exact distance to the events.
@@ -62,6 +66,17 @@ export function replayTimeline(
       }, at),
     );
   }
+  // What a container printed is its current log as it ends, its previous one once the next instance runs: both.
+  for (const log of timeline.logs ?? [])
+    timers.push(
+      clock.setTimer(
+        () => {
+          options.setLogs?.(log.namespace, log.pod, log.container, log.text, false);
+          options.setLogs?.(log.namespace, log.pod, log.container, log.text, true);
+        },
+        Math.max(0, zeroMs - startedAt + (log.t * 1000) / speed),
+      ),
+    );
   return {
     zeroMs,
     done,

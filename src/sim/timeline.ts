@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeObject } from "./store.ts";
 
@@ -7,6 +7,18 @@ export interface TimelineEvent {
   readonly t: number;
   readonly type: "ADDED" | "MODIFIED" | "DELETED";
   readonly object: KubeObject;
+}
+
+/**
+ * What a container printed, read through `pods/log` as it ended (real-kubelet recordings, `logs.jsonl`): `t`
+ * seconds after t=0, the instance's output as its log served it.
+ */
+export interface TimelineLog {
+  readonly t: number;
+  readonly namespace: string;
+  readonly pod: string;
+  readonly container: string;
+  readonly text: string;
 }
 
 /**
@@ -21,14 +33,16 @@ export interface Timeline {
   readonly startMs: number;
   /** Seconds from t=0 to the last event. */
   readonly lengthSeconds: number;
+  /** The containers' output as it ended (`logs.jsonl`, real-kubelet recordings), in time order. */
+  readonly logs?: readonly TimelineLog[];
 }
 
 /** The recorded timelines the repository carries. */
 export const TIMELINES_DIR = join(import.meta.dirname, "testdata", "kube-apiserver-v1.32", "timelines");
 
 /**
- * Reads a timeline directory (`initial.json`, `events.jsonl`). Throws Error naming the file when it is missing
- * or not JSON.
+ * Reads a timeline directory (`initial.json`, `events.jsonl`, and `logs.jsonl` when there is one). Throws Error
+ * naming the file when it is missing or not JSON.
  */
 export function loadTimeline(dir: string): Timeline {
   const read = (file: string) => {
@@ -44,12 +58,20 @@ export function loadTimeline(dir: string): Timeline {
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line) as TimelineEvent)
     .sort((a, b) => a.t - b.t);
+  const logs = existsSync(join(dir, "logs.jsonl"))
+    ? read("logs.jsonl")
+        .split("\n")
+        .filter((line) => line.trim())
+        .map((line) => JSON.parse(line) as TimelineLog)
+        .sort((a, b) => a.t - b.t)
+    : undefined;
   return {
     name: dir.split("/").filter(Boolean).pop() ?? dir,
     initial,
     events,
     startMs: startOf(events, initial),
     lengthSeconds: events.at(-1)?.t ?? 0,
+    ...(logs ? { logs } : {}),
   };
 }
 

@@ -357,7 +357,7 @@ async function tellPlaced(options: {
     recordings.forEach((recording, i) => {
       const r = results[i]!;
       const wrote = recording.write(join(options.record!, r.story), recordingReadme(r, specs[i]!.story));
-      trace(`${r.story}: recorded ${wrote.initial} objects and ${wrote.events} events`);
+      trace(`${r.story}: recorded ${wrote.initial} objects, ${wrote.events} events and ${wrote.logs} logs`);
     });
     trace("judged; stopping");
     return {
@@ -407,7 +407,10 @@ function recordingReadme(r: RealStoryResult, story: Story): string {
     "## What mon told on the real node",
     "",
     ...(r.told.length
-      ? r.told.map((m) => `- t=${m.t.toFixed(1)}: ${m.action} \`${m.incidentId}\` ${m.reason}`)
+      ? r.told.map(
+          (m) =>
+            `- t=${m.t.toFixed(1)}: ${m.action} \`${m.incidentId}\` ${m.reason}${m.covers?.length ? `, covering ${m.covers.map((c) => `\`${c}\``).join(", ")}` : ""}`,
+        )
       : ["- nothing"]),
     "",
   ].join("\n");

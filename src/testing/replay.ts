@@ -81,7 +81,9 @@ export async function startReplay(
   const timeline = loadTimeline(join(options.dir ?? TIMELINES_DIR, name));
   const clock = createFakeClock(timeline.startMs);
   const sim = await startSimulator({ now: () => clock.now() });
-  const replay = replayTimeline(sim, timeline, clock);
+  const replay = replayTimeline(sim, timeline, clock, {
+    setLogs: (ns, pod, container, text, previous) => sim.setLogs(ns, pod, container, text, previous),
+  });
   return watched({
     name,
     sim,

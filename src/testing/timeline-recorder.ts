@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { KubeConnection } from "../kube/connection.ts";
 import { LineSplitter } from "../kube/lines.ts";
 import type { KubeObject } from "../sim/store.ts";
-import type { TimelineEvent } from "../sim/timeline.ts";
+import type { TimelineEvent, TimelineLog } from "../sim/timeline.ts";
+import { readContainerLog } from "../kube/pod-logs.ts";
 
 /**
  * A watch-event timeline recorder (issue 50: real-kubelet timelines for the fixtures), in the format of the
@@ -11,7 +12,8 @@ import type { TimelineEvent } from "../sim/timeline.ts";
  * of each kind at t=0 (`initial.json`, with `kind` and `apiVersion` added), and every watch event from the lists'
  * resourceVersions on (`events.jsonl`, `{t, type, object}`, `t` in seconds since t=0). In scope: the objects of
  * one namespace, that Namespace, the named nodes, their Leases in kube-node-lease, and the Events about those
- * nodes.
+ * nodes; and what each container instance printed as it ended (`logs.jsonl`, read through `pods/log`), which a
+ * replay serves as the simulator's logs at its second.
  */
 
 /** The kinds recorded, with their collection paths: what mon's detectors read of a story. */
@@ -38,7 +40,7 @@ const RECORDED: readonly (readonly [string, string, string])[] = [
 /** A recording in progress. */
 export interface TimelineRecording {
   /** Ends the watches and writes the timeline into `dir` (created), with `readme` as its README.md. */
-  write(dir: string, readme: string): { events: number; initial: number };
+  write(dir: string, readme: string): { events: number; initial: number; logs: number };
   stop(): void;
 }
 
@@ -64,6 +66,25 @@ export async function recordTimeline(
           : kind === "Event" && o.involvedObject?.kind === "Node"
             ? scope.nodes.includes(o.involvedObject?.name)
             : o.metadata?.namespace === scope.namespace;
+  // What each container instance printed, read as it ended (its current log) or once the next runs (previous).
+  const logs: TimelineLog[] = [];
+  const captured = new Set<string>();
+  const captureLogs = (pod: KubeObject, t: number) => {
+    for (const s of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])])
+      for (const [ended, previous] of [
+        [s.state?.terminated, false],
+        [s.lastState?.terminated, true],
+      ] as const) {
+        const id = ended?.containerID;
+        if (!id || captured.has(id)) continue;
+        captured.add(id);
+        const ref = { namespace: pod.metadata.namespace, pod: pod.metadata.name, container: s.name, previous };
+        void readContainerLog(connection, ref).then((read) => {
+          if ("text" in read && read.text)
+            logs.push({ t, namespace: ref.namespace, pod: ref.pod, container: s.name, text: read.text });
+        });
+      }
+  };
   for (const [kind, apiVersion, path] of RECORDED) {
     const list = await connection.getJson<{ metadata: { resourceVersion: string }; items: KubeObject[] }>(path);
     for (const o of list.items) if (inScope(kind, o)) initial.push({ kind, apiVersion, ...o });
@@ -82,6 +103,7 @@ export async function recordTimeline(
           if (event.type === "BOOKMARK" || !inScope(kind, event.object)) return;
           const t = Math.round((Date.now() - scope.zeroMs()) / 100) / 10;
           events.push({ t, type: event.type, object: { kind, apiVersion, ...event.object } });
+          if (kind === "Pod") captureLogs(event.object, t);
         });
       }
     })().catch(() => {});
@@ -94,7 +116,12 @@ export async function recordTimeline(
       const sorted = [...events].sort((a, b) => a.t - b.t);
       writeFileSync(join(dir, "events.jsonl"), `${sorted.map((e) => JSON.stringify(e)).join("\n")}\n`);
       writeFileSync(join(dir, "README.md"), readme);
-      return { events: sorted.length, initial: initial.length };
+      const byTime = [...logs].sort((a, b) => a.t - b.t);
+      writeFileSync(
+        join(dir, "logs.jsonl"),
+        byTime.map((l) => JSON.stringify(l)).join("\n") + (byTime.length ? "\n" : ""),
+      );
+      return { events: sorted.length, initial: initial.length, logs: byTime.length };
     },
     stop: () => abort.abort(),
   };
