@@ -33,8 +33,18 @@ export const REAL_NODE_SUBNET = "10.244.91";
 /** The images every real node has: busybox (a shell and its applets) and the sandbox. */
 export const BUSYBOX = "localhost/busybox:1";
 
-/** Why the real node cannot run here, or undefined when it can. */
+/**
+ * Why the real node cannot run here, or undefined when it can. Judged once per process, before this process
+ * starts its own node: the kubelet it then runs is not "another kubelet" to the test files loaded after it.
+ */
 export function realNodeMissing(): string | undefined {
+  judged ??= { missing: judgeMissing() };
+  return judged.missing;
+}
+
+let judged: { missing: string | undefined } | undefined;
+
+function judgeMissing(): string | undefined {
   const kube = realKubeMissing();
   if (kube) return kube;
   if (!existsSync(join(NODE_DIR, "setup.sh"))) return `no real node at ${NODE_DIR} (set MON_KUBE_DIR)`;
