@@ -31,7 +31,7 @@ function toldOnRealNode(story: string): string[] {
     incidentId: m[3]!,
     reason: m[4]!,
     text: "",
-    ...(m[5] ? { covers: [...m[5].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) } : {}),
+    ...(m[5] ? { delivery: "roll-up" as const, covers: [...m[5].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) } : {}),
   }));
   return conversationLines(threadsOf(told));
 }
