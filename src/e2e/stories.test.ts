@@ -24,6 +24,7 @@ describe("recorded stories told to the simulator's controllers, through the real
       } finally {
         await run.stop();
       }
-    });
+      // A fake clock's replay takes under a second alone; a busy machine may take many times that.
+    }, 120_000);
   }
 });

@@ -177,6 +177,24 @@ describe("counts say what they count (pods)", () => {
       }),
     ).toContain("deployment shop/api: CrashLoopBackOff, 1 pod affected");
   });
+
+  test("a ConfigMap or Secret that exists but lacks a key: the headline (and so a roll-up's line) names the key", () => {
+    for (const [kind, reason] of [
+      ["ConfigMap", "ConfigMapMissing"],
+      ["Secret", "SecretMissing"],
+    ] as const) {
+      const line = headline({
+        id: `${kind}/shop/settings`,
+        root: { kind, namespace: "shop", name: "settings" },
+        rootReason: reason,
+        findings: [
+          { ...f(reason, kind, "settings", "/level"), evidence: [{ label: "key", value: "level" }] },
+          f("CreateContainerConfigError", "Pod", "api-1"),
+        ],
+      });
+      expect(line).toContain(`${kind.toLowerCase()} shop/settings: has no key level, 1 pod affected`);
+    }
+  });
 });
 
 describe("a resolve says what changed", () => {

@@ -248,9 +248,15 @@ export function describe(incident: Incident): string {
     return down ? `${state}, ${down} pod${down === 1 ? "" : "s"} on it down` : state;
   }
   if (root) {
-    // The headline names the incident's most explanatory finding (a crash over "no available replica").
+    // The headline names the incident's most explanatory finding (a crash over "no available replica"); a
+    // ConfigMap or Secret that exists but lacks a key says which, not that it is missing.
+    const key =
+      root.reason === "ConfigMapMissing" || root.reason === "SecretMissing"
+        ? root.evidence.find((e) => e.label === "key")?.value
+        : undefined;
+    const what = key ? `has no key ${key}` : incident.rootReason;
     const pods = podsIn(symptoms);
-    return pods ? `${incident.rootReason}, ${pods} pod${pods === 1 ? "" : "s"} affected` : incident.rootReason;
+    return pods ? `${what}, ${pods} pod${pods === 1 ? "" : "s"} affected` : what;
   }
   const pods = podsIn(incident.findings);
   return pods ? `${incident.rootReason} in ${pods} pod${pods === 1 ? "" : "s"}` : incident.rootReason;
