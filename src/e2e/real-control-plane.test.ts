@@ -18,6 +18,7 @@ import {
   placeElsewhere,
   prepareStoryNodes,
   type RealStoryResult,
+  storiesOnStandIns,
   tellStoriesOnRealKube,
   tellStoriesOnRealNode,
 } from "../testing/real-stories.ts";
@@ -34,6 +35,7 @@ import { quickExpectation } from "../testing/timing/run.ts";
  */
 const realTest = realKubeTest("mon on a real Kubernetes control plane", { concurrent: true });
 const nodeTest = realNodeTest("mon on real pods of a real node", { concurrent: true });
+const ON_STAND_INS = storiesOnStandIns();
 const runs: RealRun[] = [];
 let proxy: TcpProxy | undefined;
 afterAll(async () => {
@@ -58,8 +60,8 @@ function line(r: RealStoryResult): string {
 realTest(
   "every story of the catalogue tells on the real control plane what it tells on the simulator, and mon never doubts its own sight",
   async () => {
-    const nodes = await prepareStoryNodes(realKube(), STORIES, QUICK_TIMING);
-    const specs = STORIES.map((story) => {
+    const nodes = await prepareStoryNodes(realKube(), ON_STAND_INS, QUICK_TIMING);
+    const specs = ON_STAND_INS.map((story) => {
       const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
       if (!expected) throw new Error(`no expectation for story ${story.name}`);
       return { story: quickStory(story), expected: quickExpectation(expected, story) };

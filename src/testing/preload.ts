@@ -1,8 +1,7 @@
 import { QUICK_TIMING } from "../sim/controllers/index.ts";
-import { STORIES } from "../sim/stories/index.ts";
 import { realKube, realKubeMissing } from "./real-kube.ts";
 import { realNode, realNodeMissing } from "./real-node.ts";
-import { prepareStoryNodes } from "./real-stories.ts";
+import { prepareStoryNodes, storiesOnStandIns } from "./real-stories.ts";
 
 /**
  * Loaded before the tests (bunfig.toml). With `MON_REAL_KUBE_EARLY=1` (set by `npm test`) and the real control
@@ -13,6 +12,6 @@ import { prepareStoryNodes } from "./real-stories.ts";
  * awaits the same start and reports it.
  */
 if (process.env.MON_REAL_KUBE_EARLY === "1" && realKubeMissing() === undefined) {
-  prepareStoryNodes(realKube(), STORIES, QUICK_TIMING).catch(() => {});
+  prepareStoryNodes(realKube(), storiesOnStandIns(), QUICK_TIMING).catch(() => {});
   if (realNodeMissing() === undefined) realNode().catch(() => {});
 }

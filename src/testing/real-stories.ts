@@ -14,7 +14,7 @@ import {
 import { STORIES, type Story } from "../sim/stories/index.ts";
 import type { KubeObject } from "../sim/store.ts";
 import type { RealKube } from "./real-kube.ts";
-import type { RealNode } from "./real-node.ts";
+import { type RealNode, realNodeMissing } from "./real-node.ts";
 import { recordTimeline } from "./timeline-recorder.ts";
 import { type RealRun, startRealDaemon } from "./real-run.ts";
 import type { Told } from "./replay.ts";
@@ -66,6 +66,16 @@ export interface PreparedStoryNodes {
 const YOUNG_MS = 600_000;
 
 let prepared: Promise<PreparedStoryNodes> | undefined;
+
+/**
+ * The catalogue's stories told with stand-in nodes in a test process: those written for real pods are told on
+ * the real node instead when it can run here (in CI it must). Told in both places at once, each story's twin
+ * would be in the other daemon's view: the same Job's error in two namespaces is one error in two workloads, and
+ * twins due in one pass are one roll-up.
+ */
+export function storiesOnStandIns(): readonly Story[] {
+  return realNodeMissing() === undefined ? STORIES.filter((story) => !story.realNode) : STORIES;
+}
 
 /**
  * Starts the kubelet stand-in on `timing` and registers the nodes of every story of `stories` that wants old
