@@ -65,6 +65,9 @@ export interface PreparedStoryNodes {
 /** A node younger than this is still joining the cluster (mon's young-node grace, detect/grace.ts), ms. */
 const YOUNG_MS = 600_000;
 
+/** How far apart the stories told side by side on the real node begin, ms. */
+const REAL_NODE_STAGGER_MS = 7_300;
+
 let prepared: Promise<PreparedStoryNodes> | undefined;
 
 /**
@@ -189,6 +192,8 @@ export async function tellStoriesOnRealNode(
         kubelets,
         tellings: group.map((spec) => ({ ...spec, place: realNodePlace(spec.story, node.name), realNode: true })),
         clusterName: "real-node",
+        // Many of them open at once (a config error, an OOM kill): apart, each is told as itself, not in a roll-up.
+        staggerMs: REAL_NODE_STAGGER_MS,
         ...(options.config ? { config: options.config } : {}),
         ...(options.record ? { record: options.record } : {}),
       }),
@@ -244,6 +249,11 @@ async function tellPlaced(options: {
   standInFailures?: () => readonly string[];
   /** A folder to record each story's timeline into (`<folder>/<story>`). */
   record?: string;
+  /**
+   * How far apart the stories begin, ms (each story's times count from its own start): stories that open at
+   * once, told side by side, would otherwise be due in the same pass and told as one roll-up.
+   */
+  staggerMs?: number;
 }): Promise<RealStoriesRun> {
   const { kube, tellings } = options;
   const specs = tellings;
@@ -257,6 +267,7 @@ async function tellPlaced(options: {
   const logger = createSilentLogger();
   const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
   const places = tellings.map((t) => t.place);
+  const offset = (i: number) => i * (options.staggerMs ?? 0);
   PLACES.push(...places);
   const pods = new Map<string, KubeObject>();
   const podInformer = createInformer({
@@ -291,11 +302,11 @@ async function tellPlaced(options: {
     let zero = Date.now();
     const recordings = options.record
       ? await Promise.all(
-          tellings.map((t) =>
+          tellings.map((t, i) =>
             recordTimeline(connection, {
               namespace: t.place.namespace,
               nodes: Object.values(t.place.nodes ?? {}),
-              zeroMs: () => zero,
+              zeroMs: () => zero + offset(i),
             }),
           ),
         )
@@ -308,25 +319,28 @@ async function tellPlaced(options: {
         kubelets: options.kubelets,
         place: places[i]!,
         pods: () => pods.values(),
-        schedule: { zeroMs: startedAt, seconds: spec.story.steps.map((s) => s.t) },
+        schedule: { zeroMs: startedAt + offset(i), seconds: spec.story.steps.map((s) => s.t) },
         ...(tellings[i]!.realNode ? { realNode: true } : {}),
       }),
     );
     trace(`${specs.length} stories started`);
-    /** Every message so far, seconds from the stories' start. */
+    /** Every message so far, seconds from the first story's start. */
     const all = (): Told[] => daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
-    const toldOf = (place: StoryPlace) => mineOf(all(), place);
+    /** What was told of story `i`'s place, seconds from its own start. */
+    const toldOf = (i: number) => mineOf(all(), places[i]!).map((m) => ({ ...m, t: m.t - offset(i) / 1000 }));
     const ended = await Promise.all(
       specs.map(async (spec, i) => {
         const cluster = clusters[i]!;
         for (const step of spec.story.steps)
-          timers.push(setTimeout(() => step.run(cluster), Math.max(0, startedAt + step.t * 1000 - Date.now())));
+          timers.push(
+            setTimeout(() => step.run(cluster), Math.max(0, startedAt + offset(i) + step.t * 1000 - Date.now())),
+          );
         const expected = placedExpectation(spec.expected, places[i]!);
         const last = Math.max(...spec.story.steps.map((s) => s.t), spec.story.fixedAt ?? 0);
         for (;;) {
-          const elapsed = (Date.now() - startedAt) / 1000;
+          const elapsed = (Date.now() - startedAt - offset(i)) / 1000;
           if (elapsed >= spec.story.lengthSeconds) break;
-          const told = toldOf(places[i]!);
+          const told = toldOf(i);
           const judged = judgeTimed(expected, spec.story.fixedAt, told);
           const quietFor = elapsed - Math.max(0, ...told.map((m) => m.t));
           // Its whole conversation told, every step taken a minute ago, and a quiet minute since: nothing more is
@@ -337,12 +351,12 @@ async function tellPlaced(options: {
         trace(`${spec.story.name} ended; waiting for its writes`);
         await cluster.flushed();
         trace(`${spec.story.name} done`);
-        return (Date.now() - startedAt) / 1000;
+        return (Date.now() - startedAt - offset(i)) / 1000;
       }),
     );
     const results = specs.map((spec, i): RealStoryResult => {
       const place = places[i]!;
-      const told = toldOf(place);
+      const told = toldOf(i);
       const expected = placedExpectation(spec.expected, place);
       const judgement = judgeTimed(expected, spec.story.fixedAt, told);
       // Issue 50: a change nobody made (the control plane's own writes) is never what changed.
