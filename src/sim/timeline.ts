@@ -53,18 +53,15 @@ export function loadTimeline(dir: string): Timeline {
     }
   };
   const initial = JSON.parse(read("initial.json")) as KubeObject[];
-  const events = read("events.jsonl")
-    .split("\n")
-    .filter((line) => line.trim())
-    .map((line) => JSON.parse(line) as TimelineEvent)
-    .sort((a, b) => a.t - b.t);
-  const logs = existsSync(join(dir, "logs.jsonl"))
-    ? read("logs.jsonl")
-        .split("\n")
-        .filter((line) => line.trim())
-        .map((line) => JSON.parse(line) as TimelineLog)
-        .sort((a, b) => a.t - b.t)
-    : undefined;
+  /** A JSON-lines file's records, in time order. */
+  const timed = <T extends { readonly t: number }>(file: string): T[] =>
+    read(file)
+      .split("\n")
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as T)
+      .sort((a, b) => a.t - b.t);
+  const events = timed<TimelineEvent>("events.jsonl");
+  const logs = existsSync(join(dir, "logs.jsonl")) ? timed<TimelineLog>("logs.jsonl") : undefined;
   return {
     name: dir.split("/").filter(Boolean).pop() ?? dir,
     initial,
