@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { storyNamed } from "../../src/sim/stories/index.ts";
 import { quickStory } from "../../src/sim/stories/story.ts";
+import { toldInRecording } from "../../src/testing/real-stories.ts";
 import { startReplay } from "../../src/testing/replay.ts";
 import { publish } from "./report.ts";
 
@@ -27,17 +28,15 @@ interface Message {
   readonly incidentId: string;
 }
 
-/** What mon told on the real node, as the recording's README lists it. */
+/** What mon told on the real node, as the recording's README lists it; a roll-up told each incident it covered. */
 function toldOnRealNode(story: string): Message[] {
-  const readme = readFileSync(join(DIR, story, "README.md"), "utf8");
-  // A roll-up or summary told several incidents at once: each of them was told then.
-  return [...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)` \w+(?:, covering (.+))?$/gm)].flatMap(
-    (m) => {
-      // (A roll-up's closing message only follows its incidents' own resolves.)
-      if (m[4] && m[2] !== "announce") return [];
-      const covers = m[4] ? [...m[4].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) : [m[3]!];
-      return covers.map((incidentId) => ({ t: Number(m[1]), action: m[2]!, incidentId }));
-    },
+  return toldInRecording(readFileSync(join(DIR, story, "README.md"), "utf8")).flatMap((m) =>
+    // (A roll-up's closing message only follows its incidents' own resolves.)
+    m.covers
+      ? m.action === "announce"
+        ? m.covers.map((incidentId) => ({ t: m.t, action: m.action, incidentId }))
+        : []
+      : [{ t: m.t, action: m.action, incidentId: m.incidentId }],
   );
 }
 

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { storyNamed } from "../sim/stories/index.ts";
 import { quickStory } from "../sim/stories/story.ts";
-import { placedExpectation, realNodePlace } from "../testing/real-stories.ts";
+import { placedExpectation, realNodePlace, toldInRecording } from "../testing/real-stories.ts";
 import { startReplay } from "../testing/replay.ts";
 import { conversationLines, threadsOf } from "../testing/timing/conversation.ts";
 import { TIMED_EXPECTATIONS } from "../testing/timing/expectations.ts";
@@ -20,20 +20,9 @@ import { quickExpectation } from "../testing/timing/run.ts";
 const DIR = join(import.meta.dirname, "..", "sim", "testdata", "real-node-v1.32", "timelines");
 const recorded = existsSync(DIR) ? readdirSync(DIR).filter((d) => existsSync(join(DIR, d, "events.jsonl"))) : [];
 
-/** The conversation mon told on the real node as the recording's README lists it: `- t=…: action \`id\` reason`. */
+/** The conversation mon told on the real node, as the recording's README lists it. */
 function toldOnRealNode(story: string): string[] {
-  const readme = readFileSync(join(DIR, story, "README.md"), "utf8");
-  const told = [
-    ...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)` (\w+)(?:, covering (.+))?$/gm),
-  ].map((m) => ({
-    t: Number(m[1]),
-    action: m[2]!,
-    incidentId: m[3]!,
-    reason: m[4]!,
-    text: "",
-    ...(m[5] ? { delivery: "roll-up" as const, covers: [...m[5].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) } : {}),
-  }));
-  return conversationLines(threadsOf(told));
+  return conversationLines(threadsOf(toldInRecording(readFileSync(join(DIR, story, "README.md"), "utf8"))));
 }
 
 describe("real-kubelet timelines, replayed through the real daemon (issue 50)", () => {

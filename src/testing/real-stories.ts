@@ -412,6 +412,23 @@ async function tellPlaced(options: {
   }
 }
 
+/**
+ * What mon told on the real node, as a recording's README.md lists it (`recordingReadme` writes it): `- t=…:
+ * action \`id\` reason[, covering \`id\`, …]`, a roll-up with the incidents it covered. Times in seconds.
+ */
+export function toldInRecording(readme: string): Told[] {
+  return [...readme.matchAll(/^- t=([\d.]+): (announce|update|resolve) `([^`]+)` (\w+)(?:, covering (.+))?$/gm)].map(
+    (m) => ({
+      t: Number(m[1]),
+      action: m[2]!,
+      incidentId: m[3]!,
+      reason: m[4]!,
+      text: "",
+      ...(m[5] ? { delivery: "roll-up" as const, covers: [...m[5].matchAll(/`([^`]+)`/g)].map((c) => c[1]!) } : {}),
+    }),
+  );
+}
+
 /** The README of a story's recorded timeline: what happened, at which seconds, and what mon told. */
 function recordingReadme(r: RealStoryResult, story: Story): string {
   return [
