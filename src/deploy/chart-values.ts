@@ -188,6 +188,28 @@ export const ChartValuesSchema = v.strictObject({
       "Requests and limits; memory limit ≈ 2 × (100 MiB + 7.5 KiB per pod) + 30 KiB per pod that can fail at once (docs/install.md Sizing).",
     ),
   ),
+  hostNetwork: v.pipe(
+    v.boolean(),
+    v.description(
+      "Run in the node's network namespace: for clusters without a Service proxy (no kube-proxy), with apiServer set; the health port is then the node's.",
+    ),
+  ),
+  apiServer: v.strictObject({
+    host: v.pipe(
+      v.string(),
+      v.regex(/^$|^[0-9a-fA-F.:]+$|^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/),
+      v.description(
+        "KUBERNETES_SERVICE_HOST: the API server's address where the `kubernetes` Service does not route (with hostNetwork: 127.0.0.1 on a control-plane node); empty: the kubelet's.",
+      ),
+    ),
+    port: v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(65535),
+      v.description("KUBERNETES_SERVICE_PORT, with apiServer.host."),
+    ),
+  }),
   nodeSelector: v.pipe(v.record(v.string(), v.string()), v.description("The pods' nodeSelector.")),
   tolerations: v.pipe(List, v.description("The pods' tolerations.")),
   affinity: v.pipe(

@@ -57,6 +57,7 @@ const COMBINATIONS: Readonly<Record<string, readonly string[]>> = {
   ],
   "a digest and its own namespace": [`image.digest=sha256:${"a".repeat(64)}`, "namespace.create=true"],
   "the incidents page": ["incidentsPage.enabled=true"],
+  "a cluster without a Service proxy": ["hostNetwork=true", "apiServer.host=127.0.0.1", "apiServer.port=6443"],
 };
 
 describe("the Helm chart, with the real Helm", () => {

@@ -1,6 +1,6 @@
 import { createTlsFetch, type StreamRequestInit, type TlsFetch } from "../runtime/tls-fetch.ts";
 import { classifyFetchError, classifyStatus } from "./errors.ts";
-import { inClusterCredentials } from "./in-cluster.ts";
+import { inClusterCredentials, type ServiceAccountRef } from "./in-cluster.ts";
 import { type KubeconfigCredentials, kubeconfigCredentials } from "./kubeconfig.ts";
 
 /** A connection to one API server: its URL and a request function carrying the kubeconfig's TLS and auth. */
@@ -19,6 +19,8 @@ export interface KubeConnection {
   authorization(): Promise<string | undefined>;
   /** A fetch trusting the cluster CA (kubelet serving certificates), or verifying nothing when `insecureSkipVerify`. */
   kubeletFetch(insecureSkipVerify: boolean): TlsFetch;
+  /** The ServiceAccount mon acts as (in-cluster only; undefined with a kubeconfig): the owner of what mon creates. */
+  serviceAccount(): ServiceAccountRef | undefined;
 }
 
 /**
@@ -94,6 +96,7 @@ export async function connectKube(
       return (await credentials.headers()).authorization;
     },
     kubeletFetch: (insecureSkipVerify) => createTlsFetch({ ca: tls.ca, insecureSkipVerify }),
+    serviceAccount: () => credentials.serviceAccount?.(),
     async getJson<T>(target: string, signal?: AbortSignal): Promise<T> {
       const response = await request(target, { signal });
       const text = await response.text();

@@ -149,3 +149,32 @@ describe("decideLock (pure)", () => {
     expect(decideLock({ ...base, observed: { ...other, holderIdentity: "" } }).kind).toBe("update");
   });
 });
+
+describe("the Lease's owner", () => {
+  test("in-cluster, the Lease is owned by mon's ServiceAccount (removed with the installation); never across namespaces", async () => {
+    const clock = await world();
+    for (const [namespace, owned] of [
+      ["mon", true],
+      ["elsewhere", false],
+    ] as const) {
+      sim!.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+      const connection = await connectKube({ kubeconfigText: sim!.kubeconfig() });
+      const e = createElector({
+        connection: { ...connection, serviceAccount: () => ({ namespace: "mon", name: "mon", uid: "sa-uid" }) },
+        namespace,
+        name: "owned-leader",
+        identity: "mon-a",
+        clock,
+        logger: createSilentLogger(),
+      });
+      electors.push(e);
+      await e.leading();
+      const written = sim!.store.get(sim!.typeOf("coordination.k8s.io", "v1", "leases"), namespace, "owned-leader") as {
+        metadata: { ownerReferences?: unknown[] };
+      };
+      expect(written.metadata.ownerReferences).toEqual(
+        owned ? [{ apiVersion: "v1", kind: "ServiceAccount", name: "mon", uid: "sa-uid" }] : undefined,
+      );
+    }
+  });
+});

@@ -75,6 +75,7 @@ export function createElector(options: {
         name: options.name,
         namespace: options.namespace,
         ...(kind === "update" && observed.rv ? { resourceVersion: observed.rv } : {}),
+        ...ownedBy(connection, options.namespace),
       },
       spec: record,
     };
@@ -231,4 +232,17 @@ export function createElector(options: {
       unwatch();
     },
   };
+}
+
+/**
+ * The Lease's owner: mon's own ServiceAccount when mon runs in the Lease's namespace (in-cluster), so that
+ * removing the installation (helm uninstall, mon install --uninstall, kubectl delete -k) lets the garbage
+ * collector remove the Lease too (issue 51); nothing with a kubeconfig. No blockOwnerDeletion: it would need
+ * delete permission on the ServiceAccount.
+ */
+export function ownedBy(connection: KubeConnection, namespace: string): { ownerReferences?: object[] } {
+  const sa = connection.serviceAccount?.();
+  return sa && sa.namespace === namespace
+    ? { ownerReferences: [{ apiVersion: "v1", kind: "ServiceAccount", name: sa.name, uid: sa.uid }] }
+    : {};
 }
