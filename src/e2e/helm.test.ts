@@ -1,9 +1,9 @@
 import { describe, expect } from "bun:test";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
+import { helm } from "../testing/helm.ts";
 import { BINARIES, realTest } from "../testing/real-components.ts";
-import { type RealKube, realKube, realKubeTest } from "../testing/real-kube.ts";
+import { realKube, realKubeTest } from "../testing/real-kube.ts";
 
 /**
  * The Helm chart with the real Helm v3.17 (issue 43): linted strictly, every documented values combination
@@ -12,17 +12,6 @@ import { type RealKube, realKube, realKubeTest } from "../testing/real-kube.ts";
  */
 const CHART = join(import.meta.dirname, "..", "..", "deploy", "chart", "mon");
 const helmTest = BINARIES.helm ? realKubeTest("the Helm chart on the real control plane") : realTest("helm", "helm");
-
-/** Helm with `args` against `kube`: exit status and output (stdout then stderr). */
-function helm(kube: RealKube | undefined, args: readonly string[]): Promise<{ status: number; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(BINARIES.helm!, [...(kube ? ["--kubeconfig", kube.kubeconfigPath] : []), ...args]);
-    let output = "";
-    child.stdout.on("data", (b: Buffer) => (output += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (output += b.toString()));
-    child.on("close", (status) => done({ status: status ?? 1, output }));
-  });
-}
 
 /** The pod template's annotations changed from `before` to `after`, and only its `checksum/` ones: the pods roll. */
 function expectOnlyChecksumsMoved(before: Record<string, string>, after: Record<string, string>): void {

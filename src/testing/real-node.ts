@@ -217,7 +217,8 @@ function otherKubelet(): number | undefined {
   return undefined;
 }
 
-async function freePorts(n: number): Promise<number[]> {
+/** `n` TCP ports free on loopback now (a listener may take one before the caller does: use at once). */
+export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from({ length: n }, async () => {
       const server = createServer();

@@ -65,6 +65,15 @@ export interface PreparedStoryNodes {
 /** A node younger than this is still joining the cluster (mon's young-node grace, detect/grace.ts), ms. */
 const YOUNG_MS = 600_000;
 
+/**
+ * Resolves once nodes registered at `registeredAt` (epoch ms) are past mon's young-node grace, 5 s to spare (at
+ * once with MON_REAL_SKIP_AGING): until then mon holds what fails on their pods (spec 1.8).
+ */
+export async function pastYoungNodeGrace(registeredAt: number): Promise<void> {
+  const aged = process.env.MON_REAL_SKIP_AGING ? 0 : registeredAt + YOUNG_MS + 5_000 - Date.now();
+  if (aged > 0) await new Promise((resolve) => setTimeout(resolve, aged));
+}
+
 /** How far apart the stories told side by side on the real node begin, ms. */
 const REAL_NODE_STAGGER_MS = 7_300;
 
@@ -122,8 +131,7 @@ export async function tellStoriesOnRealKube(
   options: { config?: Record<string, unknown> } = {},
 ): Promise<RealStoriesRun> {
   const { kube, standIn } = nodes;
-  const aged = process.env.MON_REAL_SKIP_AGING ? 0 : nodes.registeredAt + YOUNG_MS + 5_000 - Date.now();
-  if (aged > 0 && specs.some((s) => !s.story.youngNodes)) await new Promise((resolve) => setTimeout(resolve, aged));
+  if (specs.some((s) => !s.story.youngNodes)) await pastYoungNodeGrace(nodes.registeredAt);
   return tellPlaced({
     kube,
     kubelets: {
@@ -163,8 +171,7 @@ export async function tellStoriesOnRealNode(
     record?: string;
   } = {},
 ): Promise<RealStoriesRun> {
-  const aged = process.env.MON_REAL_SKIP_AGING ? 0 : node.registeredAt + YOUNG_MS + 5_000 - Date.now();
-  if (aged > 0) await new Promise((resolve) => setTimeout(resolve, aged));
+  await pastYoungNodeGrace(node.registeredAt);
   const kubelets: StoryKubelets = {
     stop: () => node.stopKubelet(),
     start: () => node.startKubelet(),

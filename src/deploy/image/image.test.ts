@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -10,6 +10,7 @@ import { layerTar } from "./archive.ts";
 import { BASE_PACKAGES, merged } from "./base.ts";
 import { finalStage } from "./dockerfile.ts";
 import { directory, type Entry, file, symlink } from "./entries.ts";
+import { compiledImage } from "../../testing/image.ts";
 import { buildImage, repositoryDockerfile } from "./image.ts";
 
 /**
@@ -274,17 +275,7 @@ describe("the image, assembled without a registry", () => {
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "mon-image-"));
       try {
-        const out = join(dir, "mon");
-        const build = spawnSync(process.execPath, [join(ROOT, "scripts", "build.ts"), "--outfile", out], {
-          encoding: "utf8",
-        });
-        expect(build.status).toBe(0);
-        const real = await buildImage({
-          binary: readFileSync(out),
-          dockerfile: repositoryDockerfile(ROOT),
-          tag: "localhost/mon:test",
-          created: 0,
-        });
+        const real = await compiledImage(dir, "localhost/mon:test");
         const rootfs = join(dir, "rootfs");
         mkdirSync(rootfs);
         const { layers } = await open(real.bytes);

@@ -1,0 +1,521 @@
+import { afterAll, describe, expect } from "bun:test";
+import { spawn } from "node:child_process";
+import {
+  chownSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { REAL_NODE_TAINT } from "../sim/standin/story-cluster.ts";
+import { type CaptureServer, startCaptureServer } from "../testing/capture-server.ts";
+import { helm } from "../testing/helm.ts";
+import { compiledImage } from "../testing/image.ts";
+import { BINARIES, realTest } from "../testing/real-components.ts";
+import { BUSYBOX, freePorts, type RealNode, realNode, realNodeTest } from "../testing/real-node.ts";
+import { pastYoungNodeGrace } from "../testing/real-stories.ts";
+import { VERSION } from "../version.ts";
+
+/**
+ * mon as its users run it (issue 51): the image scripts/image.ts assembles from the compiled binary, imported
+ * into the real node's containerd, installed by the real Helm with the chart's security context and RBAC, started
+ * by the real kubelet, probed by it, reading its projected ServiceAccount token, rolled by `helm upgrade` and
+ * removed by `helm uninstall`. The node has no kube-proxy, so the chart's setting for clusters without a Service
+ * proxy is used (hostNetwork, apiServer.host 127.0.0.1): the API server's loopback address, and a webhook
+ * receiver on the host's loopback. The tests run in order and share the installation.
+ */
+const ROOT = join(import.meta.dirname, "..", "..");
+const CHART = join(ROOT, "deploy", "chart", "mon");
+const NS = "mon-in-cluster";
+const APPS = "in-cluster-apps";
+const TAG = `localhost/mon:${VERSION}-in-cluster`;
+const inClusterTest = BINARIES.helm
+  ? realNodeTest("mon's image installed by Helm on the real node")
+  : realTest("mon's image installed by Helm on the real node", "helm");
+
+interface Installed {
+  node: RealNode;
+  hook: CaptureServer;
+  healthPort: number;
+  valuesFile: string;
+  dir: string;
+}
+let installed: Installed | undefined;
+const need = () => {
+  if (!installed) throw new Error("mon was not installed (the first test failed)");
+  return installed;
+};
+
+afterAll(async () => {
+  if (!installed) return;
+  await helm(installed.node.kube, ["uninstall", "mon", "-n", NS, "--wait", "--timeout", "60s"]);
+  await installed.node.kube.kubectl(["delete", "namespace", NS, APPS, "--ignore-not-found", "--wait=false"]);
+  await installed.hook.close();
+  rmSync(installed.dir, { recursive: true, force: true });
+});
+
+/** Polls `condition` every half second until it returns a value (not undefined/false); throws naming `what`. */
+async function poll<T>(what: string, timeoutMs: number, condition: () => Promise<T | undefined | false>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function kubectlJson<T>(node: RealNode, args: readonly string[]): Promise<T> {
+  const r = await node.kube.kubectl([...args, "-o", "json"]);
+  if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.output}`);
+  return JSON.parse(r.output) as T;
+}
+
+interface Pod {
+  metadata: { name: string; uid: string; deletionTimestamp?: string };
+  status?: {
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { containerID?: string; restartCount: number; ready: boolean }[];
+  };
+}
+
+const ready = (p: Pod) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+
+/** mon's pods in the release namespace, oldest first. */
+async function monPods(node: RealNode): Promise<Pod[]> {
+  const list = await kubectlJson<{ items: Pod[] }>(node, ["-n", NS, "get", "pods", "-l", "app.kubernetes.io/name=mon"]);
+  return list.items;
+}
+
+/** The one ready, not terminating mon pod, when there is exactly one. */
+async function readyPod(node: RealNode): Promise<Pod | undefined> {
+  const pods = (await monPods(node)).filter((p) => !p.metadata.deletionTimestamp);
+  return pods.length === 1 && ready(pods[0]!) ? pods[0] : undefined;
+}
+
+/** The host pid of a pod's first container (the node runs on this machine), through its containerd. */
+function containerPid(node: RealNode, pod: Pod): number {
+  const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, "");
+  const tasks = node.ctr(["tasks", "ls"]).output.split("\n");
+  const row = tasks.find((l) => id && l.startsWith(id));
+  if (!row) throw new Error(`no containerd task for ${pod.metadata.name} (${id})`);
+  return Number(row.split(/\s+/)[1]);
+}
+
+async function health(port: number): Promise<{
+  status: string;
+  components: Record<string, { state: string; reason?: string }>;
+  coverage: { kinds: { kind: string; reason: string }[] };
+  lock?: { holder?: string };
+}> {
+  return (await fetch(`http://127.0.0.1:${port}/health`)).json() as never;
+}
+
+/** The values of the test's installation: the chart's defaults but for what this machine needs. */
+function values(hook: string, healthPort: number, apiPort: string): object {
+  return {
+    image: { repository: TAG.split(":")[0], tag: TAG.split(":")[1], pullPolicy: "Never" },
+    hostNetwork: true,
+    apiServer: { host: "127.0.0.1", port: Number(apiPort) },
+    nodeSelector: { "kubernetes.io/hostname": "localhost" },
+    tolerations: [{ key: REAL_NODE_TAINT, operator: "Exists", effect: "NoSchedule" }],
+    config: {
+      values: {
+        app: { clusterName: "in-cluster" },
+        // Other tests share this control plane: mon watches only the namespace of this test's workloads.
+        namespaces: [APPS],
+        healthCheck: { port: healthPort },
+        // The real node's kubelet serves a self-signed certificate, as kubeadm's do.
+        kubelet: { insecureSkipVerify: true },
+        alert: { webhook: { url: `${hook}/in-cluster` } },
+      },
+    },
+  };
+}
+
+/** The folder of a pod's projected ServiceAccount token on the node (the kubelet's `kube-api-access-*` volume). */
+function tokenDir(node: RealNode, pod: Pod): string {
+  const volumes = join(node.stateDir, "kubelet", "pods", pod.metadata.uid, "volumes", "kubernetes.io~projected");
+  return join(volumes, readdirSync(volumes).find((d) => d.startsWith("kube-api-access-"))!);
+}
+
+/**
+ * Rotates the pod's projected token as the kubelet does (a new timestamped folder, the `..data` link swapped):
+ * to a token bound to a new Secret `secret` (so that deleting it revokes the token), or to `token` as given.
+ */
+async function rotateToken(node: RealNode, pod: Pod, secret: string | undefined, token?: string): Promise<void> {
+  let value = token;
+  if (secret) {
+    const created = await node.kube.kubectl(["-n", NS, "create", "secret", "generic", secret]);
+    if (created.status !== 0) throw new Error(created.output);
+    const minted = await node.kube.kubectl([
+      "-n",
+      NS,
+      "create",
+      "token",
+      "mon",
+      "--bound-object-kind",
+      "Secret",
+      "--bound-object-name",
+      secret,
+      "--duration",
+      "10m",
+    ]);
+    if (minted.status !== 0) throw new Error(minted.output);
+    value = minted.output.trim();
+  }
+  const dir = tokenDir(node, pod);
+  const old = readlinkSync(join(dir, "..data"));
+  const stamp = `..${new Date().toISOString().replace(/[-:T]/g, "_").slice(0, 19)}.${Date.now() % 1_000_000}`;
+  mkdirSync(join(dir, stamp), { mode: 0o2755 });
+  chownSync(join(dir, stamp), 0, 65532);
+  for (const f of readdirSync(join(dir, old)).filter((f) => f !== "token"))
+    copyFileSync(join(dir, old, f), join(dir, stamp, f));
+  writeFileSync(join(dir, stamp, "token"), value!, { mode: 0o640 });
+  chownSync(join(dir, stamp, "token"), 65532, 65532);
+  symlinkSync(stamp, join(dir, "..data_tmp"));
+  renameSync(join(dir, "..data_tmp"), join(dir, "..data"));
+  rmSync(join(dir, old), { recursive: true, force: true });
+}
+
+/** Resolves once `holder` renewed the Lease mon-leader after `after` (epoch ms). */
+function renewedAfter(node: RealNode, holder: string, after: number, what: string): Promise<boolean> {
+  return poll(what, 20_000, async () => {
+    const lease = await kubectlJson<{ spec: { holderIdentity: string; renewTime: string } }>(node, [
+      "-n",
+      NS,
+      "get",
+      "lease",
+      "mon-leader",
+    ]);
+    return lease.spec.holderIdentity === holder && Date.parse(lease.spec.renewTime) > after;
+  });
+}
+
+/**
+ * `kubectl auth can-i list <resource> -A` as mon's ServiceAccount: what its RBAC allows, asked of the API server.
+ * `kind` as /health's coverage names it (`group/resource`, or `resource` for the core group).
+ */
+async function canList(node: RealNode, kind: string): Promise<boolean> {
+  const [group, name] = kind.includes("/") ? kind.split("/") : ["", kind];
+  const resource = group ? `${name}.${group}` : kind;
+  const r = await node.kube.kubectl([
+    "auth",
+    "can-i",
+    "list",
+    resource,
+    "--all-namespaces",
+    `--as=system:serviceaccount:${NS}:mon`,
+  ]);
+  return r.output.trim().startsWith("yes");
+}
+
+/** Follows a pod's log to its container's end (kubectl logs -f): what it said up to its last line. */
+function followLog(node: RealNode, pod: string): Promise<string> {
+  return new Promise((done) => {
+    const child = spawn(join(node.kube.stateDir, "bin", "kubectl"), [
+      "--kubeconfig",
+      node.kube.kubeconfigPath,
+      "-n",
+      NS,
+      "logs",
+      "-f",
+      pod,
+    ]);
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
+    child.on("close", () => done(out));
+  });
+}
+
+/** The crash-looping Deployment's own messages at the webhook (a startup summary may name it too: not its thread). */
+const aboutCrash = (hook: CaptureServer) =>
+  hook.requests
+    .map((r) => r.json() as { action: string; incidentId: string; text: string })
+    .filter((m) => m.incidentId === `Deployment/${APPS}/crasher`);
+
+/** Helm upgrade of the test's release with `--set` values on top of its values file. */
+async function upgrade(i: Installed, sets: readonly string[]): Promise<void> {
+  const r = await helm(i.node.kube, [
+    "upgrade",
+    "mon",
+    CHART,
+    "-n",
+    NS,
+    "-f",
+    i.valuesFile,
+    ...sets.flatMap((s) => ["--set", s]),
+  ]);
+  if (r.status !== 0) throw new Error(`helm upgrade: ${r.output}`);
+}
+
+describe("mon as its users run it: its image, by Helm, on a real node (issue 51)", () => {
+  inClusterTest(
+    "the image, imported into the node's containerd and installed by Helm, runs under the chart's security context, passes the kubelet's probes and logs its own lines",
+    async () => {
+      const node = await realNode();
+      const dir = mkdtempSync(join(tmpdir(), "mon-in-cluster-"));
+      const image = await compiledImage(dir, TAG);
+      writeFileSync(join(dir, "mon.tar"), image.bytes);
+      const imported = node.ctr(["images", "import", join(dir, "mon.tar")]);
+      expect(imported.output).toContain(TAG);
+      expect(imported.status).toBe(0);
+
+      const hook = await startCaptureServer();
+      const [healthPort] = await freePorts(1);
+      const valuesFile = join(dir, "values.yaml");
+      writeFileSync(valuesFile, stringify(values(hook.url, healthPort!, new URL(node.kube.url).port)));
+      installed = { node, hook, healthPort: healthPort!, valuesFile, dir };
+      for (const ns of [NS, APPS]) await node.kube.kubectl(["create", "namespace", ns]);
+
+      const started = Date.now();
+      const install = await helm(node.kube, ["install", "mon", CHART, "-n", NS, "-f", valuesFile]);
+      expect(install.status).toBe(0);
+      const pod = await poll("mon's pod to be ready", 120_000, () => readyPod(node));
+      const readyAfter = (Date.now() - started) / 1000;
+      await poll(
+        "mon to lead",
+        60_000,
+        async () => (await health(healthPort!).catch(() => undefined))?.lock?.holder === pod.metadata.name,
+      );
+      console.log(
+        `in-cluster: helm install to a ready pod in ${readyAfter.toFixed(1)} s; leading ${((Date.now() - started) / 1000).toFixed(1)} s after it`,
+      );
+
+      // The process the kubelet started: the image's user, no capability, no new privileges, seccomp, read-only root.
+      const pid = containerPid(node, pod);
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1]?.trim();
+      expect(field("Uid")!.split(/\s+/)).toEqual(["65532", "65532", "65532", "65532"]);
+      expect(field("Gid")!.split(/\s+/)).toEqual(["65532", "65532", "65532", "65532"]);
+      expect(field("CapEff")).toBe("0000000000000000");
+      expect(field("CapBnd")).toBe("0000000000000000");
+      expect(field("NoNewPrivs")).toBe("1");
+      expect(field("Seccomp")).toBe("2");
+      const rootMount = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+        .split("\n")
+        .map((l) => l.split(" "))
+        .find((f) => f[4] === "/");
+      expect(rootMount?.[5]?.split(",")).toContain("ro");
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean)).toEqual([
+        "/usr/local/bin/mon",
+        "run",
+      ]);
+      const rss = Number(field("VmRSS")!.replace(/\D/g, "")) / 1024;
+      console.log(`in-cluster: the running pod's resident memory ${rss.toFixed(0)} MiB`);
+
+      // The chart's memory limit (1Gi) is what the memory guard reads: its soft limit is 90 % of it.
+      const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
+      expect(metrics).toMatch(new RegExp(`^mon_memory_soft_limit_bytes ${Math.floor(0.9 * 2 ** 30)}$`, "m"));
+
+      // mon's own lines: the in-cluster connection and its leadership, and no stack trace.
+      const logs = (await node.kube.kubectl(["-n", NS, "logs", pod.metadata.name])).output;
+      expect(logs).toContain(`mon ${VERSION} watching https://127.0.0.1:${new URL(node.kube.url).port} (in-cluster)`);
+      expect(logs).toContain(`leadership acquired: Lease ${NS}/mon-leader`);
+      expect(logs).not.toMatch(/^\s+at .+[(:]\d+/m);
+      expect(logs).not.toMatch(/panic|Unhandled|TypeError|ReferenceError/);
+
+      // Full RBAC: every kind mon watches can be listed; /health says nothing is denied.
+      const h = await health(healthPort!);
+      expect(h.coverage.kinds.filter((k) => k.reason === "permission_denied")).toEqual([]);
+      expect(h.components["kubelet-stats"]?.state).toBe("ok");
+      expect(h.components.caches?.state).toBe("ok");
+    },
+    300_000,
+  );
+
+  inClusterTest(
+    "a real crash loop on the same node reaches the webhook receiver on the host",
+    async () => {
+      const { node, hook } = need();
+      const deployment = {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "crasher", namespace: APPS },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: "crasher" } },
+          template: {
+            metadata: { labels: { app: "crasher" } },
+            spec: {
+              nodeSelector: { "kubernetes.io/hostname": "localhost" },
+              tolerations: [{ key: REAL_NODE_TAINT, operator: "Exists", effect: "NoSchedule" }],
+              terminationGracePeriodSeconds: 0,
+              containers: [
+                {
+                  name: "app",
+                  image: BUSYBOX,
+                  imagePullPolicy: "Never",
+                  command: ["sh", "-c", "echo 'FATAL: cannot open /data/db: no such file'; exit 3"],
+                },
+              ],
+            },
+          },
+        },
+      };
+      // mon holds what fails on a node that is still joining the cluster (young-node grace, spec 1.8).
+      await pastYoungNodeGrace(node.registeredAt);
+      const created = Date.now();
+      const applied = await node.kube.kubectl(["apply", "-f", "-"], JSON.stringify(deployment));
+      expect(applied.status).toBe(0);
+      const announced = await poll("the crash loop's announce at the webhook", 240_000, async () =>
+        aboutCrash(hook).find((m) => m.action === "announce"),
+      );
+      console.log(
+        `in-cluster: crash loop announced ${((Date.now() - created) / 1000).toFixed(1)} s after the Deployment was created`,
+      );
+      expect(announced.text).toContain("crasher");
+      expect(announced.text).toContain("CrashLoopBackOff");
+    },
+    900_000,
+  );
+
+  inClusterTest(
+    "mon reads its projected token as it rotates: a revoked token is noticed and the next one used, without a restart",
+    async () => {
+      const { node } = need();
+      const pod = (await readyPod(node))!;
+      const logs = async () => (await node.kube.kubectl(["-n", NS, "logs", pod.metadata.name])).output;
+      const kubeletToken = readFileSync(join(tokenDir(node, pod), "token"), "utf8");
+      // Rotated to a token bound to a Secret, which is then deleted: only a mon using that token is refused. The
+      // kubelet puts its own token back when it next syncs the volume; should that come first, rotate again.
+      const refusals = async () => (await logs()).split("HTTP 401").length - 1;
+      let refused = false;
+      for (let attempt = 1; attempt <= 3 && !refused; attempt++) {
+        const before = await refusals();
+        await rotateToken(node, pod, `rotation-${attempt}`);
+        await node.kube.kubectl(["-n", NS, "delete", "secret", `rotation-${attempt}`]);
+        refused = await poll(
+          "mon's requests refused with the revoked token",
+          10_000,
+          async () => (await refusals()) > before,
+        ).catch(() => false);
+      }
+      expect(refused).toBe(true);
+      // The kubelet's next rotation, to a valid token: mon renews its Lease with it and keeps leading.
+      const rotated = Date.now();
+      await rotateToken(node, pod, "rotation-valid");
+      await renewedAfter(node, pod.metadata.name, rotated, "a Lease renewal with the new token");
+      // Back to the kubelet's own token (valid, bound to the pod); the test's Secret goes with its token.
+      await rotateToken(node, pod, undefined, kubeletToken);
+      await node.kube.kubectl(["-n", NS, "delete", "secret", "rotation-valid"]);
+      const restored = Date.now();
+      await renewedAfter(node, pod.metadata.name, restored + 2_000, "a Lease renewal with the kubelet's token again");
+      const after = (await readyPod(node))!;
+      expect(after.metadata.uid).toBe(pod.metadata.uid);
+      expect(after.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+      expect(await logs()).not.toContain("leadership lost");
+    },
+    120_000,
+  );
+
+  inClusterTest(
+    "helm upgrade to least privilege, then without Secrets: the pod rolls on SIGTERM, the new one takes the Lease, and /health denies exactly what the RBAC denies",
+    async () => {
+      const i = need();
+      const { node } = i;
+      for (const [step, sets] of [
+        ["least privilege", ["rbac.mode=least-privilege"]],
+        ["no Secrets", ["rbac.mode=least-privilege", "watch.secrets=false"]],
+      ] as const) {
+        const old = (await readyPod(node))!;
+        const lastWords = followLog(node, old.metadata.name);
+        const started = Date.now();
+        await upgrade(i, sets);
+        const fresh = await poll(`the rolled pod (${step})`, 180_000, async () => {
+          const p = await readyPod(node);
+          return p && p.metadata.uid !== old.metadata.uid ? p : undefined;
+        });
+        await poll(
+          `the new pod to lead (${step})`,
+          60_000,
+          async () => (await health(i.healthPort).catch(() => undefined))?.lock?.holder === fresh.metadata.name,
+        );
+        console.log(
+          `in-cluster: ${step}: helm upgrade to the new pod leading in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+        // The old pod stopped on SIGTERM, on its own, within the grace period, having delivered what it held.
+        const said = await lastWords;
+        expect(said).toContain("SIGTERM: shutting down");
+        expect(said).not.toContain("were not delivered");
+        expect(said).not.toMatch(/^\s+at .+[(:]\d+/m);
+
+        // /health's denied kinds are exactly those the API server says mon may not list.
+        await poll(
+          `mon's caches (${step})`,
+          60_000,
+          async () => (await health(i.healthPort)).components.caches?.state === "ok",
+        );
+        const h = await health(i.healthPort);
+        const denied = h.coverage.kinds.filter((k) => k.reason === "permission_denied").map((k) => k.kind);
+        const watched = h.coverage.kinds.map((k) => k.kind);
+        for (const kind of denied) expect([kind, await canList(node, kind)]).toEqual([kind, false]);
+        for (const kind of [
+          "pods",
+          "nodes",
+          "events",
+          "apps/deployments",
+          "apps/replicasets",
+          "batch/jobs",
+          "discovery.k8s.io/endpointslices",
+        ])
+          expect([kind, watched.includes(kind), await canList(node, kind)]).toEqual([kind, false, true]);
+        if (step === "no Secrets") {
+          expect(h.coverage.kinds).toContainEqual({ kind: "secrets", reason: "disabled_by_config" });
+          expect(await canList(node, "secrets")).toBe(false);
+        } else expect(await canList(node, "secrets")).toBe(true);
+      }
+      // Minutes and two rollouts later, the crash loop's own thread was announced once (a Community mon that
+      // restarts sums up what already fails in its startup summary instead: issue 52 keeps the threads apart).
+      expect(aboutCrash(i.hook).filter((m) => m.action === "announce")).toHaveLength(1);
+    },
+    600_000,
+  );
+
+  inClusterTest(
+    "helm uninstall leaves nothing: the release's objects, mon's pod and the Lease mon created are gone",
+    async () => {
+      const i = need();
+      const { node } = i;
+      const started = Date.now();
+      const r = await helm(node.kube, ["uninstall", "mon", "-n", NS, "--wait", "--timeout", "120s"]);
+      expect(r.status).toBe(0);
+      const left = async () => {
+        const got = await node.kube.kubectl([
+          "-n",
+          NS,
+          "get",
+          "all,leases,secrets,configmaps,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,persistentvolumeclaims",
+          "-o",
+          "name",
+        ]);
+        // What Kubernetes itself puts in every namespace stays: its root CA ConfigMaps and the default ServiceAccount.
+        return got.output
+          .split("\n")
+          .filter(
+            (l) => l && !/configmap\/(kube-root-ca\.crt|openshift-service-ca\.crt)$|serviceaccount\/default$/.test(l),
+          );
+      };
+      await poll("nothing of the release left in its namespace", 120_000, async () => (await left()).length === 0);
+      const cluster = await node.kube.kubectl(["get", "clusterroles,clusterrolebindings", "-o", "name"]);
+      expect(cluster.output.split("\n").filter((l) => /\/mon(-|$)/.test(l))).toEqual([]);
+      console.log(`in-cluster: helm uninstall to nothing left in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      installed = undefined;
+      await i.hook.close();
+      await node.kube.kubectl(["delete", "namespace", NS, APPS, "--wait=false"]);
+      rmSync(i.dir, { recursive: true, force: true });
+    },
+    300_000,
+  );
+});
