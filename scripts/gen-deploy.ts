@@ -301,7 +301,7 @@ export function chartValuesJsonSchema(): Record<string, unknown> {
 
 /**
  * src/deploy/base.gen.ts: every object of the kustomize base (in its kustomization's resource order) and of the
- * `ha` and `network-policy` components (resources and patches), which `mon install` applies from inside the
+ * `ha`, `network-policy` and `host-network` components (resources and patches), which `mon install` applies from inside the
  * binary; the generated files among them are taken as generated now.
  */
 export function baseModule(files: readonly [string, string][]): string {
@@ -329,8 +329,8 @@ export function baseModule(files: readonly [string, string][]): string {
     `export const BASE_MANIFESTS: readonly Record<string, any>[] = ${json(objectsOf(join(kustomize, "base")).resources)};`,
     "",
     "/** Components `mon install` can add: their objects and their patches (deploy/kustomize/components). */",
-    'export const COMPONENTS: Readonly<Record<"ha" | "network-policy", { resources: readonly Record<string, any>[]; patches: readonly Record<string, any>[] }>> = {',
-    ...(["ha", "network-policy"] as const).map((name) => {
+    'export const COMPONENTS: Readonly<Record<"ha" | "network-policy" | "host-network", { resources: readonly Record<string, any>[]; patches: readonly Record<string, any>[] }>> = {',
+    ...(["ha", "network-policy", "host-network"] as const).map((name) => {
       const c = objectsOf(join(kustomize, "components", name));
       return `  "${name}": { resources: ${json(c.resources)}, patches: ${json(c.patches)} },`;
     }),

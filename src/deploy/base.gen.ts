@@ -18,7 +18,7 @@ export const BASE_MANIFESTS: readonly Record<string, any>[] = [
 ];
 
 /** Components `mon install` can add: their objects and their patches (deploy/kustomize/components). */
-export const COMPONENTS: Readonly<Record<"ha" | "network-policy", { resources: readonly Record<string, any>[]; patches: readonly Record<string, any>[] }>> = {
+export const COMPONENTS: Readonly<Record<"ha" | "network-policy" | "host-network", { resources: readonly Record<string, any>[]; patches: readonly Record<string, any>[] }>> = {
   "ha": { resources: [
   {"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"mon-state","namespace":"mon","labels":{"app.kubernetes.io/name":"mon"}},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}},
   {"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"mon","namespace":"mon","labels":{"app.kubernetes.io/name":"mon"}},"spec":{"maxUnavailable":1,"selector":{"matchLabels":{"app.kubernetes.io/name":"mon"}}}},
@@ -29,5 +29,10 @@ export const COMPONENTS: Readonly<Record<"ha" | "network-policy", { resources: r
   {"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"mon","namespace":"mon","labels":{"app.kubernetes.io/name":"mon"}},"spec":{"podSelector":{"matchLabels":{"app.kubernetes.io/name":"mon"}},"policyTypes":["Ingress","Egress"],"ingress":[{"ports":[{"port":8060,"protocol":"TCP"}]}],"egress":[{"ports":[{"port":53,"protocol":"UDP"},{"port":53,"protocol":"TCP"}]},{"ports":[{"port":443,"protocol":"TCP"},{"port":6443,"protocol":"TCP"},{"port":10250,"protocol":"TCP"}]},{"to":[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"kube-system"}}}],"ports":[{"port":9153,"protocol":"TCP"}]}]}},
 ], patches: [
 
+] },
+  "host-network": { resources: [
+
+], patches: [
+  {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"mon","namespace":"mon"},"spec":{"strategy":{"rollingUpdate":{"maxSurge":0,"maxUnavailable":1}},"template":{"spec":{"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet","containers":[{"name":"mon","env":[{"name":"KUBERNETES_SERVICE_HOST","value":"127.0.0.1"},{"name":"KUBERNETES_SERVICE_PORT","value":"6443"}]}]}}}},
 ] },
 };

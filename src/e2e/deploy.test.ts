@@ -20,6 +20,7 @@ const VARIANTS: readonly (readonly string[])[] = [
   ["ha"],
   ["network-policy"],
   ["least-privilege", "no-secrets", "ha", "network-policy"],
+  ["host-network"],
 ];
 const label = (components: readonly string[]) => (components.length ? components.join(" + ") : "base");
 const rendered = new Map<string, Manifest[]>();
@@ -34,6 +35,7 @@ const deployment = (objects: Manifest[]) =>
   objects.find((o) => o.kind === "Deployment") as Manifest & {
     spec: {
       replicas: number;
+      strategy: { rollingUpdate: object };
       template: { spec: { containers: { env: { name: string; value?: string }[]; securityContext: object }[] } };
     };
   };
@@ -103,6 +105,13 @@ describe("plain manifests (deploy/kustomize): every variant renders and every ob
     expect(envOf(ha).MON_DATA_DIR).toBe("/var/lib/mon");
     expect(ha.map((o) => o.kind)).toEqual(expect.arrayContaining(["PersistentVolumeClaim", "PodDisruptionBudget"]));
     expect(render(["network-policy"]).some((o) => o.kind === "NetworkPolicy")).toBe(true);
+    const host = deployment(render(["host-network"]));
+    expect(host.spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet" });
+    expect(host.spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    expect(envOf(render(["host-network"]))).toMatchObject({
+      KUBERNETES_SERVICE_HOST: "127.0.0.1",
+      KUBERNETES_SERVICE_PORT: "6443",
+    });
     expect(render([]).some((o) => o.kind === "NetworkPolicy" || o.kind === "Secret")).toBe(false);
   });
 });

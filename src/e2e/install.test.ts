@@ -179,6 +179,28 @@ describe("mon install against the simulator", () => {
     expect(refused.stdout + refused.stderr).toContain("--replicas above 1 needs --ha");
   }, 60_000);
 
+  test("a cluster without a Service proxy: --api-server puts mon on the node's network with that address, and back", async () => {
+    const on = await install("--api-server", "127.0.0.1:6443");
+    expect(on.code).toBe(0);
+    expect(on.stdout).toContain("Deployment mon/mon configured");
+    const spec = deployment().spec;
+    expect(spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet" });
+    expect(spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    expect(envOf()).toMatchObject({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: "6443" });
+    // A re-run keeps it without the flag; another address replaces it; an empty one removes it.
+    expect((await install()).stdout).not.toContain("Deployment mon/mon configured");
+    expect((await install("--api-server", "[fd00::1]:443")).code).toBe(0);
+    expect(envOf()).toMatchObject({ KUBERNETES_SERVICE_HOST: "fd00::1", KUBERNETES_SERVICE_PORT: "443" });
+    const off = await install("--api-server", "");
+    expect(off.code).toBe(0);
+    expect(deployment().spec.template.spec.hostNetwork).toBeUndefined();
+    expect(deployment().spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
+    expect(envOf().KUBERNETES_SERVICE_HOST).toBeUndefined();
+    const refused = await install("--api-server", "kube-apiserver");
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain("--api-server must be host:port");
+  }, 60_000);
+
   test("air-gapped: a proxy with credentials, a CA bundle and the proxy's egress port", async () => {
     const bundle = join(home, "ca.pem");
     writeFileSync(bundle, sim.pki.caCert);

@@ -5,6 +5,7 @@ import { consola } from "consola";
 import { type CatalogField, choiceGroups } from "./catalog.ts";
 import { questionsFor, unknownProvider } from "./config-edit.ts";
 import { type InstallAnswers, type Installed, releaseProviders } from "./install.ts";
+import { splitApiServer } from "./plan.ts";
 
 /** The flags of `mon install` as citty parsed them (src/cli/commands/install.ts). */
 export type InstallFlags = Record<string, unknown>;
@@ -158,6 +159,7 @@ export async function answersFrom(
     ...(args.ha !== undefined ? { ha: Boolean(args.ha) } : {}),
     ...(args["network-policy"] !== undefined ? { networkPolicy: Boolean(args["network-policy"]) } : {}),
     ...(args["egress-ports"] !== undefined ? { egressPorts: ports(String(args["egress-ports"])) } : {}),
+    ...(args["api-server"] !== undefined ? { apiServer: apiServer(String(args["api-server"])) } : {}),
     ...(license ? { license } : {}),
   };
 }
@@ -170,4 +172,11 @@ function ports(text: string): number[] {
   if (out.some((p) => !Number.isInteger(p) || p < 1 || p > 65535))
     throw new Error(`--egress-ports must be ports (1-65535) separated by commas, not ${text}`);
   return out;
+}
+
+/** `--api-server`: "" turns the host-network component off; otherwise it must be host:port. */
+function apiServer(text: string): string {
+  if (text.trim() === "") return "";
+  splitApiServer(text);
+  return text.trim();
 }

@@ -153,7 +153,12 @@ export async function clearDeactivation(connection: KubeConnection, namespace: s
  * what it does not mention, so a field that is set now and not wanted is patched to null.
  */
 const REMOVABLE: Readonly<Record<string, readonly (readonly string[])[]>> = {
-  Deployment: [["spec", "template", "spec", "affinity"]],
+  Deployment: [
+    ["spec", "template", "spec", "affinity"],
+    // The host-network component (`--api-server ""` turns it off).
+    ["spec", "template", "spec", "hostNetwork"],
+    ["spec", "template", "spec", "dnsPolicy"],
+  ],
 };
 
 function withRemovals(o: InstallObject, existing: InstallObject): InstallObject {

@@ -62,6 +62,8 @@ export interface InstallAnswers {
   readonly networkPolicy?: boolean;
   /** More egress ports in the NetworkPolicy (replacing the ones added before). */
   readonly egressPorts?: readonly number[];
+  /** `host:port` of the API server for a cluster without a Service proxy (the host-network component); "" removes it. */
+  readonly apiServer?: string;
   /** Add or replace the license key, or remove it (deactivated-at on the instance Secret). */
   readonly license?: { readonly action: "set"; readonly key: string } | { readonly action: "remove" };
 }
@@ -125,6 +127,10 @@ export async function readInstalled(connection: KubeConnection, namespace: strin
       ha: env.has("MON_DATA_DIR"),
       networkPolicy: Boolean(policy),
       egressPorts: extraEgressPorts(policy),
+      apiServer:
+        deployment?.spec?.template?.spec?.hostNetwork && env.get("KUBERNETES_SERVICE_HOST")
+          ? `${env.get("KUBERNETES_SERVICE_HOST")!.includes(":") ? `[${env.get("KUBERNETES_SERVICE_HOST")}]` : env.get("KUBERNETES_SERVICE_HOST")}:${env.get("KUBERNETES_SERVICE_PORT") || "443"}`
+          : "",
       version: VERSION,
     },
     ...(annotations[LICENSE_HASH] ? { licenseHash: annotations[LICENSE_HASH] } : {}),
@@ -163,6 +169,7 @@ export async function runInstall(
     ...(answers.replicas !== undefined ? { replicas: answers.replicas } : {}),
     ...(answers.networkPolicy !== undefined ? { networkPolicy: answers.networkPolicy } : {}),
     ...(answers.egressPorts ? { egressPorts: answers.egressPorts } : {}),
+    ...(answers.apiServer !== undefined ? { apiServer: answers.apiServer } : {}),
     version: VERSION,
   };
   if (shape.replicas > 1 && !shape.ha)

@@ -36,6 +36,11 @@ export interface InstallShape {
   readonly networkPolicy: boolean;
   /** More TCP ports mon may reach out to, as one more egress rule of the NetworkPolicy (proxy, providers). */
   readonly egressPorts: readonly number[];
+  /**
+   * The `host-network` component with the API server at this `host:port` (clusters without a Service proxy),
+   * or "" for the standard in-cluster path through the `kubernetes` Service.
+   */
+  readonly apiServer: string;
   readonly version: string;
 }
 
@@ -153,6 +158,19 @@ function mergeByName(target: Record<string, any>, patch: Record<string, any>): v
   }
 }
 
+/**
+ * `host:port` of `--api-server` as the in-cluster variables take them (an IPv6 host in brackets or bare). Throws
+ * naming the flag when it is not an address with a port.
+ */
+export function splitApiServer(text: string): { host: string; port: string } {
+  const m = /^\[?([0-9A-Za-z.:-]+?)\]?:(\d{1,5})$/.exec(text.trim());
+  if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535)
+    throw new Error(
+      `--api-server must be host:port (the API server's address as the nodes reach it, 127.0.0.1:6443 on a control-plane node), not ${text}`,
+    );
+  return { host: m[1]!, port: m[2]! };
+}
+
 /** SHA-256 (hex) of a license key. */
 export function licenseHash(key: string): string {
   return createHash("sha256").update(key).digest("hex");
@@ -164,6 +182,14 @@ function shapeDeployment(deployment: InstallObject, input: Parameters<typeof ins
   const { shape } = input;
   if (shape.ha) for (const patch of COMPONENTS.ha.patches) mergeByName(deployment, patch);
   else delete deployment.spec.template.spec.affinity;
+  if (shape.apiServer) {
+    for (const patch of COMPONENTS["host-network"].patches) mergeByName(deployment, patch);
+    const { host, port } = splitApiServer(shape.apiServer);
+    for (const e of deployment.spec.template.spec.containers[0].env as { name: string; value?: string }[]) {
+      if (e.name === "KUBERNETES_SERVICE_HOST") e.value = host;
+      if (e.name === "KUBERNETES_SERVICE_PORT") e.value = port;
+    }
+  }
   deployment.spec.replicas = shape.replicas;
   const template = deployment.spec.template;
   const annotations: Record<string, string> = { [CONFIG_HASH]: configHash(input.config) };

@@ -43,6 +43,11 @@ export default defineCommand({
     },
     replicas: { type: "string", description: "Replicas with --ha (default 2)" },
     "network-policy": { type: "boolean", description: "The NetworkPolicy of the network-policy component" },
+    "api-server": {
+      type: "string",
+      description:
+        "No Service proxy in the cluster: run on the node's network and reach the API server at host:port (empty removes it)",
+    },
     "license-key": { type: "string", description: "Add or replace the Pro license key" },
     "remove-license": { type: "boolean", description: "Remove the license key (the binding is released)" },
     uninstall: {
