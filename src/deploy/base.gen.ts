@@ -34,5 +34,6 @@ export const COMPONENTS: Readonly<Record<"ha" | "network-policy" | "host-network
 
 ], patches: [
   {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"mon","namespace":"mon"},"spec":{"strategy":{"rollingUpdate":{"maxSurge":0,"maxUnavailable":1}},"template":{"spec":{"hostNetwork":true,"dnsPolicy":"ClusterFirstWithHostNet","containers":[{"name":"mon","env":[{"name":"KUBERNETES_SERVICE_HOST","value":"127.0.0.1"},{"name":"KUBERNETES_SERVICE_PORT","value":"6443"}]}]}}}},
+  {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"mon","labels":{"pod-security.kubernetes.io/enforce":"privileged"}}},
 ] },
 };

@@ -64,7 +64,11 @@ describe("plain manifests (deploy/kustomize): every variant renders and every ob
         capabilities: { drop: ["ALL"] },
       });
       const ns = objects.find((o) => o.kind === "Namespace") as Manifest & { metadata: { labels: object } };
-      expect(ns.metadata.labels).toMatchObject({ "pod-security.kubernetes.io/enforce": "restricted" });
+      // The restricted profile, enforced but with host-network (a host namespace), where it is still audited and warned of.
+      expect(ns.metadata.labels).toMatchObject({
+        "pod-security.kubernetes.io/enforce": components.includes("host-network") ? "privileged" : "restricted",
+        "pod-security.kubernetes.io/warn": "restricted",
+      });
     });
   }
 
@@ -108,6 +112,12 @@ describe("plain manifests (deploy/kustomize): every variant renders and every ob
     const host = deployment(render(["host-network"]));
     expect(host.spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet" });
     expect(host.spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    expect(
+      (render(["host-network"]).find((o) => o.kind === "Namespace")!.metadata as { labels?: object }).labels,
+    ).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/warn": "restricted",
+    });
     expect(envOf(render(["host-network"]))).toMatchObject({
       KUBERNETES_SERVICE_HOST: "127.0.0.1",
       KUBERNETES_SERVICE_PORT: "6443",

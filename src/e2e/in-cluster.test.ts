@@ -14,10 +14,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { stringify } from "yaml";
 import { REAL_NODE_TAINT } from "../sim/standin/story-cluster.ts";
 import { type CaptureServer, startCaptureServer } from "../testing/capture-server.ts";
+import { runCli } from "../testing/cli.ts";
 import { helm } from "../testing/helm.ts";
 import { compiledImage } from "../testing/image.ts";
 import { BINARIES, realTest } from "../testing/real-components.ts";
@@ -91,15 +92,22 @@ interface Pod {
 
 const ready = (p: Pod) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
-/** mon's pods in the release namespace, oldest first. */
-async function monPods(node: RealNode): Promise<Pod[]> {
-  const list = await kubectlJson<{ items: Pod[] }>(node, ["-n", NS, "get", "pods", "-l", "app.kubernetes.io/name=mon"]);
+/** mon's pods in `namespace` (the release's by default), oldest first. */
+async function monPods(node: RealNode, namespace = NS): Promise<Pod[]> {
+  const list = await kubectlJson<{ items: Pod[] }>(node, [
+    "-n",
+    namespace,
+    "get",
+    "pods",
+    "-l",
+    "app.kubernetes.io/name=mon",
+  ]);
   return list.items;
 }
 
-/** The one ready, not terminating mon pod, when there is exactly one. */
-async function readyPod(node: RealNode): Promise<Pod | undefined> {
-  const pods = (await monPods(node)).filter((p) => !p.metadata.deletionTimestamp);
+/** The one ready, not terminating mon pod in `namespace`, when there is exactly one. */
+async function readyPod(node: RealNode, namespace = NS): Promise<Pod | undefined> {
+  const pods = (await monPods(node, namespace)).filter((p) => !p.metadata.deletionTimestamp);
   return pods.length === 1 && ready(pods[0]!) ? pods[0] : undefined;
 }
 
@@ -260,6 +268,57 @@ async function upgrade(i: Installed, sets: readonly string[]): Promise<void> {
   if (r.status !== 0) throw new Error(`helm upgrade: ${r.output}`);
 }
 
+/**
+ * What every way of installing mon must show on the real node (issue 51): the process the kubelet started runs
+ * as the image's user with no capability, no new privileges, seccomp and a read-only root, as `mon run`; the
+ * memory guard reads the 1Gi limit; `kubectl logs` has mon's own lines and no stack trace; it leads. Returns
+ * its resident memory, MiB.
+ */
+async function expectAsShipped(
+  node: RealNode,
+  namespace: string,
+  pod: Pod,
+  healthPort: number,
+): Promise<{ rssMiB: number }> {
+  await poll(
+    "mon to lead",
+    60_000,
+    async () => (await health(healthPort).catch(() => undefined))?.lock?.holder === pod.metadata.name,
+  );
+  // The process the kubelet started: the image's user, no capability, no new privileges, seccomp, read-only root.
+  const pid = containerPid(node, pod);
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1]?.trim();
+  expect(field("Uid")!.split(/\s+/)).toEqual(["65532", "65532", "65532", "65532"]);
+  expect(field("Gid")!.split(/\s+/)).toEqual(["65532", "65532", "65532", "65532"]);
+  expect(field("CapEff")).toBe("0000000000000000");
+  expect(field("CapBnd")).toBe("0000000000000000");
+  expect(field("NoNewPrivs")).toBe("1");
+  expect(field("Seccomp")).toBe("2");
+  const rootMount = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
+    .split("\n")
+    .map((l) => l.split(" "))
+    .find((f) => f[4] === "/");
+  expect(rootMount?.[5]?.split(",")).toContain("ro");
+  expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean)).toEqual([
+    "/usr/local/bin/mon",
+    "run",
+  ]);
+
+  // The chart's memory limit (1Gi) is what the memory guard reads: its soft limit is 90 % of it.
+  const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
+  expect(metrics).toMatch(new RegExp(`^mon_memory_soft_limit_bytes ${Math.floor(0.9 * 2 ** 30)}$`, "m"));
+
+  // mon's own lines: the in-cluster connection and its leadership, and no stack trace.
+  const logs = (await node.kube.kubectl(["-n", namespace, "logs", pod.metadata.name])).output;
+  expect(logs).toContain(`mon ${VERSION} watching https://127.0.0.1:${new URL(node.kube.url).port} (in-cluster)`);
+  expect(logs).toContain(`leadership acquired: Lease ${namespace}/mon-leader`);
+  expect(logs).not.toMatch(/^\s+at .+[(:]\d+/m);
+  expect(logs).not.toMatch(/panic|Unhandled|TypeError|ReferenceError/);
+
+  return { rssMiB: Number(field("VmRSS")!.replace(/\D/g, "")) / 1024 };
+}
+
 describe("mon as its users run it: its image, by Helm, on a real node (issue 51)", () => {
   inClusterTest(
     "the image, imported into the node's containerd and installed by Helm, runs under the chart's security context, passes the kubelet's probes and logs its own lines",
@@ -293,38 +352,8 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
         `in-cluster: helm install to a ready pod in ${readyAfter.toFixed(1)} s; leading ${((Date.now() - started) / 1000).toFixed(1)} s after it`,
       );
 
-      // The process the kubelet started: the image's user, no capability, no new privileges, seccomp, read-only root.
-      const pid = containerPid(node, pod);
-      const status = readFileSync(`/proc/${pid}/status`, "utf8");
-      const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1]?.trim();
-      expect(field("Uid")!.split(/\s+/)).toEqual(["65532", "65532", "65532", "65532"]);
-      expect(field("Gid")!.split(/\s+/)).toEqual(["65532", "65532", "65532", "65532"]);
-      expect(field("CapEff")).toBe("0000000000000000");
-      expect(field("CapBnd")).toBe("0000000000000000");
-      expect(field("NoNewPrivs")).toBe("1");
-      expect(field("Seccomp")).toBe("2");
-      const rootMount = readFileSync(`/proc/${pid}/mountinfo`, "utf8")
-        .split("\n")
-        .map((l) => l.split(" "))
-        .find((f) => f[4] === "/");
-      expect(rootMount?.[5]?.split(",")).toContain("ro");
-      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean)).toEqual([
-        "/usr/local/bin/mon",
-        "run",
-      ]);
-      const rss = Number(field("VmRSS")!.replace(/\D/g, "")) / 1024;
-      console.log(`in-cluster: the running pod's resident memory ${rss.toFixed(0)} MiB`);
-
-      // The chart's memory limit (1Gi) is what the memory guard reads: its soft limit is 90 % of it.
-      const metrics = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
-      expect(metrics).toMatch(new RegExp(`^mon_memory_soft_limit_bytes ${Math.floor(0.9 * 2 ** 30)}$`, "m"));
-
-      // mon's own lines: the in-cluster connection and its leadership, and no stack trace.
-      const logs = (await node.kube.kubectl(["-n", NS, "logs", pod.metadata.name])).output;
-      expect(logs).toContain(`mon ${VERSION} watching https://127.0.0.1:${new URL(node.kube.url).port} (in-cluster)`);
-      expect(logs).toContain(`leadership acquired: Lease ${NS}/mon-leader`);
-      expect(logs).not.toMatch(/^\s+at .+[(:]\d+/m);
-      expect(logs).not.toMatch(/panic|Unhandled|TypeError|ReferenceError/);
+      const { rssMiB } = await expectAsShipped(node, NS, pod, healthPort!);
+      console.log(`in-cluster: the running pod's resident memory ${rssMiB.toFixed(0)} MiB`);
 
       // Full RBAC: every kind mon watches can be listed; /health says nothing is denied.
       const h = await health(healthPort!);
@@ -491,22 +520,7 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
       const started = Date.now();
       const r = await helm(node.kube, ["uninstall", "mon", "-n", NS, "--wait", "--timeout", "120s"]);
       expect(r.status).toBe(0);
-      const left = async () => {
-        const got = await node.kube.kubectl([
-          "-n",
-          NS,
-          "get",
-          "all,leases,secrets,configmaps,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,persistentvolumeclaims",
-          "-o",
-          "name",
-        ]);
-        // What Kubernetes itself puts in every namespace stays: its root CA ConfigMaps and the default ServiceAccount.
-        return got.output
-          .split("\n")
-          .filter(
-            (l) => l && !/configmap\/(kube-root-ca\.crt|openshift-service-ca\.crt)$|serviceaccount\/default$/.test(l),
-          );
-      };
+      const left = () => leftIn(node, NS);
       await poll("nothing of the release left in its namespace", 120_000, async () => (await left()).length === 0);
       const cluster = await node.kube.kubectl(["get", "clusterroles,clusterrolebindings", "-o", "name"]);
       expect(cluster.output.split("\n").filter((l) => /\/mon(-|$)/.test(l))).toEqual([]);
@@ -515,6 +529,193 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
       await i.hook.close();
       await node.kube.kubectl(["delete", "namespace", NS, APPS, "--wait=false"]);
       rmSync(i.dir, { recursive: true, force: true });
+    },
+    300_000,
+  );
+});
+
+/** Fails, naming the port, when something on this machine already listens on `port` (a hostNetwork pod needs it). */
+async function expectPortFree(port: number): Promise<void> {
+  const { createServer } = await import("node:net");
+  const server = createServer();
+  const error = await new Promise<Error | undefined>((resolve) => {
+    server.once("error", resolve);
+    server.listen(port, "0.0.0.0", () => resolve(undefined));
+  });
+  await new Promise<void>((r) => server.close(() => r()));
+  if (error) throw new Error(`port ${port} is taken on this machine: a hostNetwork mon needs it (${error.message})`);
+}
+
+/** What is left in `namespace` besides what Kubernetes puts in every namespace; [] when the namespace is gone. */
+async function leftIn(node: RealNode, namespace: string): Promise<string[]> {
+  const got = await node.kube.kubectl([
+    "-n",
+    namespace,
+    "get",
+    "all,leases,secrets,configmaps,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,persistentvolumeclaims",
+    "-o",
+    "name",
+  ]);
+  return got.output
+    .split("\n")
+    .filter((l) => l && !/configmap\/(kube-root-ca\.crt|openshift-service-ca\.crt)$|serviceaccount\/default$/.test(l));
+}
+
+describe("the same image by the kustomize base and by mon install, on the real node (issue 51)", () => {
+  const placement = {
+    nodeSelector: { "kubernetes.io/hostname": "localhost" },
+    tolerations: [{ key: REAL_NODE_TAINT, operator: "Exists", effect: "NoSchedule" }],
+  };
+
+  inClusterTest(
+    "kubectl apply -k: the base with the host-network component runs it as shipped; kubectl delete -k leaves nothing",
+    async () => {
+      const node = await realNode();
+      await expectPortFree(8060);
+      const hook = await startCaptureServer();
+      const dir = mkdtempSync(join(tmpdir(), "mon-kustomize-"));
+      try {
+        writeFileSync(
+          join(dir, "config.yaml"),
+          stringify({
+            app: { clusterName: "kustomize" },
+            kubelet: { insecureSkipVerify: true },
+            alert: { webhook: { url: `${hook.url}/kustomize` } },
+          }),
+        );
+        writeFileSync(
+          join(dir, "kustomization.yaml"),
+          stringify({
+            apiVersion: "kustomize.config.k8s.io/v1beta1",
+            kind: "Kustomization",
+            // Kustomize takes bases by relative path only.
+            resources: [relative(dir, join(ROOT, "deploy", "kustomize", "base"))],
+            components: [relative(dir, join(ROOT, "deploy", "kustomize", "components", "host-network"))],
+            images: [{ name: "mon", newName: TAG.split(":")[0], newTag: TAG.split(":")[1] }],
+            secretGenerator: [
+              {
+                name: "mon-config",
+                namespace: "mon",
+                files: ["config.yaml"],
+                options: { disableNameSuffixHash: true },
+              },
+            ],
+            patches: [
+              {
+                target: { kind: "Deployment", name: "mon" },
+                patch: stringify([
+                  { op: "add", path: "/spec/template/spec/nodeSelector", value: placement.nodeSelector },
+                  { op: "add", path: "/spec/template/spec/tolerations", value: placement.tolerations },
+                  { op: "add", path: "/spec/template/spec/containers/0/imagePullPolicy", value: "Never" },
+                ]),
+              },
+              {
+                // The API server's address as this node reaches it (the component's default is 127.0.0.1:6443).
+                patch: stringify({
+                  apiVersion: "apps/v1",
+                  kind: "Deployment",
+                  metadata: { name: "mon", namespace: "mon" },
+                  spec: {
+                    template: {
+                      spec: {
+                        containers: [
+                          {
+                            name: "mon",
+                            env: [{ name: "KUBERNETES_SERVICE_PORT", value: new URL(node.kube.url).port }],
+                          },
+                        ],
+                      },
+                    },
+                  },
+                }),
+              },
+            ],
+          }),
+        );
+        const started = Date.now();
+        const applied = await node.kube.kubectl(["apply", "-k", dir]);
+        expect(applied.status).toBe(0);
+        const pod = await poll("mon's pod from the kustomize base to be ready", 120_000, () => readyPod(node, "mon"));
+        const { rssMiB } = await expectAsShipped(node, "mon", pod, 8060);
+        console.log(
+          `in-cluster: kubectl apply -k to leading in ${((Date.now() - started) / 1000).toFixed(1)} s; ${rssMiB.toFixed(0)} MiB resident`,
+        );
+        const h = await health(8060);
+        expect(h.coverage.kinds.filter((k) => k.reason === "permission_denied")).toEqual([]);
+        const deleted = await node.kube.kubectl(["delete", "-k", dir, "--wait=true", "--timeout=120s"]);
+        expect(deleted.status).toBe(0);
+        await poll("the namespace mon gone", 120_000, async () => {
+          const ns = await node.kube.kubectl(["get", "namespace", "mon"]);
+          return ns.status !== 0;
+        });
+        const cluster = await node.kube.kubectl(["get", "clusterroles,clusterrolebindings", "-o", "name"]);
+        expect(cluster.output.split("\n").filter((l) => /\/mon(-|$)/.test(l))).toEqual([]);
+      } finally {
+        await hook.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
+
+  inClusterTest(
+    "mon install --api-server --image runs it as shipped; mon install --uninstall leaves only what it says it keeps",
+    async () => {
+      const node = await realNode();
+      await expectPortFree(8060);
+      const hook = await startCaptureServer();
+      const home = mkdtempSync(join(tmpdir(), "mon-installer-home-"));
+      const namespace = "mon-installer";
+      const cli = (...args: string[]) =>
+        runCli(["install", "--yes", "--kubeconfig", node.kube.kubeconfigPath, "--namespace", namespace, ...args], {
+          home,
+        });
+      try {
+        const started = Date.now();
+        const install = await cli(
+          "--cluster-name",
+          "installer",
+          "--image",
+          TAG,
+          "--api-server",
+          `127.0.0.1:${new URL(node.kube.url).port}`,
+          "--provider",
+          "webhook",
+          "--set",
+          `url=${hook.url}/installer`,
+        );
+        expect(install.stdout + install.stderr).toContain(`Deployment ${namespace}/mon created`);
+        expect(install.code).toBe(0);
+        // Where it runs is the cluster's business: here, the real node among stand-ins.
+        const placed = await node.kube.kubectl([
+          "-n",
+          namespace,
+          "patch",
+          "deployment",
+          "mon",
+          "--type",
+          "merge",
+          "-p",
+          JSON.stringify({ spec: { template: { spec: placement } } }),
+        ]);
+        expect(placed.status).toBe(0);
+        const pod = await poll("mon's pod from mon install to be ready", 120_000, () => readyPod(node, namespace));
+        await expectAsShipped(node, namespace, pod, 8060);
+        console.log(`in-cluster: mon install to leading in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        const h = await health(8060);
+        expect(h.coverage.kinds.filter((k) => k.reason === "permission_denied")).toEqual([]);
+
+        const removed = await cli("--uninstall");
+        expect(removed.code).toBe(0);
+        await poll("nothing of mon install left but what it keeps", 120_000, async () => {
+          const left = await leftIn(node, namespace);
+          return left.length === 0 ? true : undefined;
+        });
+      } finally {
+        await hook.close();
+        await node.kube.kubectl(["delete", "namespace", namespace, "--ignore-not-found", "--wait=false"]);
+        rmSync(home, { recursive: true, force: true });
+      }
     },
     300_000,
   );

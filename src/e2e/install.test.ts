@@ -187,6 +187,11 @@ describe("mon install against the simulator", () => {
     expect(spec.template.spec).toMatchObject({ hostNetwork: true, dnsPolicy: "ClusterFirstWithHostNet" });
     expect(spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
     expect(envOf()).toMatchObject({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: "6443" });
+    const podSecurity = () => get("v1", "Namespace", undefined, "mon")!.metadata.labels;
+    expect(podSecurity()).toMatchObject({
+      "pod-security.kubernetes.io/enforce": "privileged",
+      "pod-security.kubernetes.io/warn": "restricted",
+    });
     // A re-run keeps it without the flag; another address replaces it; an empty one removes it.
     expect((await install()).stdout).not.toContain("Deployment mon/mon configured");
     expect((await install("--api-server", "[fd00::1]:443")).code).toBe(0);
@@ -196,6 +201,7 @@ describe("mon install against the simulator", () => {
     expect(deployment().spec.template.spec.hostNetwork).toBeUndefined();
     expect(deployment().spec.strategy.rollingUpdate).toEqual({ maxSurge: 1, maxUnavailable: 0 });
     expect(envOf().KUBERNETES_SERVICE_HOST).toBeUndefined();
+    expect(podSecurity()["pod-security.kubernetes.io/enforce"]).toBe("restricted");
     const refused = await install("--api-server", "kube-apiserver");
     expect(refused.code).not.toBe(0);
     expect(refused.stdout + refused.stderr).toContain("--api-server must be host:port");

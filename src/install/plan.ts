@@ -95,6 +95,9 @@ export function installObjects(input: {
     if (o.kind === "Role" && o.metadata.name === "mon")
       o.rules = namespaceRules({ leaseName: "mon-leader", instanceSecret: shape.watchSecrets, overlay: shape.overlay });
     if (o.kind === "Deployment") shapeDeployment(o, input);
+    if (o.kind === "Namespace" && shape.apiServer)
+      for (const patch of COMPONENTS["host-network"].patches.filter((p) => p.kind === "Namespace"))
+        mergeByName(o, patch);
     if (o.kind === "NetworkPolicy" && shape.egressPorts.length)
       o.spec.egress.push({ ports: shape.egressPorts.map((port) => ({ port, protocol: "TCP" })) });
   }
@@ -183,7 +186,8 @@ function shapeDeployment(deployment: InstallObject, input: Parameters<typeof ins
   if (shape.ha) for (const patch of COMPONENTS.ha.patches) mergeByName(deployment, patch);
   else delete deployment.spec.template.spec.affinity;
   if (shape.apiServer) {
-    for (const patch of COMPONENTS["host-network"].patches) mergeByName(deployment, patch);
+    for (const patch of COMPONENTS["host-network"].patches.filter((p) => p.kind === "Deployment"))
+      mergeByName(deployment, patch);
     const { host, port } = splitApiServer(shape.apiServer);
     for (const e of deployment.spec.template.spec.containers[0].env as { name: string; value?: string }[]) {
       if (e.name === "KUBERNETES_SERVICE_HOST") e.value = host;
