@@ -188,6 +188,12 @@ describe("mon install against the simulator", () => {
     expect(spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
     expect(envOf()).toMatchObject({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: "6443" });
     const podSecurity = () => get("v1", "Namespace", undefined, "mon")!.metadata.labels;
+    // Outside the default namespace too: the labels move, the name stays the installation's.
+    const elsewhere = await install("--namespace", "mon-edge", "--api-server", "127.0.0.1:6443", "--dry-run");
+    expect(elsewhere.stdout).toMatch(/kind: Namespace\nmetadata:\n {2}name: mon-edge\n/);
+    expect(elsewhere.stdout).toMatch(/kind: Deployment\nmetadata:\n {2}name: mon\n {2}namespace: mon-edge\n/);
+    const ha = await install("--namespace", "mon-edge", "--ha", "--dry-run");
+    expect(ha.stdout).toMatch(/kind: Deployment\nmetadata:\n {2}name: mon\n {2}namespace: mon-edge\n/);
     expect(podSecurity()).toMatchObject({
       "pod-security.kubernetes.io/enforce": "privileged",
       "pod-security.kubernetes.io/warn": "restricted",

@@ -95,9 +95,10 @@ export function installObjects(input: {
     if (o.kind === "Role" && o.metadata.name === "mon")
       o.rules = namespaceRules({ leaseName: "mon-leader", instanceSecret: shape.watchSecrets, overlay: shape.overlay });
     if (o.kind === "Deployment") shapeDeployment(o, input);
+    // The component's Pod Security labels, not its name: the namespace is the installation's.
     if (o.kind === "Namespace" && shape.apiServer)
       for (const patch of COMPONENTS["host-network"].patches.filter((p) => p.kind === "Namespace"))
-        mergeByName(o, patch);
+        o.metadata.labels = { ...o.metadata.labels, ...patch.metadata.labels };
     if (o.kind === "NetworkPolicy" && shape.egressPorts.length)
       o.spec.egress.push({ ports: shape.egressPorts.map((port) => ({ port, protocol: "TCP" })) });
   }
@@ -174,6 +175,15 @@ export function splitApiServer(text: string): { host: string; port: string } {
   return { host: m[1]!, port: m[2]! };
 }
 
+/**
+ * A component's patch without what names its target (apiVersion, kind, metadata): the patch is written for the
+ * namespace `mon`, and merging its metadata would move the object back there from the installation's namespace.
+ */
+function specOf(patch: Record<string, any>): Record<string, any> {
+  const { apiVersion: _v, kind: _k, metadata: _m, ...rest } = patch;
+  return rest;
+}
+
 /** SHA-256 (hex) of a license key. */
 export function licenseHash(key: string): string {
   return createHash("sha256").update(key).digest("hex");
@@ -183,11 +193,11 @@ export function licenseHash(key: string): string {
 
 function shapeDeployment(deployment: InstallObject, input: Parameters<typeof installObjects>[0]): void {
   const { shape } = input;
-  if (shape.ha) for (const patch of COMPONENTS.ha.patches) mergeByName(deployment, patch);
+  if (shape.ha) for (const patch of COMPONENTS.ha.patches) mergeByName(deployment, specOf(patch));
   else delete deployment.spec.template.spec.affinity;
   if (shape.apiServer) {
     for (const patch of COMPONENTS["host-network"].patches.filter((p) => p.kind === "Deployment"))
-      mergeByName(deployment, patch);
+      mergeByName(deployment, specOf(patch));
     const { host, port } = splitApiServer(shape.apiServer);
     for (const e of deployment.spec.template.spec.containers[0].env as { name: string; value?: string }[]) {
       if (e.name === "KUBERNETES_SERVICE_HOST") e.value = host;
