@@ -358,7 +358,12 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
       // Full RBAC: every kind mon watches can be listed; /health says nothing is denied.
       const h = await health(healthPort!);
       expect(h.coverage.kinds.filter((k) => k.reason === "permission_denied")).toEqual([]);
-      expect(h.components["kubelet-stats"]?.state).toBe("ok");
+      // The real node's kubelet answers (a stand-in node of another test, which has none, may not: partially).
+      const stats = await poll("a round of kubelet statistics", 60_000, async () => {
+        const c = (await health(healthPort!)).components["kubelet-stats"];
+        return c && c.state !== "pending" ? c : undefined;
+      });
+      expect(stats.reason).not.toBe("kubelet_unreachable");
       expect(h.components.caches?.state).toBe("ok");
     },
     300_000,
