@@ -24,6 +24,7 @@ import {
   type InstallObject,
   type InstallShape,
   installObjects,
+  joinApiServer,
   LICENSE_HASH,
   LICENSE_SECRET,
   licenseHash,
@@ -129,7 +130,7 @@ export async function readInstalled(connection: KubeConnection, namespace: strin
       egressPorts: extraEgressPorts(policy),
       apiServer:
         deployment?.spec?.template?.spec?.hostNetwork && env.get("KUBERNETES_SERVICE_HOST")
-          ? `${env.get("KUBERNETES_SERVICE_HOST")!.includes(":") ? `[${env.get("KUBERNETES_SERVICE_HOST")}]` : env.get("KUBERNETES_SERVICE_HOST")}:${env.get("KUBERNETES_SERVICE_PORT") || "443"}`
+          ? joinApiServer(env.get("KUBERNETES_SERVICE_HOST")!, env.get("KUBERNETES_SERVICE_PORT") || "443")
           : "",
       version: VERSION,
     },

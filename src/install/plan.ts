@@ -89,16 +89,17 @@ export function installObjects(input: {
     ...(shape.ha ? COMPONENTS.ha.resources : []),
     ...(shape.networkPolicy ? COMPONENTS["network-policy"].resources : []),
   ].map(moved);
+  const patches = [
+    ...(shape.ha ? COMPONENTS.ha.patches : []),
+    ...(shape.apiServer ? COMPONENTS["host-network"].patches : []),
+  ];
   for (const o of objects) {
+    for (const patch of patches) if (patch.kind === o.kind) mergeByName(o, targetless(patch));
     if (o.kind === "ClusterRole" && o.metadata.name === renamed("mon"))
       o.rules = clusterRules({ mode: shape.rbacMode, watchSecrets: shape.watchSecrets });
     if (o.kind === "Role" && o.metadata.name === "mon")
       o.rules = namespaceRules({ leaseName: "mon-leader", instanceSecret: shape.watchSecrets, overlay: shape.overlay });
     if (o.kind === "Deployment") shapeDeployment(o, input);
-    // The component's Pod Security labels, not its name: the namespace is the installation's.
-    if (o.kind === "Namespace" && shape.apiServer)
-      for (const patch of COMPONENTS["host-network"].patches.filter((p) => p.kind === "Namespace"))
-        o.metadata.labels = { ...o.metadata.labels, ...patch.metadata.labels };
     if (o.kind === "NetworkPolicy" && shape.egressPorts.length)
       o.spec.egress.push({ ports: shape.egressPorts.map((port) => ({ port, protocol: "TCP" })) });
   }
@@ -162,6 +163,11 @@ function mergeByName(target: Record<string, any>, patch: Record<string, any>): v
   }
 }
 
+/** `host:port` from the in-cluster variables' values (an IPv6 host in brackets): what `--api-server` takes. */
+export function joinApiServer(host: string, port: string): string {
+  return `${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 /**
  * `host:port` of `--api-server` as the in-cluster variables take them (an IPv6 host in brackets or bare). Throws
  * naming the flag when it is not an address with a port.
@@ -176,12 +182,14 @@ export function splitApiServer(text: string): { host: string; port: string } {
 }
 
 /**
- * A component's patch without what names its target (apiVersion, kind, metadata): the patch is written for the
- * namespace `mon`, and merging its metadata would move the object back there from the installation's namespace.
+ * A component's patch without what names its target (apiVersion, kind, the name and namespace in its metadata;
+ * its labels and annotations stay): the patch is written for the namespace `mon`, and merging its names would
+ * move the object back there from the installation's namespace.
  */
-function specOf(patch: Record<string, any>): Record<string, any> {
-  const { apiVersion: _v, kind: _k, metadata: _m, ...rest } = patch;
-  return rest;
+function targetless(patch: Record<string, any>): Record<string, any> {
+  const { apiVersion: _v, kind: _k, metadata, ...rest } = patch;
+  const { name: _n, namespace: _ns, ...meta } = metadata ?? {};
+  return Object.keys(meta).length ? { ...rest, metadata: meta } : rest;
 }
 
 /** SHA-256 (hex) of a license key. */
@@ -193,11 +201,9 @@ export function licenseHash(key: string): string {
 
 function shapeDeployment(deployment: InstallObject, input: Parameters<typeof installObjects>[0]): void {
   const { shape } = input;
-  if (shape.ha) for (const patch of COMPONENTS.ha.patches) mergeByName(deployment, specOf(patch));
-  else delete deployment.spec.template.spec.affinity;
+  // The components' patches are merged already (installObjects); what they leave to the installer's values:
+  if (!shape.ha) delete deployment.spec.template.spec.affinity;
   if (shape.apiServer) {
-    for (const patch of COMPONENTS["host-network"].patches.filter((p) => p.kind === "Deployment"))
-      mergeByName(deployment, specOf(patch));
     const { host, port } = splitApiServer(shape.apiServer);
     for (const e of deployment.spec.template.spec.containers[0].env as { name: string; value?: string }[]) {
       if (e.name === "KUBERNETES_SERVICE_HOST") e.value = host;
