@@ -73,7 +73,8 @@ export function inClusterCredentials(env: Readonly<Record<string, string | undef
   const host = env.KUBERNETES_SERVICE_HOST ?? "";
   const port = env.KUBERNETES_SERVICE_PORT || "443";
   const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  let token: { value: string; version: string } | undefined;
+  // The token and the ServiceAccount it names, parsed once per version of the file (the Lease is written every 2 s).
+  let token: { value: string; version: string; serviceAccount: ServiceAccountRef | undefined } | undefined;
   const read = () => {
     let version = "";
     try {
@@ -83,7 +84,10 @@ export function inClusterCredentials(env: Readonly<Record<string, string | undef
       // Between the kubelet's unlink and link of a rotation: the token read last is still the best there is.
       if (token) return token.value;
     }
-    if (token?.version !== version) token = { value: readFileSync(tokenFile, "utf8").trim(), version };
+    if (token?.version !== version) {
+      const value = readFileSync(tokenFile, "utf8").trim();
+      token = { value, version, serviceAccount: tokenServiceAccount(value) };
+    }
     return token.value;
   };
   return {
@@ -93,6 +97,9 @@ export function inClusterCredentials(env: Readonly<Record<string, string | undef
     async headers() {
       return { authorization: `Bearer ${read()}` };
     },
-    serviceAccount: () => tokenServiceAccount(read()),
+    serviceAccount: () => {
+      read();
+      return token?.serviceAccount;
+    },
   };
 }
