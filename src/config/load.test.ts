@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { stringify } from "yaml";
 import { createSimPki } from "../sim/pki.ts";
 import { ConfigError } from "./errors.ts";
@@ -496,9 +497,45 @@ describe("loading (spec 2.1 general rules)", () => {
       "config.yaml:5: alert.line is removed: the LINE Notify provider no longer exists; the key is ignored",
       "config.yaml:1: unknown key resyncSecond (did you mean resyncSeconds?)",
       "config.yaml:3: unknown key app.clusterNmae (did you mean clusterName?)",
-      "config.yaml:9: unknown key silences.0.reason (did you mean reasons?)",
+      "config.yaml:9: unknown key silences.0.reason (did you mean reasons?); silence 0 is not applied, so that it cannot silence more than it names",
       "config.yaml:10: silences.0.reasons: no failure reason is named y; it matches nothing",
     ]);
+  });
+
+  const SILENCE_FIELDS = [
+    "namespaces",
+    "reasons",
+    "podNamePatterns",
+    "containerNames",
+    "containerMessages",
+    "eventMessages",
+    "nodeReasons",
+    "nodeMessages",
+  ];
+  test("a silence with an unknown key is not applied, whatever the key: its scope never widens (issue 52 item 4)", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z][a-zA-Z]{2,12}$/).filter((k) => !SILENCE_FIELDS.includes(k)),
+        fc.nat(3),
+        (typo, at) => {
+          const silences = [
+            { namespaces: ["a"], reasons: ["OOMKilled"] },
+            { namespaces: ["b"], reasons: ["ImagePullBackOff"] },
+            { namespaces: ["c"], reasons: ["Evicted"] },
+          ];
+          const broken = at % silences.length;
+          const rules: Record<string, unknown>[] = silences.map((r) => ({ ...r }));
+          delete rules[broken]!.namespaces;
+          rules[broken]![typo] = ["staging"];
+          const { config, warnings } = parseConfig(stringify({ silences: rules }), "config.yaml", env);
+          expect(config!.silences).toEqual(silences.filter((_, i) => i !== broken));
+          const said = warnings
+            .map((w) => w.message)
+            .find((m) => m.startsWith(`unknown key silences.${broken}.${typo}`));
+          expect(said).toEndWith(`; silence ${broken} is not applied, so that it cannot silence more than it names`);
+        },
+      ),
+    );
   });
 
   test("each deprecated ignore* list becomes one silence rule, with a warning", () => {

@@ -179,9 +179,14 @@ export function checkConfig(
   for (const [key, why] of Object.entries(REMOVED_KEYS)) {
     if (deleteKey(data, key)) add({ level: "warning", rule: "removed_key", key, message: `${key} is ${why}` });
   }
+  // A silence with a key mon does not know is not applied: what it left out of its scope (`namespace:` for
+  // `namespaces:`) would otherwise widen it to every namespace, and a silence must never hide more than it says.
+  const unscoped = new Set<number>();
   for (const key of unknownKeys(ConfigSchema, data)) {
     const hint = suggestKey(ConfigSchema, key);
-    const message = `unknown key ${key}${hint ? ` (did you mean ${hint}?)` : ""}`;
+    const silence = /^silences\.(\d+)\./.exec(key);
+    if (silence) unscoped.add(Number(silence[1]));
+    const message = `unknown key ${key}${hint ? ` (did you mean ${hint}?)` : ""}${silence ? `; silence ${silence[1]} is not applied, so that it cannot silence more than it names` : ""}`;
     add({ level: "warning", rule: "unknown_key", key, message });
   }
   for (const [list, field] of Object.entries(DEPRECATED_IGNORE_LISTS)) {
@@ -217,6 +222,7 @@ export function checkConfig(
     return done();
   }
   const { alert: _checkedAbove, ...config } = result.output;
+  if (unscoped.size) config.silences = config.silences.filter((_, i) => !unscoped.has(i));
   applyEnvironment(config, runtime);
   // With a key the license decides the edition at start (the daemon says so if Pro does not come).
   for (const row of config.license.key ? [] : rows) {

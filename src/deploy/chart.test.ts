@@ -131,6 +131,41 @@ describe("the Helm chart deploy/chart/mon", () => {
     );
   });
 
+  test("a misspelt key anywhere in config.values fails Helm's check, where the same values without it pass (issue 52 item 4)", () => {
+    expect(withValues((v) => (v.config.values = { app: { clusterNme: "prod" } }))).toBe(false);
+    const silence = { namespaces: ["staging"], reasons: ["CrashLoopBackOff"] };
+    expect(withValues((v) => (v.config.values = { silences: [silence] }))).toBe(true);
+    const { namespaces, ...scopeLost } = silence;
+    expect(withValues((v) => (v.config.values = { silences: [{ ...scopeLost, namespace: namespaces }] }))).toBe(false);
+    // Every object of the configuration that declares its keys, at any depth: an empty one passes, one with a key
+    // it does not declare fails. Maps (runbooks, templates, a route's labels) stay open.
+    const config = schema.properties.config.properties.values;
+    const objects: { path: (string | number)[]; declared: string[] }[] = [];
+    const walk = (node: any, path: (string | number)[]) => {
+      if (!node || typeof node !== "object") return;
+      if (node.type === "array" && node.items) return walk(node.items, [...path, 0]);
+      for (const branch of node.anyOf ?? []) walk(branch, path);
+      if (!node.properties) return;
+      if (node.additionalProperties === false) objects.push({ path, declared: Object.keys(node.properties) });
+      for (const [key, child] of Object.entries(node.properties)) walk(child, [...path, key]);
+    };
+    walk(config, []);
+    expect(objects.length).toBeGreaterThan(100);
+    const at = (path: (string | number)[], leaf: object) =>
+      path.reduceRight<unknown>((inner, key) => (typeof key === "number" ? [inner] : { [key]: inner }), leaf);
+    let checked = 0;
+    for (const { path, declared } of objects) {
+      const typo = `${declared[0] ?? "x"}Typo`;
+      if (!withValues((v) => (v.config.values = at(path, {})))) continue; // needs keys of its own: not empty-valid
+      checked++;
+      expect([path.join("."), withValues((v) => (v.config.values = at(path, { [typo]: 1 })))]).toEqual([
+        path.join("."),
+        false,
+      ]);
+    }
+    expect(checked).toBeGreaterThan(25);
+  });
+
   test("the security context adds to spec 5.6's floor and cannot weaken it", () => {
     expect(withValues((v) => (v.podSecurityContext = { runAsUser: null, supplementalGroups: [1000] }))).toBe(true);
     expect(withValues((v) => (v.containerSecurityContext = { capabilities: { drop: ["ALL"] } }))).toBe(true);

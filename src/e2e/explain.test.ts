@@ -117,6 +117,22 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     expect(h.requests.map((r) => r.json().incidentId)).toEqual([]);
   });
 
+  test("a silence with a misspelt scope key silences nothing, and explain shows the crash loop told (issue 52 item 4)", async () => {
+    const h = await hook();
+    // `namespace:` for `namespaces:` — left unparsed, the rule would silence CrashLoopBackOff everywhere.
+    const c = await cluster(
+      { webhook: { url: `${h.url}/mon` } },
+      { silences: [{ namespace: ["batch"], reasons: ["CrashLoopBackOff"] }] },
+    );
+    crashPod(c.sim, "shop", "api-abc12-p0", 4, c.clock.now());
+    await waitUntil(async () => {
+      await c.settle();
+      await c.clock.advance(30_000);
+      return h.requests.some((r) => r.json().incidentId?.includes("shop/api") && r.json().action === "announce");
+    }, "the crash loop in shop announced");
+    expect(await explain(c, "Pod/shop/api-abc12-p0")).not.toMatch(/silenced by/);
+  });
+
   test("a folded finding says into which incident and why; a told one what each provider answered", async () => {
     const h = await hook();
     const c = await cluster({ webhook: { url: `${h.url}/mon` } });
