@@ -133,6 +133,51 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     expect(await explain(c, "Pod/shop/api-abc12-p0")).not.toMatch(/silenced by/);
   });
 
+  test("an hour of passes over a Deployment failing two ways keeps its announce and delivery lines (issue 52 item 8)", async () => {
+    const h = await hook();
+    const c = await cluster({ webhook: { url: `${h.url}/mon` } });
+    seedWorkload(c.sim, "shop", "stuck", ["n1"], c.clock.now() - 3_600_000);
+    deploymentUnavailable(c.sim, "shop", "stuck", c.clock.now());
+    const since = new Date(c.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+    c.sim.patchStatus("apps/v1", "Deployment", "shop", "stuck", {
+      conditions: [
+        {
+          type: "Available",
+          status: "False",
+          reason: "MinimumReplicasUnavailable",
+          message: "Deployment does not have minimum availability.",
+          lastTransitionTime: since,
+          lastUpdateTime: since,
+        },
+        {
+          type: "Progressing",
+          status: "False",
+          reason: "ProgressDeadlineExceeded",
+          message: 'ReplicaSet "stuck-abc12" has timed out progressing.',
+          lastTransitionTime: since,
+          lastUpdateTime: since,
+        },
+      ],
+    });
+    await waitUntil(async () => {
+      await c.settle();
+      await c.clock.advance(30_000);
+      return h.requests.some((r) => r.json().action === "announce");
+    }, "the stuck Deployment announced");
+    for (let i = 0; i < 120; i++) {
+      await c.clock.advance(30_000);
+      await c.settle();
+    }
+    const out = await explain(c, "deploy/shop/stuck");
+    expect(out).toMatch(/decided +announce \(revision 1\)/);
+    expect(out).toMatch(/delivered to webhook/);
+    for (const reason of ["ProgressDeadlineExceeded", "WorkloadUnavailable"])
+      expect([reason, out.split("\n").filter((l) => new RegExp(`detected +${reason}`).test(l)).length]).toEqual([
+        reason,
+        1,
+      ]);
+  });
+
   test("a folded finding says into which incident and why; a told one what each provider answered", async () => {
     const h = await hook();
     const c = await cluster({ webhook: { url: `${h.url}/mon` } });

@@ -16,11 +16,21 @@ export class Traces {
   /** The objects each incident concerns (from the decisions), for delivery outcomes. */
   private readonly byIncident = new Map<string, Set<string>>();
   private failing = new Set<string>();
+  /** What the last pass said of each object (step, text, incident): a pass saying it again adds nothing. */
+  private lastPass = new Map<string, Set<string>>();
 
-  /** One pass's traces at `now` (epoch ms). */
+  /**
+   * One pass's traces at `now` (epoch ms). An entry the previous pass also had is a repetition, not a change
+   * (issue 52 item 8): an object with two findings at once — a Deployment's ProgressDeadlineExceeded and
+   * WorkloadUnavailable — is recorded once, not once a pass, so the cap keeps the announce and delivery lines.
+   */
   pass(traces: ReadonlyMap<string, readonly TraceEntry[]>, now: number): void {
     const failing = new Set<string>();
+    const said = new Map<string, Set<string>>();
     for (const [key, entries] of traces) {
+      const before = this.lastPass.get(key);
+      const current = new Set<string>();
+      said.set(key, current);
       for (const e of entries) {
         if (e.step === "detected") failing.add(key);
         if (e.incident) {
@@ -28,9 +38,12 @@ export class Traces {
           keys.add(key);
           this.byIncident.set(e.incident, keys);
         }
-        this.add(key, e);
+        const signature = `${e.step}\u0000${e.text}\u0000${e.incident ?? ""}`;
+        current.add(signature);
+        if (!before?.has(signature)) this.add(key, e);
       }
     }
+    this.lastPass = said;
     for (const key of this.failing)
       if (!failing.has(key)) this.add(key, { at: now, step: "gone", text: "no longer seen failing" });
     this.failing = failing;
