@@ -1,6 +1,9 @@
 import { describe, expect } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
+import { runCli } from "../testing/cli.ts";
 import { helm } from "../testing/helm.ts";
 import { BINARIES, realTest } from "../testing/real-components.ts";
 import { realKube, realKubeTest } from "../testing/real-kube.ts";
@@ -263,5 +266,57 @@ describe("the Helm chart, with the real Helm", () => {
       expect((await helm(kube, ["uninstall", "page", "-n", "mon-page", "--wait"])).status).toBe(0);
     },
     240_000,
+  );
+
+  helmTest(
+    "mon install and mon install --uninstall leave a Helm release alone, naming it and the command that owns it (issue 52 item 11)",
+    async () => {
+      const kube = await realKube();
+      const ns = "mon-helm-owned";
+      await kube.kubectl(["create", "namespace", ns]);
+      const install = await helm(kube, ["install", "mon", CHART, "-n", ns]);
+      expect(install.status).toBe(0);
+      const home = mkdtempSync(join(tmpdir(), "mon-helm-owned-"));
+      const cli = (namespace: string, ...args: string[]) =>
+        runCli(["install", "--yes", "--kubeconfig", kube.kubeconfigPath, "--namespace", namespace, ...args], { home });
+      const state = async () =>
+        (
+          await kube.kubectl([
+            "get",
+            "deployment,secret,serviceaccount,role,rolebinding,clusterrole,clusterrolebinding",
+            "-A",
+            "-l",
+            "app.kubernetes.io/instance=mon",
+            "-o",
+            "jsonpath={range .items[*]}{.kind}/{.metadata.name} {.metadata.resourceVersion}{'\\n'}{end}",
+          ])
+        ).output;
+      const before = await state();
+      expect(before).toContain("Deployment/mon ");
+      try {
+        const removed = await cli(ns, "--uninstall");
+        expect(removed.code).toBe(1);
+        expect(removed.stderr).toContain(
+          `namespace ${ns} holds an installation mon install did not make (Deployment ${ns}/mon managed by Helm release mon (namespace ${ns}): helm uninstall mon -n ${ns}); nothing removed`,
+        );
+        // Over the release in its namespace, and over its cluster-wide objects from another namespace: refused,
+        // nothing written.
+        const over = await cli(ns, "--cluster-name", "over");
+        expect(over.code).toBe(1);
+        expect(over.stderr).toContain(`Deployment ${ns}/mon is managed by Helm release mon (namespace ${ns})`);
+        expect(over.stderr).toContain(`(helm uninstall mon -n ${ns})`);
+        // mon install's own namespace "mon" would take the ClusterRole "mon", which the release holds.
+        const beside = await cli("mon", "--cluster-name", "beside");
+        expect(beside.code).toBe(1);
+        expect(beside.stderr).toContain(`ClusterRole mon is managed by Helm release mon (namespace ${ns})`);
+        expect(await state()).toBe(before);
+        expect((await kube.kubectl(["-n", "mon", "get", "deployment", "mon"])).status).not.toBe(0);
+      } finally {
+        await helm(kube, ["uninstall", "mon", "-n", ns]);
+        await kube.kubectl(["delete", "namespace", ns, "--wait=false"]);
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+    120_000,
   );
 });

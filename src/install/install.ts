@@ -15,6 +15,7 @@ import {
   describeObject,
   readObject,
 } from "./apply.ts";
+import { refuseForeign } from "./owner.ts";
 import { type CatalogFeature, type CatalogProvider, parseFeatureCatalog, parseProviderCatalog } from "./catalog.ts";
 import { CONFIG_MOUNT, type ConfigEdits, editConfig, type StoredConfig } from "./config-edit.ts";
 import {
@@ -155,6 +156,11 @@ export async function runInstall(
   answers: InstallAnswers,
   options: { now: () => number; dryRun?: boolean },
 ): Promise<InstallReport> {
+  // Another tool's installation in the namespace (a Helm release) is not read as ours, let alone written over.
+  await refuseForeign(connection, [
+    { kind: "Deployment", metadata: { name: "mon", namespace: answers.namespace } },
+    { kind: "Secret", metadata: { name: CONFIG_SECRET, namespace: answers.namespace } },
+  ]);
   const installed = await readInstalled(connection, answers.namespace);
   const config = editConfig(installed.config, answers.edits, releaseProviders());
   const problems = checkStored(config);
@@ -198,6 +204,7 @@ export async function runInstall(
     (annotations[CONFIG_HASH] !== installed.configHash || annotations[LICENSE_HASH] !== installed.licenseHash) &&
     answers.license?.action !== "remove";
   const warnings = problems.filter((p) => p.level === "warning").map((p) => installerProblem(p, answers));
+  await refuseForeign(connection, objects);
   if (options.dryRun) return { applied: [], rollout, warnings, planned: objects.map(redacted) };
   const applied = await applyObjects(connection, objects);
   // Components switched off: their objects go (the state volume stays: it holds the Pro state file).

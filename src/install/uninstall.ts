@@ -1,6 +1,7 @@
 import { clusterUuid } from "../kube/cluster-uuid.ts";
 import type { KubeConnection } from "../kube/connection.ts";
 import { deleteObject, describeObject, type ObjectName, readObject } from "./apply.ts";
+import { foreignOwner } from "./owner.ts";
 import { installObjects, LICENSE_SECRET } from "./plan.ts";
 import { createLicenseClient } from "../license/client.ts";
 import { INSTANCE_SECRET, instanceSecretStore } from "../license/instance-secret.ts";
@@ -34,7 +35,9 @@ export interface UninstallReport {
  * every other object of the installation in reverse order of creation. Without `purge` the namespace, the
  * license key Secret, the instance Secret (its binding cleared once released), the Pro state volume and the
  * MonConfig CRD (it holds the overlays) stay, so a later `mon install` picks them up; with `purge` they go too.
- * Throws Error when no installation is found, or naming the object the API server refused.
+ * Objects another tool manages (a Helm release's, issue 52) are kept, each with the command that owns it.
+ * Throws Error when no installation is found, when the Deployment is another tool's (nothing is removed), or
+ * naming the object the API server refused.
  */
 export async function runUninstall(
   connection: KubeConnection,
@@ -51,7 +54,19 @@ export async function runUninstall(
   const installed = await readInstalled(connection, namespace);
   const objects = installObjects({ shape: installed.shape, config: installed.config, catalogs: releaseCatalogs() });
   const present: ObjectName[] = [];
-  for (const o of objects) if (await readObject(connection, o)) present.push(o);
+  const foreign: { object: string; why: string }[] = [];
+  for (const o of objects) {
+    const found = await readObject(connection, o);
+    const owner = foreignOwner(found);
+    // Another tool's objects (a Helm release's) are named and left alone, with the command that owns them.
+    if (owner) foreign.push({ object: describeObject(o), why: `managed by ${owner.owner}: ${owner.command}` });
+    else if (found) present.push(o);
+  }
+  const deploymentOwner = foreign.find((f) => f.object === `Deployment ${namespace}/mon`);
+  if (deploymentOwner)
+    throw new Error(
+      `namespace ${namespace} holds an installation mon install did not make (Deployment ${namespace}/mon ${deploymentOwner.why}); nothing removed`,
+    );
   // A binding left by an earlier --uninstall that could not reach the license server is still something to do.
   const bound = Boolean((await instanceSecretStore(connection, namespace).read()).state?.instanceKey);
   if (
@@ -74,7 +89,7 @@ export async function runUninstall(
         : o.kind === "CustomResourceDefinition"
           ? "the MonConfig CRD (deleting it deletes every overlay)"
           : undefined;
-  const kept: { object: string; why: string }[] = [];
+  const kept: { object: string; why: string }[] = [...foreign];
   const removable: ObjectName[] = [];
   for (const o of [...present].reverse()) {
     const why = purge ? undefined : keeps(o);
