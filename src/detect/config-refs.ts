@@ -144,7 +144,7 @@ function configRefFindings(missing: readonly MissingReference[], now: number): F
         ...(m.key ? { part: m.key } : {}),
         summary: m.key
           ? `${what} has no key ${m.key}, which ${m.pods.length} pod${m.pods.length === 1 ? "" : "s"} need`
-          : `${what} does not exist; ${m.pods.length} pod${m.pods.length === 1 ? "" : "s"} reference it`,
+          : `${what} does not exist; ${m.pods.length === 1 ? "1 pod references" : `${m.pods.length} pods reference`} it`,
         evidence: [
           ["referenced by", [...m.from].slice(0, 5).join(", ")],
           ["key", m.key],

@@ -172,6 +172,9 @@ function failingPods(incident: Incident, inventory: InventoryView): Map<string, 
     const o = f.object;
     if (o.kind === "Pod") add(inventory.get("Pod", o.namespace, o.name));
     else if (o.kind === "Node" && NODE_DOWN_REASONS.has(f.reason)) for (const p of inventory.podsOnNode(o.name)) add(p);
+    // A cause's pods (a missing Secret's: those that cannot start without it) are hurt by it.
+    for (const e of "explains" in f ? (f.explains ?? []) : [])
+      if (e.kind === "Pod") add(inventory.get("Pod", e.namespace, e.name));
   }
   return out;
 }

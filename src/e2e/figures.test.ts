@@ -35,7 +35,7 @@ describe("figures a message gives", () => {
     const update = (await hook.waitFor(2))[1]!.json();
     expect(update.action).toBe("update");
     expect(update.text).toStartWith(
-      "🟠 Update: deployment shop/api: CrashLoopBackOff in 2 pods [prod]\n• now affects 2 or more pods\n",
+      "🟠 Update: deployment shop/api: CrashLoopBackOff in 2 pods [prod]\n• now affects 2 pods: shop/api-abc12-p0, shop/api-abc12-p1\n",
     );
     expect(update.text).toContain("deployment shop/api 0/2 available.");
   });

@@ -85,7 +85,7 @@ describe("slack bot: the daemon against the simulator", () => {
     const update = posts(slack)[2];
     expect(update.thread_ts).toBe("1001.000100");
     expect(update.text).toStartWith("🟠 *Update: deployment shop/api");
-    expect(update.text).toContain("now affects 2 or more pods");
+    expect(update.text).toContain("now affects 2 pods: shop/api-abc12-p0, shop/api-abc12-p1");
 
     // Recovery: each incident resolves in its own thread, naming what it was blamed on.
     sim.patchStatus("v1", "Node", undefined, "n3", { conditions: [nodeReady("True", clock.now())] });

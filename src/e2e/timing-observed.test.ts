@@ -69,7 +69,6 @@ describe("issue 28: what was observed, on the timing it was observed with", () =
     async () => {
       expect(lines(await tell("configmap-volume-appears", RECORDED_STORY_TIMING))).toEqual([
         "announce ConfigMap/shop/api-config ConfigMapMissing | 🟠 configmap shop/api-config: ConfigMapMissing [replay] // medium · ConfigMapMissing · 1 finding",
-        "update ConfigMap/shop/api-config ConfigMapMissing | 🟠 Update: configmap shop/api-config: ConfigMapMissing, 3 pods affected [replay] // • now affects 1 or more pods",
         "resolve ConfigMap/shop/api-config ConfigMapMissing | ✅ Resolved: configmap shop/api-config [replay] // Now: ConfigMap api-config exists now.",
       ]);
     },

@@ -427,7 +427,7 @@ describe("webhook: the daemon against the simulator", () => {
               ["Acknowledgement removed"],
             ]
           : []),
-        ["now affects 2 or more pods"],
+        ["now affects 2 pods: shop/api-abc12-p0, shop/api-abc12-p1"],
       ]);
     },
   );

@@ -102,6 +102,14 @@ function changesOf(
     }
   };
   for (const o of chain) consider(o);
+  // A missing ConfigMap or Secret has no owner chain: what changed is on the workloads whose pods reference it
+  // (a Deployment created a second before, issue 52 item 12).
+  if (config && !found)
+    for (const ref of incident.findings.flatMap((f) => [...(f.explains ?? []), f.object])) {
+      if (ref.kind !== "Pod") continue;
+      const pod = inventory.get("Pod", ref.namespace, ref.name);
+      if (pod) for (const o of inventory.ownerChain(pod)) consider(o);
+    }
   // The ConfigMaps and Secrets the failing pods read: a change there explains a crash as well as a rollout.
   for (const ref of configRefs(chain)) {
     const o = inventory.get(ref.kind, ref.namespace, ref.name);

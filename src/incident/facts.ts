@@ -7,20 +7,40 @@ import type { DeliveryMode } from "../model/severity.ts";
  * timestamps and replaced pod names are not facts: they change without anything new being true. Neither are
  * the reasons of symptoms once a cause is in the incident (a workload without available replica, a rollout
  * past its deadline, a Service without endpoints, behind a crash loop): they follow from what was told, and
- * whether they come before or after the announcement is only a matter of timing.
+ * whether they come before or after the announcement is only a matter of timing. Nor are the reasons of the
+ * objects a cause explains (a missing Secret's pods that cannot start), which are counted among the affected.
  * Each fact is a stable string; its human sentence comes from `describeFact`.
  */
 export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode): string[] {
   const facts = new Set<string>();
   const hasCause = findings.some((f) => !isSymptom(f));
-  for (const f of findings) if (!hasCause || !isSymptom(f)) facts.add(`reason:${f.reason}`);
+  // What a cause in the incident explains — a missing ConfigMap's pods failing to mount it — is that cause at
+  // work, told with it, not something new (issue 52 item 12).
+  const explained = new Set(
+    findings.flatMap((f) => (f.explains ?? []).map((r) => `${r.kind}/${r.namespace ?? ""}/${r.name}`)),
+  );
+  for (const f of findings) {
+    if (hasCause && isSymptom(f)) continue;
+    if (!f.explains?.length && explained.has(`${f.object.kind}/${f.object.namespace ?? ""}/${f.object.name}`)) continue;
+    facts.add(`reason:${f.reason}`);
+  }
   if (mode === "page") facts.add("paging");
   // Counts say what they count: pods, not the Secret or the Deployment that are in the incident too.
-  const affected = new Set(
-    findings.filter((f) => f.object.kind === "Pod").map((f) => `${f.object.namespace}/${f.object.name}`),
-  ).size;
+  const affected = affectedPods(findings).length;
   for (const step of STEPS) if (affected >= step) facts.add(`affected:${step}`);
   return [...facts].sort();
+}
+
+/**
+ * The pods an incident's findings are about, `namespace/name`, sorted: a pod's own findings and the pods a cause
+ * explains (a missing Secret's pods, which cannot start without it, from its first message on — issue 52).
+ */
+function affectedPods(findings: readonly Finding[]): string[] {
+  const pods = new Set<string>();
+  for (const f of findings)
+    for (const ref of [f.object, ...(f.explains ?? [])])
+      if (ref.kind === "Pod") pods.add(`${ref.namespace}/${ref.name}`);
+  return [...pods].sort();
 }
 
 /** A one-line sentence for a fact, used in update messages. */
@@ -31,8 +51,17 @@ export function describeFact(fact: string, findings: readonly Finding[]): string
     return example ? `new: ${value} — ${example.summary}` : `new: ${value}`;
   }
   if (kind === "paging") return "now paging: the failure has lasted long enough to match a page rule";
-  if (kind === "affected") return `now affects ${value} or more pods`;
+  if (kind === "affected") {
+    const pods = affectedPods(findings);
+    const named = pods.slice(0, MAX_NAMED).join(", ");
+    const more = pods.length > MAX_NAMED ? ` and ${pods.length - MAX_NAMED} more` : "";
+    return pods.length
+      ? `now affects ${pods.length} pod${pods.length === 1 ? "" : "s"}: ${named}${more}`
+      : `now affects ${value} or more pods`;
+  }
   return fact;
 }
 
 const STEPS = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** Pods named in an update that says how many are affected; the rest are counted. */
+const MAX_NAMED = 3;

@@ -62,7 +62,7 @@ describe("stepLifecycle (spec 3.1)", () => {
     const two = draft(finding("p1"), finding("p2"));
     const { actions, news, state } = run([[one], [sameButMoreRestarts], [two], [two], []]);
     expect(actions).toEqual([["announce"], [], ["update"], [], ["resolve"]]);
-    expect(news[2]).toEqual(["now affects 2 or more pods"]);
+    expect(news[2]).toEqual(["now affects 2 pods: shop/p1, shop/p2"]);
     expect(openCount(state)).toBe(0);
   });
 
@@ -316,7 +316,7 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     expect(said).toEqual([
       "announce",
       'update Acknowledged on Pod/p1: "on it"',
-      "update now affects 2 or more pods",
+      "update now affects 2 pods: shop/p1, shop/p2",
       "",
       // Quiet for 7.5 days but acknowledged: no reminder. The removal is said; reminders resume a quiet week later.
       "update Acknowledgement removed",
@@ -371,7 +371,7 @@ describe("suppression decisions (spec 1.7) and the repage window (spec 3.1)", ()
       "prod",
     );
     expect(d.decisions.map((x) => x.news.length)).toEqual([2]);
-    expect(d.decisions[0]!.news.join("; ")).toContain("now affects 2 or more pods");
+    expect(d.decisions[0]!.news.join("; ")).toContain("now affects 2 pods: shop/p1, shop/p2");
     // What became true and false again inside the cooldown is never told.
     const e = stepLifecycle(
       d.state,

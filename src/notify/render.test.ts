@@ -30,7 +30,7 @@ function decision(action: Action, mode: Incident["mode"], extra: Partial<Inciden
     revision: 1,
     ...extra,
   };
-  return { action, incident, news: action === "update" ? ["now affects 2 or more pods"] : [], at: 754_000 };
+  return { action, incident, news: action === "update" ? ["now affects 2 pods: shop/p1, shop/p2"] : [], at: 754_000 };
 }
 
 describe("renderDecision (spec 3.2 status emoji, spec 6.8 evidence)", () => {

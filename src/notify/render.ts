@@ -229,8 +229,13 @@ export function describe(incident: Incident): string {
   );
   const symptoms = incident.findings.filter((f) => f !== root);
   // Counts say what they count: distinct pods, however many findings (containers, reasons) each has.
+  // A cause's pods (a missing Secret's, which cannot start without it) count from its first message on.
   const podsIn = (findings: readonly Finding[]) =>
-    new Set(findings.filter((f) => f.object.kind === "Pod").map((f) => `${f.object.namespace}/${f.object.name}`)).size;
+    new Set(
+      [...findings.map((f) => f.object), ...(root?.explains ?? [])]
+        .filter((o) => o.kind === "Pod")
+        .map((o) => `${o.namespace}/${o.name}`),
+    ).size;
   if (incident.affected?.length) {
     const n = incident.affected.length;
     const named = `${incident.affected.slice(0, 3).map(refLabel).join(", ")}${n > 3 ? ", …" : ""}`;

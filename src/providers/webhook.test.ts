@@ -18,7 +18,7 @@ describe("webhook", () => {
 
   test("the body carries the fields docs/providers/webhook.md documents", () => {
     const body = webhookBody(
-      message("Deployment/shop/api", "update", { news: ["now affects 2 or more pods"] }),
+      message("Deployment/shop/api", "update", { news: ["now affects 2 pods: shop/p1, shop/p2"] }),
       "prod",
     );
     expect(Object.keys(body)).toEqual([
@@ -43,7 +43,7 @@ describe("webhook", () => {
       version: "1",
       action: "update",
       cluster: "prod",
-      news: ["now affects 2 or more pods"],
+      news: ["now affects 2 pods: shop/p1, shop/p2"],
       at: "1970-01-01T00:00:00.000Z",
     });
   });

@@ -123,10 +123,10 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     story: "configmap-volume-appears",
     source: "controllers",
     threads: [
-      "ConfigMap/shop/api-config: announce ConfigMapMissing, update ConfigMapMissing, resolve ConfigMapMissing",
+      "ConfigMap/shop/api-config: announce ConfigMapMissing, resolve ConfigMapMissing",
     ],
     resolvesWithin: 180,
-    why: "Issue 28 (3). The ConfigMap is told as soon as the Deployments name it; that it stops their pods is news when the cooldown ends (the fix comes two minutes after that, so it never races the cooldown). The FailedMount events of pods that start once it exists are history, and the Deployments without replicas meanwhile are its recovery.",
+    why: "Issue 28 (3). The ConfigMap is told as soon as the Deployments' pods name it, with the pods it stops (issue 52: they are affected from its first message, so their FailedMount is that cause at work, not news). The FailedMount events of pods that start once it exists are history, and the Deployments without replicas meanwhile are its recovery.",
   },
   {
     story: "claim-binds",
@@ -180,9 +180,9 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
   {
     story: "secret-env-missing",
     source: "controllers",
-    threads: ["Secret/shop/db-credentials: announce SecretMissing, update SecretMissing, resolve SecretMissing"],
+    threads: ["Secret/shop/db-credentials: announce SecretMissing, resolve SecretMissing"],
     resolvesWithin: 180,
-    why: "The missing Secret is told as soon as the Deployment names it, before any pod exists; that it now stops pods is news, told when the cooldown ends. They start once it exists.",
+    why: "The missing Secret is told as soon as the Deployment's pods name it, with the pods it stops (issue 52: counted from its first message, so their CreateContainerConfigError is no update saying only that pods are affected). They start once it exists.",
   },
   {
     story: "rollout-unschedulable",
