@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { record } from "../app/commands/record.ts";
@@ -28,7 +28,90 @@ function configs(dir: string): { old: string; silenced: string } {
   return { old, silenced };
 }
 
+/**
+ * Records the simulator's cluster for `seconds` of its clock after the first sync, `during` done once it began;
+ * returns the timeline's folder.
+ */
+async function recordFor(
+  sim: Awaited<ReturnType<typeof startSimulator>>,
+  clock: ReturnType<typeof createFakeClock>,
+  seconds: number,
+  secrets: boolean | undefined,
+  during: () => void,
+): Promise<string> {
+  const out = mkdtempSync(join(tmpdir(), "mon-record-"));
+  const recording = record({
+    connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
+    clock,
+    logger: createSilentLogger(),
+    out,
+    durationMs: seconds * 1000,
+    maxBytes: 10 * 1024 ** 2,
+    ...(secrets !== undefined ? { secrets } : {}),
+  });
+  let ended = false;
+  void recording.done.then(() => (ended = true));
+  await waitUntil(
+    async () => {
+      await clock.advance(250);
+      await new Promise((r) => setTimeout(r, 2));
+      return ended;
+    },
+    "the recording's end",
+    60_000,
+  );
+  return out;
+}
+
 describe("mon record and mon replay", () => {
+  test("a healthy workload reading a Secret replays as healthy: the Secret is recorded as mon keeps it, never its value (issue 52 item 10)", async () => {
+    const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
+    const sim = await startSimulator({ now: () => clock.now(), controllers: clock });
+    try {
+      for (const n of ["worker-1", "worker-2"]) sim.apply(readyNode(n, clock.now() - 86_400_000));
+      sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
+      const password = "correct-horse-battery-staple-9431";
+      sim.apply({
+        apiVersion: "v1",
+        kind: "Secret",
+        type: "Opaque",
+        metadata: { namespace: NS, name: "db-credentials" },
+        data: { password: Buffer.from(password).toString("base64") },
+      });
+      const env = [{ name: "DB_PASSWORD", valueFrom: { secretKeyRef: { name: "db-credentials", key: "password" } } }];
+      const api = (version: string) =>
+        deployment("api", `ghcr.io/shop/api:${version}`, 2, {
+          spec: { containers: [{ name: "api", image: `ghcr.io/shop/api:${version}`, env }] },
+        });
+      sim.apply(api("2.0"), "kubectl-client-side-apply");
+      await clock.advance(60_000);
+      const { old } = configs(mkdtempSync(join(tmpdir(), "mon-replay-config-")));
+      for (const secrets of [undefined, false]) {
+        // A healthy rollout while it records: new pods read the Secret as they start.
+        const out = await recordFor(sim, clock, 120, secrets, () =>
+          sim.apply(api(secrets === false ? "2.2" : "2.1"), "kubectl-client-side-apply"),
+        );
+        const files = ["initial.json", "events.jsonl", "README.md", "recording.json"].map((f) =>
+          readFileSync(join(out, f), "utf8"),
+        );
+        for (const text of files) {
+          expect(text).not.toContain(password);
+          expect(text).not.toContain(Buffer.from(password).toString("base64"));
+        }
+        const kinds = (JSON.parse(files[0]!) as { kind: string }[]).map((o) => o.kind);
+        expect(kinds.includes("Secret")).toBe(secrets !== false);
+        expect(JSON.parse(files[3]!)).toEqual({ secrets: secrets !== false });
+        const replayed = await runCli(["replay", out, "--config", old], { home });
+        expect(replayed.code).toBe(0);
+        // Recorded, the Secret is there; left out, a replay does not judge Secrets at all: nothing is missing.
+        expect(replayed.stdout).not.toContain("SecretMissing");
+        expect(replayed.stdout).not.toContain("db-credentials");
+      }
+    } finally {
+      await sim.stop();
+    }
+  }, 120_000);
+
   test("a bad rollout recorded from a cluster replays to its announcement; a new silence's difference is printed", async () => {
     const clock = createFakeClock(Date.UTC(2026, 5, 1, 9));
     const sim = await startSimulator({ now: () => clock.now(), controllers: clock });

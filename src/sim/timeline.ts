@@ -35,6 +35,11 @@ export interface Timeline {
   readonly lengthSeconds: number;
   /** The containers' output as it ended (`logs.jsonl`, real-kubelet recordings), in time order. */
   readonly logs?: readonly TimelineLog[];
+  /**
+   * Whether the recording holds the cluster's Secrets (issue 52 item 10): `recording.json`'s `secrets` (written
+   * by `mon record`), else whether any Secret is in it. Without them a replay cannot tell a missing Secret.
+   */
+  readonly secretsRecorded: boolean;
 }
 
 /** The recorded timelines the repository carries. */
@@ -62,10 +67,16 @@ export function loadTimeline(dir: string): Timeline {
       .sort((a, b) => a.t - b.t);
   const events = timed<TimelineEvent>("events.jsonl");
   const logs = existsSync(join(dir, "logs.jsonl")) ? timed<TimelineLog>("logs.jsonl") : undefined;
+  const meta = existsSync(join(dir, "recording.json"))
+    ? (JSON.parse(read("recording.json")) as { secrets?: boolean })
+    : {};
+  const secretsRecorded =
+    meta.secrets ?? [...initial, ...events.map((e) => e.object)].some((o) => o?.kind === "Secret");
   return {
     name: dir.split("/").filter(Boolean).pop() ?? dir,
     initial,
     events,
+    secretsRecorded,
     startMs: startOf(events, initial),
     lengthSeconds: events.at(-1)?.t ?? 0,
     ...(logs ? { logs } : {}),

@@ -65,7 +65,8 @@ export async function storyTimeline(story: Story): Promise<Timeline> {
       for (const [key, o] of seen) if (!now.has(key)) events.push({ t, type: "DELETED", object: o });
       seen = now;
     }
-    return { name: story.name, initial, events, startMs, lengthSeconds: story.lengthSeconds };
+    // The simulator serves every Secret the story writes: the timeline holds them all.
+    return { name: story.name, initial, events, startMs, lengthSeconds: story.lengthSeconds, secretsRecorded: true };
   } finally {
     await sim.stop();
   }

@@ -1,4 +1,5 @@
 import { LAST_APPLIED } from "../../kube/project.ts";
+import { createHmac, randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeConnection } from "../../kube/connection.ts";
@@ -9,8 +10,8 @@ import { redact } from "../../redact/redact.ts";
 import type { Cancel, Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 
-/** The annotation kubectl keeps the whole applied manifest in: large, and it can carry what a Secret would. */
-const RECORDED = new Set(KNOWN_KINDS.filter((k) => !k.sensitive).map((k) => k.kind));
+/** The kinds recorded: every kind mon knows (Secrets as mon keeps them, unless left out). */
+const RECORDED = new Set(KNOWN_KINDS.map((k) => k.kind));
 
 /** How a recording ended: its length ran out, its size did, or it was stopped. */
 export type RecordEnd = "duration" | "size" | "stopped";
@@ -26,10 +27,12 @@ export interface Recording {
  * `mon record` (issue 32): watches a real cluster read-only, as the daemon does, and writes a timeline in the
  * format of the recorded fixtures `mon replay` and the simulator read — `initial.json` (every object of the
  * known kinds once the required lists are synced: t=0), `events.jsonl` (each watch event after, `{t, type,
- * object}`, t in seconds) and a README.md. Secrets are never recorded; free text is redacted as messages
- * are (env values, command lines, annotations, ConfigMap data, status and Event messages), kubectl's
- * last-applied annotation is dropped, managedFields are trimmed to who wrote last. Bounded by `durationMs` after t=0 and `maxBytes` of
- * events.
+ * object}`, t in seconds) and a README.md. Secrets are recorded as mon keeps them (issue 52 item 10: a replay
+ * without them would tell every workload reading one of a missing Secret) — names, types, keys and each value's
+ * hash, salted anew for every recording so that no hash can be matched against a list of guesses, never a
+ * value; `secrets: false` leaves them out. Free text is redacted as messages are (env values, command lines,
+ * annotations, ConfigMap data, status and Event messages), kubectl's last-applied annotation is dropped,
+ * managedFields are trimmed to who wrote last. Bounded by `durationMs` after t=0 and `maxBytes` of events.
  */
 export function record(options: {
   connection: KubeConnection;
@@ -38,8 +41,12 @@ export function record(options: {
   out: string;
   durationMs: number;
   maxBytes: number;
+  /** Record Secrets as mon keeps them (default true). */
+  secrets?: boolean;
 }): Recording {
   const { clock, logger, out } = options;
+  const secrets = options.secrets !== false;
+  const salt = randomBytes(32);
   mkdirSync(out, { recursive: true });
   const current = new Map<string, KubeObject>();
   const counts = new Map<string, number>();
@@ -56,12 +63,12 @@ export function record(options: {
     connection: options.connection,
     clock,
     logger,
-    watchSecrets: false,
+    watchSecrets: secrets,
     resyncMs: 0,
     hooks: {
       onEvent(kind, type, object) {
-        if (ended || !RECORDED.has(kind)) return;
-        const clean = cleaned({ ...object, kind });
+        if (ended || !RECORDED.has(kind) || (kind === "Secret" && !secrets)) return;
+        const clean = cleaned({ ...object, kind }, salt);
         const key = `${kind}/${object.metadata?.namespace ?? ""}/${object.metadata?.name}`;
         if (type === "DELETED") current.delete(key);
         else current.set(key, clean);
@@ -91,6 +98,8 @@ export function record(options: {
       return;
     }
     t0 = clock.now();
+    // Whether Secrets are in it: a replay of a recording without them must not find every Secret missing.
+    writeFileSync(join(out, "recording.json"), `${JSON.stringify({ secrets }, null, 1)}\n`);
     writeFileSync(join(out, "initial.json"), `${JSON.stringify([...current.values()], null, 1)}\n`);
     writeFileSync(join(out, "events.jsonl"), "");
     logger.info(`recording: ${current.size} objects at t=0; recording events into ${out}`);
@@ -110,12 +119,29 @@ export function record(options: {
  */
 const FREE_TEXT = new Set(["value", "command", "args", "annotations", "data", "message", "note"]);
 
-/** An object as a recording keeps it: free text redacted, the last-applied manifest dropped. */
-export function cleaned(object: KubeObject): KubeObject {
+/**
+ * An object as a recording keeps it: free text redacted, the last-applied manifest dropped. A Secret (already
+ * hashed by the watcher, kube/object-filter.ts) keeps its keys, each value's hash hashed again with `salt`
+ * (HMAC-SHA256): a change of value is still a change, but the recording holds nothing to test a guess against.
+ */
+export function cleaned(object: KubeObject, salt: Uint8Array = randomBytes(32)): KubeObject {
   const copy = structuredClone(object) as KubeObject;
   if (copy.metadata?.annotations) delete copy.metadata.annotations[LAST_APPLIED];
   delete copy.binaryData;
-  return walk(copy, false) as KubeObject;
+  let data: Record<string, string> | undefined;
+  if (copy.kind === "Secret") {
+    delete copy.stringData;
+    const values = (copy.data ?? {}) as Record<string, unknown>;
+    data = Object.fromEntries(
+      Object.entries(values).map(([k, v]) => [
+        k,
+        `hmac-sha256:${createHmac("sha256", salt).update(String(v)).digest("hex")}`,
+      ]),
+    );
+    delete copy.data;
+  }
+  const clean = walk(copy, false) as KubeObject;
+  return data ? { ...clean, data } : clean;
 }
 
 function walk(value: unknown, free: boolean): unknown {
@@ -140,7 +166,7 @@ function readme(
     "",
     `- Recorded from ${t0 === undefined ? "(never synced)" : new Date(t0).toISOString()} for ${t0 === undefined ? 0 : Math.round((now - t0) / 1000)} s; ended by ${how}.`,
     `- ${events} watch events (${by.join(", ") || "none"}), ${bytes} bytes of events.jsonl.`,
-    "- Secrets are not recorded; free text (env values, command lines, annotations, ConfigMap data, messages) is redacted as mon redacts messages; kubectl's last-applied annotation is dropped.",
+    "- Secrets are recorded as mon keeps them: names, types and keys, each value only as a hash salted for this recording (never a value); free text (env values, command lines, annotations, ConfigMap data, messages) is redacted as mon redacts messages; kubectl's last-applied annotation is dropped.",
     "- Replay it: `mon replay <this directory> --config config.yaml [--config other.yaml]`.",
     "",
   ].join("\n");

@@ -67,7 +67,14 @@ describe("the declared projection changes nothing mon tells (issue 42)", () => {
     for (const kind of ["Pod", "Node", "Deployment", "ReplicaSet", "Event", "EndpointSlice", "Lease"])
       expect(kinds).toContain(kind);
     const startMs = Math.max(...objects.map((o) => Date.parse(o.metadata?.creationTimestamp ?? "") || 0));
-    const result = await both({ name: "exchanges", initial: objects, events: [], startMs, lengthSeconds: 0 });
+    const result = await both({
+      name: "exchanges",
+      initial: objects,
+      events: [],
+      startMs,
+      lengthSeconds: 0,
+      secretsRecorded: objects.some((o) => o.kind === "Secret"),
+    });
     expectSame(result);
   });
 

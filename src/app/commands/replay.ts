@@ -67,7 +67,9 @@ export async function replay(
     if (typeof raw?.kind === "string") inventory.apply(raw.kind, type, trimManagedFields(structuredClone(raw)));
   };
   for (const o of timeline.initial) apply("ADDED", o);
-  for (const k of KNOWN_KINDS) if (!k.sensitive || config.watch.secrets) inventory.markWatched(k.kind);
+  // Secrets count as watched only when the recording holds them: else every Secret would look missing.
+  for (const k of KNOWN_KINDS)
+    if (!k.sensitive || (config.watch.secrets && timeline.secretsRecorded)) inventory.markWatched(k.kind);
   const prepared = prepareStartup(loaded, { logger: createSilentLogger(), clock, stdout: () => {} });
   const router = createRouter({
     providers: prepared.providers.map((p) => ({ name: p.definition.name, kind: p.definition.kind, ...p.common })),

@@ -25,6 +25,12 @@ export default defineCommand({
     duration: { type: "string", description: "how long to record after the first sync", default: "1h" },
     "max-bytes": { type: "string", description: "largest events.jsonl", default: "100MiB" },
     kubeconfig: { type: "string", description: "kubeconfig (default: KUBECONFIG, ~/.kube/config, in-cluster)" },
+    secrets: {
+      type: "boolean",
+      default: true,
+      description:
+        "record Secrets as mon keeps them: keys and salted value hashes, never values (--no-secrets: leave them out)",
+    },
   },
   async run({ args }) {
     const fail = (message: string) => {
@@ -46,7 +52,15 @@ export default defineCommand({
     } catch (error) {
       return fail((error as Error).message);
     }
-    const recording = record({ connection, clock: createSystemClock(), logger, out: args.out, durationMs, maxBytes });
+    const recording = record({
+      connection,
+      clock: createSystemClock(),
+      logger,
+      out: args.out,
+      durationMs,
+      maxBytes,
+      secrets: args.secrets,
+    });
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => recording.stop());
     const { end, events, bytes } = await recording.done;
     process.stderr.write(`mon record: ${events} events, ${bytes} bytes in ${args.out} (ended by ${end})\n`);
