@@ -105,11 +105,32 @@ export class TellHistory {
       text: message.text,
       providers,
     };
-    // A digest, roll-up or summary is a mark on each incident it names that the page knows.
+    // A digest, roll-up or summary is a mark on each incident it names. One the page does not know yet — told
+    // first in that summary, as after a restart (issue 52 item 7) — begins its story there: open, as told.
     if (message.covers?.length) {
       for (const id of message.covers) {
         const story = this.stories.get(id);
-        if (story) this.put({ ...story, messages: capped([...story.messages, sent]) });
+        if (story) {
+          this.put({ ...story, messages: capped([...story.messages, sent]) });
+          continue;
+        }
+        const facts = message.problems?.find((p) => p.incidentId === id);
+        const root = rootOf(id);
+        const reason = facts?.reasons[0] ?? message.reason;
+        this.put({
+          id,
+          root: refLabel(root),
+          ...(root.namespace ? { namespace: root.namespace } : {}),
+          reason,
+          tier: facts?.tier ?? message.tier,
+          emoji: message.emoji,
+          title: `${refLabel(root)}: ${reason}`,
+          firstAt: now,
+          findings: 1,
+          objects: [refLabel(root)],
+          messages: [sent],
+          changes: [],
+        });
       }
       return;
     }
@@ -212,4 +233,10 @@ function textOf(story: IncidentStory): number {
 
 function capped(messages: readonly ToldMessage[]): readonly ToldMessage[] {
   return messages.length <= MAX_MESSAGES ? messages : [messages[0]!, ...messages.slice(-(MAX_MESSAGES - 1))];
+}
+
+/** The root an incident id names (`Kind/namespace/name`, the namespace empty for cluster-wide roots). */
+function rootOf(id: string): { kind: string; namespace?: string; name: string } {
+  const [kind = id, namespace = "", ...name] = id.split("/");
+  return { kind, ...(namespace ? { namespace } : {}), name: name.join("/") || id };
 }
