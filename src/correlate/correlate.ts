@@ -10,6 +10,8 @@ export interface CorrelateContext {
   readonly inventory: InventoryView;
   readonly incidents: ReadonlyMap<string, Incident>;
   waits(f: Finding): boolean;
+  /** When this process began watching (its first pass), epoch ms: failures from before have no known onset. */
+  readonly watchingSince?: number;
 }
 
 /**
@@ -19,7 +21,12 @@ export interface CorrelateContext {
  */
 export function correlate(due: readonly Finding[], ctx: CorrelateContext): IncidentDraft[] {
   const isOpen = (id: string) => ctx.incidents.has(id);
-  const grouped = foldNamespaceOutages(groupFindings(due, ctx.inventory, isOpen), ctx.inventory, isOpen);
+  const grouped = foldNamespaceOutages(
+    groupFindings(due, ctx.inventory, isOpen),
+    ctx.inventory,
+    isOpen,
+    ctx.watchingSince,
+  );
   return deferForEvidence(grouped, ctx.waits, isOpen);
 }
 

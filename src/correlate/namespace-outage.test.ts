@@ -2,9 +2,10 @@ import { describe, expect, test } from "bun:test";
 import type { Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import { inventoryOf, workload } from "../testing/inventory.ts";
-import { foldNamespaceOutages } from "./namespace-outage.ts";
+import fc from "fast-check";
+import { AT_ONCE_MS, foldNamespaceOutages, NAMESPACE_OUTAGE_MIN_WORKLOADS } from "./namespace-outage.ts";
 
-const draft = (name: string): IncidentDraft => {
+const draft = (name: string, since = 0): IncidentDraft => {
   const f: Finding = {
     key: `CrashLoopBackOff/Pod/shop/${name}-1`,
     reason: "CrashLoopBackOff",
@@ -12,7 +13,7 @@ const draft = (name: string): IncidentDraft => {
     tier: "medium",
     summary: "crash",
     evidence: [],
-    since: 0,
+    since,
   };
   return { root: { kind: "Deployment", namespace: "shop", name }, rootReason: "CrashLoopBackOff", findings: [f] };
 };
@@ -57,5 +58,45 @@ describe("namespace outage (spec 1.3)", () => {
     );
     expect(roots(out)).toEqual(["Deployment/a", "Namespace/shop"]);
     expect(out[1]!.affected?.map((r) => r.name)).toEqual(["b", "e"]);
+  });
+
+  test("failures already there when mon began watching are never an outage 'at once', however many and whenever they began (issue 52 item 1)", () => {
+    const started = 10 * 3_600_000;
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 24 * 3_600_000 }), { minLength: 3, maxLength: 12 }),
+        fc.integer({ min: 0, max: 3 }),
+        (agesMs, extra) => {
+          const names = agesMs.map((_, i) => `w${i}`);
+          const drafts = agesMs.map((age, i) => draft(names[i]!, started - age));
+          const out = foldNamespaceOutages(
+            drafts,
+            shop(...names, ...Array.from({ length: extra }, (_, i) => `ok${i}`)),
+            none,
+            started,
+          );
+          expect(roots(out)).toEqual(names.map((n) => `Deployment/${n}`));
+        },
+      ),
+    );
+  });
+
+  test("only failures that began within AT_ONCE_MS of one another make the outage; the others stay their own", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 3 * AT_ONCE_MS }), { minLength: 3, maxLength: 10 }), (onsets) => {
+        const names = onsets.map((_, i) => `w${i}`);
+        const out = foldNamespaceOutages(
+          onsets.map((t, i) => draft(names[i]!, t)),
+          shop(...names),
+          none,
+          0,
+        );
+        const outage = out.find((d) => d.root.kind === "Namespace");
+        if (!outage) return;
+        const inside = outage.findings.map((f) => f.since);
+        expect(Math.max(...inside) - Math.min(...inside)).toBeLessThanOrEqual(AT_ONCE_MS);
+        expect(outage.affected!.length).toBeGreaterThanOrEqual(NAMESPACE_OUTAGE_MIN_WORKLOADS);
+      }),
+    );
   });
 });

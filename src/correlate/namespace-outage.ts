@@ -8,6 +8,8 @@ export const NAMESPACE_OUTAGE = "NamespaceOutage";
 
 /** Fewest workloads failing at once that make a namespace outage. */
 export const NAMESPACE_OUTAGE_MIN_WORKLOADS = 3;
+/** Failures that began within this long of one another began "at once", ms. */
+export const AT_ONCE_MS = 5 * 60_000;
 
 const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
 
@@ -17,11 +19,17 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * are not open yet), their drafts become one rooted at the Namespace, reason `NamespaceOutage`, the workloads
  * in `affected` and `folded` (mass failure). While that incident is open, every failing workload of the
  * namespace stays in it; workloads already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
+ *
+ * "At once" is what mon saw (issue 52 item 1): the workloads' failures began within AT_ONCE_MS of one another
+ * and after `watchingSince` (epoch ms, when this process began watching). A failure already there when mon
+ * started has an unknown onset: several such are not an outage that began at once, and stay incidents of their
+ * own (a startup summary names them together).
  */
 export function foldNamespaceOutages(
   drafts: readonly IncidentDraft[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean,
+  watchingSince = Number.NEGATIVE_INFINITY,
 ): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
@@ -34,15 +42,32 @@ export function foldNamespaceOutages(
   for (const [namespace, members] of byNamespace) {
     const root = { kind: "Namespace", name: namespace };
     const ongoing = isOpen(refKey(root));
-    const fresh = members.filter((d) => !isOpen(refKey(d.root)));
+    let fresh = members.filter((d) => !isOpen(refKey(d.root)));
     if (!ongoing) {
+      fresh = atOnce(fresh.filter((d) => onsetOf(d) >= watchingSince));
       if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
       const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
-      if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS || fresh.length * 2 <= total) continue;
+      if (fresh.length * 2 <= total) continue;
     }
     for (const d of fresh) folded.set(d, namespace);
   }
   return replaceGroups(drafts, folded, (namespace, members) =>
     mergeDrafts({ kind: "Namespace", name: namespace }, NAMESPACE_OUTAGE, members, "mass_failure"),
   );
+}
+
+/** When a draft's failure began: its earliest finding's onset, epoch ms. */
+function onsetOf(d: IncidentDraft): number {
+  return Math.min(...d.findings.map((f) => f.since));
+}
+
+/** The largest set of `drafts` whose onsets lie within AT_ONCE_MS of one another (the earliest such on a tie). */
+function atOnce(drafts: readonly IncidentDraft[]): IncidentDraft[] {
+  const sorted = [...drafts].sort((a, b) => onsetOf(a) - onsetOf(b));
+  let best: IncidentDraft[] = [];
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (onsetOf(sorted[i]!) - onsetOf(sorted[j]!) > AT_ONCE_MS) j++;
+    if (i - j + 1 > best.length) best = sorted.slice(j, i + 1);
+  }
+  return best;
 }

@@ -71,7 +71,12 @@ export function runPass(
       defer(fs, { inventory, now, incidents: state.incidents, baseline, ...(logs ? { evidence: logs } : {}) }),
     );
     const drafts = guard("correlate", deferred.due, keyOf, (fs) =>
-      correlate(fs, { inventory, incidents: state.incidents, waits: deferred.waits }),
+      correlate(fs, {
+        inventory,
+        incidents: state.incidents,
+        waits: deferred.waits,
+        ...(options.watchingSince !== undefined ? { watchingSince: options.watchingSince } : {}),
+      }),
     );
     const held = guard("hold", drafts, rootOf, (ds) =>
       hold(ds, { inventory, now, state, ...(rules ? { rules } : {}) }),
