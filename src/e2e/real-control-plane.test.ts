@@ -22,6 +22,7 @@ import {
   tellStoriesOnRealKube,
   tellStoriesOnRealNode,
 } from "../testing/real-stories.ts";
+import { sayAtExit } from "../testing/at-exit.ts";
 import { startTcpProxy, type TcpProxy } from "../testing/tcp-proxy.ts";
 import { TIMED_EXPECTATIONS } from "../testing/timing/expectations.ts";
 import { quickExpectation } from "../testing/timing/run.ts";
@@ -68,6 +69,8 @@ realTest(
     });
     const run = await tellStoriesOnRealKube(nodes, specs);
     console.log(`real control plane, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
+    const wrong = run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line);
+    if (wrong.length) sayAtExit("the real control plane's stories that went wrong", wrong.join("\n"));
     expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
     expect(run.results.flatMap((r) => r.failures)).toEqual([]);
     expect(run.standInFailures).toEqual([]);
@@ -98,6 +101,13 @@ nodeTest(
       },
     });
     console.log(`real node, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
+    const wrong = [
+      ...run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line),
+      ...run.results.flatMap((r) => r.failures),
+      ...run.unplaced.map((m) => `unplaced ${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`),
+      ...(run.stalls ? [`${run.stalls} stalled watches`] : []),
+    ];
+    if (wrong.length) sayAtExit("the real node's stories that went wrong", wrong.join("\n"));
     // The stand-in's kubelet held to the real one: every difference a watcher sees is fixed or documented.
     const { standIn, real, failures } = differential!;
     const documented = (only: "stand-in" | "real") =>
@@ -111,6 +121,12 @@ nodeTest(
     expect(run.results.flatMap((r) => r.failures)).toEqual([]);
     expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
     expect(run.stalls).toBe(0);
+    const undocumented = [
+      ...onlyStandIn.filter((f) => !documented("stand-in").has(f)).map((f) => `only on the stand-in: ${f}`),
+      ...onlyReal.filter((f) => !documented("real").has(f)).map((f) => `only on the real kubelet: ${f}`),
+      ...failures.map((f) => `write refused: ${f}`),
+    ];
+    if (undocumented.length) sayAtExit("the kubelet differential's undocumented differences", undocumented.join("\n"));
     expect({
       standIn: onlyStandIn.filter((f) => !documented("stand-in").has(f)),
       real: onlyReal.filter((f) => !documented("real").has(f)),

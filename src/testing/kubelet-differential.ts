@@ -134,9 +134,9 @@ export const KNOWN_KUBELET_DIFFERENCES: readonly KnownKubeletDifference[] = [
     'pod pull: app waiting ImagePullBackOff: Back-off pulling image "registry.example/none:#": ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": registry.example/none:#: not found',
   ].map((fact) => ({ fact, only: "stand-in" as const, why: PULL_WHY })),
   ...[
-    'event about pod pull: Warning Failed from kubelet: Failed to pull image "registry.example/none:#": failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example on #:#: no such host (repeated)',
-    'pod pull: app waiting ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example on #:#: no such host',
-    'pod pull: app waiting ImagePullBackOff: Back-off pulling image "registry.example/none:#": ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example on #:#: no such host',
+    'event about pod pull: Warning Failed from kubelet: Failed to pull image "registry.example/none:#": failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example: not resolved (repeated)',
+    'pod pull: app waiting ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example: not resolved',
+    'pod pull: app waiting ImagePullBackOff: Back-off pulling image "registry.example/none:#": ErrImagePull: failed to pull and unpack image "registry.example/none:#": failed to resolve reference "registry.example/none:#": failed to do request: Head "https://registry.example/v#/none/manifests/#": dial tcp: lookup registry.example: not resolved',
   ].map((fact) => ({ fact, only: "real" as const, why: PULL_WHY })),
 ];
 
@@ -349,17 +349,25 @@ function stateOf(state: Record<string, any> | undefined): string {
   return "?";
 }
 
-/** A message with what differs between servers and runs (names, ids, addresses, numbers, quoted values) as `#`. */
+/**
+ * A message with what differs between servers and runs (names, ids, addresses, numbers, quoted values) as `#`,
+ * and a name that does not resolve said one way, whatever the machine's resolver answered.
+ */
 export function normalize(message: string): string {
-  return message
-    .replace(/[a-z]+:\/\/[0-9a-f]{12,}/g, "#")
-    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "#")
-    .replace(/\b\d+\.\d+\.\d+\.\d+\b/g, "#")
-    .replace(/kubelet-diff-(real|standin)/g, "#")
-    .replace(/\b(localhost|#)\b/g, "#")
-    .replace(/\d+(\.\d+)?/g, "#")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    message
+      // How a name fails to resolve is the machine's (no such host, server misbehaving, an i/o timeout without a
+      // resolver): one failure to resolve, whatever the resolver said.
+      .replace(/dial tcp: lookup ([^\s:]+)[^"]*$/, "dial tcp: lookup $1: not resolved")
+      .replace(/[a-z]+:\/\/[0-9a-f]{12,}/g, "#")
+      .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "#")
+      .replace(/\b\d+\.\d+\.\d+\.\d+\b/g, "#")
+      .replace(/kubelet-diff-(real|standin)/g, "#")
+      .replace(/\b(localhost|#)\b/g, "#")
+      .replace(/\d+(\.\d+)?/g, "#")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /** A write cadence in words: `10 s`, `a minute`, or `several minutes or more` (none over the span watched included). */
