@@ -1,4 +1,4 @@
-import type { Finding } from "../model/finding.ts";
+import { causesOf, type Finding } from "../model/finding.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey } from "../model/object-ref.ts";
@@ -12,6 +12,8 @@ export interface CorrelateContext {
   waits(f: Finding): boolean;
   /** When this process began watching (its first pass), epoch ms: failures from before have no known onset. */
   readonly watchingSince?: number;
+  /** Whether a finding is held back (silenced, out of scope, under maintenance): it joins no shared root. */
+  readonly suppressed?: (f: Finding) => boolean;
 }
 
 /**
@@ -21,11 +23,14 @@ export interface CorrelateContext {
  */
 export function correlate(due: readonly Finding[], ctx: CorrelateContext): IncidentDraft[] {
   const isOpen = (id: string) => ctx.incidents.has(id);
+  const suppressed = ctx.suppressed;
+  const quiet = suppressed ? (d: IncidentDraft) => causesOf(d.findings).every(suppressed) : () => false;
   const grouped = foldNamespaceOutages(
-    groupFindings(due, ctx.inventory, isOpen),
+    groupFindings(due, ctx.inventory, isOpen, quiet),
     ctx.inventory,
     isOpen,
     ctx.watchingSince,
+    quiet,
   );
   return deferForEvidence(grouped, ctx.waits, isOpen);
 }

@@ -17,13 +17,15 @@ import { foldSharedErrors } from "./shared-errors.ts";
  * unreachable `host:port` are then folded into one incident rooted at that endpoint (`endpoints.ts`), and
  * workloads failing with the same error line into one rooted at that error (`shared-errors.ts`). Each draft
  * names in `folded` the incidents it stands for (node inhibition, cascading suppression). `isOpen` says
- * whether an incident id is open: a workload already told on its own is not moved under a shared root.
- * Pure and deterministic: drafts come out sorted by root key, findings by key.
+ * whether an incident id is open: a workload already told on its own is not moved under a shared root; `quiet`
+ * whether a workload's draft is held back (every cause silenced, out of scope or under maintenance): such a
+ * draft joins no shared root. Pure and deterministic: drafts come out sorted by root key, findings by key.
  */
 export function groupFindings(
   findings: readonly Finding[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean = () => false,
+  quiet: (draft: IncidentDraft) => boolean = () => false,
 ): IncidentDraft[] {
   const groups = new Map<
     string,
@@ -142,9 +144,12 @@ export function groupFindings(
         ...(folded.length ? { folded } : {}),
       };
     });
-  return foldSharedErrors(
+  // A workload whose failure a silence, the scope or maintenance holds back is no member of a shared root: it
+  // would be named and counted there, or make the root exist at all (issue 52 item 3). It stays its own, held.
+  const held = drafts.filter(quiet);
+  const shared = foldSharedErrors(
     foldSharedEndpoints(
-      drafts,
+      drafts.filter((d) => !quiet(d)),
       (endpoint) => serviceEndpoint(endpoint, inventory),
       isOpen,
       (endpoint) => isServiceEndpoint(endpoint, inventory),
@@ -152,6 +157,7 @@ export function groupFindings(
     ),
     isOpen,
   );
+  return [...shared, ...held].sort((a, b) => refKey(a.root).localeCompare(refKey(b.root)));
 }
 
 // --- internal ---

@@ -23,17 +23,19 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * "At once" is what mon saw (issue 52 item 1): the workloads' failures began within AT_ONCE_MS of one another
  * and after `watchingSince` (epoch ms, when this process began watching). A failure already there when mon
  * started has an unknown onset: several such are not an outage that began at once, and stay incidents of their
- * own (a startup summary names them together).
+ * own (a startup summary names them together). A `quiet` workload (held back by a silence, the scope or
+ * maintenance) neither counts nor joins.
  */
 export function foldNamespaceOutages(
   drafts: readonly IncidentDraft[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean,
   watchingSince = Number.NEGATIVE_INFINITY,
+  quiet: (draft: IncidentDraft) => boolean = () => false,
 ): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
   for (const d of drafts) {
-    if (!(WORKLOADS as readonly string[]).includes(d.root.kind) || !d.root.namespace) continue;
+    if (!(WORKLOADS as readonly string[]).includes(d.root.kind) || !d.root.namespace || quiet(d)) continue;
     const members = byNamespace.get(d.root.namespace);
     if (members) members.push(d);
     else byNamespace.set(d.root.namespace, [d]);

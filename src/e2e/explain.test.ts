@@ -178,6 +178,52 @@ describe("mon explain: why mon told, held or stayed silent", () => {
       ]);
   });
 
+  test("a silenced workload joins no group: a shared error names and counts only the others, an outside endpoint needs two unsilenced (issue 52 item 3)", async () => {
+    const h = await hook();
+    const c = await cluster(
+      { webhook: { url: `${h.url}/mon` } },
+      { silences: [{ namespaces: ["batch"], reasons: ["CrashLoopBackOff"] }] },
+    );
+    const now = c.clock.now();
+    const error = 'FATAL: password authentication failed for user "sync" on the ledger database';
+    const refused = "dial tcp 203.0.113.50:5432: connect: connection refused";
+    for (const [ns, name, output] of [
+      ["batch", "sync-a", error],
+      ["pay", "sync-b", error],
+      ["pay", "sync-c", error],
+      ["batch", "etl-a", refused],
+      ["pay", "etl-b", refused],
+    ] as const) {
+      seedWorkload(c.sim, ns, name, ["n1"], now - 3_600_000);
+      crashPod(c.sim, ns, `${name}-abc12-p0`, 4, now, output);
+    }
+    const told = () =>
+      h.requests.map((r) => r.json() as { action: string; incidentId: string; text: string; covers?: string[] });
+    // Told at once, they come as a roll-up: each problem is one it covers.
+    const ids = () => told().flatMap((m) => [m.incidentId, ...(m.covers ?? [])]);
+    await waitUntil(async () => {
+      await c.settle();
+      await c.clock.advance(30_000);
+      return ids().includes("Deployment/pay/etl-b");
+    }, "the unsilenced workload on the outside endpoint, told on its own");
+    for (let i = 0; i < 4; i++) {
+      await c.clock.advance(30_000);
+      await c.settle();
+    }
+    // No endpoint incident: with batch/etl-a silenced, one workload fails on the outside host.
+    expect(ids().filter((id) => id.startsWith("Endpoint/"))).toEqual([]);
+    // The shared error is the two of pay, never batch's; nothing told names batch.
+    expect(ids().filter((id) => id.startsWith("Error/")).length).toBeGreaterThan(0);
+    const text = told()
+      .map((m) => m.text)
+      .join("\n");
+    expect(text).toContain("the same error in 2 workloads");
+    expect(text).not.toContain("batch/");
+    // The silenced pods' own traces say they were silenced, by which rule.
+    for (const pod of ["Pod/batch/sync-a-abc12-p0", "Pod/batch/etl-a-abc12-p0"])
+      expect(await explain(c, pod)).toMatch(/suppressed +silenced by test\.yaml:\d+/);
+  });
+
   test("a folded finding says into which incident and why; a told one what each provider answered", async () => {
     const h = await hook();
     const c = await cluster({ webhook: { url: `${h.url}/mon` } });

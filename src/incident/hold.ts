@@ -1,4 +1,4 @@
-import { explanatoryDepth, type Finding, isSymptom } from "../model/finding.ts";
+import { causesOf, explanatoryDepth, type Finding } from "../model/finding.ts";
 import type { IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { ObjectRef } from "../model/object-ref.ts";
@@ -62,10 +62,4 @@ function withoutSilenced(draft: IncidentDraft, silenced: (f: Finding) => boolean
     ? draft.rootReason
     : [...kept].sort((a, b) => explanatoryDepth(a) - explanatoryDepth(b) || a.key.localeCompare(b.key))[0]!.reason;
   return { ...draft, rootReason, findings: kept };
-}
-
-/** The findings that are not symptoms of the others, or all of them when every one is a symptom. */
-function causesOf(findings: readonly Finding[]): readonly Finding[] {
-  const causes = findings.filter((f) => !isSymptom(f));
-  return causes.length > 0 ? causes : findings;
 }

@@ -68,6 +68,12 @@ export function isSymptom(f: Pick<Finding, "joins" | "symptom">): boolean {
   return f.joins !== undefined || f.symptom === true;
 }
 
+/** The findings that are not symptoms of the others, or all of them when every one is a symptom. */
+export function causesOf<F extends Pick<Finding, "joins" | "symptom">>(findings: readonly F[]): readonly F[] {
+  const causes = findings.filter((f) => !isSymptom(f));
+  return causes.length > 0 ? causes : findings;
+}
+
 /**
  * The node reasons that say a node is down — not ready, lost, without pod network: every pod on it counts as
  * failing (its impact), and every pod finding that began since is its doing (failure-catalogue R1, R3).

@@ -12,7 +12,7 @@ import { proHintFor } from "../../incident/pro-hint.ts";
 import { rate } from "../../detect/rate.ts";
 import { recoveryLine } from "../../incident/recovery.ts";
 import { step } from "../../incident/step.ts";
-import { type PreparedRules, suppressionText } from "../../incident/suppress.ts";
+import { type PreparedRules, suppressionOf, suppressionText } from "../../incident/suppress.ts";
 import { nextWakeAt } from "../../incident/wake.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { InventoryView, UsageView } from "../../model/inventory.ts";
@@ -76,6 +76,7 @@ export function runPass(
         incidents: state.incidents,
         waits: deferred.waits,
         ...(options.watchingSince !== undefined ? { watchingSince: options.watchingSince } : {}),
+        ...(rules ? { suppressed: (f: Finding) => suppressionOf(f, inventory, rules, now) !== undefined } : {}),
       }),
     );
     const held = guard("hold", drafts, rootOf, (ds) =>

@@ -122,9 +122,7 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
   {
     story: "configmap-volume-appears",
     source: "controllers",
-    threads: [
-      "ConfigMap/shop/api-config: announce ConfigMapMissing, resolve ConfigMapMissing",
-    ],
+    threads: ["ConfigMap/shop/api-config: announce ConfigMapMissing, resolve ConfigMapMissing"],
     resolvesWithin: 180,
     why: "Issue 28 (3). The ConfigMap is told as soon as the Deployments' pods name it, with the pods it stops (issue 52: they are affected from its first message, so their FailedMount is that cause at work, not news). The FailedMount events of pods that start once it exists are history, and the Deployments without replicas meanwhile are its recovery.",
   },
