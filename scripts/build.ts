@@ -1,8 +1,10 @@
 /**
  * Compiles src/main.ts into the single executable dist/mon (daemon and CLI), with the flags of
  * STYLE.md "Binary facts": no .env or bunfig.toml autoload from the working directory, ESM bytecode.
- * Usage: bun scripts/build.ts [--target bun-linux-x64] [--executable path/to/bun] [--outfile dist/mon]
- * (`--executable`: the runtime of the target platform, for cross-compiling without a download; scripts/release.ts).
+ * Usage: bun scripts/build.ts [--target bun-linux-x64] [--executable path/to/bun] [--outfile dist/mon] [--development]
+ * (`--executable`: the runtime of the target platform, for cross-compiling without a download; scripts/release.ts;
+ * `--development`: a build that trusts the test license server's key as running from source does — for trying
+ * Pro features in a test cluster against src/testing/license-server.ts, never shipped).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -29,7 +31,7 @@ const flags = [
   "--splitting",
   // A release build: it trusts only the vendor's license key and sends telemetry (src/build-info.ts).
   "--define",
-  'MON_BUILD="release"',
+  process.argv.includes("--development") ? 'MON_BUILD="development"' : 'MON_BUILD="release"',
   ...(arg("--target") ? [`--target=${arg("--target")}`] : []),
   ...(arg("--executable") ? [`--compile-executable-path=${arg("--executable")}`] : []),
   join(root, "src", "main.ts"),

@@ -10,8 +10,8 @@ export interface CorrelateContext {
   readonly inventory: InventoryView;
   readonly incidents: ReadonlyMap<string, Incident>;
   waits(f: Finding): boolean;
-  /** When this process began watching (its first pass), epoch ms: failures from before have no known onset. */
-  readonly watchingSince?: number;
+  /** The first pass of this process: what fails was already failing, with no known onset. */
+  readonly baseline?: boolean;
   /** Whether a finding is held back (silenced, out of scope, under maintenance): it joins no shared root. */
   readonly suppressed?: (f: Finding) => boolean;
 }
@@ -29,7 +29,7 @@ export function correlate(due: readonly Finding[], ctx: CorrelateContext): Incid
     groupFindings(due, ctx.inventory, isOpen, quiet),
     ctx.inventory,
     isOpen,
-    ctx.watchingSince,
+    ctx.baseline ?? false,
     quiet,
   );
   return deferForEvidence(grouped, ctx.waits, isOpen);

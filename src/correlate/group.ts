@@ -120,7 +120,11 @@ export function groupFindings(
       add(cause.object, f, undefined, { reason: "cascading_suppression", root: () => workloadRoot(f, inventory) });
       continue;
     }
-    const node = f.nodeName ? failingNodes.get(f.nodeName)?.find((n) => nodeExplains(n, f)) : undefined;
+    // A failure already told on its own stays in its incident when its node goes down (issue 52 item 5).
+    const node =
+      f.nodeName && !isOpen(refKey(workloadRoot(f, inventory)))
+        ? failingNodes.get(f.nodeName)?.find((n) => nodeExplains(n, f))
+        : undefined;
     if (node) {
       add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f, undefined, {
         reason: "node_inhibition",

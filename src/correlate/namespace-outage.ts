@@ -8,8 +8,6 @@ export const NAMESPACE_OUTAGE = "NamespaceOutage";
 
 /** Fewest workloads failing at once that make a namespace outage. */
 export const NAMESPACE_OUTAGE_MIN_WORKLOADS = 3;
-/** Failures that began within this long of one another began "at once", ms. */
-export const AT_ONCE_MS = 5 * 60_000;
 
 const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
 
@@ -20,17 +18,16 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * in `affected` and `folded` (mass failure). While that incident is open, every failing workload of the
  * namespace stays in it; workloads already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
  *
- * "At once" is what mon saw (issue 52 item 1): the workloads' failures began within AT_ONCE_MS of one another
- * and after `watchingSince` (epoch ms, when this process began watching). A failure already there when mon
- * started has an unknown onset: several such are not an outage that began at once, and stay incidents of their
- * own (a startup summary names them together). A `quiet` workload (held back by a silence, the scope or
- * maintenance) neither counts nor joins.
+ * "At once" is what mon saw (issue 52 item 1): in the `baseline` pass — the first of this process — what fails
+ * was already failing when mon started, with an unknown onset: several such are not an outage that began at
+ * once, and stay incidents of their own (the startup summary names them together). A `quiet` workload (held
+ * back by a silence, the scope or maintenance) neither counts nor joins.
  */
 export function foldNamespaceOutages(
   drafts: readonly IncidentDraft[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean,
-  watchingSince = Number.NEGATIVE_INFINITY,
+  baseline = false,
   quiet: (draft: IncidentDraft) => boolean = () => false,
 ): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
@@ -44,10 +41,9 @@ export function foldNamespaceOutages(
   for (const [namespace, members] of byNamespace) {
     const root = { kind: "Namespace", name: namespace };
     const ongoing = isOpen(refKey(root));
-    let fresh = members.filter((d) => !isOpen(refKey(d.root)));
+    const fresh = members.filter((d) => !isOpen(refKey(d.root)));
     if (!ongoing) {
-      fresh = atOnce(fresh.filter((d) => onsetOf(d) >= watchingSince));
-      if (fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
+      if (baseline || fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
       const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
       if (fresh.length * 2 <= total) continue;
     }
@@ -56,20 +52,4 @@ export function foldNamespaceOutages(
   return replaceGroups(drafts, folded, (namespace, members) =>
     mergeDrafts({ kind: "Namespace", name: namespace }, NAMESPACE_OUTAGE, members, "mass_failure"),
   );
-}
-
-/** When a draft's failure began: its earliest finding's onset, epoch ms. */
-function onsetOf(d: IncidentDraft): number {
-  return Math.min(...d.findings.map((f) => f.since));
-}
-
-/** The largest set of `drafts` whose onsets lie within AT_ONCE_MS of one another (the earliest such on a tie). */
-function atOnce(drafts: readonly IncidentDraft[]): IncidentDraft[] {
-  const sorted = [...drafts].sort((a, b) => onsetOf(a) - onsetOf(b));
-  let best: IncidentDraft[] = [];
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (onsetOf(sorted[i]!) - onsetOf(sorted[j]!) > AT_ONCE_MS) j++;
-    if (i - j + 1 > best.length) best = sorted.slice(j, i + 1);
-  }
-  return best;
 }

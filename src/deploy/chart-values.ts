@@ -210,6 +210,17 @@ export const ChartValuesSchema = v.strictObject({
       v.description("KUBERNETES_SERVICE_PORT, with apiServer.host."),
     ),
   }),
+  hostAliases: v.pipe(
+    v.array(
+      v.strictObject({
+        ip: v.pipe(v.string(), v.regex(/^[0-9a-fA-F.:]+$/)),
+        hostnames: v.array(v.pipe(v.string(), v.regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/))),
+      }),
+    ),
+    v.description(
+      "The pods' /etc/hosts entries (PodSpec hostAliases): e.g. the API server's certificate name (kubernetes.default.svc) at an address pods reach, with apiServer.host that name, where the `kubernetes` Service does not route.",
+    ),
+  ),
   nodeSelector: v.pipe(v.record(v.string(), v.string()), v.description("The pods' nodeSelector.")),
   tolerations: v.pipe(List, v.description("The pods' tolerations.")),
   affinity: v.pipe(

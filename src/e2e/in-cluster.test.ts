@@ -1,5 +1,4 @@
 import { afterAll, describe, expect } from "bun:test";
-import { spawn } from "node:child_process";
 import {
   chownSync,
   copyFileSync,
@@ -24,7 +23,19 @@ import { runCli } from "../testing/cli.ts";
 import { helm } from "../testing/helm.ts";
 import { compiledImage } from "../testing/image.ts";
 import { BINARIES, realTest } from "../testing/real-components.ts";
-import { BUSYBOX, freePorts, type RealNode, realNode, realNodeTest } from "../testing/real-node.ts";
+import {
+  busyboxDeployment,
+  containerPid,
+  followLog,
+  health as healthAt,
+  kubectlJson,
+  monPods,
+  type Pod,
+  podReady,
+  poll,
+  threadAt,
+} from "../testing/in-cluster.ts";
+import { freePorts, type RealNode, realNode, realNodeTest } from "../testing/real-node.ts";
 import { pastYoungNodeGrace } from "../testing/real-stories.ts";
 import { VERSION } from "../version.ts";
 
@@ -66,70 +77,14 @@ afterAll(async () => {
   rmSync(installed.dir, { recursive: true, force: true });
 });
 
-/** Polls `condition` every half second until it returns a value (not undefined/false); throws naming `what`. */
-async function poll<T>(what: string, timeoutMs: number, condition: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
-async function kubectlJson<T>(node: RealNode, args: readonly string[]): Promise<T> {
-  const r = await node.kube.kubectl([...args, "-o", "json"]);
-  if (r.status !== 0) throw new Error(`kubectl ${args.join(" ")}: ${r.output}`);
-  return JSON.parse(r.output) as T;
-}
-
-interface Pod {
-  metadata: { name: string; uid: string; deletionTimestamp?: string };
-  status?: {
-    phase?: string;
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: { containerID?: string; restartCount: number; ready: boolean }[];
-  };
-}
-
-const ready = (p: Pod) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
-
-/** mon's pods in `namespace` (the release's by default), oldest first. */
-async function monPods(node: RealNode, namespace = NS): Promise<Pod[]> {
-  const list = await kubectlJson<{ items: Pod[] }>(node, [
-    "-n",
-    namespace,
-    "get",
-    "pods",
-    "-l",
-    "app.kubernetes.io/name=mon",
-  ]);
-  return list.items;
-}
-
 /** The one ready, not terminating mon pod in `namespace`, when there is exactly one. */
 async function readyPod(node: RealNode, namespace = NS): Promise<Pod | undefined> {
   const pods = (await monPods(node, namespace)).filter((p) => !p.metadata.deletionTimestamp);
-  return pods.length === 1 && ready(pods[0]!) ? pods[0] : undefined;
+  return pods.length === 1 && podReady(pods[0]!) ? pods[0] : undefined;
 }
 
-/** The host pid of a pod's first container (the node runs on this machine), through its containerd. */
-function containerPid(node: RealNode, pod: Pod): number {
-  const id = pod.status?.containerStatuses?.[0]?.containerID?.replace(/^containerd:\/\//, "");
-  const tasks = node.ctr(["tasks", "ls"]).output.split("\n");
-  const row = tasks.find((l) => id && l.startsWith(id));
-  if (!row) throw new Error(`no containerd task for ${pod.metadata.name} (${id})`);
-  return Number(row.split(/\s+/)[1]);
-}
-
-async function health(port: number): Promise<{
-  status: string;
-  components: Record<string, { state: string; reason?: string }>;
-  coverage: { kinds: { kind: string; reason: string }[] };
-  lock?: { holder?: string };
-}> {
-  return (await fetch(`http://127.0.0.1:${port}/health`)).json() as never;
-}
+/** /health of a mon on this host's network. */
+const health = (port: number) => healthAt(`http://127.0.0.1:${port}`);
 
 /** The values of the test's installation: the chart's defaults but for what this machine needs. */
 function values(hook: string, healthPort: number, apiPort: string): object {
@@ -231,30 +186,8 @@ async function canList(node: RealNode, kind: string, namespace?: string): Promis
   return r.output.trim().startsWith("yes");
 }
 
-/** Follows a pod's log to its container's end (kubectl logs -f): what it said up to its last line. */
-function followLog(node: RealNode, pod: string): Promise<string> {
-  return new Promise((done) => {
-    const child = spawn(join(node.kube.stateDir, "bin", "kubectl"), [
-      "--kubeconfig",
-      node.kube.kubeconfigPath,
-      "-n",
-      NS,
-      "logs",
-      "-f",
-      pod,
-    ]);
-    let out = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (out += b.toString()));
-    child.on("close", () => done(out));
-  });
-}
-
-/** The crash-looping Deployment's own messages at the webhook (a startup summary may name it too: not its thread). */
-const aboutCrash = (hook: CaptureServer) =>
-  hook.requests
-    .map((r) => r.json() as { action: string; incidentId: string; text: string })
-    .filter((m) => m.incidentId === `Deployment/${APPS}/crasher`);
+/** The crash-looping Deployment's own thread at the webhook. */
+const aboutCrash = (hook: CaptureServer) => threadAt(hook, `Deployment/${APPS}/crasher`);
 
 /** Helm upgrade of the test's release with `--set` values on top of its values file. */
 async function upgrade(i: Installed, sets: readonly string[]): Promise<void> {
@@ -376,31 +309,7 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
     "a real crash loop on the same node reaches the webhook receiver on the host",
     async () => {
       const { node, hook } = need();
-      const deployment = {
-        apiVersion: "apps/v1",
-        kind: "Deployment",
-        metadata: { name: "crasher", namespace: APPS },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: { app: "crasher" } },
-          template: {
-            metadata: { labels: { app: "crasher" } },
-            spec: {
-              nodeSelector: { "kubernetes.io/hostname": "localhost" },
-              tolerations: [{ key: REAL_NODE_TAINT, operator: "Exists", effect: "NoSchedule" }],
-              terminationGracePeriodSeconds: 0,
-              containers: [
-                {
-                  name: "app",
-                  image: BUSYBOX,
-                  imagePullPolicy: "Never",
-                  command: ["sh", "-c", "echo 'FATAL: cannot open /data/db: no such file'; exit 3"],
-                },
-              ],
-            },
-          },
-        },
-      };
+      const deployment = busyboxDeployment(APPS, "crasher", "echo 'FATAL: cannot open /data/db: no such file'; exit 3");
       // mon holds what fails on a node that is still joining the cluster (young-node grace, spec 1.8).
       await pastYoungNodeGrace(node.registeredAt);
       const created = Date.now();
@@ -467,7 +376,7 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
         ["no Secrets", ["rbac.mode=least-privilege", "watch.secrets=false"]],
       ] as const) {
         const old = (await readyPod(node))!;
-        const lastWords = followLog(node, old.metadata.name);
+        const lastWords = followLog(node, NS, old.metadata.name);
         const started = Date.now();
         await upgrade(i, sets);
         const fresh = await poll(`the rolled pod (${step})`, 180_000, async () => {

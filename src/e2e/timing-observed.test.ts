@@ -68,7 +68,7 @@ describe("issue 28: what was observed, on the timing it was observed with", () =
     "3a. a ConfigMap created under pods waiting to mount it: their FailedMount events and the Deployments catching up are no new problems",
     async () => {
       expect(lines(await tell("configmap-volume-appears", RECORDED_STORY_TIMING))).toEqual([
-        "announce ConfigMap/shop/api-config ConfigMapMissing | 🟠 configmap shop/api-config: ConfigMapMissing [replay] // medium · ConfigMapMissing · 1 finding",
+        "announce ConfigMap/shop/api-config ConfigMapMissing | 🟠 configmap shop/api-config: ConfigMapMissing, 3 pods affected [replay] // medium · ConfigMapMissing · 1 finding",
         "resolve ConfigMap/shop/api-config ConfigMapMissing | ✅ Resolved: configmap shop/api-config [replay] // Now: ConfigMap api-config exists now.",
       ]);
     },

@@ -86,6 +86,22 @@ export const NODE_DOWN_REASONS: ReadonlySet<string> = new Set(["NodeNotReady", "
  */
 export const NODE_DOWN_SLACK_MS = 2 * 60_000;
 
+/**
+ * Failures with evidence of their own, which no node state explains (issue 52 item 5): an image that does not
+ * exist, a missing Secret or ConfigMap, a container the runtime cannot create from its spec. A pod showing one
+ * when its node went down keeps it, however shortly before.
+ */
+export const OWN_EVIDENCE_REASONS: ReadonlySet<string> = new Set([
+  "ImagePullBackOff",
+  "InvalidImageName",
+  "ImageUnavailable",
+  "CreateContainerConfigError",
+  "CreateContainerError",
+  "SecretMissing",
+  "ConfigMapMissing",
+  "ServiceAccountMissing",
+]);
+
 /** Kinds whose own findings are about their pods (a workload with no available replica). */
 export const WORKLOAD_KINDS: ReadonlySet<string> = new Set([
   "Deployment",

@@ -32,8 +32,11 @@ export interface CaptureServer {
   close(): Promise<void>;
 }
 
-/** Starts a capture server on 127.0.0.1 with a free port; answers 200 `ok` unless told otherwise. */
-export async function startCaptureServer(): Promise<CaptureServer> {
+/**
+ * Starts a capture server on 127.0.0.1 with a free port; answers 200 `ok` unless told otherwise. `host`: another
+ * local address to listen on (the real node's bridge, which its pods reach; real-node.ts).
+ */
+export async function startCaptureServer(host = "127.0.0.1"): Promise<CaptureServer> {
   const requests: CapturedRequest[] = [];
   const queued: ScriptedAnswer[] = [];
   let fallback: ScriptedAnswer | ((request: CapturedRequest) => ScriptedAnswer) = { status: 200, body: "ok" };
@@ -66,10 +69,10 @@ export async function startCaptureServer(): Promise<CaptureServer> {
   // makes the client retry (mon does, as with any provider), and on a busy machine that race would move a
   // test's messages onto the fake clock's retry back-off. Tests of that retry script the failure instead.
   server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   const port = (server.address() as { port: number }).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     queue: (...answers) => void queued.push(...answers),
     setDefault: (answer) => void (fallback = answer),

@@ -60,13 +60,13 @@ export const EXPECTATIONS: readonly Expectation[] = [
     root: "ConfigMap/tl-configmap-missing/reports-config",
     reason: "ConfigMapMissing",
     messages: [
-      "announce ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | 🟠 configmap tl-configmap-missing/reports-config: ConfigMapMissing [replay] // high · ConfigMapMissing · 2 findings",
+      "announce ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | 🟠 configmap tl-configmap-missing/reports-config: ConfigMapMissing, 1 pod affected [replay] // high · ConfigMapMissing · 2 findings",
       "resolve ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | ✅ Resolved: configmap tl-configmap-missing/reports-config [replay] // Now: ConfigMap reports-config exists now.",
     ],
     why: "The missing ConfigMap is the cause; the Deployment's pod and the Service without endpoints are its symptoms and join its incident. No Service incident of its own, no resolve before the pod is Ready (t=101.8). The pod is first seen before its kubelet has said anything; a missing reference then waits 5 s in case the ConfigMap is only late to mon's watch (issue 50), so by the announcement the Deployment has said it has no available replica, and the announcement names both (high).",
     onControllers: {
       messages: [
-        "announce ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | 🟠 configmap tl-configmap-missing/reports-config: ConfigMapMissing [replay] // high · ConfigMapMissing · 2 findings",
+        "announce ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | 🟠 configmap tl-configmap-missing/reports-config: ConfigMapMissing, 1 pod affected [replay] // high · ConfigMapMissing · 2 findings",
         "resolve ConfigMap/tl-configmap-missing/reports-config ConfigMapMissing | ✅ Resolved: configmap tl-configmap-missing/reports-config [replay] // Now: ConfigMap reports-config exists now.",
       ],
       why: "The controllers' kubelet says CreateContainerConfigError 1.2 s after the pod (the recording's emulator said it at once); until the kubelet says so, a missing reference waits 5 s in case the ConfigMap is only late to mon's watch (issue 50), so by the announcement the Deployment has said it has no available replica, and the announcement names both (high).",

@@ -40,9 +40,12 @@ export interface LicenseServer {
   close(): Promise<void>;
 }
 
-/** Starts the test license server; `now` (epoch ms) is its clock — the test's fake clock. */
-export async function startLicenseServer(now: () => number): Promise<LicenseServer> {
-  const http = await startCaptureServer();
+/**
+ * Starts the test license server; `now` (epoch ms) is its clock — the test's fake clock. `host`: the local address
+ * it listens on (127.0.0.1; the real node's bridge for mon's pods).
+ */
+export async function startLicenseServer(now: () => number, host?: string): Promise<LicenseServer> {
+  const http = await startCaptureServer(host);
   const key = createPrivateKey({ key: Buffer.from(TEST_PRIVATE_KEY, "base64"), format: "der", type: "pkcs8" });
   const forgedKey = createPrivateKey({
     key: Buffer.from("MC4CAQAwBQYDK2VwBCIEIKd5xFfWSHRlbmkYNRcY/7FC5Ptqz82+IYwyJP+sfsi5", "base64"),

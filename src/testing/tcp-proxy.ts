@@ -15,8 +15,12 @@ export interface TcpProxy {
 /**
  * Starts a TCP proxy on 127.0.0.1 (a free port) to `target` (`host:port`). TLS passes through untouched, so a
  * kubeconfig pointed at the proxy still verifies the API server's certificate (its names include 127.0.0.1).
+ * `listen`: another local address and port to listen on.
  */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  listen: { host: string; port: number } = { host: "127.0.0.1", port: 0 },
+): Promise<TcpProxy> {
   let holding = false;
   const pairs = new Set<{ client: Socket; upstream: Socket; kept: Buffer[] }>();
   const server = createServer((client) => {
@@ -43,7 +47,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (!holding) end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, resolve);
+  });
   return {
     port: (server.address() as { port: number }).port,
     hold(on) {

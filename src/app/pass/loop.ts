@@ -101,7 +101,6 @@ export function createPassLoop(options: {
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
     const passed = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
-      watchingSince: servedSince,
       quarantine,
       detectors,
       deletions,

@@ -75,7 +75,7 @@ export function runPass(
         inventory,
         incidents: state.incidents,
         waits: deferred.waits,
-        ...(options.watchingSince !== undefined ? { watchingSince: options.watchingSince } : {}),
+        baseline,
         ...(rules ? { suppressed: (f: Finding) => suppressionOf(f, inventory, rules, now) !== undefined } : {}),
       }),
     );

@@ -66,11 +66,6 @@ export interface PassEvidence {
  */
 export interface PassOptions {
   readonly baseline?: boolean;
-  /**
-   * When this process's first pass ran, epoch ms: a failure that began before has no known onset, so it never
-   * makes a namespace outage "at once" with others (issue 52 item 1).
-   */
-  readonly watchingSince?: number;
   /** ConfigMaps and Secrets deleted recently (the pass loop's memory), for what changed before an incident. */
   readonly deletions?: RememberedChanges;
   /** Trace what the pass did with each object (`mon explain`; on while the diagnostics endpoints are). */

@@ -1,4 +1,4 @@
-import { type Finding, NODE_DOWN_SLACK_MS } from "../../model/finding.ts";
+import { type Finding, NODE_DOWN_SLACK_MS, OWN_EVIDENCE_REASONS } from "../../model/finding.ts";
 import type { InventoryChange, InventoryView } from "../../model/inventory.ts";
 import type { Pod } from "../../model/kube.ts";
 import { condition, finding, refOf } from "../build.ts";
@@ -59,8 +59,12 @@ export function detectPod(pod: Pod, inventory: InventoryView, time: TimeEdges, c
     // What the pod showed when its node went silent is the kubelet's last word on it: a failure that began well
     // before (a crash loop from a rollout, a pull error, a finished pod) is still its own, neither the node's
     // doing nor over (issue 50). Judged at the moment the node went down: its status will not move until then.
+    // One with evidence of its own (an image that does not exist) is its own however shortly before (issue 52).
     const own = ownFindings(pod, { ...ctx, now: downAt, time: new TimeEdges(downAt) }).filter(
-      (f) => f.since < downAt - NODE_DOWN_SLACK_MS || pod.status?.phase === "Failed",
+      (f) =>
+        f.since < downAt - NODE_DOWN_SLACK_MS ||
+        (OWN_EVIDENCE_REASONS.has(f.reason) && f.since <= downAt) ||
+        pod.status?.phase === "Failed",
     );
     if (own.length > 0 || pod.status?.phase === "Failed")
       return own.map((f) => ({
