@@ -50,6 +50,12 @@ const COMBINATIONS: Readonly<Record<string, readonly string[]>> = {
   "a digest and its own namespace": [`image.digest=sha256:${"a".repeat(64)}`, "namespace.create=true"],
   "the incidents page": ["incidentsPage.enabled=true"],
   "a cluster without a Service proxy": ["hostNetwork=true", "apiServer.host=127.0.0.1", "apiServer.port=6443"],
+  "pods reaching the API server by its certificate's name": [
+    "apiServer.host=kubernetes.default.svc",
+    "apiServer.port=6443",
+    "hostAliases[0].ip=10.0.0.10",
+    "hostAliases[0].hostnames[0]=kubernetes.default.svc",
+  ],
 };
 
 describe("the Helm chart, with the real Helm", () => {

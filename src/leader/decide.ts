@@ -24,7 +24,10 @@ export type LockAction =
  * local monotonic time (ms) at which it was last seen to *change*: another holder's lease counts as expired
  * only when its record has not changed for its whole duration on this replica's own clock, so a replica whose
  * wall clock is skewed cannot steal a lease that is being renewed. `now` is wall time for the timestamps
- * written. A takeover or a new holder increments `leaseTransitions` — mon's fencing term.
+ * written. A takeover or a new holder increments `leaseTransitions` — mon's fencing term. `holding`: whether this
+ * process holds the Lease now. A Lease held under this replica's identity (POD_NAME, spec 9) that this process
+ * does not hold was its pod's previous container's, which is gone (a pod runs one instance of a container): it is
+ * taken over at once, as a new term, not renewed as if this process had held it.
  */
 export function decideLock(options: {
   identity: string;
@@ -33,6 +36,7 @@ export function decideLock(options: {
   monotonicNow: number;
   now: number;
   leaseDurationMs?: number;
+  holding?: boolean;
 }): LockAction {
   const durationMs = options.leaseDurationMs ?? ELECTION.leaseDurationMs;
   const stamp = microTime(options.now);
@@ -47,7 +51,9 @@ export function decideLock(options: {
   if (!o) return { kind: "create", record: mine(0, stamp) };
   const holder = o.holderIdentity ?? "";
   if (holder === options.identity)
-    return { kind: "update", record: mine(o.leaseTransitions ?? 0, o.acquireTime ?? stamp) };
+    return options.holding === false
+      ? { kind: "update", record: mine((o.leaseTransitions ?? 0) + 1, stamp) }
+      : { kind: "update", record: mine(o.leaseTransitions ?? 0, o.acquireTime ?? stamp) };
   const heldFor = (o.leaseDurationSeconds ?? durationMs / 1000) * 1000;
   const expired = holder === "" || options.monotonicNow - options.observedAt > heldFor;
   if (!expired) return { kind: "wait", holder };

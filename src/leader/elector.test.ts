@@ -148,6 +148,18 @@ describe("decideLock (pure)", () => {
     });
     expect(decideLock({ ...base, observed: { ...other, holderIdentity: "" } }).kind).toBe("update");
   });
+
+  test("a Lease under this identity that this process does not hold (its pod's killed container's) is a new term at once", () => {
+    const mine = { holderIdentity: "me", leaseDurationSeconds: 15, leaseTransitions: 3, acquireTime: "then" };
+    expect(decideLock({ ...base, observed: mine, holding: false })).toMatchObject({
+      kind: "update",
+      record: { holderIdentity: "me", leaseTransitions: 4 },
+    });
+    expect(decideLock({ ...base, observed: mine, holding: true })).toMatchObject({
+      kind: "update",
+      record: { leaseTransitions: 3, acquireTime: "then" },
+    });
+  });
 });
 
 describe("the Lease's owner", () => {

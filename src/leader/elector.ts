@@ -123,6 +123,7 @@ export function createElector(options: {
         monotonicNow: monotonic(),
         now: clock.now(),
         leaseDurationMs: timing.leaseDurationMs,
+        holding: term !== undefined,
       });
       if (action.kind === "wait") {
         if (term !== undefined) lose(`${action.holder} holds the Lease`);
