@@ -140,7 +140,11 @@ function changesOf(
   const after = changes
     .filter((c) => c.at > onsetAt + SLACK_MS && c.at <= incident.openedAt)
     .sort((a, b) => a.at - b.at || rank(a) - rank(b));
-  const change = before[0] ?? after[0];
+  // A missing ConfigMap or Secret that was deleted: its deletion is what changed, whatever rolled out after it (the
+  // rollout only made pods read it again); its workloads' changes tell only when it was never there.
+  const ownDeletion =
+    config && !found ? before.find((c) => c.kind === "deleted" && refKey(c.object) === refKey(root)) : undefined;
+  const change = ownDeletion ?? before[0] ?? after[0];
   // Of a node mon knows only its restarts: no restart is not "nothing changed".
   if (!change && root.kind === "Node") return undefined;
   return { onsetAt, windowMs: CHANGE_WINDOW_MS, ...(change ? { change } : {}) };

@@ -132,11 +132,27 @@ export interface WebhookMessage {
   action: string;
   incidentId: string;
   text: string;
+  /** A roll-up's, digest's or summary's incidents. */
+  covers?: string[];
+  delivery?: string;
 }
 
 /** The messages of incident `incidentId`'s thread that reached `hook` (a startup summary may name it too: not its thread). */
 export const threadAt = (hook: CaptureServer, incidentId: string): WebhookMessage[] =>
   hook.requests.map((r) => r.json() as WebhookMessage).filter((m) => m.incidentId === incidentId);
+
+/**
+ * How often incident `incidentId` was announced at `hook`: in a message of its own, or in a roll-up that covers it
+ * (incidents due in the same pass are announced together, docs/delivery.md).
+ */
+export const announcesOf = (hook: CaptureServer, incidentId: string): number =>
+  hook.requests
+    .map((r) => r.json() as WebhookMessage)
+    .filter(
+      (m) =>
+        m.action === "announce" &&
+        (m.incidentId === incidentId || (m.delivery === "roll-up" && m.covers?.includes(incidentId))),
+    ).length;
 
 /**
  * What a person would look at when mon's pods in `namespace` do not come up: the pods and claims, the events, and
