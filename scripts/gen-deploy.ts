@@ -282,12 +282,14 @@ export function chartReadme(): string {
  * the chart a misspelt key anywhere in config.values — `app.clusterNme`, `silences[0].namespace` — fails Helm
  * before anything is applied, where mon itself only warns (spec 2.1) and leaves such a silence unapplied.
  */
-function closed(schema: unknown): any {
-  if (Array.isArray(schema)) return schema.map(closed);
+function closed<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(closed) as T;
   if (!schema || typeof schema !== "object") return schema;
-  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === "default" ? v : closed(v)]));
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === "default" ? v : closed(v)]),
+  );
   if (out.properties && !("additionalProperties" in out)) out.additionalProperties = false;
-  return out;
+  return out as T;
 }
 
 /** values.schema.json: JSON Schema draft-07 of ChartValuesSchema, as Helm validates values with it. */

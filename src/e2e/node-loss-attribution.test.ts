@@ -74,7 +74,9 @@ describe("what a lost node is blamed for", () => {
       await clock.advance(30_000);
       return ids().includes("Node//n3") && ids().includes("Deployment/shop/promo");
     }, "the node's announce and promo's").catch((e) => {
-      console.log(JSON.stringify(told().map((m) => [m.action, m.incidentId, m.covers, m.text.split("\n").slice(0, 6)])));
+      console.log(
+        JSON.stringify(told().map((m) => [m.action, m.incidentId, m.covers, m.text.split("\n").slice(0, 6)])),
+      );
       throw e;
     });
     for (let i = 0; i < 6; i++) {

@@ -51,6 +51,11 @@ async function recordFor(
   });
   let ended = false;
   void recording.done.then(() => (ended = true));
+  await waitUntil(async () => {
+    await clock.advance(250);
+    return existsSync(join(out, "initial.json"));
+  }, "the initial lists");
+  during();
   await waitUntil(
     async () => {
       await clock.advance(250);
