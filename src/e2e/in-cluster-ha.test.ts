@@ -356,4 +356,30 @@ describe("two replicas (Pro) with their state, by Helm on the real node (issue 5
     },
     600_000,
   );
+  haTest(
+    "helm uninstall of the two replicas leaves nothing but the kept state claim; the namespaces go before the next test",
+    async () => {
+      const i = need();
+      const { node } = i;
+      const r = await helm(node.kube, ["uninstall", "mon", "-n", NS, "--wait", "--timeout", "120s"]);
+      expect(r.status).toBe(0);
+      // The Lease goes with mon's ServiceAccount; the state claim is kept (helm.sh/resource-policy: keep).
+      await poll("only the kept claim left", 120_000, async () => {
+        const left = (await node.kube.kubectl(["-n", NS, "get", "all,lease,secret,pvc", "-o", "name"])).output
+          .split("\n")
+          .filter((l) => l && !l.startsWith("secret/mon-license"));
+        return left.length === 1 && left[0] === "persistentvolumeclaim/mon-state";
+      });
+      // Crash loops and all: gone before the suite's next test starts watching the cluster.
+      const deleted = await node.kube.kubectl(["delete", "namespace", NS, APPS, "--wait=true", "--timeout=180s"]);
+      expect(deleted.status).toBe(0);
+      await node.kube.kubectl(["delete", "persistentvolume", `${NS}-state`, "--ignore-not-found"]);
+      installed = undefined;
+      await i.hook.close();
+      await i.licenses.close();
+      await i.api.close();
+      rmSync(i.dir, { recursive: true, force: true });
+    },
+    420_000,
+  );
 });

@@ -459,10 +459,11 @@ describe("mon as its users run it: its image, by Helm, on a real node (issue 51)
       console.log(`in-cluster: helm uninstall to nothing left in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       installed = undefined;
       await i.hook.close();
-      await node.kube.kubectl(["delete", "namespace", NS, APPS, "--wait=false"]);
+      // The crash loop and all: gone before the suite's next test starts watching the cluster.
+      await node.kube.kubectl(["delete", "namespace", NS, APPS, "--wait=true", "--timeout=180s"]);
       rmSync(i.dir, { recursive: true, force: true });
     },
-    300_000,
+    500_000,
   );
 });
 
