@@ -121,11 +121,9 @@ export function groupFindings(
       continue;
     }
     // A failure already told on its own stays in its incident when its node goes down (issue 52 item 5).
-    const node =
-      f.nodeName && !isOpen(refKey(workloadRoot(f, inventory)))
-        ? failingNodes.get(f.nodeName)?.find((n) => nodeExplains(n, f))
-        : undefined;
-    if (node) {
+    // (Its workload is looked up only for a finding a failing node would take: most pods' nodes are fine.)
+    const node = f.nodeName ? failingNodes.get(f.nodeName)?.find((n) => nodeExplains(n, f)) : undefined;
+    if (node && !isOpen(refKey(workloadRoot(f, inventory)))) {
       add({ kind: "Node", name: node.object.name, uid: node.object.uid }, f, undefined, {
         reason: "node_inhibition",
         root: () => workloadRoot(f, inventory),
@@ -150,10 +148,12 @@ export function groupFindings(
     });
   // A workload whose failure a silence, the scope or maintenance holds back is no member of a shared root: it
   // would be named and counted there, or make the root exist at all (issue 52 item 3). It stays its own, held.
-  const held = drafts.filter(quiet);
+  const held: IncidentDraft[] = [];
+  const loud: IncidentDraft[] = [];
+  for (const d of drafts) (quiet(d) ? held : loud).push(d);
   const shared = foldSharedErrors(
     foldSharedEndpoints(
-      drafts.filter((d) => !quiet(d)),
+      loud,
       (endpoint) => serviceEndpoint(endpoint, inventory),
       isOpen,
       (endpoint) => isServiceEndpoint(endpoint, inventory),

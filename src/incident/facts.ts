@@ -1,4 +1,5 @@
-import { type Finding, isSymptom } from "../model/finding.ts";
+import { affectedPods, type Finding, isSymptom } from "../model/finding.ts";
+import { refKey } from "../model/object-ref.ts";
 import type { DeliveryMode } from "../model/severity.ts";
 
 /**
@@ -16,12 +17,10 @@ export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode):
   const hasCause = findings.some((f) => !isSymptom(f));
   // What a cause in the incident explains — a missing ConfigMap's pods failing to mount it — is that cause at
   // work, told with it, not something new (issue 52 item 12).
-  const explained = new Set(
-    findings.flatMap((f) => (f.explains ?? []).map((r) => `${r.kind}/${r.namespace ?? ""}/${r.name}`)),
-  );
+  const explained = new Set(findings.flatMap((f) => (f.explains ?? []).map(refKey)));
   for (const f of findings) {
     if (hasCause && isSymptom(f)) continue;
-    if (!f.explains?.length && explained.has(`${f.object.kind}/${f.object.namespace ?? ""}/${f.object.name}`)) continue;
+    if (!f.explains?.length && explained.has(refKey(f.object))) continue;
     facts.add(`reason:${f.reason}`);
   }
   if (mode === "page") facts.add("paging");
@@ -29,18 +28,6 @@ export function incidentFacts(findings: readonly Finding[], mode: DeliveryMode):
   const affected = affectedPods(findings).length;
   for (const step of STEPS) if (affected >= step) facts.add(`affected:${step}`);
   return [...facts].sort();
-}
-
-/**
- * The pods an incident's findings are about, `namespace/name`, sorted: a pod's own findings and the pods a cause
- * explains (a missing Secret's pods, which cannot start without it, from its first message on — issue 52).
- */
-function affectedPods(findings: readonly Finding[]): string[] {
-  const pods = new Set<string>();
-  for (const f of findings)
-    for (const ref of [f.object, ...(f.explains ?? [])])
-      if (ref.kind === "Pod") pods.add(`${ref.namespace}/${ref.name}`);
-  return [...pods].sort();
 }
 
 /** A one-line sentence for a fact, used in update messages. */

@@ -14,6 +14,8 @@ export interface HoldContext {
   readonly now: number;
   readonly state: LifecycleState;
   readonly rules?: PreparedRules;
+  /** Each finding's suppression this pass, when the pass already decided it (correlate asked first). */
+  readonly suppression?: (f: Finding) => Suppression | undefined;
 }
 
 /** The drafts left, marked `held` or `ack`, and by incident id the roots each recovering incident absorbed. */
@@ -39,6 +41,7 @@ export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
     // Each finding's suppression, decided once: it holds the draft, then takes silenced findings out of it.
     const why = new Map<Finding, Suppression | undefined>();
     const suppressed = (f: Finding) => {
+      if (ctx.suppression) return ctx.suppression(f);
       if (!why.has(f)) why.set(f, rules ? suppressionOf(f, inventory, rules, now) : undefined);
       return why.get(f);
     };

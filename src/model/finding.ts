@@ -122,3 +122,15 @@ export function explanatoryDepth(f: Pick<Finding, "explains" | "joins" | "object
   if (f.joins) return 3;
   return WORKLOAD_KINDS.has(f.object.kind) ? 2 : 1;
 }
+
+/**
+ * The pods `findings` are about, `namespace/name`, sorted: each finding's own pod and the pods a cause explains
+ * (a missing Secret's, which cannot start without it). What "N pods affected" counts (issue 52 item 12).
+ */
+export function affectedPods(findings: readonly Pick<Finding, "object" | "explains">[]): string[] {
+  const pods = new Set<string>();
+  for (const f of findings)
+    for (const ref of [f.object, ...(f.explains ?? [])])
+      if (ref.kind === "Pod") pods.add(`${ref.namespace}/${ref.name}`);
+  return [...pods].sort();
+}

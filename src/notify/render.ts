@@ -1,5 +1,5 @@
 import type { Decision } from "../model/decision.ts";
-import type { Finding } from "../model/finding.ts";
+import { affectedPods, type Finding } from "../model/finding.ts";
 import type { Incident } from "../model/incident.ts";
 import type { Message, MessageFinding } from "../model/message.ts";
 import { refLabel } from "../model/object-ref.ts";
@@ -231,11 +231,7 @@ export function describe(incident: Incident): string {
   // Counts say what they count: distinct pods, however many findings (containers, reasons) each has.
   // A cause's pods (a missing Secret's, which cannot start without it) count from its first message on.
   const podsIn = (findings: readonly Finding[]) =>
-    new Set(
-      [...findings.map((f) => f.object), ...(root?.explains ?? [])]
-        .filter((o) => o.kind === "Pod")
-        .map((o) => `${o.namespace}/${o.name}`),
-    ).size;
+    affectedPods(root?.explains ? [...findings, { object: root.object, explains: root.explains }] : findings).length;
   if (incident.affected?.length) {
     const n = incident.affected.length;
     const named = `${incident.affected.slice(0, 3).map(refLabel).join(", ")}${n > 3 ? ", …" : ""}`;

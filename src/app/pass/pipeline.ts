@@ -12,7 +12,7 @@ import { proHintFor } from "../../incident/pro-hint.ts";
 import { rate } from "../../detect/rate.ts";
 import { recoveryLine } from "../../incident/recovery.ts";
 import { step } from "../../incident/step.ts";
-import { type PreparedRules, suppressionOf, suppressionText } from "../../incident/suppress.ts";
+import { type PreparedRules, type Suppression, suppressionOf, suppressionText } from "../../incident/suppress.ts";
 import { nextWakeAt } from "../../incident/wake.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { InventoryView, UsageView } from "../../model/inventory.ts";
@@ -70,17 +70,24 @@ export function runPass(
     const deferred = guard("defer", rated.findings, keyOf, (fs) =>
       defer(fs, { inventory, now, incidents: state.incidents, baseline, ...(logs ? { evidence: logs } : {}) }),
     );
+    // Each finding's suppression, decided once this pass: correlate keeps held-back workloads out of shared
+    // roots with it, hold marks and trims drafts with it.
+    const suppressions = new Map<Finding, Suppression | undefined>();
+    const suppression = (f: Finding) => {
+      if (!suppressions.has(f)) suppressions.set(f, rules ? suppressionOf(f, inventory, rules, now) : undefined);
+      return suppressions.get(f);
+    };
     const drafts = guard("correlate", deferred.due, keyOf, (fs) =>
       correlate(fs, {
         inventory,
         incidents: state.incidents,
         waits: deferred.waits,
         baseline,
-        ...(rules ? { suppressed: (f: Finding) => suppressionOf(f, inventory, rules, now) !== undefined } : {}),
+        ...(rules ? { suppressed: (f: Finding) => suppression(f) !== undefined } : {}),
       }),
     );
     const held = guard("hold", drafts, rootOf, (ds) =>
-      hold(ds, { inventory, now, state, ...(rules ? { rules } : {}) }),
+      hold(ds, { inventory, now, state, ...(rules ? { rules, suppression } : {}) }),
     );
     const stepped = guard("step", held.drafts, rootOf, (ds) =>
       step(
