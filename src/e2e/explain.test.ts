@@ -137,28 +137,17 @@ describe("mon explain: why mon told, held or stayed silent", () => {
     const h = await hook();
     const c = await cluster({ webhook: { url: `${h.url}/mon` } });
     seedWorkload(c.sim, "shop", "stuck", ["n1"], c.clock.now() - 3_600_000);
-    deploymentUnavailable(c.sim, "shop", "stuck", c.clock.now());
     const since = new Date(c.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
-    c.sim.patchStatus("apps/v1", "Deployment", "shop", "stuck", {
-      conditions: [
-        {
-          type: "Available",
-          status: "False",
-          reason: "MinimumReplicasUnavailable",
-          message: "Deployment does not have minimum availability.",
-          lastTransitionTime: since,
-          lastUpdateTime: since,
-        },
-        {
-          type: "Progressing",
-          status: "False",
-          reason: "ProgressDeadlineExceeded",
-          message: 'ReplicaSet "stuck-abc12" has timed out progressing.',
-          lastTransitionTime: since,
-          lastUpdateTime: since,
-        },
-      ],
-    });
+    deploymentUnavailable(c.sim, "shop", "stuck", c.clock.now(), [
+      {
+        type: "Progressing",
+        status: "False",
+        reason: "ProgressDeadlineExceeded",
+        message: 'ReplicaSet "stuck-abc12" has timed out progressing.',
+        lastTransitionTime: since,
+        lastUpdateTime: since,
+      },
+    ]);
     await waitUntil(async () => {
       await c.settle();
       await c.clock.advance(30_000);

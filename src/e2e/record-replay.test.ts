@@ -38,7 +38,7 @@ async function recordFor(
   seconds: number,
   secrets: boolean | undefined,
   during: () => void,
-): Promise<string> {
+): Promise<{ out: string; end: string; events: number }> {
   const out = mkdtempSync(join(tmpdir(), "mon-record-"));
   const recording = record({
     connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
@@ -51,6 +51,7 @@ async function recordFor(
   });
   let ended = false;
   void recording.done.then(() => (ended = true));
+  // The recorder looks for the first sync every 250 ms of its clock.
   await waitUntil(async () => {
     await clock.advance(250);
     return existsSync(join(out, "initial.json"));
@@ -58,14 +59,14 @@ async function recordFor(
   during();
   await waitUntil(
     async () => {
-      await clock.advance(250);
+      await clock.advance(5_000);
       await new Promise((r) => setTimeout(r, 2));
       return ended;
     },
     "the recording's end",
     60_000,
   );
-  return out;
+  return { out, ...(await recording.done) };
 }
 
 describe("mon record and mon replay", () => {
@@ -93,7 +94,7 @@ describe("mon record and mon replay", () => {
       const { old } = configs(mkdtempSync(join(tmpdir(), "mon-replay-config-")));
       for (const secrets of [undefined, false]) {
         // A healthy rollout while it records: new pods read the Secret as they start.
-        const out = await recordFor(sim, clock, 120, secrets, () =>
+        const { out } = await recordFor(sim, clock, 120, secrets, () =>
           sim.apply(api(secrets === false ? "2.2" : "2.1"), "kubectl-client-side-apply"),
         );
         const files = ["initial.json", "events.jsonl", "README.md", "recording.json"].map((f) =>
@@ -125,40 +126,12 @@ describe("mon record and mon replay", () => {
       sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: NS } });
       sim.apply(deployment("cart", "ghcr.io/shop/cart:1.4.0", 2), "kubectl-client-side-apply");
       await clock.advance(60_000);
-      const out = mkdtempSync(join(tmpdir(), "mon-record-"));
-      const recording = record({
-        connection: await connectKube({ kubeconfigText: sim.kubeconfig() }),
-        clock,
-        logger: createSilentLogger(),
-        out,
-        durationMs: 600_000,
-        maxBytes: 10 * 1024 ** 2,
-      });
-      // The recorder looks for the first sync every 250 ms of its clock.
-      const synced = () => {
-        try {
-          return readFileSync(join(out, "initial.json"), "utf8").length > 0;
-        } catch {
-          return false;
-        }
-      };
-      await waitUntil(async () => {
-        await clock.advance(250);
-        return synced();
-      }, "the initial lists");
-      sim.apply(
-        deployment("cart", "ghcr.io/shop/cart:1.4.O", 2, { annotations: fate("image-missing") }),
-        "kubectl-set",
+      const { out, end, events } = await recordFor(sim, clock, 600, undefined, () =>
+        sim.apply(
+          deployment("cart", "ghcr.io/shop/cart:1.4.O", 2, { annotations: fate("image-missing") }),
+          "kubectl-set",
+        ),
       );
-      for (
-        let s = 0;
-        s < 600 && !(await Promise.race([recording.done.then(() => true), Promise.resolve(false)]));
-        s += 5
-      ) {
-        await clock.advance(5_000);
-        await new Promise((r) => setTimeout(r, 2));
-      }
-      const { end, events } = await recording.done;
       expect(end).toBe("duration");
       expect(events).toBeGreaterThan(10);
       expect(readFileSync(join(out, "README.md"), "utf8")).toContain("ended by duration");

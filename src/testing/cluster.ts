@@ -158,8 +158,17 @@ export function seedWorkload(
   return dep;
 }
 
-/** Marks a Deployment with no available replica since `now` (epoch ms), as its controller writes it. */
-export function deploymentUnavailable(sim: Simulator, namespace: string, name: string, now: number): void {
+/**
+ * Marks a Deployment with no available replica since `now` (epoch ms), as its controller writes it; `more`
+ * conditions beside Available (a Progressing=False past its deadline).
+ */
+export function deploymentUnavailable(
+  sim: Simulator,
+  namespace: string,
+  name: string,
+  now: number,
+  more: readonly object[] = [],
+): void {
   const since = new Date(now).toISOString().replace(/\.\d+Z$/, "Z");
   sim.patchStatus("apps/v1", "Deployment", namespace, name, {
     availableReplicas: 0,
@@ -174,6 +183,7 @@ export function deploymentUnavailable(sim: Simulator, namespace: string, name: s
         lastTransitionTime: since,
         lastUpdateTime: since,
       },
+      ...more,
     ],
   });
 }
