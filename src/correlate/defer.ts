@@ -1,7 +1,9 @@
 import type { Finding } from "../model/finding.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import { waitForCauses } from "./wait-for-cause.ts";
+import { refKey } from "../model/object-ref.ts";
+import { SYMPTOM_WAIT_MAX_MS, waitForCauses } from "./wait-for-cause.ts";
+import { workloadRoot } from "./workload-root.ts";
 
 /** What the defer stage reads: the pass's time (epoch ms), what incidents already tell, and the log evidence. */
 export interface DeferContext {
@@ -13,6 +15,12 @@ export interface DeferContext {
   readonly baseline?: boolean;
   /** True while a new finding waits for its container's log; `attach` adds the log once read. */
   readonly evidence?: { pending(f: Finding): boolean; attach(f: Finding): Finding };
+  /**
+   * Causes gone (issue 52 item 6, incident/cause-gone.ts): the open incidents whose cause is gone, and by the
+   * key of each workload (or bare pod) such a cause explained, the epoch ms from which its failures are judged
+   * on their own.
+   */
+  readonly gone?: { readonly incidents: ReadonlySet<string>; readonly freedAt: ReadonlyMap<string, number> };
 }
 
 /** The findings of this pass that are due, and what still waits. */
@@ -35,21 +43,27 @@ export interface Deferred {
  * the same way. A hold delays only the first opening: a finding already in an incident stays in it whatever
  * its hold, grace or wait says now, and a pod failing for a reason an announced incident already tells of a
  * sibling (same controller) is not held again — the message counts every pod failing that way when it is
- * sent, not only the first (issue 41, item 3). Pure.
+ * sent, not only the first (issue 41, item 3). A failure a cause explained whose cause has just gone (a node Ready
+ * again) is judged from the cause's resolve, not from its own onset: its hold starts again then (issue 52, item
+ * 6), so a replacement pod still starting as its node's incident resolves is not told and resolved seconds
+ * later. Pure.
  */
 export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred {
   const { inventory, now, evidence } = ctx;
   const told = new Set<string>();
-  for (const incident of ctx.incidents.values()) for (const f of incident.findings) told.add(f.key);
-  const { findings: waited, waiting } = waitForCauses(findings, inventory, now);
+  // What an incident whose cause is gone told is not told any more: a finding of it that stays is a new failure.
+  const standing = [...ctx.incidents.values()].filter((i) => !ctx.gone?.incidents.has(i.id));
+  for (const incident of standing) for (const f of incident.findings) told.add(f.key);
+  const freedAt = ctx.gone?.freedAt;
+  const judged = freedAt?.size ? findings.map((f) => judgedFromFreeing(f, freedAt, inventory)) : findings;
+  const { findings: waited, waiting } = waitForCauses(judged, inventory, now);
   // Built only when a finding is still in its hold, not on every pass.
   let sameTold: Set<string> | undefined;
   const opens = (f: Finding) =>
     f.opensAt === undefined ||
     f.opensAt <= now ||
     (!f.starting &&
-      (told.has(f.key) ||
-        (sameTold ??= toldByController(ctx.incidents.values(), inventory)).has(controllerKey(f, inventory) ?? "")));
+      (told.has(f.key) || (sameTold ??= toldByController(standing, inventory)).has(controllerKey(f, inventory) ?? "")));
   const waits = (f: Finding) => !told.has(f.key) && !ctx.baseline && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
@@ -62,6 +76,22 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
 }
 
 // --- internal ---
+
+/**
+ * `f` with its hold counted from when its workload's cause was gone (`freedAt`), if that is later; a symptom
+ * without a hold of its own (a rollout past its deadline while its pods could not run) waits as a symptom waits
+ * for its pods.
+ */
+function judgedFromFreeing(f: Finding, freedAt: ReadonlyMap<string, number>, inventory: InventoryView): Finding {
+  const hold = f.holdMs || (f.symptom ? SYMPTOM_WAIT_MAX_MS : 0);
+  if (!hold) return f;
+  const at = Math.max(
+    freedAt.get(refKey(f.object)) ?? 0,
+    f.object.kind === "Pod" ? (freedAt.get(refKey(workloadRoot(f, inventory))) ?? 0) : 0,
+  );
+  const opensAt = at + hold;
+  return opensAt > (f.opensAt ?? f.since + hold) ? { ...f, opensAt } : f;
+}
 
 /** `reason|controller uid` of a pod finding: the same failure in a sibling pod. Undefined for other kinds. */
 function controllerKey(f: Finding, inventory: InventoryView): string | undefined {

@@ -5,6 +5,7 @@ import { refKey, type ObjectRef } from "../model/object-ref.ts";
 import { TIERS } from "../model/severity.ts";
 import { foldSharedEndpoints, isServiceEndpoint, serviceBackends, serviceEndpoint } from "./endpoints.ts";
 import { nodeExplains } from "./node-explains.ts";
+import { workloadRoot } from "./workload-root.ts";
 import { foldSharedErrors } from "./shared-errors.ts";
 
 /**
@@ -188,30 +189,6 @@ function failingPodsByWorkload(failing: readonly ObjectRef[], inventory: Invento
     }
   }
   return index;
-}
-
-function workloadRoot(finding: Finding, inventory: InventoryView): ObjectRef {
-  const { object } = finding;
-  const found = inventory.get(object.kind, object.namespace, object.name);
-  const chain = found ? inventory.ownerChain(found) : [];
-  const top = chain[chain.length - 1];
-  if (!top) {
-    // An owner already gone from the cache (a Job deleted before the garbage collector took its pods) is
-    // still the root its reference names: its pods do not become incidents of their own for a moment.
-    const owner = found?.metadata.ownerReferences?.find(
-      (r) => r.controller && typeof r.kind === "string" && typeof r.name === "string",
-    );
-    if (owner) return { kind: owner.kind, namespace: object.namespace, name: owner.name, uid: owner.uid };
-    return object.kind === "Pod"
-      ? { kind: "Pod", namespace: object.namespace, name: object.name, uid: object.uid }
-      : object;
-  }
-  return {
-    kind: String(top.kind),
-    namespace: top.metadata?.namespace,
-    name: String(top.metadata?.name),
-    uid: top.metadata?.uid,
-  };
 }
 
 /** The reason of the loudest tier, ties broken by how many findings carry it, then by name. */

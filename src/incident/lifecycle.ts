@@ -56,6 +56,11 @@ export interface Resolved {
   readonly resolvedAt: number;
   readonly revision: number;
   readonly ack?: AckState["ack"];
+  /**
+   * The would-be incidents it had folded in (`KeptIncident.folds`), when its root had a finding of its own: its
+   * cause is gone, and their failures are judged from the resolve (issue 52 item 6, `cause-gone.ts`).
+   */
+  readonly folds?: readonly string[];
 }
 
 /** Seconds an announced incident stays open before one 'still open' update (spec 3.1), and again each such period: a week. */
@@ -489,7 +494,13 @@ export function stepLifecycle(
     } = incident;
     if (!announced && !digested) continue;
     const ended = { ...kept, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
-    recent.set(id, { resolvedAt: now, revision: ended.revision, ...(incident.ack ? { ack: incident.ack } : {}) });
+    const causeOf = incident.folds?.length && incident.findings.some((f) => refKey(f.object) === id);
+    recent.set(id, {
+      resolvedAt: now,
+      revision: ended.revision,
+      ...(incident.ack ? { ack: incident.ack } : {}),
+      ...(causeOf ? { folds: incident.folds } : {}),
+    });
     if (announced) {
       decisions.push({ action: "resolve", incident: ended, news: [], at: now });
     } else {

@@ -559,5 +559,6 @@ export function placedExpectation(expected: TimedExpectation, place: StoryPlace)
     ...(expected.mentions
       ? { mentions: Object.fromEntries(Object.entries(expected.mentions).map(([id, words]) => [move(id), words])) }
       : {}),
+    ...(expected.notBack ? { notBack: expected.notBack.map(move) } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { nextStepsOf } from "../../detect/next-steps.ts";
 import { impactFinder } from "../../detect/impact.ts";
 import { detect } from "../../detect/run.ts";
 import { annotate } from "../../incident/annotate.ts";
+import { causesGone } from "../../incident/cause-gone.ts";
 import { explain } from "../../incident/explain.ts";
 import { hold } from "../../incident/hold.ts";
 import { type LifecycleState, openCount } from "../../incident/lifecycle.ts";
@@ -67,9 +68,19 @@ export function runPass(
     const rated = guard("rate", detected.findings, keyOf, (fs) =>
       rate(fs, { inventory, now, ...(rules?.severity ? { severity: rules.severity } : {}) }),
     );
-    const deferred = guard("defer", rated.findings, keyOf, (fs) =>
-      defer(fs, { inventory, now, incidents: state.incidents, baseline, ...(logs ? { evidence: logs } : {}) }),
-    );
+    const deferred = guard("defer", rated.findings, keyOf, (fs) => {
+      // Failures whose cause is gone are judged from its resolve (issue 52 item 6).
+      const present = new Set(fs.map(keyOf));
+      const gone = causesGone(state, (key) => present.has(key), now);
+      return defer(fs, {
+        inventory,
+        now,
+        incidents: state.incidents,
+        baseline,
+        gone,
+        ...(logs ? { evidence: logs } : {}),
+      });
+    });
     // Each finding's suppression, decided once this pass: correlate keeps held-back workloads out of shared
     // roots with it, hold marks and trims drafts with it.
     const suppressions = new Map<Finding, Suppression | undefined>();

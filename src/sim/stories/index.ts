@@ -11,7 +11,13 @@ import {
 } from "./crashes.ts";
 import { demoOnControllers } from "./demo.ts";
 import { cronJobFailingRuns, jobFailsThenDeleted } from "./batch.ts";
-import { nodeBackSlicesLag, nodeBackTerminatingPod, nodeLostEvicted, pinnedToLostNode } from "./nodes.ts";
+import {
+  nodeBackSlicesLag,
+  nodeBackTerminatingPod,
+  nodeLostEvicted,
+  pinnedSlowStart,
+  pinnedToLostNode,
+} from "./nodes.ts";
 import { daemonSetImagePull, rolloutUnschedulable } from "./rollouts.ts";
 import { claimBinds } from "./storage.ts";
 import {
@@ -55,6 +61,7 @@ export const STORIES: readonly Story[] = [
   cronJobFailingRuns,
   livenessKillLoop,
   pinnedToLostNode,
+  pinnedSlowStart,
   inClusterDatabaseRefused,
   crashRollout,
   oomLimitRaised,

@@ -122,3 +122,57 @@ export const pinnedToLostNode: Story = {
   lengthSeconds: 1_300,
   quick: { at: [0, 30, 450], fixedAt: 450, lengthSeconds: 600 },
 };
+
+/**
+ * Issue 52, item 6: as pinned-to-lost-node, but the pinned Deployment's pod takes 330 s to be ready once it
+ * starts (its readiness probe's initial delay), and worker-2 is lost while the first one still starts. When
+ * worker-2 is back its replacement starts, and the node's incident gives up waiting for it (5 minutes) a little
+ * before it is ready: the Deployment's readiness is judged from the node's resolve, not from when the node went,
+ * so it is not announced and resolved seconds later.
+ */
+export const pinnedSlowStart: Story = {
+  name: "pinned-slow-start",
+  description:
+    "worker-2 is lost with the only pod of a Deployment pinned to it; once back, the replacement is ready just after the node's incident resolves",
+  nodes: 3,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Deployment trainer (1 pod, nodeSelector worker-2, evicted 60 s after its node is lost, ready 330 s after it starts) and web (3 pods)",
+      run: (cluster) => {
+        cluster.apply(
+          deployment("trainer", "registry.example/trainer:1.0", 1, {
+            spec: {
+              nodeSelector: { "kubernetes.io/hostname": "worker-2" },
+              tolerations: [
+                {
+                  key: "node.kubernetes.io/unreachable",
+                  operator: "Exists",
+                  effect: "NoExecute",
+                  tolerationSeconds: 60,
+                },
+              ],
+              containers: [
+                {
+                  name: "trainer",
+                  image: "registry.example/trainer:1.0",
+                  readinessProbe: {
+                    httpGet: { path: "/ready", port: 8080 },
+                    initialDelaySeconds: 330,
+                    periodSeconds: 10,
+                  },
+                },
+              ],
+            },
+          }),
+        );
+        cluster.apply(deployment("web", "registry.example/web:1.0", 3));
+      },
+    },
+    { t: 30, say: "worker-2's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-2") },
+    { t: 450, say: "worker-2's kubelet is back", run: (cluster) => cluster.startKubelet("worker-2") },
+  ],
+  fixedAt: 450,
+  lengthSeconds: 1_100,
+  quick: { at: [0, 30, 450], fixedAt: 450, lengthSeconds: 1_100 },
+};

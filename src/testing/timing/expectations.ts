@@ -25,6 +25,11 @@ export interface TimedExpectation {
   readonly moved?: readonly (readonly [number, number])[];
   /** Words some message of a thread must say, by incident id (what names the cause: the probe, the dependents). */
   readonly mentions?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Threads whose recovery wait runs out by design (what they named is back only later): their resolve says what
+   * is still not back, by incident id.
+   */
+  readonly notBack?: readonly string[];
   readonly why: string;
 }
 
@@ -233,6 +238,14 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     threads: ["Node//worker-2: announce NodeLost, update NodeLost, resolve NodeLost"],
     resolvesWithin: 180,
     why: "Issue 40 (4). The evicted pod's replacement cannot be scheduled only because the one node it may run on is lost: that is the node's incident (it pages after 5 minutes), never a FailedScheduling one beside it.",
+  },
+  {
+    story: "pinned-slow-start",
+    source: "controllers",
+    threads: ["Node//worker-2: announce NodeLost, update NodeLost, resolve NodeLost"],
+    notBack: ["Node//worker-2"],
+    resolvesWithin: 360,
+    why: "Issue 52 (6). The node's incident waits for its pods' return at most 5 minutes, then resolves saying what is not back; the pinned Deployment, ready moments later, is judged from that resolve: never announced as ReadinessProbeFailing in the second the node resolves and resolved seconds later.",
   },
   {
     story: "in-cluster-database-refused",

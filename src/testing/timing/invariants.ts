@@ -32,6 +32,7 @@ export function judgeTimed(
     readonly resolvesWithin?: number;
     readonly fixes?: Readonly<Record<string, number>>;
     readonly mentions?: Readonly<Record<string, readonly string[]>>;
+    readonly notBack?: readonly string[];
   },
   storyFixedAt: number | undefined,
   told: readonly Told[],
@@ -57,7 +58,10 @@ export function judgeTimed(
       if (fixedAt !== undefined && m.t < fixedAt)
         violations.push(`false resolve: ${at}, while the failure lasts until ${fixedAt} s`);
       const now = /^Now: (.*)\.$/m.exec(m.text)?.[1];
-      if (now && !showsRecovery(now)) violations.push(`resolve without recovery: ${at} says "Now: ${now}"`);
+      if (now && !showsRecovery(now) && !expected.notBack?.includes(id))
+        violations.push(`resolve without recovery: ${at} says "Now: ${now}"`);
+      if (expected.notBack?.includes(id) && !/still not back after/.test(now ?? ""))
+        violations.push(`resolve without what is not back: ${at} says "Now: ${now ?? "(nothing)"}"`);
       if (id.startsWith("Node//") && !(now && /^node (Ready again|removed)/.test(now)))
         violations.push(`node resolved without being Ready again: ${at} says "Now: ${now ?? "(nothing)"}"`);
     }
