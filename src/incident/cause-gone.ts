@@ -26,7 +26,6 @@ export function causesGone(state: LifecycleState, present: (findingKey: string) 
     for (const key of keys ?? []) freedAt.set(key, Math.max(freedAt.get(key) ?? 0, at));
   };
   for (const incident of state.incidents.values()) {
-    if (process.env.DEBUG_NR && incident.id.startsWith("Node")) console.log("GONE?", now, incident.id, JSON.stringify(incident.folds), incident.recovering, incident.findings.map((f) => f.key + (present(f.key) ? "+" : "-")).join(","));
     if (!incident.folds?.length) continue;
     const own = incident.findings.filter((f) => refKey(f.object) === incident.id);
     if (own.length === 0 || own.some((f) => present(f.key))) continue;
