@@ -71,7 +71,11 @@ export interface Daemon
   waitForSync(timeoutMs: number): Promise<boolean>;
   /** Runs a pass now (tests and the demo use it to avoid waiting for the batch delay). */
   passNow(): void;
-  /** The state lock was lost: stop deciding and delivering at once (`leadership_lost`); the caller exits. */
+  /**
+   * The state lock was lost (the API server unreachable, another holder): stop deciding and delivering at once
+   * (`leadership_lost`), keep watching, stand by and campaign again (issue 53); the next term of this replica
+   * keeps what the last one left when nobody led in between, else reloads the state store.
+   */
   leadershipLost(): void;
   /** Stops informers, flushes delivery for up to `drainMs`, closes the health server. */
   stop(drainMs?: number): Promise<void>;

@@ -9,6 +9,8 @@ import { watchOverlay } from "./replica/overlay.ts";
 import { createReplicaWatch } from "./replica/watch.ts";
 import { serveHealth, statusOf } from "./replica/serve.ts";
 import { createWork } from "./work.ts";
+import type { Carried } from "./leader-types.ts";
+import type { Elector } from "../leader/elector.ts";
 
 export type { Daemon, DaemonOptions } from "./daemon-options.ts";
 
@@ -54,17 +56,33 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // A warm standby is Pro (spec 1.9): without a license key a waiting replica lists the cluster only once it leads.
   const warm = !elector || Boolean(loaded.config.license.key) || options.edition === "pro";
   if (warm) watch.start(loaded.config);
-  const term = elector ? await awaitLeadership(elector, { health, metrics, logger, cold: !warm }) : undefined;
+  let term = elector ? await awaitLeadership(elector, { health, metrics, logger, cold: !warm }) : undefined;
   watch.start(work.config().config);
-  await work.lead(elector && term !== undefined ? () => elector.holds(term) : undefined);
+  const first = term;
+  await work.lead(elector && first !== undefined ? () => elector.holds(first) : undefined);
   const running = () => work.running();
+  // What the last term left while this replica stands by after losing the state lock (issue 53).
+  let deposed: Carried | undefined;
+  const campaign = async (elector: Elector, lost: number | undefined) => {
+    const next = await awaitLeadership(elector, { health, metrics, logger });
+    if (stopping) return;
+    // Its next term with nobody's between (the transitions counted once) keeps what it had: nothing was told
+    // meanwhile. After another leader it reloads the state store, as a new process would.
+    const carried = deposed;
+    deposed = undefined;
+    const keep = carried && lost !== undefined && next === lost + 1 ? carried : undefined;
+    if (carried && !keep) await carried.state.close();
+    term = next;
+    await work.lead(() => elector.holds(next), keep);
+    logger.info(`leading again (term ${next}${keep ? "" : ", state reloaded: another replica led meanwhile"})`);
+  };
 
   /** Stops informers, flushes delivery for up to `drainMs`, releases the state lock, closes the health server. */
   async function shutdown(drainMs: number): Promise<void> {
     if (elector) health.set("leadership", "failed", { reason: "shutdown", required: true });
     overlay?.stop();
     await changes;
-    running().halt();
+    work.current()?.halt();
     watch.stop();
     memory?.stop();
     // Each step has its time; one that overruns is counted and logged, and the shutdown goes on.
@@ -73,7 +91,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics.shutdownTimeouts.inc();
       logger.warn(`shutdown: ${what} did not stop within ${Math.round(ms / 1000)} s`);
     };
-    await step("delivery and the state store", running().finish(drainMs), drainMs + SHUTDOWN_STEP_MS);
+    const finishing = work.current()?.finish(drainMs) ?? deposed?.state.close() ?? Promise.resolve();
+    await step("delivery and the state store", finishing, drainMs + SHUTDOWN_STEP_MS);
     // Released last, after the outbox was flushed or persisted: the next leader resumes what is left.
     if (elector) await step("the state lock release", elector.release(), SHUTDOWN_STEP_MS);
     if (server) await step("the health server", server.close(), SHUTDOWN_STEP_MS);
@@ -110,11 +129,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     sent: () => running().sent(),
     passNow: () => running().loop.passNow(),
     leadershipLost() {
-      health.set("leadership", "failed", { reason: "leadership_lost", required: true });
       metrics.leadershipLosses.inc();
-      overlay?.stop();
-      running().halt();
-      running().delivery.stop();
+      if (stopping) return;
+      deposed = work.depose() ?? deposed;
+      health.set("leadership", "pending", { reason: "leadership_lost", required: true });
+      if (!elector) return;
+      logger.warn("leadership_lost: standing by; watching on and campaigning for the state lock again");
+      void campaign(elector, term);
     },
     stop(drainMs = 5_000) {
       // Once: a second call (a signal during a shutdown) waits for the first.

@@ -89,4 +89,10 @@ export interface Leader {
    * the incidents and the license, open.
    */
   handOver(drainMs: number): Promise<Carried>;
+  /**
+   * Stops this work at once because the state lock was lost (issue 53): no decision, no send, no call out — a
+   * new leader could double them — and returns what it kept, open, for this replica's next term: the outbox
+   * stays as it is, nothing is drained.
+   */
+  depose(): Carried;
 }

@@ -89,6 +89,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     onLag: (seconds) => metrics.decisionLag.observe(seconds),
     nextWakeAt: () => delivery.nextOverflowAt(),
     ...(restored ? { initial: restored } : {}),
+    ...(carried ? { baselined: true } : {}),
     onState: keeper.keep,
     ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
   });
@@ -139,6 +140,11 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       stopCalling();
       // What is left stays in the outbox and is resumed by the next work in this process.
       await drainAndClose(drainMs);
+      return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
+    },
+    depose() {
+      stopCalling();
+      delivery.stop();
       return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
     },
     async finish(drainMs) {

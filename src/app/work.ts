@@ -16,8 +16,13 @@ export interface Work {
   config(): LoadedConfig;
   /** Takes the configuration the overlay merged at startup (the providers are built anew when it differs). */
   adopt(initial: LoadedConfig): void;
-  /** Starts the leader's work (this replica holds the state lock under `holds`, when there is a lock). */
-  lead(holds?: () => boolean): Promise<void>;
+  /**
+   * Starts the leader's work (this replica holds the state lock under `holds`, when there is a lock), from
+   * `carried` when this replica keeps what its previous term left (issue 53), else from the state store.
+   */
+  lead(holds?: () => boolean, carried?: Carried): Promise<void>;
+  /** Stops the leader's work at once, the state lock lost (issue 53): returns what it kept, for the next term. */
+  depose(): Carried | undefined;
   /** The leader's work, undefined before it leads and while it is handed over. */
   current(): Leader | undefined;
   /** The leader's work; throws Error before this replica leads. */
@@ -71,9 +76,14 @@ export function createWork(
       loaded = initial;
       prepared = prepare(initial);
     },
-    async lead(fencing) {
+    async lead(fencing, carried) {
       holds = fencing;
-      await start();
+      await start(carried);
+    },
+    depose() {
+      const carried = leader?.depose();
+      leader = lead = undefined;
+      return carried;
     },
     current: () => lead,
     running() {

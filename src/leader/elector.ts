@@ -12,7 +12,10 @@ export interface Elector {
   status(): LockStatus;
   /** True while this replica holds the lock under `term` (the fencing check of every send). */
   holds(term: number): boolean;
-  /** Resolves when this replica becomes the leader, with its term. */
+  /**
+   * Resolves with its term when this replica leads: at once while it does, else at its next acquisition (after a
+   * loss too: the election goes on, issue 53).
+   */
   leading(): Promise<number>;
   /** Rounds completed (read, decide, write): a test waits on it between clock steps. */
   rounds(): number;
@@ -51,11 +54,16 @@ export function createElector(options: {
   let rounds = 0;
   let lastError: string | undefined;
   let timer: (() => void) | undefined;
-  let wonResolve: ((term: number) => void) | undefined;
-  const won = new Promise<number>((resolve) => (wonResolve = resolve));
+  // Who waits for the next acquisition: a replica that lost the lock campaigns again (issue 53).
+  const waiting: ((term: number) => void)[] = [];
 
+  // Each round's requests end by half the renew deadline: an API server whose requests hang (etcd down) must not
+  // keep a leader that cannot renew from stepping down in time (issue 53).
+  let roundSignal: AbortSignal | undefined;
   const read = async (): Promise<void> => {
-    const response = await connection.request(`${path}/${encodeURIComponent(options.name)}`);
+    const response = await connection.request(`${path}/${encodeURIComponent(options.name)}`, {
+      ...(roundSignal ? { signal: roundSignal } : {}),
+    });
     if (response.status === 404) {
       if (observed.raw !== undefined) observedAt = monotonic();
       observed = {};
@@ -85,6 +93,7 @@ export function createElector(options: {
         method: kind === "create" ? "POST" : "PUT",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
+        ...(roundSignal ? { signal: roundSignal } : {}),
       },
     );
     // 409: someone else wrote first (a concurrent acquire, or the holder renewed): read again next round.
@@ -114,6 +123,12 @@ export function createElector(options: {
     }
     inRound = true;
     timer?.();
+    const deadline = new AbortController();
+    roundSignal = deadline.signal;
+    const cancelDeadline = clock.setTimer(
+      () => deadline.abort(new Error(`no answer within ${Math.round(timing.renewDeadlineMs / 2000)} s`)),
+      timing.renewDeadlineMs / 2,
+    );
     try {
       await read();
       const action = decideLock({
@@ -134,7 +149,7 @@ export function createElector(options: {
           unwatch();
           term = action.record.leaseTransitions ?? 0;
           logger.info(`leadership acquired: Lease ${options.namespace}/${options.name}, term ${term}`);
-          wonResolve?.(term);
+          for (const resolve of waiting.splice(0)) resolve(term);
         }
       }
       lastError = undefined;
@@ -145,6 +160,7 @@ export function createElector(options: {
         logger.warn(`leader election: ${message}; retrying every ${Math.round(timing.retryPeriodMs / 1000)} s`);
       lastError = message;
     }
+    cancelDeadline();
     // A leader that could not renew within the renew deadline steps down before its lease can expire.
     if (term !== undefined && renewedMono !== undefined && monotonic() - renewedMono > timing.renewDeadlineMs)
       lose("could not renew within the renew deadline");
@@ -204,7 +220,8 @@ export function createElector(options: {
       ...(renewedAt !== undefined ? { renewedAt } : {}),
     }),
     holds: (t) => term === t,
-    leading: () => won,
+    leading: () =>
+      term !== undefined ? Promise.resolve(term) : new Promise<number>((resolve) => waiting.push(resolve)),
     rounds: () => rounds,
     async release() {
       stopped = true;

@@ -28,6 +28,10 @@ export interface Replica {
   readonly log: string[];
   /** True once it logged that it acquired the state lock. */
   leads(): boolean;
+  /** True while it holds the state lock: it acquired it more often than it lost it (issue 53: it campaigns again). */
+  leading(): boolean;
+  /** How often it acquired the state lock. */
+  terms(): number;
   /** Resolves with its exit code. */
   exited(): Promise<number | null>;
 }
@@ -117,8 +121,14 @@ export async function startReplica(
     child,
     log,
     leads: () => log.join("").includes("leadership acquired"),
+    leading: () => count(log, "leadership acquired") > count(log, "leadership lost"),
+    terms: () => count(log, "leadership acquired"),
     exited: () => exit,
   };
+}
+
+function count(log: readonly string[], words: string): number {
+  return log.join("").split(words).length - 1;
 }
 
 /** A free loopback port (each pod has its own network in a cluster; here the replicas share one). */

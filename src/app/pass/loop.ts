@@ -60,6 +60,12 @@ export function createPassLoop(options: {
   delayMs?: number;
   /** The lifecycle state to continue from (the previous leader's, from the state file); empty otherwise. */
   initial?: LifecycleState;
+  /**
+   * It continues a loop of this process that already ran its baseline (a configuration change, this replica's
+   * next term after a lost Lease, issue 53): nothing restarted, so what begins meanwhile is told as news, not
+   * summed up.
+   */
+  baselined?: boolean;
   /** Each pass's resulting lifecycle state, to be kept (Pro state file). */
   onState?: (state: LifecycleState) => void;
   /** Trace what each pass did with each object (`mon explain`: on with the diagnostics endpoints). */
@@ -68,7 +74,7 @@ export function createPassLoop(options: {
   const { clock, inventory } = options;
   let lifecycle: LifecycleState = options.initial ?? emptyLifecycle();
   // The first pass is the baseline (spec 1.7): what is open and not already known is told in one summary.
-  let baselined = false;
+  let baselined = options.baselined ?? false;
   let scheduled: Cancel | undefined;
   let wake: Cancel | undefined;
   let firstDirtyAt: number | undefined;

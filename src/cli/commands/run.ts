@@ -47,15 +47,16 @@ export default defineCommand({
       const connection = await connectKube({ kubeconfigPath: args.kubeconfig, log: (line) => logger.warn(line) });
       const clock = createSystemClock();
       let daemon: Daemon | undefined;
-      // A leader that cannot renew stops deciding and sending at once, then exits to come back as a standby.
+      // A leader that cannot renew stops deciding and sending at once and stands by, campaigning again (issue
+      // 53): an API server outage is no reason to exit, a fresh process would see the same.
       const elector = electorFor({
         runtime: config.runtime,
         connection,
         clock,
         logger,
         onLost: () => {
-          daemon?.leadershipLost();
-          logger.error("leadership_lost: exiting so this replica restarts as a standby");
+          if (daemon) return daemon.leadershipLost();
+          logger.error("leadership_lost before the daemon started: exiting");
           process.exit(1);
         },
       });
