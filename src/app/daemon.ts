@@ -64,7 +64,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // What the last term left while this replica stands by after losing the state lock (issue 53).
   let deposed: Carried | undefined;
   const campaign = async (elector: Elector, lost: number | undefined) => {
-    const next = await awaitLeadership(elector, { health, metrics, logger });
+    const next = await awaitLeadership(elector, { health, metrics, logger, lost: true });
     if (stopping) return;
     // Its next term with nobody's between (the transitions counted once) keeps what it had: nothing was told
     // meanwhile. After another leader it reloads the state store, as a new process would.
@@ -132,7 +132,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics.leadershipLosses.inc();
       if (stopping) return;
       deposed = work.depose() ?? deposed;
-      health.set("leadership", "pending", { reason: "leadership_lost", required: true });
       if (!elector) return;
       logger.warn("leadership_lost: standing by; watching on and campaigning for the state lock again");
       void campaign(elector, term);

@@ -45,16 +45,17 @@ export function electorFor(options: {
 /**
  * Waits until this replica holds the state lock (a live, available, not ready standby meanwhile: the required
  * `leadership` component is pending) and returns its fencing term. `cold`: this replica lists the cluster only
- * once it leads (a Community standby), which the waiting line says. Counts mon_leadership_acquisitions_total
+ * once it leads (a Community standby), which the waiting line says; `lost`: it campaigns again after losing the
+ * lock (issue 53), which `/health` says (`leadership_lost`). Counts mon_leadership_acquisitions_total
  * and, when another replica held it before, mon_leader_takeovers_total.
  */
 export async function awaitLeadership(
   elector: Elector,
-  deps: { health: HealthRegistry; metrics: Metrics; logger: Logger; cold?: boolean },
+  deps: { health: HealthRegistry; metrics: Metrics; logger: Logger; cold?: boolean; lost?: boolean },
 ): Promise<number> {
   const { health, metrics, logger } = deps;
   health.setLock(() => elector.status());
-  health.set("leadership", "pending", { required: true });
+  health.set("leadership", "pending", { required: true, ...(deps.lost ? { reason: "leadership_lost" as const } : {}) });
   const { namespace, name, identity } = elector.status();
   const caches = deps.cold ? "; caches stay cold until then (a warm standby is Pro: set license.key)" : "";
   logger.info(`waiting for the state lock (Lease ${namespace}/${name}, identity ${identity})${caches}`);
