@@ -207,4 +207,33 @@ describe("health server (spec 4.1, 4.2)", () => {
       await sim.stop();
     }
   });
+
+  test("an API server that cannot be reached is waited for, however long: not a reason to stop (issue 53)", async () => {
+    const sim = await startSimulator();
+    const kubeconfigText = sim.kubeconfig();
+    const port = new URL(sim.server.url).port;
+    await sim.stop();
+    const clock = createFakeClock(Date.now());
+    const fatal: string[] = [];
+    const daemon = await startDaemon({
+      config: parseConfig(stringify({ app: { disableStartupMessage: true }, alert: { stdout: {} } }), "t.yaml", {}),
+      connection: await connectKube({ kubeconfigText }),
+      clock,
+      logger: createSilentLogger(),
+      stdout: () => {},
+      healthPort: 0,
+      onFatal: (component, reason) => fatal.push(`${component}: ${reason}`),
+    });
+    try {
+      await waitUntil(async () => {
+        await clock.advance(1_000);
+        return daemon.health.get("caches")?.reason === "api_unavailable";
+      }, `the caches to fail with api_unavailable (port ${port} refuses)`);
+      await clock.advance(3 * FATAL_AFTER_MS);
+      expect(daemon.health.get("caches")?.state).toBe("failed");
+      expect(fatal).toEqual([]);
+    } finally {
+      await daemon.stop(0);
+    }
+  }, 60_000);
 });

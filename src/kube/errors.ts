@@ -88,7 +88,8 @@ export function classifyStatus(status: number, body: string, what: string, retry
 /**
  * The health reason (spec 7.3) of a failed call to the API server: a rejected credential (a wrong or expired
  * token, 401) is `source_configuration_failed`; a refusal (403) `permission_denied`; throttling (429)
- * `rate_limited`; unavailable (503) `api_unavailable`; no answer in time `timeout`; a call the API server or the runtime canceled `canceled`;
+ * `rate_limited`; unavailable (503) or not reached at all (refused, reset, no route: kube-apiserver down, issue 53)
+ * `api_unavailable`; no answer in time `timeout`; a call the API server or the runtime canceled `canceled`;
  * anything else `fallback`.
  */
 export function healthReasonOf(error: unknown, fallback: string): string {
@@ -107,6 +108,7 @@ export function healthReasonOf(error: unknown, fallback: string): string {
     case "canceled":
       return "canceled";
     case "unavailable":
+    case "network":
       return "api_unavailable";
     default:
       return fallback;

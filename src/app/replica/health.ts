@@ -25,8 +25,15 @@ export function createHealth(
 }
 
 /**
+ * Reasons that say the API server cannot be reached or answers nothing (issue 53): a required component failed
+ * for one of them waits for the server, however long, instead of stopping the process.
+ */
+const OUTAGE: ReadonlySet<string> = new Set(["api_unavailable", "timeout", "component_stalled"]);
+
+/**
  * The health registry; a degraded optional component is counted in mon_component_degradations_total, and a
- * required one that stays failed for FATAL_AFTER_MS is handed to `onFatal` (a shutdown's own `failed` aside).
+ * required one that stays failed for FATAL_AFTER_MS is handed to `onFatal` (a shutdown's own `failed` and an
+ * API server outage aside).
  */
 function healthRegistry(
   clock: Clock,
@@ -39,7 +46,9 @@ function healthRegistry(
     (name, next, previous) => {
       if (next.state !== previous?.state && next.state === "degraded" && !next.required)
         metrics.componentDegradations.inc();
-      const failing = next.required && next.state === "failed" && next.reason !== "shutdown";
+      // The control plane down is no reason to exit: a fresh process would see the same (issue 53).
+      const failing =
+        next.required && next.state === "failed" && next.reason !== "shutdown" && !OUTAGE.has(next.reason ?? "");
       if (!failing) {
         fatal.get(name)?.();
         fatal.delete(name);
