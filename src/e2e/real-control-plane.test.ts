@@ -22,7 +22,7 @@ import {
   tellStoriesOnRealKube,
   tellStoriesOnRealNode,
 } from "../testing/real-stories.ts";
-import { sayAtExit } from "../testing/at-exit.ts";
+import { sayAtExit, sayingFailure } from "../testing/at-exit.ts";
 import { startTcpProxy, type TcpProxy } from "../testing/tcp-proxy.ts";
 import { TIMED_EXPECTATIONS } from "../testing/timing/expectations.ts";
 import { quickExpectation } from "../testing/timing/run.ts";
@@ -60,79 +60,82 @@ function line(r: RealStoryResult): string {
 
 realTest(
   "every story of the catalogue tells on the real control plane what it tells on the simulator, and mon never doubts its own sight",
-  async () => {
-    const nodes = await prepareStoryNodes(realKube(), ON_STAND_INS, QUICK_TIMING);
-    const specs = ON_STAND_INS.map((story) => {
-      const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
-      if (!expected) throw new Error(`no expectation for story ${story.name}`);
-      return { story: quickStory(story), expected: quickExpectation(expected, story) };
-    });
-    const run = await tellStoriesOnRealKube(nodes, specs);
-    console.log(`real control plane, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
-    const wrong = run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line);
-    if (wrong.length) sayAtExit("the real control plane's stories that went wrong", wrong.join("\n"));
-    expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
-    expect(run.results.flatMap((r) => r.failures)).toEqual([]);
-    expect(run.standInFailures).toEqual([]);
-    // Nothing about mon's own sight all along: no "could not watch", no blind notice, no stalled watch.
-    expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
-    expect(run.stalls).toBe(0);
-  },
+  () =>
+    sayingFailure("the real control plane's stories failed", async () => {
+      const nodes = await prepareStoryNodes(realKube(), ON_STAND_INS, QUICK_TIMING);
+      const specs = ON_STAND_INS.map((story) => {
+        const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
+        if (!expected) throw new Error(`no expectation for story ${story.name}`);
+        return { story: quickStory(story), expected: quickExpectation(expected, story) };
+      });
+      const run = await tellStoriesOnRealKube(nodes, specs);
+      console.log(`real control plane, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
+      const wrong = run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line);
+      if (wrong.length) sayAtExit("the real control plane's stories that went wrong", wrong.join("\n"));
+      expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
+      expect(run.results.flatMap((r) => r.failures)).toEqual([]);
+      expect(run.standInFailures).toEqual([]);
+      // Nothing about mon's own sight all along: no "could not watch", no blind notice, no stalled watch.
+      expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
+      expect(run.stalls).toBe(0);
+    }),
   45 * 60_000,
 );
 
 nodeTest(
   "every story written for real pods tells on the real node what it tells on the simulator: real containers, a real kubelet, no change nobody made",
-  async () => {
-    const node = await realNode();
-    const specs = STORIES.filter((story) => story.realNode).map((story) => {
-      const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
-      if (!expected) throw new Error(`no expectation for story ${story.name}`);
-      return { story: quickStory(story), expected: quickExpectation(expected, story) };
-    });
-    placeElsewhere(KUBELET_DIFFERENTIAL_NAMESPACES.standIn, [KUBELET_DIFFERENTIAL_NODE]);
-    placeElsewhere(KUBELET_DIFFERENTIAL_NAMESPACES.real, []);
-    let differential: KubeletDifferentialRun | undefined;
-    const run = await tellStoriesOnRealNode(node, specs, {
-      trace: (l) => console.log(`real node +${Math.round((Date.now() - node.registeredAt) / 1000)} s: ${l}`),
-      // The kubelet differential runs beside the stories told side by side, on pods of its own.
-      beside: async () => {
-        differential = await runKubeletDifferential(node);
-      },
-    });
-    console.log(`real node, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
-    const wrong = [
-      ...run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line),
-      ...run.results.flatMap((r) => r.failures),
-      ...run.unplaced.map((m) => `unplaced ${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`),
-      ...(run.stalls ? [`${run.stalls} stalled watches`] : []),
-    ];
-    if (wrong.length) sayAtExit("the real node's stories that went wrong", wrong.join("\n"));
-    // The stand-in's kubelet held to the real one: every difference a watcher sees is fixed or documented.
-    const { standIn, real, failures } = differential!;
-    const documented = (only: "stand-in" | "real") =>
-      new Set(KNOWN_KUBELET_DIFFERENCES.filter((d) => d.only === only).map((d) => d.fact));
-    const onlyStandIn = standIn.filter((f) => !real.includes(f));
-    const onlyReal = real.filter((f) => !standIn.includes(f));
-    console.log(
-      `kubelet differential: ${real.filter((f) => standIn.includes(f)).length} facts on both; only on the stand-in:\n  ${onlyStandIn.join("\n  ") || "none"}\nonly on the real kubelet:\n  ${onlyReal.join("\n  ") || "none"}`,
-    );
-    expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
-    expect(run.results.flatMap((r) => r.failures)).toEqual([]);
-    expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
-    expect(run.stalls).toBe(0);
-    const undocumented = [
-      ...onlyStandIn.filter((f) => !documented("stand-in").has(f)).map((f) => `only on the stand-in: ${f}`),
-      ...onlyReal.filter((f) => !documented("real").has(f)).map((f) => `only on the real kubelet: ${f}`),
-      ...failures.map((f) => `write refused: ${f}`),
-    ];
-    if (undocumented.length) sayAtExit("the kubelet differential's undocumented differences", undocumented.join("\n"));
-    expect({
-      standIn: onlyStandIn.filter((f) => !documented("stand-in").has(f)),
-      real: onlyReal.filter((f) => !documented("real").has(f)),
-    }).toEqual({ standIn: [], real: [] });
-    expect(failures).toEqual([]);
-  },
+  () =>
+    sayingFailure("the real node's stories failed", async () => {
+      const node = await realNode();
+      const specs = STORIES.filter((story) => story.realNode).map((story) => {
+        const expected = TIMED_EXPECTATIONS.find((e) => e.story === story.name);
+        if (!expected) throw new Error(`no expectation for story ${story.name}`);
+        return { story: quickStory(story), expected: quickExpectation(expected, story) };
+      });
+      placeElsewhere(KUBELET_DIFFERENTIAL_NAMESPACES.standIn, [KUBELET_DIFFERENTIAL_NODE]);
+      placeElsewhere(KUBELET_DIFFERENTIAL_NAMESPACES.real, []);
+      let differential: KubeletDifferentialRun | undefined;
+      const run = await tellStoriesOnRealNode(node, specs, {
+        trace: (l) => console.log(`real node +${Math.round((Date.now() - node.registeredAt) / 1000)} s: ${l}`),
+        // The kubelet differential runs beside the stories told side by side, on pods of its own.
+        beside: async () => {
+          differential = await runKubeletDifferential(node);
+        },
+      });
+      console.log(`real node, ${run.results.length} stories:\n${run.results.map(line).join("\n")}`);
+      const wrong = [
+        ...run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line),
+        ...run.results.flatMap((r) => r.failures),
+        ...run.unplaced.map((m) => `unplaced ${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`),
+        ...(run.stalls ? [`${run.stalls} stalled watches`] : []),
+      ];
+      if (wrong.length) sayAtExit("the real node's stories that went wrong", wrong.join("\n"));
+      // The stand-in's kubelet held to the real one: every difference a watcher sees is fixed or documented.
+      const { standIn, real, failures } = differential!;
+      const documented = (only: "stand-in" | "real") =>
+        new Set(KNOWN_KUBELET_DIFFERENCES.filter((d) => d.only === only).map((d) => d.fact));
+      const onlyStandIn = standIn.filter((f) => !real.includes(f));
+      const onlyReal = real.filter((f) => !standIn.includes(f));
+      console.log(
+        `kubelet differential: ${real.filter((f) => standIn.includes(f)).length} facts on both; only on the stand-in:\n  ${onlyStandIn.join("\n  ") || "none"}\nonly on the real kubelet:\n  ${onlyReal.join("\n  ") || "none"}`,
+      );
+      expect(run.results.filter((r) => !r.judgement.same || r.judgement.violations.length > 0).map(line)).toEqual([]);
+      expect(run.results.flatMap((r) => r.failures)).toEqual([]);
+      expect(run.unplaced.map((m) => `${m.t.toFixed(1)} s ${m.incidentId}: ${m.text.split("\n")[0]}`)).toEqual([]);
+      expect(run.stalls).toBe(0);
+      const undocumented = [
+        ...onlyStandIn.filter((f) => !documented("stand-in").has(f)).map((f) => `only on the stand-in: ${f}`),
+        ...onlyReal.filter((f) => !documented("real").has(f)).map((f) => `only on the real kubelet: ${f}`),
+        ...failures.map((f) => `write refused: ${f}`),
+      ];
+      if (undocumented.length)
+        sayAtExit("the kubelet differential's undocumented differences", undocumented.join("\n"));
+      expect({
+        standIn: onlyStandIn.filter((f) => !documented("stand-in").has(f)),
+        real: onlyReal.filter((f) => !documented("real").has(f)),
+      }).toEqual({ standIn: [], real: [] });
+      expect(failures).toEqual([]);
+    }),
   70 * 60_000,
 );
 

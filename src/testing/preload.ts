@@ -1,4 +1,6 @@
+import { afterAll } from "bun:test";
 import { QUICK_TIMING } from "../sim/controllers/index.ts";
+import { sayAgain } from "./at-exit.ts";
 import { realKube, realKubeMissing } from "./real-kube.ts";
 import { realNode, realNodeMissing } from "./real-node.ts";
 import { prepareStoryNodes, storiesOnStandIns } from "./real-stories.ts";
@@ -9,8 +11,10 @@ import { prepareStoryNodes, storiesOnStandIns } from "./real-stories.ts";
  * (src/e2e/real-stories.test.ts) as the suite begins: a story's nodes must be older than mon's young-node grace
  * (10 minutes) when it starts, and a real API server dates a node from its creation. So does the real node
  * (src/testing/real-node.ts), joined as soon as the control plane is up. A failure here is not lost: the test
- * awaits the same start and reports it.
+ * awaits the same start and reports it. At the end of the suite it says again what long tests asked to
+ * (src/testing/at-exit.ts).
  */
+afterAll(sayAgain);
 if (process.env.MON_REAL_KUBE_EARLY === "1" && realKubeMissing() === undefined) {
   prepareStoryNodes(realKube(), storiesOnStandIns(), QUICK_TIMING).catch(() => {});
   if (realNodeMissing() === undefined) realNode().catch(() => {});
