@@ -14,6 +14,7 @@ import { cronJobFailingRuns, jobFailsThenDeleted } from "./batch.ts";
 import {
   nodeBackSlicesLag,
   nodeBackTerminatingPod,
+  imageTypoNodeLost,
   nodeLostEvicted,
   pinnedSlowStart,
   pinnedToLostNode,
@@ -61,7 +62,6 @@ export const STORIES: readonly Story[] = [
   cronJobFailingRuns,
   livenessKillLoop,
   pinnedToLostNode,
-  pinnedSlowStart,
   inClusterDatabaseRefused,
   crashRollout,
   oomLimitRaised,
@@ -72,6 +72,8 @@ export const STORIES: readonly Story[] = [
   healthyChurn,
   kubeletRestart,
   realNodeLost,
+  pinnedSlowStart,
+  imageTypoNodeLost,
 ];
 
 /** The story named `name`, or undefined. */

@@ -176,3 +176,48 @@ export const pinnedSlowStart: Story = {
   lengthSeconds: 1_100,
   quick: { at: [0, 30, 450], fixedAt: 450, lengthSeconds: 1_100 },
 };
+
+/**
+ * Issue 52, item 5: a failure with evidence of its own on a node that is then lost stays its own. cart's image
+ * tag is mistyped (its one pod, pinned to worker-2, cannot pull it); minutes later worker-2 is lost for seven
+ * minutes (cart tolerates it: not evicted); two minutes after the node is back, the image is fixed. The image is never the
+ * node's doing: cart's thread is never folded into the node's, and the node's names only what it took down.
+ */
+export const imageTypoNodeLost: Story = {
+  name: "image-typo-node-lost",
+  description:
+    "cart's image tag is mistyped on worker-2; minutes later worker-2 is lost for seven minutes; then the tag is fixed",
+  nodes: 3,
+  steps: [
+    {
+      t: 0,
+      say: "kubectl apply: Deployment cart (1 pod, nodeSelector worker-2, image tag 1.4.O: not found) and web (3 pods)",
+      run: (cluster) => {
+        cluster.apply(cart("registry.example/cart:1.4.O", { "sim.mon.io/fate": "image-missing" }));
+        cluster.apply(deployment("web", "registry.example/web:1.0", 3));
+      },
+    },
+    { t: 150, say: "worker-2's kubelet stops posting status", run: (cluster) => cluster.stopKubelet("worker-2") },
+    { t: 570, say: "worker-2's kubelet is back", run: (cluster) => cluster.startKubelet("worker-2") },
+    {
+      t: 690,
+      say: "kubectl set image deployment/cart cart=registry.example/cart:1.4.0",
+      run: (cluster) => cluster.apply(cart("registry.example/cart:1.4.0")),
+    },
+  ],
+  fixedAt: 690,
+  lengthSeconds: 1_400,
+  quick: { at: [0, 150, 570, 690], fixedAt: 690, lengthSeconds: 1_200 },
+};
+
+function cart(image: string, annotations?: Record<string, string>) {
+  return deployment("cart", image, 1, {
+    ...(annotations ? { annotations } : {}),
+    spec: {
+      nodeSelector: { "kubernetes.io/hostname": "worker-2" },
+      tolerations: [
+        { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 900 },
+      ],
+    },
+  });
+}

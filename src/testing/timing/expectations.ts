@@ -240,14 +240,6 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     why: "Issue 40 (4). The evicted pod's replacement cannot be scheduled only because the one node it may run on is lost: that is the node's incident (it pages after 5 minutes), never a FailedScheduling one beside it.",
   },
   {
-    story: "pinned-slow-start",
-    source: "controllers",
-    threads: ["Node//worker-2: announce NodeLost, update NodeLost, resolve NodeLost"],
-    notBack: ["Node//worker-2"],
-    resolvesWithin: 360,
-    why: "Issue 52 (6). The node's incident waits for its pods' return at most 5 minutes, then resolves saying what is not back; the pinned Deployment, ready moments later, is judged from that resolve: never announced as ReadinessProbeFailing in the second the node resolves and resolved seconds later.",
-  },
-  {
     story: "in-cluster-database-refused",
     source: "controllers",
     threads: [
@@ -330,5 +322,24 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     mentions: { "Node//worker-1": ["(its Lease)"] },
     resolvesWithin: 240,
     why: "Issue 50: lost for 7.5 minutes, the node pages after 5 (the update), its evicted web pods' replacements having nowhere to go; it resolves once it is Ready and web runs again. The crash loop that began minutes before the loss keeps its own thread: never part of the node's incident, never resolved by its return. The node's heartbeat is its Lease's last renewal.",
+  },
+  {
+    story: "pinned-slow-start",
+    source: "controllers",
+    threads: ["Node//worker-2: announce NodeLost, update NodeLost, resolve NodeLost"],
+    notBack: ["Node//worker-2"],
+    resolvesWithin: 360,
+    why: "Issue 52 (6). The node's incident waits for its pods' return at most 5 minutes, then resolves saying what is not back; the pinned Deployment, ready moments later, is judged from that resolve: never announced as ReadinessProbeFailing in the second the node resolves and resolved seconds later.",
+  },
+  {
+    story: "image-typo-node-lost",
+    source: "controllers",
+    threads: [
+      "Deployment/shop/cart: announce ImagePullBackOff, resolve ImagePullBackOff",
+      "Node//worker-2: announce NodeLost, update NodeLost, resolve NodeLost",
+    ],
+    fixes: { "Node//worker-2": 570 },
+    resolvesWithin: 360,
+    why: "Issue 52 (5). An image that does not exist is evidence of its own: the pull failure that began before its node was lost stays its own incident, whether it was told before the loss or only during it, never folded into the node's (no \"now part of\"); the node's incident names what it took down, and resolves once it is back; cart's once its tag is fixed.",
   },
 ];
