@@ -458,7 +458,8 @@ export const REASON_SPECS = {
     tier: "high",
     holdSeconds: 0,
     pageRule: "ClusterCriticalDown",
-    description: "The API server's /readyz reports failing checks (etcd, informer sync, …); pages after 1 minute.",
+    description:
+      "The API server's /readyz reports failing checks (etcd, …); pages after 1 minute. A server failing only the checks of its own start (post-start hooks, informer sync) is told only if it is still not ready after that minute.",
     resolves: "every /readyz check passes",
   },
   NetworkPolicyBlocksTraffic: {

@@ -19,8 +19,15 @@ const DNS_HOLD_MS = 60_000;
 const API_HOLD_MS = 60_000;
 
 /**
+ * /readyz checks that fail only while a kube-apiserver starts (its post-start hooks, the first informer sync) or
+ * stops: a server coming up after a restart reports them for seconds (issue 53). Failing on these alone, it is
+ * judged after API_HOLD_MS — told only if it has not become ready by then, and paging at once if so.
+ */
+const STARTING_CHECKS = /^(poststarthook\/|informer-sync$|shutdown$)/;
+
+/**
  * The control-plane family (spec 1.2; failure-catalogue F1–F3): the API server's failing /readyz checks (page
- * rule after 1 minute), cluster DNS with no ready endpoint or no
+ * rule after 1 minute; checks that fail only while a server starts, held that minute), cluster DNS with no ready endpoint or no
  * available replica (page rule: a cluster-critical component is down), and the scheduler or controller-manager
  * leader Lease in kube-system not renewed for twice its duration (or without a holder), the API server's 5xx
  * share from its /metrics, and cluster DNS SERVFAIL share and lost upstreams from CoreDNS's port 9153, each
@@ -31,8 +38,10 @@ export function detectControlPlane(inventory: InventoryView, now: number, usage:
   const api = usage.apiServer;
   if (api && api.failing.length > 0) {
     const held = now - api.since >= API_HOLD_MS;
+    const starting = api.failing.every((check) => STARTING_CHECKS.test(check));
     out.push(
       finding({
+        ...(starting ? { holdMs: API_HOLD_MS } : {}),
         reason: "APIServerUnhealthy",
         object: { kind: "APIServer", name: "kube-apiserver" },
         summary: `the API server reports failing readiness checks: ${api.failing.join(", ")}`,

@@ -235,6 +235,19 @@ describe("API server readiness", () => {
     ).toBe("ClusterCriticalDown");
     expect(detectControlPlane(inventoryOf(), NOW, {})).toEqual([]);
   });
+
+  test("a server starting (post-start hooks, informer sync) is judged after a minute: told only if still not ready, paging then (issue 53)", () => {
+    const starting = ["poststarthook/start-apiextensions-informers", "informer-sync"];
+    const [early] = detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: starting, since: NOW - 5_000 } });
+    expect(early?.opensAt).toBe(NOW + 55_000);
+    const [late] = detectControlPlane(inventoryOf(), NOW, { apiServer: { failing: starting, since: NOW - 60_000 } });
+    expect([late?.opensAt, late?.pageRule]).toEqual([undefined, "ClusterCriticalDown"]);
+    // etcd among them is no start: told at once.
+    const [etcd] = detectControlPlane(inventoryOf(), NOW, {
+      apiServer: { failing: [...starting, "etcd"], since: NOW - 5_000 },
+    });
+    expect(etcd?.opensAt).toBeUndefined();
+  });
 });
 
 describe("default-deny NetworkPolicies", () => {
