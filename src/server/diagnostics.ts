@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { getRouterParam, type H3, type H3Event } from "h3";
 import { json } from "./responses.ts";
 
@@ -27,8 +27,15 @@ export interface DiagnosticsSource {
   incidentPage(id: string): string | undefined;
 }
 
-/** The cookie a browser keeps the diagnostics token in, once given on the login form (issue 44). */
+/**
+ * The cookie of a browser session, once the token was given on the login form (issues 44, 54): never the token
+ * itself, but `<expiry s>.<nonce>.<HMAC-SHA256 keyed by the token>` — it expires (SESSION_SECONDS) and is
+ * invalid as soon as the token changes; any replica with the same token accepts it.
+ */
 export const TOKEN_COOKIE = "mon_diagnostics";
+
+/** How long a browser session lasts, seconds: 12 hours. */
+export const SESSION_SECONDS = 43_200;
 
 /**
  * The protected diagnostics endpoints (spec 4.1; docs/health.md "Diagnostics"), added to the health server
@@ -39,10 +46,16 @@ export const TOKEN_COOKIE = "mon_diagnostics";
  * constant time (401 otherwise). `source()` is undefined on a standby: 503 `not_leading`.
  *
  * A browser (a request that accepts `text/html`) gets `/incidents` and `/incidents/<id>` as HTML pages (issue 44).
- * It cannot send a bearer header: without one it gets a login form whose token (`?token=`) is checked, kept in
- * an HttpOnly, SameSite=Strict cookie and taken out of the address at once (303 to the same page).
+ * It cannot send a bearer header: without one it gets a login form whose token (`?token=`) is checked, and
+ * answered with a session in an HttpOnly, SameSite=Strict cookie (TOKEN_COOKIE: signed, expiring, never the
+ * token) while the token is taken out of the address at once (303 to the same page). `now`: epoch ms.
  */
-export function addDiagnostics(app: H3, token: string, source: () => DiagnosticsSource | undefined): void {
+export function addDiagnostics(
+  app: H3,
+  token: string,
+  source: () => DiagnosticsSource | undefined,
+  now: () => number = Date.now,
+): void {
   const wanted = digest(token);
   // Digests have one length, so the comparison takes the same time whatever was sent.
   const valid = (given: string | undefined) => Boolean(given) && timingSafeEqual(digest(given!), wanted);
@@ -68,12 +81,13 @@ export function addDiagnostics(app: H3, token: string, source: () => Diagnostics
           status: 303,
           headers: {
             location: `${url.pathname}${url.search}`,
-            "set-cookie": `${TOKEN_COOKIE}=${encodeURIComponent(offered)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200`,
+            "set-cookie": `${TOKEN_COOKIE}=${session(token, now())}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_SECONDS}`,
           },
         });
       }
       const bearer = /^Bearer (.+)$/.exec(event.req.headers.get("authorization") ?? "")?.[1];
-      if (!valid(bearer) && !valid(cookie(event, TOKEN_COOKIE))) return loginPage(url.pathname, false);
+      if (!valid(bearer) && !validSession(token, cookie(event, TOKEN_COOKIE), now()))
+        return loginPage(url.pathname, false);
       const d = source();
       if (!d)
         return html(503, "<!doctype html><title>mon</title><p>This mon is a standby: open the leader's page.</p>");
@@ -142,6 +156,23 @@ export function addDiagnostics(app: H3, token: string, source: () => Diagnostics
 /** The incident id of `/incidents/<id>`. */
 function incidentId(url: URL): string {
   return decodeURIComponent(url.pathname.slice("/incidents/".length));
+}
+
+/** A new session's cookie value at `now` (epoch ms): expiry, nonce, and their HMAC keyed by the token. */
+function session(token: string, now: number): string {
+  const payload = `${Math.floor(now / 1000) + SESSION_SECONDS}.${randomBytes(12).toString("base64url")}`;
+  return `${payload}.${sign(token, payload)}`;
+}
+
+/** True for a session cookie signed with `token` that has not expired at `now` (epoch ms). */
+function validSession(token: string, value: string | undefined, now: number): boolean {
+  const m = /^(\d+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(value ?? "");
+  if (!m || Number(m[1]) * 1000 <= now) return false;
+  return timingSafeEqual(Buffer.from(sign(token, `${m[1]}.${m[2]}`)), Buffer.from(m[3]!));
+}
+
+function sign(token: string, payload: string): string {
+  return createHmac("sha256", `mon-session:${token}`).update(payload).digest("base64url");
 }
 
 function cookie(event: H3Event, name: string): string | undefined {
