@@ -213,6 +213,11 @@ describe("mon record and mon replay", () => {
     expect(html).toContain(`<section class="incident-page" id="${link![1]}">`);
     expect(html).toContain("Messages as sent (2)");
     expect(html).toContain("<code>Pod/tl-statefulset-crash/ledger-1</code>");
+    // "Now" is the replay's last event or message, not the half hour it runs on after (issue 54): the resolve
+    // reads as just told.
+    const resolvedAgo = /<td>[^<]+UTC<\/td><td>([^<]+ UTC)<\/td>/.exec(html)?.[1];
+    expect(resolvedAgo).toBeDefined();
+    expect(html).toContain(`· at ${resolvedAgo}</p>`);
     expect(html).not.toContain("<script");
     const unwritable = await runCli(
       ["replay", join(TIMELINES_DIR, "statefulset_crash"), "--config", old, "--html", "/nonexistent/dir/page.html"],

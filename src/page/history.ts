@@ -156,7 +156,8 @@ export class TellHistory {
       // A resolve is told as ✅ "Resolved: …": the incident keeps the tier, emoji and title it was told with.
       tier: resolved && before ? before.tier : message.tier,
       emoji: resolved && before ? before.emoji : message.emoji,
-      title: resolved && before ? before.title : message.title,
+      // An update's title says "Update:" to a chat; the page says what the incident is (issue 54).
+      title: resolved && before ? before.title : message.title.replace(/^Update: /, ""),
       firstAt: before?.firstAt ?? now,
       ...(resolved ? { resolvedAt: now } : {}),
       findings: message.findings.length,

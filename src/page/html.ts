@@ -55,7 +55,7 @@ export function renderIncidentsPage(input: PageInput): string {
   const linkTo = input.inline ? (id: string) => `#${anchor(id)}` : incidentHref;
   return page(`mon · ${input.cluster}`, [
     `<h1>mon · ${e(input.cluster)}</h1>`,
-    `<p class="meta">${e(input.source ?? "the leader's memory since it began leading")} · at ${e(clock(now))}</p>`,
+    `<p class="meta">${e(input.source ?? "the leader's memory since it began leading")} · at ${e(pageTime(now))}</p>`,
     `<h2>Open (${open.length})</h2>`,
     open.length
       ? open.map((s) => openCard(s, now, linkTo, input.thread)).join("\n")
@@ -116,25 +116,25 @@ function incidentBody(
   );
   return [
     `<p><a href="${back}">← all incidents</a></p>`,
-    `<h1 style="border-left:8px solid ${TIER_COLOURS[story.tier]};padding-left:8px">${e(story.emoji)} ${e(story.title)}</h1>`,
+    `<h1 style="border-left:8px solid ${TIER_COLOURS[story.tier]};padding-left:8px">${e(story.emoji)} <span class="tier">${e(story.tier)}</span> · ${e(story.title)}</h1>`,
     facts(story, now, thread),
     `<h2>Messages as sent (${story.messages.length})</h2>`,
     story.messages
       .map(
         (m) =>
-          `<section class="message"><h3>${e(m.action)} · ${e(clock(m.at))}${m.providers.length ? ` · to ${e(m.providers.join(", "))}` : ""}</h3>${body(m)}</section>`,
+          `<section class="message"><h3>${e(m.action)} · ${e(pageTime(m.at))}${m.providers.length ? ` · to ${e(m.providers.join(", "))}` : ""}</h3>${body(m)}</section>`,
       )
       .join("\n"),
     `<h2>Held back, and why (${held.length})</h2>`,
     held.length
-      ? `<ul class="held">${held.map(({ object, t }) => `<li><code>${e(object)}</code> ${e(t.step)} · ${e(clock(t.at))}: ${e(t.text)}</li>`).join("")}</ul>`
+      ? `<ul class="held">${held.map(({ object, t }) => `<li><code>${e(object)}</code> ${e(t.step)} · ${e(pageTime(t.at))}: ${e(t.text)}</li>`).join("")}</ul>`
       : `<p class="none">Nothing of this incident was held, suppressed or folded.</p>`,
     "<h2>Explain: what mon did with each object</h2>",
     Object.keys(trace).length
       ? Object.entries(trace)
           .map(
             ([object, entries]) =>
-              `<section class="trace"><h3><code>${e(object)}</code></h3><ol>${entries.map((t) => `<li>${e(clock(t.at))} <b>${e(t.step)}</b> ${e(t.text)}</li>`).join("")}</ol></section>`,
+              `<section class="trace"><h3><code>${e(object)}</code></h3><ol>${entries.map((t) => `<li>${e(pageTime(t.at))} <b>${e(t.step)}</b> ${e(t.text)}</li>`).join("")}</ol></section>`,
           )
           .join("\n")
       : `<p class="none">No trace is kept for its objects (traces begin when this mon began leading).</p>`,
@@ -150,10 +150,10 @@ function openCard(s: IncidentStory, now: number, linkTo: (id: string) => string,
   const last = s.messages.at(-1);
   return [
     `<article class="incident" data-incident="${e(s.id)}" style="border-left:8px solid ${TIER_COLOURS[s.tier]}">`,
-    `<h3><a href="${linkTo(s.id)}">${e(s.emoji)} ${e(s.title)}</a></h3>`,
+    `<h3><a href="${linkTo(s.id)}">${e(s.emoji)} <span class="tier">${e(s.tier)}</span> · ${e(s.title)}</a></h3>`,
     facts(s, now, thread),
     last
-      ? `<details><summary>last message: ${e(last.action)} · ${e(clock(last.at))}</summary>${body(last)}</details>`
+      ? `<details><summary>last message: ${e(last.action)} · ${e(pageTime(last.at))}</summary>${body(last)}</details>`
       : "",
     "</article>",
   ].join("\n");
@@ -168,7 +168,7 @@ function facts(s: IncidentStory, now: number, thread?: Thread): string {
     "<dl>",
     `<dt>root</dt><dd>${e(s.root)}</dd>`,
     `<dt>reason</dt><dd>${e(s.reason)} · ${e(s.tier)}</dd>`,
-    `<dt>since</dt><dd>${e(clock(s.firstAt))} (${e(ago(now - s.firstAt))})${s.resolvedAt !== undefined ? ` · resolved ${e(clock(s.resolvedAt))}` : ""}</dd>`,
+    `<dt>since</dt><dd>${e(pageTime(s.firstAt))} (${e(ago(now - s.firstAt))})${s.resolvedAt !== undefined ? ` · resolved ${e(pageTime(s.resolvedAt))}` : ""}</dd>`,
     `<dt>findings</dt><dd>${s.findings}${s.objects.length ? `: ${e(s.objects.slice(0, 8).join(", "))}${s.objects.length > 8 ? ` and ${s.objects.length - 8} more` : ""}` : ""}</dd>`,
     s.changed ? `<dt>changed</dt><dd>${e(s.changed.replace(/^Changed:\s*/, ""))}</dd>` : "",
     s.impact ? `<dt>impact</dt><dd>${e(s.impact.replace(/^Impact:\s*/, ""))}</dd>` : "",
@@ -178,7 +178,7 @@ function facts(s: IncidentStory, now: number, thread?: Thread): string {
 }
 
 function resolvedRow(s: IncidentStory, linkTo: (id: string) => string): string {
-  return `<tr data-incident="${e(s.id)}"><td>${e(s.emoji)} ${e(s.tier)}</td><td><a href="${linkTo(s.id)}">${e(s.root)}</a></td><td>${e(s.reason)}</td><td>${e(clock(s.firstAt))}</td><td>${e(clock(s.resolvedAt ?? 0))}</td><td>${e(ago((s.resolvedAt ?? 0) - s.firstAt).replace(" ago", ""))}</td></tr>`;
+  return `<tr data-incident="${e(s.id)}"><td>${e(s.emoji)} ${e(s.tier)}</td><td><a href="${linkTo(s.id)}">${e(s.root)}</a></td><td>${e(s.reason)}</td><td>${e(pageTime(s.firstAt))}</td><td>${e(pageTime(s.resolvedAt ?? 0))}</td><td>${e(ago((s.resolvedAt ?? 0) - s.firstAt).replace(" ago", ""))}</td></tr>`;
 }
 
 function matches(q: PageQuery): (s: IncidentStory) => boolean {
@@ -220,7 +220,8 @@ function body(m: ToldMessage): string {
     : `<pre>${e(m.text)}</pre>`;
 }
 
-function clock(ms: number): string {
+/** How the page writes a time (epoch ms): `2026-12-02 20:00:00 UTC`, one form everywhere on it. */
+export function pageTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 

@@ -43,6 +43,39 @@ const TAGS = new Set(
   ),
 );
 
+describe("the incidents page's small things (issue 54)", () => {
+  test("an updated open incident is titled as itself, not 'Update:'; its tier is written beside its emoji; one time format in the header", () => {
+    const history = new TellHistory();
+    history.sent(message({ incidentId: "Node//worker-2", action: "announce" }), [], T0);
+    history.sent(
+      message({
+        incidentId: "Node//worker-2",
+        action: "update",
+        title: "Update: node worker-2: unreachable, 41 pods on it down",
+      }),
+      [],
+      T0 + MIN,
+    );
+    const [story] = history.list(T0 + 2 * MIN);
+    expect(story?.title).toBe("node worker-2: unreachable, 41 pods on it down");
+    const html = renderIncidentsPage({
+      cluster: "prod",
+      now: T0 + 2 * MIN,
+      stories: history.list(T0 + 2 * MIN),
+      blind: [],
+      source: "told by this mon since it began leading at 2026-06-01 08:00:00 UTC",
+    });
+    expect(/<h3>(.*?)<\/h3>/.exec(html)?.[1]).not.toContain("Update:");
+    expect(html).toContain('🔴 <span class="tier">critical</span> · node worker-2');
+    expect(renderIncidentPage(story!, {}, { cluster: "prod", now: T0 + 2 * MIN })).toContain(
+      '<span class="tier">critical</span>',
+    );
+    const meta = /<p class="meta">(.*?)<\/p>/.exec(html)?.[1] ?? "";
+    expect(meta).toContain("at 2026-06-01 09:02:00 UTC");
+    expect(meta).not.toMatch(/\d{4}-\d\d-\d\dT/);
+  });
+});
+
 describe("the incidents page (issue 44)", () => {
   test("a node loss and the forty pods it took down are one incident: one row, one bar, its marks", () => {
     const history = new TellHistory();

@@ -41,7 +41,11 @@ export interface Replayed {
   readonly traces: Traces;
   /** The incidents as their messages told them, for the incidents page (`mon replay --html`, issue 44). */
   readonly history: TellHistory;
-  /** Epoch ms on the replay's clock when it ended: the page's "now". */
+  /**
+   * Epoch ms on the replay's clock of the last thing that happened — the recording's last event or the last
+   * message told, whichever is later: the page's "now" (issue 54: not the end of the time the replay runs on
+   * after it, REPLAY_AFTER_SECONDS, which made every incident read half an hour old).
+   */
   readonly endMs: number;
 }
 
@@ -80,6 +84,7 @@ export async function replay(
   const lines: TranscriptLine[] = [];
   const traces = new Traces();
   const history = new TellHistory();
+  let lastToldMs = timeline.startMs;
   const loop = createPassLoop({
     clock,
     inventory,
@@ -90,6 +95,7 @@ export async function replay(
     usage: () => ({}),
     onResult(result, now) {
       if (result.traces) traces.pass(result.traces, now);
+      if (result.messages.length) lastToldMs = now;
       for (const { message, openedResolved } of result.messages) {
         const jobs = router.route(message, now, openedResolved);
         history.sent(message, jobs, now);
@@ -116,10 +122,11 @@ export async function replay(
     apply(e.type, e.object);
     loop.schedule();
   }
+  const lastEventMs = clock.now();
   await clock.advance(REPLAY_AFTER_SECONDS * 1000);
   loop.stop();
   for (const p of prepared.providers) p.provider.close?.();
-  return { lines, traces, history, endMs: clock.now() };
+  return { lines, traces, history, endMs: Math.max(lastEventMs, lastToldMs) };
 }
 
 /**

@@ -12,7 +12,7 @@ import type { KeptIncident } from "../../incident/lifecycle.ts";
 import type { TraceEntry } from "../../model/trace.ts";
 import type { Observers } from "../delivery/observe.ts";
 import type { PassLoop } from "../pass/loop.ts";
-import { renderIncidentPage, renderIncidentsPage } from "../../page/html.ts";
+import { pageTime, renderIncidentPage, renderIncidentsPage } from "../../page/html.ts";
 
 /** How long one provider may take to answer a test alert, ms. */
 const TEST_ALERT_TIMEOUT_MS = 20_000;
@@ -60,7 +60,7 @@ export function createDiagnostics(deps: {
         stories: history.list(now),
         blind: history.blindPeriods(),
         query: { q: query.q, namespace: query.namespace, reason: query.reason },
-        source: `told by this mon since it began leading at ${iso(tracedSince)}`,
+        source: `told by this mon since it began leading at ${pageTime(tracedSince)}`,
         thread: (provider, incident) => deps.delivery.conversation(provider, incident),
       });
     },
