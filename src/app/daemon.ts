@@ -134,7 +134,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       deposed = work.depose() ?? deposed;
       if (!elector) return;
       logger.warn("leadership_lost: standing by; watching on and campaigning for the state lock again");
-      void campaign(elector, term);
+      // A next term that cannot start its work is a failure a fresh process may do better with: required and
+      // failed, it stops the process after 5 minutes (spec 3.3).
+      campaign(elector, term).catch((error: unknown) => {
+        logger.error(`leadership: the next term could not start: ${(error as Error).message}`);
+        health.set("leadership", "failed", { reason: "leadership_lost", required: true });
+      });
     },
     stop(drainMs = 5_000) {
       // Once: a second call (a signal during a shutdown) waits for the first.
