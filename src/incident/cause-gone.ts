@@ -1,3 +1,4 @@
+import type { Finding } from "../model/finding.ts";
 import { refKey } from "../model/object-ref.ts";
 import type { LifecycleState } from "./lifecycle.ts";
 
@@ -15,8 +16,8 @@ export interface CausesGone {
 
 /**
  * The causes gone as of this pass (issue 52 item 6: a symptom whose cause just resolved is judged from that
- * resolve, not from the cause's onset): open incidents whose root had a finding of its own that `present` (a
- * finding key → in this pass) no longer finds, and incidents resolved within the repage window that folded
+ * resolve, not from the cause's onset): open incidents whose root had a finding of its own that is a cause
+ * (`isOwnCause`) and that `present` (a finding key → in this pass) no longer finds, and incidents resolved within the repage window that folded
  * others in (`Resolved.folds`). Pure: `now` is epoch ms.
  */
 export function causesGone(state: LifecycleState, present: (findingKey: string) => boolean, now: number): CausesGone {
@@ -27,11 +28,20 @@ export function causesGone(state: LifecycleState, present: (findingKey: string) 
   };
   for (const incident of state.incidents.values()) {
     if (!incident.folds?.length) continue;
-    const own = incident.findings.filter((f) => refKey(f.object) === incident.id);
+    const own = incident.findings.filter((f) => isOwnCause(incident.id, f));
     if (own.length === 0 || own.some((f) => present(f.key))) continue;
     incidents.add(incident.id);
     free(incident.folds, now);
   }
   for (const resolved of state.recent.values()) free(resolved.folds, resolved.resolvedAt);
   return { incidents, freedAt };
+}
+
+/**
+ * True when `f` is the own finding of incident `id`'s root and a cause of what it folded in: a node's (down,
+ * under pressure), or one that explains other objects (a missing ConfigMap). A workload's own finding (no
+ * available replica) restates its pods: its going says nothing of a cause gone.
+ */
+export function isOwnCause(id: string, f: Pick<Finding, "object" | "explains">): boolean {
+  return refKey(f.object) === id && (f.object.kind === "Node" || (f.explains?.length ?? 0) > 0);
 }

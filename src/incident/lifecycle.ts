@@ -7,6 +7,7 @@ import { dedupKey, incidentTier } from "./tiers.ts";
 import { forget, judgeRecurrence, remember, type Recurrence } from "./memory.ts";
 import { ackPresentAtOpen, stepAck, type AckState } from "./ack.ts";
 import { RECOVERY_WAIT_MS, type Recovery } from "./recovery.ts";
+import { isOwnCause } from "./cause-gone.ts";
 
 /**
  * A roll-up (spec 6): two or more incidents announced in one pass, told in one message. It stays open until
@@ -494,7 +495,7 @@ export function stepLifecycle(
     } = incident;
     if (!announced && !digested) continue;
     const ended = { ...kept, phase: "resolved" as const, resolvedAt: now, revision: incident.revision + 1 };
-    const causeOf = incident.folds?.length && incident.findings.some((f) => refKey(f.object) === id);
+    const causeOf = incident.folds?.length && incident.findings.some((f) => isOwnCause(id, f));
     recent.set(id, {
       resolvedAt: now,
       revision: ended.revision,
