@@ -1,6 +1,6 @@
 import { auditEntries } from "../incident/audit.ts";
 import { createCallHome } from "./edition/callhome.ts";
-import type { Leader, LeaderOptions } from "./leader-types.ts";
+import type { Carried, Leader, LeaderOptions } from "./leader-types.ts";
 import { openDeliverySide } from "./delivery/stages.ts";
 import { createDiagnostics } from "./replica/diagnostics.ts";
 import { startEdition } from "./edition/license.ts";
@@ -27,12 +27,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
   const { control, license: licensed } = await startEdition({
     ...(daemon.edition ? { fixed: daemon.edition } : {}),
     ...(carried?.license ? { carried: carried.license } : {}),
-    loaded,
-    connection,
-    http: prepared.http,
-    clock,
-    logger,
-    metrics,
+    ...{ loaded, connection, http: prepared.http, clock, logger, metrics },
     inactive: () => router.inactive,
   });
   const license = licensed?.manager;
@@ -100,11 +95,10 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     await keeper.saved();
     return left;
   };
-  const stopCalling = () => {
-    notices.stop();
-    callHome.stop();
-    loop.stop();
-    sources.stop();
+  // Stops deciding and calling out; returns what this work kept, open, for the next one of this process.
+  const stopCalling = (): Carried => {
+    for (const part of [notices, callHome, loop, sources]) part.stop();
+    return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
   };
 
   return {
@@ -137,15 +131,14 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
       stopCalling();
     },
     async handOver(drainMs) {
-      stopCalling();
+      const kept = stopCalling();
       // What is left stays in the outbox and is resumed by the next work in this process.
       await drainAndClose(drainMs);
-      return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
+      return kept;
     },
     depose() {
-      stopCalling();
       delivery.stop();
-      return { state, lifecycle: loop.state(), ...(licensed ? { license: licensed } : {}) };
+      return stopCalling();
     },
     async finish(drainMs) {
       const left = await drainAndClose(drainMs);
