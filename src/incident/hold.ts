@@ -6,7 +6,7 @@ import { redact } from "../redact/redact.ts";
 import { ackOf } from "./ack.ts";
 import type { LifecycleState } from "./lifecycle.ts";
 import { absorbRecoveryTraffic } from "./recovery.ts";
-import { type PreparedRules, type Suppression, suppressionOf } from "./suppress.ts";
+import { type PreparedRules, type Suppression, suppressionsOf } from "./suppress.ts";
 
 /** What the hold stage reads: the Inventory, the pass's time (epoch ms), the state and the delivery rules. */
 export interface HoldContext {
@@ -37,14 +37,9 @@ export interface Held {
 export function hold(drafts: readonly IncidentDraft[], ctx: HoldContext): Held {
   const { inventory, rules, now } = ctx;
   const traffic = absorbRecoveryTraffic(drafts, ctx.state.incidents.values(), inventory);
+  // Each finding's suppression, decided once: it holds the draft, then takes silenced findings out of it.
+  const suppressed = rules ? (ctx.suppression ?? suppressionsOf(inventory, rules, now)) : () => undefined;
   const marked = traffic.drafts.map((draft) => {
-    // Each finding's suppression, decided once: it holds the draft, then takes silenced findings out of it.
-    const why = new Map<Finding, Suppression | undefined>();
-    const suppressed = (f: Finding) => {
-      if (ctx.suppression) return ctx.suppression(f);
-      if (!why.has(f)) why.set(f, rules ? suppressionOf(f, inventory, rules, now) : undefined);
-      return why.get(f);
-    };
     const held = rules !== undefined && causesOf(draft.findings).every((f) => suppressed(f) !== undefined);
     // Told, it carries no silenced finding: what a silence matches never reaches a provider by another finding.
     const d = held || rules === undefined ? draft : withoutSilenced(draft, (f) => suppressed(f) === "silenced");

@@ -90,6 +90,22 @@ export function suppressionOf(
   return undefined;
 }
 
+/**
+ * `suppressionOf` for one pass, each finding decided once however many stages ask (correlate keeps held-back
+ * workloads out of shared roots, hold marks and trims drafts). Pure: `now` is epoch ms.
+ */
+export function suppressionsOf(
+  inventory: InventoryView,
+  rules: PreparedRules,
+  now: number,
+): (finding: Finding) => Suppression | undefined {
+  const decided = new Map<Finding, Suppression | undefined>();
+  return (f) => {
+    if (!decided.has(f)) decided.set(f, suppressionOf(f, inventory, rules, now));
+    return decided.get(f);
+  };
+}
+
 /** Why a finding is not delivered, in words for `mon explain`: which silence rule, scope or maintenance. */
 export function suppressionText(
   finding: Finding,

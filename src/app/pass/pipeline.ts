@@ -13,7 +13,7 @@ import { proHintFor } from "../../incident/pro-hint.ts";
 import { rate } from "../../detect/rate.ts";
 import { recoveryLine } from "../../incident/recovery.ts";
 import { step } from "../../incident/step.ts";
-import { type PreparedRules, type Suppression, suppressionOf, suppressionText } from "../../incident/suppress.ts";
+import { type PreparedRules, suppressionsOf, suppressionText } from "../../incident/suppress.ts";
 import { nextWakeAt } from "../../incident/wake.ts";
 import type { Finding } from "../../model/finding.ts";
 import type { InventoryView, UsageView } from "../../model/inventory.ts";
@@ -69,9 +69,10 @@ export function runPass(
       rate(fs, { inventory, now, ...(rules?.severity ? { severity: rules.severity } : {}) }),
     );
     const deferred = guard("defer", rated.findings, keyOf, (fs) => {
-      // Failures whose cause is gone are judged from its resolve (issue 52 item 6).
-      const present = new Set(fs.map(keyOf));
-      const gone = causesGone(state, (key) => present.has(key), now);
+      // Failures whose cause is gone are judged from its resolve (issue 52 item 6); the keys present this pass
+      // are gathered only when an open incident that folded others in asks about its cause.
+      let present: Set<string> | undefined;
+      const gone = causesGone(state, (key) => (present ??= new Set(fs.map(keyOf))).has(key), now);
       return defer(fs, {
         inventory,
         now,
@@ -81,24 +82,19 @@ export function runPass(
         ...(logs ? { evidence: logs } : {}),
       });
     });
-    // Each finding's suppression, decided once this pass: correlate keeps held-back workloads out of shared
-    // roots with it, hold marks and trims drafts with it.
-    const suppressions = new Map<Finding, Suppression | undefined>();
-    const suppression = (f: Finding) => {
-      if (!suppressions.has(f)) suppressions.set(f, rules ? suppressionOf(f, inventory, rules, now) : undefined);
-      return suppressions.get(f);
-    };
+    // Each finding's suppression, decided once this pass for correlate and hold alike.
+    const suppression = rules ? suppressionsOf(inventory, rules, now) : undefined;
     const drafts = guard("correlate", deferred.due, keyOf, (fs) =>
       correlate(fs, {
         inventory,
         incidents: state.incidents,
         waits: deferred.waits,
         baseline,
-        ...(rules ? { suppressed: (f: Finding) => suppression(f) !== undefined } : {}),
+        ...(suppression ? { suppressed: (f: Finding) => suppression(f) !== undefined } : {}),
       }),
     );
     const held = guard("hold", drafts, rootOf, (ds) =>
-      hold(ds, { inventory, now, state, ...(rules ? { rules, suppression } : {}) }),
+      hold(ds, { inventory, now, state, ...(rules && suppression ? { rules, suppression } : {}) }),
     );
     const stepped = guard("step", held.drafts, rootOf, (ds) =>
       step(
