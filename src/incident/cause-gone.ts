@@ -4,7 +4,7 @@ import type { LifecycleState } from "./lifecycle.ts";
 
 /**
  * Failures a cause explained whose cause has gone (issue 52 item 6): `incidents` are the open incidents whose
- * root's own finding is gone this pass (a node Ready again) — what they told is no longer told, so a finding of
+ * root's own cause is gone this pass (a node Ready again) — what they told is no longer told, so a finding of
  * theirs that stays opens as a new incident would, after its hold; `freedAt` is, by the key (`refKey`) of each
  * would-be incident such a cause folded in (a workload, a bare pod), the epoch ms from which its failures are
  * judged on their own: the cause's resolve, or `now` while its incident still waits for recovery.
@@ -16,9 +16,9 @@ export interface CausesGone {
 
 /**
  * The causes gone as of this pass (issue 52 item 6: a symptom whose cause just resolved is judged from that
- * resolve, not from the cause's onset): open incidents whose root had a finding of its own that is a cause
- * (`isOwnCause`) and that `present` (a finding key → in this pass) no longer finds, and incidents resolved within the repage window that folded
- * others in (`Resolved.folds`). Pure: `now` is epoch ms.
+ * resolve, not from the cause's onset): open incidents that folded others in and whose root's own cause
+ * (`isOwnCause`) `present` (a finding key → in this pass) no longer finds, and incidents resolved within the
+ * repage window that folded others in (`Resolved.folds`). Pure: `now` is epoch ms.
  */
 export function causesGone(state: LifecycleState, present: (findingKey: string) => boolean, now: number): CausesGone {
   const incidents = new Set<string>();

@@ -58,8 +58,8 @@ export interface Resolved {
   readonly revision: number;
   readonly ack?: AckState["ack"];
   /**
-   * The would-be incidents it had folded in (`KeptIncident.folds`), when its root had a finding of its own: its
-   * cause is gone, and their failures are judged from the resolve (issue 52 item 6, `cause-gone.ts`).
+   * The would-be incidents it had folded in (`KeptIncident.folds`), when its root's own finding was a cause
+   * (`isOwnCause`): that cause is gone, and their failures are judged from the resolve (issue 52 item 6).
    */
   readonly folds?: readonly string[];
 }

@@ -57,13 +57,18 @@ export function createElector(options: {
   // Who waits for the next acquisition: a replica that lost the lock campaigns again (issue 53).
   const waiting: ((term: number) => void)[] = [];
 
-  // Each round's requests end by half the renew deadline: an API server whose requests hang (etcd down) must not
-  // keep a leader that cannot renew from stepping down in time (issue 53).
-  let roundSignal: AbortSignal | undefined;
-  const read = async (): Promise<void> => {
-    const response = await connection.request(`${path}/${encodeURIComponent(options.name)}`, {
-      ...(roundSignal ? { signal: roundSignal } : {}),
-    });
+  // A round's requests (and a release's) end by half the renew deadline: an API server whose requests hang (etcd
+  // down) must not keep a leader that cannot renew from stepping down in time (issue 53).
+  const requestDeadline = () => {
+    const controller = new AbortController();
+    const cancel = clock.setTimer(
+      () => controller.abort(new Error(`no answer within ${Math.round(timing.renewDeadlineMs / 2000)} s`)),
+      timing.renewDeadlineMs / 2,
+    );
+    return { signal: controller.signal, cancel };
+  };
+  const read = async (signal: AbortSignal): Promise<void> => {
+    const response = await connection.request(`${path}/${encodeURIComponent(options.name)}`, { signal });
     if (response.status === 404) {
       if (observed.raw !== undefined) observedAt = monotonic();
       observed = {};
@@ -75,7 +80,7 @@ export function createElector(options: {
     if (raw !== observed.raw) observedAt = monotonic();
     observed = { record: lease.spec ?? {}, rv: lease.metadata?.resourceVersion, raw };
   };
-  const write = async (kind: "create" | "update", record: LeaseRecord): Promise<boolean> => {
+  const write = async (kind: "create" | "update", record: LeaseRecord, signal: AbortSignal): Promise<boolean> => {
     const body = {
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",
@@ -93,7 +98,7 @@ export function createElector(options: {
         method: kind === "create" ? "POST" : "PUT",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        ...(roundSignal ? { signal: roundSignal } : {}),
+        signal,
       },
     );
     // 409: someone else wrote first (a concurrent acquire, or the holder renewed): read again next round.
@@ -123,14 +128,9 @@ export function createElector(options: {
     }
     inRound = true;
     timer?.();
-    const deadline = new AbortController();
-    roundSignal = deadline.signal;
-    const cancelDeadline = clock.setTimer(
-      () => deadline.abort(new Error(`no answer within ${Math.round(timing.renewDeadlineMs / 2000)} s`)),
-      timing.renewDeadlineMs / 2,
-    );
+    const deadline = requestDeadline();
     try {
-      await read();
+      await read(deadline.signal);
       const action = decideLock({
         identity: options.identity,
         observed: observed.record,
@@ -142,7 +142,7 @@ export function createElector(options: {
       });
       if (action.kind === "wait") {
         if (term !== undefined) lose(`${action.holder} holds the Lease`);
-      } else if (await write(action.kind, action.record)) {
+      } else if (await write(action.kind, action.record, deadline.signal)) {
         renewedAt = clock.now();
         renewedMono = monotonic();
         if (term === undefined) {
@@ -160,7 +160,7 @@ export function createElector(options: {
         logger.warn(`leader election: ${message}; retrying every ${Math.round(timing.retryPeriodMs / 1000)} s`);
       lastError = message;
     }
-    cancelDeadline();
+    deadline.cancel();
     // A leader that could not renew within the renew deadline steps down before its lease can expire.
     if (term !== undefined && renewedMono !== undefined && monotonic() - renewedMono > timing.renewDeadlineMs)
       lose("could not renew within the renew deadline");
@@ -229,19 +229,26 @@ export function createElector(options: {
       unwatch();
       if (term === undefined) return;
       term = undefined;
+      const deadline = requestDeadline();
       try {
-        await read();
+        await read(deadline.signal);
         if (observed.record?.holderIdentity === options.identity)
           // As client-go releases: no holder, a 1 s duration, both times now.
-          await write("update", {
-            ...observed.record,
-            holderIdentity: "",
-            leaseDurationSeconds: 1,
-            acquireTime: microTime(clock.now()),
-            renewTime: microTime(clock.now()),
-          });
+          await write(
+            "update",
+            {
+              ...observed.record,
+              holderIdentity: "",
+              leaseDurationSeconds: 1,
+              acquireTime: microTime(clock.now()),
+              renewTime: microTime(clock.now()),
+            },
+            deadline.signal,
+          );
       } catch (error) {
         logger.warn(`leader election: releasing the Lease failed: ${(error as Error).message}`);
+      } finally {
+        deadline.cancel();
       }
     },
     stop() {
