@@ -2,6 +2,16 @@ import { deployment, remove, service, type Story } from "./story.ts";
 
 const onWorker1 = { spec: { nodeSelector: { "kubernetes.io/hostname": "worker-1" } } };
 
+/** A pod spec's part that pins it to `node` and keeps it there `seconds` after the node is lost (then evicted). */
+function pinnedTo(node: string, seconds: number) {
+  return {
+    nodeSelector: { "kubernetes.io/hostname": node },
+    tolerations: [
+      { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: seconds },
+    ],
+  };
+}
+
 /**
  * Issue 28, observation 2: a node's kubelet goes silent for two minutes with the pods of two Services on it;
  * when it is back, its pods take a moment to be ready and the EndpointSlice controller lags them.
@@ -99,17 +109,7 @@ export const pinnedToLostNode: Story = {
       run: (cluster) => {
         cluster.apply(
           deployment("gpu-worker", "registry.example/gpu-worker:1.0", 1, {
-            spec: {
-              nodeSelector: { "kubernetes.io/hostname": "worker-2" },
-              tolerations: [
-                {
-                  key: "node.kubernetes.io/unreachable",
-                  operator: "Exists",
-                  effect: "NoExecute",
-                  tolerationSeconds: 60,
-                },
-              ],
-            },
+            spec: pinnedTo("worker-2", 60),
           }),
         );
         cluster.apply(deployment("web", "registry.example/web:1.0", 3));
@@ -143,15 +143,7 @@ export const pinnedSlowStart: Story = {
         cluster.apply(
           deployment("trainer", "registry.example/trainer:1.0", 1, {
             spec: {
-              nodeSelector: { "kubernetes.io/hostname": "worker-2" },
-              tolerations: [
-                {
-                  key: "node.kubernetes.io/unreachable",
-                  operator: "Exists",
-                  effect: "NoExecute",
-                  tolerationSeconds: 60,
-                },
-              ],
+              ...pinnedTo("worker-2", 60),
               containers: [
                 {
                   name: "trainer",
@@ -213,11 +205,6 @@ export const imageTypoNodeLost: Story = {
 function cart(image: string, annotations?: Record<string, string>) {
   return deployment("cart", image, 1, {
     ...(annotations ? { annotations } : {}),
-    spec: {
-      nodeSelector: { "kubernetes.io/hostname": "worker-2" },
-      tolerations: [
-        { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 900 },
-      ],
-    },
+    spec: pinnedTo("worker-2", 900),
   });
 }
