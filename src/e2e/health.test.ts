@@ -36,6 +36,22 @@ async function start(
 /** The `/health` body now. */
 const healthAt = async (url: string) => (await fetch(`${url}/health`)).json() as Promise<any>;
 
+/** A daemon on `kubeconfigText` with a fake clock, whose fatal exits (spec 3.3) are counted, not taken. */
+async function daemonCountingFatal(kubeconfigText: string) {
+  const clock = createFakeClock(Date.now());
+  const fatal: string[] = [];
+  const daemon = await startDaemon({
+    config: parseConfig(stringify({ app: { disableStartupMessage: true }, alert: { stdout: {} } }), "t.yaml", {}),
+    connection: await connectKube({ kubeconfigText }),
+    clock,
+    logger: createSilentLogger(),
+    stdout: () => {},
+    healthPort: 0,
+    onFatal: (component, reason) => fatal.push(`${component}: ${reason}`),
+  });
+  return { daemon, clock, fatal };
+}
+
 describe("health server (spec 4.1, 4.2)", () => {
   test("a synced daemon is live and ready; /health names every component; /metrics has mon_* and process metrics", async () => {
     const url = await start((s) => s.kubeconfig());
@@ -179,23 +195,9 @@ describe("health server (spec 4.1, 4.2)", () => {
 
   test("a required failure that does not heal for 5 minutes stops the process (spec 3.3)", async () => {
     const sim = await startSimulator();
-    const clock = createFakeClock(Date.now());
-    const fatal: string[] = [];
-    const daemon = await startDaemon({
-      config: parseConfig(stringify({ app: { disableStartupMessage: true }, alert: { stdout: {} } }), "t.yaml", {}),
-      connection: await connectKube({
-        kubeconfigText: renderKubeconfig({
-          server: sim.server.url,
-          caCert: createSimPki("other").caCert,
-          token: sim.token,
-        }),
-      }),
-      clock,
-      logger: createSilentLogger(),
-      stdout: () => {},
-      healthPort: 0,
-      onFatal: (component, reason) => fatal.push(`${component}: ${reason}`),
-    });
+    const { daemon, clock, fatal } = await daemonCountingFatal(
+      renderKubeconfig({ server: sim.server.url, caCert: createSimPki("other").caCert, token: sim.token }),
+    );
     try {
       await waitUntil(() => daemon.health.get("caches")?.state === "failed", "the caches to fail");
       await clock.advance(FATAL_AFTER_MS - 1_000);
@@ -213,17 +215,7 @@ describe("health server (spec 4.1, 4.2)", () => {
     const kubeconfigText = sim.kubeconfig();
     const port = new URL(sim.server.url).port;
     await sim.stop();
-    const clock = createFakeClock(Date.now());
-    const fatal: string[] = [];
-    const daemon = await startDaemon({
-      config: parseConfig(stringify({ app: { disableStartupMessage: true }, alert: { stdout: {} } }), "t.yaml", {}),
-      connection: await connectKube({ kubeconfigText }),
-      clock,
-      logger: createSilentLogger(),
-      stdout: () => {},
-      healthPort: 0,
-      onFatal: (component, reason) => fatal.push(`${component}: ${reason}`),
-    });
+    const { daemon, clock, fatal } = await daemonCountingFatal(kubeconfigText);
     try {
       await waitUntil(async () => {
         await clock.advance(1_000);

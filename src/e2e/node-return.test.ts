@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { deploymentUnavailable, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
-import { deployment, runningPod } from "../sim/scenarios/builders.ts";
+import { runningPod, runningStatus } from "../sim/scenarios/builders.ts";
+import type { KubeObject } from "../sim/store.ts";
 import type { Simulator } from "../sim/simulator.ts";
 
 /**
@@ -39,18 +40,17 @@ function nodeReady(sim: Simulator, status: "True" | "Unknown", at: number): void
 }
 
 /**
- * Pod `name` of Deployment gpu as the kubelet writes it: running on n3 since `startedAt`, ready or not since
- * `since`; `pending`: not placed yet, the scheduler finding no node it tolerates.
+ * Pod `name` of Deployment gpu (ReplicaSet `rs`) as the kubelet writes it: running on n3 since `startedAt`, ready
+ * or not since `since`; `pending`: not placed yet, the scheduler finding no node it tolerates.
  */
 function gpuPod(
   sim: Simulator,
+  rs: KubeObject,
   name: string,
   state: "pending" | "ready" | "not ready",
   since: number,
   startedAt: number,
 ): void {
-  const { replicaSet } = deployment("shop", "gpu", 1, "ghcr.io/shop/gpu:1.0", "abc12");
-  const rs = sim.apply({ ...replicaSet, metadata: { ...replicaSet.metadata, ownerReferences: [GPU_OWNER] } });
   const running = runningPod(rs, name.replace("gpu-abc12-", ""), "n3", startedAt);
   const pod = { ...running, spec: { ...running.spec, nodeSelector: { "kubernetes.io/hostname": "n3" } } };
   if (state === "pending") {
@@ -71,32 +71,18 @@ function gpuPod(
     return;
   }
   const ready = state === "ready";
+  const status = runningStatus("gpu", "ghcr.io/shop/gpu:1.0", iso(startedAt));
   sim.apply(pod);
   sim.patchStatus("v1", "Pod", "shop", name, {
-    phase: "Running",
-    conditions: [
-      { type: "PodScheduled", status: "True", lastTransitionTime: iso(startedAt) },
-      { type: "Initialized", status: "True", lastTransitionTime: iso(startedAt) },
-      { type: "ContainersReady", status: ready ? "True" : "False", lastTransitionTime: iso(since) },
-      { type: "Ready", status: ready ? "True" : "False", lastTransitionTime: iso(since) },
-    ],
-    startTime: iso(startedAt),
-    containerStatuses: [
-      {
-        name: "gpu",
-        image: "ghcr.io/shop/gpu:1.0",
-        imageID: `ghcr.io/shop/gpu:1.0@sha256:${"0".repeat(64)}`,
-        ready,
-        started: true,
-        restartCount: 0,
-        state: { running: { startedAt: iso(startedAt) } },
-        lastState: {},
-      },
-    ],
+    ...status,
+    conditions: status.conditions.map((c: KubeObject) =>
+      c.type === "Ready" || c.type === "ContainersReady"
+        ? { ...c, status: ready ? "True" : "False", lastTransitionTime: iso(since) }
+        : c,
+    ),
+    containerStatuses: status.containerStatuses.map((c: KubeObject) => ({ ...c, ready })),
   });
 }
-
-let GPU_OWNER: object = {};
 
 /** One run: how long n3 is lost, how long after its return its pod is placed, and how long that pod takes to be ready. */
 interface Return {
@@ -121,8 +107,8 @@ async function nodeReturns({
   const { sim, clock } = c;
   const started = clock.now() - 3_600_000;
   seedShop(sim, clock.now());
-  const gpu = seedWorkload(sim, "shop", "gpu", ["n3"], clock.now());
-  GPU_OWNER = { apiVersion: "apps/v1", kind: "Deployment", name: "gpu", uid: gpu.metadata.uid, controller: true };
+  seedWorkload(sim, "shop", "gpu", ["n3"], clock.now());
+  const rs = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "gpu-abc12");
   await c.settle();
   const told = () => hook.requests.map((r) => r.json() as Told);
   const until = async (end: number) => {
@@ -134,20 +120,20 @@ async function nodeReturns({
   const lost = clock.now();
   nodeReady(sim, "Unknown", lost);
   // The node lifecycle controller marks its pods not ready; the Deployment has no available replica.
-  gpuPod(sim, "gpu-abc12-p0", "not ready", lost, started);
+  gpuPod(sim, rs, "gpu-abc12-p0", "not ready", lost, started);
   deploymentUnavailable(sim, "shop", "gpu", lost);
   await until(lost + 60_000);
   sim.remove("v1", "Pod", "shop", "gpu-abc12-p0");
-  gpuPod(sim, "gpu-abc12-p1", "pending", clock.now(), clock.now());
+  gpuPod(sim, rs, "gpu-abc12-p1", "pending", clock.now(), clock.now());
   await until(lost + Math.max(lostMs, 90_000));
   const back = clock.now();
   nodeReady(sim, "True", back);
   await until(back + placedMs);
   const placed = clock.now();
-  gpuPod(sim, "gpu-abc12-p1", "not ready", placed, placed);
+  gpuPod(sim, rs, "gpu-abc12-p1", "not ready", placed, placed);
   await until(placed + readyMs);
   const readyAt = clock.now();
-  gpuPod(sim, "gpu-abc12-p1", "ready", readyAt, placed);
+  gpuPod(sim, rs, "gpu-abc12-p1", "ready", readyAt, placed);
   sim.patchStatus("apps/v1", "Deployment", "shop", "gpu", {
     availableReplicas: 1,
     readyReplicas: 1,
