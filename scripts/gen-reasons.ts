@@ -72,8 +72,9 @@ export function reasonsDoc(): string {
     "kubectl command that shows the evidence (`{namespace}`, `{name}`, `{kind}` and `{container}` are filled from",
     "the finding), then what usually fixes it — followed, in Pro, by the runbook configured for the reason",
     "(`runbooks`, as `Runbook: <url>`). Roots the correlator makes have steps too: `DependencyUnreachable` (one",
-    "`host:port` many workloads fail on), `SharedError` (one error line in several workloads) and",
-    "`NamespaceOutage` (most of a namespace failing at once).",
+    "`host:port` many workloads fail on), `SharedError` (one error line in several workloads),",
+    "`NamespaceOutage` (most of a namespace failing at once) and `NodeHeartbeatGap` (most of the cluster's nodes",
+    "lost together: the control plane or the network to it, held a minute, issue 53).",
     "",
     ...sections,
   ].join("\n");

@@ -3,6 +3,7 @@ import type { Incident, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey } from "../model/object-ref.ts";
 import { groupFindings } from "./group.ts";
+import { foldHeartbeatGap } from "./heartbeat-gap.ts";
 import { foldNamespaceOutages } from "./namespace-outage.ts";
 
 /** What the correlate stage reads: the Inventory, the open incidents by id, and which findings wait for a log. */
@@ -12,13 +13,16 @@ export interface CorrelateContext {
   waits(f: Finding): boolean;
   /** The first pass of this process: what fails was already failing, with no known onset. */
   readonly baseline?: boolean;
+  /** Epoch ms of this process's baseline pass: what began before it has no known onset (issue 52 item 1). */
+  readonly watchingSince?: number;
   /** Whether a finding is held back (silenced, out of scope, under maintenance): it joins no shared root. */
   readonly suppressed?: (f: Finding) => boolean;
 }
 
 /**
  * The correlate stage of the pass (spec 1.4, docs/incidents.md): findings become incident drafts, one per
- * root cause (`groupFindings`), namespace-wide failures fold into one (`foldNamespaceOutages`), and cause
+ * root cause (`groupFindings`), nodes lost together into one (`foldHeartbeatGap`), namespace-wide failures
+ * into one (`foldNamespaceOutages`), and cause
  * comes before symptom also while a log is read (`deferForEvidence`). Pure.
  */
 export function correlate(due: readonly Finding[], ctx: CorrelateContext): IncidentDraft[] {
@@ -26,10 +30,13 @@ export function correlate(due: readonly Finding[], ctx: CorrelateContext): Incid
   const suppressed = ctx.suppressed;
   const quiet = suppressed ? (d: IncidentDraft) => causesOf(d.findings).every(suppressed) : () => false;
   const grouped = foldNamespaceOutages(
-    groupFindings(due, ctx.inventory, isOpen, quiet),
+    foldHeartbeatGap(groupFindings(due, ctx.inventory, isOpen, quiet), isOpen),
     ctx.inventory,
     isOpen,
-    ctx.baseline ?? false,
+    {
+      baseline: ctx.baseline ?? false,
+      ...(ctx.watchingSince !== undefined ? { watchingSince: ctx.watchingSince } : {}),
+    },
     quiet,
   );
   return deferForEvidence(grouped, ctx.waits, isOpen);

@@ -20,14 +20,17 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  *
  * "At once" is what mon saw (issue 52 item 1): in the `baseline` pass — the first of this process — what fails
  * was already failing when mon started, with an unknown onset: several such are not an outage that began at
- * once, and stay incidents of their own (the startup summary names them together). A `quiet` workload (held
- * back by a silence, the scope or maintenance) neither counts nor joins.
+ * once, and stay incidents of their own (the startup summary names them together). The same holds for a
+ * failure whose every finding began before `watchingSince` (epoch ms, the baseline pass) but is due only in a
+ * later pass (a hold, a log still read): it neither counts toward a new outage nor joins one as it begins. An
+ * outage already open keeps every failing workload of its namespace. A `quiet` workload (held back by a silence,
+ * the scope or maintenance) neither counts nor joins.
  */
 export function foldNamespaceOutages(
   drafts: readonly IncidentDraft[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean,
-  baseline = false,
+  start: { readonly baseline?: boolean; readonly watchingSince?: number } = {},
   quiet: (draft: IncidentDraft) => boolean = () => false,
 ): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
@@ -42,12 +45,18 @@ export function foldNamespaceOutages(
     const root = { kind: "Namespace", name: namespace };
     const ongoing = isOpen(refKey(root));
     const fresh = members.filter((d) => !isOpen(refKey(d.root)));
-    if (!ongoing) {
-      if (baseline || fresh.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
-      const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
-      if (fresh.length * 2 <= total) continue;
+    if (ongoing) {
+      for (const d of fresh) folded.set(d, namespace);
+      continue;
     }
-    for (const d of fresh) folded.set(d, namespace);
+    if (start.baseline) continue;
+    const { watchingSince } = start;
+    const began =
+      watchingSince === undefined ? fresh : fresh.filter((d) => d.findings.some((f) => f.since >= watchingSince));
+    if (began.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
+    const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
+    if (began.length * 2 <= total) continue;
+    for (const d of began) folded.set(d, namespace);
   }
   return replaceGroups(drafts, folded, (namespace, members) =>
     mergeDrafts({ kind: "Namespace", name: namespace }, NAMESPACE_OUTAGE, members, "mass_failure"),

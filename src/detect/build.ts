@@ -32,6 +32,8 @@ export function finding(options: {
   symptom?: boolean;
   /** Which instance of its container printed what explains it (Finding.crashedInstance). */
   crashedInstance?: "current" | "previous";
+  /** Lost together with most of the cluster's nodes (Finding.clusterWide). */
+  clusterWide?: boolean;
 }): Finding {
   const e = entry(options.reason);
   const hold = options.holdMs ?? e.holdSeconds * 1000;
@@ -56,6 +58,7 @@ export function finding(options: {
     ...(options.joins ? { joins: options.joins } : {}),
     ...(options.starting && hold > 0 && opensAt > options.now ? { starting: true } : {}),
     ...(options.symptom ? { symptom: true } : {}),
+    ...(options.clusterWide ? { clusterWide: true } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEPENDENCY_UNREACHABLE } from "../correlate/endpoints.ts";
+import { NODE_HEARTBEAT_GAP } from "../correlate/heartbeat-gap.ts";
 import { NAMESPACE_OUTAGE } from "../correlate/namespace-outage.ts";
 import { SHARED_ERROR } from "../correlate/shared-errors.ts";
 import { REASONS } from "./catalogue.ts";
@@ -8,7 +9,13 @@ import { NEXT_STEPS, nextStepsFor } from "./next-steps.ts";
 /** Next steps (spec 2.1 runbooks): every reason an incident can be rooted at says what to do first. */
 describe("next steps", () => {
   test("every catalogue reason and every correlator root has one or two steps, only with known placeholders", () => {
-    for (const reason of [...REASONS.map((r) => r.reason), DEPENDENCY_UNREACHABLE, SHARED_ERROR, NAMESPACE_OUTAGE]) {
+    for (const reason of [
+      ...REASONS.map((r) => r.reason),
+      DEPENDENCY_UNREACHABLE,
+      SHARED_ERROR,
+      NAMESPACE_OUTAGE,
+      NODE_HEARTBEAT_GAP,
+    ]) {
       const steps = NEXT_STEPS[reason];
       expect(steps?.length, reason).toBeGreaterThanOrEqual(1);
       expect(steps!.length, reason).toBeLessThanOrEqual(2);
@@ -16,7 +23,13 @@ describe("next steps", () => {
         expect(step.replace(/\{(namespace|name|kind|container)\}/g, ""), reason).not.toMatch(/\{[a-z]+\}/);
     }
     expect(Object.keys(NEXT_STEPS).sort()).toEqual(
-      [...REASONS.map((r) => r.reason), DEPENDENCY_UNREACHABLE, SHARED_ERROR, NAMESPACE_OUTAGE].sort(),
+      [
+        ...REASONS.map((r) => r.reason),
+        DEPENDENCY_UNREACHABLE,
+        SHARED_ERROR,
+        NAMESPACE_OUTAGE,
+        NODE_HEARTBEAT_GAP,
+      ].sort(),
     );
   });
 

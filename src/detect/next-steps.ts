@@ -223,6 +223,10 @@ export const NEXT_STEPS: Readonly<Record<string, readonly string[]>> = {
     "Check that {name} is up and reachable from the cluster: its Service and endpoints, DNS, a NetworkPolicy.",
   ],
   SharedError: ["Check what the shared error line names: one dependency or setting the workloads have in common."],
+  NodeHeartbeatGap: [
+    "kubectl get --raw '/readyz?verbose'",
+    "Every node stopped renewing its Lease at once (kubectl -n kube-node-lease get leases): check the API server, etcd and the network between the nodes and the control plane before the nodes.",
+  ],
   NamespaceOutage: [
     "kubectl -n {name} get pods",
     "Check what the namespace's workloads share: a ResourceQuota, a NetworkPolicy, a dependency, a recent change.",

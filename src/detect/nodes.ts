@@ -2,7 +2,7 @@ import type { Reason } from "./catalogue.ts";
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import type { Node } from "../model/kube.ts";
-import { condition, finding } from "./build.ts";
+import { condition, finding, refOf } from "./build.ts";
 import { NODE_PAGE_HOLD_MS } from "./catalogue.ts";
 import { parseTime } from "./evidence.ts";
 
@@ -21,13 +21,17 @@ const PRESSURES: readonly (readonly [string, Reason, string])[] = [
  */
 export function detectNodes(inventory: InventoryView, now: number): Finding[] {
   const out: Finding[] = [];
+  let gap: ReadonlySet<string> | undefined;
   for (const node of inventory.list("Node")) {
     // Most nodes are healthy: one look at their conditions, no allocation (issue 33: 5,000 nodes a pass).
     if (quiet(node)) continue;
     const name = node.metadata.name;
     const ref = { kind: "Node", name, ...(node.metadata.uid ? { uid: node.metadata.uid } : {}) };
     const ready = readyCondition(node);
-    if (ready && ready.status !== "True") out.push(notReady(inventory, node, ready, now));
+    if (ready && ready.status !== "True") {
+      gap ??= heartbeatGap(inventory.list("Node"));
+      out.push(notReady(inventory, node, ready, now, gap.has(name)));
+    }
     if (ready?.status === "Unknown") continue;
     for (const [type, reason, what] of PRESSURES) {
       const c = condition(node, type);
@@ -70,6 +74,46 @@ export function detectNodes(inventory: InventoryView, now: number): Finding[] {
   return out;
 }
 
+/** Nodes whose Ready went Unknown within this window of each other were lost together, ms. */
+export const HEARTBEAT_GAP_WINDOW_MS = 60_000;
+
+/**
+ * The share of the cluster's nodes that, lost together, is a heartbeat gap: the node lifecycle controller's
+ * unhealthy-zone threshold (`--unhealthy-zone-threshold`, 0.55), past which it stops evicting.
+ */
+export const HEARTBEAT_GAP_SHARE = 0.55;
+
+/**
+ * How long nodes lost together are held before they are told (issue 53): the control plane's or the network's
+ * return heals such a gap within seconds (an etcd outage: every node Unknown, Ready again 12–30 s later).
+ */
+export const HEARTBEAT_GAP_HOLD_MS = 60_000;
+
+/**
+ * The names of the nodes lost in a heartbeat gap (issue 53): at least two nodes, and more than
+ * HEARTBEAT_GAP_SHARE of all of them, whose Ready went Unknown within HEARTBEAT_GAP_WINDOW_MS of each other —
+ * the largest such set. Every kubelet stopping at once is the control plane's or the network's doing (the node
+ * lifecycle controller reasons the same way and stops evicting). Empty otherwise. Pure.
+ */
+export function heartbeatGap(nodes: readonly Node[]): ReadonlySet<string> {
+  const lost: { name: string; at: number }[] = [];
+  for (const node of nodes) {
+    const ready = readyCondition(node);
+    if (ready?.status === "Unknown")
+      lost.push({ name: node.metadata.name, at: parseTime(ready.lastTransitionTime, 0) });
+  }
+  if (lost.length < 2 || lost.length <= HEARTBEAT_GAP_SHARE * nodes.length) return new Set();
+  lost.sort((a, b) => a.at - b.at);
+  let best: { from: number; to: number } = { from: 0, to: 0 };
+  for (let from = 0, to = 0; from < lost.length; from++) {
+    while (to < lost.length && lost[to]!.at - lost[from]!.at <= HEARTBEAT_GAP_WINDOW_MS) to++;
+    if (to - from > best.to - best.from) best = { from, to };
+  }
+  const together = lost.slice(best.from, best.to);
+  if (together.length < 2 || together.length <= HEARTBEAT_GAP_SHARE * nodes.length) return new Set();
+  return new Set(together.map((n) => n.name));
+}
+
 /** The Ready condition of a node, if it reported one. */
 export function readyCondition(node: Node): NonNullable<NonNullable<Node["status"]>["conditions"]>[number] | undefined {
   return (node.status?.conditions ?? []).find((c) => c.type === "Ready");
@@ -92,6 +136,7 @@ function notReady(
   node: Node,
   ready: NonNullable<ReturnType<typeof readyCondition>>,
   now: number,
+  inGap: boolean,
 ): Finding {
   const name = node.metadata.name;
   const lost = ready.status === "Unknown";
@@ -124,9 +169,18 @@ function notReady(
       ["last status", ready.lastHeartbeatTime],
       ["pods on node", pods.length],
       ["cordoned", node.spec?.unschedulable ? "yes" : undefined],
+      ["lost together", inGap ? "with most of the cluster's nodes (a heartbeat gap)" : undefined],
     ],
     since,
     now,
+    // Its pods wait as it waits (a symptom waits for its cause): a gap that heals within its hold tells nothing.
+    ...(lost && inGap
+      ? {
+          clusterWide: true,
+          holdMs: HEARTBEAT_GAP_HOLD_MS,
+          ...(pods.length ? { explains: pods.map((p) => refOf({ ...p, kind: "Pod" })) } : {}),
+        }
+      : {}),
     ...(pageable && held ? { pageRule: "ClusterCriticalDown" } : {}),
     ...(pageable && !held ? { recheckAt: since + NODE_PAGE_HOLD_MS } : {}),
   });

@@ -2,7 +2,12 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { loadTimingExamples } from "../testing/timing/examples.ts";
 import { storyNamed } from "../sim/stories/index.ts";
-import { TIMED_EXPECTATIONS, type TimedExpectation } from "../testing/timing/expectations.ts";
+import {
+  CONTROL_PLANE_EXPECTATIONS,
+  TIMED_EXPECTATIONS,
+  type TimedExpectation,
+  TRUST_EXPECTATIONS,
+} from "../testing/timing/expectations.ts";
 import {
   describeFailure,
   QUICK_STORY_TIMING,
@@ -15,7 +20,7 @@ import {
 
 /**
  * Timing invariance (issue 28; docs/alert-quality.md "Timing invariance"): every story of the catalogue and
- * the seven recorded stories, told to the simulator's controllers under generated legal timing profiles
+ * the seven recorded stories, and the trust stories (mon starting late, a silence: src/sim/stories/trust.ts), told to the simulator's controllers under generated legal timing profiles
  * (src/sim/controllers/timing-profiles.ts) through the real daemon, gives the same conversation up to times and
  * holds the invariants of docs/incidents.md "Whatever the timing". The suite draws a few profiles per story
  * from a fixed seed (MON_TIMING_PROFILES, MON_TIMING_SEED change them); `npm run quality -- --profiles N` is the
@@ -45,8 +50,11 @@ async function holds(expected: TimedExpectation, timing: StoryTiming): Promise<v
     throw new Error(describeFailure(expected, timing, told, judgement));
 }
 
+/** The trust and control-plane stories come last, so every other story keeps its seed. */
+const ALL = [...TIMED_EXPECTATIONS, ...TRUST_EXPECTATIONS, ...CONTROL_PLANE_EXPECTATIONS];
+
 describe("the same true messages whatever the timing (generated legal timing profiles)", () => {
-  TIMED_EXPECTATIONS.forEach((expected, i) => {
+  ALL.forEach((expected, i) => {
     test(
       `${expected.story}: ${expected.threads.length ? expected.threads.join("; ") : "nothing told"}`,
       async () => {
@@ -75,7 +83,7 @@ describe("timings that once broke a story (src/testing/timing/examples)", () => 
 });
 
 describe("the quick schedules the real control plane is told (issue 40), on the simulator under QUICK_TIMING", () => {
-  for (const expected of TIMED_EXPECTATIONS.filter((e) => e.source === "controllers")) {
+  for (const expected of [...TIMED_EXPECTATIONS, ...TRUST_EXPECTATIONS].filter((e) => e.source === "controllers")) {
     test(
       `${expected.story} at its quick schedule`,
       async () => {

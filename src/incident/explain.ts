@@ -23,7 +23,7 @@ export interface ExplainInput {
 const FOLDED: Readonly<Record<string, string>> = {
   node_inhibition: "its node failed: its pods are told with the node",
   cascading_suppression: "a deeper cause explains it",
-  mass_failure: "most of its namespace failed at once",
+  mass_failure: "most of its namespace, or of the cluster's nodes, failed at once",
   baseline: "a low-priority problem already present at startup: kept quiet until it gets worse",
   cooldown: "news waits out the 5-minute update cooldown",
 };

@@ -47,6 +47,11 @@ export interface Finding {
    * wait to confirm a failure: it holds back even a finding already told, which other holds do not.
    */
   readonly starting?: boolean;
+  /**
+   * A node lost together with most of the cluster's nodes (a heartbeat gap, issue 53): what stopped is the
+   * control plane or the network to it, not this node. Its hold is the gap's, and it is told as one with them.
+   */
+  readonly clusterWide?: boolean;
   /** For a root cause (a missing Secret, ConfigMap, ServiceAccount): the objects whose failures it explains (failure-catalogue R4). */
   readonly explains?: readonly ObjectRef[];
   /** A symptom of other objects (a Service of its pods, failure-catalogue R7): it joins the incident of the first of them that has a finding. */

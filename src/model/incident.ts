@@ -14,7 +14,7 @@ export interface Ack {
  * Why a would-be incident was folded into another (spec 1.7, audit skip reasons): `node_inhibition` — its pods
  * failed with their node; `cascading_suppression` — it fails because of a deeper cause (a missing Secret, an
  * unreachable endpoint, an error shared by several workloads); `mass_failure` — most of its namespace failed
- * at once (namespace outage).
+ * at once (namespace outage), or most of the cluster's nodes were lost together (a heartbeat gap, issue 53).
  */
 export type FoldReason = "node_inhibition" | "cascading_suppression" | "mass_failure";
 

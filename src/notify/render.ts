@@ -237,6 +237,8 @@ export function describe(incident: Incident): string {
     const named = `${incident.affected.slice(0, 3).map(refLabel).join(", ")}${n > 3 ? ", …" : ""}`;
     const workloads = `${n} workload${n === 1 ? "" : "s"}`;
     if (incident.root.kind === "Namespace") return `outage, ${workloads} failing (${named})`;
+    if (incident.root.kind === "ControlPlane")
+      return `heartbeats stopped on ${n} node${n === 1 ? "" : "s"} at once (${named})`;
     if (incident.root.kind === "Error") return `the same error in ${workloads} (${named})`;
     if (incident.root.kind === "Endpoint") return `unreachable, ${workloads} failing on it (${named})`;
     // A workload whose Service others fail on (issue 40): its own failure first, then who fails with it.

@@ -3,7 +3,7 @@ import { QUICK_TIMING } from "../sim/controllers/index.ts";
 import { sayAgain } from "./at-exit.ts";
 import { realKube, realKubeMissing } from "./real-kube.ts";
 import { realNode, realNodeMissing } from "./real-node.ts";
-import { prepareStoryNodes, storiesOnStandIns } from "./real-stories.ts";
+import { prepareStoryNodes, storiesWithStandInNodes } from "./real-stories.ts";
 
 /**
  * Loaded before the tests (bunfig.toml). With `MON_REAL_KUBE_EARLY=1` (set by `npm test`) and the real control
@@ -16,6 +16,6 @@ import { prepareStoryNodes, storiesOnStandIns } from "./real-stories.ts";
  */
 afterAll(sayAgain);
 if (process.env.MON_REAL_KUBE_EARLY === "1" && realKubeMissing() === undefined) {
-  prepareStoryNodes(realKube(), storiesOnStandIns(), QUICK_TIMING).catch(() => {});
+  prepareStoryNodes(realKube(), storiesWithStandInNodes(), QUICK_TIMING).catch(() => {});
   if (realNodeMissing() === undefined) realNode().catch(() => {});
 }

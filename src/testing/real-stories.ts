@@ -12,6 +12,7 @@ import {
   type StoryPlace,
 } from "../sim/standin/story-cluster.ts";
 import { STORIES, type Story } from "../sim/stories/index.ts";
+import { TRUST_STORIES } from "../sim/stories/trust.ts";
 import type { KubeObject } from "../sim/store.ts";
 import type { RealKube } from "./real-kube.ts";
 import { type RealNode, realNodeMissing } from "./real-node.ts";
@@ -89,6 +90,11 @@ export function storiesOnStandIns(): readonly Story[] {
   return realNodeMissing() === undefined ? STORIES.filter((story) => !story.realNode) : STORIES;
 }
 
+/** Every story whose stand-in nodes a test process registers ahead: the catalogue's and the trust stories. */
+export function storiesWithStandInNodes(): readonly Story[] {
+  return [...storiesOnStandIns(), ...TRUST_STORIES];
+}
+
 /**
  * Starts the kubelet stand-in on `timing` and registers the nodes of every story of `stories` that wants old
  * nodes, once per process: a story's nodes must be older than mon's young-node grace (10 minutes) when it
@@ -128,7 +134,13 @@ export function prepareStoryNodes(
 export async function tellStoriesOnRealKube(
   nodes: PreparedStoryNodes,
   specs: readonly RealStorySpec[],
-  options: { config?: Record<string, unknown> } = {},
+  options: {
+    config?: Record<string, unknown>;
+    /** The place index of the first spec (its Service addresses): a run beside the catalogue's starts past it. */
+    firstPlace?: number;
+    /** Seconds after the stories start when the daemon starts (a trust story's `monStartsAt`). */
+    daemonAt?: number;
+  } = {},
 ): Promise<RealStoriesRun> {
   const { kube, standIn } = nodes;
   if (specs.some((s) => !s.story.youngNodes)) await pastYoungNodeGrace(nodes.registeredAt);
@@ -142,10 +154,11 @@ export async function tellStoriesOnRealKube(
         await standIn.startKubelet(node);
       },
     },
-    tellings: specs.map((spec, i) => ({ ...spec, place: placeOf(spec.story, i) })),
+    tellings: specs.map((spec, i) => ({ ...spec, place: placeOf(spec.story, (options.firstPlace ?? 0) + i) })),
     before: () => standIn.addNodes(specs.filter((s) => s.story.youngNodes).flatMap((s) => nodesOf(s.story))),
     clusterName: "real",
     ...(options.config ? { config: options.config } : {}),
+    ...(options.daemonAt !== undefined ? { daemonAt: options.daemonAt } : {}),
     standInFailures: () => standIn.failures(),
   });
 }
@@ -261,6 +274,8 @@ async function tellPlaced(options: {
    * once, told side by side, would otherwise be due in the same pass and told as one roll-up.
    */
   staggerMs?: number;
+  /** Seconds after the stories start when the daemon starts; before them without it. */
+  daemonAt?: number;
 }): Promise<RealStoriesRun> {
   const { kube, tellings } = options;
   const specs = tellings;
@@ -299,12 +314,13 @@ async function tellPlaced(options: {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name: place.namespace } }),
       });
-    run = await startRealDaemon({
-      kubeconfigText: kube.kubeconfigText,
-      clusterName: options.clusterName,
-      config: { ...options.config },
-    });
-    const daemon = run;
+    const startDaemon = () =>
+      startRealDaemon({
+        kubeconfigText: kube.kubeconfigText,
+        clusterName: options.clusterName,
+        config: { ...options.config },
+      });
+    if (options.daemonAt === undefined) run = await startDaemon();
     await options.before?.();
     let zero = Date.now();
     const recordings = options.record
@@ -330,7 +346,22 @@ async function tellPlaced(options: {
         ...(tellings[i]!.realNode ? { realNode: true } : {}),
       }),
     );
+    specs.forEach((spec, i) => {
+      for (const step of spec.story.steps)
+        timers.push(
+          setTimeout(() => step.run(clusters[i]!), Math.max(0, startedAt + offset(i) + step.t * 1000 - Date.now())),
+        );
+    });
     trace(`${specs.length} stories started`);
+    if (options.daemonAt !== undefined) {
+      // mon starts while the stories run: what already fails then is there when it begins to watch.
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, startedAt + options.daemonAt! * 1000 - Date.now())),
+      );
+      run = await startDaemon();
+      trace(`daemon started at ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    }
+    const daemon = run!;
     /** Every message so far, seconds from the first story's start. */
     const all = (): Told[] => daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
     /** What was told of story `i`'s place, seconds from its own start. */
@@ -338,10 +369,6 @@ async function tellPlaced(options: {
     const ended = await Promise.all(
       specs.map(async (spec, i) => {
         const cluster = clusters[i]!;
-        for (const step of spec.story.steps)
-          timers.push(
-            setTimeout(() => step.run(cluster), Math.max(0, startedAt + offset(i) + step.t * 1000 - Date.now())),
-          );
         const expected = placedExpectation(spec.expected, places[i]!);
         const last = Math.max(...spec.story.steps.map((s) => s.t), spec.story.fixedAt ?? 0);
         for (;;) {
@@ -466,10 +493,19 @@ function recordingReadme(r: RealStoryResult, story: Story): string {
 
 /** The messages about a place (a summary covering several places counts for each, with its own). */
 function mineOf(told: readonly Told[], place: Place): Told[] {
+  // A shared error's id is its line, no namespace: it is the place's once a message of it names the place's
+  // workloads (its announcement does; its resolve may not).
+  const errors = new Set<string>();
   return told.flatMap((m) => {
-    const covers = m.covers?.filter((id) => belongsTo(id, place));
+    const mine = (id: string) => {
+      if (belongsTo(id, place) || errors.has(id)) return true;
+      if (!id.startsWith("Error//") || !m.text.includes(` ${place.namespace}/`)) return false;
+      errors.add(id);
+      return true;
+    };
+    const covers = m.covers?.filter(mine);
     if (covers?.length) return [{ ...m, covers }];
-    return m.incidentId && belongsTo(m.incidentId, place) ? [m] : [];
+    return m.incidentId && mine(m.incidentId) ? [m] : [];
   });
 }
 
@@ -502,6 +538,9 @@ const REAL_NODE_PLACES: readonly string[] = STORIES.filter((s) => s.realNode).ma
 
 /** The first place index of the stories told on the real node: after the catalogue's and the differential's. */
 const REAL_NODE_PLACE_BASE = STORIES.length + 1;
+
+/** The first place index of the trust stories (src/sim/stories/trust.ts): after those told on the real node. */
+export const TRUST_PLACE_BASE = REAL_NODE_PLACE_BASE + REAL_NODE_PLACES.length;
 
 /** The namespace and node prefix of the differential (src/testing/real-differential.ts), run beside the stories. */
 export const DIFFERENTIAL_PLACE = "differential";

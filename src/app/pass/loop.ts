@@ -75,6 +75,8 @@ export function createPassLoop(options: {
   let lifecycle: LifecycleState = options.initial ?? emptyLifecycle();
   // The first pass is the baseline (spec 1.7): what is open and not already known is told in one summary.
   let baselined = options.baselined ?? false;
+  // When this loop's baseline pass ran: what began before was there when mon started (issue 52 item 1).
+  let watchingSince: number | undefined;
   let scheduled: Cancel | undefined;
   let wake: Cancel | undefined;
   let firstDirtyAt: number | undefined;
@@ -107,13 +109,17 @@ export function createPassLoop(options: {
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
     const passed = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
+      ...(watchingSince !== undefined ? { watchingSince } : {}),
       quarantine,
       detectors,
       deletions,
       ...(options.explain ? { explain: true } : {}),
     });
     const result = onceSetAside(passed, setAsideTold);
-    if (result.failedDetectors.length === 0 && !result.panicked) baselined = true;
+    if (result.failedDetectors.length === 0 && !result.panicked) {
+      if (!baselined) watchingSince = now;
+      baselined = true;
+    }
     lifecycle = result.state;
     options.onResult(result, now);
     options.onState?.(lifecycle);

@@ -49,7 +49,7 @@ export function runPass(
   const quarantine = options.quarantine ?? new Map();
   let stage: "incident" | "compose" = "incident";
   try {
-    const { detectors, baseline = false } = options;
+    const { detectors, baseline = false, watchingSince } = options;
     const detected = detect({ inventory, now, usage, quarantine, ...(detectors ? { detectors } : {}) });
     const quarantined = { quarantined: detected.quarantined, quarantinedTotal: quarantine.size };
     if (detected.failedDetectors.length > 0)
@@ -90,6 +90,7 @@ export function runPass(
         incidents: state.incidents,
         waits: deferred.waits,
         baseline,
+        ...(watchingSince !== undefined ? { watchingSince } : {}),
         ...(suppression ? { suppressed: (f: Finding) => suppression(f) !== undefined } : {}),
       }),
     );

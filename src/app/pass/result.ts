@@ -66,6 +66,11 @@ export interface PassEvidence {
  */
 export interface PassOptions {
   readonly baseline?: boolean;
+  /**
+   * Epoch ms of this loop's baseline pass: a failure that began before it was already there when mon began to
+   * watch, with an unknown onset, whichever later pass first finds it (issue 52 item 1).
+   */
+  readonly watchingSince?: number;
   /** ConfigMaps and Secrets deleted recently (the pass loop's memory), for what changed before an incident. */
   readonly deletions?: RememberedChanges;
   /** Trace what the pass did with each object (`mon explain`; on while the diagnostics endpoints are). */

@@ -42,6 +42,13 @@ export interface Story {
    * the node itself (its kubelet stopped or restarted), so on its own.
    */
   readonly realNode?: "together" | "alone";
+  /**
+   * Seconds after the start when mon starts watching (issue 52 item 1: what already fails then has no known
+   * onset); without it mon watches from before the start. Only the trust stories (./trust.ts) set it.
+   */
+  readonly monStartsAt?: number;
+  /** mon's configuration for the story (a silence), merged into the runner's. */
+  readonly config?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -57,6 +64,8 @@ export interface QuickSchedule {
   readonly at: readonly number[];
   readonly fixedAt?: number;
   readonly lengthSeconds: number;
+  /** The second mon starts watching, when the story has `monStartsAt`. */
+  readonly monStartsAt?: number;
   /** Threads fixed at another second than `fixedAt`, by incident id (a story of several failures). */
   readonly fixes?: Readonly<Record<string, number>>;
   /** What is told within `lengthSeconds` when that is less than the whole conversation, and why. */
@@ -73,6 +82,7 @@ export function quickStory(story: Story): Story {
     ...story,
     steps: story.steps.map((step, i) => ({ ...step, t: quick.at[i]! })),
     ...(quick.fixedAt !== undefined ? { fixedAt: quick.fixedAt } : {}),
+    ...(quick.monStartsAt !== undefined ? { monStartsAt: quick.monStartsAt } : {}),
     lengthSeconds: quick.lengthSeconds,
   };
 }

@@ -30,6 +30,8 @@ export interface TimedExpectation {
    * is still not back, by incident id.
    */
   readonly notBack?: readonly string[];
+  /** Words no message of the story may say (what a silence holds back). */
+  readonly unsaid?: readonly string[];
   readonly why: string;
 }
 
@@ -341,5 +343,57 @@ export const TIMED_EXPECTATIONS: readonly TimedExpectation[] = [
     fixes: { "Node//worker-2": 570 },
     resolvesWithin: 360,
     why: "Issue 52 (5). An image that does not exist is evidence of its own: the pull failure that began before its node was lost stays its own incident, whether it was told before the loss or only during it, never folded into the node's (no \"now part of\"); the node's incident names what it took down, and resolves once it is back; cart's once its tag is fixed.",
+  },
+];
+
+/**
+ * What the trust stories (src/sim/stories/trust.ts: mon starting late, a silence in its configuration) tell,
+ * judged as the catalogue's are; kept apart because each needs a daemon of its own.
+ */
+export const TRUST_EXPECTATIONS: readonly TimedExpectation[] = [
+  {
+    story: "failing-before-mon",
+    source: "controllers",
+    threads: [
+      "Deployment/shop/billing: announce CrashLoopBackOff, resolve CrashLoopBackOff",
+      "Deployment/shop/orders: announce CrashLoopBackOff, resolve CrashLoopBackOff",
+      "Deployment/shop/payments: announce CrashLoopBackOff, resolve CrashLoopBackOff",
+      "Deployment/shop/search: announce CrashLoopBackOff, resolve CrashLoopBackOff",
+    ],
+    resolvesWithin: 480,
+    why: "Issue 52 (1). Three of five Deployments crash-loop when mon starts: their onset is unknown, so they are no namespace that failed at once — the startup summary names each, and each resolves on its own. payments, which begins after the start, is told on its own within its hold, never folded into a summary of what was there before.",
+  },
+  {
+    story: "silenced-in-group",
+    source: "controllers",
+    threads: [
+      'Error//fatal: password authentication failed for user "sync": announce SharedError, resolve SharedError',
+      "Deployment/shop/report-b: announce CrashLoopBackOff, resolve CrashLoopBackOff",
+    ],
+    mentions: { 'Error//fatal: password authentication failed for user "sync"': ["2 workloads"] },
+    unsaid: ["sync-a", "report-a", "203.0.113.50:5432: unreachable"],
+    resolvesWithin: 480,
+    why: "Issue 52 (3). A silenced workload is no member of a group: the shared error names and counts sync-b and sync-c only, and one workload left failing on the outside host makes no endpoint incident, so report-b is told as itself. No message names sync-a or report-a.",
+  },
+];
+
+/**
+ * What the control plane's stories (src/sim/stories/control-plane.ts: every kubelet's heartbeat stopping at
+ * once) tell, on the simulator only: on the shared real control plane a story's nodes are a few of many.
+ */
+export const CONTROL_PLANE_EXPECTATIONS: readonly TimedExpectation[] = [
+  {
+    story: "heartbeat-gap-short",
+    source: "controllers",
+    threads: [],
+    why: "Issue 53 (2). Every node Unknown together is the control plane's or the network's doing, held a minute: the gap heals within it (the kubelets are back before the nodes have been Unknown a minute), so nothing is told — never three node losses announced and resolved seconds later (before: a roll-up of three NodeLost 0–2 s after they went Unknown, resolved 12–30 s later).",
+  },
+  {
+    story: "heartbeat-gap-long",
+    source: "controllers",
+    threads: ["ControlPlane//node-heartbeats: announce NodeHeartbeatGap, resolve NodeHeartbeatGap"],
+    mentions: { "ControlPlane//node-heartbeats": ["heartbeats stopped on 3 nodes at once"] },
+    resolvesWithin: 360,
+    why: "Issue 53 (2). Every node Unknown together for minutes: one incident for the control plane or the network to it, naming the three nodes, told once the gap's minute has passed; never a node loss. It resolves once the nodes are Ready again and their pods back.",
   },
 ];

@@ -22,7 +22,8 @@ export interface TimedJudgement {
  * 3. no announcement for recovery traffic (nothing new announced after the fix) and no "failing again"
  *    inside one uninterrupted failure;
  * 4. a fixed failure resolves, within `resolvesWithin` seconds of the fix;
- * 5. a thread says what names its cause (`mentions`: the probe that killed, the workloads failing on it).
+ * 5. a thread says what names its cause (`mentions`: the probe that killed, the workloads failing on it);
+ * 6. no message says what a silence holds back (`unsaid`).
  * `storyFixedAt` (or a thread's own time in `fixes`) and `resolvesWithin` are seconds; told messages carry
  * seconds from the story's start.
  */
@@ -33,6 +34,7 @@ export function judgeTimed(
     readonly fixes?: Readonly<Record<string, number>>;
     readonly mentions?: Readonly<Record<string, readonly string[]>>;
     readonly notBack?: readonly string[];
+    readonly unsaid?: readonly string[];
   },
   storyFixedAt: number | undefined,
   told: readonly Told[],
@@ -75,6 +77,10 @@ export function judgeTimed(
       else if (resolved.t > by) violations.push(`resolved late: ${id} at ${resolved.t.toFixed(1)} s, bound ${by} s`);
     }
   }
+  for (const words of expected.unsaid ?? [])
+    for (const m of told)
+      if (m.text.includes(words))
+        violations.push(`says what is silenced: ${m.incidentId || m.delivery} at ${m.t.toFixed(1)} s names "${words}"`);
   const want = [...expected.threads].sort();
   const same = conversation.length === want.length && conversation.every((line, i) => line === want[i]);
   return { conversation, same, violations };

@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { QUICK_TIMING, REAL_KUBELET_TIMING, RECORDED_TIMING, type TimingProfile } from "../../sim/controllers/index.ts";
 import { timingProfileArbitrary } from "../../sim/controllers/timing-profiles.ts";
-import { type Story, storyNamed } from "../../sim/stories/index.ts";
+import { type Story, storyNamed as catalogueStory } from "../../sim/stories/index.ts";
+import { CONTROL_PLANE_STORIES } from "../../sim/stories/control-plane.ts";
+import { TRUST_STORIES } from "../../sim/stories/trust.ts";
 import { quickStory } from "../../sim/stories/story.ts";
 import { type ReplayRun, startStory, startTimedStory, type Told } from "../replay.ts";
 import type { TimedExpectation } from "./expectations.ts";
@@ -141,4 +143,9 @@ export async function runQuick(
   } finally {
     await run.stop();
   }
+}
+
+/** A story of the catalogue, of the trust stories or of the control plane's, by name. */
+function storyNamed(name: string): Story | undefined {
+  return catalogueStory(name) ?? [...TRUST_STORIES, ...CONTROL_PLANE_STORIES].find((s) => s.name === name);
 }
