@@ -13,8 +13,8 @@ export interface CorrelateContext {
   waits(f: Finding): boolean;
   /** The first pass of this process: what fails was already failing, with no known onset. */
   readonly baseline?: boolean;
-  /** Epoch ms of this process's baseline pass: what began before it has no known onset (issue 52 item 1). */
-  readonly watchingSince?: number;
+  /** The objects failing in this process's baseline pass: their failures have no known onset (issue 52 item 1). */
+  readonly failingAtStart?: ReadonlySet<string>;
   /** Whether a finding is held back (silenced, out of scope, under maintenance): it joins no shared root. */
   readonly suppressed?: (f: Finding) => boolean;
 }
@@ -35,7 +35,7 @@ export function correlate(due: readonly Finding[], ctx: CorrelateContext): Incid
     isOpen,
     {
       baseline: ctx.baseline ?? false,
-      ...(ctx.watchingSince !== undefined ? { watchingSince: ctx.watchingSince } : {}),
+      ...(ctx.failingAtStart ? { failingAtStart: ctx.failingAtStart } : {}),
     },
     quiet,
   );

@@ -21,8 +21,9 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * "At once" is what mon saw (issue 52 item 1): in the `baseline` pass — the first of this process — what fails
  * was already failing when mon started, with an unknown onset: several such are not an outage that began at
  * once, and stay incidents of their own (the startup summary names them together). The same holds for a
- * failure whose every finding began before `watchingSince` (epoch ms, the baseline pass) but is due only in a
- * later pass (a hold, a log still read): it neither counts toward a new outage nor joins one as it begins. An
+ * workload whose objects were already failing in the baseline pass (`failingAtStart`: a finding due or held
+ * there), due only in a later pass (a hold, a log still read): it neither counts toward a new outage nor joins
+ * one as it begins; one healthy at the start that fails later counts, whenever its pods started. An
  * outage already open keeps every failing workload of its namespace. A `quiet` workload (held back by a silence,
  * the scope or maintenance) neither counts nor joins.
  */
@@ -30,7 +31,7 @@ export function foldNamespaceOutages(
   drafts: readonly IncidentDraft[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean,
-  start: { readonly baseline?: boolean; readonly watchingSince?: number } = {},
+  start: { readonly baseline?: boolean; readonly failingAtStart?: ReadonlySet<string> } = {},
   quiet: (draft: IncidentDraft) => boolean = () => false,
 ): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
@@ -50,9 +51,10 @@ export function foldNamespaceOutages(
       continue;
     }
     if (start.baseline) continue;
-    const { watchingSince } = start;
-    const began =
-      watchingSince === undefined ? fresh : fresh.filter((d) => d.findings.some((f) => f.since >= watchingSince));
+    const { failingAtStart } = start;
+    const began = failingAtStart
+      ? fresh.filter((d) => !d.findings.some((f) => failingAtStart.has(refKey(f.object))))
+      : fresh;
     if (began.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
     const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
     if (began.length * 2 <= total) continue;

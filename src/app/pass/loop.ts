@@ -75,8 +75,8 @@ export function createPassLoop(options: {
   let lifecycle: LifecycleState = options.initial ?? emptyLifecycle();
   // The first pass is the baseline (spec 1.7): what is open and not already known is told in one summary.
   let baselined = options.baselined ?? false;
-  // When this loop's baseline pass ran: what began before was there when mon started (issue 52 item 1).
-  let watchingSince: number | undefined;
+  // What failed in this loop's baseline pass: there when mon started, with an unknown onset (issue 52 item 1).
+  let failingAtStart: ReadonlySet<string> | undefined;
   let scheduled: Cancel | undefined;
   let wake: Cancel | undefined;
   let firstDirtyAt: number | undefined;
@@ -109,7 +109,7 @@ export function createPassLoop(options: {
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
     const passed = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
-      ...(watchingSince !== undefined ? { watchingSince } : {}),
+      ...(failingAtStart ? { failingAtStart } : {}),
       quarantine,
       detectors,
       deletions,
@@ -117,7 +117,7 @@ export function createPassLoop(options: {
     });
     const result = onceSetAside(passed, setAsideTold);
     if (result.failedDetectors.length === 0 && !result.panicked) {
-      if (!baselined) watchingSince = now;
+      if (!baselined) failingAtStart = result.failingAtStart;
       baselined = true;
     }
     lifecycle = result.state;

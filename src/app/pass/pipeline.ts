@@ -49,7 +49,7 @@ export function runPass(
   const quarantine = options.quarantine ?? new Map();
   let stage: "incident" | "compose" = "incident";
   try {
-    const { detectors, baseline = false, watchingSince } = options;
+    const { detectors, baseline = false, failingAtStart } = options;
     const detected = detect({ inventory, now, usage, quarantine, ...(detectors ? { detectors } : {}) });
     const quarantined = { quarantined: detected.quarantined, quarantinedTotal: quarantine.size };
     if (detected.failedDetectors.length > 0)
@@ -90,7 +90,7 @@ export function runPass(
         incidents: state.incidents,
         waits: deferred.waits,
         baseline,
-        ...(watchingSince !== undefined ? { watchingSince } : {}),
+        ...(failingAtStart ? { failingAtStart } : {}),
         ...(suppression ? { suppressed: (f: Finding) => suppression(f) !== undefined } : {}),
       }),
     );
@@ -179,6 +179,7 @@ export function runPass(
       setAside,
       ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
       ...(traces ? { traces } : {}),
+      ...(baseline ? { failingAtStart: new Set(detected.findings.map((f) => refKey(f.object))) } : {}),
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -47,6 +47,8 @@ export interface PassResult {
   readonly inGrace: { readonly count: number; readonly until: number };
   /** New findings deferred until their container's log is read: the pass loop requests those reads after the pass. */
   readonly awaitingEvidence: readonly Finding[];
+  /** On a baseline pass: the objects with a finding, due or held (PassOptions.failingAtStart of the passes after). */
+  readonly failingAtStart?: ReadonlySet<string>;
   /** What this pass did with each object, by `Kind/namespace/name` (incident/explain.ts), when asked (`explain`). */
   readonly traces?: ReadonlyMap<string, readonly TraceEntry[]>;
 }
@@ -67,10 +69,11 @@ export interface PassEvidence {
 export interface PassOptions {
   readonly baseline?: boolean;
   /**
-   * Epoch ms of this loop's baseline pass: a failure that began before it was already there when mon began to
-   * watch, with an unknown onset, whichever later pass first finds it (issue 52 item 1).
+   * The objects (`Kind/namespace/name`) with a finding, due or held, in this loop's baseline pass: what failed
+   * there was already failing when mon began to watch, with an unknown onset, whichever later pass first tells it
+   * (issue 52 item 1). The baseline pass returns it (`PassResult.failingAtStart`).
    */
-  readonly watchingSince?: number;
+  readonly failingAtStart?: ReadonlySet<string>;
   /** ConfigMaps and Secrets deleted recently (the pass loop's memory), for what changed before an incident. */
   readonly deletions?: RememberedChanges;
   /** Trace what the pass did with each object (`mon explain`; on while the diagnostics endpoints are). */

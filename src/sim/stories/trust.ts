@@ -19,7 +19,8 @@ export const failingBeforeMon: Story = {
   name: "failing-before-mon",
   description: "orders, billing and search crash-loop before mon starts; payments begins to after; all are fixed",
   nodes: 2,
-  monStartsAt: 60,
+  // Every pod has started and failed by then under any legal timing (a start takes at most 60 s).
+  monStartsAt: 120,
   steps: [
     {
       t: 0,
@@ -31,7 +32,7 @@ export const failingBeforeMon: Story = {
       },
     },
     {
-      t: 120,
+      t: 180,
       say: "kubectl apply: payments, failing on start",
       run: (cluster) =>
         cluster.apply(
@@ -39,16 +40,16 @@ export const failingBeforeMon: Story = {
         ),
     },
     {
-      t: 300,
+      t: 360,
       say: "each of the four runs again",
       run: (cluster) => {
         for (const app of ["orders", "billing", "search", "payments"]) setFates(cluster, app, undefined);
       },
     },
   ],
-  fixedAt: 300,
-  lengthSeconds: 300 + 480 + 60,
-  quick: { at: [0, 120, 300], monStartsAt: 60, fixedAt: 300, lengthSeconds: 300 + 480 + 60 },
+  fixedAt: 360,
+  lengthSeconds: 360 + 480 + 60,
+  quick: { at: [0, 180, 360], monStartsAt: 120, fixedAt: 360, lengthSeconds: 360 + 480 + 60 },
 };
 
 /** What the sync workloads print: one error, the same in three workloads. */
