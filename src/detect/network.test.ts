@@ -441,6 +441,44 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
     expect(settled?.opensAt).toBeUndefined();
   });
 
+  test("after kube-controller-manager's leader takes over (its restart after a control-plane outage), slices catch up: held 30 s from the takeover (issue 53)", () => {
+    const ready: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
+    const readyLong = {
+      ...ready,
+      status: {
+        ...ready.status,
+        conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - 60 * MIN) }],
+      },
+    };
+    const leader = (agoMs: number, renewedAgoMs = 0) => ({
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { namespace: "kube-system", name: "kube-controller-manager" },
+      spec: {
+        holderIdentity: "cp-1_7f3c",
+        acquireTime: iso(NOW - agoMs),
+        renewTime: iso(NOW - renewedAgoMs),
+        leaseDurationSeconds: 15,
+      },
+    });
+    const [catchingUp] = detectNetwork(
+      inventoryOf(service("api"), slice("api", [false]), readyLong, leader(4_000)),
+      NOW,
+    );
+    expect(catchingUp).toMatchObject({
+      reason: "ServiceNoReadyEndpoints",
+      opensAt: NOW - 4_000 + 30_000,
+      starting: true,
+    });
+    // A leader long in place (renewing) is no catch-up: the slices are simply behind, said at once.
+    const [behind] = detectNetwork(
+      inventoryOf(service("api"), slice("api", [false]), readyLong, leader(60 * MIN)),
+      NOW,
+    );
+    expect(behind?.opensAt).toBeUndefined();
+    expect(behind?.summary).toContain("1 ready but not in its EndpointSlices");
+  });
+
   test("pods the node controller just marked not ready (their containers still say ready): the node's change is on its way", () => {
     const marked: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
     const markedNow = (agoMs: number) => ({

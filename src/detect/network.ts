@@ -28,6 +28,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
   const routed = routedServices(inventory);
   if (inventory.watches("EndpointSlice")) {
     const slices = slicesByService(inventory);
+    let controllersSince: number | undefined;
     for (const svc of inventory.list("Service")) {
       const selector = svc.spec?.selector as Record<string, string> | undefined;
       if (
@@ -68,7 +69,8 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
       // Pods that say they are Ready while the Service's EndpointSlices do not list them as ready: the two
       // disagree for as long as one lags the other (the EndpointSlice controller batches and queues; watch
       // events of the two kinds arrive in any order), so that is propagation, not an outage. It counts from the
-      // later of the pods turning Ready and the slices' last change (their trigger-time annotation).
+      // latest of the pods turning Ready, the slices' last change (their trigger-time annotation) and the
+      // controllers' new leader taking over (its catch-up after a control-plane outage).
       const readyPods = pods.filter((p) => condition(p, "Ready")?.status === "True");
       // So do pods the node lifecycle controller has just marked not ready (Ready=False while every container
       // still reports ready: their kubelet went silent), whose node's own change is on its way.
@@ -78,6 +80,7 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
           ? Math.max(
               ...readyPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now)),
               ...(slices.get(key) ?? []).map((s) => parseTime(s.metadata.annotations?.[TRIGGER_TIME], 0)),
+              (controllersSince ??= controllersLeaderSince(inventory)),
             ) + ENDPOINTS_PROPAGATION_MS
           : 0,
         ...markedPods.map((p) => parseTime(condition(p, "Ready")?.lastTransitionTime, now) + ENDPOINTS_PROPAGATION_MS),
@@ -178,6 +181,17 @@ const TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
  * EndpointSlice controller is not keeping up (its `--endpointslice-updates-batch-period` is about a second).
  */
 const ENDPOINTS_PROPAGATION_MS = 30_000;
+/**
+ * When kube-controller-manager's leader took its Lease (epoch ms; 0 when unknown): a new leader's controllers
+ * start from a fresh cache and resync, the EndpointSlice controller among them, so the slices lag the pods for a
+ * while — after an API server restart kube-controller-manager loses its Lease, exits and takes it again (issue
+ * 53: a Service "ready but not in its EndpointSlices" for 12–20 s). A renewal keeps the time; a new holder sets it.
+ */
+function controllersLeaderSince(inventory: InventoryView): number {
+  const lease = inventory.get("Lease", "kube-system", "kube-controller-manager");
+  return parseTime(lease?.spec?.acquireTime, 0);
+}
+
 /**
  * A pod the node lifecycle controller marked not ready because its kubelet went silent: Ready=False while every
  * container still reports ready (the kubelet, had it written, would have said otherwise).
