@@ -423,7 +423,7 @@ async function tellPlaced(options: {
       // Other runs beside this one (the differential, the stories of another kind of node) write their own
       // namespaces and nodes while these run: what mon tells about them is in its place, not a word about mon's
       // sight.
-      unplaced: all().filter((m) => [...PLACES, DIFFERENTIAL].every((p) => mineOf([m], p).length === 0)),
+      unplaced: unplacedOf(all()),
       stalls: await daemon.stalls(),
       standInFailures: options.standInFailures?.() ?? [],
     };
@@ -493,20 +493,33 @@ function recordingReadme(r: RealStoryResult, story: Story): string {
 
 /** The messages about a place (a summary covering several places counts for each, with its own). */
 function mineOf(told: readonly Told[], place: Place): Told[] {
-  // A shared error's id is its line, no namespace: it is the place's once a message of it names the place's
-  // workloads (its announcement does; its resolve may not).
-  const errors = new Set<string>();
+  const mine = minePredicate(told, place);
   return told.flatMap((m) => {
-    const mine = (id: string) => {
-      if (belongsTo(id, place) || errors.has(id)) return true;
-      if (!id.startsWith("Error//") || !m.text.includes(` ${place.namespace}/`)) return false;
-      errors.add(id);
-      return true;
-    };
     const covers = m.covers?.filter(mine);
     if (covers?.length) return [{ ...m, covers }];
     return m.incidentId && mine(m.incidentId) ? [m] : [];
   });
+}
+
+/** The messages of `told` about no place of this process's (nor the differential's). */
+function unplacedOf(told: readonly Told[]): Told[] {
+  const places = [...PLACES, DIFFERENTIAL].map((p) => minePredicate(told, p));
+  return told.filter((m) => places.every((mine) => !(m.covers?.some(mine) || (m.incidentId && mine(m.incidentId)))));
+}
+
+/**
+ * Whether an incident id is the place's, among `told`: by the namespace or nodes it names, or — a shared error's
+ * id (its line) and an outside host's endpoint name no namespace — once any message of it names the place's
+ * workloads (its announcement does, alone or in a roll-up; its resolve may not).
+ */
+function minePredicate(told: readonly Told[], place: Place): (id: string) => boolean {
+  const nameless = new Set<string>();
+  for (const m of told) {
+    if (!m.text.includes(` ${place.namespace}/`)) continue;
+    for (const id of [m.incidentId, ...(m.covers ?? [])])
+      if (id && /^(Error|Endpoint)\/\//.test(id) && !belongsTo(id, place)) nameless.add(id);
+  }
+  return (id) => belongsTo(id, place) || nameless.has(id);
 }
 
 // --- internal ---
