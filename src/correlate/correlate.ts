@@ -11,9 +11,10 @@ export interface CorrelateContext {
   readonly inventory: InventoryView;
   readonly incidents: ReadonlyMap<string, Incident>;
   waits(f: Finding): boolean;
-  /** The first pass of this process: what fails was already failing, with no known onset. */
-  readonly baseline?: boolean;
-  /** The objects failing in this process's baseline pass: their failures have no known onset (issue 52 item 1). */
+  /**
+   * The objects with a finding (due or held) in this process's baseline pass — in that pass, every object with
+   * one: their failures have no known onset (issue 52 item 1).
+   */
   readonly failingAtStart?: ReadonlySet<string>;
   /** Whether a finding is held back (silenced, out of scope, under maintenance): it joins no shared root. */
   readonly suppressed?: (f: Finding) => boolean;
@@ -33,10 +34,7 @@ export function correlate(due: readonly Finding[], ctx: CorrelateContext): Incid
     foldHeartbeatGap(groupFindings(due, ctx.inventory, isOpen, quiet), isOpen),
     ctx.inventory,
     isOpen,
-    {
-      baseline: ctx.baseline ?? false,
-      ...(ctx.failingAtStart ? { failingAtStart: ctx.failingAtStart } : {}),
-    },
+    ctx.failingAtStart,
     quiet,
   );
   return deferForEvidence(grouped, ctx.waits, isOpen);

@@ -75,10 +75,10 @@ describe("namespace outage (spec 1.3)", () => {
           // What the baseline pass found failing (its pods), whatever their findings' times say.
           const failingAtStart = new Set(present.map((d) => `Pod/shop/${d.root.name}-1`));
           // The baseline pass itself, and any later pass the present failures are first due in (a hold, a log).
-          expect(roots(foldNamespaceOutages(present, inventory, none, { baseline: true }))).toEqual(
+          expect(roots(foldNamespaceOutages(present, inventory, none, failingAtStart))).toEqual(
             names.map((n) => `Deployment/${n}`),
           );
-          const due = foldNamespaceOutages([...present, ...fresh], inventory, none, { failingAtStart });
+          const due = foldNamespaceOutages([...present, ...fresh], inventory, none, failingAtStart);
           const total = failing + after + healthy;
           // Only what was healthy at the start counts toward an outage, and only that joins it.
           if (after >= 3 && after * 2 > total) {
@@ -89,9 +89,7 @@ describe("namespace outage (spec 1.3)", () => {
           // The same workloads healthy at the start and failing together later are the namespace's outage, when
           // most of it fails (however long their pods ran before: a flood after the start is one).
           if (failing * 2 > total)
-            expect(roots(foldNamespaceOutages(present, inventory, none, { failingAtStart: new Set() }))).toEqual([
-              "Namespace/shop",
-            ]);
+            expect(roots(foldNamespaceOutages(present, inventory, none, new Set()))).toEqual(["Namespace/shop"]);
         },
       ),
     );

@@ -18,20 +18,20 @@ const WORKLOADS = ["Deployment", "StatefulSet", "DaemonSet"] as const;
  * in `affected` and `folded` (mass failure). While that incident is open, every failing workload of the
  * namespace stays in it; workloads already told on their own keep their incidents. `isOpen` says whether an incident id is open. Pure.
  *
- * "At once" is what mon saw (issue 52 item 1): in the `baseline` pass — the first of this process — what fails
- * was already failing when mon started, with an unknown onset: several such are not an outage that began at
- * once, and stay incidents of their own (the startup summary names them together). The same holds for a
- * workload whose objects were already failing in the baseline pass (`failingAtStart`: a finding due or held
- * there), due only in a later pass (a hold, a log still read): it neither counts toward a new outage nor joins
- * one as it begins; one healthy at the start that fails later counts, whenever its pods started. An
- * outage already open keeps every failing workload of its namespace. A `quiet` workload (held back by a silence,
+ * "At once" is what mon saw (issue 52 item 1): a workload whose objects were failing in mon's baseline pass —
+ * the first of this process — (`failingAtStart`: the objects with a finding there, due or held) was already
+ * failing when mon started, with an unknown onset, whether it is due in that pass or only later (a hold, a log
+ * still read): several such are not an outage that began at once, and stay incidents of their own (the startup
+ * summary names them together); such a workload neither counts toward a new outage nor joins one as it begins.
+ * One healthy at the start that fails later counts, whenever its pods started. An outage already open keeps
+ * every failing workload of its namespace. A `quiet` workload (held back by a silence,
  * the scope or maintenance) neither counts nor joins.
  */
 export function foldNamespaceOutages(
   drafts: readonly IncidentDraft[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean,
-  start: { readonly baseline?: boolean; readonly failingAtStart?: ReadonlySet<string> } = {},
+  failingAtStart: ReadonlySet<string> = new Set(),
   quiet: (draft: IncidentDraft) => boolean = () => false,
 ): IncidentDraft[] {
   const byNamespace = new Map<string, IncidentDraft[]>();
@@ -50,11 +50,7 @@ export function foldNamespaceOutages(
       for (const d of fresh) folded.set(d, namespace);
       continue;
     }
-    if (start.baseline) continue;
-    const { failingAtStart } = start;
-    const began = failingAtStart
-      ? fresh.filter((d) => !d.findings.some((f) => failingAtStart.has(refKey(f.object))))
-      : fresh;
+    const began = fresh.filter((d) => !d.findings.some((f) => failingAtStart.has(refKey(f.object))));
     if (began.length < NAMESPACE_OUTAGE_MIN_WORKLOADS) continue;
     const total = WORKLOADS.reduce((n, kind) => n + inventory.listIn(kind, namespace).length, 0);
     if (began.length * 2 <= total) continue;

@@ -378,6 +378,15 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
       (f) => f.reason === "ServiceNoReadyEndpoints",
     )?.opensAt;
 
+  /** A pod running for an hour, Ready since `agoMs`. */
+  const readySince = (agoMs: number) => {
+    const p: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
+    return {
+      ...p,
+      status: { ...p.status, conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - agoMs) }] },
+    };
+  };
+
   test("new pods (a scale-up, a rollout) have two minutes to start (a large pull, a first probe) before their Service counts as without endpoints", () => {
     expect(opensAt(starting("api-1", 5_000, { waiting: { reason: "ContainerCreating" } }))).toBe(NOW - 5_000 + 2 * MIN);
     // A pull of a minute and a first probe are a start in progress (issue 28: the legal range of pod starts).
@@ -401,30 +410,16 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
   });
 
   test("pods Ready while the EndpointSlice does not list them yet: the slice is catching up, held 30 s, never bypassed", () => {
-    const readyFor = (agoMs: number) => {
-      const p: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
-      return {
-        ...p,
-        status: { ...p.status, conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - agoMs) }] },
-      };
-    };
-    const [lagging] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readyFor(1_000)), NOW);
+    const [lagging] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readySince(1_000)), NOW);
     expect(lagging).toMatchObject({ reason: "ServiceNoReadyEndpoints", opensAt: NOW - 1_000 + 30_000, starting: true });
     // Longer than that, the EndpointSlice controller is not keeping up: said as such.
-    const [stuck] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readyFor(31_000)), NOW);
+    const [stuck] = detectNetwork(inventoryOf(service("api"), slice("api", [false]), readySince(31_000)), NOW);
     expect(stuck?.opensAt).toBeUndefined();
     expect(stuck?.summary).toContain("1 matching pod, 1 ready but not in its EndpointSlices");
   });
 
   test("an EndpointSlice that says not ready before the pods' own change arrives: the two disagree, held from the slice's change", () => {
-    const ready: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
-    const readyLong = {
-      ...ready,
-      status: {
-        ...ready.status,
-        conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - 60 * MIN) }],
-      },
-    };
+    const readyLong = readySince(60 * MIN);
     const changed = (agoMs: number) => {
       const s = slice("api", [false]);
       return {
@@ -442,14 +437,7 @@ describe("recovery is quiet: a Service whose pods are still starting", () => {
   });
 
   test("after kube-controller-manager's leader takes over (its restart after a control-plane outage), slices catch up: held 30 s from the takeover (issue 53)", () => {
-    const ready: KubeObject = starting("api-1", 60 * MIN, { running: { startedAt: iso(NOW - 60 * MIN) } });
-    const readyLong = {
-      ...ready,
-      status: {
-        ...ready.status,
-        conditions: [{ type: "Ready", status: "True", lastTransitionTime: iso(NOW - 60 * MIN) }],
-      },
-    };
+    const readyLong = readySince(60 * MIN);
     const leader = (agoMs: number, renewedAgoMs = 0) => ({
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",

@@ -49,8 +49,10 @@ export function runPass(
   const quarantine = options.quarantine ?? new Map();
   let stage: "incident" | "compose" = "incident";
   try {
-    const { detectors, baseline = false, failingAtStart } = options;
+    const { detectors, baseline = false } = options;
     const detected = detect({ inventory, now, usage, quarantine, ...(detectors ? { detectors } : {}) });
+    // What fails in the baseline pass, due or held, was failing when mon started (issue 52 item 1).
+    const failingAtStart = baseline ? new Set(detected.findings.map((f) => refKey(f.object))) : options.failingAtStart;
     const quarantined = { quarantined: detected.quarantined, quarantinedTotal: quarantine.size };
     if (detected.failedDetectors.length > 0)
       return { ...nothingDecided(state, detected.findings.length, detected.failedDetectors), ...quarantined };
@@ -89,7 +91,6 @@ export function runPass(
         inventory,
         incidents: state.incidents,
         waits: deferred.waits,
-        baseline,
         ...(failingAtStart ? { failingAtStart } : {}),
         ...(suppression ? { suppressed: (f: Finding) => suppression(f) !== undefined } : {}),
       }),
@@ -179,7 +180,7 @@ export function runPass(
       setAside,
       ...(nextCheckAt !== undefined ? { nextCheckAt } : {}),
       ...(traces ? { traces } : {}),
-      ...(baseline ? { failingAtStart: new Set(detected.findings.map((f) => refKey(f.object))) } : {}),
+      ...(baseline && failingAtStart ? { failingAtStart } : {}),
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
