@@ -14,6 +14,7 @@ import {
 import { STORIES, type Story } from "../sim/stories/index.ts";
 import { TRUST_STORIES } from "../sim/stories/trust.ts";
 import type { KubeObject } from "../sim/store.ts";
+import { mineOf, type Place, unplacedOf } from "./placing.ts";
 import type { RealKube } from "./real-kube.ts";
 import { type RealNode, realNodeMissing } from "./real-node.ts";
 import { recordTimeline } from "./timeline-recorder.ts";
@@ -365,7 +366,8 @@ async function tellPlaced(options: {
     /** Every message so far, seconds from the first story's start. */
     const all = (): Told[] => daemon.told().map((m) => ({ ...m, t: (daemon.zeroMs + m.t * 1000 - startedAt) / 1000 }));
     /** What was told of story `i`'s place, seconds from its own start. */
-    const toldOf = (i: number) => mineOf(all(), places[i]!).map((m) => ({ ...m, t: m.t - offset(i) / 1000 }));
+    const toldOf = (i: number) =>
+      mineOf(all(), places[i]!, [...PLACES, DIFFERENTIAL]).map((m) => ({ ...m, t: m.t - offset(i) / 1000 }));
     const ended = await Promise.all(
       specs.map(async (spec, i) => {
         const cluster = clusters[i]!;
@@ -423,7 +425,7 @@ async function tellPlaced(options: {
       // Other runs beside this one (the differential, the stories of another kind of node) write their own
       // namespaces and nodes while these run: what mon tells about them is in its place, not a word about mon's
       // sight.
-      unplaced: unplacedOf(all()),
+      unplaced: unplacedOf(all(), [...PLACES, DIFFERENTIAL]),
       stalls: await daemon.stalls(),
       standInFailures: options.standInFailures?.() ?? [],
     };
@@ -491,37 +493,6 @@ function recordingReadme(r: RealStoryResult, story: Story): string {
   ].join("\n");
 }
 
-/** The messages about a place (a summary covering several places counts for each, with its own). */
-function mineOf(told: readonly Told[], place: Place): Told[] {
-  const mine = minePredicate(told, place);
-  return told.flatMap((m) => {
-    const covers = m.covers?.filter(mine);
-    if (covers?.length) return [{ ...m, covers }];
-    return m.incidentId && mine(m.incidentId) ? [m] : [];
-  });
-}
-
-/** The messages of `told` about no place of this process's (nor the differential's). */
-function unplacedOf(told: readonly Told[]): Told[] {
-  const places = [...PLACES, DIFFERENTIAL].map((p) => minePredicate(told, p));
-  return told.filter((m) => places.every((mine) => !(m.covers?.some(mine) || (m.incidentId && mine(m.incidentId)))));
-}
-
-/**
- * Whether an incident id is the place's, among `told`: by the namespace or nodes it names, or — a shared error's
- * id (its line) and an outside host's endpoint name no namespace — once any message of it names the place's
- * workloads (its announcement does, alone or in a roll-up; its resolve may not).
- */
-function minePredicate(told: readonly Told[], place: Place): (id: string) => boolean {
-  const nameless = new Set<string>();
-  for (const m of told) {
-    if (!m.text.includes(` ${place.namespace}/`)) continue;
-    for (const id of [m.incidentId, ...(m.covers ?? [])])
-      if (id && /^(Error|Endpoint)\/\//.test(id) && !belongsTo(id, place)) nameless.add(id);
-  }
-  return (id) => belongsTo(id, place) || nameless.has(id);
-}
-
 // --- internal ---
 
 /** A story's nodes: `<story>-worker-N`, labelled with the story, on loopback. */
@@ -558,8 +529,6 @@ export const TRUST_PLACE_BASE = REAL_NODE_PLACE_BASE + REAL_NODE_PLACES.length;
 /** The namespace and node prefix of the differential (src/testing/real-differential.ts), run beside the stories. */
 export const DIFFERENTIAL_PLACE = "differential";
 
-/** What names a place's objects: its namespace, its nodes' prefix and the nodes it runs on by name. */
-type Place = Pick<StoryPlace, "namespace" | "nodePrefix" | "nodes">;
 const DIFFERENTIAL: Place = { namespace: DIFFERENTIAL_PLACE, nodePrefix: DIFFERENTIAL_PLACE };
 
 /** Services of the real stories per story (each story's own addresses: none is left to random allocation). */
@@ -578,17 +547,6 @@ export function serviceIpsOf(index: number): string[] {
   const mine = free.slice(index * SERVICE_IPS_PER_PLACE, (index + 1) * SERVICE_IPS_PER_PLACE);
   if (mine.length < SERVICE_IPS_PER_PLACE) throw new Error(`no Service addresses left for story ${index}`);
   return mine.map((n) => `10.0.0.${n}`);
-}
-
-/** Whether an incident id names the story's namespace or nodes. */
-function belongsTo(id: string, place: Place): boolean {
-  return (
-    id === `Namespace//${place.namespace}` ||
-    id.includes(`/${place.namespace}/`) ||
-    id.includes(`.${place.namespace}:`) ||
-    id.startsWith(`Node//${place.nodePrefix}-worker-`) ||
-    Object.values(place.nodes ?? {}).some((node) => id === `Node//${node}`)
-  );
 }
 
 /** The expectation with `shop` and `worker-N` moved to the story's namespace and nodes (threads, fixes, mentions). */
