@@ -91,8 +91,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics.shutdownTimeouts.inc();
       logger.warn(`shutdown: ${what} did not stop within ${Math.round(ms / 1000)} s`);
     };
-    const finishing = work.current()?.finish(drainMs) ?? deposed?.state.close() ?? Promise.resolve();
-    await step("delivery and the state store", finishing, drainMs + SHUTDOWN_STEP_MS);
+    await step("delivery and the state store", work.finish(drainMs, deposed), drainMs + SHUTDOWN_STEP_MS);
     // Released last, after the outbox was flushed or persisted: the next leader resumes what is left.
     if (elector) await step("the state lock release", elector.release(), SHUTDOWN_STEP_MS);
     if (server) await step("the health server", server.close(), SHUTDOWN_STEP_MS);

@@ -6,6 +6,7 @@ import { startLeader } from "./leader.ts";
 import type { Carried, Leader } from "./leader-types.ts";
 import { type Prepared, prepareStartup } from "./delivery/prepare.ts";
 import type { ReplicaWatch } from "./replica/watch.ts";
+import { createOutageVoice, failingReadiness, outageDelivery, outageSuppression } from "./replica/outage.ts";
 
 /** How long a leader's work delivers what is queued before an in-process restart hands the rest over, ms. */
 const RECONFIGURE_DRAIN_MS = 2_000;
@@ -21,8 +22,16 @@ export interface Work {
    * `carried` when this replica keeps what its previous term left (issue 53), else from the state store.
    */
   lead(holds?: () => boolean, carried?: Carried): Promise<void>;
-  /** Stops the leader's work at once, the state lock lost (issue 53): returns what it kept, for the next term. */
+  /**
+   * Stops the leader's work at once, the state lock lost (issue 53): returns what it kept, for the next term.
+   * Until it leads again this replica tells an API server outage if it held the lock last (replica/outage.ts).
+   */
   depose(): Carried | undefined;
+  /**
+   * The end of the process: the leader's work finishes (delivery drained for up to `drainMs`), or what a deposed
+   * term kept is closed; an API server outage told is resolved as mon stopping.
+   */
+  finish(drainMs: number, deposed?: Carried): Promise<void>;
   /** The leader's work, undefined before it leads and while it is handed over. */
   current(): Leader | undefined;
   /** The leader's work; throws Error before this replica leads. */
@@ -51,6 +60,23 @@ export function createWork(
   let leader: Leader | undefined;
   let lead: Leader | undefined;
   let holds: (() => boolean) | undefined;
+  const voice = options.elector
+    ? createOutageVoice({
+        ...{ elector: options.elector, clock, logger, cluster: () => loaded.config.app.clusterName },
+        readiness: () => failingReadiness(connection, clock),
+        suppressed: outageSuppression(
+          () => loaded,
+          () => watch.inventory(),
+          clock,
+        ),
+        ...outageDelivery({
+          ...{ clock, logger, metrics: deps.metrics, health: deps.health, config: () => loaded },
+          prepared: () => prepared ?? (prepared = prepare(loaded)),
+        }),
+      })
+    : undefined;
+  // The outage told while deposed is resolved as the next term begins; its delivery does not hold that up.
+  const VOICE_DRAIN_MS = 10_000;
   const start = async (carried?: Carried) => {
     leader = await startLeader({
       daemon: { ...options, config: loaded },
@@ -78,12 +104,18 @@ export function createWork(
     },
     async lead(fencing, carried) {
       holds = fencing;
+      void voice?.close(VOICE_DRAIN_MS);
       await start(carried);
     },
     depose() {
+      const edition = leader?.edition();
       const carried = leader?.depose();
       leader = lead = undefined;
+      if (edition) voice?.deposed(edition);
       return carried;
+    },
+    async finish(drainMs, deposed) {
+      await Promise.all([lead?.finish(drainMs) ?? deposed?.state.close(), voice?.close(drainMs, true)]);
     },
     current: () => lead,
     running() {

@@ -462,6 +462,16 @@ export const REASON_SPECS = {
       "The API server's /readyz reports failing checks (etcd, …); pages after 1 minute. A server failing only the checks of its own start (post-start hooks, informer sync) is told only if it is still not ready after that minute.",
     resolves: "every /readyz check passes",
   },
+  APIServerUnreachable: {
+    kind: "APIServer",
+    family: "controlPlane",
+    tier: "high",
+    holdSeconds: 60,
+    pageRule: "ClusterCriticalDown",
+    description:
+      "mon has not reached the API server for 1 minute (refused, unanswered, or 5xx/429 answers; etcd named when the server's /readyz does). No replica of mon can hold its state lock meanwhile: the one that held it last tells, pages, and resolves in the same thread when the server answers (docs/leadership.md).",
+    resolves: "the API server answers mon again",
+  },
   NetworkPolicyBlocksTraffic: {
     kind: "NetworkPolicy",
     family: "network",

@@ -86,6 +86,34 @@ export function detectControlPlane(inventory: InventoryView, now: number, usage:
   return out;
 }
 
+/**
+ * The API server unreachable from mon (issue 53; docs/leadership.md): every request of the state lock's election
+ * refused, unanswered or answered 5xx/429 since `outage.since` (epoch ms), `outage.error` the last; `failing` the
+ * /readyz checks the server names when it answers that at all (`etcd` while its storage is down). Opens after the
+ * catalogue's minute and pages (ClusterCriticalDown: a cluster-critical component is down). Pure.
+ */
+export function apiUnreachable(
+  outage: { readonly since: number; readonly error: string; readonly failing?: readonly string[] },
+  now: number,
+): Finding {
+  const failing = outage.failing?.length ? outage.failing.join(", ") : undefined;
+  return finding({
+    reason: "APIServerUnreachable",
+    object: { kind: "APIServer", name: "kube-apiserver" },
+    summary: failing
+      ? `the API server answers but does not serve: its /readyz reports ${failing} failing`
+      : `mon cannot reach the API server: ${outage.error}`,
+    evidence: [
+      ["since", new Date(outage.since).toISOString()],
+      ["last error", outage.error],
+      ["failing checks", failing],
+    ],
+    since: outage.since,
+    now,
+    pageRule: "ClusterCriticalDown",
+  });
+}
+
 /** Share of failed answers that makes an error rate a finding, and the fewest answers it is judged on. */
 export const ERROR_RATE = { share: 0.05, minApiRequests: 100, minDnsResponses: 50 } as const;
 

@@ -3,7 +3,7 @@ import { groupFindings } from "../correlate/group.ts";
 import { incidentTier } from "../incident/tiers.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { inventoryOf, pod, workload } from "../testing/inventory.ts";
-import { detectControlPlane } from "./control-plane.ts";
+import { apiUnreachable, detectControlPlane } from "./control-plane.ts";
 import { detectNetwork } from "./network.ts";
 import { detectNetworkPolicies } from "./network-policy.ts";
 import { detectPods } from "./pods/family.ts";
@@ -247,6 +247,22 @@ describe("API server readiness", () => {
       apiServer: { failing: [...starting, "etcd"], since: NOW - 5_000 },
     });
     expect(etcd?.opensAt).toBeUndefined();
+  });
+});
+
+describe("the API server unreachable from mon (issue 53)", () => {
+  test("APIServerUnreachable opens a minute after the first unanswered round and pages; /readyz's failing checks are named", () => {
+    const early = apiUnreachable({ since: NOW - 30_000, error: "connection refused" }, NOW);
+    expect([early.reason, early.opensAt, early.pageRule]).toEqual([
+      "APIServerUnreachable",
+      NOW + 30_000,
+      "ClusterCriticalDown",
+    ]);
+    expect(early.summary).toBe("mon cannot reach the API server: connection refused");
+    const etcd = apiUnreachable({ since: NOW - 60_000, error: "no answer within 5 s", failing: ["etcd"] }, NOW);
+    expect(etcd.opensAt).toBeUndefined();
+    expect(etcd.summary).toBe("the API server answers but does not serve: its /readyz reports etcd failing");
+    expect(etcd.evidence.map((e) => e.label)).toEqual(["since", "last error", "failing checks"]);
   });
 });
 

@@ -174,6 +174,10 @@ export const NEXT_STEPS: Readonly<Record<string, readonly string[]>> = {
     "kubectl -n {namespace} describe ingress {name}",
     "Create the Service and port it names, or fix the Ingress.",
   ],
+  APIServerUnreachable: [
+    "kubectl get --raw='/readyz?verbose'",
+    "Check the kube-apiserver processes and their logs, etcd (the failing check /readyz names), and the network between mon's node and the control plane.",
+  ],
   APIServerUnhealthy: ["kubectl get --raw='/readyz?verbose'", "Check the failing checks it lists (etcd first)."],
   NetworkPolicyBlocksTraffic: [
     "kubectl -n {namespace} get networkpolicy",

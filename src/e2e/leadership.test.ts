@@ -306,6 +306,46 @@ describe("leadership through an API server outage (issue 53)", () => {
     };
   }
 
+  test("two replicas, the API server down past a minute: the one that led last pages once that it cannot be reached, the standby says nothing, the same thread resolves when it answers, and nothing else is told twice", async () => {
+    const files = await shop();
+    const url = new URL(sim!.kubeconfig().match(/server: (\S+)/)![1]!);
+    const target = { host: url.hostname, port: Number(url.port) };
+    let proxy = await startTcpProxy(target);
+    const port = proxy.port;
+    const kubeconfig = sim!.kubeconfig().replace(`:${url.port}`, `:${port}`);
+    const a = await replica("mon-a", files, { kubeconfig });
+    const b = await replica("mon-b", files, { kubeconfig });
+    await until(() => (a.leads() || b.leads()) && summaries().length === 1, "a leader and its summary", 20_000);
+    const [leader, standby] = a.leads() ? [a, b] : [b, a];
+    const cutAt = Date.now();
+    await proxy.close();
+    const outage = () => hook!.requests.filter((r) => String(r.json().incidentId).startsWith("api-unreachable@"));
+    await until(() => outage().length === 1, "the outage told", 120_000);
+    const told = outage()[0]!.json();
+    expect(told).toMatchObject({ action: "announce", mode: "page", tier: "critical", reason: "APIServerUnreachable" });
+    expect(told.incidentId).toBe(`api-unreachable@${(await lease()).spec?.leaseTransitions ?? 0}`);
+    expect(told.text).toContain("is unreachable since");
+    expect(told.nextSteps[0]).toContain("/readyz");
+    // A minute after the last answer, not before; by the replica that led, never by the standby.
+    expect(Date.parse(told.at) - cutAt).toBeGreaterThanOrEqual(55_000);
+    expect(leader.log.join("")).toContain("telling the providers");
+    expect(standby.log.join("")).not.toContain("telling the providers");
+    expect(leader.child.exitCode).toBeNull();
+    expect(standby.child.exitCode).toBeNull();
+    proxy = await startTcpProxy(target, { host: "127.0.0.1", port });
+    await until(() => outage().length === 2, "the outage resolved", 60_000);
+    expect(outage()[1]!.json()).toMatchObject({ action: "resolve", incidentId: told.incidentId });
+    expect(outage()[1]!.json().text).toContain("answers again");
+    await until(() => a.leads() || b.leads(), "a leader again", 60_000);
+    // A crash loop after the outage is told once, by whoever leads now: the outage's teller doubles nothing.
+    crashPod(sim!, "shop", "api-abc12-p0", 5, Date.now());
+    await until(() => announces("Deployment/shop/api").length === 1, "the crash loop after the outage", 60_000);
+    expect(outage()).toHaveLength(2);
+    expect(summaries()).toHaveLength(1);
+    expect(announces("Deployment/shop/web")).toHaveLength(0);
+    await proxy.close();
+  }, 240_000);
+
   for (const fault of ["refused", "hung"] as const) {
     test(`the API server ${fault === "refused" ? "down (refused)" : "hanging (etcd down)"} past the renew deadline: the one replica never exits, stands by, leads again with what it kept, tells nothing twice and what began meanwhile once`, async () => {
       const files = await shop("community");

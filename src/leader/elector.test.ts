@@ -132,6 +132,36 @@ describe("the state lock: a Lease with client-go's leader election", () => {
   });
 });
 
+describe("what the election's answers say of the API server (issue 53: who tells an outage)", () => {
+  test("a streak of 5xx or 429 answers is unreachable since its first round; any other answer ends it; the last term held is kept", async () => {
+    const clock = await world();
+    const a = await elector(clock, "mon-a");
+    await a.leading();
+    expect(a.unreachable()).toBeUndefined();
+    expect(a.lastTerm()).toBe(0);
+    const first = clock.now() + 2_000;
+    sim!.failResource("coordination.k8s.io/leases", 503);
+    await run(clock, 4_000, a);
+    expect(a.unreachable()).toEqual({ since: first, error: expect.stringContaining("HTTP 503") });
+    sim!.failResource("coordination.k8s.io/leases", 429);
+    await run(clock, 12_000, a);
+    // The same streak (its first round), the last error; the lock lost meanwhile, its term remembered.
+    expect(a.unreachable()).toEqual({ since: first, error: expect.stringContaining("HTTP 429") });
+    expect(a.status().leading).toBe(false);
+    expect(a.lastTerm()).toBe(0);
+    // Refused by authorization is an answer: the server is there.
+    sim!.failResource("coordination.k8s.io/leases", 403);
+    await run(clock, 2_000, a);
+    expect(a.unreachable()).toBeUndefined();
+    sim!.failResource("coordination.k8s.io/leases", 500);
+    await run(clock, 2_000, a);
+    expect(a.unreachable()?.since).toBe(clock.now());
+    sim!.failResource("coordination.k8s.io/leases", undefined);
+    await run(clock, 2_000, a);
+    expect(a.unreachable()).toBeUndefined();
+  });
+});
+
 describe("decideLock (pure)", () => {
   const base = { identity: "me", observedAt: 0, monotonicNow: 0, now: T0 };
   test("creates an absent Lease; renews its own; waits on a fresh one; takes over an expired or released one", () => {

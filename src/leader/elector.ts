@@ -19,9 +19,39 @@ export interface Elector {
   leading(): Promise<number>;
   /** Rounds completed (read, decide, write): a test waits on it between clock steps. */
   rounds(): number;
+  /** The last term this replica held (kept after a loss), undefined before it first led. */
+  lastTerm(): number | undefined;
+  /**
+   * Whether the API server answered the election's last round: undefined when it did (any answer but a 5xx or
+   * 429 counts), else since when (epoch ms, the first round of the streak) every round went unanswered, refused
+   * or failed with a 5xx or 429, and the last such error.
+   */
+  unreachable(): Unreachable | undefined;
   /** Gives the lock up (holder cleared) so a standby takes over at once; stops the loop. */
   release(): Promise<void>;
   stop(): void;
+}
+
+/** A streak of election rounds the API server did not answer (Elector.unreachable). */
+export interface Unreachable {
+  /** Epoch ms of the streak's first round. */
+  readonly since: number;
+  readonly error: string;
+}
+
+/** A Lease request the API server answered with an error status. */
+class LeaseHttpError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** True for what says the server is not there to answer: no answer at all, a 5xx, or 429 (overloaded). */
+function unanswered(error: unknown): boolean {
+  return !(error instanceof LeaseHttpError) || error.status >= 500 || error.status === 429;
 }
 
 /**
@@ -48,6 +78,8 @@ export function createElector(options: {
   let observed: { record?: LeaseRecord; rv?: string; raw?: string } = {};
   let observedAt = monotonic();
   let term: number | undefined;
+  let lastTerm: number | undefined;
+  let unreachable: Unreachable | undefined;
   let renewedAt: number | undefined;
   let renewedMono: number | undefined;
   let stopped = false;
@@ -74,7 +106,11 @@ export function createElector(options: {
       observed = {};
       return;
     }
-    if (!response.ok) throw new Error(`reading Lease ${options.namespace}/${options.name}: HTTP ${response.status}`);
+    if (!response.ok)
+      throw new LeaseHttpError(
+        `reading Lease ${options.namespace}/${options.name}: HTTP ${response.status}`,
+        response.status,
+      );
     const lease = (await response.json()) as { metadata?: { resourceVersion?: string }; spec?: LeaseRecord };
     const raw = JSON.stringify(lease.spec ?? {});
     if (raw !== observed.raw) observedAt = monotonic();
@@ -103,7 +139,11 @@ export function createElector(options: {
     );
     // 409: someone else wrote first (a concurrent acquire, or the holder renewed): read again next round.
     if (response.status === 409) return false;
-    if (!response.ok) throw new Error(`writing Lease ${options.namespace}/${options.name}: HTTP ${response.status}`);
+    if (!response.ok)
+      throw new LeaseHttpError(
+        `writing Lease ${options.namespace}/${options.name}: HTTP ${response.status}`,
+        response.status,
+      );
     const lease = (await response.json()) as { metadata?: { resourceVersion?: string }; spec?: LeaseRecord };
     observed = {
       record: lease.spec ?? record,
@@ -148,14 +188,18 @@ export function createElector(options: {
         if (term === undefined) {
           unwatch();
           term = action.record.leaseTransitions ?? 0;
+          lastTerm = term;
           logger.info(`leadership acquired: Lease ${options.namespace}/${options.name}, term ${term}`);
           for (const resolve of waiting.splice(0)) resolve(term);
         }
       }
       lastError = undefined;
+      unreachable = undefined;
     } catch (error) {
       // Said once per different failure, not every retry period.
       const message = (error as Error).message;
+      if (unanswered(error)) unreachable = { since: unreachable?.since ?? clock.now(), error: message };
+      else unreachable = undefined;
       if (message !== lastError)
         logger.warn(`leader election: ${message}; retrying every ${Math.round(timing.retryPeriodMs / 1000)} s`);
       lastError = message;
@@ -223,6 +267,8 @@ export function createElector(options: {
     leading: () =>
       term !== undefined ? Promise.resolve(term) : new Promise<number>((resolve) => waiting.push(resolve)),
     rounds: () => rounds,
+    lastTerm: () => lastTerm,
+    unreachable: () => unreachable,
     async release() {
       stopped = true;
       timer?.();
