@@ -2,7 +2,15 @@ import type { TraceEntry } from "../model/trace.ts";
 import { TIERS } from "../model/severity.ts";
 import { escapeHtml as e } from "../providers/_kit/keys.ts";
 import type { BlindPeriod, IncidentStory, ToldMessage } from "./history.ts";
-import { incidentHref, TIER_COLOURS, timelineSvg } from "./timeline.ts";
+import {
+  incidentHref,
+  spanWords,
+  TIER_COLOURS,
+  TIMELINE_RANGES,
+  type TimelineRange,
+  timelineSpan,
+  timelineSvg,
+} from "./timeline.ts";
 
 /** Most resolved incidents listed, newest first; the rest are counted (the search narrows them). */
 export const MAX_RESOLVED_ROWS = 200;
@@ -30,6 +38,15 @@ export interface PageInput {
   readonly inline?: { readonly traces: (id: string) => Readonly<Record<string, readonly TraceEntry[]>> };
   /** The vendor's thread id of an incident at a provider (a Slack `ts`, an issue key), when one is known. */
   readonly thread?: Thread;
+  /** The timeline's fixed range when the reader chose one (`?range=`); else it fits the incidents shown. */
+  readonly range?: TimelineRange;
+  /** Epoch ms the page's history begins (this mon's start of leading): drawn on the timeline. */
+  readonly startedAt?: number;
+}
+
+/** The timeline range a query names (`1h`, `6h`, `24h`, `7d`), undefined for anything else. */
+export function rangeOf(value: string | undefined): TimelineRange | undefined {
+  return value !== undefined && Object.hasOwn(TIMELINE_RANGES, value) ? (value as TimelineRange) : undefined;
 }
 
 /** The vendor's thread id of incident `id` at `provider`, or undefined. */
@@ -39,7 +56,7 @@ export type Thread = (provider: string, id: string) => string | undefined;
  * The incidents page (issue 44; docs/health.md "The incidents page"): server-rendered HTML, no script, no
  * resource from anywhere (styles inline, the timeline an inline SVG), readable without JavaScript. Open incidents
  * first (tier, root, reason, since when, findings, Changed: and Impact:, the providers told, the last message),
- * then the timeline of the last 6 hours, then the incidents resolved in the last 24 hours narrowed by `query`.
+ * then the timeline (fitted to the incidents shown, or the `range` chosen), then the incidents resolved in the last 24 hours narrowed by `query`.
  * Every text from the cluster is escaped.
  */
 export function renderIncidentsPage(input: PageInput): string {
@@ -60,9 +77,13 @@ export function renderIncidentsPage(input: PageInput): string {
     open.length
       ? open.map((s) => openCard(s, now, linkTo, input.thread)).join("\n")
       : `<p class="none">Nothing is open.</p>`,
-    "<h2>The last 6 hours</h2>",
-    timelineSvg(input.stories, input.blind, now, linkTo),
-    `<p class="legend">● announced · ◆ updated · ✓ resolved · ○ in a digest or summary · <span class="tick">|</span> a change named by the incident · grey: mon could not see part of the cluster</p>`,
+    `<h2>The last ${spanWords(timelineSpan(input.stories, now, input.range))}</h2>`,
+    rangeLinks(input),
+    timelineSvg(input.stories, input.blind, now, linkTo, {
+      ...(input.range ? { range: input.range } : {}),
+      ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
+    }),
+    `<p class="legend">● announced · ◆ updated · ✓ resolved · ○ in a digest or summary · ×N marks that close together · <span class="tick">|</span> a change named by the incident · grey, "blind": mon could not see part of the cluster · dashed: mon started</p>`,
     `<h2>Resolved in the last 24 hours (${resolved.length})</h2>`,
     input.inline
       ? ""
@@ -98,6 +119,23 @@ export function renderIncidentPage(
 }
 
 // --- internal ---
+
+/** The timeline's ranges as plain links (a file from `mon replay --html` has none: it fits its incidents). */
+function rangeLinks(input: PageInput): string {
+  if (input.inline) return "";
+  const q = input.query ?? {};
+  const keep = Object.entries({ q: q.q, namespace: q.namespace, reason: q.reason })
+    .filter(([, v]) => v)
+    .map(([k, v]) => `&amp;${k}=${encodeURIComponent(v!)}`)
+    .join("");
+  const link = (range: TimelineRange | undefined, label: string) =>
+    range === input.range
+      ? `<strong>${label}</strong>`
+      : `<a href="/incidents?range=${range ?? "fit"}${keep}">${label}</a>`;
+  return `<p class="ranges">Range: ${link(undefined, "fit")} · ${(Object.keys(TIMELINE_RANGES) as TimelineRange[])
+    .map((r) => link(r, r.replace("h", " h").replace("d", " d")))
+    .join(" · ")}</p>`;
+}
 
 function incidentBody(
   story: IncidentStory,

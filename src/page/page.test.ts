@@ -3,8 +3,8 @@ import fc from "fast-check";
 import type { Message } from "../model/message.ts";
 import type { Tier } from "../model/severity.ts";
 import { MAX_MESSAGES, MAX_TEXT_CHARS, RESOLVED_KEPT_MS, TellHistory } from "./history.ts";
-import { MAX_RESOLVED_ROWS, renderIncidentPage, renderIncidentsPage } from "./html.ts";
-import { timelineSvg } from "./timeline.ts";
+import { MAX_RESOLVED_ROWS, rangeOf, renderIncidentPage, renderIncidentsPage } from "./html.ts";
+import { GROUP_PX, groupMarks, timelineSpan, timelineSvg } from "./timeline.ts";
 
 const T0 = Date.UTC(2026, 5, 1, 9);
 const MIN = 60_000;
@@ -38,7 +38,7 @@ function message(over: Partial<Message> & { incidentId: string; action: Message[
 
 /** Every tag name the page writes, so a test can say none came from the cluster. */
 const TAGS = new Set(
-  "html head meta title style body h1 h2 h3 p a article dl dt dd details summary pre table thead tbody tr th td form input button section ul ol li code b hr span svg line text rect g circle path".split(
+  "html head meta title style body h1 h2 h3 p a article dl dt dd details summary pre table thead tbody tr th td form input button section ul ol li code b hr span strong svg line text rect g circle path".split(
     " ",
   ),
 );
@@ -73,6 +73,96 @@ describe("the incidents page's small things (issue 54)", () => {
     const meta = /<p class="meta">(.*?)<\/p>/.exec(html)?.[1] ?? "";
     expect(meta).toContain("at 2026-06-01 09:02:00 UTC");
     expect(meta).not.toMatch(/\d{4}-\d\d-\d\dT/);
+  });
+});
+
+describe("a timeline that fits what is there (issue 54)", () => {
+  /** Incidents told at the given minutes after T0, each resolved `lasting` minutes later (open without). */
+  const told = (at: readonly number[], lasting?: number) => {
+    const history = new TellHistory();
+    at.forEach((m, i) => {
+      history.sent(message({ incidentId: `Node//worker-${i}`, action: "announce" }), [], T0 + m * MIN);
+      if (lasting !== undefined)
+        history.sent(message({ incidentId: `Node//worker-${i}`, action: "resolve" }), [], T0 + (m + lasting) * MIN);
+    });
+    return history;
+  };
+  /** The x of every drawn mark, per row. */
+  const marksByRow = (svg: string) =>
+    svg
+      .split('<a href="')
+      .slice(1)
+      .map((row) =>
+        [...row.matchAll(/<g class="mark[^"]*">(?:<circle cx="(\d+)"|<path d="M(\d+))/g)].map((m) =>
+          Number(m[1] ?? m[2]),
+        ),
+      );
+
+  test("16 minutes of incidents fill an hour, not the right edge of six; longer spans fit with a margin, a week at most; a chosen range wins", () => {
+    const now = T0 + 16 * MIN;
+    const stories = told([0, 5, 9, 14]).list(now);
+    expect(timelineSpan(stories, now)).toBe(60 * MIN);
+    const svg = timelineSvg(stories, [], now);
+    const bars = [...svg.matchAll(/class="bar" x="(\d+)"/g)].map((m) => Number(m[1]));
+    // The first incident begins in the first 3/4 of the drawing, not crammed at its right edge.
+    expect(bars[0]! - 220).toBeLessThan(((960 - 230) * 3) / 4);
+    expect(timelineSpan(told([0]).list(T0 + 180 * MIN), T0 + 180 * MIN)).toBe(200 * MIN);
+    expect(timelineSpan(told([0]).list(T0 + 20 * 24 * 60 * MIN), T0 + 20 * 24 * 60 * MIN)).toBe(7 * 24 * 60 * MIN);
+    expect(timelineSpan(stories, now, "24h")).toBe(24 * 60 * MIN);
+    expect([rangeOf("6h"), rangeOf("fit"), rangeOf("toString")]).toEqual(["6h", undefined, undefined]);
+    const page = renderIncidentsPage({ cluster: "prod", now, stories, blind: [], range: "6h" });
+    expect(page).toContain("<h2>The last 6 h</h2>");
+    expect(page).toContain('<a href="/incidents?range=fit">fit</a>');
+    expect(page).toContain("<strong>6 h</strong>");
+  });
+
+  test("blind periods and mon's start are drawn and labelled; a resolved incident's bar ends at its resolve", () => {
+    const now = T0 + 30 * MIN;
+    const history = told([10], 5);
+    const svg = timelineSvg(history.list(now), [{ id: "b", from: T0 + 2 * MIN, to: T0 + 4 * MIN }], now, undefined, {
+      startedAt: T0 + MIN,
+    });
+    expect(svg).toContain('class="blind-label"');
+    expect(svg).toContain(">blind</text>");
+    expect(svg).toContain(">mon started</text>");
+    const bar = /class="bar" x="(\d+)" y="\d+" width="(\d+)"/.exec(svg)!;
+    const resolve = Number(/<g class="mark mark-resolve"><path d="M(\d+)/.exec(svg)![1]) + 5;
+    expect(Math.abs(Number(bar[1]) + Number(bar[2]) - resolve)).toBeLessThanOrEqual(1);
+  });
+
+  test("property: whatever the messages' times, no two marks of a row are drawn closer than the grouping distance, and every message is in one", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 6 * 60 * 60 }), { minLength: 1, maxLength: 40 }),
+        fc.constantFrom<undefined | "1h" | "6h" | "24h" | "7d">(undefined, "1h", "6h", "24h", "7d"),
+        (seconds, range) => {
+          const history = new TellHistory();
+          const sorted = [...seconds].sort((a, b) => a - b);
+          for (const [i, sec] of sorted.entries())
+            history.sent(
+              message({ incidentId: "Node//worker-2", action: i === 0 ? "announce" : "update", id: `m${i}` }),
+              [],
+              T0 + sec * 1000,
+            );
+          const now = T0 + (sorted[sorted.length - 1]! + 60) * 1000;
+          const svg = timelineSvg(history.list(now), [], now, undefined, range ? { range } : {});
+          for (const xs of marksByRow(svg))
+            for (let i = 1; i < xs.length; i++) expect(xs[i]! - xs[i - 1]!).toBeGreaterThanOrEqual(GROUP_PX - 5);
+          const counted = [...svg.matchAll(/class="count"[^>]*>×(\d+)</g)].reduce((n, m) => n + Number(m[1]) - 1, 0);
+          const drawn = marksByRow(svg).flat().length;
+          const inSpan = history
+            .list(now)[0]!
+            .messages.filter((m) => m.at >= now - timelineSpan(history.list(now), now, range)).length;
+          expect(drawn + counted).toBe(inSpan);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(groupMarks([{ x: 0 }, { x: 7 }, { x: 9 }, { x: 30 }], 8).map((g) => g.map((m) => m.x))).toEqual([
+      [0, 7],
+      [9],
+      [30],
+    ]);
   });
 });
 

@@ -2,15 +2,28 @@ import type { Tier } from "../model/severity.ts";
 import { escapeHtml } from "../providers/_kit/keys.ts";
 import type { BlindPeriod, IncidentStory } from "./history.ts";
 
-/** The span the timeline draws, ms: the last 6 hours (issue 44). */
-export const TIMELINE_MS = 6 * 3_600_000;
+/** The fixed ranges a reader may choose, as plain links (`?range=`), and how long each is, ms (issue 54). */
+export const TIMELINE_RANGES = {
+  "1h": 3_600_000,
+  "6h": 6 * 3_600_000,
+  "24h": 24 * 3_600_000,
+  "7d": 7 * 86_400_000,
+} as const;
+/** A fixed range of the timeline. */
+export type TimelineRange = keyof typeof TIMELINE_RANGES;
 /** Most incident rows drawn; the rest are counted under the drawing. */
 export const MAX_ROWS = 60;
+/** Marks of one row closer than this, px, are drawn as one mark with their count. */
+export const GROUP_PX = 8;
 
 const WIDTH = 960;
 const LABEL = 220;
 const ROW = 22;
-const AXIS = 24;
+const AXIS = 34;
+const MIN = 60_000;
+const HOUR = 3_600_000;
+/** Tick steps of the axis, ms: the smallest that draws at most 8 ticks is used. */
+const STEPS = [5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR];
 
 /** The colour of each tier on the page (and of its emoji in messages). */
 export const TIER_COLOURS: Readonly<Record<Tier, string>> = {
@@ -22,40 +35,71 @@ export const TIER_COLOURS: Readonly<Record<Tier, string>> = {
 };
 
 /**
- * The last 6 hours before `now` (epoch ms) as an SVG drawn on the server (issue 44): one row per incident told in
- * that span — a bar from its first message to its resolve (or now), a mark per message (● announce, ◆ update,
- * ✓ resolve, ○ digest), a tick per what-changed event — mon's blind periods shaded across every row, and a
- * cursor at now. A node loss and the pods it took down are one incident, so one bar. Every text is escaped.
+ * The span the timeline draws before `now`, ms: a chosen fixed range, else what the incidents need — from the
+ * first message of the earliest one still shown, with a margin — at least an hour, at most a week (issue 54).
+ */
+export function timelineSpan(stories: readonly IncidentStory[], now: number, range?: TimelineRange): number {
+  if (range) return TIMELINE_RANGES[range];
+  const week = TIMELINE_RANGES["7d"];
+  const earliest = Math.min(now, ...stories.filter((s) => (s.resolvedAt ?? now) >= now - week).map((s) => s.firstAt));
+  return Math.min(week, Math.max(HOUR, Math.ceil(((now - earliest) * 1.1) / (5 * MIN)) * 5 * MIN));
+}
+
+/** A span in words: `45 min`, `6 h`, `2 d`. */
+export function spanWords(ms: number): string {
+  if (ms < HOUR) return `${Math.round(ms / MIN)} min`;
+  if (ms < 48 * HOUR) return `${Math.round((ms / HOUR) * 10) / 10} h`;
+  return `${Math.round((ms / (24 * HOUR)) * 10) / 10} d`;
+}
+
+/**
+ * The incidents before `now` (epoch ms) as an SVG drawn on the server (issues 44, 54): over `timelineSpan`, one
+ * row per incident told in it — a bar from its first message to its resolve (or now), a mark per message (●
+ * announce, ◆ update, ✓ resolve, ○ digest; marks closer than GROUP_PX drawn as one with their count), a tick per
+ * what-changed event — mon's blind periods shaded across every row and labelled, when mon began (`startedAt`, its
+ * history's start) a labelled line, and a cursor at now. A node loss and the pods it took down are one incident,
+ * so one bar. Every text is escaped.
  */
 export function timelineSvg(
   stories: readonly IncidentStory[],
   blind: readonly BlindPeriod[],
   now: number,
   linkTo: (id: string) => string = incidentHref,
+  options: { range?: TimelineRange; startedAt?: number } = {},
 ): string {
-  const start = now - TIMELINE_MS;
-  const shown = stories
-    .filter((s) => (s.resolvedAt ?? now) >= start)
-    .sort((a, b) => a.firstAt - b.firstAt)
-    .slice(-MAX_ROWS);
-  const more = stories.filter((s) => (s.resolvedAt ?? now) >= start).length - shown.length;
+  const span = timelineSpan(stories, now, options.range);
+  const start = now - span;
+  const inSpan = stories.filter((s) => (s.resolvedAt ?? now) >= start);
+  const shown = [...inSpan].sort((a, b) => a.firstAt - b.firstAt).slice(-MAX_ROWS);
+  const more = inSpan.length - shown.length;
   const height = AXIS + Math.max(1, shown.length) * ROW + 8;
   const x = (t: number) =>
-    LABEL + Math.round(((Math.min(Math.max(t, start), now) - start) / TIMELINE_MS) * (WIDTH - LABEL - 10));
+    LABEL + Math.round(((Math.min(Math.max(t, start), now) - start) / span) * (WIDTH - LABEL - 10));
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" role="img" aria-label="incidents of the last 6 hours" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" role="img" aria-label="incidents of the last ${spanWords(span)}" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">`,
   ];
-  for (let h = 0; h <= 6; h++) {
-    const t = start + h * 3_600_000;
+  const step = STEPS.find((s) => span / s <= 8) ?? STEPS[STEPS.length - 1]!;
+  for (let back = Math.floor(span / step) * step; back >= 0; back -= step) {
+    const t = now - back;
     out.push(
-      `<line class="hour" x1="${x(t)}" y1="${AXIS - 6}" x2="${x(t)}" y2="${height}" stroke="#ddd"/>`,
-      `<text x="${x(t)}" y="14" font-size="11" text-anchor="middle" fill="#555">${h === 6 ? "now" : `−${6 - h} h`}</text>`,
+      `<line class="tick-line" x1="${x(t)}" y1="${AXIS - 6}" x2="${x(t)}" y2="${height}" stroke="#ddd"/>`,
+      `<text x="${x(t)}" y="14" font-size="11" text-anchor="middle" fill="#555">${back === 0 ? "now" : `−${spanWords(back)}`}</text>`,
     );
   }
   for (const b of blind) {
     if ((b.to ?? now) < start) continue;
+    const width = Math.max(2, x(b.to ?? now) - x(b.from));
+    const what = `mon could not see part of the cluster${b.to === undefined ? " (still)" : ""}`;
     out.push(
-      `<rect class="blind" x="${x(b.from)}" y="${AXIS - 6}" width="${Math.max(2, x(b.to ?? now) - x(b.from))}" height="${height - AXIS + 6}" fill="#9e9e9e" fill-opacity="0.25"><title>mon could not see part of the cluster</title></rect>`,
+      `<rect class="blind" x="${x(b.from)}" y="${AXIS - 6}" width="${width}" height="${height - AXIS + 6}" fill="#9e9e9e" fill-opacity="0.25"><title>${what}</title></rect>`,
+      `<text class="blind-label" x="${x(b.from) + 2}" y="28" font-size="10" fill="#424242">blind</text>`,
+    );
+  }
+  if (options.startedAt !== undefined && options.startedAt > start) {
+    const sx = x(options.startedAt);
+    out.push(
+      `<line class="started" x1="${sx}" y1="${AXIS - 6}" x2="${sx}" y2="${height}" stroke="#1b5e20" stroke-dasharray="4 3"><title>mon began here: nothing before is on this page</title></line>`,
+      `<text class="started-label" x="${sx + 2}" y="28" font-size="10" fill="#1b5e20">mon started</text>`,
     );
   }
   shown.forEach((s, row) => {
@@ -74,9 +118,17 @@ export function timelineSvg(
         `<line class="change" x1="${x(c.at)}" y1="${y + 2}" x2="${x(c.at)}" y2="${y + ROW - 2}" stroke="#6a1b9a" stroke-width="2"><title>${escapeHtml(c.text)}</title></line>`,
       );
     }
-    for (const m of s.messages) {
-      if (m.at < start) continue;
-      out.push(`${mark(m.action, x(m.at), mid)}<title>${escapeHtml(`${m.action}: ${m.title}`)}</title></g>`);
+    for (const group of groupMarks(
+      s.messages.filter((m) => m.at >= start).map((m) => ({ ...m, x: x(m.at) })),
+      GROUP_PX,
+    )) {
+      const titles = group.map((m) => `${m.action}: ${m.title}`).join("\n");
+      const first = group[0]!;
+      const count =
+        group.length > 1
+          ? `<text class="count" x="${first.x + 7}" y="${y + 9}" font-size="9" fill="#000">×${group.length}</text>`
+          : "";
+      out.push(`${mark(loudest(group), first.x, mid)}${count}<title>${escapeHtml(titles)}</title></g>`);
     }
     out.push("</a>");
   });
@@ -85,11 +137,25 @@ export function timelineSvg(
   );
   if (shown.length === 0)
     out.push(
-      `<text x="${LABEL}" y="${AXIS + 15}" font-size="12" fill="#555">nothing was told in the last 6 hours</text>`,
+      `<text x="${LABEL}" y="${AXIS + 15}" font-size="12" fill="#555">nothing was told in the last ${spanWords(span)}</text>`,
     );
   out.push("</svg>");
-  if (more > 0) out.push(`<p class="more">and ${more} more incidents in these 6 hours</p>`);
+  if (more > 0) out.push(`<p class="more">and ${more} more incidents in these ${spanWords(span)}</p>`);
   return out.join("\n");
+}
+
+/**
+ * Marks in x order, grouped: each group begins at a mark and takes every later one within `px` of that first
+ * mark, so no two groups' marks are closer than `px` unless they are drawn as one. Pure.
+ */
+export function groupMarks<M extends { readonly x: number }>(marks: readonly M[], px: number): M[][] {
+  const groups: M[][] = [];
+  for (const m of [...marks].sort((a, b) => a.x - b.x)) {
+    const last = groups[groups.length - 1];
+    if (last && m.x - last[0]!.x < px) last.push(m);
+    else groups.push([m]);
+  }
+  return groups;
 }
 
 /** The link to an incident's page: its id's parts each escaped for a URL. */
@@ -104,4 +170,11 @@ function mark(action: string, cx: number, cy: number): string {
     return `${open}<path d="M${cx - 5} ${cy} l4 4 l7 -8" stroke="#2e7d32" stroke-width="3" fill="none"/>`;
   if (action === "digest") return `${open}<circle cx="${cx}" cy="${cy}" r="4" fill="#fff" stroke="#000"/>`;
   return `${open}<path d="M${cx} ${cy - 5} l5 5 l-5 5 l-5 -5 z" fill="#000"/>`;
+}
+
+/** The action a group of marks is drawn as: a resolve, else an announce, else an update, else a digest. */
+function loudest(group: readonly { readonly action: string }[]): string {
+  for (const action of ["resolve", "opened_resolved", "announce", "update"])
+    if (group.some((m) => m.action === action)) return action;
+  return group[0]!.action;
 }

@@ -65,6 +65,19 @@ export interface RealKube {
   kubectl(args: readonly string[], input?: string): Promise<{ status: number; output: string }>;
 }
 
+/** The control-plane components a fault stops (../shared/kube's pid files name them). */
+export type ControlPlaneComponent = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kube-scheduler";
+
+/** A control plane of a test's own, whose components the test may stop and start again (issue 53's faults). */
+export interface OwnControlPlane extends RealKube {
+  /** Kills a component (SIGKILL, as a crash or an OOM kill would); false when it was not running. */
+  kill(component: ControlPlaneComponent): boolean;
+  /** Starts every component that is not running (start.sh is idempotent), as a kubelet or systemd would. */
+  startStopped(): Promise<void>;
+  /** Stops it and removes its state. */
+  close(): void;
+}
+
 let started: Promise<RealKube> | undefined;
 
 /**
@@ -73,13 +86,15 @@ let started: Promise<RealKube> | undefined;
  * start.
  */
 export function realKube(): Promise<RealKube> {
-  started ??= start();
+  started ??= startControlPlane();
   return started;
 }
 
-// --- internal ---
-
-async function start(): Promise<RealKube> {
+/**
+ * A control plane of its own (another state directory, other free ports), stopped when the process ends: for
+ * tests that stop its components (issue 53), which the shared one's other tests must not see.
+ */
+export async function startControlPlane(): Promise<OwnControlPlane> {
   const missing = realKubeMissing();
   if (missing) throw new Error(`the real control plane cannot run: ${missing}`);
   const stateDir = mkdtempSync(join(tmpdir(), "mon-kube-"));
@@ -96,13 +111,15 @@ async function start(): Promise<RealKube> {
     NODE_LIFECYCLE: "1",
     KUBE_START_TIMEOUT: "180",
   };
-  const run = await new Promise<{ status: number | null; output: string }>((done) => {
-    const child = spawn("bash", [join(KUBE_DIR, "start.sh")], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (b: Buffer) => (output += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (output += b.toString()));
-    child.on("close", (status) => done({ status, output }));
-  });
+  const startScript = () =>
+    new Promise<{ status: number | null; output: string }>((done) => {
+      const child = spawn("bash", [join(KUBE_DIR, "start.sh")], { env, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (b: Buffer) => (output += b.toString()));
+      child.stderr.on("data", (b: Buffer) => (output += b.toString()));
+      child.on("close", (status) => done({ status, output }));
+    });
+  const run = await startScript();
   const kubeconfigPath = join(stateDir, "kubeconfig");
   // Stopped, and its state (etcd's data, logs) removed: every test process starts from an empty cluster.
   const stop = () =>
@@ -127,6 +144,20 @@ async function start(): Promise<RealKube> {
   ).unref();
   const kubectl = join(stateDir, "bin", "kubectl");
   return {
+    kill(component) {
+      try {
+        const pid = Number(readFileSync(join(stateDir, "run", `${component}.pid`), "utf8").trim());
+        process.kill(pid, "SIGKILL");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async startStopped() {
+      const again = await startScript();
+      if (again.status !== 0) throw new Error(`the control plane did not start again: ${again.output.slice(-3_000)}`);
+    },
+    close: () => void stop(),
     url: `https://127.0.0.1:${ports[0]}`,
     kubeconfigPath,
     kubeconfigText: readFileSync(kubeconfigPath, "utf8"),
@@ -142,6 +173,8 @@ async function start(): Promise<RealKube> {
       }),
   };
 }
+
+// --- internal ---
 
 const BINARIES = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"];
 

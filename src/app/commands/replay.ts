@@ -188,7 +188,7 @@ export function replayDifference(a: { name: string; run: Replayed }, b: { name: 
 
 /**
  * The incidents page of a replay (issue 44, `mon replay --html`): one self-contained HTML file — the list, the
- * timeline of the replay's last 6 hours and every incident's page with its explain trace — at the replay's end.
+ * timeline fitted to the replay's incidents and every incident's page with its explain trace — at the replay's end.
  */
 export function replayPage(timeline: Timeline, config: string, run: Replayed): string {
   return renderIncidentsPage({

@@ -12,7 +12,7 @@ import type { KeptIncident } from "../../incident/lifecycle.ts";
 import type { TraceEntry } from "../../model/trace.ts";
 import type { Observers } from "../delivery/observe.ts";
 import type { PassLoop } from "../pass/loop.ts";
-import { pageTime, renderIncidentPage, renderIncidentsPage } from "../../page/html.ts";
+import { pageTime, rangeOf, renderIncidentPage, renderIncidentsPage } from "../../page/html.ts";
 
 /** How long one provider may take to answer a test alert, ms. */
 const TEST_ALERT_TIMEOUT_MS = 20_000;
@@ -61,6 +61,8 @@ export function createDiagnostics(deps: {
         blind: history.blindPeriods(),
         query: { q: query.q, namespace: query.namespace, reason: query.reason },
         source: `told by this mon since it began leading at ${pageTime(tracedSince)}`,
+        startedAt: tracedSince,
+        ...(rangeOf(query.range) ? { range: rangeOf(query.range) } : {}),
         thread: (provider, incident) => deps.delivery.conversation(provider, incident),
       });
     },

@@ -1,0 +1,224 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectKube } from "../kube/connection.ts";
+import { createInformer } from "../kube/informer.ts";
+import { createSystemClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { QUICK_TIMING } from "../sim/controllers/index.ts";
+import { startKubeletStandIn } from "../sim/standin/standin.ts";
+import { realStoryCluster, type StoryPlace } from "../sim/standin/story-cluster.ts";
+import type { FaultStory } from "../sim/stories/faults.ts";
+import type { KubeObject } from "../sim/store.ts";
+import { type CaptureServer, startCaptureServer } from "./capture-server.ts";
+import { startLicenseServer } from "./license-server.ts";
+import { pastYoungNodeGrace, placedExpectation } from "./real-stories.ts";
+import { type OwnControlPlane, startControlPlane } from "./real-kube.ts";
+import { type Installation, type Replica, startReplica } from "./replicas.ts";
+import type { Told } from "./replay.ts";
+import { judgeTimed, type TimedJudgement } from "./timing/invariants.ts";
+
+/** What one fault story told, and how it was judged. */
+export interface FaultStoryResult {
+  readonly story: string;
+  readonly told: readonly Told[];
+  readonly judgement: TimedJudgement;
+  /** The fault invariants it broke (a replica exited, a thread left open), one sentence each. */
+  readonly broken: readonly string[];
+  /** Seconds from the story's start to each fault and to its component's return. */
+  readonly faults: readonly { readonly say: string; readonly at: number; readonly back: number }[];
+  readonly seconds: number;
+}
+
+/** The label every fault story's node carries, and every pod of the stories is pinned to. */
+const LABEL: readonly [string, string] = ["stories.mon.io/story", "faults"];
+
+/**
+ * Tells each fault story (src/sim/stories/faults.ts) in turn on a control plane of its own — the faults stop its
+ * components, which no other test may see — with three stand-in nodes registered first (aged past mon's
+ * young-node grace, 10 minutes), and two Pro `mon run` processes watching (one leads, one stands by, a Lease in
+ * namespace `mon`), delivering to one webhook. Each story is judged by the stories' invariants against its
+ * threads, plus: no mon process exits because the control plane failed, and every thread announced (a blind
+ * spot's, the outage's) is resolved by the story's end. `trace` says how it goes.
+ */
+export async function tellFaultStories(
+  stories: readonly FaultStory[],
+  trace: (line: string) => void = () => {},
+): Promise<FaultStoryResult[]> {
+  const kube = await startControlPlane();
+  const clock = createSystemClock();
+  const logger = createSilentLogger();
+  const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
+  const standIn = await startKubeletStandIn({
+    connection,
+    clock,
+    logger,
+    nodes: [1, 2, 3].map((n) => ({
+      name: `faults-worker-${n}`,
+      labels: { [LABEL[0]]: LABEL[1] },
+      address: "127.0.0.1",
+    })),
+    timing: QUICK_TIMING,
+  });
+  const registeredAt = Date.now();
+  const hook = await startCaptureServer();
+  const licenses = await startLicenseServer(() => Date.now());
+  const replicas: Replica[] = [];
+  const pods = new Map<string, KubeObject>();
+  const podInformer = createInformer({
+    connection,
+    kind: { kind: "Pod", path: "/api/v1/pods" },
+    clock,
+    logger,
+    onEvent: (type, o) => {
+      const key = `${o.metadata.namespace}/${o.metadata.name}`;
+      if (type === "DELETED") pods.delete(key);
+      else pods.set(key, o);
+    },
+    onState: () => {},
+  });
+  podInformer.start();
+  try {
+    await post(connection, "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
+    const dir = mkdtempSync(join(tmpdir(), "mon-faults-"));
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, kube.kubeconfigText);
+    const installation: Installation = {
+      dir,
+      kubeconfig,
+      data: join(dir, "data"),
+      webhookUrl: `${hook.url}/mon`,
+      licenseUrl: licenses.url,
+      licenseKey: licenses.addLicense(),
+    };
+    for (const name of ["mon-a", "mon-b"]) replicas.push(await startReplica(installation, name));
+    trace("two replicas started; the nodes age past the young-node grace");
+    await pastYoungNodeGrace(registeredAt);
+    const results: FaultStoryResult[] = [];
+    for (const story of stories)
+      results.push(await tell(story, { kube, connection, standIn, hook, pods, replicas, trace }));
+    return results;
+  } finally {
+    podInformer.stop();
+    for (const r of replicas) r.child.kill("SIGKILL");
+    standIn.stop();
+    await hook.close();
+    await licenses.close();
+    kube.close();
+  }
+}
+
+// --- internal ---
+
+async function tell(
+  story: FaultStory,
+  world: {
+    kube: OwnControlPlane;
+    connection: Awaited<ReturnType<typeof connectKube>>;
+    standIn: Awaited<ReturnType<typeof startKubeletStandIn>>;
+    hook: CaptureServer;
+    pods: ReadonlyMap<string, KubeObject>;
+    replicas: readonly Replica[];
+    trace: (line: string) => void;
+  },
+): Promise<FaultStoryResult> {
+  const { kube, connection, standIn, hook, trace } = world;
+  const place: StoryPlace = {
+    namespace: story.name,
+    nodePrefix: "faults",
+    nodeLabel: LABEL,
+    clusterIps: {},
+  };
+  await post(connection, "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: story.name } });
+  const firstMessage = hook.requests.length;
+  const startedAt = Date.now();
+  const cluster = realStoryCluster({
+    connection,
+    kubelets: {
+      stop: (node) => standIn.stopKubelet(node),
+      start: (node) => standIn.startKubelet(node),
+      async restart(node) {
+        standIn.stopKubelet(node);
+        await standIn.startKubelet(node);
+      },
+    },
+    place,
+    pods: () => world.pods.values(),
+    schedule: { zeroMs: startedAt, seconds: story.steps.map((s) => s.t) },
+  });
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const at = (t: number, run: () => void) =>
+    timers.push(setTimeout(run, Math.max(0, startedAt + t * 1000 - Date.now())));
+  const faults: { say: string; at: number; back: number }[] = [];
+  for (const step of story.steps) at(step.t, () => step.run(cluster));
+  for (const fault of story.faults)
+    at(fault.t, () => {
+      const began = (Date.now() - startedAt) / 1000;
+      kube.kill(fault.component);
+      trace(`${story.name} +${began.toFixed(0)} s: ${fault.say}`);
+      at(fault.t + fault.downSeconds, () => {
+        void kube.startStopped().then(() => {
+          const back = (Date.now() - startedAt) / 1000;
+          faults.push({ say: fault.say, at: began, back });
+          trace(`${story.name} +${back.toFixed(0)} s: the control plane runs again`);
+        });
+      });
+    });
+  trace(`${story.name}: started`);
+  await new Promise((resolve) => setTimeout(resolve, story.lengthSeconds * 1000));
+  for (const t of timers) clearTimeout(t);
+  // Whatever a fault stopped runs again before the next story (a component that exited on its own too).
+  await kube.startStopped();
+  const told: Told[] = hook.requests.slice(firstMessage).map((r) => {
+    const body = r.json();
+    return {
+      t: (r.receivedAt - startedAt) / 1000,
+      action: body.action,
+      // The outage's thread is the Lease's term: the story names it T.
+      incidentId: String(body.incidentId).replace(/^api-unreachable@\d+$/, "api-unreachable@T"),
+      reason: body.reason,
+      text: body.text,
+      ...(body.covers ? { covers: body.covers } : {}),
+      ...(body.delivery ? { delivery: body.delivery } : {}),
+    };
+  });
+  const expected = placedExpectation(
+    {
+      story: story.name,
+      source: "controllers",
+      threads: story.threads,
+      why: story.why,
+      ...(story.fixes ? { fixes: story.fixes } : {}),
+    },
+    {
+      ...place,
+      nodes: { "worker-1": "faults-worker-1", "worker-2": "faults-worker-2", "worker-3": "faults-worker-3" },
+    },
+  );
+  const judgement = judgeTimed(expected, story.fixedAt, told);
+  const announced = new Set(
+    told.filter((m) => m.action === "announce" && m.delivery !== "notice").map((m) => m.incidentId),
+  );
+  const resolved = new Set(told.filter((m) => m.action === "resolve").map((m) => m.incidentId));
+  const broken = [
+    ...world.replicas
+      .filter((r) => r.child.exitCode !== null)
+      .map((r) => `${r.name} exited (${r.child.exitCode}): ${r.log.join("").slice(-500)}`),
+    ...[...announced].filter((id) => !resolved.has(id)).map((id) => `${id} was announced and never resolved`),
+  ];
+  await connection
+    .request(`/api/v1/namespaces/${story.name}`, { method: "DELETE" })
+    .then((r) => r.body?.cancel())
+    .catch(() => {});
+  trace(`${story.name}: ${judgement.conversation.join(" | ") || "nothing told"}`);
+  return { story: story.name, told, judgement, broken, faults, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+async function post(connection: Awaited<ReturnType<typeof connectKube>>, path: string, body: unknown): Promise<void> {
+  const response = await connection.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  await response.body?.cancel();
+}
