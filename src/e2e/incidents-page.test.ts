@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeReady } from "../sim/scenarios/builders.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
+import { openChromium } from "../testing/chromium.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 
@@ -110,10 +111,12 @@ describe.skipIf(!expected)("the incidents page in a real browser (issue 44)", ()
     // The token was taken out of the address and the cookie opened the page: its rows, in order.
     expect(dom.stdout).toContain("<h1>mon · prod</h1>");
     expect(dom.stdout).toContain("Open (2)");
-    const rows = [...dom.stdout.matchAll(/<a href="([^"]+)" class="row" data-incident="([^"]+)"/g)];
+    // The desktop's timeline (the phone's follows it, drawn at its own size).
+    const wide = dom.stdout.split('<div class="tl-narrow">')[0]!;
+    const rows = [...wide.matchAll(/<a href="([^"]+)" class="row" data-incident="([^"]+)"/g)];
     expect(rows.map((r) => r[2]).sort()).toEqual(["Deployment/shop/api", "Node//n3"]);
     expect(rows.find((r) => r[2] === "Node//n3")?.[1]).toBe("/incidents/Node//n3");
-    expect(dom.stdout.match(/class="mark mark-announce"/g)?.length).toBe(2);
+    expect(wide.match(/class="mark mark-announce"/g)?.length).toBe(2);
     expect(dom.stdout).toContain('class="now"');
     // The silenced crash loop is on no row: it was never told.
     expect(dom.stdout).not.toContain("billing/ledger");
@@ -135,6 +138,37 @@ describe.skipIf(!expected)("the incidents page in a real browser (issue 44)", ()
     if (artefacts) {
       mkdirSync(artefacts, { recursive: true });
       copyFileSync(join(out, "incidents.png"), join(artefacts, "incidents-page.png"));
+    }
+
+    // On a phone (issue 54) and a desktop: the list and an incident's page need no horizontal scrolling, the
+    // timeline drawn for the screen is the one shown; a screenshot of each for CI's artefacts.
+    for (const screen of [
+      { name: "phone", width: 390, height: 844, mobile: true, timeline: "tl-narrow" },
+      { name: "desktop", width: 1280, height: 900, mobile: false, timeline: "tl-wide" },
+    ]) {
+      const tab = await openChromium(CHROMIUM!, screen);
+      try {
+        await tab.open(login);
+        const layout = await tab.evaluate<{ overflow: number; shown: string[]; rows: number }>(
+          `({ overflow: document.documentElement.scrollWidth - window.innerWidth,
+              shown: [...document.querySelectorAll(".tl-wide,.tl-narrow")].filter((d) => getComputedStyle(d).display !== "none").map((d) => d.className),
+              rows: document.querySelectorAll("." + ${JSON.stringify(screen.timeline)} + " a.row").length })`,
+        );
+        expect(layout).toEqual({ overflow: 0, shown: [screen.timeline], rows: 2 });
+        await tab.screenshot(join(out, `incidents-${screen.name}.png`), true);
+        await tab.open(`${base}/incidents/Node//n3`);
+        expect(await tab.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth")).toBe(0);
+        expect(await tab.evaluate<string>("document.querySelector('h2, h1')?.textContent ?? ''")).not.toBe("");
+        await tab.screenshot(join(out, `incident-${screen.name}.png`), true);
+      } finally {
+        tab.close();
+      }
+      if (artefacts)
+        for (const shot of [`incidents-${screen.name}.png`, `incident-${screen.name}.png`])
+          copyFileSync(
+            join(out, shot),
+            join(artefacts, shot.replace(".png", "-page.png").replace("incidents-page", "incidents-page")),
+          );
     }
   }, 900_000);
 });

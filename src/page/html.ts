@@ -79,10 +79,15 @@ export function renderIncidentsPage(input: PageInput): string {
       : `<p class="none">Nothing is open.</p>`,
     `<h2>The last ${spanWords(timelineSpan(input.stories, now, input.range))}</h2>`,
     rangeLinks(input),
-    timelineSvg(input.stories, input.blind, now, linkTo, {
-      ...(input.range ? { range: input.range } : {}),
-      ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
-    }),
+    // Drawn twice, for a desktop and for a phone, each at a size whose text stays legible; CSS shows one.
+    ...(["wide", "narrow"] as const).map(
+      (layout) =>
+        `<div class="tl-${layout}">${timelineSvg(input.stories, input.blind, now, linkTo, {
+          layout,
+          ...(input.range ? { range: input.range } : {}),
+          ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
+        })}</div>`,
+    ),
     `<p class="legend">● announced · ◆ updated · ✓ resolved · ○ in a digest or summary · ×N marks that close together · <span class="tick">|</span> a change named by the incident · grey, "blind": mon could not see part of the cluster · dashed: mon started</p>`,
     `<h2>Resolved in the last 24 hours (${resolved.length})</h2>`,
     input.inline
@@ -249,6 +254,14 @@ const STYLE = [
   "pre{white-space:pre-wrap;background:#f3f3f3;padding:8px;font-size:12px}",
   "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #e5e5e5;padding:4px 6px;text-align:left}",
   ".tick{color:#6a1b9a;font-weight:bold}.search input{padding:3px 6px}",
+  "svg.timeline{max-width:100%;height:auto}.tl-narrow{display:none}",
+  // A phone (issue 54): one column, the narrow timeline, the resolved table as one block per incident.
+  "@media (max-width:640px){body{margin:10px}.tl-wide{display:none}.tl-narrow{display:block}",
+  "dl{grid-template-columns:1fr}dt{font-weight:600;margin-top:4px}",
+  "table.resolved thead{display:none}table.resolved tr{display:block;border-bottom:1px solid #e5e5e5;padding:4px 0}",
+  "table.resolved td{display:inline-block;border:0;padding:1px 6px 1px 0}",
+  ".search input{width:100%;box-sizing:border-box;margin:2px 0}h1{font-size:19px;overflow-wrap:anywhere}",
+  "h3,p,pre,dd,td{overflow-wrap:anywhere}}",
 ].join("");
 
 /** A message's text as sent, or its title when the text was let go for newer ones (page/history.ts). */

@@ -38,7 +38,7 @@ function message(over: Partial<Message> & { incidentId: string; action: Message[
 
 /** Every tag name the page writes, so a test can say none came from the cluster. */
 const TAGS = new Set(
-  "html head meta title style body h1 h2 h3 p a article dl dt dd details summary pre table thead tbody tr th td form input button section ul ol li code b hr span strong svg line text rect g circle path".split(
+  "html head meta title style body h1 h2 h3 p a div article dl dt dd details summary pre table thead tbody tr th td form input button section ul ol li code b hr span strong svg line text rect g circle path".split(
     " ",
   ),
 );

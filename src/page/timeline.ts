@@ -16,9 +16,15 @@ export const MAX_ROWS = 60;
 /** Marks of one row closer than this, px, are drawn as one mark with their count. */
 export const GROUP_PX = 8;
 
-const WIDTH = 960;
-const LABEL = 220;
-const ROW = 22;
+/**
+ * How a timeline is laid out: `wide` (a desktop: labels in a column left of the bars) or `narrow` (a phone, 390
+ * px: each label above its bar across the whole width, fewer ticks), drawn at its own size so text stays legible.
+ */
+export type TimelineLayout = "wide" | "narrow";
+const LAYOUTS = {
+  wide: { width: 960, label: 220, row: 22, bar: 5, labelY: 16, chars: 32, ticks: 8 },
+  narrow: { width: 380, label: 6, row: 34, bar: 17, labelY: 12, chars: 52, ticks: 4 },
+} as const;
 const AXIS = 34;
 const MIN = 60_000;
 const HOUR = 3_600_000;
@@ -65,8 +71,11 @@ export function timelineSvg(
   blind: readonly BlindPeriod[],
   now: number,
   linkTo: (id: string) => string = incidentHref,
-  options: { range?: TimelineRange; startedAt?: number } = {},
+  options: { range?: TimelineRange; startedAt?: number; layout?: TimelineLayout } = {},
 ): string {
+  const layout = options.layout ?? "wide";
+  const { width: WIDTH, label: LABEL, row: ROW } = LAYOUTS[layout];
+  const L = LAYOUTS[layout];
   const span = timelineSpan(stories, now, options.range);
   const start = now - span;
   const inSpan = stories.filter((s) => (s.resolvedAt ?? now) >= start);
@@ -76,14 +85,14 @@ export function timelineSvg(
   const x = (t: number) =>
     LABEL + Math.round(((Math.min(Math.max(t, start), now) - start) / span) * (WIDTH - LABEL - 10));
   const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" role="img" aria-label="incidents of the last ${spanWords(span)}" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="timeline timeline-${layout}" role="img" aria-label="incidents of the last ${spanWords(span)}" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}">`,
   ];
-  const step = STEPS.find((s) => span / s <= 8) ?? STEPS[STEPS.length - 1]!;
+  const step = STEPS.find((s) => span / s <= L.ticks) ?? STEPS[STEPS.length - 1]!;
   for (let back = Math.floor(span / step) * step; back >= 0; back -= step) {
     const t = now - back;
     out.push(
       `<line class="tick-line" x1="${x(t)}" y1="${AXIS - 6}" x2="${x(t)}" y2="${height}" stroke="#ddd"/>`,
-      `<text x="${x(t)}" y="14" font-size="11" text-anchor="middle" fill="#555">${back === 0 ? "now" : `−${spanWords(back)}`}</text>`,
+      `<text x="${x(t)}" y="14" font-size="11" text-anchor="${anchor(x(t), LABEL, WIDTH)}" fill="#555">${back === 0 ? "now" : `−${spanWords(back)}`}</text>`,
     );
   }
   for (const b of blind) {
@@ -92,30 +101,30 @@ export function timelineSvg(
     const what = `mon could not see part of the cluster${b.to === undefined ? " (still)" : ""}`;
     out.push(
       `<rect class="blind" x="${x(b.from)}" y="${AXIS - 6}" width="${width}" height="${height - AXIS + 6}" fill="#9e9e9e" fill-opacity="0.25"><title>${what}</title></rect>`,
-      `<text class="blind-label" x="${x(b.from) + 2}" y="28" font-size="10" fill="#424242">blind</text>`,
+      `<text class="blind-label" x="${x(b.from) + 2}" y="28" font-size="10" fill="#424242"${x(b.from) > WIDTH - 40 ? ' text-anchor="end"' : ""}>blind</text>`,
     );
   }
   if (options.startedAt !== undefined && options.startedAt > start) {
     const sx = x(options.startedAt);
     out.push(
       `<line class="started" x1="${sx}" y1="${AXIS - 6}" x2="${sx}" y2="${height}" stroke="#1b5e20" stroke-dasharray="4 3"><title>mon began here: nothing before is on this page</title></line>`,
-      `<text class="started-label" x="${sx + 2}" y="28" font-size="10" fill="#1b5e20">mon started</text>`,
+      `<text class="started-label" x="${sx > WIDTH - 70 ? sx - 2 : sx + 2}" y="28" font-size="10" fill="#1b5e20"${sx > WIDTH - 70 ? ' text-anchor="end"' : ""}>mon started</text>`,
     );
   }
   shown.forEach((s, row) => {
     const y = AXIS + row * ROW;
-    const mid = y + ROW / 2;
+    const mid = y + L.bar + 6;
     const colour = TIER_COLOURS[s.tier];
-    const label = s.root.length > 32 ? `${s.root.slice(0, 31)}…` : s.root;
+    const label = s.root.length > L.chars ? `${s.root.slice(0, L.chars - 1)}…` : s.root;
     out.push(
       `<a href="${linkTo(s.id)}" class="row" data-incident="${escapeHtml(s.id)}">`,
-      `<text x="4" y="${mid + 4}" font-size="12" fill="#222">${escapeHtml(label)}</text>`,
-      `<rect class="bar" x="${x(s.firstAt)}" y="${y + 5}" width="${Math.max(3, x(s.resolvedAt ?? now) - x(s.firstAt))}" height="${ROW - 10}" rx="3" fill="${colour}" fill-opacity="${s.resolvedAt === undefined ? 0.85 : 0.35}"><title>${escapeHtml(`${s.title} (${s.reason})`)}</title></rect>`,
+      `<text x="4" y="${y + L.labelY}" font-size="12" fill="#222">${escapeHtml(label)}</text>`,
+      `<rect class="bar" x="${x(s.firstAt)}" y="${y + L.bar}" width="${Math.max(3, x(s.resolvedAt ?? now) - x(s.firstAt))}" height="12" rx="3" fill="${colour}" fill-opacity="${s.resolvedAt === undefined ? 0.85 : 0.35}"><title>${escapeHtml(`${s.title} (${s.reason})`)}</title></rect>`,
     );
     for (const c of s.changes) {
       if (c.at < start) continue;
       out.push(
-        `<line class="change" x1="${x(c.at)}" y1="${y + 2}" x2="${x(c.at)}" y2="${y + ROW - 2}" stroke="#6a1b9a" stroke-width="2"><title>${escapeHtml(c.text)}</title></line>`,
+        `<line class="change" x1="${x(c.at)}" y1="${y + L.bar - 3}" x2="${x(c.at)}" y2="${y + L.bar + 15}" stroke="#6a1b9a" stroke-width="2"><title>${escapeHtml(c.text)}</title></line>`,
       );
     }
     for (const group of groupMarks(
@@ -126,7 +135,7 @@ export function timelineSvg(
       const first = group[0]!;
       const count =
         group.length > 1
-          ? `<text class="count" x="${first.x + 7}" y="${y + 9}" font-size="9" fill="#000">×${group.length}</text>`
+          ? `<text class="count" x="${first.x + 7}" y="${y + L.bar + 2}" font-size="9" fill="#000">×${group.length}</text>`
           : "";
       out.push(`${mark(loudest(group), first.x, mid)}${count}<title>${escapeHtml(titles)}</title></g>`);
     }
@@ -170,6 +179,11 @@ function mark(action: string, cx: number, cy: number): string {
     return `${open}<path d="M${cx - 5} ${cy} l4 4 l7 -8" stroke="#2e7d32" stroke-width="3" fill="none"/>`;
   if (action === "digest") return `${open}<circle cx="${cx}" cy="${cy}" r="4" fill="#fff" stroke="#000"/>`;
   return `${open}<path d="M${cx} ${cy - 5} l5 5 l-5 5 l-5 -5 z" fill="#000"/>`;
+}
+
+/** How an axis label at `x` is anchored so it stays inside the drawing: from its start at the left edge, its end at the right. */
+function anchor(x: number, left: number, width: number): "start" | "middle" | "end" {
+  return x < left + 20 ? "start" : x > width - 30 ? "end" : "middle";
 }
 
 /** The action a group of marks is drawn as: a resolve, else an announce, else an update, else a digest. */
