@@ -37,7 +37,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     carried?.state ?? (await openDaemonState(stateOptions(loaded, pro(), { clock, logger, metrics, health })));
   const side = await openDeliverySide({
     ...{ prepared, config, clock, logger, metrics, health, cluster, store: state.delivery },
-    edition: () => control.current(),
+    ...{ edition: () => control.current(), pageStore: () => state.store },
     ...(holds ? { holds } : {}),
   });
   const { router, observe, delivery, outgoing } = side;

@@ -106,6 +106,8 @@ export function createWork(
       holds = fencing;
       void voice?.close(VOICE_DRAIN_MS);
       await start(carried);
+      // Ready (spec 4.1) once the work restored its state, not when the Lease was acquired.
+      if (options.elector) deps.health.set("leadership", "ok", { required: true });
     },
     depose() {
       const edition = leader?.edition();

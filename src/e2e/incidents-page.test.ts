@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeReady } from "../sim/scenarios/builders.ts";
-import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { openChromium } from "../testing/chromium.ts";
+import { startCaptureServer } from "../testing/capture-server.ts";
+import { chromiumBinary, chromiumExpected, openChromium } from "../testing/chromium.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 
@@ -18,24 +18,11 @@ import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } f
  */
 const track = useCleanup();
 const TOKEN = "page-0123456789abcdef-token";
-const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-/** Set by .ci/run: the file the background install of Chromium writes its exit code to when it ends. */
-const INSTALLING = process.env.MON_BROWSER_INSTALL;
 const required = process.env.MON_REAL_COMPONENTS === "required";
-const present = () => CANDIDATES.find((p) => existsSync(p));
-const expected = Boolean(present() || INSTALLING);
+const expected = chromiumExpected();
 if (!expected) console.log("skipped: the incidents page in a browser (no Chromium: apt-get install chromium)");
 if (!expected && required) throw new Error("CI requires Chromium for the incidents page test");
 let CHROMIUM: string | undefined;
-
-/** The browser, once the background install (if any) has ended; throws when there is none then. */
-async function browser(): Promise<string> {
-  if (INSTALLING) await waitUntil(() => existsSync(INSTALLING), "the install of Chromium to end", 600_000);
-  const found = present();
-  if (!found)
-    throw new Error(`no Chromium after its install (${INSTALLING ? readFileSync(INSTALLING, "utf8").trim() : "none"})`);
-  return found;
-}
 
 /**
  * Chromium headless at `url`, in a profile of its own; resolves with what it printed. Asynchronous: the daemon
@@ -71,7 +58,7 @@ function chromium(args: readonly string[], url: string): Promise<{ stdout: strin
 
 describe.skipIf(!expected)("the incidents page in a real browser (issue 44)", () => {
   test("a node loss, a crash loop and a silenced finding: rows, marks, links, no console errors, a screenshot", async () => {
-    CHROMIUM = await browser();
+    CHROMIUM = await chromiumBinary();
     const hook = track(await startCaptureServer());
     const c = track(
       await startTestCluster(

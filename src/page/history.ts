@@ -17,6 +17,19 @@ export const MAX_MESSAGES = 30;
 export const MAX_TEXT_CHARS = 8 * 2 ** 20;
 /** Most blind periods remembered. */
 const MAX_BLIND = 200;
+/** Most starts of mon remembered (drawn on the timeline). */
+export const MAX_STARTS = 50;
+
+/**
+ * What changed in a history since the last `takeChanges()`: incidents to write (as they are now) and to remove,
+ * the blind periods and starts as they are now (when they changed). What a state store keeps (issue 54).
+ */
+export interface HistoryChanges {
+  readonly put: readonly IncidentStory[];
+  readonly removed: readonly string[];
+  readonly blinds?: readonly BlindPeriod[];
+  readonly starts?: readonly number[];
+}
 
 /** One message as it was sent: when (epoch ms), what, and to which providers. */
 export interface ToldMessage {
@@ -64,14 +77,22 @@ export interface BlindPeriod {
 }
 
 /**
- * What the page shows, remembered as the messages go out (issue 44): nothing else is stored, and nothing is
- * persisted — a restart begins an empty page, as `mon explain`'s traces do. Bounded by MAX_STORIES incidents of
- * at most MAX_MESSAGES messages, MAX_TEXT_CHARS of their text, and resolved ones leave RESOLVED_KEPT_MS after
- * their resolve. Pure: time is the caller's.
+ * What the page shows, remembered as the messages go out (issues 44, 54): nothing else is stored. Bounded by
+ * MAX_STORIES incidents of at most MAX_MESSAGES messages, MAX_TEXT_CHARS of their text, and resolved ones leave
+ * RESOLVED_KEPT_MS after their resolve. What changed is handed out by `takeChanges()` for a state store to keep
+ * (Pro), and `restore()` takes back what it kept, so a restart or a new leader shows what was told before.
+ * Pure: time is the caller's.
  */
 export class TellHistory {
+  /** True while a state store keeps this history (Pro's state file): a restart or a new leader shows it again. */
+  persistent = false;
   private readonly stories = new Map<string, IncidentStory>();
   private readonly blinds = new Map<string, BlindPeriod>();
+  private starts: number[] = [];
+  private readonly dirty = new Set<string>();
+  private readonly gone = new Set<string>();
+  private blindsChanged = false;
+  private startsChanged = false;
   /** Characters of message text kept, and the incidents whose messages still hold text, oldest told first. */
   private textChars = 0;
   private readonly withText = new Set<string>();
@@ -172,7 +193,7 @@ export class TellHistory {
   /** The incidents remembered at `now`, most recently told first; resolved ones past RESOLVED_KEPT_MS are forgotten. */
   list(now: number): readonly IncidentStory[] {
     for (const [id, s] of this.stories)
-      if (s.resolvedAt !== undefined && now - s.resolvedAt > RESOLVED_KEPT_MS) this.stories.delete(id);
+      if (s.resolvedAt !== undefined && now - s.resolvedAt > RESOLVED_KEPT_MS) this.forget(id);
     return [...this.stories.values()].reverse();
   }
 
@@ -186,12 +207,58 @@ export class TellHistory {
     return [...this.blinds.values()];
   }
 
+  /** mon (a leader's work) began at `at` (epoch ms): drawn on the timeline, kept with the history. */
+  started(at: number): void {
+    this.starts = [...this.starts, at].slice(-MAX_STARTS);
+    this.startsChanged = true;
+  }
+
+  /** When mon began, oldest first: this process's start, and the earlier ones a state store kept. */
+  startTimes(): readonly number[] {
+    return this.starts;
+  }
+
+  /**
+   * Takes back what a state store kept (before anything is told): the incidents in the order they were told, the
+   * blind periods, the starts. What is past its retention at `now` is dropped (and reported removed).
+   */
+  restore(
+    kept: { stories: readonly IncidentStory[]; blinds: readonly BlindPeriod[]; starts: readonly number[] },
+    now: number,
+  ): void {
+    for (const story of [...kept.stories].sort((a, b) => lastAt(a) - lastAt(b))) this.put(story);
+    for (const b of kept.blinds) this.blinds.set(b.id, b);
+    this.starts = [...kept.starts, ...this.starts].sort((a, b) => a - b).slice(-MAX_STARTS);
+    this.dirty.clear();
+    this.list(now);
+  }
+
+  /** What changed since the last call (see HistoryChanges), and forgets it. */
+  takeChanges(): HistoryChanges {
+    const put = [...this.dirty].flatMap((id) => {
+      const story = this.stories.get(id);
+      return story ? [story] : [];
+    });
+    const changes: HistoryChanges = {
+      put,
+      removed: [...this.gone].filter((id) => !this.stories.has(id)),
+      ...(this.blindsChanged ? { blinds: this.blindPeriods() } : {}),
+      ...(this.startsChanged ? { starts: this.starts } : {}),
+    };
+    this.dirty.clear();
+    this.gone.clear();
+    this.blindsChanged = this.startsChanged = false;
+    return changes;
+  }
+
   // --- internal ---
 
   private put(story: IncidentStory): void {
     // Most recently told last, so the oldest is the first to go.
     this.forget(story.id);
     this.stories.set(story.id, story);
+    this.dirty.add(story.id);
+    this.gone.delete(story.id);
     this.textChars += textOf(story);
     this.withText.add(story.id);
     if (this.stories.size > MAX_STORIES) this.forget(this.stories.keys().next().value!);
@@ -202,6 +269,7 @@ export class TellHistory {
       this.textChars -= textOf(old);
       this.withText.delete(id);
       this.stories.set(id, { ...old, messages: old.messages.map(({ text: _dropped, ...m }) => m) });
+      this.dirty.add(id);
     }
   }
 
@@ -210,9 +278,12 @@ export class TellHistory {
     if (!old) return;
     if (this.withText.delete(id)) this.textChars -= textOf(old);
     this.stories.delete(id);
+    this.dirty.delete(id);
+    this.gone.add(id);
   }
 
   private blind(message: Message, now: number): void {
+    this.blindsChanged = true;
     const seen = this.blinds.get(message.incidentId);
     if (message.action === "resolve") {
       if (seen) this.blinds.set(message.incidentId, { ...seen, to: now });
@@ -224,6 +295,11 @@ export class TellHistory {
       this.blinds.set(message.incidentId, { id: message.incidentId, from: Number.isFinite(from) ? from : now });
     if (this.blinds.size > MAX_BLIND) this.blinds.delete(this.blinds.keys().next().value!);
   }
+}
+
+/** When an incident was last told (epoch ms): the order in which a restored history is put back. */
+function lastAt(story: IncidentStory): number {
+  return story.messages[story.messages.length - 1]?.at ?? story.firstAt;
 }
 
 function textOf(story: IncidentStory): number {

@@ -40,8 +40,8 @@ export interface PageInput {
   readonly thread?: Thread;
   /** The timeline's fixed range when the reader chose one (`?range=`); else it fits the incidents shown. */
   readonly range?: TimelineRange;
-  /** Epoch ms the page's history begins (this mon's start of leading): drawn on the timeline. */
-  readonly startedAt?: number;
+  /** When mon began (epoch ms, oldest first): its history's start, then restarts and takeovers, drawn on the timeline. */
+  readonly starts?: readonly number[];
 }
 
 /** The timeline range a query names (`1h`, `6h`, `24h`, `7d`), undefined for anything else. */
@@ -85,7 +85,7 @@ export function renderIncidentsPage(input: PageInput): string {
         `<div class="tl-${layout}">${timelineSvg(input.stories, input.blind, now, linkTo, {
           layout,
           ...(input.range ? { range: input.range } : {}),
-          ...(input.startedAt !== undefined ? { startedAt: input.startedAt } : {}),
+          ...(input.starts ? { starts: input.starts } : {}),
         })}</div>`,
     ),
     `<p class="legend">● announced · ◆ updated · ✓ resolved · ○ in a digest or summary · ×N marks that close together · <span class="tick">|</span> a change named by the incident · grey, "blind": mon could not see part of the cluster · dashed: mon started</p>`,

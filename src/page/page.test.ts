@@ -76,6 +76,60 @@ describe("the incidents page's small things (issue 54)", () => {
   });
 });
 
+describe("history that survives restarts and failovers (issue 54)", () => {
+  test("property: what takeChanges hands out, kept as a store keeps it and restored into a new history, is the same page", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            incident: fc.integer({ min: 0, max: 7 }),
+            action: fc.constantFrom<Message["action"]>("announce", "update", "resolve"),
+            minutes: fc.integer({ min: 0, max: 40 * 60 }),
+            blind: fc.boolean(),
+          }),
+          { maxLength: 60 },
+        ),
+        fc.integer({ min: 1, max: 5 }),
+        (steps, flushes) => {
+          const history = new TellHistory();
+          const store = new Map<string, unknown>();
+          const keep = () => {
+            const c = history.takeChanges();
+            for (const story of c.put) store.set(`story:${story.id}`, structuredClone(story));
+            for (const id of c.removed) store.delete(`story:${id}`);
+            if (c.blinds) store.set("blinds", structuredClone(c.blinds));
+            if (c.starts) store.set("starts", [...c.starts]);
+          };
+          history.started(T0);
+          let t = T0;
+          for (const [i, step] of steps.entries()) {
+            t += step.minutes * 1000;
+            const incidentId = step.blind ? `blind:caches@${T0}` : `Deployment/shop/app-${step.incident}`;
+            history.sent(message({ incidentId, action: step.action, id: `${incidentId}#${i}` }), [], t);
+            if (i % flushes === 0) keep();
+          }
+          keep();
+          const now = t + MIN;
+          const restored = new TellHistory();
+          restored.restore(
+            {
+              stories: [...store].filter(([k]) => k.startsWith("story:")).map(([, v]) => v as never),
+              blinds: (store.get("blinds") as never) ?? [],
+              starts: (store.get("starts") as number[]) ?? [],
+            },
+            now,
+          );
+          restored.started(now);
+          expect(restored.list(now)).toEqual(history.list(now));
+          expect(restored.blindPeriods()).toEqual(history.blindPeriods());
+          expect(restored.startTimes()).toEqual([T0, now]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe("a timeline that fits what is there (issue 54)", () => {
   /** Incidents told at the given minutes after T0, each resolved `lasting` minutes later (open without). */
   const told = (at: readonly number[], lasting?: number) => {
@@ -120,11 +174,16 @@ describe("a timeline that fits what is there (issue 54)", () => {
     const now = T0 + 30 * MIN;
     const history = told([10], 5);
     const svg = timelineSvg(history.list(now), [{ id: "b", from: T0 + 2 * MIN, to: T0 + 4 * MIN }], now, undefined, {
-      startedAt: T0 + MIN,
+      starts: [T0 + MIN, T0 + 20 * MIN],
     });
     expect(svg).toContain('class="blind-label"');
     expect(svg).toContain(">blind</text>");
     expect(svg).toContain(">mon started</text>");
+    expect(svg).toContain(">mon restarted</text>");
+    // Starts seconds apart are one line and one label.
+    const close = timelineSvg([], [], now, undefined, { starts: [T0 + MIN, T0 + MIN + 1_000, T0 + MIN + 2_000] });
+    expect(close.match(/class="started-label"/g)).toHaveLength(1);
+    expect(close).toContain(">mon started, restarted ×2</text>");
     const bar = /class="bar" x="(\d+)" y="\d+" width="(\d+)"/.exec(svg)!;
     const resolve = Number(/<g class="mark mark-resolve"><path d="M(\d+)/.exec(svg)![1]) + 5;
     expect(Math.abs(Number(bar[1]) + Number(bar[2]) - resolve)).toBeLessThanOrEqual(1);

@@ -62,8 +62,8 @@ export function spanWords(ms: number): string {
  * The incidents before `now` (epoch ms) as an SVG drawn on the server (issues 44, 54): over `timelineSpan`, one
  * row per incident told in it — a bar from its first message to its resolve (or now), a mark per message (●
  * announce, ◆ update, ✓ resolve, ○ digest; marks closer than GROUP_PX drawn as one with their count), a tick per
- * what-changed event — mon's blind periods shaded across every row and labelled, when mon began (`startedAt`, its
- * history's start) a labelled line, and a cursor at now. A node loss and the pods it took down are one incident,
+ * what-changed event — mon's blind periods shaded across every row and labelled, each time mon began (`starts`, the
+ * first its history's start, the others restarts or takeovers) a labelled line, and a cursor at now. A node loss and the pods it took down are one incident,
  * so one bar. Every text is escaped.
  */
 export function timelineSvg(
@@ -71,7 +71,7 @@ export function timelineSvg(
   blind: readonly BlindPeriod[],
   now: number,
   linkTo: (id: string) => string = incidentHref,
-  options: { range?: TimelineRange; startedAt?: number; layout?: TimelineLayout } = {},
+  options: { range?: TimelineRange; starts?: readonly number[]; layout?: TimelineLayout } = {},
 ): string {
   const layout = options.layout ?? "wide";
   const { width: WIDTH, label: LABEL, row: ROW } = LAYOUTS[layout];
@@ -104,11 +104,22 @@ export function timelineSvg(
       `<text class="blind-label" x="${x(b.from) + 2}" y="28" font-size="10" fill="#424242"${x(b.from) > WIDTH - 40 ? ' text-anchor="end"' : ""}>blind</text>`,
     );
   }
-  if (options.startedAt !== undefined && options.startedAt > start) {
-    const sx = x(options.startedAt);
+  // Starts closer than a label's width are one line, its label counting them.
+  const starts = (options.starts ?? []).map((at, i) => ({ at, i, x: x(at) })).filter((b) => b.at > start);
+  for (const group of groupMarks(starts, 70)) {
+    const sx = group[0]!.x;
+    const first = group[0]!.i === 0;
+    const restarts = group.length - (first ? 1 : 0);
+    const words = first
+      ? `mon started${restarts ? `, restarted ×${restarts}` : ""}`
+      : `mon restarted${restarts > 1 ? ` ×${restarts}` : ""}`;
+    const what = first
+      ? "mon began here: nothing before is on this page"
+      : "mon restarted here (or a new leader took over)";
+    const right = sx > WIDTH - 90;
     out.push(
-      `<line class="started" x1="${sx}" y1="${AXIS - 6}" x2="${sx}" y2="${height}" stroke="#1b5e20" stroke-dasharray="4 3"><title>mon began here: nothing before is on this page</title></line>`,
-      `<text class="started-label" x="${sx > WIDTH - 70 ? sx - 2 : sx + 2}" y="28" font-size="10" fill="#1b5e20"${sx > WIDTH - 70 ? ' text-anchor="end"' : ""}>mon started</text>`,
+      `<line class="started" x1="${sx}" y1="${AXIS - 6}" x2="${sx}" y2="${height}" stroke="#1b5e20" stroke-dasharray="4 3"><title>${what}</title></line>`,
+      `<text class="started-label" x="${right ? sx - 2 : sx + 2}" y="28" font-size="10" fill="#1b5e20"${right ? ' text-anchor="end"' : ""}>${words}</text>`,
     );
   }
   shown.forEach((s, row) => {
@@ -135,7 +146,7 @@ export function timelineSvg(
       const first = group[0]!;
       const count =
         group.length > 1
-          ? `<text class="count" x="${first.x + 7}" y="${y + L.bar + 2}" font-size="9" fill="#000">×${group.length}</text>`
+          ? `<text class="count" x="${first.x > WIDTH - 30 ? first.x - 7 : first.x + 7}" y="${y + L.bar + 2}" font-size="9" fill="#000"${first.x > WIDTH - 30 ? ' text-anchor="end"' : ""}>×${group.length}</text>`
           : "";
       out.push(`${mark(loudest(group), first.x, mid)}${count}<title>${escapeHtml(titles)}</title></g>`);
     }

@@ -1,8 +1,26 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { waitUntil } from "./capture-server.ts";
+
+const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
+/** Set by .ci/run: the file the background install of Chromium writes its exit code to when it ends. */
+const INSTALLING = process.env.MON_BROWSER_INSTALL;
+
+/** True when a browser is here or being installed (CI): a test that needs one runs. */
+export function chromiumExpected(): boolean {
+  return Boolean(CANDIDATES.some((p) => existsSync(p)) || INSTALLING);
+}
+
+/** The browser, once the background install (if any) has ended; throws when there is none then. */
+export async function chromiumBinary(): Promise<string> {
+  if (INSTALLING) await waitUntil(() => existsSync(INSTALLING), "the install of Chromium to end", 600_000);
+  const found = CANDIDATES.find((p) => existsSync(p));
+  if (!found)
+    throw new Error(`no Chromium after its install (${INSTALLING ? readFileSync(INSTALLING, "utf8").trim() : "none"})`);
+  return found;
+}
 
 /** A page open in headless Chromium, driven over the DevTools protocol (CDP) on loopback. */
 export interface ChromiumPage {

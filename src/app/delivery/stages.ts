@@ -15,6 +15,8 @@ import type { Clock } from "../../runtime/clock.ts";
 import type { Logger } from "../../runtime/logger.ts";
 import { deliveryProviders } from "./providers.ts";
 import { createObservers, type Observers } from "./observe.ts";
+import { createPageKeeper } from "./page-keeper.ts";
+import type { StateStore } from "../../state/store.ts";
 import type { Prepared } from "./prepare.ts";
 
 /** What the leader's work uses of delivery: the stages, and the outgoing side that feeds them. */
@@ -37,11 +39,21 @@ export interface DeliverySide {
  * routing and, while the edition is Pro, the templates of plain-text providers (spec 2.1 `templates`).
  */
 export async function openDeliverySide(
-  options: Omit<Parameters<typeof createDeliveryStages>[0], "records"> & { store: DeliveryStore; cluster: string },
+  options: Omit<Parameters<typeof createDeliveryStages>[0], "records"> & {
+    store: DeliveryStore;
+    cluster: string;
+    /** Where the incidents page's history is kept while it is persistent (Pro's state file; issue 54). */
+    pageStore?: () => StateStore;
+  },
 ): Promise<DeliverySide> {
   const { prepared, config, holds, logger } = options;
   const records = holds ? fencedStore(options.store, holds, refusedOnce(logger)) : options.store;
   const { router, observe, delivery } = createDeliveryStages({ ...options, records });
+  const page = options.pageStore
+    ? createPageKeeper({ store: options.pageStore, history: observe.history, logger, ...(holds ? { holds } : {}) })
+    : undefined;
+  const restored = await page?.restore(options.clock.now());
+  if (restored) logger.info(`the incidents page: ${restored} incident(s) told before restored from the state store`);
   router.restore(await records.loadRoutes());
   const resumed = await delivery.restore();
   if (resumed > 0) logger.info(`resumed ${resumed} message(s) left in the outbox by the previous process`);
@@ -53,7 +65,12 @@ export async function openDeliverySide(
     metrics: options.metrics,
     logger,
     cluster: options.cluster,
-    history: observe.history,
+    history: {
+      sent(message, jobs, now) {
+        observe.history.sent(message, jobs, now);
+        page?.changed();
+      },
+    },
     ...(templates.size
       ? { templated: (job: Dispatch) => (pro() ? templated(job, templates.get(job.provider)) : job) }
       : {}),
@@ -65,6 +82,7 @@ export async function openDeliverySide(
     outgoing,
     async drain(drainMs) {
       await outgoing.settled();
+      await page?.flushed();
       const left = (await delivery.drain(drainMs))
         ? undefined
         : router.active.map((p): [string, number] => [p, delivery.depth(p)]);

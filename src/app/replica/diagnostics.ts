@@ -60,8 +60,10 @@ export function createDiagnostics(deps: {
         stories: history.list(now),
         blind: history.blindPeriods(),
         query: { q: query.q, namespace: query.namespace, reason: query.reason },
-        source: `told by this mon since it began leading at ${pageTime(tracedSince)}`,
-        startedAt: tracedSince,
+        source: history.persistent
+          ? `told by this installation of mon, kept in its state store (this leader since ${pageTime(tracedSince)})`
+          : `told by this mon since it began leading at ${pageTime(tracedSince)}: without a state file (Community) this history is kept in memory, and a restart begins it again`,
+        starts: history.startTimes(),
         ...(rangeOf(query.range) ? { range: rangeOf(query.range) } : {}),
         thread: (provider, incident) => deps.delivery.conversation(provider, incident),
       });

@@ -44,7 +44,7 @@ export function electorFor(options: {
 
 /**
  * Waits until this replica holds the state lock (a live, available, not ready standby meanwhile: the required
- * `leadership` component is pending) and returns its fencing term. `cold`: this replica lists the cluster only
+ * `leadership` component is pending, until the leader's work has started) and returns its fencing term. `cold`: this replica lists the cluster only
  * once it leads (a Community standby), which the waiting line says; `lost`: it campaigns again after losing the
  * lock (issue 53), which `/health` says (`leadership_lost`). Counts mon_leadership_acquisitions_total
  * and, when another replica held it before, mon_leader_takeovers_total.
@@ -59,8 +59,9 @@ export async function awaitLeadership(
   const { namespace, name, identity } = elector.status();
   const caches = deps.cold ? "; caches stay cold until then (a warm standby is Pro: set license.key)" : "";
   logger.info(`waiting for the state lock (Lease ${namespace}/${name}, identity ${identity})${caches}`);
+  // `leadership` turns ok once the leader's work has restored its state (app/work.ts), not at the acquisition:
+  // /readyz answers 200 only on a leader that restored its state (spec 4.1).
   const term = await elector.leading();
-  health.set("leadership", "ok", { required: true });
   metrics.leadershipAcquisitions.inc();
   if (term > 0) metrics.leaderTakeovers.inc();
   return term;
