@@ -163,6 +163,9 @@ async function tell(
           trace(`${story.name} +${back.toFixed(0)} s: the control plane runs again`);
         });
       });
+      // A component that exits later on its own (the controller manager losing its Lease while the server was
+      // away) is started again as its supervisor would, within half a minute.
+      for (const after of [15, 30, 45]) at(fault.t + fault.downSeconds + after, () => void kube.startStopped());
     });
   trace(`${story.name}: started`);
   await new Promise((resolve) => setTimeout(resolve, story.lengthSeconds * 1000));

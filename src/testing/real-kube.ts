@@ -120,6 +120,7 @@ export async function startControlPlane(): Promise<OwnControlPlane> {
       child.on("close", (status) => done({ status, output }));
     });
   const run = await startScript();
+  let starting: Promise<void> = Promise.resolve();
   const kubeconfigPath = join(stateDir, "kubeconfig");
   // Stopped, and its state (etcd's data, logs) removed: every test process starts from an empty cluster.
   const stop = () =>
@@ -153,9 +154,14 @@ export async function startControlPlane(): Promise<OwnControlPlane> {
         return false;
       }
     },
-    async startStopped() {
-      const again = await startScript();
-      if (again.status !== 0) throw new Error(`the control plane did not start again: ${again.output.slice(-3_000)}`);
+    startStopped() {
+      // One start.sh at a time: two at once could both start a component that is not running.
+      const run = starting.then(async () => {
+        const again = await startScript();
+        if (again.status !== 0) throw new Error(`the control plane did not start again: ${again.output.slice(-3_000)}`);
+      });
+      starting = run.catch(() => {});
+      return run;
     },
     close: () => void stop(),
     url: `https://127.0.0.1:${ports[0]}`,
