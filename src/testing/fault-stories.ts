@@ -157,15 +157,19 @@ async function tell(
       kube.kill(fault.component);
       trace(`${story.name} +${began.toFixed(0)} s: ${fault.say}`);
       at(fault.t + fault.downSeconds, () => {
-        void kube.startStopped().then(() => {
-          const back = (Date.now() - startedAt) / 1000;
-          faults.push({ say: fault.say, at: began, back });
-          trace(`${story.name} +${back.toFixed(0)} s: the control plane runs again`);
-        });
+        void kube.startStopped().then(
+          () => {
+            const back = (Date.now() - startedAt) / 1000;
+            faults.push({ say: fault.say, at: began, back });
+            trace(`${story.name} +${back.toFixed(0)} s: the control plane runs again`);
+          },
+          (error: Error) => trace(`${story.name}: the control plane did not start again: ${error.message}`),
+        );
       });
       // A component that exits later on its own (the controller manager losing its Lease while the server was
       // away) is started again as its supervisor would, within half a minute.
-      for (const after of [15, 30, 45]) at(fault.t + fault.downSeconds + after, () => void kube.startStopped());
+      for (const after of [15, 30, 45])
+        at(fault.t + fault.downSeconds + after, () => void kube.startStopped().catch(() => {}));
     });
   trace(`${story.name}: started`);
   await new Promise((resolve) => setTimeout(resolve, story.lengthSeconds * 1000));
