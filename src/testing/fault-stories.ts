@@ -218,6 +218,9 @@ async function tell(
     .then((r) => r.body?.cancel())
     .catch(() => {});
   trace(`${story.name}: ${judgement.conversation.join(" | ") || "nothing told"}`);
+  // Each message as it ends, so a run cut short still says what each told story was told.
+  for (const m of told) trace(`  ${m.t.toFixed(1)} s ${m.action} ${m.incidentId}: ${m.text.split("\n")[0]}`);
+  for (const v of [...judgement.violations, ...broken]) trace(`  broken: ${v}`);
   return { story: story.name, told, judgement, broken, faults, seconds: (Date.now() - startedAt) / 1000 };
 }
 
