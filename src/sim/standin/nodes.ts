@@ -134,7 +134,10 @@ export function nodeHeartbeats(connection: KubeConnection, clock: Clock): NodeHe
       sinceStatus += LEASE_RENEW_MS;
       const status = sinceStatus >= STATUS_REPORT_MS;
       if (status) sinceStatus = 0;
-      void renewLease(name).then(() => (status ? postStatus(name) : undefined));
+      // A kubelet that cannot reach the API server (a control-plane outage) tries again at its next beat.
+      void renewLease(name)
+        .then(() => (status ? postStatus(name) : undefined))
+        .catch(() => {});
       entry.cancel = clock.setTimer(tick, LEASE_RENEW_MS);
     };
     entry.cancel = clock.setTimer(tick, LEASE_RENEW_MS);
