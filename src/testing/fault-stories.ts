@@ -78,6 +78,22 @@ export async function tellFaultStories(
     onState: () => {},
   });
   podInformer.start();
+  // Each node's Ready condition as it changes, epoch ms: what the node lifecycle controller made of a fault.
+  const readiness: { at: number; node: string; ready: string }[] = [];
+  const nodeInformer = createInformer({
+    connection,
+    kind: { kind: "Node", path: "/api/v1/nodes" },
+    clock,
+    logger,
+    onEvent: (_type, o) => {
+      const node = o.metadata.name as string;
+      const ready = (o.status?.conditions ?? []).find((c: KubeObject) => c.type === "Ready")?.status ?? "none";
+      const last = readiness.findLast((r) => r.node === node);
+      if (last?.ready !== ready) readiness.push({ at: Date.now(), node, ready });
+    },
+    onState: () => {},
+  });
+  nodeInformer.start();
   try {
     await post(connection, "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });
     const dir = mkdtempSync(join(tmpdir(), "mon-faults-"));
@@ -100,6 +116,7 @@ export async function tellFaultStories(
     return results;
   } finally {
     podInformer.stop();
+    nodeInformer.stop();
     for (const r of replicas) r.child.kill("SIGKILL");
     standIn.stop();
     await hook.close();
@@ -120,6 +137,7 @@ async function tell(
     pods: ReadonlyMap<string, KubeObject>;
     replicas: readonly Replica[];
     trace: (line: string) => void;
+    readiness: readonly { at: number; node: string; ready: string }[];
   },
 ): Promise<FaultStoryResult> {
   const { kube, connection, standIn, hook, trace } = world;
@@ -221,6 +239,8 @@ async function tell(
   // Each message as it ends, so a run cut short still says what each told story was told.
   for (const m of told) trace(`  ${m.t.toFixed(1)} s ${m.action} ${m.incidentId}: ${m.text.split("\n")[0]}`);
   for (const v of [...judgement.violations, ...broken]) trace(`  broken: ${v}`);
+  for (const r of world.readiness.filter((r) => r.at >= startedAt))
+    trace(`  ${((r.at - startedAt) / 1000).toFixed(1)} s node ${r.node} Ready=${r.ready}`);
   return { story: story.name, told, judgement, broken, faults, seconds: (Date.now() - startedAt) / 1000 };
 }
 
