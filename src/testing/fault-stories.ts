@@ -112,7 +112,7 @@ export async function tellFaultStories(
     await pastYoungNodeGrace(registeredAt);
     const results: FaultStoryResult[] = [];
     for (const story of stories)
-      results.push(await tell(story, { kube, connection, standIn, hook, pods, replicas, trace }));
+      results.push(await tell(story, { kube, connection, standIn, hook, pods, replicas, trace, readiness }));
     return results;
   } finally {
     podInformer.stop();
