@@ -1,11 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeReady } from "../sim/scenarios/builders.ts";
 import { startCaptureServer } from "../testing/capture-server.ts";
 import { chromiumBinary, chromiumExpected, openChromium } from "../testing/chromium.ts";
+import { TIMELINES_DIR } from "../sim/timeline.ts";
+import { runCli } from "../testing/cli.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
 
@@ -158,4 +160,39 @@ describe.skipIf(!expected)("the incidents page in a real browser (issue 44)", ()
           );
     }
   }, 900_000);
+
+  test("the replay file (mon replay --html) on a phone and a desktop: no sideways scrolling, the fitting timeline, a screenshot of each", async () => {
+    CHROMIUM = await chromiumBinary();
+    const home = mkdtempSync(join(tmpdir(), "mon-replay-page-"));
+    const config = join(home, "replay.yaml");
+    writeFileSync(config, "app:\n  clusterName: prod\nalert:\n  webhook:\n    url: http://127.0.0.1:9/hook\n");
+    const file = join(home, "statefulset.html");
+    const run = await runCli(["replay", join(TIMELINES_DIR, "statefulset_crash"), "--config", config, "--html", file], {
+      home,
+    });
+    expect(run.code).toBe(0);
+    const artefacts = process.env.MON_ARTEFACTS_DIR;
+    for (const screen of [
+      { name: "phone", width: 390, height: 844, mobile: true, timeline: "tl-narrow" },
+      { name: "desktop", width: 1280, height: 900, mobile: false, timeline: "tl-wide" },
+    ]) {
+      const tab = await openChromium(CHROMIUM!, screen);
+      try {
+        await tab.open(`file://${file}`);
+        const layout = await tab.evaluate<{ overflow: number; shown: string[] }>(
+          `({ overflow: document.documentElement.scrollWidth - window.innerWidth,
+              shown: [...document.querySelectorAll(".tl-wide,.tl-narrow")].filter((d) => getComputedStyle(d).display !== "none").map((d) => d.className) })`,
+        );
+        expect(layout).toEqual({ overflow: 0, shown: [screen.timeline] });
+        const shot = join(home, `replay-${screen.name}-page.png`);
+        await tab.screenshot(shot, true);
+        if (artefacts) {
+          mkdirSync(artefacts, { recursive: true });
+          copyFileSync(shot, join(artefacts, `replay-${screen.name}-page.png`));
+        }
+      } finally {
+        tab.close();
+      }
+    }
+  }, 300_000);
 });
