@@ -107,7 +107,15 @@ export function createOutageVoice(deps: {
   };
   const check = () => (checking = checking.then(look, look));
   const tick = () => {
-    timer = clock.setTimer(() => void check().then(tick), CHECK_MS);
+    if (edition === undefined) return;
+    // A look that failed (its delivery could not open) is logged; the next one comes all the same.
+    timer = clock.setTimer(
+      () =>
+        void check()
+          .catch((error: unknown) => logger.warn(`the API server outage notice: ${(error as Error).message}`))
+          .then(tick),
+      CHECK_MS,
+    );
   };
 
   return {
@@ -119,9 +127,10 @@ export function createOutageVoice(deps: {
     },
     check,
     async close(drainMs, stopped) {
+      await checking.catch(() => {});
+      // After the look in flight (whose end arms the next), so no timer is left behind.
       timer?.();
       timer = undefined;
-      await checking;
       const now = clock.now();
       if (thread) say({ ...thread, ...(stopped ? { stopped } : { to: now }) }, now);
       thread = undefined;
