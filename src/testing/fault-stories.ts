@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectKube } from "../kube/connection.ts";
+import { podCache } from "./pod-cache.ts";
 import { createInformer } from "../kube/informer.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
@@ -64,19 +65,8 @@ export async function tellFaultStories(
   const hook = await startCaptureServer();
   const licenses = await startLicenseServer(() => Date.now());
   const replicas: Replica[] = [];
-  const pods = new Map<string, KubeObject>();
-  const podInformer = createInformer({
-    connection,
-    kind: { kind: "Pod", path: "/api/v1/pods" },
-    clock,
-    logger,
-    onEvent: (type, o) => {
-      const key = `${o.metadata.namespace}/${o.metadata.name}`;
-      if (type === "DELETED") pods.delete(key);
-      else pods.set(key, o);
-    },
-    onState: () => {},
-  });
+  const podInformer = podCache(connection, clock, logger);
+  const { pods } = podInformer;
   podInformer.start();
   // Each node's Ready condition as it changes, epoch ms: what the node lifecycle controller made of a fault.
   const readiness: { at: number; node: string; ready: string }[] = [];

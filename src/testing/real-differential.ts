@@ -1,5 +1,5 @@
 import { connectKube } from "../kube/connection.ts";
-import { createInformer } from "../kube/informer.ts";
+import { podCache } from "./pod-cache.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { QUICK_TIMING } from "../sim/controllers/index.ts";
@@ -8,7 +8,6 @@ import { startSimulator } from "../sim/simulator.ts";
 import { realStoryCluster } from "../sim/standin/story-cluster.ts";
 import { simStoryCluster } from "../sim/stories/cluster.ts";
 import { STORIES } from "../sim/stories/index.ts";
-import type { KubeObject } from "../sim/store.ts";
 import { DIFFERENTIAL_SCRIPT, factsOf, type Recording, record, runScript } from "./differential.ts";
 import { DIFFERENTIAL_PLACE, type PreparedStoryNodes, serviceIpsOf } from "./real-stories.ts";
 
@@ -34,20 +33,9 @@ export async function runDifferential(nodes: PreparedStoryNodes): Promise<Differ
   const logger = createSilentLogger();
   const sim = await startSimulator({ controllers: clock, timing: QUICK_TIMING });
   const recordings: Recording[] = [];
-  const pods = new Map<string, KubeObject>();
   const connection = await connectKube({ kubeconfigText: nodes.kube.kubeconfigText });
-  const podInformer = createInformer({
-    connection,
-    kind: { kind: "Pod", path: "/api/v1/pods" },
-    clock,
-    logger,
-    onEvent: (type, o) => {
-      const key = `${o.metadata.namespace}/${o.metadata.name}`;
-      if (type === "DELETED") pods.delete(key);
-      else pods.set(key, o);
-    },
-    onState: () => {},
-  });
+  const podInformer = podCache(connection, clock, logger);
+  const { pods } = podInformer;
   try {
     for (let i = 1; i <= DIFFERENTIAL_SCRIPT.nodes; i++) sim.apply(readyNode(`worker-${i}`, Date.now() - 86_400_000));
     sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });

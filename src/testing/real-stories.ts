@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { connectKube } from "../kube/connection.ts";
-import { createInformer } from "../kube/informer.ts";
+import { podCache } from "./pod-cache.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { RECORDED_TIMING, type TimingProfile } from "../sim/controllers/index.ts";
@@ -13,7 +13,6 @@ import {
 } from "../sim/standin/story-cluster.ts";
 import { STORIES, type Story } from "../sim/stories/index.ts";
 import { TRUST_STORIES } from "../sim/stories/trust.ts";
-import type { KubeObject } from "../sim/store.ts";
 import { mineOf, type Place, unplacedOf } from "./placing.ts";
 import type { RealKube } from "./real-kube.ts";
 import { type RealNode, realNodeMissing } from "./real-node.ts";
@@ -292,19 +291,8 @@ async function tellPlaced(options: {
   const places = tellings.map((t) => t.place);
   const offset = (i: number) => i * (options.staggerMs ?? 0);
   PLACES.push(...places);
-  const pods = new Map<string, KubeObject>();
-  const podInformer = createInformer({
-    connection,
-    kind: { kind: "Pod", path: "/api/v1/pods" },
-    clock,
-    logger,
-    onEvent: (type, o) => {
-      const key = `${o.metadata.namespace}/${o.metadata.name}`;
-      if (type === "DELETED") pods.delete(key);
-      else pods.set(key, o);
-    },
-    onState: () => {},
-  });
+  const podInformer = podCache(connection, clock, logger);
+  const { pods } = podInformer;
   podInformer.start();
   let run: RealRun | undefined;
   const timers: ReturnType<typeof setTimeout>[] = [];
