@@ -1,7 +1,7 @@
 import { causesOf, type Finding } from "../model/finding.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
-import { refKey } from "../model/object-ref.ts";
+import { type ObjectRef, refKey } from "../model/object-ref.ts";
 import { groupFindings } from "./group.ts";
 import { foldHeartbeatGap } from "./heartbeat-gap.ts";
 import { foldNamespaceOutages } from "./namespace-outage.ts";
@@ -28,10 +28,17 @@ export interface CorrelateContext {
  */
 export function correlate(due: readonly Finding[], ctx: CorrelateContext): IncidentDraft[] {
   const isOpen = (id: string) => ctx.incidents.has(id);
+  // A finding another root's incident holds (a symptom folded into its node's), by its key.
+  const holders = new Map<string, ObjectRef>();
+  for (const incident of ctx.incidents.values())
+    for (const f of incident.findings) if (refKey(f.object) !== incident.id) holders.set(f.key, incident.root);
   const suppressed = ctx.suppressed;
   const quiet = suppressed ? (d: IncidentDraft) => causesOf(d.findings).every(suppressed) : () => false;
   const grouped = foldNamespaceOutages(
-    foldHeartbeatGap(groupFindings(due, ctx.inventory, isOpen, quiet), isOpen),
+    foldHeartbeatGap(
+      groupFindings(due, ctx.inventory, isOpen, quiet, (key) => holders.get(key)),
+      isOpen,
+    ),
     ctx.inventory,
     isOpen,
     ctx.failingAtStart,

@@ -128,6 +128,52 @@ describe("groupFindings", () => {
     expect(own[0]!.folded).toBeUndefined();
   });
 
+  test("a Deployment's symptom folded into its lost node stays there while its pod is replaced, not once the node is back", () => {
+    const api = workload("shop", "api");
+    const unavailable = {
+      ...api.deployment,
+      spec: { replicas: 1 },
+      status: {
+        replicas: 1,
+        availableReplicas: 0,
+        conditions: [{ type: "Available", status: "False", lastTransitionTime: "2025-12-31T23:00:00Z" }],
+      },
+    };
+    // The evicted pod deleted, its replacement not created yet: no pod of the Deployment fails this pass.
+    const between = (ready: "Unknown" | "True") => {
+      const inv = inventoryOf(node("n1", ready), unavailable, api.replicaSet);
+      return { inv, found: [...detectNodes(inv, NOW), ...detectWorkloads(inv, NOW)] };
+    };
+    const lost = between("Unknown");
+    const heldByNode = (key: string) =>
+      key.startsWith("WorkloadUnavailable/") ? { kind: "Node", name: "n1", uid: "n1" } : undefined;
+    const out = groupFindings(
+      lost.found,
+      lost.inv,
+      () => true,
+      () => false,
+      heldByNode,
+    );
+    expect(out.map((d) => [d.root.kind, d.root.name, d.findings.map((f) => f.reason).sort()])).toEqual([
+      ["Node", "n1", ["NodeLost", "WorkloadUnavailable"]],
+    ]);
+    // Without what held it, or once the node no longer fails, it is its own.
+    expect(
+      groupFindings(lost.found, lost.inv)
+        .map((d) => d.root.kind)
+        .sort(),
+    ).toEqual(["Deployment", "Node"]);
+    const back = between("True");
+    expect(
+      groupFindings(
+        back.found,
+        back.inv,
+        () => true,
+        () => false,
+        heldByNode,
+      ).map((d) => d.root.kind),
+    ).toEqual(["Deployment"]);
+  });
   test("pods waiting for a Pending claim join the claim's incident: pod → PVC", () => {
     const db = workload("shop", "db");
     const claimed = (name: string) => {

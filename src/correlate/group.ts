@@ -20,13 +20,17 @@ import { foldSharedErrors } from "./shared-errors.ts";
  * names in `folded` the incidents it stands for (node inhibition, cascading suppression). `isOpen` says
  * whether an incident id is open: a workload already told on its own is not moved under a shared root; `quiet`
  * whether a workload's draft is held back (every cause silenced, out of scope or under maintenance): such a
- * draft joins no shared root. Pure and deterministic: drafts come out sorted by root key, findings by key.
+ * draft joins no shared root. `heldBy` names, by finding key, the root of the open incident another root's
+ * incident holds a finding in (a symptom folded into its node's): a symptom whose failing pods are gone for a
+ * moment (one deleted, its replacement not created yet) stays there while that root still fails, rather than
+ * opening on its own. Pure and deterministic: drafts come out sorted by root key, findings by key.
  */
 export function groupFindings(
   findings: readonly Finding[],
   inventory: InventoryView,
   isOpen: (id: string) => boolean = () => false,
   quiet: (draft: IncidentDraft) => boolean = () => false,
+  heldBy: (findingKey: string) => ObjectRef | undefined = () => undefined,
 ): IncidentDraft[] {
   const groups = new Map<
     string,
@@ -107,6 +111,15 @@ export function groupFindings(
         });
         continue;
       }
+    }
+    // Causes come first: a root with findings this pass has its group by now.
+    const held = isSymptom(f) ? heldBy(f.key) : undefined;
+    if (held && refKey(held) !== refKey(f.object) && groups.has(refKey(held))) {
+      add(held, f, undefined, {
+        reason: held.kind === "Node" && failingNodes.has(held.name) ? "node_inhibition" : "cascading_suppression",
+        root: () => f.object,
+      });
+      continue;
     }
     if (f.object.kind === "Node") {
       add({ kind: "Node", name: f.object.name, uid: f.object.uid }, f, f.reason);

@@ -89,6 +89,11 @@ interface Return {
   readonly lostMs: number;
   readonly placedMs: number;
   readonly readyMs: number;
+  /**
+   * When set, the Deployment's rollout passes its progress deadline this long after the loss, if its pod is not
+   * ready by then: while the node is lost, while it waits to be placed, or while it starts.
+   */
+  readonly stuckMs?: number | null;
 }
 
 /**
@@ -101,6 +106,7 @@ async function nodeReturns({
   lostMs,
   placedMs,
   readyMs,
+  stuckMs,
 }: Return): Promise<{ told: Told[]; resolvedAt: number; readyAt: number }> {
   const hook = track(await startCaptureServer());
   const c = track(await startTestCluster({ webhook: { url: `${hook.url}/mon` } }));
@@ -111,13 +117,29 @@ async function nodeReturns({
   const rs = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "gpu-abc12");
   await c.settle();
   const told = () => hook.requests.map((r) => r.json() as Told);
+  const lost = clock.now();
+  // The deployment controller: no progress for progressDeadlineSeconds while its pod could not run or start.
+  let stuckAt = stuckMs ? lost + Math.max(stuckMs, 60_000) : Number.POSITIVE_INFINITY;
+  const stuck = () => {
+    stuckAt = Number.POSITIVE_INFINITY;
+    deploymentUnavailable(sim, "shop", "gpu", lost, [
+      {
+        type: "Progressing",
+        status: "False",
+        reason: "ProgressDeadlineExceeded",
+        message: 'ReplicaSet "gpu-abc12" has timed out progressing.',
+        lastTransitionTime: iso(clock.now()),
+        lastUpdateTime: iso(clock.now()),
+      },
+    ]);
+  };
   const until = async (end: number) => {
     while (clock.now() < end) {
-      await clock.advance(Math.min(STEP_MS, end - clock.now()));
+      await clock.advance(Math.min(STEP_MS, end - clock.now(), Math.max(0, stuckAt - clock.now()) || STEP_MS));
+      if (clock.now() >= stuckAt) stuck();
       await c.settle();
     }
   };
-  const lost = clock.now();
   nodeReady(sim, "Unknown", lost);
   // The node lifecycle controller marks its pods not ready; the Deployment has no available replica.
   gpuPod(sim, rs, "gpu-abc12-p0", "not ready", lost, started);
@@ -133,6 +155,7 @@ async function nodeReturns({
   gpuPod(sim, rs, "gpu-abc12-p1", "not ready", placed, placed);
   await until(placed + readyMs);
   const readyAt = clock.now();
+  stuckAt = Number.POSITIVE_INFINITY;
   gpuPod(sim, rs, "gpu-abc12-p1", "ready", readyAt, placed);
   sim.patchStatus("apps/v1", "Deployment", "shop", "gpu", {
     availableReplicas: 1,
@@ -158,6 +181,7 @@ describe("a lost node's return", () => {
           lostMs: fc.integer({ min: 3, max: 20 }).map((m) => m * 60_000),
           placedMs: fc.integer({ min: 0, max: 6 * 4 }).map((q) => q * STEP_MS),
           readyMs: fc.integer({ min: 0, max: 12 * 4 }).map((q) => q * STEP_MS),
+          stuckMs: fc.option(fc.integer({ min: 1, max: 30 }).map((m) => m * 60_000)),
         }),
         async (run) => {
           const { told, resolvedAt, readyAt } = await nodeReturns(run);
@@ -178,9 +202,15 @@ describe("a lost node's return", () => {
         seed: 52_6,
         examples: [
           // The run issue 52 saw: the replacement placed as the node's incident gave up waiting, ready seconds later.
-          [{ lostMs: 6 * 60_000, placedMs: 5 * 60_000, readyMs: 15_000 }],
-          [{ lostMs: 5 * 60_000, placedMs: 0, readyMs: 0 }],
-          [{ lostMs: 4 * 60_000, placedMs: 60_000, readyMs: 12 * 60_000 }],
+          [{ lostMs: 6 * 60_000, placedMs: 5 * 60_000, readyMs: 15_000, stuckMs: null }],
+          [{ lostMs: 5 * 60_000, placedMs: 0, readyMs: 0, stuckMs: null }],
+          [{ lostMs: 4 * 60_000, placedMs: 60_000, readyMs: 12 * 60_000, stuckMs: null }],
+          // The real control plane's run (pinned-slow-start): lost for 7 minutes, the replacement placed at once
+          // and ready 5.5 minutes later, half a minute after the node's resolve; the rollout past its deadline
+          // while that pod started, the node's incident waiting for it.
+          [{ lostMs: 7 * 60_000, placedMs: 0, readyMs: 330_000, stuckMs: 10 * 60_000 }],
+          [{ lostMs: 7 * 60_000, placedMs: 0, readyMs: 330_000, stuckMs: 6 * 60_000 }],
+          [{ lostMs: 18 * 60_000, placedMs: 150_000, readyMs: 660_000, stuckMs: 60_000 }],
         ],
       },
     );

@@ -220,6 +220,7 @@ async function tell(
       .filter((r) => r.child.exitCode !== null)
       .map((r) => `${r.name} exited (${r.child.exitCode}): ${r.log.join("").slice(-500)}`),
     ...[...announced].filter((id) => !resolved.has(id)).map((id) => `${id} was announced and never resolved`),
+    ...restoredAmiss(told),
   ];
   await connection
     .request(`/api/v1/namespaces/${story.name}`, { method: "DELETE" })
@@ -232,6 +233,24 @@ async function tell(
   for (const r of world.readiness.filter((r) => r.at >= startedAt))
     trace(`  ${((r.at - startedAt) / 1000).toFixed(1)} s node ${r.node} Ready=${r.ready}`);
   return { story: story.name, told, judgement, broken, faults, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+/**
+ * A restored-incident summary (a replica that took over, or restarted, continuing threads) that names a thread
+ * not open then: one never announced, or already resolved.
+ */
+function restoredAmiss(told: readonly Told[]): string[] {
+  const out: string[] = [];
+  told.forEach((m, i) => {
+    if (m.delivery !== "restored summary") return;
+    const before = told.slice(0, i);
+    for (const id of m.covers ?? []) {
+      const thread = before.filter((b) => b.incidentId === id || (b.action === "announce" && b.covers?.includes(id)));
+      if (thread.at(-1)?.action === "resolve" || !thread.some((b) => b.action === "announce"))
+        out.push(`restored summary at ${m.t.toFixed(1)} s names ${id}, not open then`);
+    }
+  });
+  return out;
 }
 
 async function post(connection: Awaited<ReturnType<typeof connectKube>>, path: string, body: unknown): Promise<void> {

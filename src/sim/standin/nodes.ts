@@ -2,6 +2,9 @@ import type { KubeConnection } from "../../kube/connection.ts";
 import type { Clock } from "../../runtime/clock.ts";
 import { type KubeObject, timestamp } from "../store.ts";
 
+/** How long a kubelet's heartbeat request may take before it gives up (its client timeout), ms. */
+const HEARTBEAT_TIMEOUT_MS = 10_000;
+
 /** How often a kubelet renews its node's Lease (kubelet: `nodeLeaseDurationSeconds` 40 × 0.25), ms. */
 export const LEASE_RENEW_MS = 10_000;
 /** The Lease's duration, seconds (kubelet default). */
@@ -42,10 +45,12 @@ export interface NodeHeartbeats {
 export function nodeHeartbeats(connection: KubeConnection, clock: Clock): NodeHeartbeats {
   const nodes = new Map<string, { node: StandInNode; silent: boolean; cancel?: () => void }>();
   const request = async (path: string, method: string, body: unknown, type = "application/json") => {
+    // A kubelet's heartbeat client gives up after its timeout: a request to a dying API server never hangs it.
     const response = await connection.request(path, {
       method,
       headers: { "content-type": type },
       body: JSON.stringify(body),
+      signal: AbortSignal.timeout(HEARTBEAT_TIMEOUT_MS),
     });
     const text = await response.text();
     return { status: response.status, text };

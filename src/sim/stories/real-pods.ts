@@ -47,8 +47,11 @@ const WEB = [
   "wait",
 ].join("\n");
 
-/** Ready once /index.html answers. */
-const READY_PROBE = { httpGet: { path: "/index.html", port: 8080 }, periodSeconds: 5 };
+/**
+ * Ready once /index.html answers. The timeout is generous: on a busy machine busybox httpd may answer after the
+ * default second, a kubelet event no story means.
+ */
+const READY_PROBE = { httpGet: { path: "/index.html", port: 8080 }, periodSeconds: 5, timeoutSeconds: 10 };
 
 /** A crash loop fixed by a rollout: the process exits 1 on every start until its configuration is shipped. */
 export const crashRollout: Story = {

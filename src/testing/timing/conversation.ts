@@ -12,7 +12,8 @@ export interface ThreadMessage {
  * What each provider thread received, by incident id: the conversation "up to times" (issue 28). Whether two
  * announcements shared a pass is timing, so a roll-up's announcement counts as an announcement in each thread it
  * covers (with the reason that thread's own next message carries) and its closing message is dropped; a
- * startup summary counts the same way. Messages that belong to no incident (notices, digests) are left out.
+ * startup summary counts the same way. Messages that belong to no incident (notices, digests) are left out, and so
+ * is a restored-incident summary: it names threads that go on, after a restart or a takeover, and opens none.
  */
 export function threadsOf(told: readonly Told[]): Map<string, ThreadMessage[]> {
   const threads = new Map<string, ThreadMessage[]>();
@@ -26,7 +27,8 @@ export function threadsOf(told: readonly Told[]): Map<string, ThreadMessage[]> {
       }
       return;
     }
-    if (m.delivery === "notice" || m.delivery === "digest" || !m.incidentId) return;
+    if (m.delivery === "notice" || m.delivery === "digest" || m.delivery === "restored summary" || !m.incidentId)
+      return;
     add(m.incidentId, { t: m.t, action: m.action, reason: m.reason, text: m.text });
   });
   return threads;
