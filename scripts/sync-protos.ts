@@ -124,7 +124,11 @@ for (const message of Object.values(KIND_MESSAGES)) {
   visit(message);
   visit(`${message}List`);
 }
-for (const extra of ["k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent", "k8s.io.apimachinery.pkg.runtime.Unknown"])
+for (const extra of [
+  "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
+  "k8s.io.apimachinery.pkg.apis.meta.v1.Status",
+  "k8s.io.apimachinery.pkg.runtime.Unknown",
+])
   visit(extra);
 
 const sorted = Object.fromEntries(Object.entries(messages).sort(([a], [b]) => a.localeCompare(b)));

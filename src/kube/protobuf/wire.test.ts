@@ -53,7 +53,7 @@ describe("the protobuf wire (issue 55)", () => {
           }
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: Number(process.env.MON_PROPERTY_RUNS ?? 2_000) },
     );
   });
 

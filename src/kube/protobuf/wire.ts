@@ -80,7 +80,7 @@ export class WireReader {
     const length = this.varint();
     const start = this.pos;
     const stop = start + length;
-    if (stop > this.end) throw new ProtobufError(`length ${length} past the end`, start);
+    if (length < 0 || stop > this.end) throw new ProtobufError(`length ${length} past the end`, start);
     this.pos = stop;
     return [start, stop];
   }
