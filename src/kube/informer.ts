@@ -10,6 +10,24 @@ export interface InformerKind {
 }
 import { trimManagedFields } from "./trim.ts";
 import { LineSplitter } from "./lines.ts";
+import type { Shape } from "../model/projection.ts";
+import type { ProtobufPlans } from "./protobuf/decode.ts";
+import { decodeList, PROTOBUF_TYPE, WatchFrames } from "./protobuf/envelope.ts";
+import type { ProtobufError } from "./protobuf/wire.ts";
+
+/** What client-go's protobuf clients accept: protobuf first, JSON as the fallback. */
+const PROTOBUF_ACCEPT = `${PROTOBUF_TYPE}, application/json`;
+
+/** One list page as the API server answers it. */
+type ListPage = { metadata: { resourceVersion: string; continue?: string }; items: KubeObject[] };
+
+/** One watch event as the API server sends it (JSON line or protobuf frame). */
+type WireEvent = { type: string; object: KubeObject };
+
+/** True when `response` is protobuf (an object, a list or a watch stream). */
+function isProtobuf(response: Response): boolean {
+  return (response.headers.get("content-type") ?? "").startsWith(PROTOBUF_TYPE);
+}
 import { checkWatch } from "./watch-check.ts";
 
 /** State of one informer as health reports it (spec 7.3 reasons). */
@@ -73,6 +91,16 @@ export interface InformerOptions {
   readonly pageSize?: number;
   /** A watch whose response headers have not arrived within this long is abandoned as `timeout`. Default 30 s. */
   readonly watchHeadersTimeoutMs?: number;
+  /**
+   * Lists and watches in protobuf, decoded straight into `shape` (issue 55): asked for first, JSON accepted as
+   * the fallback (a server or proxy that answers JSON is read as JSON). An object or frame that does not decode is
+   * skipped and reported to `onUndecodable`; the others go on.
+   */
+  readonly protobuf?: {
+    readonly plans: ProtobufPlans;
+    readonly shape: Shape;
+    readonly onUndecodable?: (error: ProtobufError) => void;
+  };
   /** Called when a stalled watch is reopened. */
   readonly onStall?: () => void;
   /** Called when data arrives again after a stall (the informer makes progress: `component_stalled` is over). */
@@ -106,7 +134,7 @@ export interface Informer {
  * retried with backoff. It never stops on its own.
  */
 export function createInformer(options: InformerOptions): Informer {
-  const { connection, kind, clock, logger } = options;
+  const { connection, kind, clock, logger, protobuf } = options;
   const known = new Map<string, string>(); // namespace/name -> resourceVersion
   let stopped = false;
   let synced = false;
@@ -152,10 +180,26 @@ export function createInformer(options: InformerOptions): Informer {
     const query = limit > 0 ? `?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}` : "";
     const cancelDeadline = deadline(options.listTimeoutMs ?? 60_000, "list");
     try {
-      return await connection.getJson<{
-        metadata: { resourceVersion: string; continue?: string };
-        items: KubeObject[];
-      }>(`${kind.path}${query}`, signal);
+      if (!protobuf) return await connection.getJson<ListPage>(`${kind.path}${query}`, signal);
+      const response = await connection.request(`${kind.path}${query}`, {
+        signal,
+        headers: { accept: PROTOBUF_ACCEPT },
+      });
+      if (!response.ok)
+        throw classifyStatus(
+          response.status,
+          await response.text(),
+          `GET ${kind.path}${query}`,
+          response.headers.get("retry-after"),
+        );
+      if (!isProtobuf(response)) return JSON.parse(await response.text()) as ListPage;
+      const list = decodeList(new Uint8Array(await response.arrayBuffer()), protobuf.plans, () => protobuf.shape, {
+        onUndecodable: (error) => protobuf.onUndecodable?.(error),
+      });
+      return {
+        metadata: { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) },
+        items: list.items as unknown as KubeObject[],
+      };
     } finally {
       cancelDeadline();
     }
@@ -209,7 +253,11 @@ export function createInformer(options: InformerOptions): Informer {
     const cancelDeadline = deadline(options.watchHeadersTimeoutMs ?? 30_000, "watch");
     let response: Response;
     try {
-      response = await connection.request(`${kind.path}?${query}`, { signal, stream: true });
+      response = await connection.request(`${kind.path}?${query}`, {
+        signal,
+        stream: true,
+        ...(protobuf ? { headers: { accept: PROTOBUF_ACCEPT } } : {}),
+      });
     } finally {
       cancelDeadline();
     }
@@ -230,6 +278,13 @@ export function createInformer(options: InformerOptions): Informer {
     // Lines are found in the bytes and each decoded once (kube/lines.ts): no decoding stream, no growing string.
     const reader = response.body.getReader();
     const lines = new LineSplitter();
+    // A protobuf watch: length-prefixed frames, each decoded on its own (one that does not decode is skipped).
+    const frames =
+      protobuf && isProtobuf(response)
+        ? new WatchFrames(protobuf.plans, () => protobuf.shape, {
+            onUndecodable: (error) => protobuf.onUndecodable?.(error),
+          })
+        : undefined;
     let cancelIdle: (() => void) | undefined;
     let chunks = 0;
     let checking = false;
@@ -313,7 +368,8 @@ export function createInformer(options: InformerOptions): Informer {
           stalled = false;
           options.onProgress?.();
         }
-        lines.push(value, handleLine);
+        if (frames) for (const event of frames.push(value)) handleEvent(event as WireEvent);
+        else lines.push(value, handleLine);
         armIdle();
         if (failures > 0) {
           failures = 0;
@@ -325,8 +381,8 @@ export function createInformer(options: InformerOptions): Informer {
     }
   };
 
-  const handleLine = (line: string) => {
-    const event = JSON.parse(line) as { type: string; object: KubeObject };
+  const handleLine = (line: string) => handleEvent(JSON.parse(line) as WireEvent);
+  const handleEvent = (event: WireEvent) => {
     if (event.type === "ERROR") {
       const status = event.object as { code?: number; message?: string };
       if (status.code === 410) throw new KubeError("gone", status.message ?? "resource version too old", 410);

@@ -8,6 +8,8 @@ import { healthReasonOf, KubeError } from "./errors.ts";
 import { createInformer, type Informer, type InformerState } from "./informer.ts";
 import { KNOWN_KINDS, kindKey, type WatchTarget } from "./kinds.ts";
 import { hashSecretValues, metadataOnly } from "./object-filter.ts";
+import { PLANS, protobufShape } from "./protobuf/plans.ts";
+import type { ProtobufError } from "./protobuf/wire.ts";
 import { planWatches, type CoverageEntry } from "./plan.ts";
 
 /** State of one watched kind. */
@@ -83,6 +85,11 @@ export interface WatcherOptions {
   /** Real-time deadlines of a list and of a watch's response headers, ms (defaults 60 s, 30 s; tests of hung connections). */
   readonly requestDeadlinesMs?: { readonly list: number; readonly watchHeaders: number };
   readonly informerBackoffMs?: number;
+  /**
+   * Lists and watches built-in kinds in protobuf, decoded straight into their declared projection (issue 55);
+   * otherwise everything is read as JSON. Default false until the real control plane's differential holds.
+   */
+  readonly protobuf?: boolean;
   /** Overrides OBJECT_CAP and METADATA_BUDGET (tests). */
   readonly limits?: { readonly objectCap: number; readonly metadataBudget: number };
   readonly hooks: WatcherHooks;
@@ -181,9 +188,24 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       setState(target, "synced");
       hooks.onDropped?.(target, inventoryKind, reason, count);
     };
+    const shape = !options.protobuf ? undefined : protobufShape(target.path, target.kind, target.metadataOnly);
     const informer = createInformer({
       connection,
       kind: { kind: target.kind, path: target.path },
+      ...(shape
+        ? {
+            protobuf: {
+              plans: PLANS,
+              shape,
+              onUndecodable: (error: ProtobufError) => {
+                hooks.onHandlerFailure?.(target.kind, error);
+                logger.warn(
+                  `informer ${target.kind}: an object that does not decode as protobuf (${error.message}); skipped`,
+                );
+              },
+            },
+          }
+        : {}),
       clock,
       logger,
       resyncMs: options.resyncMs,

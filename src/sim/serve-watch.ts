@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { apiVersion, asServed, wantsTable } from "./http-io.ts";
 import type { ResourceType } from "./resources.ts";
+import { protobufFrame, protobufMessageFor, WATCH_CONTENT_TYPE } from "./serve-protobuf.ts";
 import { expired, failure } from "./status.ts";
 import type { KubeObject, ObjectStore, WatchEvent } from "./store.ts";
 import { toTable } from "./table.ts";
@@ -21,6 +22,8 @@ export interface WatchContext {
   readonly stalled: WeakSet<ServerResponse>;
   /** While on, a new watch is held from its start: no headers, nothing (holdWatches). */
   readonly holding?: { readonly on: boolean };
+  /** Serve protobuf frames to a client that asks for them first (default true). */
+  readonly protobuf?: boolean | undefined;
 }
 
 /**
@@ -56,8 +59,9 @@ export function serveWatch(
     return;
   }
   const table = wantsTable(req);
+  const message = table || ctx.protobuf === false ? undefined : protobufMessageFor(req, type, apiVersion(type));
   res.writeHead(200, {
-    "Content-Type": "application/json",
+    "Content-Type": message ? WATCH_CONTENT_TYPE : "application/json",
     "Cache-Control": "no-cache, private",
     "Audit-Id": crypto.randomUUID(),
   });
@@ -76,7 +80,8 @@ export function serveWatch(
       });
       first = false;
     }
-    res.write(`${JSON.stringify({ type: event.type, object })}\n`);
+    if (message) res.write(protobufFrame(event.type, object, message, apiVersion(type)));
+    else res.write(`${JSON.stringify({ type: event.type, object })}\n`);
   };
   const initial = !rv || rv === "0" || sendInitial === "true";
   let from = Number(rv ?? 0);

@@ -14,6 +14,7 @@ import { timestamp, type KubeObject, type ObjectStore } from "./store.ts";
 import { toTable } from "./table.ts";
 import { answerInjected, type InjectedFailure } from "./faults.ts";
 import { apiVersion, asServed, readJson, readOptionalJson, sendJson, sendText, wantsTable } from "./http-io.ts";
+import { protobufMessageFor, sendProtobufList } from "./serve-protobuf.ts";
 import { serveWatch } from "./serve-watch.ts";
 import { KUBELET_ANNOTATION } from "./controllers/node-lifecycle.ts";
 
@@ -37,6 +38,8 @@ export interface SimServerOptions {
   readonly logs?: (namespace: string, pod: string, container: string, previous: boolean) => string | undefined;
   /** Injected failures: `group/plural` (`pods`, `example.com/widgets`) → what every request for it is answered. */
   readonly failures?: Map<string, InjectedFailure>;
+  /** Serve protobuf to clients that ask for it first (default true). */
+  readonly protobuf?: boolean;
   readonly now?: () => number;
 }
 
@@ -582,6 +585,8 @@ function serveList(
     return;
   }
   const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
+  const message = ctx.protobuf === false ? undefined : protobufMessageFor(req, type, apiVersion(type));
+  if (message) return sendProtobufList(res, type, apiVersion(type), message, { metadata, items: stripped });
   sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata, items: stripped });
 }
 

@@ -23,6 +23,12 @@ export interface SimulatorOptions {
   readonly without?: readonly string[];
   /** Serve metrics.k8s.io/v1beta1 (as when metrics-server is installed). */
   readonly metricsApi?: boolean;
+  /**
+   * Serves built-in kinds in protobuf to a client that asks for it first, as kube-apiserver does (default
+   * true); false answers JSON only, as a server behind a JSON-only proxy would — what tests of odd JSON objects
+   * use, since protobuf cannot carry them.
+   */
+  readonly protobuf?: boolean;
   /** Changes kept for watches from an older resourceVersion (default 10,000). */
   readonly historyLimit?: number;
   /**
@@ -150,6 +156,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     port: options.port,
     bookmarkIntervalMs: options.bookmarkIntervalMs,
     ...(options.timers ? { timers: options.timers } : {}),
+    ...(options.protobuf === false ? { protobuf: false } : {}),
     now,
   });
   const namespaces = typeOf(registry, "v1", "Namespace");

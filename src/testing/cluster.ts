@@ -47,6 +47,8 @@ export async function startTestCluster(
     env?: Record<string, string>;
     /** Reuse a simulator and clock (a restart). */
     sim?: Simulator;
+    /** Whether the simulator serves protobuf (default true; false: JSON only, for odd JSON objects). */
+    protobuf?: boolean;
     clock?: FakeClock;
     /** Run as a release build (telemetry and the update check are on there). */
     build?: "release" | "development";
@@ -60,7 +62,7 @@ export async function startTestCluster(
     diagnosticsToken?: string;
   } = {},
 ): Promise<TestCluster> {
-  const sim = options.sim ?? (await startSimulator());
+  const sim = options.sim ?? (await startSimulator(options.protobuf === false ? { protobuf: false } : {}));
   const clock = options.clock ?? createFakeClock(Date.now());
   // The API server's bookmarks follow the daemon's clock, as they follow real time in a cluster (issue 30).
   sim.server.useTimers(clock);

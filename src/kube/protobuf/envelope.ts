@@ -67,9 +67,15 @@ export function openEnvelope(
 
 /**
  * Decodes a protobuf list answer under each item's kind's shape. Throws ProtobufError on bytes that are not
- * a list of a kind the schema has; an item that does not decode throws too (the caller lists again as JSON).
+ * a list of a kind the schema has; an item that does not decode is given to `onUndecodable` and left out (without
+ * it, it throws).
  */
-export function decodeList(buf: Uint8Array, plans: ProtobufPlans, shapeOf: ShapeOfKind): DecodedList {
+export function decodeList(
+  buf: Uint8Array,
+  plans: ProtobufPlans,
+  shapeOf: ShapeOfKind,
+  options: { onUndecodable?: (error: ProtobufError) => void } = {},
+): DecodedList {
   const { apiVersion, kind, raw } = openEnvelope(buf);
   const itemKind = kind.replace(/List$/, "");
   const message = KIND_MESSAGES[`${apiVersion}/${itemKind}`];
@@ -84,7 +90,15 @@ export function decodeList(buf: Uint8Array, plans: ProtobufPlans, shapeOf: Shape
     const wire = tag & 7;
     if (tag >>> 3 === 2 && wire === LENGTH) {
       const [s, e] = r.span();
-      items.push(decodeMessage(buf, s, e, plan));
+      // An item is its own length: one that does not decode is set aside, the others are read.
+      if (!options.onUndecodable) items.push(decodeMessage(buf, s, e, plan));
+      else
+        try {
+          items.push(decodeMessage(buf, s, e, plan));
+        } catch (error) {
+          if (!(error instanceof ProtobufError)) throw error;
+          options.onUndecodable(error);
+        }
     } else if (tag >>> 3 === 1 && wire === LENGTH) {
       const meta = new WireReader(buf, ...r.span());
       while (meta.pos < meta.end) {
@@ -120,14 +134,15 @@ export function decodeObject(
 
 /**
  * Splits a protobuf watch stream into events as its chunks arrive (a frame may span chunks, a chunk may hold
- * many frames). `push` returns the events complete so far; a frame that does not decode throws ProtobufError
- * (the watch is then broken: the caller reopens it, as it does a broken JSON stream).
+ * many frames). `push` returns the events complete so far; a frame that does not decode is given to
+ * `onUndecodable` and skipped (without it, it throws ProtobufError).
  */
 export class WatchFrames {
   private pending = new Uint8Array(0);
   constructor(
     private readonly plans: ProtobufPlans,
     private readonly shapeOf: ShapeOfKind,
+    private readonly options: { onUndecodable?: (error: ProtobufError) => void } = {},
   ) {}
 
   push(chunk: Uint8Array): DecodedEvent[] {
@@ -137,8 +152,17 @@ export class WatchFrames {
     while (buf.length - at >= 4) {
       const length = new DataView(buf.buffer, buf.byteOffset + at, 4).getUint32(0);
       if (buf.length - at - 4 < length) break;
-      events.push(this.event(buf, at + 4, at + 4 + length));
-      at += 4 + length;
+      const end = at + 4 + length;
+      // A frame is its own length: one that does not decode is set aside, the stream goes on.
+      if (!this.options.onUndecodable) events.push(this.event(buf, at + 4, end));
+      else
+        try {
+          events.push(this.event(buf, at + 4, end));
+        } catch (error) {
+          if (!(error instanceof ProtobufError)) throw error;
+          this.options.onUndecodable(error);
+        }
+      at = end;
     }
     this.pending = at === buf.length ? new Uint8Array(0) : buf.slice(at);
     return events;
