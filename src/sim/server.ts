@@ -586,7 +586,10 @@ function serveList(
   }
   const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
   const message = ctx.protobuf === false ? undefined : protobufMessageFor(req, type, apiVersion(type));
-  if (message) return sendProtobufList(res, type, apiVersion(type), message, { metadata, items: stripped });
+  if (message) {
+    sendProtobufList(res, type, apiVersion(type), message, { metadata, items: stripped });
+    return;
+  }
   sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata, items: stripped });
 }
 
