@@ -1,0 +1,283 @@
+import { expect } from "bun:test";
+import { connectKube, type KubeConnection } from "../kube/connection.ts";
+import { createInformer, type Informer } from "../kube/informer.ts";
+import { KNOWN_KINDS } from "../kube/kinds.ts";
+import { project } from "../kube/project.ts";
+import { PLANS, protobufShape } from "../kube/protobuf/plans.ts";
+import { KIND_MESSAGES } from "../kube/protobuf/schema.ts";
+import type { KubeObject } from "../model/inventory.ts";
+import { createSystemClock } from "../runtime/clock.ts";
+import { createSilentLogger } from "../runtime/logger.ts";
+import { waitUntil } from "../testing/capture-server.ts";
+import { realKube, realKubeTest } from "../testing/real-kube.ts";
+
+/**
+ * Issue 55 on the real v1.32 API server: every built-in kind mon watches, listed and watched once in JSON and
+ * once in protobuf (decoded straight into its declared projection), gives the very same kept objects — after
+ * the list, and after a burst of changes of every sort — and the same events. Nothing here is the simulator:
+ * the bytes are kube-apiserver's own.
+ */
+const realTest = realKubeTest("protobuf on a real Kubernetes control plane", { concurrent: true });
+
+/** The collection path of each kind the schema has a message for. */
+function paths(): { kind: string; path: string }[] {
+  return Object.keys(KIND_MESSAGES).flatMap((key) => {
+    const kind = key.split("/").pop() as string;
+    const apiVersion = key.slice(0, -kind.length - 1);
+    const known = KNOWN_KINDS.find((k) => k.kind === kind);
+    if (!known) return [];
+    return [{ kind, path: `${apiVersion === "v1" ? "/api/v1" : `/apis/${apiVersion}`}/${known.resource}` }];
+  });
+}
+
+/** One informer's kept objects, by `namespace/name`, projected as the Inventory keeps them, and its events. */
+function cacheOf(connection: KubeConnection, kind: string, path: string, protobuf: boolean) {
+  const cache = new Map<string, KubeObject>();
+  const events: string[] = [];
+  const shape = protobufShape(path, kind, false);
+  const informer: Informer = createInformer({
+    connection,
+    kind: { kind, path },
+    clock: createSystemClock(),
+    logger: createSilentLogger(),
+    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape } } : {}),
+    onEvent(type, object) {
+      const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
+      events.push(`${type} ${key} ${object.metadata?.resourceVersion ?? ""}`);
+      const { kind: _k, apiVersion: _a, ...kept } = project(kind, object) as Record<string, unknown>;
+      if (type === "DELETED") cache.delete(key);
+      else cache.set(key, kept as KubeObject);
+    },
+    onState: () => {},
+    pageSize: 50,
+  });
+  informer.start();
+  return { cache, events, informer };
+}
+
+async function send(
+  connection: KubeConnection,
+  method: string,
+  path: string,
+  body: unknown,
+  type = "application/json",
+) {
+  const response = await connection.request(path, {
+    method,
+    headers: { "content-type": type },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok && response.status !== 409) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+}
+
+realTest(
+  "every built-in kind in protobuf keeps what JSON keeps, after a list and a burst of changes (issue 55)",
+  async () => {
+    const kube = await realKube();
+    const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
+    const ns = `pb-${Date.now().toString(36)}`;
+    await send(connection, "POST", "/api/v1/namespaces", { metadata: { name: ns } });
+    const labels = { app: "web" };
+    const template = {
+      metadata: { labels },
+      spec: {
+        containers: [
+          {
+            name: "web",
+            image: "registry.example/web:1.0",
+            env: [{ name: "DB", valueFrom: { secretKeyRef: { name: "db", key: "password" } } }],
+            readinessProbe: { httpGet: { path: "/ready", port: 8080 }, periodSeconds: 5 },
+            resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "128Mi" } },
+          },
+        ],
+        tolerations: [
+          { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 60 },
+        ],
+      },
+    };
+    const objects: [string, unknown][] = [
+      [
+        `/api/v1/namespaces/${ns}/configmaps`,
+        { metadata: { name: "settings" }, data: { mode: "fast" }, binaryData: { blob: "AAEC" } },
+      ],
+      [`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: "db" }, stringData: { password: "hunter2" } }],
+      [`/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "web" } }],
+      [
+        `/api/v1/namespaces/${ns}/services`,
+        { metadata: { name: "web" }, spec: { selector: labels, ports: [{ port: 80, targetPort: "http" }] } },
+      ],
+      [
+        `/apis/apps/v1/namespaces/${ns}/deployments`,
+        { metadata: { name: "web", labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template } },
+      ],
+      [
+        `/apis/apps/v1/namespaces/${ns}/statefulsets`,
+        {
+          metadata: { name: "db" },
+          spec: {
+            replicas: 1,
+            serviceName: "db",
+            selector: { matchLabels: { app: "db" } },
+            template: { ...template, metadata: { labels: { app: "db" } } },
+          },
+        },
+      ],
+      [
+        `/apis/batch/v1/namespaces/${ns}/jobs`,
+        {
+          metadata: { name: "once" },
+          spec: { backoffLimit: 0, template: { spec: { ...template.spec, restartPolicy: "Never" } } },
+        },
+      ],
+      [
+        `/apis/batch/v1/namespaces/${ns}/cronjobs`,
+        {
+          metadata: { name: "nightly" },
+          spec: {
+            schedule: "0 3 * * *",
+            jobTemplate: { spec: { template: { spec: { ...template.spec, restartPolicy: "OnFailure" } } } },
+          },
+        },
+      ],
+      [
+        `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
+        { metadata: { name: "web" }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
+      ],
+      [
+        `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`,
+        { metadata: { name: "deny" }, spec: { podSelector: {}, policyTypes: ["Ingress"] } },
+      ],
+      [
+        `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`,
+        {
+          metadata: { name: "web" },
+          spec: {
+            rules: [
+              {
+                host: "shop.example",
+                http: {
+                  paths: [
+                    { path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      ],
+      [
+        `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
+        {
+          metadata: { name: "data" },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+        },
+      ],
+      [
+        `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`,
+        {
+          metadata: { name: "leader" },
+          spec: { holderIdentity: "web-1", leaseDurationSeconds: 15, renewTime: "2026-12-03T10:00:00.123456Z" },
+        },
+      ],
+      [
+        `/api/v1/namespaces/${ns}/events`,
+        {
+          metadata: { name: "web.1" },
+          involvedObject: { kind: "Pod", namespace: ns, name: "web-1" },
+          reason: "BackOff",
+          message: "Back-off restarting failed container",
+          type: "Warning",
+          count: 3,
+          firstTimestamp: "2026-12-03T10:00:00Z",
+          lastTimestamp: "2026-12-03T10:01:00Z",
+        },
+      ],
+    ];
+    for (const [path, body] of objects) await send(connection, "POST", path, body);
+
+    const kinds = paths();
+    const pairs = kinds.map(({ kind, path }) => ({
+      kind,
+      json: cacheOf(connection, kind, path, false),
+      proto: cacheOf(connection, kind, path, true),
+    }));
+    try {
+      await waitUntil(
+        () => pairs.every((p) => p.json.informer.synced() && p.proto.informer.synced()),
+        "every list",
+        60_000,
+      );
+      const differences = () =>
+        pairs.flatMap(({ kind, json, proto }) => {
+          const keys = new Set([...json.cache.keys(), ...proto.cache.keys()]);
+          return [...keys].flatMap((key) =>
+            JSON.stringify(sorted(json.cache.get(key))) === JSON.stringify(sorted(proto.cache.get(key)))
+              ? []
+              : [
+                  `${kind} ${key}: json ${JSON.stringify(sorted(json.cache.get(key))).slice(0, 300)} protobuf ${JSON.stringify(sorted(proto.cache.get(key))).slice(0, 300)}`,
+                ],
+          );
+        });
+      expect(differences()).toEqual([]);
+      expect(pairs.reduce((n, p) => n + p.proto.cache.size, 0)).toBeGreaterThan(20);
+
+      // A burst of every sort of change; then a marker both must see.
+      await send(
+        connection,
+        "PATCH",
+        `/apis/apps/v1/namespaces/${ns}/deployments/web`,
+        { spec: { replicas: 3 } },
+        "application/merge-patch+json",
+      );
+      await send(
+        connection,
+        "PATCH",
+        `/api/v1/namespaces/${ns}/configmaps/settings`,
+        { data: { mode: "slow" }, metadata: { labels: { changed: "yes" } } },
+        "application/merge-patch+json",
+      );
+      await send(connection, "DELETE", `/apis/batch/v1/namespaces/${ns}/jobs/once`, {
+        propagationPolicy: "Background",
+      });
+      await send(
+        connection,
+        "PATCH",
+        `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/leader`,
+        { spec: { renewTime: "2026-12-03T10:00:10.654321Z" } },
+        "application/merge-patch+json",
+      );
+      await send(connection, "POST", `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: "marker" } });
+      const marker = `${ns}/marker`;
+      const cm = pairs.find((p) => p.kind === "ConfigMap");
+      await waitUntil(
+        () => !!cm?.json.cache.has(marker) && !!cm?.proto.cache.has(marker),
+        "the marker in both",
+        60_000,
+      );
+      // Both watches are current once the marker is in: whatever else moved, each saw it.
+      await waitUntil(() => differences().length === 0, "the same objects after the burst", 30_000).catch(() => {});
+      expect(differences()).toEqual([]);
+      for (const p of pairs)
+        expect(p.proto.events.filter((e) => e.includes(ns))).toEqual(p.json.events.filter((e) => e.includes(ns)));
+    } finally {
+      for (const p of pairs) {
+        p.json.informer.stop();
+        p.proto.informer.stop();
+      }
+      await send(connection, "DELETE", `/api/v1/namespaces/${ns}`, {}).catch(() => {});
+    }
+  },
+  180_000,
+);
+
+function sorted(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sorted);
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+    );
+  return v;
+}
