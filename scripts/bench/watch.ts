@@ -19,13 +19,15 @@ import { publish } from "./report.ts";
 import { connectKube } from "../../src/kube/connection.ts";
 import { createInformer } from "../../src/kube/informer.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
+import { PLANS, protobufShape } from "../../src/kube/protobuf/plans.ts";
+import type { Shape } from "../../src/model/projection.ts";
 import { trimManagedFields } from "../../src/kube/trim.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
 
 const CHURN = Number(process.env.BENCH_CHURN ?? 20_000);
 const SIZES = (process.env.BENCH_WATCH_SIZES ?? "5000,20000,50000,150000").split(",").map(Number);
-const ARMS = ["mon", "client-node"] as const;
+const ARMS = ["mon", "mon-protobuf", "client-node"] as const;
 type Arm = (typeof ARMS)[number];
 const root = join(import.meta.dirname, "..", "..");
 
@@ -61,7 +63,10 @@ async function measure(arm: Arm) {
       if (events >= n) resolve();
     });
   const started = performance.now();
-  const stop = arm === "mon" ? await startMon(connection, counted) : await startClientNode(seeded.kubeconfig, counted);
+  const stop =
+    arm === "client-node"
+      ? await startClientNode(seeded.kubeconfig, counted)
+      : await startMon(connection, counted, arm === "mon-protobuf");
   const syncSeconds = (performance.now() - started) / 1000;
   Bun.gc(true);
   const rssAfterSync = process.memoryUsage().rss;
@@ -128,8 +133,8 @@ async function measure(arm: Arm) {
   };
 }
 
-/** mon's informers (Pods, Nodes) into its Inventory; resolves once both synced. */
-async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, counted: () => void) {
+/** mon's informers (Pods, Nodes) into its Inventory, in JSON or protobuf (issue 55); resolves once both synced. */
+async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, counted: () => void, protobuf: boolean) {
   const inventory = new Inventory();
   const informers = [
     { kind: "Pod", path: "/api/v1/pods" },
@@ -141,6 +146,7 @@ async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, cou
       clock: createSystemClock(),
       logger: createSilentLogger(),
       resyncMs: 0,
+      ...(protobuf ? { protobuf: { plans: PLANS, shape: protobufShape(kind.path, kind.kind, false) as Shape } } : {}),
       onEvent: (type, o) => {
         inventory.apply(kind.kind, type, o);
         counted();
@@ -206,7 +212,7 @@ const table = [
   "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...results.map(
     (r) =>
-      `| ${r.pods} | ${r.nodes} | ${r.arm === "mon" ? "mon" : "@kubernetes/client-node"} | ${r.listedMiB} | ${r.listToSyncedSeconds} | ${r.watchEventsPerCpuSecond} | ${r.jsonParseEventsPerCpuSecond} | ${r.ratioToJsonParse} | ${r.backlogEventsPerCpuSecond ?? "–"} | ${r.backlogRatioToJsonParse ?? "–"} | ${r.rssAfterSyncMiB} | ${r.rssPerListedByte} |`,
+      `| ${r.pods} | ${r.nodes} | ${r.arm === "client-node" ? "@kubernetes/client-node" : r.arm === "mon-protobuf" ? "mon (protobuf)" : "mon (JSON)"} | ${r.listedMiB} | ${r.listToSyncedSeconds} | ${r.watchEventsPerCpuSecond} | ${r.jsonParseEventsPerCpuSecond} | ${r.ratioToJsonParse} | ${r.backlogEventsPerCpuSecond ?? "–"} | ${r.backlogRatioToJsonParse ?? "–"} | ${r.rssAfterSyncMiB} | ${r.rssPerListedByte} |`,
   ),
   "",
   `Managed fields trimmed (spec 6.9): ${full} → ${trimmed} bytes per recorded pod (−${result.managedFieldsBytesPerPod.savedPercent} %).`,

@@ -52,7 +52,16 @@ const encoder = new TextEncoder();
 class Writer {
   private chunks: number[] = [];
   varint(n: number): void {
-    // Negative numbers in ten bytes of two's complement, exactly.
+    if (n >= 0 && n <= 0x7fffffff) {
+      let v = n;
+      while (v >= 0x80) {
+        this.chunks.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      this.chunks.push(v);
+      return;
+    }
+    // Large and negative numbers (ten bytes of two's complement), exactly.
     let v = BigInt.asUintN(64, BigInt(n));
     while (v >= 0x80n) {
       this.chunks.push(Number(v & 0x7fn) | 0x80);
