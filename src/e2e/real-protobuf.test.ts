@@ -3,7 +3,7 @@ import { connectKube, type KubeConnection } from "../kube/connection.ts";
 import { createInformer, type Informer } from "../kube/informer.ts";
 import { KNOWN_KINDS } from "../kube/kinds.ts";
 import { project } from "../kube/project.ts";
-import { PLANS, protobufShape } from "../kube/protobuf/plans.ts";
+import { isDeclared, PLANS, protobufShape } from "../kube/protobuf/plans.ts";
 import { KIND_MESSAGES } from "../kube/protobuf/schema.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { createSystemClock } from "../runtime/clock.ts";
@@ -40,7 +40,7 @@ function cacheOf(connection: KubeConnection, kind: string, path: string, protobu
     kind: { kind, path },
     clock: createSystemClock(),
     logger: createSilentLogger(),
-    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape } } : {}),
+    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape, projected: isDeclared(kind, shape) } } : {}),
     onEvent(type, object) {
       const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
       events.push(`${type} ${key} ${object.metadata?.resourceVersion ?? ""}`);

@@ -34,7 +34,7 @@ async function cacheOf(s: Simulator, protobuf: boolean) {
     kind: { kind: "Pod", path: "/api/v1/pods" },
     clock: createFakeClock(Date.now()),
     logger: createSilentLogger(),
-    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape } } : {}),
+    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape, projected: true } } : {}),
     onEvent(type, object) {
       const key = `${object.metadata.namespace}/${object.metadata.name}`;
       events.push(`${type} ${key}`);

@@ -10,6 +10,7 @@ export interface InformerKind {
 }
 import { trimManagedFields } from "./trim.ts";
 import { LineSplitter } from "./lines.ts";
+import { asProjected } from "./project.ts";
 import type { Shape } from "../model/projection.ts";
 import type { ProtobufPlans } from "./protobuf/decode.ts";
 import { decodeList, PROTOBUF_TYPE, WatchFrames } from "./protobuf/envelope.ts";
@@ -99,6 +100,8 @@ export interface InformerOptions {
   readonly protobuf?: {
     readonly plans: ProtobufPlans;
     readonly shape: Shape;
+    /** `shape` is the kind's declared projection: decoded objects are projected already (kube/project.ts). */
+    readonly projected?: boolean;
     readonly onUndecodable?: (error: ProtobufError) => void;
   };
   /** Called when a stalled watch is reopened. */
@@ -196,6 +199,7 @@ export function createInformer(options: InformerOptions): Informer {
       const list = decodeList(new Uint8Array(await response.arrayBuffer()), protobuf.plans, () => protobuf.shape, {
         onUndecodable: (error) => protobuf.onUndecodable?.(error),
       });
+      if (protobuf.projected) for (const item of list.items) asProjected(item);
       return {
         metadata: { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) },
         items: list.items as unknown as KubeObject[],
@@ -368,7 +372,11 @@ export function createInformer(options: InformerOptions): Informer {
           stalled = false;
           options.onProgress?.();
         }
-        if (frames) for (const event of frames.push(value)) handleEvent(event as WireEvent);
+        if (frames)
+          for (const event of frames.push(value)) {
+            if (protobuf?.projected && event.type !== "ERROR") asProjected(event.object);
+            handleEvent(event as WireEvent);
+          }
         else lines.push(value, handleLine);
         armIdle();
         if (failures > 0) {

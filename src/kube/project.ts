@@ -10,9 +10,24 @@ import { SHAPES } from "../model/shapes.ts";
  * values). Kinds without a declared shape (custom resources) are returned as they are.
  */
 export function project(kind: string, object: KubeObject): KubeObject {
+  if (PROJECTED.has(object)) return object;
   const shape = (SHAPES as Record<string, Shape | undefined>)[kind];
   if (!shape || !isPlainObject(object)) return object;
   return projectValue(object, shape) as KubeObject;
+}
+
+/** Objects decoded straight into their kind's shape (protobuf, issue 55): projecting them again would copy them. */
+const PROJECTED = new WeakSet<object>();
+
+/**
+ * Marks `object`, built to its kind's declared shape already (a protobuf decoder's output), so `project` hands
+ * it on as it is; drops the `kubectl apply` annotation as projecting does. Returns `object`.
+ */
+export function asProjected<T extends object>(object: T): T {
+  const annotations = (object as { metadata?: { annotations?: Record<string, unknown> } }).metadata?.annotations;
+  if (annotations && LAST_APPLIED in annotations) delete annotations[LAST_APPLIED];
+  PROJECTED.add(object);
+  return object;
 }
 
 /** The metadata annotation `kubectl apply` writes: the whole last applied object again, never read by mon. */

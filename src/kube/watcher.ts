@@ -8,7 +8,7 @@ import { healthReasonOf, KubeError } from "./errors.ts";
 import { createInformer, type Informer, type InformerState } from "./informer.ts";
 import { KNOWN_KINDS, kindKey, type WatchTarget } from "./kinds.ts";
 import { hashSecretValues, metadataOnly } from "./object-filter.ts";
-import { PLANS, protobufShape } from "./protobuf/plans.ts";
+import { isDeclared, PLANS, protobufShape } from "./protobuf/plans.ts";
 import type { ProtobufError } from "./protobuf/wire.ts";
 import { planWatches, type CoverageEntry } from "./plan.ts";
 
@@ -197,6 +197,7 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
             protobuf: {
               plans: PLANS,
               shape,
+              projected: isDeclared(target.kind, shape),
               onUndecodable: (error: ProtobufError) => {
                 hooks.onHandlerFailure?.(target.kind, error);
                 logger.warn(

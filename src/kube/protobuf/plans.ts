@@ -13,10 +13,16 @@ const METADATA_ONLY: Shape = Object.freeze({ metadata: true });
 /**
  * The shape to decode a watched kind's protobuf into, or undefined when the API server serves it only as JSON
  * (custom resources, a version the schema does not have). `path` is the kind's collection path
- * (`/apis/apps/v1/deployments`), `metadataOnly` a kind mon keeps only the metadata of.
+ * (`/apis/apps/v1/deployments`), `metadataOnly` a kind mon keeps only the metadata of. `isDeclared` tells a
+ * kind's declared projection (objects decoded into it need no projecting again).
  */
 export function protobufShape(path: string, kind: string, metadataOnly: boolean): Shape | undefined {
   const apiVersion = path.startsWith("/api/") ? "v1" : path.split("/").slice(2, 4).join("/");
   if (!KIND_MESSAGES[`${apiVersion}/${kind}`]) return undefined;
   return metadataOnly ? METADATA_ONLY : ((SHAPES as Record<string, Shape>)[kind] ?? true);
+}
+
+/** True when `shape` is `kind`'s declared projection (model/shapes.ts). */
+export function isDeclared(kind: string, shape: Shape): boolean {
+  return (SHAPES as Record<string, Shape | undefined>)[kind] === shape;
 }
