@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import type { Shape } from "../../model/projection.ts";
 import type { ProtoField, ProtoSchema } from "./schema.ts";
 import { base64, FIXED32, FIXED64, LENGTH, ProtobufError, text, VARINT, WireReader } from "./wire.ts";
@@ -36,11 +37,13 @@ interface FieldPlan {
   readonly omitEmpty: boolean;
   /** Its fields are its parent's in JSON. */
   readonly inline: boolean;
-  readonly scalar?: Scalar;
-  readonly special?: Special;
+  readonly scalar: Scalar | undefined;
+  /** A repeated number, which may come packed. */
+  readonly packable: boolean;
+  readonly special: Special | undefined;
   /** The plan of a message value (its item, for a list; its value, for a map). */
-  readonly message?: () => MessagePlan;
-  readonly key?: Scalar;
+  readonly message: (() => MessagePlan) | undefined;
+  readonly key: Scalar | undefined;
 }
 
 /** How to read one message under one shape: its kept fields by number. */
@@ -90,15 +93,17 @@ export class ProtobufPlans {
       if (json.includes("n") && sub === true) nullIfAbsent.push(field);
       const special = SPECIAL[type];
       const isMessage = !special && this.schema.messages[type] !== undefined;
+      // Every plan has the same fields in the same order: the decoder's reads of them stay monomorphic.
       out[number] = {
         name: field,
         rule,
         omitEmpty: json.includes("e"),
         inline,
-        ...(special ? { special } : {}),
-        ...(isMessage ? { message: lazy(() => this.plan(type, rule === "map" ? true : itemShape)) } : {}),
-        ...(!special && !isMessage ? { scalar: scalarOf(type) } : {}),
-        ...(key ? { key: scalarOf(key) } : {}),
+        scalar: !special && !isMessage ? scalarOf(type) : undefined,
+        packable: rule === "repeated" && !special && !isMessage && type !== "string" && type !== "bytes",
+        special,
+        message: isMessage ? lazy(() => this.plan(type, rule === "map" ? true : itemShape)) : undefined,
+        key: key ? scalarOf(key) : undefined,
       };
     }
     return { fields: out, nullIfAbsent };
@@ -109,168 +114,318 @@ export class ProtobufPlans {
  * Decodes the message in `buf[start, end)` under `plan` into a JSON-shaped object. Throws ProtobufError when the
  * bytes are not valid protobuf or a kept field has the wrong wire type.
  */
-export function decodeMessage(buf: Uint8Array, start: number, end: number, plan: MessagePlan): Record<string, unknown> {
+export function decodeMessage(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  plan: MessagePlan,
+): Record<string, unknown> {
+  if (start < 0 || end > bytes.length || start > end) throw new ProtobufError("message out of bounds", start);
+  buf = bytes;
+  pos = start;
+  slice = stringReader(bytes);
   const out: Record<string, unknown> = {};
-  readInto(new WireReader(buf, start, end), plan, out);
+  readInto(end, plan, out);
   return out;
 }
 
 // --- internal ---
 
-function readInto(r: WireReader, plan: MessagePlan, out: Record<string, unknown>): void {
+// The decoder's cursor: one message is decoded at a time, synchronously, so a module-level position costs no
+// allocation per field or sub-message (what a reader object per message did: 4 × JSON.parse's time).
+let buf: Uint8Array = new Uint8Array(0);
+let pos = 0;
+let slice: (start: number, end: number) => string = (s, e) => text(buf, s, e);
+
+const utf8 = new TextDecoder();
+
+let lastBytes: Uint8Array | undefined;
+let lastReader: (start: number, end: number) => string = (s, e) => text(buf, s, e);
+
+/**
+ * The fastest UTF-8 reader the runtime has for `bytes`: node:buffer's native slice over the same memory (no
+ * copy), else a TextDecoder. Made once per byte array (a list's items, a chunk's frames share one).
+ */
+function stringReader(bytes: Uint8Array): (start: number, end: number) => string {
+  if (bytes === lastBytes) return lastReader;
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as {
+    utf8Slice?: (s: number, e: number) => string;
+  };
+  const native = view.utf8Slice;
+  lastBytes = bytes;
+  lastReader =
+    typeof native === "function"
+      ? (s, e) => native.call(view, s, e)
+      : (s, e) => (e - s <= 24 ? text(bytes, s, e) : utf8.decode(bytes.subarray(s, e)));
+  return lastReader;
+}
+
+function varint(end: number): number {
+  if (pos >= end) throw new ProtobufError("varint past the end", pos);
+  let byte = buf[pos++] as number;
+  if (byte < 0x80) return byte;
+  // Two 32-bit halves, as protobuf's own readers do: exact for every number a Kubernetes object holds (under
+  // 2^53), negative ones (ten bytes of two's complement, Go's zero time among them) included, without a BigInt.
+  let lo = byte & 0x7f;
+  for (let shift = 7; shift < 28; shift += 7) {
+    if (pos >= end) throw new ProtobufError("varint past the end", pos);
+    byte = buf[pos++] as number;
+    lo |= (byte & 0x7f) << shift;
+    if (byte < 0x80) return lo >>> 0;
+  }
+  if (pos >= end) throw new ProtobufError("varint past the end", pos);
+  byte = buf[pos++] as number;
+  lo |= (byte & 0x7f) << 28;
+  let hi = (byte & 0x7f) >> 4;
+  if (byte >= 0x80) {
+    for (let shift = 3; ; shift += 7) {
+      if (shift > 31) throw new ProtobufError("varint longer than ten bytes", pos);
+      if (pos >= end) throw new ProtobufError("varint past the end", pos);
+      byte = buf[pos++] as number;
+      hi |= (byte & 0x7f) << shift;
+      if (byte < 0x80) break;
+    }
+  }
+  return (hi | 0) * 4294967296 + (lo >>> 0);
+}
+
+/** The end of a length-delimited value starting at the cursor; the cursor moves to its start. */
+function length(end: number): number {
+  const n = varint(end);
+  const stop = pos + n;
+  if (stop > end) throw new ProtobufError(`length ${n} past the end`, pos);
+  return stop;
+}
+
+function skip(wire: number, end: number): void {
+  switch (wire) {
+    case VARINT:
+      varint(end);
+      return;
+    case LENGTH:
+      pos = length(end);
+      return;
+    case FIXED64:
+      if (pos + 8 > end) throw new ProtobufError("8 bytes past the end", pos);
+      pos += 8;
+      return;
+    case FIXED32:
+      if (pos + 4 > end) throw new ProtobufError("4 bytes past the end", pos);
+      pos += 4;
+      return;
+    default:
+      throw new ProtobufError(`wire type ${wire} is not read`, pos);
+  }
+}
+
+function readInto(end: number, plan: MessagePlan, out: Record<string, unknown>): void {
   const { fields } = plan;
-  for (const name of plan.nullIfAbsent) out[name] = null;
-  while (r.pos < r.end) {
-    const tag = r.varint();
-    const number = Math.floor(tag / 8);
+  for (let i = 0; i < plan.nullIfAbsent.length; i++) out[plan.nullIfAbsent[i] as string] = null;
+  while (pos < end) {
+    const tag = varint(end);
     const wire = tag & 7;
-    const field = fields[number];
-    if (!field) {
-      r.skip(wire);
+    const field = fields[tag >>> 3];
+    if (field === undefined) {
+      skip(wire, end);
       continue;
     }
     if (field.rule === "map") {
-      if (wire !== LENGTH) throw new ProtobufError(`map field ${field.name} with wire type ${wire}`, r.pos);
-      const [s, e] = r.span();
-      const map = (out[field.name] ??= {}) as Record<string, unknown>;
-      readEntry(new WireReader(r.buf, s, e), field, map);
+      if (wire !== LENGTH) throw new ProtobufError(`map field ${field.name} with wire type ${wire}`, pos);
+      const stop = length(end);
+      let map = out[field.name] as Record<string, unknown> | undefined | null;
+      if (!map) out[field.name] = map = {};
+      readEntry(stop, field, map);
       continue;
     }
     if (field.inline) {
-      if (wire !== LENGTH) throw new ProtobufError(`field ${field.name} with wire type ${wire}`, r.pos);
-      const [s, e] = r.span();
-      readInto(new WireReader(r.buf, s, e), (field.message as () => MessagePlan)(), out);
+      if (wire !== LENGTH) throw new ProtobufError(`field ${field.name} with wire type ${wire}`, pos);
+      const stop = length(end);
+      readInto(stop, (field.message as () => MessagePlan)(), out);
       continue;
     }
-    if (
-      field.rule === "repeated" &&
-      wire === LENGTH &&
-      field.scalar &&
-      field.scalar !== "string" &&
-      field.scalar !== "bytes"
-    ) {
-      // A packed list of numbers.
-      const [s, e] = r.span();
-      const list = (out[field.name] ??= []) as unknown[];
-      const packed = new WireReader(r.buf, s, e);
-      while (packed.pos < packed.end) list.push(readScalar(packed, field.scalar, VARINT));
+    if (field.rule === "repeated") {
+      let list = out[field.name] as unknown[] | undefined | null;
+      if (!list) out[field.name] = list = [];
+      if (wire === LENGTH && field.packable) {
+        // A packed list of numbers.
+        const stop = length(end);
+        while (pos < stop) list.push(readScalar(field.scalar as Scalar, VARINT, stop));
+      } else list.push(readValue(field, wire, end));
       continue;
     }
-    const value = readValue(r, field, wire);
-    if (field.rule === "repeated") ((out[field.name] ??= []) as unknown[]).push(value);
-    else if (!(field.omitEmpty && (value === "" || value === 0 || value === false))) out[field.name] = value;
+    const value = readValue(field, wire, end);
+    if (!(field.omitEmpty && (value === "" || value === 0 || value === false))) out[field.name] = value;
   }
+  if (pos !== end) throw new ProtobufError("field past its message's end", pos);
 }
 
-function readValue(r: WireReader, field: FieldPlan, wire: number): unknown {
-  if (field.scalar) return readScalar(r, field.scalar, wire);
-  if (wire !== LENGTH) throw new ProtobufError(`field ${field.name} with wire type ${wire}`, r.pos);
-  const [s, e] = r.span();
-  if (field.special) return readSpecial(r.buf, s, e, field.special);
+function readValue(field: FieldPlan, wire: number, end: number): unknown {
+  if (field.scalar) return readScalar(field.scalar, wire, end);
+  if (wire !== LENGTH) throw new ProtobufError(`field ${field.name} with wire type ${wire}`, pos);
+  const stop = length(end);
+  if (field.special) return readSpecial(stop, field.special);
   const out: Record<string, unknown> = {};
-  readInto(new WireReader(r.buf, s, e), (field.message as () => MessagePlan)(), out);
+  readInto(stop, (field.message as () => MessagePlan)(), out);
   return out;
 }
 
-function readScalar(r: WireReader, scalar: Scalar, wire: number): unknown {
+function readScalar(scalar: Scalar, wire: number, end: number): unknown {
   switch (scalar) {
     case "string": {
-      if (wire !== LENGTH) throw new ProtobufError(`string with wire type ${wire}`, r.pos);
-      const [s, e] = r.span();
-      return text(r.buf, s, e);
+      if (wire !== LENGTH) throw new ProtobufError(`string with wire type ${wire}`, pos);
+      const stop = length(end);
+      const start = pos;
+      pos = stop;
+      return start === stop ? "" : stop - start <= INTERN_MAX ? interned(start, stop) : slice(start, stop);
     }
     case "bytes": {
-      if (wire !== LENGTH) throw new ProtobufError(`bytes with wire type ${wire}`, r.pos);
-      const [s, e] = r.span();
-      return base64(r.buf, s, e);
+      if (wire !== LENGTH) throw new ProtobufError(`bytes with wire type ${wire}`, pos);
+      const stop = length(end);
+      const start = pos;
+      pos = stop;
+      return base64(buf, start, stop);
     }
     case "bool":
-      return expectVarint(r, wire) !== 0;
+      return expectVarint(wire, end) !== 0;
     case "int":
     case "uint":
-      return expectVarint(r, wire);
+      return expectVarint(wire, end);
     case "sint": {
-      const n = expectVarint(r, wire);
+      const n = expectVarint(wire, end);
       return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
     }
-    case "double":
-      if (wire !== FIXED64) throw new ProtobufError(`double with wire type ${wire}`, r.pos);
-      return r.double();
+    case "double": {
+      if (wire !== FIXED64) throw new ProtobufError(`double with wire type ${wire}`, pos);
+      if (pos + 8 > end) throw new ProtobufError("double past the end", pos);
+      const value = new DataView(buf.buffer, buf.byteOffset + pos, 8).getFloat64(0, true);
+      pos += 8;
+      return value;
+    }
     case "float": {
-      if (wire !== FIXED32) throw new ProtobufError(`float with wire type ${wire}`, r.pos);
-      const at = r.pos;
-      r.skip(FIXED32);
-      return new DataView(r.buf.buffer, r.buf.byteOffset + at, 4).getFloat32(0, true);
+      if (wire !== FIXED32) throw new ProtobufError(`float with wire type ${wire}`, pos);
+      if (pos + 4 > end) throw new ProtobufError("float past the end", pos);
+      const value = new DataView(buf.buffer, buf.byteOffset + pos, 4).getFloat32(0, true);
+      pos += 4;
+      return value;
     }
   }
 }
 
-function expectVarint(r: WireReader, wire: number): number {
-  if (wire !== VARINT) throw new ProtobufError(`number with wire type ${wire}`, r.pos);
-  return r.varint();
+function expectVarint(wire: number, end: number): number {
+  if (wire !== VARINT) throw new ProtobufError(`number with wire type ${wire}`, pos);
+  return varint(end);
 }
 
 /** One map entry (key = 1, value = 2) into `map`. */
-function readEntry(r: WireReader, field: FieldPlan, map: Record<string, unknown>): void {
+function readEntry(end: number, field: FieldPlan, map: Record<string, unknown>): void {
   let key: unknown = "";
   let value: unknown = field.scalar === "string" ? "" : field.scalar ? 0 : {};
-  while (r.pos < r.end) {
-    const tag = r.varint();
+  while (pos < end) {
+    const tag = varint(end);
     const wire = tag & 7;
-    if (tag >>> 3 === 1) key = readScalar(r, field.key ?? "string", wire);
-    else if (tag >>> 3 === 2) value = readValue(r, field, wire);
-    else r.skip(wire);
+    if (tag >>> 3 === 1) key = readScalar(field.key ?? "string", wire, end);
+    else if (tag >>> 3 === 2) value = readValue(field, wire, end);
+    else skip(wire, end);
   }
   map[String(key)] = value;
 }
 
-function readSpecial(buf: Uint8Array, start: number, end: number, special: Special): unknown {
-  const r = new WireReader(buf, start, end);
+function readSpecial(end: number, special: Special): unknown {
   let a = 0;
   let b = 0;
   let s = "";
   let raw: [number, number] | undefined;
-  while (r.pos < r.end) {
-    const tag = r.varint();
+  const start = pos;
+  while (pos < end) {
+    const tag = varint(end);
     const wire = tag & 7;
     const n = tag >>> 3;
     if (special === "quantity" || special === "raw") {
-      if (n === 1 && wire === LENGTH) raw = r.span();
-      else r.skip(wire);
-    } else if (special === "intorstring") {
-      if (n === 1 && wire === VARINT) a = r.varint();
-      else if (n === 2 && wire === VARINT) b = r.varint();
-      else if (n === 3 && wire === LENGTH) {
-        const [x, y] = r.span();
-        s = text(buf, x, y);
-      } else r.skip(wire);
-    } else if (n === 1 && wire === VARINT) a = r.varint();
-    else if (n === 2 && wire === VARINT) b = r.varint();
-    else r.skip(wire);
+      if (n === 1 && wire === LENGTH) {
+        const stop = length(end);
+        raw = [pos, stop];
+        pos = stop;
+      } else skip(wire, end);
+    } else if (special === "intorstring" && n === 3 && wire === LENGTH) {
+      const stop = length(end);
+      s = slice(pos, stop);
+      pos = stop;
+    } else if (n === 1 && wire === VARINT) a = varint(end);
+    else if (n === 2 && wire === VARINT) b = varint(end);
+    else skip(wire, end);
   }
   if ((special === "time" || special === "microtime") && a !== ZERO_TIME_SECONDS && Math.abs(a) > MAX_TIME_SECONDS)
     throw new ProtobufError(`time ${a} s out of range`, start);
   switch (special) {
     case "time":
-      return a === ZERO_TIME_SECONDS ? null : `${new Date(a * 1000).toISOString().slice(0, 19)}Z`;
+      return a === ZERO_TIME_SECONDS ? null : isoSeconds(a);
     case "microtime":
       return a === ZERO_TIME_SECONDS
         ? null
-        : `${new Date(a * 1000).toISOString().slice(0, 19)}.${String(Math.floor(b / 1000)).padStart(6, "0")}Z`;
+        : `${isoSeconds(a).slice(0, 19)}.${String(Math.floor(b / 1000)).padStart(6, "0")}Z`;
     case "duration":
       return goDuration(a);
     case "intorstring":
       return a === 1 ? s : b;
     case "quantity":
-      return raw ? text(buf, raw[0], raw[1]) : "";
+      return raw ? slice(raw[0], raw[1]) : "";
     case "raw":
       if (!raw || raw[1] === raw[0]) return null;
       try {
-        return JSON.parse(text(buf, raw[0], raw[1]));
+        return JSON.parse(slice(raw[0], raw[1]));
       } catch {
         throw new ProtobufError("raw value that is not JSON", raw[0]);
       }
   }
+}
+
+/** Longest string the decoder shares between objects, bytes. */
+const INTERN_MAX = 32;
+const INTERN_SLOTS = 8192;
+const internStrings: (string | undefined)[] = new Array(INTERN_SLOTS);
+const internBytes = new Uint8Array(INTERN_SLOTS * INTERN_MAX);
+const internLengths = new Uint8Array(INTERN_SLOTS);
+
+/**
+ * The short string in `buf[start, end)`, shared with every other object holding the same bytes (condition
+ * types and statuses, label keys, node and image names …): one string in memory instead of one per object,
+ * and no decoding on a hit. A table of the last string seen in each of 8,192 slots, by a hash of its bytes.
+ */
+function interned(start: number, end: number): string {
+  const n = end - start;
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+  const slot = (h >>> 0) & (INTERN_SLOTS - 1);
+  const cached = internStrings[slot];
+  if (cached !== undefined && internLengths[slot] === n) {
+    const at = slot * INTERN_MAX;
+    let same = true;
+    for (let i = 0; i < n; i++)
+      if (internBytes[at + i] !== buf[start + i]) {
+        same = false;
+        break;
+      }
+    if (same) return cached;
+  }
+  const value = slice(start, end);
+  internStrings[slot] = value;
+  internLengths[slot] = n;
+  internBytes.set(buf.subarray(start, end), slot * INTERN_MAX);
+  return value;
+}
+
+// The same times recur (a pod's conditions, a node's heartbeats): the last few are remembered.
+const isoCache = new Map<number, string>();
+
+/** RFC 3339 of Unix seconds, as Kubernetes writes a metav1.Time (`2026-12-03T10:00:00Z`). */
+function isoSeconds(seconds: number): string {
+  let iso = isoCache.get(seconds);
+  if (iso === undefined) {
+    iso = `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+    if (isoCache.size >= 1024) isoCache.clear();
+    isoCache.set(seconds, iso);
+  }
+  return iso;
 }
 
 /** A duration in nanoseconds as Go's time.Duration.String() writes it (`1h2m3.5s`, `150ms`, `0s`). */
