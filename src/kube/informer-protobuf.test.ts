@@ -27,6 +27,7 @@ afterEach(async () => {
 async function cacheOf(s: Simulator, protobuf: boolean) {
   const cache = new Map<string, KubeObject>();
   const events: string[] = [];
+  const undecodable: string[] = [];
   const connection = await connectKube({ kubeconfigText: s.kubeconfig() });
   const shape = protobufShape("/api/v1/pods", "Pod", false);
   const informer = createInformer({
@@ -34,7 +35,9 @@ async function cacheOf(s: Simulator, protobuf: boolean) {
     kind: { kind: "Pod", path: "/api/v1/pods" },
     clock: createFakeClock(Date.now()),
     logger: createSilentLogger(),
-    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape, projected: true } } : {}),
+    ...(protobuf && shape
+      ? { protobuf: { plans: PLANS, shape, projected: true, onUndecodable: (e) => undecodable.push(e.message) } }
+      : {}),
     onEvent(type, object) {
       const key = `${object.metadata.namespace}/${object.metadata.name}`;
       events.push(`${type} ${key}`);
@@ -47,7 +50,7 @@ async function cacheOf(s: Simulator, protobuf: boolean) {
   informers.push(informer);
   informer.start();
   await waitUntil(() => informer.synced(), "the first list");
-  return { cache, events };
+  return { cache, events, undecodable, informer };
 }
 
 /**
@@ -103,5 +106,23 @@ describe("an informer in protobuf (issue 55)", () => {
       ),
       { numRuns: 10 },
     );
+  });
+
+  test("a frame that does not decode is set aside and said; the frames after it are read, the watch goes on, the object back with its next change", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+    const made = deployment("shop", "api", 1, "ghcr.io/shop/api:1.0", "abc12");
+    sim.apply(made.deployment);
+    sim.apply(made.replicaSet);
+    const replicaSet = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "api-abc12") as KubeObject;
+    const proto = await cacheOf(sim, true);
+    sim.server.garbleProtobuf("pods", 1);
+    sim.apply(runningPod(replicaSet, "odd", "n1", Date.now()));
+    sim.apply(runningPod(replicaSet, "next", "n1", Date.now()));
+    await waitUntil(() => proto.cache.has("shop/api-abc12-next"), "the frame after the odd one");
+    // The simulator writes a pod and then its status: the first frame was the odd one, the second brings it.
+    expect(proto.events.filter((e) => e.endsWith("api-abc12-odd"))).toEqual(["MODIFIED shop/api-abc12-odd"]);
+    expect(proto.undecodable).toEqual([expect.stringMatching(/past the end at byte \d+$/)]);
+    expect(proto.informer.synced()).toBe(true);
   });
 });

@@ -50,9 +50,20 @@ export function sendProtobufList(
 /** The content type of a protobuf watch stream. */
 export const WATCH_CONTENT_TYPE = PROTOBUF_WATCH_TYPE;
 
-/** One watch event as a protobuf frame: the object in its kind's message, a Status for an ERROR. */
-export function protobufFrame(type: string, object: KubeObject, message: string, apiVersion: string): Uint8Array {
+/**
+ * One watch event as a protobuf frame: the object in its kind's message, a Status for an ERROR; `garbled`, an
+ * object whose first field claims more bytes than there are (a frame that does not decode).
+ */
+export function protobufFrame(
+  type: string,
+  object: KubeObject,
+  message: string,
+  apiVersion: string,
+  garbled = false,
+): Uint8Array {
   const { kind: _k, apiVersion: _a, ...fields } = object as Record<string, unknown>;
+  if (garbled)
+    return watchFrame(type, envelope(apiVersion, String(object.kind ?? ""), Uint8Array.of(0x0a, 0x7f, 0x01)));
   if (type === "ERROR")
     return watchFrame(
       type,

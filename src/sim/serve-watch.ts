@@ -24,6 +24,8 @@ export interface WatchContext {
   readonly holding?: { readonly on: boolean };
   /** Serve protobuf frames to a client that asks for them first (default true). */
   readonly protobuf?: boolean | undefined;
+  /** Protobuf watch events still to send garbled, by resource (SimServer.garbleProtobuf). */
+  readonly garbling?: Map<string, number>;
 }
 
 /**
@@ -80,7 +82,9 @@ export function serveWatch(
       });
       first = false;
     }
-    if (message) res.write(protobufFrame(event.type, object, message, apiVersion(type)));
+    const garble = message && event.type !== "BOOKMARK" ? (ctx.garbling?.get(type.name) ?? 0) : 0;
+    if (garble > 0) ctx.garbling?.set(type.name, garble - 1);
+    if (message) res.write(protobufFrame(event.type, object, message, apiVersion(type), garble > 0));
     else res.write(`${JSON.stringify({ type: event.type, object })}\n`);
   };
   const initial = !rv || rv === "0" || sendInitial === "true";

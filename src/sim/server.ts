@@ -64,6 +64,11 @@ export interface SimServer {
    * real time, or it takes every quiet watch for a silent one.
    */
   useTimers(timers: { setTimer(fn: () => void, delayMs: number): () => void }): void;
+  /**
+   * The next `frames` protobuf watch events of `resource` (a plural) are sent as frames whose object does not
+   * decode (an odd or hostile frame, issue 55); JSON watches are not touched.
+   */
+  garbleProtobuf(resource: string, frames: number): void;
   /** Open watch streams right now. */
   watchCount(): number;
   /** Ends every open watch stream (as an apiserver restart would), keeping the server up. */
@@ -82,6 +87,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
   const watchesByResource = new Map<ServerResponse, string>();
   const stalled = new WeakSet<ServerResponse>();
   const holding = { on: false };
+  const garbling = new Map<string, number>();
   const requests = createRequestMetrics();
   let timers = options.timers;
   const server = createServer(
@@ -102,6 +108,7 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
         watchesByResource,
         stalled,
         holding,
+        garbling,
       }).catch((error: unknown) => {
         const api =
           error instanceof ApiError
@@ -121,6 +128,9 @@ export async function startSimServer(options: SimServerOptions): Promise<SimServ
     url: `https://${options.host ?? "127.0.0.1"}:${port}`,
     port,
     watchCount: () => streams.size,
+    garbleProtobuf(resource, frames) {
+      garbling.set(resource, (garbling.get(resource) ?? 0) + frames);
+    },
     stallWatches(resource) {
       for (const [res, name] of watchesByResource) if (resource === "*" || name === resource) stalled.add(res);
     },
@@ -156,6 +166,8 @@ interface Context extends SimServerOptions {
   stalled: WeakSet<ServerResponse>;
   /** While on, every watch is held (holdWatches). */
   holding: { on: boolean };
+  /** Protobuf watch events still to send garbled, by resource (garbleProtobuf). */
+  garbling: Map<string, number>;
 }
 
 const PUBLIC_PATHS = new Set(["/healthz", "/livez", "/readyz", "/version"]);
