@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import type { Shape } from "../../model/projection.ts";
 import type { ProtoField, ProtoSchema } from "./schema.ts";
-import { base64, FIXED32, FIXED64, LENGTH, ProtobufError, text, VARINT, WireReader } from "./wire.ts";
+import { base64, FIXED32, FIXED64, LENGTH, ProtobufError, text, VARINT } from "./wire.ts";
 
 /**
  * Decoding Kubernetes' protobuf straight into a declared projection (issue 55; model/projection.ts): a plan per
