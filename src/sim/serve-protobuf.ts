@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { encodeMessage, envelope, watchFrame } from "../kube/protobuf/encode.ts";
 import { PROTOBUF_TYPE, PROTOBUF_WATCH_TYPE } from "../kube/protobuf/envelope.ts";
 import { KIND_MESSAGES, type ProtoSchema } from "../kube/protobuf/schema.ts";
-import schemaJson from "../kube/protobuf/schema.generated.json";
+import schemaJson from "../kube/protobuf/schema.generated.json" with { type: "json" };
 import type { ResourceType } from "./resources.ts";
 import type { KubeObject } from "./store.ts";
 

@@ -6,7 +6,7 @@ import { project } from "../project.ts";
 import { decodeMessage, goDuration, ProtobufPlans } from "./decode.ts";
 import { encodeMessage } from "./encode.ts";
 import { KIND_MESSAGES, type ProtoSchema } from "./schema.ts";
-import schemaJson from "./schema.generated.json";
+import schemaJson from "./schema.generated.json" with { type: "json" };
 
 const schema = schemaJson as unknown as ProtoSchema;
 /** The message of a built-in kind, by kind alone (each is served in one version). */

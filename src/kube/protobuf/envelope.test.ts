@@ -7,7 +7,7 @@ import { ProtobufPlans } from "./decode.ts";
 import { encodeMessage, envelope, watchFrame } from "./encode.ts";
 import { decodeList, WatchFrames } from "./envelope.ts";
 import type { ProtoSchema } from "./schema.ts";
-import schemaJson from "./schema.generated.json";
+import schemaJson from "./schema.generated.json" with { type: "json" };
 import { ProtobufError } from "./wire.ts";
 
 const schema = schemaJson as unknown as ProtoSchema;

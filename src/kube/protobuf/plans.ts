@@ -2,7 +2,7 @@ import type { Shape } from "../../model/projection.ts";
 import { SHAPES } from "../../model/shapes.ts";
 import { ProtobufPlans } from "./decode.ts";
 import { KIND_MESSAGES, type ProtoSchema } from "./schema.ts";
-import schemaJson from "./schema.generated.json";
+import schemaJson from "./schema.generated.json" with { type: "json" };
 
 /** The decoding plans of this process: one per message and shape, built on first use (issue 55). */
 export const PLANS = new ProtobufPlans(schemaJson as unknown as ProtoSchema);

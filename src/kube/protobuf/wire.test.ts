@@ -4,7 +4,7 @@ import { SHAPES } from "../../model/shapes.ts";
 import { decodeMessage, ProtobufPlans } from "./decode.ts";
 import { encodeMessage } from "./encode.ts";
 import type { ProtoSchema } from "./schema.ts";
-import schemaJson from "./schema.generated.json";
+import schemaJson from "./schema.generated.json" with { type: "json" };
 import { ProtobufError, WireReader } from "./wire.ts";
 
 const schema = schemaJson as unknown as ProtoSchema;
