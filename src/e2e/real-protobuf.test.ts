@@ -2,6 +2,7 @@ import { expect } from "bun:test";
 import { connectKube, type KubeConnection } from "../kube/connection.ts";
 import { createInformer, type Informer } from "../kube/informer.ts";
 import { KNOWN_KINDS } from "../kube/kinds.ts";
+import { admit } from "../kube/admit.ts";
 import { project } from "../kube/project.ts";
 import { isDeclared, PLANS, protobufShape } from "../kube/protobuf/plans.ts";
 import { KIND_MESSAGES } from "../kube/protobuf/schema.ts";
@@ -13,7 +14,8 @@ import { realKube, realKubeTest } from "../testing/real-kube.ts";
 
 /**
  * Issue 55 on the real v1.32 API server: every built-in kind mon watches, listed and watched once in JSON and
- * once in protobuf (decoded straight into its declared projection), gives the very same kept objects — after
+ * once in protobuf (decoded straight into its declared projection), gives the very same objects in the Inventory
+ * (projected and through its door) — after
  * the list, and after a burst of changes of every sort — and the same events. Nothing here is the simulator:
  * the bytes are kube-apiserver's own.
  */
@@ -44,7 +46,10 @@ function cacheOf(connection: KubeConnection, kind: string, path: string, protobu
     onEvent(type, object) {
       const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
       events.push(`${type} ${key} ${object.metadata?.resourceVersion ?? ""}`);
-      const { kind: _k, apiVersion: _a, ...kept } = project(kind, object) as Record<string, unknown>;
+      // What the Inventory keeps: projected, through its door (a decoded object is admitted as it is).
+      const admitted = admit(project(kind, object));
+      if (!("object" in admitted)) throw new Error(`${kind} ${key}: ${admitted.unreadable}`);
+      const { kind: _k, apiVersion: _a, ...kept } = admitted.object as Record<string, unknown>;
       if (type === "DELETED") cache.delete(key);
       else cache.set(key, kept as KubeObject);
     },

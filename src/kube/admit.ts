@@ -23,11 +23,47 @@ export type UnreadableReason = "not_an_object" | "no_name";
  */
 export function admit(object: unknown): { object: KubeObject } | { unreadable: UnreadableReason } {
   if (!isPlainObject(object)) return { unreadable: "not_an_object" };
-  const clean = cleanValue(object, 0) as Record<string, unknown>;
+  const clean = (ADMISSIBLE.has(object) ? object : cleanValue(object, 0)) as Record<string, unknown>;
   const metadata = clean.metadata;
   if (!isPlainObject(metadata) || typeof metadata.name !== "string" || metadata.name === "")
     return { unreadable: "no_name" };
   return { object: clean as KubeObject };
+}
+
+/** Objects built to the door's rules already (a protobuf decoder's, issue 55): only their name is checked. */
+const ADMISSIBLE = new WeakSet<object>();
+
+/**
+ * Marks `object` as one the door would admit unchanged: built from a typed schema whose every field the door
+ * has a rule for has the type the rule reads (kube/protobuf/decode.ts checks this when it plans a kind), no
+ * `null` where the door would drop one, no string past MAX_TEXT, no list or map past MAX_ITEMS, and nested far
+ * less deep than the door allows. Returns `object`.
+ */
+export function markAdmissible<T extends object>(object: T): T {
+  ADMISSIBLE.add(object);
+  return object;
+}
+
+/** What the door reads a field of this name as, wherever it appears; undefined for a field it has no rule for. */
+export function doorRule(
+  name: string,
+): "stringMap" | "object" | "objectList" | "stringList" | "string" | "number" | undefined {
+  switch (RULES.get(name)) {
+    case Rule.StringMap:
+      return "stringMap";
+    case Rule.Object:
+      return "object";
+    case Rule.ObjectList:
+      return "objectList";
+    case Rule.StringList:
+      return "stringList";
+    case Rule.String:
+      return "string";
+    case Rule.Number:
+      return "number";
+    default:
+      return undefined;
+  }
 }
 
 // --- internal ---

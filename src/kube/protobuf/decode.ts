@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import type { Shape } from "../../model/projection.ts";
+import { doorRule, MAX_ITEMS, MAX_TEXT, markAdmissible } from "../admit.ts";
 import type { ProtoField, ProtoSchema } from "./schema.ts";
 import { base64, FIXED32, FIXED64, LENGTH, ProtobufError, text, VARINT } from "./wire.ts";
 
@@ -44,6 +45,8 @@ interface FieldPlan {
   /** The plan of a message value (its item, for a list; its value, for a map). */
   readonly message: (() => MessagePlan) | undefined;
   readonly key: Scalar | undefined;
+  /** The Inventory's door drops a `null` under this name (kube/admit.ts): none is written. */
+  readonly dropNull: boolean;
 }
 
 /** How to read one message under one shape: its kept fields by number. */
@@ -51,6 +54,11 @@ export interface MessagePlan {
   readonly fields: readonly (FieldPlan | undefined)[];
   /** Kept fields JSON writes as `null` when unset (a pointer, list or map without `omitempty`). */
   readonly nullIfAbsent: readonly string[];
+  /**
+   * Whether every kept field, here and below, has the type the Inventory's door reads under its name: then an
+   * object decoded within the door's bounds is admitted without its walk (kube/admit.ts markAdmissible).
+   */
+  readonly doorSafe: () => boolean;
 }
 
 /**
@@ -83,14 +91,17 @@ export class ProtobufPlans {
     if (!fields) throw new Error(`no protobuf message ${name} in the schema`);
     const out: (FieldPlan | undefined)[] = [];
     const nullIfAbsent: string[] = [];
+    let unsafe = false;
     for (const [number, field, type, rule, json, key] of fields) {
       const inline = json.includes("i");
       // An inlined struct's fields are named by the parent's shape.
       const sub: Shape | undefined = shape === true || inline ? shape : (shape as Record<string, Shape>)[field];
       if (sub === undefined) continue;
       const itemShape: Shape = Array.isArray(sub) ? (sub[0] as Shape) : sub;
-      // As the JSON door does (kube/project.ts): a null where the shape reads a list or an object is dropped.
-      if (json.includes("n") && sub === true) nullIfAbsent.push(field);
+      const door = doorRule(field);
+      // As the JSON door does (kube/project.ts): a null where the shape reads a list or an object is dropped;
+      // and the Inventory's door drops one under any name it has a rule for (kube/admit.ts).
+      if (json.includes("n") && sub === true && door === undefined) nullIfAbsent.push(field);
       const special = SPECIAL[type];
       const isMessage = !special && this.schema.messages[type] !== undefined;
       // Every plan has the same fields in the same order: the decoder's reads of them stay monomorphic.
@@ -104,9 +115,62 @@ export class ProtobufPlans {
         special,
         message: isMessage ? lazy(() => this.plan(type, rule === "map" ? true : itemShape)) : undefined,
         key: key ? scalarOf(key) : undefined,
+        dropNull: door !== undefined,
       };
+      if (door && !this.fitsDoor(door, field, type, rule, special, isMessage, itemShape)) unsafe = true;
     }
-    return { fields: out, nullIfAbsent };
+    const plans = out;
+    let safe: boolean | undefined;
+    const doorSafe = (): boolean => {
+      if (safe !== undefined) return safe;
+      // Assumed safe while its own sub-plans are asked (a message that holds itself).
+      safe = !unsafe;
+      for (const f of plans) if (safe && f?.message && !f.message().doorSafe()) safe = false;
+      return safe;
+    };
+    return { fields: out, nullIfAbsent, doorSafe };
+  }
+
+  /**
+   * Whether a field the door has a rule for (kube/admit.ts cleanField) always holds what the rule reads: then
+   * the door would keep it as decoded.
+   */
+  private fitsDoor(
+    door: NonNullable<ReturnType<typeof doorRule>>,
+    name: string,
+    type: string,
+    rule: ProtoField[3],
+    special: Special | undefined,
+    isMessage: boolean,
+    itemShape: Shape,
+  ): boolean {
+    const one = rule === "optional";
+    const string = type === "string" || special === "time" || special === "microtime" || special === "quantity";
+    switch (door) {
+      case "string":
+        return one && string;
+      case "number":
+        return one && !special && !isMessage && !["string", "bytes", "bool"].includes(type);
+      case "object":
+        return (one && isMessage) || rule === "map" || (name === "status" && one && type === "string");
+      case "stringMap":
+        return rule === "map" && type === "string";
+      case "stringList":
+        return rule === "repeated" && type === "string";
+      case "objectList": {
+        if (name === "addresses" && rule === "repeated" && type === "string") return true;
+        if (name === "conditions" && one && isMessage)
+          return (this.schema.messages[type] ?? []).every(([, f]) => ["ready", "serving", "terminating"].includes(f));
+        if (rule !== "repeated" || !isMessage) return false;
+        // A condition is kept only with a string type and status: never left out when empty.
+        if (name !== "conditions") return true;
+        const fields = this.schema.messages[type] ?? [];
+        const kept = (f: string) => itemShape === true || (itemShape as Record<string, Shape>)[f] !== undefined;
+        return ["type", "status"].every((f) =>
+          fields.some(([, n, t, , json]) => n === f && t === "string" && !json.includes("e") && kept(f)),
+        );
+      }
+    }
   }
 }
 
@@ -124,8 +188,12 @@ export function decodeMessage(
   buf = bytes;
   pos = start;
   slice = stringReader(bytes);
+  admissible = true;
+  depth = 0;
   const out: Record<string, unknown> = {};
   readInto(end, plan, out);
+  // Within the door's bounds, every field of the rule's type: the door would admit it as it is.
+  if (admissible && plan.doorSafe()) markAdmissible(out);
   return out;
 }
 
@@ -136,6 +204,11 @@ export function decodeMessage(
 let buf: Uint8Array = new Uint8Array(0);
 let pos = 0;
 let slice: (start: number, end: number) => string = (s, e) => text(buf, s, e);
+/** False once the object holds what the Inventory's door would cut (a long string, a long list, deep nesting). */
+let admissible = true;
+let depth = 0;
+/** Nesting past which the door's own walk is left to judge (it drops values at 24 levels). */
+const DOOR_DEPTH = 12;
 
 const utf8 = new TextDecoder();
 
@@ -220,6 +293,8 @@ function skip(wire: number, end: number): void {
 
 function readInto(end: number, plan: MessagePlan, out: Record<string, unknown>): void {
   const { fields } = plan;
+  if (++depth > DOOR_DEPTH) admissible = false;
+  let entries = 0;
   for (let i = 0; i < plan.nullIfAbsent.length; i++) out[plan.nullIfAbsent[i] as string] = null;
   while (pos < end) {
     const tag = varint(end);
@@ -235,6 +310,7 @@ function readInto(end: number, plan: MessagePlan, out: Record<string, unknown>):
       let map = out[field.name] as Record<string, unknown> | undefined | null;
       if (!map) out[field.name] = map = {};
       readEntry(stop, field, map);
+      if (++entries > MAX_ITEMS) admissible = false;
       continue;
     }
     if (field.inline) {
@@ -251,12 +327,15 @@ function readInto(end: number, plan: MessagePlan, out: Record<string, unknown>):
         const stop = length(end);
         while (pos < stop) list.push(readScalar(field.scalar as Scalar, VARINT, stop));
       } else list.push(readValue(field, wire, end));
+      if (list.length > MAX_ITEMS) admissible = false;
       continue;
     }
     const value = readValue(field, wire, end);
-    if (!(field.omitEmpty && (value === "" || value === 0 || value === false))) out[field.name] = value;
+    if (value === null ? !field.dropNull : !(field.omitEmpty && (value === "" || value === 0 || value === false)))
+      out[field.name] = value;
   }
   if (pos !== end) throw new ProtobufError("field past its message's end", pos);
+  depth--;
 }
 
 function readValue(field: FieldPlan, wire: number, end: number): unknown {
@@ -276,6 +355,7 @@ function readScalar(scalar: Scalar, wire: number, end: number): unknown {
       const stop = length(end);
       const start = pos;
       pos = stop;
+      if (stop - start > MAX_TEXT) admissible = false;
       return start === stop ? "" : stop - start <= INTERN_MAX ? interned(start, stop) : slice(start, stop);
     }
     case "bytes": {
