@@ -50,24 +50,37 @@ export function watchFrame(type: string, enveloped: Uint8Array): Uint8Array {
 const encoder = new TextEncoder();
 
 class Writer {
-  private chunks: number[] = [];
+  private buf = new Uint8Array(256);
+  private len = 0;
+  private room(n: number): void {
+    if (this.len + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.len + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+  private byte(b: number): void {
+    this.room(1);
+    this.buf[this.len++] = b;
+  }
   varint(n: number): void {
     if (n >= 0 && n <= 0x7fffffff) {
       let v = n;
       while (v >= 0x80) {
-        this.chunks.push((v & 0x7f) | 0x80);
+        this.byte((v & 0x7f) | 0x80);
         v >>>= 7;
       }
-      this.chunks.push(v);
+      this.byte(v);
       return;
     }
     // Large and negative numbers (ten bytes of two's complement), exactly.
     let v = BigInt.asUintN(64, BigInt(n));
     while (v >= 0x80n) {
-      this.chunks.push(Number(v & 0x7fn) | 0x80);
+      this.byte(Number(v & 0x7fn) | 0x80);
       v >>= 7n;
     }
-    this.chunks.push(Number(v));
+    this.byte(Number(v));
   }
   tag(field: number, wire: number): void {
     this.varint(field * 8 + wire);
@@ -75,19 +88,21 @@ class Writer {
   bytesField(field: number, bytes: Uint8Array): void {
     this.tag(field, 2);
     this.varint(bytes.length);
-    for (const b of bytes) this.chunks.push(b);
+    this.room(bytes.length);
+    this.buf.set(bytes, this.len);
+    this.len += bytes.length;
   }
   string(field: number, s: string): void {
     this.bytesField(field, encoder.encode(s));
   }
   double(field: number, x: number): void {
     this.tag(field, 1);
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setFloat64(0, x, true);
-    for (const v of b) this.chunks.push(v);
+    this.room(8);
+    new DataView(this.buf.buffer, this.len, 8).setFloat64(0, x, true);
+    this.len += 8;
   }
   bytes(): Uint8Array {
-    return Uint8Array.from(this.chunks);
+    return this.buf.slice(0, this.len);
   }
 }
 
