@@ -266,7 +266,8 @@ function varint(end: number): number {
 function length(end: number): number {
   const n = varint(end);
   const stop = pos + n;
-  if (stop > end) throw new ProtobufError(`length ${n} past the end`, pos);
+  // A negative length (ten bytes of two's complement) would move the cursor back: refused, as past the end.
+  if (n < 0 || stop > end) throw new ProtobufError(`length ${n} past the end`, pos);
   return stop;
 }
 

@@ -57,6 +57,14 @@ describe("the protobuf wire (issue 55)", () => {
     );
   });
 
+  test("a negative length (ten bytes of two's complement) is refused, never read backwards (a hang)", () => {
+    const negative = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+    const plan = new ProtobufPlans(schema).plan(POD, SHAPES.Pod);
+    // metadata (field 1, length-delimited) whose length is -1.
+    const bytes = Uint8Array.from([0x0a, ...negative, 0x0a, 0x00]);
+    expect(() => decodeMessage(bytes, 0, bytes.length, plan)).toThrow(/length -1 past the end/);
+  });
+
   test("a length past the end, a varint past ten bytes and a group are refused", () => {
     expect(() => new WireReader(Uint8Array.from([0x05, 1, 2])).span()).toThrow(/length 5 past the end at byte 1/);
     expect(() => new WireReader(new Uint8Array(11).fill(0xff)).varint()).toThrow(/longer than ten bytes/);
