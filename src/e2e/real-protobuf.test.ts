@@ -219,9 +219,7 @@ realTest(
           return [...keys].flatMap((key) =>
             JSON.stringify(sorted(json.cache.get(key))) === JSON.stringify(sorted(proto.cache.get(key)))
               ? []
-              : [
-                  `${kind} ${key}: json ${JSON.stringify(sorted(json.cache.get(key))).slice(0, 300)} protobuf ${JSON.stringify(sorted(proto.cache.get(key))).slice(0, 300)}`,
-                ],
+              : [`${kind} ${key}: ${pathsApart(json.cache.get(key), proto.cache.get(key)).join("; ").slice(0, 600)}`],
           );
         });
       // The two lists were taken moments apart while the controllers still wrote: both watches converge.
@@ -284,6 +282,18 @@ realTest(
   },
   180_000,
 );
+
+/** Where two objects differ: `path: json … protobuf …`. */
+function pathsApart(a: unknown, b: unknown, path = ""): string[] {
+  if (JSON.stringify(sorted(a)) === JSON.stringify(sorted(b))) return [];
+  if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b))
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) =>
+      pathsApart((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
+    );
+  return [
+    `${path || "."}: json ${String(JSON.stringify(a)).slice(0, 80)} protobuf ${String(JSON.stringify(b)).slice(0, 80)}`,
+  ];
+}
 
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);

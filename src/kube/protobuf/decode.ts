@@ -437,11 +437,14 @@ function readSpecial(end: number, special: Special): unknown {
   }
   if ((special === "time" || special === "microtime") && a !== ZERO_TIME_SECONDS && Math.abs(a) > MAX_TIME_SECONDS)
     throw new ProtobufError(`time ${a} s out of range`, start);
+  // kube-apiserver writes a zero time as an empty message (metav1.Time's Marshal), which its Unmarshal reads back as
+  // the zero time: JSON's null (found on the real control plane).
+  const empty = end === start;
   switch (special) {
     case "time":
-      return a === ZERO_TIME_SECONDS ? null : isoSeconds(a);
+      return empty || a === ZERO_TIME_SECONDS ? null : isoSeconds(a);
     case "microtime":
-      return a === ZERO_TIME_SECONDS
+      return empty || a === ZERO_TIME_SECONDS
         ? null
         : `${isoSeconds(a).slice(0, 19)}.${String(Math.floor(b / 1000)).padStart(6, "0")}Z`;
     case "duration":

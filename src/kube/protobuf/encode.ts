@@ -166,8 +166,13 @@ function writeOne(
   _item: boolean,
 ): void {
   if (type === TIME || type === MICROTIME) {
+    // A zero time is an empty message, as metav1.Time's Marshal writes it.
+    if (value === null) {
+      out.bytesField(number, new Uint8Array(0));
+      return;
+    }
     const t = new Writer();
-    const ms = value === null ? -62135596800000 : Date.parse(String(value));
+    const ms = Date.parse(String(value));
     const seconds = Math.floor(ms / 1000);
     t.tag(1, 0);
     t.varint(seconds);
