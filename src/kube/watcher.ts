@@ -86,8 +86,9 @@ export interface WatcherOptions {
   readonly requestDeadlinesMs?: { readonly list: number; readonly watchHeaders: number };
   readonly informerBackoffMs?: number;
   /**
-   * Lists and watches built-in kinds in protobuf, decoded straight into their declared projection (issue 55);
-   * otherwise everything is read as JSON. Default false until the real control plane's differential holds.
+   * Lists and watches built-in kinds in protobuf, decoded straight into their declared projection (issue 55), as
+   * client-go's controllers do: asked for first, JSON accepted (custom resources, a server or proxy that answers
+   * JSON). Default true; false reads everything as JSON.
    */
   readonly protobuf?: boolean;
   /** Overrides OBJECT_CAP and METADATA_BUDGET (tests). */
@@ -188,7 +189,7 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       setState(target, "synced");
       hooks.onDropped?.(target, inventoryKind, reason, count);
     };
-    const shape = !options.protobuf ? undefined : protobufShape(target.path, target.kind, target.metadataOnly);
+    const shape = options.protobuf === false ? undefined : protobufShape(target.path, target.kind, target.metadataOnly);
     const informer = createInformer({
       connection,
       kind: { kind: target.kind, path: target.path },
