@@ -125,4 +125,20 @@ describe("an informer in protobuf (issue 55)", () => {
     expect(proto.undecodable).toEqual([expect.stringMatching(/past the end at byte \d+$/)]);
     expect(proto.informer.synced()).toBe(true);
   });
+
+  test("a list that is not protobuf at all is said once, and the kind is read as JSON from then on: it syncs, nothing is lost", async () => {
+    sim = await startSimulator();
+    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+    const made = deployment("shop", "api", 1, "ghcr.io/shop/api:1.0", "abc12");
+    sim.apply(made.deployment);
+    sim.apply(made.replicaSet);
+    const replicaSet = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "api-abc12") as KubeObject;
+    sim.apply(runningPod(replicaSet, "p0", "n1", Date.now()));
+    sim.server.garbleProtobuf("pods", 1);
+    const proto = await cacheOf(sim, true);
+    expect(proto.cache.has("shop/api-abc12-p0")).toBe(true);
+    expect(proto.undecodable).toEqual([expect.stringMatching(/not a Kubernetes protobuf envelope at byte \d+$/)]);
+    sim.apply(runningPod(replicaSet, "p1", "n1", Date.now()));
+    await waitUntil(() => proto.cache.has("shop/api-abc12-p1"), "a change after it, read as JSON");
+  });
 });

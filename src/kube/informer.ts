@@ -14,7 +14,7 @@ import { asProjected } from "./project.ts";
 import type { Shape } from "../model/projection.ts";
 import type { ProtobufPlans } from "./protobuf/decode.ts";
 import { decodeList, PROTOBUF_TYPE, WatchFrames } from "./protobuf/envelope.ts";
-import type { ProtobufError } from "./protobuf/wire.ts";
+import { ProtobufError } from "./protobuf/wire.ts";
 
 /** What client-go's protobuf clients accept: protobuf first, JSON as the fallback. */
 const PROTOBUF_ACCEPT = `${PROTOBUF_TYPE}, application/json`;
@@ -137,7 +137,9 @@ export interface Informer {
  * retried with backoff. It never stops on its own.
  */
 export function createInformer(options: InformerOptions): Informer {
-  const { connection, kind, clock, logger, protobuf } = options;
+  const { connection, kind, clock, logger } = options;
+  // Protobuf until an answer does not even open as protobuf (a broken envelope, a proxy's mangling): then JSON.
+  let protobuf = options.protobuf;
   const known = new Map<string, string>(); // namespace/name -> resourceVersion
   let stopped = false;
   let synced = false;
@@ -183,7 +185,8 @@ export function createInformer(options: InformerOptions): Informer {
     const query = limit > 0 ? `?limit=${limit}${cont ? `&continue=${encodeURIComponent(cont)}` : ""}` : "";
     const cancelDeadline = deadline(options.listTimeoutMs ?? 60_000, "list");
     try {
-      if (!protobuf) return await connection.getJson<ListPage>(`${kind.path}${query}`, signal);
+      const pb = protobuf;
+      if (!pb) return await connection.getJson<ListPage>(`${kind.path}${query}`, signal);
       const response = await connection.request(`${kind.path}${query}`, {
         signal,
         headers: { accept: PROTOBUF_ACCEPT },
@@ -196,10 +199,10 @@ export function createInformer(options: InformerOptions): Informer {
           response.headers.get("retry-after"),
         );
       if (!isProtobuf(response)) return JSON.parse(await response.text()) as ListPage;
-      const list = decodeList(new Uint8Array(await response.arrayBuffer()), protobuf.plans, () => protobuf.shape, {
-        onUndecodable: (error) => protobuf.onUndecodable?.(error),
+      const list = decodeList(new Uint8Array(await response.arrayBuffer()), pb.plans, () => pb.shape, {
+        onUndecodable: (error) => pb.onUndecodable?.(error),
       });
-      if (protobuf.projected) for (const item of list.items) asProjected(item);
+      if (pb.projected) for (const item of list.items) asProjected(item);
       return {
         metadata: { resourceVersion: list.resourceVersion, ...(list.continue ? { continue: list.continue } : {}) },
         items: list.items as unknown as KubeObject[],
@@ -283,11 +286,10 @@ export function createInformer(options: InformerOptions): Informer {
     const reader = response.body.getReader();
     const lines = new LineSplitter();
     // A protobuf watch: length-prefixed frames, each decoded on its own (one that does not decode is skipped).
+    const pb = protobuf;
     const frames =
-      protobuf && isProtobuf(response)
-        ? new WatchFrames(protobuf.plans, () => protobuf.shape, {
-            onUndecodable: (error) => protobuf.onUndecodable?.(error),
-          })
+      pb && isProtobuf(response)
+        ? new WatchFrames(pb.plans, () => pb.shape, { onUndecodable: (error) => pb.onUndecodable?.(error) })
         : undefined;
     let cancelIdle: (() => void) | undefined;
     let chunks = 0;
@@ -374,7 +376,7 @@ export function createInformer(options: InformerOptions): Informer {
         }
         if (frames)
           for (const event of frames.push(value)) {
-            if (protobuf?.projected && event.type !== "ERROR") asProjected(event.object);
+            if (pb?.projected && event.type !== "ERROR") asProjected(event.object);
             handleEvent(event as WireEvent);
           }
         else lines.push(value, handleLine);
@@ -432,6 +434,14 @@ export function createInformer(options: InformerOptions): Informer {
         // Not timed out: a resync asked for a relist, or a stalled watch is reopened.
         if (!timedOut && current.signal.aborted) continue;
         timedOut = undefined;
+        if (error instanceof ProtobufError && protobuf) {
+          // An answer that does not open as protobuf at all: counted and said once, and this kind read as JSON.
+          protobuf.onUndecodable?.(error);
+          logger.warn(`informer ${kind.kind}: an answer that is not protobuf (${error.message}); reading it as JSON`);
+          protobuf = undefined;
+          needList = true;
+          continue;
+        }
         if (error instanceof KubeError && error.failure === "gone") {
           logger.debug(`informer ${kind.kind}: ${error.message}; relisting`);
           needList = true;

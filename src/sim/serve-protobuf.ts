@@ -28,16 +28,17 @@ export function protobufMessageFor(req: IncomingMessage, type: ResourceType, api
   return KIND_MESSAGES[`${apiVersion}/${type.kind}`];
 }
 
-/** Sends a list (`metadata`, items without apiVersion or kind) as one protobuf envelope. */
+/** Sends a list (`metadata`, items without apiVersion or kind) as one protobuf envelope; `garbled`, as bytes that are not. */
 export function sendProtobufList(
   res: ServerResponse,
   type: ResourceType,
   apiVersion: string,
   message: string,
   list: { metadata: Record<string, unknown>; items: readonly Record<string, unknown>[] },
+  garbled = false,
 ): void {
   const raw = encodeMessage(schema, `${message}List`, list as Record<string, unknown>);
-  const body = envelope(apiVersion, `${type.kind}List`, raw);
+  const body = garbled ? new TextEncoder().encode("k8s?not protobuf") : envelope(apiVersion, `${type.kind}List`, raw);
   res.writeHead(200, {
     "Content-Type": PROTOBUF_TYPE,
     "Cache-Control": "no-cache, private",

@@ -65,8 +65,9 @@ export interface SimServer {
    */
   useTimers(timers: { setTimer(fn: () => void, delayMs: number): () => void }): void;
   /**
-   * The next `frames` protobuf watch events of `resource` (a plural) are sent as frames whose object does not
-   * decode (an odd or hostile frame, issue 55); JSON watches are not touched.
+   * The next `frames` protobuf answers of `resource` (a plural) are garbled (an odd or hostile answer, issue 55):
+   * a watch event as a frame whose object does not decode, a list as bytes that are not protobuf at all; JSON
+   * answers are not touched.
    */
   garbleProtobuf(resource: string, frames: number): void;
   /** Open watch streams right now. */
@@ -599,7 +600,10 @@ function serveList(
   const stripped = items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest);
   const message = ctx.protobuf === false ? undefined : protobufMessageFor(req, type, apiVersion(type));
   if (message) {
-    sendProtobufList(res, type, apiVersion(type), message, { metadata, items: stripped });
+    // A garbled list (garbleProtobuf) is bytes that do not open as protobuf at all.
+    const garble = ctx.garbling.get(type.name) ?? 0;
+    if (garble > 0) ctx.garbling.set(type.name, garble - 1);
+    sendProtobufList(res, type, apiVersion(type), message, { metadata, items: stripped }, garble > 0);
     return;
   }
   sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: apiVersion(type), metadata, items: stripped });
