@@ -5,7 +5,12 @@ import { KNOWN_KINDS } from "../kube/kinds.ts";
 import { admit } from "../kube/admit.ts";
 import { project } from "../kube/project.ts";
 import { isDeclared, PLANS, protobufShape } from "../kube/protobuf/plans.ts";
-import { KIND_MESSAGES } from "../kube/protobuf/schema.ts";
+import { decodeMessage } from "../kube/protobuf/decode.ts";
+import { encodeMessage } from "../kube/protobuf/encode.ts";
+import { openEnvelope, PROTOBUF_TYPE } from "../kube/protobuf/envelope.ts";
+import { KIND_MESSAGES, type ProtoSchema } from "../kube/protobuf/schema.ts";
+import schemaJson from "../kube/protobuf/schema.generated.json" with { type: "json" };
+import { WireReader } from "../kube/protobuf/wire.ts";
 import type { KubeObject } from "../model/inventory.ts";
 import { createSystemClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
@@ -19,6 +24,7 @@ import { realKube, realKubeTest } from "../testing/real-kube.ts";
  * the list, and after a burst of changes of every sort — and the same events. Nothing here is the simulator:
  * the bytes are kube-apiserver's own.
  */
+const SCHEMA = schemaJson as unknown as ProtoSchema;
 const realTest = realKubeTest("protobuf on a real Kubernetes control plane", { concurrent: true });
 
 /** The collection path of each kind the schema has a message for. */
@@ -76,130 +82,134 @@ async function send(
   if (!response.ok && response.status !== 409) throw new Error(`${method} ${path}: ${response.status} ${text}`);
 }
 
+/** A namespace of every sort of object mon reads, created on the real API server; returns its name. */
+async function seedNamespace(connection: KubeConnection): Promise<string> {
+  const ns = `pb-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e4)}`;
+  await send(connection, "POST", "/api/v1/namespaces", { metadata: { name: ns } });
+  const labels = { app: "web" };
+  const template = {
+    metadata: { labels },
+    spec: {
+      containers: [
+        {
+          name: "web",
+          image: "registry.example/web:1.0",
+          env: [{ name: "DB", valueFrom: { secretKeyRef: { name: "db", key: "password" } } }],
+          readinessProbe: { httpGet: { path: "/ready", port: 8080 }, periodSeconds: 5 },
+          resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "128Mi" } },
+        },
+      ],
+      tolerations: [
+        { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 60 },
+      ],
+    },
+  };
+  const objects: [string, unknown][] = [
+    [
+      `/api/v1/namespaces/${ns}/configmaps`,
+      { metadata: { name: "settings" }, data: { mode: "fast" }, binaryData: { blob: "AAEC" } },
+    ],
+    [`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: "db" }, stringData: { password: "hunter2" } }],
+    [`/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "web" } }],
+    [
+      `/api/v1/namespaces/${ns}/services`,
+      { metadata: { name: "web" }, spec: { selector: labels, ports: [{ port: 80, targetPort: "http" }] } },
+    ],
+    [
+      `/apis/apps/v1/namespaces/${ns}/deployments`,
+      { metadata: { name: "web", labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template } },
+    ],
+    [
+      `/apis/apps/v1/namespaces/${ns}/statefulsets`,
+      {
+        metadata: { name: "db" },
+        spec: {
+          replicas: 1,
+          serviceName: "db",
+          selector: { matchLabels: { app: "db" } },
+          template: { ...template, metadata: { labels: { app: "db" } } },
+        },
+      },
+    ],
+    [
+      `/apis/batch/v1/namespaces/${ns}/jobs`,
+      {
+        metadata: { name: "once" },
+        spec: { backoffLimit: 0, template: { spec: { ...template.spec, restartPolicy: "Never" } } },
+      },
+    ],
+    [
+      `/apis/batch/v1/namespaces/${ns}/cronjobs`,
+      {
+        metadata: { name: "nightly" },
+        spec: {
+          schedule: "0 3 * * *",
+          jobTemplate: { spec: { template: { spec: { ...template.spec, restartPolicy: "OnFailure" } } } },
+        },
+      },
+    ],
+    [
+      `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
+      { metadata: { name: "web" }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
+    ],
+    [
+      `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`,
+      { metadata: { name: "deny" }, spec: { podSelector: {}, policyTypes: ["Ingress"] } },
+    ],
+    [
+      `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`,
+      {
+        metadata: { name: "web" },
+        spec: {
+          rules: [
+            {
+              host: "shop.example",
+              http: {
+                paths: [{ path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } }],
+              },
+            },
+          ],
+        },
+      },
+    ],
+    [
+      `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
+      {
+        metadata: { name: "data" },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+      },
+    ],
+    [
+      `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`,
+      {
+        metadata: { name: "leader" },
+        spec: { holderIdentity: "web-1", leaseDurationSeconds: 15, renewTime: "2026-12-03T10:00:00.123456Z" },
+      },
+    ],
+    [
+      `/api/v1/namespaces/${ns}/events`,
+      {
+        metadata: { name: "web.1" },
+        involvedObject: { kind: "Pod", namespace: ns, name: "web-1" },
+        reason: "BackOff",
+        message: "Back-off restarting failed container",
+        type: "Warning",
+        count: 3,
+        firstTimestamp: "2026-12-03T10:00:00Z",
+        lastTimestamp: "2026-12-03T10:01:00Z",
+      },
+    ],
+  ];
+  for (const [path, body] of objects) await send(connection, "POST", path, body);
+  return ns;
+}
+
 realTest(
   "every built-in kind in protobuf keeps what JSON keeps, after a list and a burst of changes (issue 55)",
   async () => {
     const kube = await realKube();
     const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
-    const ns = `pb-${Date.now().toString(36)}`;
-    await send(connection, "POST", "/api/v1/namespaces", { metadata: { name: ns } });
-    const labels = { app: "web" };
-    const template = {
-      metadata: { labels },
-      spec: {
-        containers: [
-          {
-            name: "web",
-            image: "registry.example/web:1.0",
-            env: [{ name: "DB", valueFrom: { secretKeyRef: { name: "db", key: "password" } } }],
-            readinessProbe: { httpGet: { path: "/ready", port: 8080 }, periodSeconds: 5 },
-            resources: { requests: { cpu: "100m", memory: "64Mi" }, limits: { memory: "128Mi" } },
-          },
-        ],
-        tolerations: [
-          { key: "node.kubernetes.io/unreachable", operator: "Exists", effect: "NoExecute", tolerationSeconds: 60 },
-        ],
-      },
-    };
-    const objects: [string, unknown][] = [
-      [
-        `/api/v1/namespaces/${ns}/configmaps`,
-        { metadata: { name: "settings" }, data: { mode: "fast" }, binaryData: { blob: "AAEC" } },
-      ],
-      [`/api/v1/namespaces/${ns}/secrets`, { metadata: { name: "db" }, stringData: { password: "hunter2" } }],
-      [`/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: "web" } }],
-      [
-        `/api/v1/namespaces/${ns}/services`,
-        { metadata: { name: "web" }, spec: { selector: labels, ports: [{ port: 80, targetPort: "http" }] } },
-      ],
-      [
-        `/apis/apps/v1/namespaces/${ns}/deployments`,
-        { metadata: { name: "web", labels }, spec: { replicas: 2, selector: { matchLabels: labels }, template } },
-      ],
-      [
-        `/apis/apps/v1/namespaces/${ns}/statefulsets`,
-        {
-          metadata: { name: "db" },
-          spec: {
-            replicas: 1,
-            serviceName: "db",
-            selector: { matchLabels: { app: "db" } },
-            template: { ...template, metadata: { labels: { app: "db" } } },
-          },
-        },
-      ],
-      [
-        `/apis/batch/v1/namespaces/${ns}/jobs`,
-        {
-          metadata: { name: "once" },
-          spec: { backoffLimit: 0, template: { spec: { ...template.spec, restartPolicy: "Never" } } },
-        },
-      ],
-      [
-        `/apis/batch/v1/namespaces/${ns}/cronjobs`,
-        {
-          metadata: { name: "nightly" },
-          spec: {
-            schedule: "0 3 * * *",
-            jobTemplate: { spec: { template: { spec: { ...template.spec, restartPolicy: "OnFailure" } } } },
-          },
-        },
-      ],
-      [
-        `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
-        { metadata: { name: "web" }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
-      ],
-      [
-        `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`,
-        { metadata: { name: "deny" }, spec: { podSelector: {}, policyTypes: ["Ingress"] } },
-      ],
-      [
-        `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`,
-        {
-          metadata: { name: "web" },
-          spec: {
-            rules: [
-              {
-                host: "shop.example",
-                http: {
-                  paths: [
-                    { path: "/", pathType: "Prefix", backend: { service: { name: "web", port: { number: 80 } } } },
-                  ],
-                },
-              },
-            ],
-          },
-        },
-      ],
-      [
-        `/api/v1/namespaces/${ns}/persistentvolumeclaims`,
-        {
-          metadata: { name: "data" },
-          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
-        },
-      ],
-      [
-        `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`,
-        {
-          metadata: { name: "leader" },
-          spec: { holderIdentity: "web-1", leaseDurationSeconds: 15, renewTime: "2026-12-03T10:00:00.123456Z" },
-        },
-      ],
-      [
-        `/api/v1/namespaces/${ns}/events`,
-        {
-          metadata: { name: "web.1" },
-          involvedObject: { kind: "Pod", namespace: ns, name: "web-1" },
-          reason: "BackOff",
-          message: "Back-off restarting failed container",
-          type: "Warning",
-          count: 3,
-          firstTimestamp: "2026-12-03T10:00:00Z",
-          lastTimestamp: "2026-12-03T10:01:00Z",
-        },
-      ],
-    ];
-    for (const [path, body] of objects) await send(connection, "POST", path, body);
+    const ns = await seedNamespace(connection);
 
     const kinds = paths();
     const pairs = kinds.map(({ kind, path }) => ({
@@ -294,6 +304,52 @@ function pathsApart(a: unknown, b: unknown, path = ""): string[] {
     `${path || "."}: json ${String(JSON.stringify(a)).slice(0, 80)} protobuf ${String(JSON.stringify(b)).slice(0, 80)}`,
   ];
 }
+
+realTest(
+  "the simulator writes protobuf as kube-apiserver does, byte for byte: every object of every built-in kind, re-encoded from what mon decodes (issue 55)",
+  async () => {
+    const kube = await realKube();
+    const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
+    const ns = await seedNamespace(connection);
+    // The controllers' first writes: the Deployment's pods (and with them ReplicaSets, Events, EndpointSlices).
+    await waitUntil(
+      async () => (await connection.getJson<{ items: unknown[] }>(`/api/v1/namespaces/${ns}/pods`)).items.length >= 2,
+      "the Deployment's pods",
+      60_000,
+    );
+    const differ: string[] = [];
+    let compared = 0;
+    for (const { kind, path } of paths()) {
+      const message = Object.entries(KIND_MESSAGES).find(([key]) => key.endsWith(`/${kind}`))?.[1] as string;
+      const response = await connection.request(path, { headers: { accept: PROTOBUF_TYPE } });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const { raw } = openEnvelope(bytes);
+      const list = new WireReader(bytes, raw[0], raw[1]);
+      while (list.pos < list.end) {
+        const tag = list.varint();
+        if (tag !== ((2 << 3) | 2)) {
+          list.skip(tag & 7);
+          continue;
+        }
+        const [start, end] = list.span();
+        const object = decodeMessage(bytes, start, end, PLANS.plan(message, true));
+        // A RawExtension holds JSON as the server wrote it (its spacing and key order are not re-made here).
+        if (kind === "ControllerRevision") continue;
+        const again = encodeMessage(SCHEMA, message, object);
+        compared++;
+        const server = bytes.subarray(start, end);
+        if (again.length !== server.length || again.some((b, i) => b !== server[i]))
+          differ.push(
+            `${kind} ${(object.metadata as { name?: string })?.name}: ${server.length} bytes from the server, ${again.length} re-encoded`,
+          );
+      }
+    }
+    await send(connection, "DELETE", `/api/v1/namespaces/${ns}`, {}).catch(() => {});
+    expect(differ).toEqual([]);
+    expect(compared).toBeGreaterThan(30);
+  },
+  120_000,
+);
 
 function sorted(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sorted);
