@@ -224,7 +224,11 @@ describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
         }),
     });
     await sim!.startKubelet("n1");
-    await waitUntil(() => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints), "the kubelet endpoint");
+    // The port the kubelet wrote: a Node always has daemonEndpoints (a struct, written `{Port: 0}` before a kubelet).
+    await waitUntil(
+      () => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints?.kubeletEndpoint?.Port),
+      "the kubelet endpoint",
+    );
     await d.usage.round();
     expect(d.health.report().components["kubelet-stats"]).toEqual({
       state: "degraded",
@@ -250,7 +254,7 @@ describe("kubelet statistics and the metrics API (spec 1.2, 4.3)", () => {
     await Promise.all([sim!.startKubelet("n1"), sim!.startKubelet("n2")]);
     sim!.breakKubelet("n3");
     await waitUntil(
-      () => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints),
+      () => d.inventory.list("Node").every((n) => n.status?.daemonEndpoints?.kubeletEndpoint?.Port),
       "the nodes' kubelet endpoints",
     );
     await d.usage.round();
