@@ -118,6 +118,8 @@ export class ProtobufPlans {
         dropNull: door !== undefined,
       };
       if (door && !this.fitsDoor(door, field, type, rule, special, isMessage, itemShape)) unsafe = true;
+      // Raw JSON of any shape (a ControllerRevision's data, a managed field set): only the door's walk judges it.
+      if (special === "raw") unsafe = true;
     }
     const plans = out;
     let safe: boolean | undefined;
