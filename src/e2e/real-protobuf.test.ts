@@ -1,4 +1,5 @@
 import { expect } from "bun:test";
+import { pathsApart, sortKeys } from "../testing/sort-keys.ts";
 import { connectKube, type KubeConnection } from "../kube/connection.ts";
 import { createInformer, type Informer } from "../kube/informer.ts";
 import { KNOWN_KINDS } from "../kube/kinds.ts";
@@ -227,9 +228,11 @@ realTest(
         pairs.flatMap(({ kind, json, proto }) => {
           const keys = new Set([...json.cache.keys(), ...proto.cache.keys()]);
           return [...keys].flatMap((key) =>
-            JSON.stringify(sorted(json.cache.get(key))) === JSON.stringify(sorted(proto.cache.get(key)))
+            JSON.stringify(sortKeys(json.cache.get(key))) === JSON.stringify(sortKeys(proto.cache.get(key)))
               ? []
-              : [`${kind} ${key}: ${pathsApart(json.cache.get(key), proto.cache.get(key)).join("; ").slice(0, 600)}`],
+              : [
+                  `${kind} ${key}: ${pathsApart(json.cache.get(key), proto.cache.get(key), ["json", "protobuf"]).join("; ").slice(0, 600)}`,
+                ],
           );
         });
       // The two lists were taken moments apart while the controllers still wrote: both watches converge.
@@ -293,18 +296,6 @@ realTest(
   180_000,
 );
 
-/** Where two objects differ: `path: json … protobuf …`. */
-function pathsApart(a: unknown, b: unknown, path = ""): string[] {
-  if (JSON.stringify(sorted(a)) === JSON.stringify(sorted(b))) return [];
-  if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b))
-    return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) =>
-      pathsApart((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
-    );
-  return [
-    `${path || "."}: json ${String(JSON.stringify(a)).slice(0, 80)} protobuf ${String(JSON.stringify(b)).slice(0, 80)}`,
-  ];
-}
-
 realTest(
   "the simulator writes protobuf as kube-apiserver does, byte for byte: every object of every built-in kind, re-encoded from what mon decodes (issue 55)",
   async () => {
@@ -350,14 +341,3 @@ realTest(
   },
   120_000,
 );
-
-function sorted(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sorted);
-  if (v && typeof v === "object")
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
-    );
-  return v;
-}

@@ -1,3 +1,4 @@
+import { pathsApart, sortKeys } from "../../testing/sort-keys.ts";
 import { describe, expect, test } from "bun:test";
 import type { Shape } from "../../model/projection.ts";
 import { SHAPES } from "../../model/shapes.ts";
@@ -37,14 +38,14 @@ describe("protobuf decoded straight into the declared projection (issue 55)", ()
       // What the Inventory keeps of the JSON: parsed, projected, through its door (kube/admit.ts).
       const { kind: _k, apiVersion: _a, ...projected } = kept(project(kind, structuredClone(object)));
       if (JSON.stringify(sortKeys(decoded)) !== JSON.stringify(sortKeys(projected)))
-        differ.push(`${kind} ${JSON.stringify(diff(projected, decoded)).slice(0, 400)}`);
+        differ.push(`${kind} ${JSON.stringify(pathsApart(projected, decoded, ["json", "protobuf"])).slice(0, 400)}`);
       // Decoded within the door's rules: admitted as it is, without the door's walk.
       if ((admit(decoded) as { object?: unknown }).object !== decoded) differ.push(`${kind}: not admitted as decoded`);
       // And read whole: every field of every message, as JSON has it.
       const whole = decodeMessage(bytes, 0, bytes.length, plans.plan(message, true));
       const { kind: _k2, apiVersion: _a2, ...all } = kept(withoutTemplateTypeMeta(structuredClone(object)));
       if (JSON.stringify(sortKeys(kept(whole))) !== JSON.stringify(sortKeys(all)))
-        differ.push(`${kind} whole ${JSON.stringify(diff(all, whole)).slice(0, 400)}`);
+        differ.push(`${kind} whole ${JSON.stringify(pathsApart(all, whole, ["json", "protobuf"])).slice(0, 400)}`);
     }
     expect(differ).toEqual([]);
   });
@@ -83,26 +84,4 @@ function kept(o: Record<string, unknown>): Record<string, unknown> {
   const admitted = admit(o);
   if (!("object" in admitted)) throw new Error(`not admitted: ${admitted.unreadable}`);
   return admitted.object as Record<string, unknown>;
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object")
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  return v;
-}
-
-function diff(a: unknown, b: unknown, path = ""): string[] {
-  if (JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))) return [];
-  if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) =>
-      diff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
-    );
-  }
-  return [`${path}: json ${JSON.stringify(a)?.slice(0, 80)} protobuf ${JSON.stringify(b)?.slice(0, 80)}`];
 }

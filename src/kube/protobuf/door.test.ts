@@ -1,3 +1,4 @@
+import { sortKeys } from "../../testing/sort-keys.ts";
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Shape } from "../../model/projection.ts";
@@ -110,14 +111,3 @@ describe("the Inventory's door and the protobuf decoder (issue 55)", () => {
     );
   }, 120_000);
 });
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === "object")
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  return v;
-}
