@@ -2,7 +2,7 @@ import { Buffer } from "node:buffer";
 import type { Shape } from "../../model/projection.ts";
 import { doorRule, MAX_ITEMS, MAX_TEXT, markAdmissible } from "../admit.ts";
 import type { ProtoField, ProtoSchema } from "./schema.ts";
-import { base64, FIXED32, FIXED64, LENGTH, ProtobufError, text, VARINT } from "./wire.ts";
+import { base64, FIXED32, FIXED64, LENGTH, ProtobufError, text, VARINT, varintAt, varintEnd } from "./wire.ts";
 
 /**
  * Decoding Kubernetes' protobuf straight into a declared projection (issue 55; model/projection.ts): a plan per
@@ -236,32 +236,17 @@ function stringReader(bytes: Uint8Array): (start: number, end: number) => string
 }
 
 function varint(end: number): number {
-  if (pos >= end) throw new ProtobufError("varint past the end", pos);
-  let byte = buf[pos++] as number;
-  if (byte < 0x80) return byte;
-  // Two 32-bit halves, as protobuf's own readers do: exact for every number a Kubernetes object holds (under
-  // 2^53), negative ones (ten bytes of two's complement, Go's zero time among them) included, without a BigInt.
-  let lo = byte & 0x7f;
-  for (let shift = 7; shift < 28; shift += 7) {
-    if (pos >= end) throw new ProtobufError("varint past the end", pos);
-    byte = buf[pos++] as number;
-    lo |= (byte & 0x7f) << shift;
-    if (byte < 0x80) return lo >>> 0;
-  }
-  if (pos >= end) throw new ProtobufError("varint past the end", pos);
-  byte = buf[pos++] as number;
-  lo |= (byte & 0x7f) << 28;
-  let hi = (byte & 0x7f) >> 4;
-  if (byte >= 0x80) {
-    for (let shift = 3; ; shift += 7) {
-      if (shift > 31) throw new ProtobufError("varint longer than ten bytes", pos);
-      if (pos >= end) throw new ProtobufError("varint past the end", pos);
-      byte = buf[pos++] as number;
-      hi |= (byte & 0x7f) << shift;
-      if (byte < 0x80) break;
+  // Most tags and lengths are one byte: read here; the rest by the wire's one reader.
+  if (pos < end) {
+    const byte = buf[pos] as number;
+    if (byte < 0x80) {
+      pos++;
+      return byte;
     }
   }
-  return (hi | 0) * 4294967296 + (lo >>> 0);
+  const value = varintAt(buf, pos, end);
+  pos = varintEnd;
+  return value;
 }
 
 /** The end of a length-delimited value starting at the cursor; the cursor moves to its start. */

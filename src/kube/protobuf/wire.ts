@@ -21,6 +21,50 @@ export const FIXED64 = 1;
 export const LENGTH = 2;
 export const FIXED32 = 5;
 
+/** Where the last `varintAt` ended. */
+export let varintEnd = 0;
+
+/**
+ * The varint at `buf[at]`, read no further than `end`, as a number; `varintEnd` is where it ended. Two 32-bit
+ * halves, as protobuf's own readers do: exact for every number a Kubernetes object holds (under 2^53), negative
+ * ones (ten bytes of two's complement, Go's zero time among them) included, without a BigInt. Throws
+ * ProtobufError past `end` or beyond ten bytes.
+ */
+export function varintAt(buf: Uint8Array, at: number, end: number): number {
+  let pos = at;
+  if (pos >= end) throw new ProtobufError("varint past the end", pos);
+  let byte = buf[pos++] as number;
+  let lo = byte & 0x7f;
+  if (byte < 0x80) {
+    varintEnd = pos;
+    return byte;
+  }
+  for (let shift = 7; shift < 28; shift += 7) {
+    if (pos >= end) throw new ProtobufError("varint past the end", pos);
+    byte = buf[pos++] as number;
+    lo |= (byte & 0x7f) << shift;
+    if (byte < 0x80) {
+      varintEnd = pos;
+      return lo >>> 0;
+    }
+  }
+  if (pos >= end) throw new ProtobufError("varint past the end", pos);
+  byte = buf[pos++] as number;
+  lo |= (byte & 0x7f) << 28;
+  let hi = (byte & 0x7f) >> 4;
+  if (byte >= 0x80) {
+    for (let shift = 3; ; shift += 7) {
+      if (shift > 31) throw new ProtobufError("varint longer than ten bytes", pos);
+      if (pos >= end) throw new ProtobufError("varint past the end", pos);
+      byte = buf[pos++] as number;
+      hi |= (byte & 0x7f) << shift;
+      if (byte < 0x80) break;
+    }
+  }
+  varintEnd = pos;
+  return (hi | 0) * 4294967296 + (lo >>> 0);
+}
+
 /** A position in a byte array, read forward up to `end`. */
 export class WireReader {
   pos: number;
@@ -32,47 +76,11 @@ export class WireReader {
     this.pos = start;
   }
 
-  /**
-   * An unsigned varint as a number (exact up to 2^53; Kubernetes' counters and times stay below). A negative
-   * int32 or int64 (ten bytes, two's complement) comes back negative. Throws ProtobufError past the end or
-   * beyond ten bytes.
-   */
+  /** A varint as a number (`varintAt`), the reader moved past it. */
   varint(): number {
-    const { buf, end } = this;
-    let pos = this.pos;
-    if (pos >= end) throw new ProtobufError("varint past the end", pos);
-    let byte = buf[pos++] as number;
-    if (byte < 0x80) {
-      this.pos = pos;
-      return byte;
-    }
-    let value = byte & 0x7f;
-    let shift = 7;
-    // The first 28 bits with integer arithmetic, the rest with multiplication (no 32-bit overflow).
-    while (shift < 28) {
-      if (pos >= end) throw new ProtobufError("varint past the end", pos);
-      byte = buf[pos++] as number;
-      value |= (byte & 0x7f) << shift;
-      shift += 7;
-      if (byte < 0x80) {
-        this.pos = pos;
-        return value >>> 0;
-      }
-    }
-    // Past 28 bits (large counters, negative numbers in ten bytes): exact, with a BigInt.
-    let big = BigInt(value >>> 0);
-    let bigShift = 28n;
-    for (let i = 0; i < 6; i++) {
-      if (pos >= end) throw new ProtobufError("varint past the end", pos);
-      byte = buf[pos++] as number;
-      big |= BigInt(byte & 0x7f) << bigShift;
-      bigShift += 7n;
-      if (byte < 0x80) {
-        this.pos = pos;
-        return Number(BigInt.asIntN(64, big));
-      }
-    }
-    throw new ProtobufError("varint longer than ten bytes", pos);
+    const value = varintAt(this.buf, this.pos, this.end);
+    this.pos = varintEnd;
+    return value;
   }
 
   /** A length-delimited field's bounds: [start, end) of its bytes, with the reader moved past them. */
