@@ -69,14 +69,19 @@ function withoutNulls(v: unknown): unknown {
   return v;
 }
 
+/** Namespace shop with Deployment api and its ReplicaSet (api-abc12); returns the ReplicaSet, its pods' owner. */
+function seedApi(s: Simulator): KubeObject {
+  s.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
+  const made = deployment("shop", "api", 1, "ghcr.io/shop/api:1.0", "abc12");
+  s.apply(made.deployment);
+  s.apply(made.replicaSet);
+  return s.store.get(s.typeOf("apps", "v1", "replicasets"), "shop", "api-abc12") as KubeObject;
+}
+
 describe("an informer in protobuf (issue 55)", () => {
   test("a list in pages and any burst of changes: the same objects and the same events as in JSON", async () => {
     sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
-    const made = deployment("shop", "api", 1, "ghcr.io/shop/api:1.0", "abc12");
-    sim.apply(made.deployment);
-    sim.apply(made.replicaSet);
-    const replicaSet = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "api-abc12") as KubeObject;
+    const replicaSet = seedApi(sim);
     for (let i = 0; i < 7; i++) sim.apply(runningPod(replicaSet, `p${i}`, "n1", Date.now() - 60_000));
     const json = await cacheOf(sim, false);
     const proto = await cacheOf(sim, true);
@@ -110,11 +115,7 @@ describe("an informer in protobuf (issue 55)", () => {
 
   test("a frame that does not decode is set aside and said; the frames after it are read, the watch goes on, the object back with its next change", async () => {
     sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
-    const made = deployment("shop", "api", 1, "ghcr.io/shop/api:1.0", "abc12");
-    sim.apply(made.deployment);
-    sim.apply(made.replicaSet);
-    const replicaSet = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "api-abc12") as KubeObject;
+    const replicaSet = seedApi(sim);
     const proto = await cacheOf(sim, true);
     sim.server.garbleProtobuf("pods", 1);
     sim.apply(runningPod(replicaSet, "odd", "n1", Date.now()));
@@ -128,11 +129,7 @@ describe("an informer in protobuf (issue 55)", () => {
 
   test("a list that is not protobuf at all is said once, and the kind is read as JSON from then on: it syncs, nothing is lost", async () => {
     sim = await startSimulator();
-    sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" } });
-    const made = deployment("shop", "api", 1, "ghcr.io/shop/api:1.0", "abc12");
-    sim.apply(made.deployment);
-    sim.apply(made.replicaSet);
-    const replicaSet = sim.store.get(sim.typeOf("apps", "v1", "replicasets"), "shop", "api-abc12") as KubeObject;
+    const replicaSet = seedApi(sim);
     sim.apply(runningPod(replicaSet, "p0", "n1", Date.now()));
     sim.server.garbleProtobuf("pods", 1);
     const proto = await cacheOf(sim, true);

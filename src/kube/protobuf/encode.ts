@@ -134,37 +134,30 @@ function writeField(out: Writer, schema: ProtoSchema, field: ProtoField, parent:
     for (const [k, v] of entries) {
       const entry = new Writer();
       writeScalar(entry, 1, key ?? "string", k);
-      writeOne(entry, schema, 2, type, v, false);
+      writeOne(entry, schema, 2, type, v);
       out.bytesField(number, entry.bytes());
     }
     return;
   }
   if (rule === "repeated") {
-    for (const item of (value ?? []) as unknown[]) writeOne(out, schema, number, type, item, true);
+    for (const item of (value ?? []) as unknown[]) writeOne(out, schema, number, type, item);
     return;
   }
   if (value === undefined || value === null) {
     // gogo writes a non-pointer field whatever its value: zero when JSON left it out.
     if (pointer) return;
     if (schema.messages[type] || type === TIME || type === MICROTIME) {
-      if (type === TIME || type === MICROTIME) writeOne(out, schema, number, type, null, false);
+      if (type === TIME || type === MICROTIME) writeOne(out, schema, number, type, null);
       else out.bytesField(number, encodeMessageBytes(schema, type, {}));
       return;
     }
     writeScalar(out, number, type, type === "string" || type === "bytes" ? "" : type === "bool" ? false : 0);
     return;
   }
-  writeOne(out, schema, number, type, value, false);
+  writeOne(out, schema, number, type, value);
 }
 
-function writeOne(
-  out: Writer,
-  schema: ProtoSchema,
-  number: number,
-  type: string,
-  value: unknown,
-  _item: boolean,
-): void {
+function writeOne(out: Writer, schema: ProtoSchema, number: number, type: string, value: unknown): void {
   if (type === TIME || type === MICROTIME) {
     // A zero time is an empty message, as metav1.Time's Marshal writes it.
     if (value === null) {
