@@ -152,6 +152,9 @@ describe("leadership: one leader, a warm standby (spec 1.9, 3.3, 4.1)", () => {
     await until(() => restored().length === 1, "the restored-incident summary", 20_000);
     expect(restored()[0].text.split("\n")[0]).toMatch(/^🟠 Restored after a restart: 2 problems still open \[/);
     expect([...restored()[0].covers].sort()).toEqual(["Deployment/shop/api", "Deployment/shop/web"]);
+    // Each problem with its root's reason, in the order of covers: a receiver routes them without reading the text.
+    expect(restored()[0].problems.map((p: { incidentId: string }) => p.incidentId)).toEqual(restored()[0].covers);
+    expect(restored()[0].problems.every((p: { reason: string }) => p.reason === "CrashLoopBackOff")).toBe(true);
     healPod("api-abc12-p0");
     await until(() => hook!.requests.some((r) => r.json().action === "resolve"), "the resolve", 20_000);
     const resolve = hook!.requests.find((r) => r.json().action === "resolve")!.json();

@@ -16,7 +16,7 @@ import { startLicenseServer } from "./license-server.ts";
 import { pastYoungNodeGrace, placedExpectation } from "./real-stories.ts";
 import { type OwnControlPlane, startControlPlane } from "./real-kube.ts";
 import { type Installation, type Replica, startReplica } from "./replicas.ts";
-import type { Told } from "./replay.ts";
+import { type Told, toldOf } from "./replay.ts";
 import { judgeTimed, type TimedJudgement } from "./timing/invariants.ts";
 
 /** What one fault story told, and how it was judged. */
@@ -186,16 +186,11 @@ async function tell(
   await kube.startStopped();
   const told: Told[] = hook.requests.slice(firstMessage).map((r) => {
     const body = r.json();
-    return {
-      t: (r.receivedAt - startedAt) / 1000,
-      action: body.action,
-      // The outage's thread is the Lease's term: the story names it T.
-      incidentId: String(body.incidentId).replace(/^api-unreachable@\d+$/, "api-unreachable@T"),
-      reason: body.reason,
-      text: body.text,
-      ...(body.covers ? { covers: body.covers } : {}),
-      ...(body.delivery ? { delivery: body.delivery } : {}),
-    };
+    // The outage's thread is the Lease's term: the story names it T.
+    return toldOf(
+      { ...body, incidentId: String(body.incidentId).replace(/^api-unreachable@\d+$/, "api-unreachable@T") },
+      (r.receivedAt - startedAt) / 1000,
+    );
   });
   const expected = placedExpectation(
     {

@@ -5,7 +5,7 @@ import { createSystemClock } from "../runtime/clock.ts";
 import { createLogger, createSilentLogger } from "../runtime/logger.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "./capture-server.ts";
 import { parseConfig } from "./config.ts";
-import type { Told } from "./replay.ts";
+import { type Told, toldOf } from "./replay.ts";
 
 /** The real daemon on the real clock against a real API server, every message captured by a webhook. */
 export interface RealRun {
@@ -55,18 +55,7 @@ export async function startRealDaemon(options: {
     hook,
     zeroMs,
     told: () =>
-      hook.requests.map((r) => {
-        const body = r.json();
-        return {
-          t: (r.receivedAt - zeroMs) / 1000,
-          action: body.action,
-          incidentId: body.incidentId,
-          reason: body.reason,
-          text: body.text,
-          ...(body.covers ? { covers: body.covers } : {}),
-          ...(body.delivery ? { delivery: body.delivery } : {}),
-        };
-      }),
+      hook.requests.map((r) => toldOf(r.json(), (r.receivedAt - zeroMs) / 1000)),
     async stalls() {
       const text = await daemon.metrics.registry.getSingleMetricAsString("mon_component_stalls_total");
       return Number(/mon_component_stalls_total (\d+)/.exec(text)?.[1] ?? 0);

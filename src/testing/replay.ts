@@ -43,6 +43,35 @@ export interface Told {
   /** On a summary (a roll-up, the startup summary): the incidents it names, and what kind it is. */
   readonly covers?: readonly string[];
   readonly delivery?: string;
+  /** On a summary: the reason of each problem it names, by incident id (the webhook body's `problems`). */
+  readonly coverReasons?: Readonly<Record<string, string>>;
+}
+
+/** A webhook body as the judge reads it, arrived `t` seconds into the run. */
+export function toldOf(
+  body: {
+    action: string;
+    incidentId: string;
+    reason: string;
+    text: string;
+    covers?: string[];
+    delivery?: string;
+    problems?: { incidentId: string; reason: string }[];
+  },
+  t: number,
+): Told {
+  return {
+    t,
+    action: body.action,
+    incidentId: body.incidentId,
+    reason: body.reason,
+    text: body.text,
+    ...(body.covers ? { covers: body.covers } : {}),
+    ...(body.delivery ? { delivery: body.delivery } : {}),
+    ...(body.problems
+      ? { coverReasons: Object.fromEntries(body.problems.map((p) => [p.incidentId, p.reason])) }
+      : {}),
+  };
 }
 
 /** The real daemon watching a replayed timeline, every message captured by a webhook on loopback. */
@@ -324,18 +353,7 @@ async function watched(source: {
       }
     },
     told: () =>
-      hook.requests.map((r, i) => {
-        const body = r.json();
-        return {
-          t: arrivals[i] ?? Number.NaN,
-          action: body.action,
-          incidentId: body.incidentId,
-          reason: body.reason,
-          text: body.text,
-          ...(body.covers ? { covers: body.covers } : {}),
-          ...(body.delivery ? { delivery: body.delivery } : {}),
-        };
-      }),
+      hook.requests.map((r, i) => toldOf(r.json(), arrivals[i] ?? Number.NaN)),
     async stop() {
       source.stopSource();
       await daemon.stop(0);

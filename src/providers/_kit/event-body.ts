@@ -51,6 +51,11 @@ export interface WebhookBody {
   delivery?: "startup summary" | "roll-up" | "digest" | "restored summary" | "notice";
   /** On a summary: the incident ids it lists (their updates and resolves follow under these ids). */
   covers?: readonly string[];
+  /**
+   * On a summary: each problem it lists, in the order of `covers` — its id, the reason of its root (the
+   * `reason` its own later messages carry) and its tier.
+   */
+  problems?: { incidentId: string; reason: string; tier: string }[];
 }
 
 /** Builds the documented body for a message, for cluster `cluster`. Pure. */
@@ -92,7 +97,21 @@ export function webhookBody(message: Message, cluster: string): WebhookBody {
       : {}),
     ...(message.impact ? { impact: message.impact } : {}),
     at: new Date(message.at).toISOString(),
-    ...(isSummary(message) ? { delivery: message.delivery, covers: message.covers ?? [] } : {}),
+    ...(isSummary(message)
+      ? {
+          delivery: message.delivery,
+          covers: message.covers ?? [],
+          ...(message.problems
+            ? {
+                problems: message.problems.map((p) => ({
+                  incidentId: p.incidentId,
+                  reason: p.reasons[0] ?? "",
+                  tier: p.tier,
+                })),
+              }
+            : {}),
+        }
+      : {}),
     ...(message.delivery === "notice" ? { delivery: "notice" as const } : {}),
   };
 }

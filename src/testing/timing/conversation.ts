@@ -23,7 +23,9 @@ export function threadsOf(told: readonly Told[]): Map<string, ThreadMessage[]> {
       if (m.action !== "announce") return;
       for (const id of m.covers ?? []) {
         const next = told.slice(i + 1).find((later) => later.incidentId === id);
-        add(id, { t: m.t, action: "announce", reason: next?.reason ?? "?", text: m.text });
+        // The reason the thread's own next message carries; with none (it is still open), the one the summary
+        // names for it.
+        add(id, { t: m.t, action: "announce", reason: next?.reason ?? m.coverReasons?.[id] ?? "?", text: m.text });
       }
       return;
     }
