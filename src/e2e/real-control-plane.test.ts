@@ -195,35 +195,44 @@ nodeTest(
 
 realTest(
   "the simulator and the real control plane, told the same script, show a watcher the same facts, but for the documented differences",
-  async () => {
-    const nodes = await prepareStoryNodes(realKube(), storiesWithStandInNodes(), QUICK_TIMING);
-    const run = await runDifferential(nodes);
-    const documented = (only: "simulator" | "real") =>
-      new Set(KNOWN_DIFFERENCES.filter((d) => d.only === only).map((d) => d.fact));
-    const onlySim = run.simulator.filter((f) => !run.real.includes(f));
-    const onlyReal = run.real.filter((f) => !run.simulator.includes(f));
-    console.log(
-      `differential: ${run.simulator.filter((f) => run.real.includes(f)).length} facts on both; only on the simulator: ${onlySim.join("; ") || "none"}; only on the real control plane: ${onlyReal.join("; ") || "none"}`,
-    );
-    expect({
-      simulator: onlySim.filter((f) => !documented("simulator").has(f)),
-      real: onlyReal.filter((f) => !documented("real").has(f)),
-    }).toEqual({ simulator: [], real: [] });
-    expect(run.failures).toEqual([]);
-    // The facts compared are the ones issue 40 names.
-    for (const what of [
-      /^EndpointSlice slice of web: endpoint ready=false/,
-      /^Deployment web: condition Progressing=True \(NewReplicaSetAvailable\)/,
-      /^Job broken: condition Failed=True \(BackoffLimitExceeded\)/,
-      /^Job report-run: controlled by CronJob/,
-      /^Node worker-3: taint node.kubernetes.io\/unreachable:NoExecute/,
-      /^Pod pod of web-rs\d: on worker-3, marked for deletion while the node was lost/,
-      /^ReplicaSet web-rs1: deleted/,
-      /^Namespace of the script: phase Terminating/,
-      /^watch: a kind that changed gets a BOOKMARK/,
-    ])
-      expect(run.real.some((f) => what.test(f))).toBe(true);
-  },
+  () =>
+    sayingFailure("the differential failed", async () => {
+      const nodes = await prepareStoryNodes(realKube(), storiesWithStandInNodes(), QUICK_TIMING);
+      const run = await runDifferential(nodes);
+      const documented = (only: "simulator" | "real") =>
+        new Set(KNOWN_DIFFERENCES.filter((d) => d.only === only).map((d) => d.fact));
+      const onlySim = run.simulator.filter((f) => !run.real.includes(f));
+      const onlyReal = run.real.filter((f) => !run.simulator.includes(f));
+      console.log(
+        `differential: ${run.simulator.filter((f) => run.real.includes(f)).length} facts on both; only on the simulator: ${onlySim.join("; ") || "none"}; only on the real control plane: ${onlyReal.join("; ") || "none"}`,
+      );
+      const undocumented = [
+        ...onlySim.filter((f) => !documented("simulator").has(f)).map((f) => `only on the simulator: ${f}`),
+        ...onlyReal.filter((f) => !documented("real").has(f)).map((f) => `only on the real control plane: ${f}`),
+        ...run.failures.map((f) => `write refused: ${f}`),
+      ];
+      if (undocumented.length) sayAtExit("the differential's undocumented differences", undocumented.join("\n"));
+      expect({
+        simulator: onlySim.filter((f) => !documented("simulator").has(f)),
+        real: onlyReal.filter((f) => !documented("real").has(f)),
+      }).toEqual({ simulator: [], real: [] });
+      expect(run.failures).toEqual([]);
+      // The facts compared are the ones issue 40 names.
+      for (const what of [
+        /^EndpointSlice slice of web: endpoint ready=false/,
+        /^Deployment web: condition Progressing=True \(NewReplicaSetAvailable\)/,
+        /^Job broken: condition Failed=True \(BackoffLimitExceeded\)/,
+        /^Job report-run: controlled by CronJob/,
+        /^Node worker-3: taint node.kubernetes.io\/unreachable:NoExecute/,
+        /^Pod pod of web-rs\d: on worker-3, marked for deletion while the node was lost/,
+        /^ReplicaSet web-rs1: deleted/,
+        /^Namespace of the script: phase Terminating/,
+        /^watch: a kind that changed gets a BOOKMARK/,
+      ]) {
+        if (!run.real.some((f) => what.test(f))) sayAtExit("the differential's missing fact", String(what));
+        expect(run.real.some((f) => what.test(f))).toBe(true);
+      }
+    }),
   20 * 60_000,
 );
 

@@ -90,7 +90,9 @@ export async function runDifferential(nodes: PreparedStoryNodes): Promise<Differ
     const watchFacts = (rec: Recording, answer: string) => {
       const marks = rec.events().filter((e) => e.type === "BOOKMARK" && e.kind === "Pod");
       return [
-        ...(marks[0] && marks[0].at >= 55 && marks[0].at <= 66
+        // About a minute: kube-apiserver's cacher sends one after a minute (with its timer's jitter), later by
+        // seconds on a busy machine; never within seconds, never minutes late.
+        ...(marks[0] && marks[0].at >= 50 && marks[0].at <= 90
           ? ["watch: a kind that changed gets a BOOKMARK a minute after its watch began"]
           : [`watch: the first BOOKMARK on a kind that changed came at ${marks[0]?.at.toFixed(0) ?? "never"} s`]),
         `watch: from the script's first resourceVersion, opened after it: ${answer === "410" ? "410 Gone" : "replayed"}`,
