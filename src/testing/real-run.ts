@@ -54,8 +54,7 @@ export async function startRealDaemon(options: {
     daemon,
     hook,
     zeroMs,
-    told: () =>
-      hook.requests.map((r) => toldOf(r.json(), (r.receivedAt - zeroMs) / 1000)),
+    told: () => hook.requests.map((r) => toldOf(r.json(), (r.receivedAt - zeroMs) / 1000)),
     async stalls() {
       const text = await daemon.metrics.registry.getSingleMetricAsString("mon_component_stalls_total");
       return Number(/mon_component_stalls_total (\d+)/.exec(text)?.[1] ?? 0);

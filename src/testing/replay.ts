@@ -68,9 +68,7 @@ export function toldOf(
     text: body.text,
     ...(body.covers ? { covers: body.covers } : {}),
     ...(body.delivery ? { delivery: body.delivery } : {}),
-    ...(body.problems
-      ? { coverReasons: Object.fromEntries(body.problems.map((p) => [p.incidentId, p.reason])) }
-      : {}),
+    ...(body.problems ? { coverReasons: Object.fromEntries(body.problems.map((p) => [p.incidentId, p.reason])) } : {}),
   };
 }
 
@@ -352,8 +350,7 @@ async function watched(source: {
         while (arrivals.length < hook.requests.length) arrivals.push((clock.now() - zeroMs) / 1000);
       }
     },
-    told: () =>
-      hook.requests.map((r, i) => toldOf(r.json(), arrivals[i] ?? Number.NaN)),
+    told: () => hook.requests.map((r, i) => toldOf(r.json(), arrivals[i] ?? Number.NaN)),
     async stop() {
       source.stopSource();
       await daemon.stop(0);
