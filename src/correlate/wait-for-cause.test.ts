@@ -33,6 +33,26 @@ describe("a symptom waits for its cause (bounded)", () => {
     expect(findings.map((x) => x.opensAt)).toEqual([NOW + 30_000, NOW + 30_000, NOW + 30_000]);
   });
 
+  test("a failure older than the cause that holds it waits from the cause's start: it never opens a node's held loss at once (issue 53)", () => {
+    // A crash loop told 10 minutes ago sits on a pod whose node has just gone Unknown with the rest of the cluster:
+    // the node's finding is within its heartbeat-gap hold and explains the pod.
+    const crash = f("CrashLoopBackOff", podRef, { since: NOW - 10 * 60_000 });
+    const lost = f(
+      "NodeLost",
+      { kind: "Node", name: "n1" },
+      { since: NOW - 13_000, opensAt: NOW + 47_000, explains: [podRef] },
+    );
+    const held = waitForCauses([crash, lost], inventory, NOW).findings;
+    expect(held[1]!.opensAt).toBe(NOW + 47_000);
+    // Were the node still held 2 minutes after it went down, the wait ends: both open.
+    const later = NOW - 13_000 + SYMPTOM_WAIT_MAX_MS;
+    const longHold = { ...lost, opensAt: NOW + 10 * 60_000 };
+    expect(waitForCauses([crash, longHold], inventory, later).findings.map((x) => x.opensAt)).toEqual([
+      undefined,
+      undefined,
+    ]);
+  });
+
   test("the wait never lasts more than 2 minutes from the symptom's start; then the pod's finding opens with it", () => {
     const heldLong = f("ReadinessProbeFailing", podRef, { opensAt: NOW + 5 * 60_000 });
     const waiting = waitForCauses([heldLong, service], inventory, NOW);

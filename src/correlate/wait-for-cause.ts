@@ -15,8 +15,8 @@ const WORKLOADS = new Set(["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet
  * - any finding on an object that a cause still within its own hold explains (a pod of a claim that is
  *   Pending, whose hold is longer than the pod's), and a Service or workload over such a pod.
  * The wait ends when the causes open or go away, and never lasts more than SYMPTOM_WAIT_MAX_MS from the
- * symptom's own start: then the held causes open with it, since they explain it (grace delays, it never
- * reorders). A cause already open explains at once: its symptoms join it. Returns the findings (waiting ones
+ * symptom's own start or, for a symptom older than the cause holding it, from the cause's start: then the held
+ * causes open with it, since they explain it (grace delays, it never reorders). A cause already open explains at once: its symptoms join it. Returns the findings (waiting ones
  * with a later `opensAt`, released ones without one) and how many wait. Pure.
  */
 export function waitForCauses(
@@ -95,8 +95,16 @@ export function waitForCauses(
       // What a workload or Service showed while its pods' node was down was the node's doing (told in its
       // incident): as a failure of their own it counts from the node's return (issue 50: a workload whose pods
       // were evicted from a lost node forced its new pods' readiness open a second after the node was back).
+      // A symptom waits for a cause from when that cause began, never from before it: a crash loop minutes old
+      // on a node that has just gone down must not open the node's held finding at once (issue 53: one node of
+      // a heartbeat gap told as lost on its own, before the gap's hold, because an old failure sat on it).
       const bound =
-        Math.max(f.since, ...live.flatMap((b) => b.held.map((h) => nodeBackAt(h, inventory)))) + SYMPTOM_WAIT_MAX_MS;
+        Math.max(
+          f.since,
+          ...live.flatMap((b) =>
+            b.held.map((h) => Math.max(h.explains?.length ? h.since : 0, nodeBackAt(h, inventory))),
+          ),
+        ) + SYMPTOM_WAIT_MAX_MS;
       if (bound <= now) {
         for (const b of live) for (const h of b.held) if (!released.has(h)) releasing.add(h);
         continue;

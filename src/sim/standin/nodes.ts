@@ -93,8 +93,13 @@ export function nodeHeartbeats(connection: KubeConnection, clock: Clock): NodeHe
       architecture: "amd64",
     },
   });
-  /** Posts the node's status with fresh heartbeats (conditions True since their last transition). */
-  const postStatus = async (name: string) => {
+  /**
+   * Posts the node's status with fresh heartbeats (conditions True since their last transition). With
+   * `onlyIfChanged`, only when a condition in the API server differs from what this kubelet would post — as the
+   * kubelet's status loop does every 10 s (`nodeStatusHasChanged`): a Ready the node lifecycle controller set
+   * Unknown while heartbeats could not arrive (a control-plane outage) is put right at the next beat.
+   */
+  const postStatus = async (name: string, onlyIfChanged = false) => {
     const entry = nodes.get(name);
     if (!entry || entry.silent) return;
     const at = timestamp(clock.now());
@@ -103,6 +108,12 @@ export function nodeHeartbeats(connection: KubeConnection, clock: Clock): NodeHe
       (current?.status?.conditions ?? []).map((c: KubeObject) => [c.type as string, c]),
     );
     const fresh = status(entry.node, at);
+    if (
+      onlyIfChanged &&
+      current &&
+      (fresh.conditions as KubeObject[]).every((c) => kept.get(c.type as string)?.status === c.status)
+    )
+      return;
     fresh.conditions = (fresh.conditions as KubeObject[]).map((c) => {
       const before = kept.get(c.type);
       return before && before.status === c.status ? { ...c, lastTransitionTime: before.lastTransitionTime } : c;
@@ -141,7 +152,7 @@ export function nodeHeartbeats(connection: KubeConnection, clock: Clock): NodeHe
       if (status) sinceStatus = 0;
       // A kubelet that cannot reach the API server (a control-plane outage) tries again at its next beat.
       void renewLease(name)
-        .then(() => (status ? postStatus(name) : undefined))
+        .then(() => postStatus(name, !status))
         .catch(() => {});
       entry.cancel = clock.setTimer(tick, LEASE_RENEW_MS);
     };
