@@ -31,6 +31,23 @@ const anyRollUp = fc
   .map(([c, f, e, l]) => rollUp(c, f, e, l));
 
 describe("shortening a message to fit a receiver (issue 30)", () => {
+  test("a summary's per-problem list is kept while its findings are, and goes with them; covers keeps every id", () => {
+    const ids = ["Namespace//team-0", "Namespace//team-1"];
+    const m = {
+      ...rollUp(2, 2, 10, 10),
+      problems: ids.map((incidentId) => ({
+        incidentId,
+        namespaces: [],
+        tier: "high" as const,
+        reasons: ["X"],
+        owners: [],
+      })),
+    };
+    expect(shrinkMessage(m, 3)!.problems?.map((p) => p.incidentId)).toEqual(ids);
+    expect(shrinkMessage(m, 4)!.problems).toBeUndefined();
+    expect(shrinkMessage(m, 4)!.covers).toEqual(ids);
+  });
+
   test("every level keeps the headline, the emoji and every id the message covers, and is never larger than the one before", () => {
     fc.assert(
       fc.property(anyRollUp, (m) => {

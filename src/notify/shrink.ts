@@ -7,7 +7,7 @@ import type { Message, MessageFinding } from "../model/message.ts";
  *   1. no evidence (every finding kept, with its summary)
  *   2. at most 20 findings, 20 news items, 60 lines and 16,000 characters of text
  *   3. at most 5 findings, 5 news items, 20 lines and 4,000 characters
- *   4. no findings; the headline and 5 lines, at most 1,000 characters
+ *   4. no findings (nor a summary's per-problem list); the headline and 5 lines, at most 1,000 characters
  *   5. the headline alone (at most 300 characters)
  * Up to level 4, the "Changed:" and "Impact:" lines come right after the headline, so a cut keeps them first.
  */
@@ -47,8 +47,10 @@ export function shrinkMessage(message: Message, level: number): Message | undefi
     .map((f) => (l.evidence ? f : { ...f, evidence: [] }));
   const left = message.findings.length - findings.length;
   const note = `(shortened to fit the receiver's size limit${left > 0 ? `; ${left} more finding${left === 1 ? "" : "s"} not shown` : ""})`;
+  // Without findings, a summary's per-problem list goes too: `covers` keeps every id (routing read it before).
+  const { problems: _problems, ...kept } = message;
   return {
-    ...message,
+    ...(level >= 4 ? kept : message),
     findings,
     news: message.news.slice(0, l.news),
     text: cutText(message.text, l.lines, l.chars, level === SHRINK_LEVELS ? "" : note),
