@@ -206,16 +206,17 @@ realTest(
       console.log(
         `differential: ${run.simulator.filter((f) => run.real.includes(f)).length} facts on both; only on the simulator: ${onlySim.join("; ") || "none"}; only on the real control plane: ${onlyReal.join("; ") || "none"}`,
       );
+      const unexplained = {
+        simulator: onlySim.filter((f) => !documented("simulator").has(f)),
+        real: onlyReal.filter((f) => !documented("real").has(f)),
+      };
       const undocumented = [
-        ...onlySim.filter((f) => !documented("simulator").has(f)).map((f) => `only on the simulator: ${f}`),
-        ...onlyReal.filter((f) => !documented("real").has(f)).map((f) => `only on the real control plane: ${f}`),
+        ...unexplained.simulator.map((f) => `only on the simulator: ${f}`),
+        ...unexplained.real.map((f) => `only on the real control plane: ${f}`),
         ...run.failures.map((f) => `write refused: ${f}`),
       ];
       if (undocumented.length) sayAtExit("the differential's undocumented differences", undocumented.join("\n"));
-      expect({
-        simulator: onlySim.filter((f) => !documented("simulator").has(f)),
-        real: onlyReal.filter((f) => !documented("real").has(f)),
-      }).toEqual({ simulator: [], real: [] });
+      expect(unexplained).toEqual({ simulator: [], real: [] });
       expect(run.failures).toEqual([]);
       // The facts compared are the ones issue 40 names.
       for (const what of [
@@ -229,8 +230,9 @@ realTest(
         /^Namespace of the script: phase Terminating/,
         /^watch: a kind that changed gets a BOOKMARK/,
       ]) {
-        if (!run.real.some((f) => what.test(f))) sayAtExit("the differential's missing fact", String(what));
-        expect(run.real.some((f) => what.test(f))).toBe(true);
+        const found = run.real.some((f) => what.test(f));
+        if (!found) sayAtExit("the differential's missing fact", String(what));
+        expect(found).toBe(true);
       }
     }),
   20 * 60_000,
