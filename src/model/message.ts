@@ -20,6 +20,7 @@ export interface RouteFacts {
   /** The namespaces of the root and of every finding (a lost node's pods, an endpoint's workloads span several). */
   readonly namespaces: readonly string[];
   readonly tier: Tier;
+  /** The root's reason first (a summary's webhook body names it per problem), then its findings' reasons. */
   readonly reasons: readonly string[];
   /** The owners (`mon.io/owner`) of the root and of every finding's object. */
   readonly owners: readonly string[];
