@@ -8,6 +8,12 @@ import { helm } from "../testing/helm.ts";
 import { BINARIES, realTest } from "../testing/real-components.ts";
 import { realKube, realKubeTest } from "../testing/real-kube.ts";
 
+/** The fields of a listed object the state comparison reads. */
+interface KubeObjectLike {
+  kind: string;
+  metadata: { name: string; resourceVersion: string; generation?: number; labels?: Record<string, string> };
+}
+
 /**
  * The Helm chart with the real Helm v3.17 (issue 43): linted strictly, every documented values combination
  * rendered and accepted by the real v1.32 API server (a server-side dry run), and installed, upgraded and
@@ -285,20 +291,29 @@ describe("the Helm chart, with the real Helm", () => {
       const home = mkdtempSync(join(tmpdir(), "mon-helm-owned-"));
       const cli = (namespace: string, ...args: string[]) =>
         runCli(["install", "--yes", "--kubeconfig", kube.kubeconfigPath, "--namespace", namespace, ...args], { home });
-      const state = async () =>
-        (
-          await kube.kubectl([
-            "get",
-            "deployment,secret,serviceaccount,role,rolebinding,clusterrole,clusterrolebinding",
-            "-A",
-            "-l",
-            "app.kubernetes.io/instance=mon",
-            "-o",
-            "jsonpath={range .items[*]}{.kind}/{.metadata.name} {.metadata.resourceVersion}{'\\n'}{end}",
-          ])
-        ).output;
+      // What a write by mon install would change: a Deployment's spec (its generation) or labels — its
+      // resourceVersion moves with every status the controllers write — and any other object's resourceVersion.
+      const state = async () => {
+        const listed = await kube.kubectl([
+          "get",
+          "deployment,secret,serviceaccount,role,rolebinding,clusterrole,clusterrolebinding",
+          "-A",
+          "-l",
+          "app.kubernetes.io/instance=mon",
+          "-o",
+          "json",
+        ]);
+        const items = (JSON.parse(listed.output) as { items: KubeObjectLike[] }).items;
+        return items
+          .map(({ kind, metadata: m }) =>
+            kind === "Deployment"
+              ? `${kind}/${m.name} generation ${m.generation} ${JSON.stringify(m.labels)}`
+              : `${kind}/${m.name} ${m.resourceVersion}`,
+          )
+          .join("\n");
+      };
       const before = await state();
-      expect(before).toContain("Deployment/mon ");
+      expect(before).toContain("Deployment/mon generation 1 ");
       try {
         const removed = await cli(ns, "--uninstall");
         expect(removed.code).toBe(1);
