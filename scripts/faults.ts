@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { FAULT_STORIES } from "../src/sim/stories/faults.ts";
-import { tellFaultStories } from "../src/testing/fault-stories.ts";
+import { faultStoryLines, tellFaultStories } from "../src/testing/fault-stories.ts";
 
 const flag = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`);
@@ -22,20 +22,12 @@ const results = await tellFaultStories(stories, (line) =>
 );
 let failed = 0;
 for (const r of results) {
-  const ok = r.judgement.same && r.judgement.violations.length === 0 && r.broken.length === 0;
-  if (!ok) failed += 1;
-  console.log(`\n${ok ? "as expected" : "DIFFERS"} ${r.story} (${Math.round(r.seconds)} s)`);
-  for (const f of r.faults)
-    console.log(`  fault: ${f.say} at ${f.at.toFixed(1)} s, running again at ${f.back.toFixed(1)} s`);
-  const fault = r.faults[0]?.at;
-  for (const m of r.told)
-    console.log(
-      `  ${m.t.toFixed(1)} s${fault !== undefined ? ` (fault ${m.t - fault >= 0 ? "+" : ""}${(m.t - fault).toFixed(1)} s)` : ""} ${m.action} ${m.incidentId}: ${m.text.split("\n")[0]}`,
-    );
-  console.log(`  told: ${r.judgement.conversation.join(" | ") || "nothing"}`);
+  const [head, ...rest] = faultStoryLines(r);
+  if (!head?.startsWith("as expected")) failed += 1;
+  console.log(`\n${head}`);
+  for (const line of rest) console.log(line);
   if (!r.judgement.same)
     console.log(`  expected: ${stories.find((s) => s.name === r.story)?.threads.join(" | ") || "nothing"}`);
-  for (const v of [...r.judgement.violations, ...r.broken]) console.log(`  broken: ${v}`);
 }
 const json = flag("json");
 if (json) writeFileSync(json, JSON.stringify(results, null, 2));

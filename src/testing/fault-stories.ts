@@ -31,6 +31,12 @@ export interface FaultStoryResult {
   readonly seconds: number;
 }
 
+/**
+ * How long after the control plane runs again a fault story goes on at least, seconds: the node lifecycle
+ * controller's grace (40 s) and a node loss's hold (a minute) after it, with room to spare.
+ */
+const AFTER_RETURN_SECONDS = 150;
+
 /** The label every fault story's node carries, and every pod of the stories is pinned to. */
 const LABEL: readonly [string, string] = ["stories.mon.io/story", "faults"];
 
@@ -115,6 +121,24 @@ export async function tellFaultStories(
   }
 }
 
+/**
+ * One story's result as lines: whether it told what it should, its faults, each message with its time from
+ * the story's start and from the fault (seconds), and what it broke.
+ */
+export function faultStoryLines(r: FaultStoryResult): string[] {
+  const ok = r.judgement.same && r.judgement.violations.length === 0 && r.broken.length === 0;
+  const fault = r.faults[0]?.at;
+  return [
+    `${ok ? "as expected" : "DIFFERS"} ${r.story} (${Math.round(r.seconds)} s): ${r.judgement.conversation.join(" | ") || "nothing told"}`,
+    ...r.faults.map((f) => `  fault: ${f.say} at ${f.at.toFixed(1)} s, running again at ${f.back.toFixed(1)} s`),
+    ...r.told.map(
+      (m) =>
+        `  ${m.t.toFixed(1)} s${fault !== undefined ? ` (fault ${m.t - fault >= 0 ? "+" : ""}${(m.t - fault).toFixed(1)} s)` : ""} ${m.action} ${m.incidentId}: ${m.text.split("\n")[0]}`,
+    ),
+    ...[...r.judgement.violations, ...r.broken].map((v) => `  broken: ${v}`),
+  ];
+}
+
 // --- internal ---
 
 async function tell(
@@ -180,18 +204,15 @@ async function tell(
         at(fault.t + fault.downSeconds + after, () => void kube.startStopped().catch(() => {}));
     });
   trace(`${story.name}: started`);
-  await new Promise((resolve) => setTimeout(resolve, story.lengthSeconds * 1000));
-  for (const t of timers) clearTimeout(t);
-  // Whatever a fault stopped runs again before the next story (a component that exited on its own too).
-  await kube.startStopped();
-  const told: Told[] = hook.requests.slice(firstMessage).map((r) => {
-    const body = r.json();
-    // The outage's thread is the Lease's term: the story names it T.
-    return toldOf(
-      { ...body, incidentId: String(body.incidentId).replace(/^api-unreachable@\d+$/, "api-unreachable@T") },
-      (r.receivedAt - startedAt) / 1000,
-    );
-  });
+  const toldSoFar = (): Told[] =>
+    hook.requests.slice(firstMessage).map((r) => {
+      const body = r.json();
+      // The outage's thread is the Lease's term: the story names it T.
+      return toldOf(
+        { ...body, incidentId: String(body.incidentId).replace(/^api-unreachable@\d+$/, "api-unreachable@T") },
+        (r.receivedAt - startedAt) / 1000,
+      );
+    });
   const expected = placedExpectation(
     {
       story: story.name,
@@ -205,16 +226,35 @@ async function tell(
       nodes: { "worker-1": "faults-worker-1", "worker-2": "faults-worker-2", "worker-3": "faults-worker-3" },
     },
   );
+  const last = Math.max(...story.steps.map((s) => s.t), story.fixedAt ?? 0);
+  for (;;) {
+    const elapsed = (Date.now() - startedAt) / 1000;
+    if (elapsed >= story.lengthSeconds) break;
+    const told = toldSoFar();
+    const back = faults.length === story.faults.length ? Math.max(0, ...faults.map((f) => f.back)) : undefined;
+    // Its whole conversation told and closed, a minute after its last step, and long enough after the control
+    // plane's return for what follows one (the node lifecycle controller's grace, a hold) to have shown.
+    if (
+      back !== undefined &&
+      elapsed > last + 60 &&
+      elapsed > back + AFTER_RETURN_SECONDS &&
+      elapsed - Math.max(0, ...told.map((m) => m.t)) >= 60 &&
+      judgeTimed(expected, story.fixedAt, told).same &&
+      openThreads(told).length === 0
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  for (const t of timers) clearTimeout(t);
+  // Whatever a fault stopped runs again before the next story (a component that exited on its own too).
+  await kube.startStopped();
+  const told = toldSoFar();
   const judgement = judgeTimed(expected, story.fixedAt, told);
-  const announced = new Set(
-    told.filter((m) => m.action === "announce" && m.delivery !== "notice").map((m) => m.incidentId),
-  );
-  const resolved = new Set(told.filter((m) => m.action === "resolve").map((m) => m.incidentId));
   const broken = [
     ...world.replicas
       .filter((r) => r.child.exitCode !== null)
       .map((r) => `${r.name} exited (${r.child.exitCode}): ${r.log.join("").slice(-500)}`),
-    ...[...announced].filter((id) => !resolved.has(id)).map((id) => `${id} was announced and never resolved`),
+    ...openThreads(told).map((id) => `${id} was announced and never resolved`),
     ...restoredAmiss(told),
   ];
   await connection
@@ -228,6 +268,18 @@ async function tell(
   for (const r of world.readiness.filter((r) => r.at >= startedAt))
     trace(`  ${((r.at - startedAt) / 1000).toFixed(1)} s node ${r.node} Ready=${r.ready}`);
   return { story: story.name, told, judgement, broken, faults, seconds: (Date.now() - startedAt) / 1000 };
+}
+
+/**
+ * The threads announced and not resolved: what a story must not end with. A notice and a restored-incident
+ * summary are no threads of their own (the summary names threads that go on in theirs).
+ */
+function openThreads(told: readonly Told[]): string[] {
+  const resolved = new Set(told.filter((m) => m.action === "resolve").map((m) => m.incidentId));
+  const announced = told
+    .filter((m) => m.action === "announce" && m.delivery !== "notice" && m.delivery !== "restored summary")
+    .map((m) => m.incidentId);
+  return [...new Set(announced)].filter((id) => !resolved.has(id));
 }
 
 /**
