@@ -8,12 +8,13 @@ import { readFileSync } from "node:fs";
 import { formatReport, readReport } from "../src/testing/test-report.ts";
 
 const files = process.argv.length > 2 ? process.argv.slice(2) : ["dist/test-report.xml"];
-const reports = files.map((file) => {
+const reports: ReturnType<typeof readReport>[] = [];
+for (const file of files) {
   try {
-    return readReport(readFileSync(file, "utf8"));
+    reports.push(readReport(readFileSync(file, "utf8")));
   } catch (error) {
     console.error(`test report: cannot read ${file}: ${(error as Error).message}`);
     process.exit(1);
   }
-});
+}
 console.log(formatReport({ files: reports.flatMap((r) => r.files), tests: reports.flatMap((r) => r.tests) }));

@@ -63,6 +63,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     observe.editionChanged();
   });
   const restoredFromState = carried ? undefined : await state.loadLifecycle();
+  const warmSince = options.synced() ? options.watchedSince?.() : undefined;
   const restored = carried ? carried.lifecycle : restoredFromState;
   const keeper = createKeeper(state, () => outgoing.settled().then(() => delivery.persisted()), holds, logger);
   const notices = createNotices({
@@ -85,6 +86,8 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     nextWakeAt: () => delivery.nextOverflowAt(),
     ...(restored ? { initial: restored } : {}),
     ...(carried ? { baselined: true } : {}),
+    // A standby whose caches were warm before it led watched what began meanwhile (incident/baseline.ts).
+    ...(warmSince !== undefined ? { watchedSince: warmSince } : {}),
     onState: keeper.keep,
     ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
   });

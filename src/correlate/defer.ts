@@ -2,17 +2,17 @@ import type { Finding } from "../model/finding.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey } from "../model/object-ref.ts";
+import { type BaselineContext, presentAtStart } from "../incident/baseline.ts";
 import { SYMPTOM_WAIT_MAX_MS, waitForCauses } from "./wait-for-cause.ts";
 import { workloadRoot } from "./workload-root.ts";
 
 /** What the defer stage reads: the pass's time (epoch ms), what incidents already tell, and the log evidence. */
-export interface DeferContext {
+export interface DeferContext extends BaselineContext {
   readonly inventory: InventoryView;
   readonly now: number;
   /** The open incidents by id, as the last pass left them. */
   readonly incidents: ReadonlyMap<string, Incident>;
-  /** The first pass after startup (spec 1.7): new findings do not wait for their log. */
-  readonly baseline?: boolean;
+  // On the baseline pass, what is present at startup (incident/baseline.ts) does not wait for its log.
   /** True while a new finding waits for its container's log; `attach` adds the log once read. */
   readonly evidence?: { pending(f: Finding): boolean; attach(f: Finding): Finding };
   /**
@@ -64,7 +64,7 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
     f.opensAt <= now ||
     (!f.starting &&
       (told.has(f.key) || (sameTold ??= toldByController(standing, inventory)).has(controllerKey(f, inventory) ?? "")));
-  const waits = (f: Finding) => !told.has(f.key) && !ctx.baseline && (evidence?.pending(f) ?? false);
+  const waits = (f: Finding) => !told.has(f.key) && !presentAtStart(f.since, ctx) && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
   for (const f of waited) {

@@ -1,4 +1,5 @@
 import type { Decision, Skip } from "../model/decision.ts";
+import { presentAtStart } from "./baseline.ts";
 import { explanatoryDepth, type Finding, isSymptom } from "../model/finding.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import { type ObjectRef, refKey, refLabel } from "../model/object-ref.ts";
@@ -199,6 +200,8 @@ export function stepLifecycle(
   cluster: string,
   options: {
     baseline?: boolean;
+    /** Epoch ms since when this process watched, on a warm takeover (incident/baseline.ts). */
+    watchedSince?: number;
     /** Whether an incident's root shows recovery (incident/recovery.ts); every incident counts as recovered without it. */
     recovery?: (incident: KeptIncident) => Recovery;
     /** Recovery traffic each recovering incident absorbed this pass, by id (`absorbRecoveryTraffic`): it is not back yet. */
@@ -237,6 +240,8 @@ export function stepLifecycle(
     const { tier, mode, pageRule } = incidentTier(draft.findings);
     const facts = incidentFacts(draft.findings, mode);
     const previous = next.get(id);
+    // Summed up on the baseline pass only when present at startup (incident/baseline.ts).
+    const atStart = presentAtStart(Math.min(now, ...draft.findings.map((f) => f.since)), options);
     const base = {
       id,
       root: draft.root,
@@ -268,7 +273,7 @@ export function stepLifecycle(
         continue;
       }
       // A low-priority problem already there at startup is not news (spec 1.7): kept quiet unless it gets worse.
-      if (mode === "digest" && (options.baseline || previous?.baseline)) {
+      if (mode === "digest" && (atStart || previous?.baseline)) {
         const incident = {
           ...base,
           openedAt: previous?.openedAt ?? now,
@@ -284,8 +289,7 @@ export function stepLifecycle(
       const revision = previous?.revision ?? back?.revision ?? 0;
       // Recurrences told twice within a day go to the digest too (spec 1.8); page-tier ones still page.
       const recurring = previous?.digested === true && previous.recurring === true && mode !== "page";
-      const judged =
-        !previous && mode === "notify" && !options.baseline ? judgeRecurrence(memory.get(id), now) : undefined;
+      const judged = !previous && mode === "notify" && !atStart ? judgeRecurrence(memory.get(id), now) : undefined;
       if (mode === "digest" || recurring || judged?.verdict === "digest") {
         const keep = recurring || judged?.verdict === "digest" ? { recurring: true } : {};
         if (previous?.digested) {
@@ -353,7 +357,7 @@ export function stepLifecycle(
         incident,
         news,
         at: now,
-        ...(options.baseline ? { delivery: "startup summary" as const } : {}),
+        ...(atStart ? { delivery: "startup summary" as const } : {}),
       });
       continue;
     }

@@ -1,17 +1,17 @@
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { type ObjectRef, refKey } from "../model/object-ref.ts";
+import type { BaselineContext } from "./baseline.ts";
 import type { Held } from "./hold.ts";
 import { type LifecycleState, type LifecycleStep, stepLifecycle } from "./lifecycle.ts";
 import { type Recovery, recoveryOf } from "./recovery.ts";
 
-/** What the step stage reads: the state, the pass's time (epoch ms), the cluster name, the baseline flag. */
-export interface StepContext {
+/** What the step stage reads: the state, the pass's time (epoch ms), the cluster name, the baseline. */
+export interface StepContext extends BaselineContext {
   readonly inventory: InventoryView;
   readonly state: LifecycleState;
   readonly now: number;
   readonly cluster: string;
-  readonly baseline?: boolean;
 }
 
 /** The lifecycle's step, and how each incident's recovery reads now (the resolve's `Now:` line uses it). */
@@ -33,6 +33,7 @@ export function step(held: Held, ctx: StepContext): Stepped {
     recoveryOf(incident, inventory, (o: ObjectRef) => (failing.get(refKey(o)) ?? incident.id) !== incident.id);
   const stepped = stepLifecycle(ctx.state, held.drafts, ctx.now, ctx.cluster, {
     ...(ctx.baseline ? { baseline: true } : {}),
+    ...(ctx.watchedSince !== undefined ? { watchedSince: ctx.watchedSince } : {}),
     recovery,
     absorbed: held.absorbed,
   });

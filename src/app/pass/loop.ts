@@ -66,6 +66,11 @@ export function createPassLoop(options: {
    * summed up.
    */
   baselined?: boolean;
+  /**
+   * Epoch ms since when this process has watched, when this work began with the caches already warm (a standby
+   * taking over): its baseline pass sums up only what began before (incident/baseline.ts).
+   */
+  watchedSince?: number;
   /** Each pass's resulting lifecycle state, to be kept (Pro state file). */
   onState?: (state: LifecycleState) => void;
   /** Trace what each pass did with each object (`mon explain`: on with the diagnostics endpoints). */
@@ -109,6 +114,7 @@ export function createPassLoop(options: {
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
     const passed = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
+      ...(!baselined && options.watchedSince !== undefined ? { watchedSince: options.watchedSince } : {}),
       ...(failingAtStart ? { failingAtStart } : {}),
       quarantine,
       detectors,

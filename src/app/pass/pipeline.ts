@@ -1,4 +1,5 @@
 import { correlate } from "../../correlate/correlate.ts";
+import { presentAtStart } from "../../incident/baseline.ts";
 import { defer } from "../../correlate/defer.ts";
 import { unexplainedEvents } from "../../detect/events.ts";
 import { nextStepsOf } from "../../detect/next-steps.ts";
@@ -50,9 +51,12 @@ export function runPass(
   let stage: "incident" | "compose" = "incident";
   try {
     const { detectors, baseline = false } = options;
+    const atStart = { baseline, ...(options.watchedSince !== undefined ? { watchedSince: options.watchedSince } : {}) };
     const detected = detect({ inventory, now, usage, quarantine, ...(detectors ? { detectors } : {}) });
     // What fails in the baseline pass, due or held, was failing when mon started (issue 52 item 1).
-    const failingAtStart = baseline ? new Set(detected.findings.map((f) => refKey(f.object))) : options.failingAtStart;
+    const failingAtStart = baseline
+      ? new Set(detected.findings.filter((f) => presentAtStart(f.since, atStart)).map((f) => refKey(f.object)))
+      : options.failingAtStart;
     const quarantined = { quarantined: detected.quarantined, quarantinedTotal: quarantine.size };
     if (detected.failedDetectors.length > 0)
       return { ...nothingDecided(state, detected.findings.length, detected.failedDetectors), ...quarantined };
@@ -79,7 +83,7 @@ export function runPass(
         inventory,
         now,
         incidents: state.incidents,
-        baseline,
+        ...atStart,
         gone,
         ...(logs ? { evidence: logs } : {}),
       });
@@ -101,7 +105,7 @@ export function runPass(
     const stepped = guard("step", held.drafts, rootOf, (ds) =>
       step(
         { ...held, drafts: [...ds, ...standIns(ds, state, setAside)] },
-        { inventory, state, now, cluster, baseline },
+        { inventory, state, now, cluster, ...atStart },
       ),
     );
     const impact = impactFinder(inventory);

@@ -69,6 +69,11 @@ export interface PassEvidence {
 export interface PassOptions {
   readonly baseline?: boolean;
   /**
+   * Epoch ms since when this process has watched, when it began to decide with caches warm (a standby taking
+   * over): on the baseline pass only what began before it is summed up (incident/baseline.ts).
+   */
+  readonly watchedSince?: number;
+  /**
    * The objects (`Kind/namespace/name`) with a finding, due or held, in this loop's baseline pass: what failed
    * there was already failing when mon began to watch, with an unknown onset, whichever later pass first tells it
    * (issue 52 item 1). The baseline pass returns it (`PassResult.failingAtStart`).

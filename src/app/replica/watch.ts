@@ -14,6 +14,8 @@ export interface ReplicaWatch {
   inventory(): Inventory;
   /** Whether every required informer has synced. */
   requiredSynced(): boolean;
+  /** Epoch ms when every required informer first synced in this process: what began after, it watched begin. */
+  watchedSince(): number | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
   waitForSync(timeoutMs: number): Promise<boolean>;
   /** Builds the informers for what `config` watches, not started (health shows the caches pending); once. */
@@ -37,6 +39,7 @@ export function createReplicaWatch(
   const { clock, logger, connection } = options;
   let inventory = new Inventory();
   const synced = createWaiters(clock);
+  let firstSynced: number | undefined;
   const watch = (config: Config) =>
     watchCluster({
       config,
@@ -48,6 +51,7 @@ export function createReplicaWatch(
       metrics: deps.metrics,
       onChange: () => deps.lead()?.loop.schedule(),
       onSynced: () => {
+        firstSynced ??= clock.now();
         synced.release();
         deps.lead()?.begin();
       },
@@ -62,6 +66,7 @@ export function createReplicaWatch(
   return {
     inventory: () => inventory,
     requiredSynced,
+    watchedSince: () => firstSynced,
     waitForSync: (timeoutMs) => (requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     prepare(config) {
       watcher ??= watch(config);
