@@ -32,8 +32,8 @@ export interface LeaderOptions {
   readonly inventory: Inventory;
   /** Whether the required caches are synced. */
   readonly synced: () => boolean;
-  /** Epoch ms when this process's required caches first synced (undefined before). */
-  readonly watchedSince?: () => number | undefined;
+  /** The objects (`Kind/namespace/name`) with a finding when this process's required caches first synced. */
+  readonly failingAtSync?: () => ReadonlySet<string> | undefined;
   /** The fencing check (this replica holds the state lock under its term); absent without a lock. */
   readonly holds?: () => boolean;
   /** What the previous work of this process handed over (an in-process restart: the overlay changed). */

@@ -63,7 +63,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     observe.editionChanged();
   });
   const restoredFromState = carried ? undefined : await state.loadLifecycle();
-  const warmSince = options.synced() ? options.watchedSince?.() : undefined;
+  const failingAtSync = options.synced() ? options.failingAtSync?.() : undefined;
   const restored = carried ? carried.lifecycle : restoredFromState;
   const keeper = createKeeper(state, () => outgoing.settled().then(() => delivery.persisted()), holds, logger);
   const notices = createNotices({
@@ -87,7 +87,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     ...(restored ? { initial: restored } : {}),
     ...(carried ? { baselined: true } : {}),
     // A standby whose caches were warm before it led watched what began meanwhile (incident/baseline.ts).
-    ...(warmSince !== undefined ? { watchedSince: warmSince } : {}),
+    ...(failingAtSync ? { failingAtSync } : {}),
     onState: keeper.keep,
     ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
   });

@@ -88,7 +88,7 @@ export function createWork(
       prepared: prepared ?? (prepared = prepare(loaded)),
       inventory: watch.inventory(),
       synced: () => watch.requiredSynced(),
-      watchedSince: () => watch.watchedSince(),
+      failingAtSync: () => watch.failingAtSync(),
       ...(holds ? { holds } : {}),
       ...(carried ? { carried } : {}),
     });

@@ -64,7 +64,7 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
     f.opensAt <= now ||
     (!f.starting &&
       (told.has(f.key) || (sameTold ??= toldByController(standing, inventory)).has(controllerKey(f, inventory) ?? "")));
-  const waits = (f: Finding) => !told.has(f.key) && !presentAtStart(f.since, ctx) && (evidence?.pending(f) ?? false);
+  const waits = (f: Finding) => !told.has(f.key) && !presentAtStart([f.object], ctx) && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
   for (const f of waited) {

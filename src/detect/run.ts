@@ -1,5 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
+import { refKey } from "../model/object-ref.ts";
 import { detectCertificates } from "./certificates.ts";
 import { detectConfigRefs } from "./config-refs.ts";
 import { detectControlPlane } from "./control-plane.ts";
@@ -63,4 +64,13 @@ export function detect(ctx: DetectContext): Detected {
     if (result.failed !== undefined) failedDetectors.push(name);
   }
   return { findings, failedDetectors, quarantined };
+}
+
+/**
+ * The objects (`Kind/namespace/name`) with a finding at `now` (epoch ms), from the Inventory alone (no usage
+ * readings): what a replica saw failing when its caches first synced (incident/baseline.ts). Pure.
+ */
+export function failingObjects(inventory: InventoryView, now: number): Set<string> {
+  const { findings } = detect({ inventory, now, usage: {}, quarantine: new Map() });
+  return new Set(findings.map((f) => refKey(f.object)));
 }

@@ -187,6 +187,39 @@ describe("held drafts (out of scope, silenced, maintenance)", () => {
     expect(actions).toEqual([["announce"], [], ["resolve"]]);
   });
 
+  test("a warm takeover's baseline pass (issue 53): only the failures of objects failing when the caches first synced are summed up; what began while it watched is news, a low-priority one too", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 6 }), (apps) => {
+        // Every pod started long before (a crash loop's finding dates from its pod's start, not its onset).
+        const drafts = apps.map(([, low], i) => ({
+          root: { kind: "Deployment", namespace: "shop", name: `app-${i}` },
+          rootReason: "CrashLoopBackOff",
+          findings: [finding(`app-${i}-p0`, "CrashLoopBackOff", low ? "normal" : "medium", { since: 0 })],
+        }));
+        const failingAtSync = new Set(apps.flatMap(([atSync], i) => (atSync ? [`Pod/shop/app-${i}-p0`] : [])));
+        const out = stepLifecycle(emptyLifecycle(), drafts, 2_000_000, "prod", { baseline: true, failingAtSync });
+        const summed = out.decisions.filter((d) => d.delivery === "startup summary").map((d) => d.incident.id);
+        const told = (delivery: (d: string | undefined) => boolean) =>
+          out.decisions.filter((d) => delivery(d.delivery)).map((d) => d.incident.id);
+        // News: on its own or (two or more in one pass) in a roll-up; a low-priority one in the digest.
+        const news = told((d) => d === undefined || d === "roll-up");
+        const digested = told((d) => d === "digest");
+        const quiet = out.skipped.filter((k) => k.reason === "baseline").map((k) => k.incident.id);
+        const ids = (atSync: boolean, low: boolean) =>
+          apps.flatMap(([s, l], i) => (s === atSync && l === low ? [`Deployment/shop/app-${i}`] : []));
+        expect(summed).toEqual(ids(true, false));
+        expect(quiet).toEqual(ids(true, true));
+        expect(news).toEqual(ids(false, false));
+        expect(digested).toEqual(ids(false, true));
+        // Without a watch before (a cold start), every one is present at startup.
+        const cold = stepLifecycle(emptyLifecycle(), drafts, 2_000_000, "prod", { baseline: true });
+        expect(cold.decisions.filter((d) => d.delivery === "startup summary")).toHaveLength(
+          apps.filter(([, low]) => !low).length,
+        );
+      }),
+    );
+  });
+
   test("baseline pass: what is open at startup is marked for the startup summary, later news updates as usual", () => {
     const first = stepLifecycle(emptyLifecycle(), [draft(finding("p1"))], 0, "prod", { baseline: true });
     expect(first.decisions.map((d) => [d.action, d.delivery])).toEqual([["announce", "startup summary"]]);

@@ -200,8 +200,8 @@ export function stepLifecycle(
   cluster: string,
   options: {
     baseline?: boolean;
-    /** Epoch ms since when this process watched, on a warm takeover (incident/baseline.ts). */
-    watchedSince?: number;
+    /** On a warm takeover, the objects failing when the caches first synced (incident/baseline.ts). */
+    failingAtSync?: ReadonlySet<string>;
     /** Whether an incident's root shows recovery (incident/recovery.ts); every incident counts as recovered without it. */
     recovery?: (incident: KeptIncident) => Recovery;
     /** Recovery traffic each recovering incident absorbed this pass, by id (`absorbRecoveryTraffic`): it is not back yet. */
@@ -241,7 +241,10 @@ export function stepLifecycle(
     const facts = incidentFacts(draft.findings, mode);
     const previous = next.get(id);
     // Summed up on the baseline pass only when present at startup (incident/baseline.ts).
-    const atStart = presentAtStart(Math.min(now, ...draft.findings.map((f) => f.since)), options);
+    const atStart = presentAtStart(
+      draft.findings.map((f) => f.object),
+      options,
+    );
     const base = {
       id,
       root: draft.root,

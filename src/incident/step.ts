@@ -33,7 +33,7 @@ export function step(held: Held, ctx: StepContext): Stepped {
     recoveryOf(incident, inventory, (o: ObjectRef) => (failing.get(refKey(o)) ?? incident.id) !== incident.id);
   const stepped = stepLifecycle(ctx.state, held.drafts, ctx.now, ctx.cluster, {
     ...(ctx.baseline ? { baseline: true } : {}),
-    ...(ctx.watchedSince !== undefined ? { watchedSince: ctx.watchedSince } : {}),
+    ...(ctx.failingAtSync ? { failingAtSync: ctx.failingAtSync } : {}),
     recovery,
     absorbed: held.absorbed,
   });

@@ -67,10 +67,10 @@ export function createPassLoop(options: {
    */
   baselined?: boolean;
   /**
-   * Epoch ms since when this process has watched, when this work began with the caches already warm (a standby
-   * taking over): its baseline pass sums up only what began before (incident/baseline.ts).
+   * When this work began with the caches already warm (a standby taking over): the objects with a finding when
+   * they first synced; its baseline pass sums up only their failures (incident/baseline.ts).
    */
-  watchedSince?: number;
+  failingAtSync?: ReadonlySet<string>;
   /** Each pass's resulting lifecycle state, to be kept (Pro state file). */
   onState?: (state: LifecycleState) => void;
   /** Trace what each pass did with each object (`mon explain`: on with the diagnostics endpoints). */
@@ -114,7 +114,7 @@ export function createPassLoop(options: {
     const usage: UsageView = { ...options.usage(), served: { at: served, since: servedSince } };
     const passed = runPass(inventory, lifecycle, now, options.cluster, usage, options.evidence, rulesNow(), {
       baseline: !baselined,
-      ...(!baselined && options.watchedSince !== undefined ? { watchedSince: options.watchedSince } : {}),
+      ...(!baselined && options.failingAtSync ? { failingAtSync: options.failingAtSync } : {}),
       ...(failingAtStart ? { failingAtStart } : {}),
       quarantine,
       detectors,

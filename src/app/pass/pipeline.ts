@@ -51,11 +51,11 @@ export function runPass(
   let stage: "incident" | "compose" = "incident";
   try {
     const { detectors, baseline = false } = options;
-    const atStart = { baseline, ...(options.watchedSince !== undefined ? { watchedSince: options.watchedSince } : {}) };
+    const atStart = { baseline, ...(options.failingAtSync ? { failingAtSync: options.failingAtSync } : {}) };
     const detected = detect({ inventory, now, usage, quarantine, ...(detectors ? { detectors } : {}) });
     // What fails in the baseline pass, due or held, was failing when mon started (issue 52 item 1).
     const failingAtStart = baseline
-      ? new Set(detected.findings.filter((f) => presentAtStart(f.since, atStart)).map((f) => refKey(f.object)))
+      ? new Set(detected.findings.filter((f) => presentAtStart([f.object], atStart)).map((f) => refKey(f.object)))
       : options.failingAtStart;
     const quarantined = { quarantined: detected.quarantined, quarantinedTotal: quarantine.size };
     if (detected.failedDetectors.length > 0)

@@ -69,10 +69,10 @@ export interface PassEvidence {
 export interface PassOptions {
   readonly baseline?: boolean;
   /**
-   * Epoch ms since when this process has watched, when it began to decide with caches warm (a standby taking
-   * over): on the baseline pass only what began before it is summed up (incident/baseline.ts).
+   * When this work began with the caches already warm (a standby taking over): the objects with a finding when
+   * they first synced; on the baseline pass only their failures are summed up (incident/baseline.ts).
    */
-  readonly watchedSince?: number;
+  readonly failingAtSync?: ReadonlySet<string>;
   /**
    * The objects (`Kind/namespace/name`) with a finding, due or held, in this loop's baseline pass: what failed
    * there was already failing when mon began to watch, with an unknown onset, whichever later pass first tells it

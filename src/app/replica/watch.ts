@@ -1,5 +1,6 @@
 import type { Config } from "../../config/schema.ts";
 import type { HealthRegistry } from "../../health/registry.ts";
+import { failingObjects } from "../../detect/run.ts";
 import { Inventory } from "../../kube/inventory.ts";
 import type { ClusterWatcher } from "../../kube/watcher.ts";
 import type { Metrics } from "../../metrics.ts";
@@ -14,8 +15,11 @@ export interface ReplicaWatch {
   inventory(): Inventory;
   /** Whether every required informer has synced. */
   requiredSynced(): boolean;
-  /** Epoch ms when every required informer first synced in this process: what began after, it watched begin. */
-  watchedSince(): number | undefined;
+  /**
+   * The objects (`Kind/namespace/name`) with a finding when every required informer first synced in this
+   * process: what was failing before it watched (incident/baseline.ts); undefined before.
+   */
+  failingAtSync(): ReadonlySet<string> | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
   waitForSync(timeoutMs: number): Promise<boolean>;
   /** Builds the informers for what `config` watches, not started (health shows the caches pending); once. */
@@ -39,7 +43,7 @@ export function createReplicaWatch(
   const { clock, logger, connection } = options;
   let inventory = new Inventory();
   const synced = createWaiters(clock);
-  let firstSynced: number | undefined;
+  let atSync: ReadonlySet<string> | undefined;
   const watch = (config: Config) =>
     watchCluster({
       config,
@@ -51,7 +55,8 @@ export function createReplicaWatch(
       metrics: deps.metrics,
       onChange: () => deps.lead()?.loop.schedule(),
       onSynced: () => {
-        firstSynced ??= clock.now();
+        // Read once: a standby that leads later sums up only these (a detection, no decision).
+        atSync ??= failingObjects(inventory, clock.now());
         synced.release();
         deps.lead()?.begin();
       },
@@ -66,7 +71,7 @@ export function createReplicaWatch(
   return {
     inventory: () => inventory,
     requiredSynced,
-    watchedSince: () => firstSynced,
+    failingAtSync: () => atSync,
     waitForSync: (timeoutMs) => (requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     prepare(config) {
       watcher ??= watch(config);
