@@ -32,8 +32,11 @@ export interface LeaderOptions {
   readonly inventory: Inventory;
   /** Whether the required caches are synced. */
   readonly synced: () => boolean;
-  /** The objects (`Kind/namespace/name`) with a finding when this process's required caches first synced. */
-  readonly failingAtSync?: () => ReadonlySet<string> | undefined;
+  /**
+   * When the required caches were synced before this work began (a warm standby taking over): the objects
+   * (`Kind/namespace/name`) with a finding when they first synced in this process (model/baseline.ts).
+   */
+  readonly failingAtSync?: ReadonlySet<string>;
   /** The fencing check (this replica holds the state lock under its term); absent without a lock. */
   readonly holds?: () => boolean;
   /** What the previous work of this process handed over (an in-process restart: the overlay changed). */

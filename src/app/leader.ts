@@ -63,7 +63,6 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     observe.editionChanged();
   });
   const restoredFromState = carried ? undefined : await state.loadLifecycle();
-  const failingAtSync = options.synced() ? options.failingAtSync?.() : undefined;
   const restored = carried ? carried.lifecycle : restoredFromState;
   const keeper = createKeeper(state, () => outgoing.settled().then(() => delivery.persisted()), holds, logger);
   const notices = createNotices({
@@ -86,8 +85,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     nextWakeAt: () => delivery.nextOverflowAt(),
     ...(restored ? { initial: restored } : {}),
     ...(carried ? { baselined: true } : {}),
-    // A standby whose caches were warm before it led watched what began meanwhile (incident/baseline.ts).
-    ...(failingAtSync ? { failingAtSync } : {}),
+    ...(options.failingAtSync ? { failingAtSync: options.failingAtSync } : {}),
     onState: keeper.keep,
     ...(daemon.passDelayMs !== undefined ? { delayMs: daemon.passDelayMs } : {}),
   });

@@ -78,6 +78,7 @@ export function createWork(
   // The outage told while deposed is resolved as the next term begins; its delivery does not hold that up.
   const VOICE_DRAIN_MS = 10_000;
   const start = async (carried?: Carried) => {
+    const warm = watch.requiredSynced() ? watch.failingAtSync() : undefined;
     leader = await startLeader({
       daemon: { ...options, config: loaded },
       connection,
@@ -88,9 +89,10 @@ export function createWork(
       prepared: prepared ?? (prepared = prepare(loaded)),
       inventory: watch.inventory(),
       synced: () => watch.requiredSynced(),
-      failingAtSync: () => watch.failingAtSync(),
       ...(holds ? { holds } : {}),
       ...(carried ? { carried } : {}),
+      // Warm before it led, it watched what began meanwhile: that is news, not present at startup.
+      ...(warm ? { failingAtSync: warm } : {}),
     });
     lead = leader;
     if (watch.requiredSynced()) leader.begin();

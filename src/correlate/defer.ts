@@ -2,7 +2,7 @@ import type { Finding } from "../model/finding.ts";
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey } from "../model/object-ref.ts";
-import { type BaselineContext, presentAtStart } from "../incident/baseline.ts";
+import { type BaselineContext, presentAtStart } from "../model/baseline.ts";
 import { SYMPTOM_WAIT_MAX_MS, waitForCauses } from "./wait-for-cause.ts";
 import { workloadRoot } from "./workload-root.ts";
 
@@ -12,7 +12,7 @@ export interface DeferContext extends BaselineContext {
   readonly now: number;
   /** The open incidents by id, as the last pass left them. */
   readonly incidents: ReadonlyMap<string, Incident>;
-  // On the baseline pass, what is present at startup (incident/baseline.ts) does not wait for its log.
+  // On the baseline pass, what is present at startup (model/baseline.ts) does not wait for its log.
   /** True while a new finding waits for its container's log; `attach` adds the log once read. */
   readonly evidence?: { pending(f: Finding): boolean; attach(f: Finding): Finding };
   /**

@@ -68,7 +68,7 @@ export function detect(ctx: DetectContext): Detected {
 
 /**
  * The objects (`Kind/namespace/name`) with a finding at `now` (epoch ms), from the Inventory alone (no usage
- * readings): what a replica saw failing when its caches first synced (incident/baseline.ts). Pure.
+ * readings): what a replica saw failing when its caches first synced (model/baseline.ts). Pure.
  */
 export function failingObjects(inventory: InventoryView, now: number): Set<string> {
   const { findings } = detect({ inventory, now, usage: {}, quarantine: new Map() });

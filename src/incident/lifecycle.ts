@@ -1,5 +1,5 @@
 import type { Decision, Skip } from "../model/decision.ts";
-import { presentAtStart } from "./baseline.ts";
+import { presentAtStart } from "../model/baseline.ts";
 import { explanatoryDepth, type Finding, isSymptom } from "../model/finding.ts";
 import type { Incident, IncidentDraft } from "../model/incident.ts";
 import { type ObjectRef, refKey, refLabel } from "../model/object-ref.ts";
@@ -200,7 +200,7 @@ export function stepLifecycle(
   cluster: string,
   options: {
     baseline?: boolean;
-    /** On a warm takeover, the objects failing when the caches first synced (incident/baseline.ts). */
+    /** On a warm takeover, the objects failing when the caches first synced (model/baseline.ts). */
     failingAtSync?: ReadonlySet<string>;
     /** Whether an incident's root shows recovery (incident/recovery.ts); every incident counts as recovered without it. */
     recovery?: (incident: KeptIncident) => Recovery;
@@ -240,7 +240,7 @@ export function stepLifecycle(
     const { tier, mode, pageRule } = incidentTier(draft.findings);
     const facts = incidentFacts(draft.findings, mode);
     const previous = next.get(id);
-    // Summed up on the baseline pass only when present at startup (incident/baseline.ts).
+    // Summed up on the baseline pass only when present at startup (model/baseline.ts).
     const atStart = presentAtStart(
       draft.findings.map((f) => f.object),
       options,

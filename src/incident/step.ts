@@ -1,7 +1,7 @@
 import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { type ObjectRef, refKey } from "../model/object-ref.ts";
-import type { BaselineContext } from "./baseline.ts";
+import type { BaselineContext } from "../model/baseline.ts";
 import type { Held } from "./hold.ts";
 import { type LifecycleState, type LifecycleStep, stepLifecycle } from "./lifecycle.ts";
 import { type Recovery, recoveryOf } from "./recovery.ts";

@@ -68,7 +68,7 @@ export function createPassLoop(options: {
   baselined?: boolean;
   /**
    * When this work began with the caches already warm (a standby taking over): the objects with a finding when
-   * they first synced; its baseline pass sums up only their failures (incident/baseline.ts).
+   * they first synced; its baseline pass sums up only their failures (model/baseline.ts).
    */
   failingAtSync?: ReadonlySet<string>;
   /** Each pass's resulting lifecycle state, to be kept (Pro state file). */

@@ -1,5 +1,5 @@
 import { correlate } from "../../correlate/correlate.ts";
-import { presentAtStart } from "../../incident/baseline.ts";
+import { presentAtStart } from "../../model/baseline.ts";
 import { defer } from "../../correlate/defer.ts";
 import { unexplainedEvents } from "../../detect/events.ts";
 import { nextStepsOf } from "../../detect/next-steps.ts";

@@ -70,7 +70,7 @@ export interface PassOptions {
   readonly baseline?: boolean;
   /**
    * When this work began with the caches already warm (a standby taking over): the objects with a finding when
-   * they first synced; on the baseline pass only their failures are summed up (incident/baseline.ts).
+   * they first synced; on the baseline pass only their failures are summed up (model/baseline.ts).
    */
   readonly failingAtSync?: ReadonlySet<string>;
   /**

@@ -17,7 +17,7 @@ export interface ReplicaWatch {
   requiredSynced(): boolean;
   /**
    * The objects (`Kind/namespace/name`) with a finding when every required informer first synced in this
-   * process: what was failing before it watched (incident/baseline.ts); undefined before.
+   * process: what was failing before it watched (model/baseline.ts); undefined before.
    */
   failingAtSync(): ReadonlySet<string> | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */

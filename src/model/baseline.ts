@@ -1,5 +1,4 @@
-import type { ObjectRef } from "../model/object-ref.ts";
-import { refKey } from "../model/object-ref.ts";
+import { type ObjectRef, refKey } from "./object-ref.ts";
 
 /**
  * What the baseline pass sums up (spec 1.7: "problems already present at startup"), for the stages that treat
