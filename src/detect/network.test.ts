@@ -159,6 +159,25 @@ describe("detectNetwork", () => {
     expect(found.map((f) => f.reason)).toEqual(["ServiceSelectorMatchesNothing"]);
   });
 
+  test("a Service being deleted, or in a namespace being deleted, is no failure while its pods go first", () => {
+    const terminating = (phase: boolean) => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "shop", ...(phase ? {} : { deletionTimestamp: new Date(NOW).toISOString() }) },
+      status: { phase: phase ? "Terminating" : "Active" },
+    });
+    for (const ns of [terminating(true), terminating(false)])
+      expect(detectNetwork(inventoryOf(service("ghost"), ns), NOW)).toEqual([]);
+    const deleting = service("ghost");
+    deleting.metadata.deletionTimestamp = new Date(NOW).toISOString();
+    expect(detectNetwork(inventoryOf(deleting), NOW)).toEqual([]);
+    // An active namespace: told as before.
+    const active = { apiVersion: "v1", kind: "Namespace", metadata: { name: "shop" }, status: { phase: "Active" } };
+    expect(detectNetwork(inventoryOf(service("ghost"), active), NOW).map((f) => f.reason)).toEqual([
+      "ServiceSelectorMatchesNothing",
+    ]);
+  });
+
   test("an Ingress to a missing Service or port", () => {
     expect(detectNetwork(inventoryOf(ingress("nope")), NOW).map((f) => f.summary)).toEqual([
       "ingress shop/shop routes to service nope, which does not exist",

@@ -1,6 +1,6 @@
 import type { Finding } from "../model/finding.ts";
 import type { InventoryView, UsageView } from "../model/inventory.ts";
-import type { EndpointSlice, Pod } from "../model/kube.ts";
+import type { EndpointSlice, ObjectLike, Pod } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { configFixedAt } from "./config-fixed.ts";
 import { parseTime } from "./evidence.ts";
@@ -35,7 +35,8 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
         svc.spec?.type === "ExternalName" ||
         !selector ||
         Object.keys(selector).length === 0 ||
-        svc.spec?.publishNotReadyAddresses
+        svc.spec?.publishNotReadyAddresses ||
+        goingAway(inventory, svc)
       )
         continue;
       const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
@@ -245,4 +246,14 @@ function slicesByService(inventory: InventoryView): Map<string, EndpointSlice[]>
     out.set(key, [...(out.get(key) ?? []), s]);
   }
   return out;
+}
+
+/**
+ * A Service being deleted, on its own or with its namespace (Terminating): its pods go first, so for a moment it
+ * selects nothing and has no endpoint — the deletion someone asked for, not a failure to tell.
+ */
+function goingAway(inventory: InventoryView, svc: ObjectLike): boolean {
+  if (svc.metadata?.deletionTimestamp) return true;
+  const ns = inventory.get("Namespace", undefined, svc.metadata?.namespace ?? "");
+  return ns?.metadata?.deletionTimestamp !== undefined || ns?.status?.phase === "Terminating";
 }
