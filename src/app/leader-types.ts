@@ -33,8 +33,9 @@ export interface LeaderOptions {
   /** Whether the required caches are synced. */
   readonly synced: () => boolean;
   /**
-   * When the required caches were synced before this work began (a warm standby taking over): the objects
-   * (`Kind/namespace/name`) with a finding when they first synced in this process (model/baseline.ts).
+   * When this process's required caches had synced once before this work began (a warm standby taking over,
+   * blind since an outage or not): the objects (`Kind/namespace/name`) with a finding when they first synced
+   * (model/baseline.ts).
    */
   readonly failingAtSync?: ReadonlySet<string>;
   /** The fencing check (this replica holds the state lock under its term); absent without a lock. */

@@ -78,7 +78,7 @@ export function createWork(
   // The outage told while deposed is resolved as the next term begins; its delivery does not hold that up.
   const VOICE_DRAIN_MS = 10_000;
   const start = async (carried?: Carried) => {
-    const warm = watch.requiredSynced() ? watch.failingAtSync() : undefined;
+    const warm = watch.failingAtSync();
     leader = await startLeader({
       daemon: { ...options, config: loaded },
       connection,
@@ -91,7 +91,7 @@ export function createWork(
       synced: () => watch.requiredSynced(),
       ...(holds ? { holds } : {}),
       ...(carried ? { carried } : {}),
-      // Warm before it led, it watched what began meanwhile: that is news, not present at startup.
+      // Synced once before it led (a blind spot since or not), it watched what began meanwhile: news.
       ...(warm ? { failingAtSync: warm } : {}),
     });
     lead = leader;
