@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { SERVICE_ACCOUNT_DIR } from "../../src/kube/in-cluster.ts";
 import { publish, startMon } from "./report.ts";
 import { tmpdir } from "node:os";
@@ -8,7 +8,6 @@ import { deployment, readyNode, runningPod } from "../../src/sim/scenarios/build
 import { startSimulator } from "../../src/sim/simulator.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mon-idle-"));
-const root = join(import.meta.dirname, "..", "..");
 const sim = await startSimulator();
 const now = Date.now();
 for (let n = 0; n < 3; n++) sim.apply(readyNode(`node-${n}`, now - 86_400_000));
@@ -34,49 +33,25 @@ function residentOf(pid: number): { rssMiB: number; anonMiB: number; fileMiB: nu
 }
 
 /**
- * A program compiled by the same Bun the same way (`bun build --compile`), 5 s after start: `imports` (module
- * specifiers, resolved from the repository) imported and kept, then nothing but a timer. Without imports it is
- * the floor: what mon holds above it is mon's; with one part, what that part costs on its own.
+ * The floor in the same run: a program that does nothing (`setInterval`), compiled by the same Bun the same way
+ * (`bun build --compile`), 5 s after start. What mon holds above it is mon's.
  */
-async function programRss(name: string, imports: readonly string[] = []): Promise<ReturnType<typeof residentOf>> {
-  // Inside the repository, so its node_modules resolve.
-  const dir = join(root, "dist", "idle-parts");
-  mkdirSync(dir, { recursive: true });
-  const source = [
-    ...imports.map((m, i) => `import * as m${i} from ${JSON.stringify(m)};`),
-    `(globalThis as Record<string, unknown>).kept = [${imports.map((_, i) => `m${i}`).join(", ")}];`,
-    "setInterval(() => {}, 1000);",
-  ].join("\n");
-  writeFileSync(join(dir, `${name}.ts`), `${source}\n`);
+async function emptyProgramRss(): Promise<ReturnType<typeof residentOf>> {
+  writeFileSync(join(work, "empty.ts"), "setInterval(() => {}, 1000);\n");
   const built = spawnSync(process.execPath, [
     "build",
     "--compile",
-    join(dir, `${name}.ts`),
+    join(work, "empty.ts"),
     "--outfile",
-    join(work, name),
+    join(work, "empty"),
   ]);
   if (built.status !== 0) throw new Error(`bun build --compile failed: ${built.stderr}`);
-  const child = spawn(join(work, name), { stdio: "ignore" });
+  const child = spawn(join(work, "empty"), { stdio: "ignore" });
   await new Promise((r) => setTimeout(r, 5_000));
   const resident = residentOf(child.pid as number);
   child.kill("SIGKILL");
   return resident;
 }
-
-/** What each bundled part mon runs with costs on its own (issue 55): the library, and what mon uses it for. */
-const PARTS: readonly (readonly [string, string, string])[] = [
-  ["h3", "h3", "the health, metrics and incidents server"],
-  ["prom-client", "prom-client", "metrics"],
-  ["valibot", "valibot", "the configuration's schema"],
-  ["confbox", "confbox", "YAML and TOML configuration"],
-  ["unstorage", "unstorage", "the state store"],
-  ["citty", "citty", "the command line"],
-  ["consola", "consola", "logs and prompts"],
-  ["ofetch", "ofetch", "HTTP to the providers"],
-  ["protobuf", "../../src/kube/protobuf/plans.ts", "mon's protobuf decoder and the v1.32 schema (issue 55)"],
-  ["client-node", "@kubernetes/client-node", "reading a kubeconfig (not loaded in a cluster)"],
-  ["nodemailer", "nodemailer", "SMTP (loaded when mail is first sent)"],
-];
 
 /** Resident set of `mon run` watching the small cluster, 20 s after ready, MiB (see residentOf). */
 async function idleRss(inCluster: boolean): Promise<ReturnType<typeof residentOf> & { compiled: boolean }> {
@@ -100,9 +75,7 @@ const mounted = existsSync(SERVICE_ACCOUNT_DIR);
 const inCluster = process.getuid?.() === 0 ? await idleRss(true) : undefined;
 if (!mounted) rmSync(SERVICE_ACCOUNT_DIR, { recursive: true, force: true });
 await sim.stop();
-const empty = await programRss("empty");
-const parts = [];
-for (const [name, module, use] of PARTS) parts.push({ name, use, ...(await programRss(name, [module])) });
+const empty = await emptyProgramRss();
 const result = {
   runtime: `bun ${Bun.version}`,
   compiled: kubeconfig.compiled,
@@ -112,7 +85,6 @@ const result = {
   idle: kubeconfig,
   ...(inCluster ? { idleInClusterRssMiB: inCluster.rssMiB, idleInCluster: inCluster } : {}),
   emptyProgram: empty,
-  parts,
 };
 const line = [
   `Idle: \`mon run\` (${kubeconfig.compiled ? "the compiled binary" : "from source"}) watching 3 nodes and 30 pods, 20 s after ready: ${inCluster ? `${inCluster.rssMiB} MiB resident in a cluster (its ServiceAccount, no kubeconfig library loaded), ` : ""}${kubeconfig.rssMiB} MiB with a kubeconfig (@kubernetes/client-node loaded to read it).`,
@@ -122,12 +94,6 @@ const line = [
   ...(inCluster ? [`| mon in a cluster | ${inCluster.rssMiB} | ${inCluster.anonMiB} | ${inCluster.fileMiB} |`] : []),
   `| mon with a kubeconfig | ${kubeconfig.rssMiB} | ${kubeconfig.anonMiB} | ${kubeconfig.fileMiB} |`,
   `| an empty program compiled by the same Bun | ${empty.rssMiB} | ${empty.anonMiB} | ${empty.fileMiB} |`,
-  "",
-  "What each part costs on its own: a program compiled the same way that imports only it, 5 s after start.",
-  "",
-  "| part | what mon uses it for | resident (MiB) | above an empty program (MiB) |",
-  "|---|---|---:|---:|",
-  ...parts.map((p) => `| ${p.name} | ${p.use} | ${p.rssMiB} | ${p.rssMiB - empty.rssMiB} |`),
 ].join("\n");
 publish("idle", result, line);
 process.exit(0);

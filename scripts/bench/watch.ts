@@ -25,15 +25,8 @@ import { trimManagedFields } from "../../src/kube/trim.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
 
-/**
- * Where the pods are served from: the simulator (`sim`, the default) or a real kube-apiserver v1.32 of the
- * benchmark's own (`real`, BENCH_WATCH_SOURCE=real: 5,000 pods by default, results in watch-real.json).
- */
-const SOURCE = process.env.BENCH_WATCH_SOURCE === "real" ? "real" : "sim";
-const CHURN = Number(process.env.BENCH_CHURN ?? (SOURCE === "real" ? 5_000 : 20_000));
-const SIZES = (process.env.BENCH_WATCH_SIZES ?? (SOURCE === "real" ? "5000" : "5000,20000,50000,150000"))
-  .split(",")
-  .map(Number);
+const CHURN = Number(process.env.BENCH_CHURN ?? 20_000);
+const SIZES = (process.env.BENCH_WATCH_SIZES ?? "5000,20000,50000,150000").split(",").map(Number);
 const ARMS = ["mon", "mon-protobuf", "client-node"] as const;
 type Arm = (typeof ARMS)[number];
 const root = join(import.meta.dirname, "..", "..");
@@ -41,7 +34,7 @@ const root = join(import.meta.dirname, "..", "..");
 /** One arm at BENCH_PODS pods, in a process of its own (runArms): list → synced, RSS, the burst's CPU rate. */
 async function measure(arm: Arm) {
   const churned = join(mkdtempSync(join(tmpdir(), "mon-watch-")), "churned");
-  const child = spawn(process.execPath, [join(import.meta.dirname, `watch-${SOURCE}.ts`)], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], {
     stdio: ["pipe", "pipe", "inherit"],
     env: {
       ...process.env,
@@ -197,8 +190,7 @@ for (const size of SIZES) {
 }
 
 // Sizes not measured in this run keep their rows from the last one (a long size can be re-run on its own).
-const NAME = SOURCE === "real" ? "watch-real" : "watch";
-const resultsFile = join(root, "scripts", "bench", "results", `${NAME}.json`);
+const resultsFile = join(root, "scripts", "bench", "results", "watch.json");
 const earlier = existsSync(resultsFile)
   ? (JSON.parse(readFileSync(resultsFile, "utf8")).results as typeof results).filter((r) => !SIZES.includes(r.pods))
   : [];
@@ -211,7 +203,6 @@ const full = JSON.stringify(template).length;
 const trimmed = JSON.stringify(trimManagedFields(structuredClone(template))).length;
 const result = {
   runtime: `bun ${Bun.version}`,
-  source: SOURCE === "real" ? "kube-apiserver v1.32 (a control plane of the benchmark's own)" : "the simulator",
   churn: CHURN,
   managedFieldsBytesPerPod: { full, trimmed, savedPercent: Number((((full - trimmed) / full) * 100).toFixed(1)) },
   results,
@@ -226,5 +217,5 @@ const table = [
   "",
   `Managed fields trimmed (spec 6.9): ${full} → ${trimmed} bytes per recorded pod (−${result.managedFieldsBytesPerPod.savedPercent} %).`,
 ].join("\n");
-publish(NAME, result, table);
+publish("watch", result, table);
 process.exit(0);
