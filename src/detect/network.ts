@@ -35,14 +35,14 @@ export function detectNetwork(inventory: InventoryView, now: number, usage: Usag
         svc.spec?.type === "ExternalName" ||
         !selector ||
         Object.keys(selector).length === 0 ||
-        svc.spec?.publishNotReadyAddresses ||
-        goingAway(inventory, svc)
+        svc.spec?.publishNotReadyAddresses
       )
         continue;
       const key = `${svc.metadata.namespace}/${svc.metadata.name}`;
       const endpoints = (slices.get(key) ?? []).flatMap((s) => s.endpoints ?? []);
       const ready = endpoints.filter((e) => e.conditions?.ready !== false && !e.conditions?.terminating);
-      if (ready.length > 0) continue;
+      // Read only for a Service without a ready endpoint: most have one, every pass.
+      if (ready.length > 0 || goingAway(inventory, svc)) continue;
       const pods = inventory
         .listIn("Pod", svc.metadata.namespace ?? "")
         .filter((p) => matches(selector, p.metadata?.labels ?? {}) && !p.metadata?.deletionTimestamp);
