@@ -12,6 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readReport, totalsOf } from "../src/testing/test-report.ts";
 
 /** The files on the shared real control plane and the real node, in the cluster run; the stories' file last. */
 const CLUSTER = [
@@ -52,10 +53,7 @@ const bunTest = (run: Run) =>
 
 /** bun's totals of a run, from its JUnit report (a run that wrote none counts as one failure). */
 function totals(file: string): { pass: number; fail: number } {
-  if (!existsSync(file)) return { pass: 0, fail: 1 };
-  const root = /<testsuites\b[^>]*>/.exec(readFileSync(file, "utf8"))?.[0] ?? "";
-  const n = (name: string) => Number(new RegExp(`\\b${name}="(\\d+)"`).exec(root)?.[1] ?? 0);
-  return { pass: n("tests") - n("failures") - n("skipped"), fail: n("failures") };
+  return existsSync(file) ? totalsOf(readReport(readFileSync(file, "utf8"))) : { pass: 0, fail: 1 };
 }
 
 mkdirSync("dist", { recursive: true });

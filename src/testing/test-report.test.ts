@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatReport, readReport } from "./test-report.ts";
+import { formatReport, readReport, totalsOf } from "./test-report.ts";
 
 // bun test's JUnit report, as bun 1.4 writes it: a file's describe blocks are nested testsuites.
 const XML = `<?xml version="1.0" encoding="UTF-8"?>
@@ -14,6 +14,9 @@ const XML = `<?xml version="1.0" encoding="UTF-8"?>
   <testsuite name="src/core/fast.test.ts" file="src/core/fast.test.ts" tests="2" time="4.6">
     <testcase name="a &gt; b" classname="" time="4.5" file="src/core/fast.test.ts" line="2" />
     <testcase name="c" classname="" time="0.1" file="src/core/fast.test.ts" line="3" />
+    <testcase name="d" classname="" time="0" file="src/core/fast.test.ts" line="4">
+      <skipped />
+    </testcase>
   </testsuite>
 </testsuites>`;
 
@@ -28,9 +31,12 @@ describe("the test report CI prints last", () => {
       "outage > resolves 90.25",
       "a > b 4.5",
       "c 0.1",
+      "d 0",
     ]);
+    // The totals bun prints: a skipped test is neither passed nor failed.
+    expect(totalsOf(report)).toEqual({ pass: 2, fail: 1 });
     const text = formatReport(report, 2);
-    expect(text).toContain("test report: 3 tests in 2 files, 95 s");
+    expect(text).toContain("test report: 4 tests in 2 files, 95 s");
     expect(text.split("\n").slice(2, 4)).toEqual([
       "   90.5 s  src/e2e/slow.test.ts",
       "    4.6 s  src/core/fast.test.ts",

@@ -4,12 +4,13 @@
  */
 import { XMLParser } from "fast-xml-parser";
 
-/** A test case of the report: its file, name, seconds and failure text, if it failed. */
+/** A test case of the report: its file, name, seconds, failure text if it failed, and whether it was skipped. */
 export interface ReportedTest {
   file: string;
   name: string;
   seconds: number;
   failure?: string;
+  skipped?: true;
 }
 
 /** A file of the report: its name and seconds (the sum bun reports for it). */
@@ -37,6 +38,7 @@ export function readReport(xml: string): { files: ReportedFile[]; tests: Reporte
         name: [...path, String(c.name)].join(" > "),
         seconds: Number(c.time ?? 0),
         ...(text === undefined ? {} : { failure: text }),
+        ...(c.skipped === undefined ? {} : { skipped: true as const }),
       });
     }
     for (const s of list(suite.testsuite)) walk(s, file, [...path, String(s.name)]);
@@ -47,6 +49,12 @@ export function readReport(xml: string): { files: ReportedFile[]; tests: Reporte
     walk(top, file, []);
   }
   return { files, tests };
+}
+
+/** bun's totals of a report: the tests that passed (neither failed nor skipped) and those that failed. */
+export function totalsOf(report: { tests: readonly ReportedTest[] }): { pass: number; fail: number } {
+  const fail = report.tests.filter((t) => t.failure !== undefined).length;
+  return { pass: report.tests.filter((t) => t.failure === undefined && !t.skipped).length, fail };
 }
 
 /** The report as text: the `top` slowest files and tests, then every failure's first `lines` lines. */
