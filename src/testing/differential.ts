@@ -96,6 +96,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     why: "kube-apiserver's watch cache keeps a few minutes of changes (etcd is compacted every 5 minutes); the simulator keeps the last 10,000. A watch from a resourceVersion several minutes old gets 410 on the real server and the changes on the simulator. mon relists on 410 either way; the simulator's 410 is tested by compacting on purpose (src/kube/informer.test.ts).",
   },
   {
+    fact: "Event Warning FailedDelete about a CronJob (from cronjob-controller)",
+    only: "real",
+    why: "Sometimes: the CronJob controller, removing a run beyond failedJobsHistoryLimit that a previous sync already deleted (its informer not yet told), gets NotFound and says FailedDelete although the run is gone (kubernetes/kubernetes#141317). It depends on the controller's timing, so some runs show it and others do not. mon makes no finding of FailedDelete; the run's own Job and the CronJob's status are what it reads.",
+  },
+  {
     fact: "watch: from the script's first resourceVersion, opened after it: replayed",
     only: "simulator",
     why: "The other side of the 410 above.",
