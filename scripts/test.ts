@@ -1,14 +1,15 @@
 /**
- * `npm test`: the whole suite in two `bun test` processes side by side, so what waits on real time does not
+ * `npm test`: the whole suite in three `bun test` processes side by side, so what waits on real time does not
  * wait behind what keeps a core busy (bun runs the files of one process one after the other, in the order given):
  * - **cluster**: the tests on the shared real control plane and the real node (src/testing/preload.ts starts them
  *   as the run begins), the real control plane's stories last — their nodes must first be past mon's young-node
  *   grace (10 minutes), which the other files of this run use;
- * - **rest**: every other file (unit tests, the daemon against the simulator), none of which needs them.
- * The cluster run's output is shown as it comes; the rest's is held (dist/test-rest.log) and shown after it.
+ * - **faults**: the control plane's fault stories (src/e2e/faults.test.ts), on a control plane of their own;
+ * - **rest**: every other file (unit tests, the daemon against the simulator), none of which needs either.
+ * The cluster run's output is shown as it comes; the others' is held (dist/test-<run>.log) and shown after it.
  * Each run writes a JUnit report CI summarises (dist/test-report*.xml, scripts/test-report.ts); the last lines
- * are the totals of both, as bun prints its own. Arguments (`npm test -- src/x.test.ts -t name`) are passed to
- * one `bun test` instead. Exits 1 when either run failed.
+ * are the totals of all three, as bun prints its own. Arguments (`npm test -- src/x.test.ts -t name`) are passed
+ * to one `bun test` instead. Exits 1 when any run failed.
  */
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -26,6 +27,9 @@ const CLUSTER = [
   "src/e2e/install.test.ts",
   "src/e2e/real-control-plane.test.ts",
 ];
+
+/** The files of the faults run. */
+const FAULTS = ["src/e2e/faults.test.ts"];
 
 interface Run {
   readonly name: string;
@@ -57,7 +61,7 @@ function totals(file: string): { pass: number; fail: number } {
 }
 
 mkdirSync("dist", { recursive: true });
-for (const name of ["cluster", "rest"]) rmSync(report(name), { force: true });
+for (const name of ["cluster", "faults", "rest"]) rmSync(report(name), { force: true });
 const args = process.argv.slice(2);
 // Only what is named: a real control plane is started when a test first asks for one, not ahead.
 if (args.length > 0) process.exit(await bunTest({ name: "cluster", files: args, cluster: false }));
@@ -67,16 +71,24 @@ const all = (readdirSync("src", { recursive: true }) as string[])
   .map((f) => `src/${f.split("\\").join("/")}`)
   .sort();
 const path = (files: readonly string[]) => files.map((f) => `./${f}`);
-const log = "dist/test-rest.log";
-const held = openSync(log, "w");
+const logs = { faults: "dist/test-faults.log", rest: "dist/test-rest.log" };
+const held = { faults: openSync(logs.faults, "w"), rest: openSync(logs.rest, "w") };
 const statuses = await Promise.all([
   bunTest({ name: "cluster", files: path(CLUSTER), cluster: true }),
-  bunTest({ name: "rest", files: path(all.filter((f) => !CLUSTER.includes(f))), cluster: false, held }),
+  bunTest({ name: "faults", files: path(FAULTS), cluster: false, held: held.faults }),
+  bunTest({
+    name: "rest",
+    files: path(all.filter((f) => !CLUSTER.includes(f) && !FAULTS.includes(f))),
+    cluster: false,
+    held: held.rest,
+  }),
 ]);
-closeSync(held);
-process.stderr.write(`\n=== the rest run (held while the cluster run ran):\n${readFileSync(log, "utf8")}\n`);
-const sum = ["cluster", "rest"].map((name) => totals(report(name)));
+closeSync(held.faults);
+closeSync(held.rest);
+for (const [name, log] of Object.entries(logs))
+  process.stderr.write(`\n=== the ${name} run (held while the cluster run ran):\n${readFileSync(log, "utf8")}\n`);
+const sum = ["cluster", "faults", "rest"].map((name) => totals(report(name)));
 const pass = sum.reduce((n, t) => n + t.pass, 0);
 const fail = sum.reduce((n, t) => n + t.fail, 0);
-process.stderr.write(`\nboth runs:\n ${pass} pass\n ${fail} fail\n`);
+process.stderr.write(`\nall three runs:\n ${pass} pass\n ${fail} fail\n`);
 process.exit(statuses.some((s) => s !== 0) ? 1 : 0);

@@ -6,6 +6,7 @@ import type { Inventory } from "../kube/inventory.ts";
 import type { LicenseManager } from "../license/manager.ts";
 import type { Metrics } from "../metrics.ts";
 import type { Edition } from "../model/edition.ts";
+import type { UsageView } from "../model/inventory.ts";
 import type { ProbeRunner } from "../probe/runner.ts";
 import type { Router } from "../route/router.ts";
 import type { Clock } from "../runtime/clock.ts";
@@ -38,6 +39,11 @@ export interface LeaderOptions {
    * (model/baseline.ts).
    */
   readonly failingAtSync?: ReadonlySet<string>;
+  /**
+   * The control plane's last absence this replica saw, across its terms (the election's unanswered rounds, the
+   * caches' blind periods): the pass reads it (UsageView.controlPlaneAway, issue 53).
+   */
+  readonly controlPlaneAway?: () => UsageView["controlPlaneAway"];
   /** The fencing check (this replica holds the state lock under its term); absent without a lock. */
   readonly holds?: () => boolean;
   /** What the previous work of this process handed over (an in-process restart: the overlay changed). */

@@ -49,7 +49,7 @@ export async function startLeader(options: LeaderOptions): Promise<Leader> {
     ...(daemon.build ? { build: daemon.build } : {}),
   });
   const sources = createPassSources({
-    ...{ config, connection, inventory, clock, logger, health, metrics },
+    ...{ config, connection, inventory, clock, logger, health, metrics, away: options.controlPlaneAway },
     schedule: () => loop.schedule(),
     ...(daemon.dnsMetricsPort !== undefined ? { dnsMetricsPort: daemon.dnsMetricsPort } : {}),
   });

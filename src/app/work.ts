@@ -6,6 +6,7 @@ import { startLeader } from "./leader.ts";
 import type { Carried, Leader } from "./leader-types.ts";
 import { type Prepared, prepareStartup } from "./delivery/prepare.ts";
 import type { ReplicaWatch } from "./replica/watch.ts";
+import { latestAbsence } from "../model/absence.ts";
 import { createOutageVoice, failingReadiness, outageDelivery, outageSuppression } from "./replica/outage.ts";
 
 /** How long a leader's work delivers what is queued before an in-process restart hands the rest over, ms. */
@@ -93,6 +94,7 @@ export function createWork(
       ...(carried ? { carried } : {}),
       // Synced once before it led (a blind spot since or not), it watched what began meanwhile: news.
       ...(warm ? { failingAtSync: warm } : {}),
+      controlPlaneAway: () => latestAbsence(options.elector?.away(), watch.lastBlind()),
     });
     lead = leader;
     if (watch.requiredSynced()) leader.begin();

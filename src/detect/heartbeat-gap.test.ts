@@ -6,6 +6,7 @@ import {
   HEARTBEAT_GAP_HOLD_MS,
   HEARTBEAT_GAP_SHARE,
   HEARTBEAT_GAP_WINDOW_MS,
+  NODE_CATCH_UP_MS,
   detectNodes,
   heartbeatGap,
 } from "./nodes.ts";
@@ -70,5 +71,20 @@ describe("heartbeat gap (issue 53)", () => {
     const alone = inventoryOf(node("n1", "Unknown", iso(T)), node("n2", "True"), node("n3", "True"));
     const one = detectNodes(alone, now).filter((f) => f.reason === "NodeLost");
     expect(one.map((f) => [f.object.name, f.clusterWide ?? false, f.opensAt])).toEqual([["n1", false, undefined]]);
+  });
+
+  test("a node lost while the control plane was away or within a node grace of its return is held, and says why", () => {
+    const away = { from: T, to: T + 40_000 };
+    const lostAt = (ms: number) =>
+      detectNodes(inventoryOf(node("n1", "Unknown", iso(ms)), node("n2", "True"), node("n3", "True")), ms + 1_000, {
+        controlPlaneAway: away,
+      }).find((f) => f.reason === "NodeLost")!;
+    for (const at of [T, T + 20_000, T + 40_000, T + 40_000 + NODE_CATCH_UP_MS]) {
+      const f = lostAt(at);
+      expect(f.opensAt).toBe(at + HEARTBEAT_GAP_HOLD_MS);
+      expect(f.clusterWide).toBeUndefined();
+      expect(f.evidence.find((e) => e.label === "lost together")?.value).toContain("as the control plane came back");
+    }
+    for (const at of [T - 1, T + 40_001 + NODE_CATCH_UP_MS]) expect(lostAt(at).opensAt).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { Reason } from "./catalogue.ts";
 import type { Finding } from "../model/finding.ts";
-import type { InventoryView } from "../model/inventory.ts";
+import type { InventoryView, UsageView } from "../model/inventory.ts";
 import type { Node } from "../model/kube.ts";
 import { condition, finding, refOf } from "./build.ts";
 import { NODE_PAGE_HOLD_MS } from "./catalogue.ts";
@@ -19,7 +19,7 @@ const PRESSURES: readonly (readonly [string, Reason, string])[] = [
  * NetworkUnavailable. Pressure conditions of a lost node are stale and ignored; kubelet version skew is not
  * a failure. Pure: `now` is epoch ms.
  */
-export function detectNodes(inventory: InventoryView, now: number): Finding[] {
+export function detectNodes(inventory: InventoryView, now: number, usage: UsageView = {}): Finding[] {
   const out: Finding[] = [];
   let gap: ReadonlySet<string> | undefined;
   for (const node of inventory.list("Node")) {
@@ -30,7 +30,8 @@ export function detectNodes(inventory: InventoryView, now: number): Finding[] {
     const ready = readyCondition(node);
     if (ready && ready.status !== "True") {
       gap ??= heartbeatGap(inventory.list("Node"));
-      out.push(notReady(inventory, node, ready, now, gap.has(name)));
+      const together = gap.has(name) ? "gap" : catchUp(ready, usage.controlPlaneAway, now) ? "catch-up" : undefined;
+      out.push(notReady(inventory, node, ready, now, together));
     }
     if (ready?.status === "Unknown") continue;
     for (const [type, reason, what] of PRESSURES) {
@@ -114,6 +115,30 @@ export function heartbeatGap(nodes: readonly Node[]): ReadonlySet<string> {
   return new Set(together.map((n) => n.name));
 }
 
+/**
+ * How long after the control plane's return a node's loss is still its catch-up, ms (issue 53): the node
+ * lifecycle controller marks a node Unknown once its heartbeat is older than `node-monitor-grace-period`
+ * (v1.32: 50 s; 20–60 s in managed clusters), and a kubelet's heartbeats could not be written while the
+ * control plane was away — so nodes are marked for up to that long after it is back, until their kubelets'
+ * next heartbeat lands.
+ */
+export const NODE_CATCH_UP_MS = 60_000;
+
+/**
+ * Whether a lost node (Ready=Unknown) went Unknown while the control plane was away or within NODE_CATCH_UP_MS
+ * of its return (issue 53): held as a heartbeat gap's member is (HEARTBEAT_GAP_HOLD_MS), so the kubelet's next
+ * heartbeat heals it untold, and told as a node loss if it does not. Pure.
+ */
+export function catchUp(
+  ready: { readonly status?: string; readonly lastTransitionTime?: string },
+  away: UsageView["controlPlaneAway"],
+  now: number,
+): boolean {
+  if (ready.status !== "Unknown" || !away) return false;
+  const since = parseTime(ready.lastTransitionTime, now);
+  return since >= away.from && since <= (away.to ?? now) + NODE_CATCH_UP_MS;
+}
+
 /** The Ready condition of a node, if it reported one. */
 export function readyCondition(node: Node): NonNullable<NonNullable<Node["status"]>["conditions"]>[number] | undefined {
   return (node.status?.conditions ?? []).find((c) => c.type === "Ready");
@@ -136,7 +161,7 @@ function notReady(
   node: Node,
   ready: NonNullable<ReturnType<typeof readyCondition>>,
   now: number,
-  inGap: boolean,
+  together: "gap" | "catch-up" | undefined,
 ): Finding {
   const name = node.metadata.name;
   const lost = ready.status === "Unknown";
@@ -169,14 +194,23 @@ function notReady(
       ["last status", ready.lastHeartbeatTime],
       ["pods on node", pods.length],
       ["cordoned", node.spec?.unschedulable ? "yes" : undefined],
-      ["lost together", inGap ? "with most of the cluster's nodes (a heartbeat gap)" : undefined],
+      [
+        "lost together",
+        together === "gap"
+          ? "with most of the cluster's nodes (a heartbeat gap)"
+          : together === "catch-up"
+            ? "as the control plane came back (its heartbeats could not be written meanwhile)"
+            : undefined,
+      ],
     ],
     since,
     now,
-    // Its pods wait as it waits (a symptom waits for its cause): a gap that heals within its hold tells nothing.
-    ...(lost && inGap
+    // Its pods wait as it waits (a symptom waits for its cause): a gap, or a catch-up, that heals within its
+    // hold tells nothing. Only a gap is the control plane's incident; a node still lost after a catch-up's hold is
+    // told as itself.
+    ...(lost && together
       ? {
-          clusterWide: true,
+          ...(together === "gap" ? { clusterWide: true } : {}),
           holdMs: HEARTBEAT_GAP_HOLD_MS,
           ...(pods.length ? { explains: pods.map((p) => refOf({ ...p, kind: "Pod" })) } : {}),
         }

@@ -138,11 +138,14 @@ describe("what the election's answers say of the API server (issue 53: who tells
     const a = await elector(clock, "mon-a");
     await a.leading();
     expect(a.unreachable()).toBeUndefined();
+    expect(a.away()).toBeUndefined();
     expect(a.lastTerm()).toBe(0);
     const first = clock.now() + 2_000;
     sim!.failResource("coordination.k8s.io/leases", 503);
     await run(clock, 4_000, a);
     expect(a.unreachable()).toEqual({ since: first, error: expect.stringContaining("HTTP 503") });
+    // The control plane's absence, as the pass reads it: ongoing.
+    expect(a.away()).toEqual({ from: first });
     sim!.failResource("coordination.k8s.io/leases", 429);
     await run(clock, 12_000, a);
     // The same streak (its first round), the last error; the lock lost meanwhile, its term remembered.
@@ -153,12 +156,17 @@ describe("what the election's answers say of the API server (issue 53: who tells
     sim!.failResource("coordination.k8s.io/leases", 403);
     await run(clock, 2_000, a);
     expect(a.unreachable()).toBeUndefined();
+    // Ended at the first round answered again, and remembered after.
+    const answered = clock.now();
+    expect(a.away()).toEqual({ from: first, to: answered });
     sim!.failResource("coordination.k8s.io/leases", 500);
     await run(clock, 2_000, a);
     expect(a.unreachable()?.since).toBe(clock.now());
+    const second = clock.now();
     sim!.failResource("coordination.k8s.io/leases", undefined);
     await run(clock, 2_000, a);
     expect(a.unreachable()).toBeUndefined();
+    expect(a.away()).toEqual({ from: second, to: clock.now() });
   });
 });
 

@@ -3,6 +3,7 @@ import type { Clock } from "../runtime/clock.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { decideLock, ELECTION, type LeaseRecord, microTime } from "./decide.ts";
 import { LineSplitter } from "../kube/lines.ts";
+import type { Absence } from "../model/absence.ts";
 import type { LockStatus } from "../model/lock.ts";
 
 export type { LockStatus } from "../model/lock.ts";
@@ -27,6 +28,12 @@ export interface Elector {
    * or failed with a 5xx or 429, and the last such error.
    */
   unreachable(): Unreachable | undefined;
+  /**
+   * The latest streak of unanswered election rounds (as `unreachable`): from its first round (epoch ms) to the
+   * first round answered again (`to`, absent while it lasts); undefined before any. What the pass reads as the
+   * control plane's last absence (detect/nodes.ts: a node lost as it comes back is its catch-up, issue 53).
+   */
+  away(): Absence | undefined;
   /** Gives the lock up (holder cleared) so a standby takes over at once; stops the loop. */
   release(): Promise<void>;
   stop(): void;
@@ -80,6 +87,7 @@ export function createElector(options: {
   let term: number | undefined;
   let lastTerm: number | undefined;
   let unreachable: Unreachable | undefined;
+  let away: Absence | undefined;
   let renewedAt: number | undefined;
   let renewedMono: number | undefined;
   let stopped = false;
@@ -194,12 +202,18 @@ export function createElector(options: {
         }
       }
       lastError = undefined;
+      if (unreachable) away = { from: unreachable.since, to: clock.now() };
       unreachable = undefined;
     } catch (error) {
       // Said once per different failure, not every retry period.
       const message = (error as Error).message;
-      if (unanswered(error)) unreachable = { since: unreachable?.since ?? clock.now(), error: message };
-      else unreachable = undefined;
+      if (unanswered(error)) {
+        unreachable = { since: unreachable?.since ?? clock.now(), error: message };
+        away = { from: unreachable.since };
+      } else {
+        if (unreachable) away = { from: unreachable.since, to: clock.now() };
+        unreachable = undefined;
+      }
       if (message !== lastError)
         logger.warn(`leader election: ${message}; retrying every ${Math.round(timing.retryPeriodMs / 1000)} s`);
       lastError = message;
@@ -269,6 +283,7 @@ export function createElector(options: {
     rounds: () => rounds,
     lastTerm: () => lastTerm,
     unreachable: () => unreachable,
+    away: () => away,
     async release() {
       stopped = true;
       timer?.();

@@ -1,3 +1,4 @@
+import type { Absence } from "./absence.ts";
 import type { ProbeStatus } from "./probe.ts";
 /** Requests counted over `seconds`: all, and those answered with a 5xx. */
 export interface RequestCounts {
@@ -91,6 +92,12 @@ export interface UsageView {
    * daemon since `since` (epoch ms): page rule P1 (c) "had a ready endpoint in the last 24 h".
    */
   readonly served?: { readonly at: ReadonlyMap<string, number>; readonly since: number };
+  /**
+   * The control plane's last absence as this replica saw it (issue 53): the latest period its requests went
+   * unanswered (the election's rounds) or its required caches were blind, from `from` to `to` (epoch ms; `to`
+   * absent while it lasts). Absent when it never was.
+   */
+  readonly controlPlaneAway?: Absence;
   /** Active probes failing or slow (Pro, spec 2.3); absent when probes are off. */
   readonly probes?: readonly ProbeStatus[];
 }

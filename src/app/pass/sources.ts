@@ -40,6 +40,8 @@ export function createPassSources(deps: {
   metrics: Metrics;
   schedule: () => void;
   dnsMetricsPort?: number;
+  /** The control plane's last absence this replica saw (UsageView.controlPlaneAway), read at each pass. */
+  away?: () => UsageView["controlPlaneAway"];
 }): PassSources {
   const { config, connection, inventory, clock, logger, health, metrics, schedule } = deps;
   const evidence = createEvidenceReads({ connection, clock, metrics, onReady: schedule });
@@ -63,7 +65,7 @@ export function createPassSources(deps: {
     evidence,
     usage,
     ...(probes ? { probes } : {}),
-    view: () => usageView(usage, probes),
+    view: () => usageView(usage, probes, deps.away?.()),
     start(pro) {
       started = true;
       usage.start();

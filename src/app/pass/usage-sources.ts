@@ -8,7 +8,7 @@ import { readApiServerReadiness } from "../../kube/apiserver-readyz.ts";
 import { readApiServerRequests, type ApiServerRequests } from "../../kube/apiserver-metrics.ts";
 import { readDnsCounters, type DnsCounters } from "../../kube/dns-metrics.ts";
 import { increase } from "../../kube/prometheus-text.ts";
-import type { DnsResponseCounts, RequestCounts } from "../../model/inventory.ts";
+import type { DnsResponseCounts, RequestCounts, UsageView } from "../../model/inventory.ts";
 import type { Metrics } from "../../metrics.ts";
 import type { LoadedConfig } from "../../config/load.ts";
 import { createProbeRunner, type ProbeRunner } from "../../probe/runner.ts";
@@ -182,10 +182,15 @@ export function probesFor(
 }
 
 /** The latest usage rounds and probe results, as the pass reads them. */
-export function usageView(usage: UsageSources, probes: ProbeRunner | undefined) {
+export function usageView(
+  usage: UsageSources,
+  probes: ProbeRunner | undefined,
+  away?: UsageView["controlPlaneAway"],
+): UsageView {
   const latest = usage.latest();
   const probed = probes?.latest();
   return {
+    ...(away ? { controlPlaneAway: away } : {}),
     ...(latest.kubelet ? { kubelet: latest.kubelet.summaries } : {}),
     ...(latest.apiServer ? { apiServer: latest.apiServer } : {}),
     ...(latest.apiServerReading ? { apiServerReading: latest.apiServerReading } : {}),

@@ -20,6 +20,8 @@ export interface ReplicaWatch {
    * process: what was failing before it watched (model/baseline.ts); undefined before.
    */
   failingAtSync(): ReadonlySet<string> | undefined;
+  /** The last period the required caches were blind (spec 7.3), from and to in epoch ms; undefined before any. */
+  lastBlind(): { readonly from: number; readonly to: number } | undefined;
   /** Resolves true once every required informer has synced, false after `timeoutMs`. */
   waitForSync(timeoutMs: number): Promise<boolean>;
   /** Builds the informers for what `config` watches, not started (health shows the caches pending); once. */
@@ -44,6 +46,7 @@ export function createReplicaWatch(
   let inventory = new Inventory();
   const synced = createWaiters(clock);
   let atSync: ReadonlySet<string> | undefined;
+  let blind: { from: number; to: number } | undefined;
   const watch = (config: Config) =>
     watchCluster({
       config,
@@ -60,7 +63,10 @@ export function createReplicaWatch(
         synced.release();
         deps.lead()?.begin();
       },
-      onUnwatched: (period) => deps.lead()?.unwatched(period),
+      onUnwatched: (period) => {
+        blind = { from: period.from, to: period.to };
+        deps.lead()?.unwatched(period);
+      },
       ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
       ...(options.requestDeadlinesMs ? { requestDeadlinesMs: options.requestDeadlinesMs } : {}),
       ...(options.watchLimits ? { limits: options.watchLimits } : {}),
@@ -72,6 +78,7 @@ export function createReplicaWatch(
     inventory: () => inventory,
     requiredSynced,
     failingAtSync: () => atSync,
+    lastBlind: () => blind,
     waitForSync: (timeoutMs) => (requiredSynced() ? Promise.resolve(true) : synced.wait(timeoutMs)),
     prepare(config) {
       watcher ??= watch(config);
