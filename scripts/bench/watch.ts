@@ -19,7 +19,7 @@ import { publish } from "./report.ts";
 import { connectKube } from "../../src/kube/connection.ts";
 import { createInformer } from "../../src/kube/informer.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
-import { PLANS, protobufShape } from "../../src/kube/protobuf/plans.ts";
+import { isDeclared, PLANS, protobufShape } from "../../src/kube/protobuf/plans.ts";
 import type { Shape } from "../../src/model/projection.ts";
 import { trimManagedFields } from "../../src/kube/trim.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
@@ -34,7 +34,10 @@ const root = join(import.meta.dirname, "..", "..");
 /** One arm at BENCH_PODS pods, in a process of its own (runArms): list → synced, RSS, the burst's CPU rate. */
 async function measure(arm: Arm) {
   const churned = join(mkdtempSync(join(tmpdir(), "mon-watch-")), "churned");
-  const child = spawn(process.execPath, [join(import.meta.dirname, "watch-sim.ts")], {
+  // The simulator, or the real control plane scripts/bench/watch-real.ts seeded (no backlog: see its source).
+  const real = process.env.BENCH_SOURCE === "real";
+  const source = real ? "watch-real-source.ts" : "watch-sim.ts";
+  const child = spawn(process.execPath, [join(import.meta.dirname, source)], {
     stdio: ["pipe", "pipe", "inherit"],
     env: {
       ...process.env,
@@ -92,6 +95,7 @@ async function measure(arm: Arm) {
     .split("\n")
     .filter((l) => l.includes('"MODIFIED"'))
     .slice(0, CHURN);
+  if (sample.length === 0) throw new Error(`the burst could not be read again from resourceVersion ${rvBefore}`);
   const p0 = process.cpuUsage();
   let parsed = 0;
   for (const line of sample) parsed += JSON.parse(line).type.length;
@@ -101,16 +105,19 @@ async function measure(arm: Arm) {
   // A backlog: the same burst again while this process's event loop is held still (Atomics.wait sleeps without
   // CPU), so the events wait in the connection; then the CPU time from release to the last event handled. The
   // chunks are then full (no wake-up per event): what reading costs when it keeps up with a busy cluster.
-  const backlogBefore = events;
-  child.stdin!.write(`backlog ${CHURN}\n`);
-  await next();
-  const still = new Int32Array(new SharedArrayBuffer(4));
-  while (!existsSync(churned) || readFileSync(churned, "utf8") !== "2") Atomics.wait(still, 0, 0, 50);
-  const b0 = process.cpuUsage();
-  await eventsReach(backlogBefore + CHURN);
-  const backlogUsage = process.cpuUsage(b0);
-  const backlogCpuSeconds = (backlogUsage.user + backlogUsage.system) / 1e6;
-  await next();
+  async function backlog() {
+    const backlogBefore = events;
+    child.stdin!.write(`backlog ${CHURN}\n`);
+    await next();
+    const still = new Int32Array(new SharedArrayBuffer(4));
+    while (!existsSync(churned) || readFileSync(churned, "utf8") !== "2") Atomics.wait(still, 0, 0, 50);
+    const b0 = process.cpuUsage();
+    await eventsReach(backlogBefore + CHURN);
+    const backlogUsage = process.cpuUsage(b0);
+    await next();
+    return (backlogUsage.user + backlogUsage.system) / 1e6;
+  }
+  const backlogCpuSeconds = real ? undefined : await backlog();
   stop();
   child.kill();
   return {
@@ -124,8 +131,12 @@ async function measure(arm: Arm) {
     jsonParseEventsPerCpuSecond: Math.round(sample.length / parseCpuSeconds),
     // CPU against CPU, on the same bytes: JSON.parse's CPU time over the arm's for the same events.
     ratioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / cpuSeconds)).toFixed(3)),
-    backlogEventsPerCpuSecond: Math.round(CHURN / backlogCpuSeconds),
-    backlogRatioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / backlogCpuSeconds)).toFixed(3)),
+    ...(backlogCpuSeconds !== undefined
+      ? {
+          backlogEventsPerCpuSecond: Math.round(CHURN / backlogCpuSeconds),
+          backlogRatioToJsonParse: Number(((parseCpuSeconds / sample.length) * (CHURN / backlogCpuSeconds)).toFixed(3)),
+        }
+      : {}),
     rssAfterSyncMiB: Math.round(rssAfterSync / 2 ** 20),
     rssGrowthMiB: Math.round((rssAfterSync - rssBefore) / 2 ** 20),
     rssPerListedByte: Number((rssAfterSync / seeded.listedBytes).toFixed(2)),
@@ -146,7 +157,8 @@ async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, cou
       clock: createSystemClock(),
       logger: createSilentLogger(),
       resyncMs: 0,
-      ...(protobuf ? { protobuf: { plans: PLANS, shape: protobufShape(kind.path, kind.kind, false) as Shape } } : {}),
+      // As the daemon's watcher asks (kube/watcher.ts): decoded straight into the declared shape, not projected again.
+      ...(protobuf ? { protobuf: protobufOptions(kind) } : {}),
       onEvent: (type, o) => {
         inventory.apply(kind.kind, type, o);
         counted();
@@ -159,6 +171,12 @@ async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, cou
   return () => {
     for (const i of informers) i.stop();
   };
+}
+
+/** The protobuf options the daemon's watcher gives a kind's informer (kube/watcher.ts). */
+function protobufOptions(kind: { kind: string; path: string }) {
+  const shape = protobufShape(kind.path, kind.kind, false) as Shape;
+  return { plans: PLANS, shape, projected: isDeclared(kind.kind, shape) };
 }
 
 /** @kubernetes/client-node's own informers (makeInformer, its ObjectCache) on the same stream. */

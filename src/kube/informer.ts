@@ -342,11 +342,22 @@ export function createInformer(options: InformerOptions): Informer {
         checking = false;
       }
     };
+    // The check is due `after` ms past the last data. One timer at a time, moved lazily: data only moves the due
+    // time, and a timer that fires early waits the rest (no timer cancelled and set again per chunk, issue 55).
+    let idleDueAt = 0;
+    const waitIdle = (ms: number) => {
+      cancelIdle = clock.setTimer(() => {
+        cancelIdle = undefined;
+        const left = idleDueAt - clock.now();
+        if (left > 0) waitIdle(left);
+        else void check();
+      }, ms);
+    };
     const armIdle = () => {
-      cancelIdle?.();
       const after = options.checkAfterMs ?? 60_000;
       if (after <= 0) return;
-      cancelIdle = clock.setTimer(() => void check(), after);
+      idleDueAt = clock.now() + after;
+      if (!cancelIdle) waitIdle(after);
     };
     currentAt = clock.now();
     armIdle();
