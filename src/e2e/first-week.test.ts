@@ -2,14 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFakeClock } from "../runtime/clock.ts";
 import { nodeReady, runningStatus } from "../sim/scenarios/builders.ts";
 import { startSimulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { useCleanup } from "../testing/cleanup.ts";
 import { type Replica, startTestBed } from "../testing/replicas.ts";
 import { storedValue } from "../testing/state-file.ts";
-import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster } from "../testing/cluster.ts";
+import { crashPod, deliverySettled, seedShop, seedWorkload, startTestCluster, testClock } from "../testing/cluster.ts";
 import { startCluster } from "../testing/replay.ts";
 import { threadsOf } from "../testing/timing/conversation.ts";
 import { deployment } from "../sim/stories/story.ts";
@@ -66,6 +65,9 @@ describe("messages and routing", () => {
     const { sim, clock } = cluster;
     seedShop(sim, clock.now());
     await cluster.settle();
+    // On a whole second: the pod's times are written to the second, as the API server writes them, so an onset
+    // read from them is this instant, not up to a second before it (which would round the durations up).
+    await clock.advance(1_000 - (clock.now() % 1_000));
     const began = clock.now();
     sim.patchStatus("v1", "Pod", "shop", "web-abc12-p0", {
       phase: "Pending",
@@ -127,7 +129,7 @@ describe("Community and Pro, as a user chooses them", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "mon-budget-"));
     const alert = { webhook: { url: `${hook.url}/mon`, hourlyBudget: 1 } };
     const sim = track(await startSimulator());
-    const clock = createFakeClock(Date.now());
+    const clock = testClock();
     const first = await startTestCluster(alert, { cluster: "prod", edition: "pro", dataDir, sim, clock });
     track({ stop: () => first.stopDaemon() });
     seedShop(sim, clock.now());
@@ -233,7 +235,7 @@ describe("Community and Pro, as a user chooses them", () => {
     home.setDefault({ status: 202, body: "" });
     const beats = () => home.requests.filter((r) => r.path === "/telemetry/heartbeat");
     const sim = track(await startSimulator());
-    const clock = createFakeClock(Date.now());
+    const clock = testClock();
     const run = async (dataDir: string) => {
       const cluster = await startTestCluster(
         { webhook: { url: "http://127.0.0.1:9/mon" } },

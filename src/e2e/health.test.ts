@@ -3,11 +3,10 @@ import { createSimPki } from "../sim/pki.ts";
 import { renderKubeconfig } from "../sim/kubeconfig.ts";
 import type { Simulator } from "../sim/simulator.ts";
 import { waitUntil } from "../testing/capture-server.ts";
-import { startSimulatedDaemon, type SimulatedDaemon } from "../testing/cluster.ts";
+import { startSimulatedDaemon, type SimulatedDaemon, testClock } from "../testing/cluster.ts";
 import { startDaemon } from "../app/daemon.ts";
 import { FATAL_AFTER_MS } from "../app/replica/health.ts";
 import { connectKube } from "../kube/connection.ts";
-import { createFakeClock } from "../runtime/clock.ts";
 import { createSilentLogger } from "../runtime/logger.ts";
 import { startSimulator } from "../sim/simulator.ts";
 import { parseConfig } from "../testing/config.ts";
@@ -38,7 +37,7 @@ const healthAt = async (url: string) => (await fetch(`${url}/health`)).json() as
 
 /** A daemon on `kubeconfigText` with a fake clock, whose fatal exits (spec 3.3) are counted, not taken. */
 async function daemonCountingFatal(kubeconfigText: string) {
-  const clock = createFakeClock(Date.now());
+  const clock = testClock();
   const fatal: string[] = [];
   const daemon = await startDaemon({
     config: parseConfig(stringify({ app: { disableStartupMessage: true }, alert: { stdout: {} } }), "t.yaml", {}),

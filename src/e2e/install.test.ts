@@ -3,12 +3,11 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { createFakeClock } from "../runtime/clock.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { startCaptureServer, waitUntil } from "../testing/capture-server.ts";
 import { runCli } from "../testing/cli.ts";
 import { realKube, realKubeTest } from "../testing/real-kube.ts";
-import { deliverySettled, startTestCluster } from "../testing/cluster.ts";
+import { deliverySettled, startTestCluster, testClock } from "../testing/cluster.ts";
 import { startLicenseServer } from "../testing/license-server.ts";
 import { type Manifest, unknownFields } from "../testing/manifests.ts";
 
@@ -362,7 +361,7 @@ describe("mon install against the simulator", () => {
 
 describe("the License / Pro menu through the real license path", () => {
   test("a key added by the installer activates Pro; removing it sets deactivated-at, and the running leader releases the binding", async () => {
-    const clock = createFakeClock(Date.now());
+    const clock = testClock();
     const licenses = await startLicenseServer(() => clock.now());
     const hook = await startCaptureServer();
     const licensed = await startSimulator({ timers: clock, bookmarkIntervalMs: 170_000 });
@@ -420,7 +419,7 @@ describe("the License / Pro menu through the real license path", () => {
   }, 120_000);
 
   test("--uninstall removes what the installer created and releases the binding; the key and state stay for a reinstall; --purge removes them too", async () => {
-    const clock = createFakeClock(Date.now());
+    const clock = testClock();
     const licenses = await startLicenseServer(() => clock.now());
     const hook = await startCaptureServer();
     const cluster = await startSimulator({ timers: clock, bookmarkIntervalMs: 170_000 });

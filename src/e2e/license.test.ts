@@ -7,7 +7,14 @@ import { join } from "node:path";
 import { createFakeClock, type FakeClock } from "../runtime/clock.ts";
 import { startSimulator, type Simulator } from "../sim/simulator.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster, deliverySettled } from "../testing/cluster.ts";
+import {
+  crashPod,
+  seedShop,
+  startTestCluster,
+  type TestCluster,
+  deliverySettled,
+  testClock,
+} from "../testing/cluster.ts";
 import { type LicenseServer, startLicenseServer } from "../testing/license-server.ts";
 
 /**
@@ -41,7 +48,7 @@ interface World {
   readonly webhook: CaptureServer;
 }
 
-async function world(clock = createFakeClock(Date.now())): Promise<World> {
+async function world(clock = testClock()): Promise<World> {
   // Bookmarks on the fake clock: while days pass, the watches stay alive as they would on a real cluster.
   const sim = await startSimulator({ timers: clock, bookmarkIntervalMs: 170_000 });
   sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "mon" } });

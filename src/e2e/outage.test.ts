@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { useCleanup } from "../testing/cleanup.ts";
 import { type CaptureServer, startCaptureServer, waitUntil } from "../testing/capture-server.ts";
-import { crashPod, seedShop, startTestCluster, type TestCluster } from "../testing/cluster.ts";
-import { createFakeClock } from "../runtime/clock.ts";
+import { crashPod, seedShop, startTestCluster, type TestCluster, testClock } from "../testing/cluster.ts";
 import { startSimulator } from "../sim/simulator.ts";
 
 /**
@@ -18,7 +17,7 @@ const track = useCleanup();
 async function cluster(hook: CaptureServer, config: Record<string, unknown> = {}): Promise<TestCluster> {
   // The API server's bookmarks (every 60 s) follow the fake clock, as they follow real time in a cluster: an
   // open watch is never idle for long unless the test makes it so.
-  const clock = createFakeClock(Date.now());
+  const clock = testClock();
   const sim = await startSimulator({ timers: clock });
   const c = track(
     await startTestCluster(
@@ -242,7 +241,7 @@ describe("no blind thread is left open by a restart (issue 41)", () => {
     test(`${edition}: a blind minute told, then mon stops while still blind; ${edition === "pro" ? "the next process closes the thread once it sees" : "the stopping process closes it, saying so"}`, async () => {
       const hook = track(await startCaptureServer());
       const dataDir = mkdtempSync(join(tmpdir(), "mon-blind-"));
-      const clock = createFakeClock(Date.now());
+      const clock = testClock();
       const sim = await startSimulator({ timers: clock });
       const options = {
         sim,

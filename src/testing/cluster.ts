@@ -14,6 +14,14 @@ import type { Edition } from "../model/edition.ts";
 import { waitUntil } from "./capture-server.ts";
 
 /** A daemon running against a simulator, with a fake clock for its timers (passes, retries, backoff). */
+
+/**
+ * A fake clock at the wall clock's time, on a whole second: the API server (and the simulator) write times to
+ * the second, so a duration a test reads back from them is whole seconds whichever millisecond the test began at.
+ */
+export function testClock(): FakeClock {
+  return createFakeClock(Math.floor(Date.now() / 1000) * 1000);
+}
 export interface TestCluster {
   readonly sim: Simulator;
   readonly daemon: Daemon;
@@ -63,7 +71,7 @@ export async function startTestCluster(
   } = {},
 ): Promise<TestCluster> {
   const sim = options.sim ?? (await startSimulator(options.protobuf === false ? { protobuf: false } : {}));
-  const clock = options.clock ?? createFakeClock(Date.now());
+  const clock = options.clock ?? testClock();
   // The API server's bookmarks follow the daemon's clock, as they follow real time in a cluster (issue 30).
   sim.server.useTimers(clock);
   const config = parseConfig(
@@ -326,7 +334,7 @@ export async function startSimulatedDaemon(
   const connection = await connectKube({
     kubeconfigText: (options.kubeconfig ?? ((s: Simulator) => s.kubeconfig()))(sim),
   });
-  const clock = createFakeClock(Date.now());
+  const clock = testClock();
   sim.server.useTimers(clock);
   const daemon = await startDaemon({
     config,
