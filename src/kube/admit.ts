@@ -44,6 +44,11 @@ export function markAdmissible<T extends object>(object: T): T {
   return object;
 }
 
+/** Whether `object` was marked by markAdmissible. */
+export function isAdmissible(object: object): boolean {
+  return ADMISSIBLE.has(object);
+}
+
 /** What the door reads a field of this name as, wherever it appears; undefined for a field it has no rule for. */
 export function doorRule(
   name: string,

@@ -99,11 +99,14 @@ export class ProtobufPlans {
       if (sub === undefined) continue;
       const itemShape: Shape = Array.isArray(sub) ? (sub[0] as Shape) : sub;
       const door = doorRule(field);
+      const special = SPECIAL[type];
+      const isMessage = !special && this.schema.messages[type] !== undefined;
+      // A field the door would drop whatever it holds (a volume's `image` source is an object, the door reads
+      // `image` as a container's string) is not decoded at all: the object stays within the door's rules.
+      if (door && alwaysDropped(door, field, type, rule, special, isMessage)) continue;
       // As the JSON door does (kube/project.ts): a null where the shape reads a list or an object is dropped;
       // and the Inventory's door drops one under any name it has a rule for (kube/admit.ts).
       if (json.includes("n") && sub === true && door === undefined) nullIfAbsent.push(field);
-      const special = SPECIAL[type];
-      const isMessage = !special && this.schema.messages[type] !== undefined;
       // Every plan has the same fields in the same order: the decoder's reads of them stay monomorphic.
       out[number] = {
         name: field,
@@ -118,8 +121,6 @@ export class ProtobufPlans {
         dropNull: door !== undefined,
       };
       if (door && !this.fitsDoor(door, field, type, rule, special, isMessage, itemShape)) unsafe = true;
-      // Raw JSON of any shape (a ControllerRevision's data, a managed field set): only the door's walk judges it.
-      if (special === "raw") unsafe = true;
     }
     const plans = out;
     let safe: boolean | undefined;
@@ -197,6 +198,39 @@ export function decodeMessage(
   // Within the door's bounds, every field of the rule's type: the door would admit it as it is.
   if (admissible && plan.doorSafe()) markAdmissible(out);
   return out;
+}
+
+/**
+ * Whether the door (kube/admit.ts cleanField) drops a field of this protobuf type under its rule whatever value
+ * it holds: an object, a list or a number where it reads a string, an object, a list or a string where it reads
+ * a number, a list or a scalar where it reads an object, a string where it reads a list or a map.
+ * Raw JSON (any shape) is never judged here.
+ */
+function alwaysDropped(
+  door: NonNullable<ReturnType<typeof doorRule>>,
+  name: string,
+  type: string,
+  rule: ProtoField[3],
+  special: Special | undefined,
+  isMessage: boolean,
+): boolean {
+  if (special === "raw") return false;
+  const scalar = rule === "optional" && !isMessage;
+  switch (door) {
+    case "string":
+      // Scalars other than strings and bytes decode to numbers and booleans.
+      return !scalar || (!special && !["string", "bytes"].includes(type));
+    case "number":
+      return !scalar || (!special && ["string", "bytes", "bool"].includes(type));
+    case "stringMap":
+    case "objectList":
+      return scalar;
+    case "stringList":
+      return rule !== "repeated";
+    case "object":
+      // A list, or a scalar (but a condition's `status` string, which the door keeps).
+      return rule === "repeated" || (scalar && !(name === "status" && type === "string"));
+  }
 }
 
 // --- internal ---
@@ -442,6 +476,9 @@ function readSpecial(end: number, special: Special): unknown {
       return raw ? slice(raw[0], raw[1]) : "";
     case "raw":
       if (!raw || raw[1] === raw[0]) return null;
+      // Raw JSON of any shape (a ControllerRevision's data, a managed field set): only the door's walk judges
+      // it, so an object that holds one is walked (one that could but does not, a pod template, is not).
+      admissible = false;
       try {
         return JSON.parse(slice(raw[0], raw[1]));
       } catch {

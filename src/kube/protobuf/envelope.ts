@@ -1,4 +1,5 @@
 import type { Shape } from "../../model/projection.ts";
+import { isAdmissible, markAdmissible } from "../admit.ts";
 import { decodeMessage, type ProtobufPlans } from "./decode.ts";
 import { KIND_MESSAGES } from "./schema.ts";
 import { LENGTH, ProtobufError, text, WireReader } from "./wire.ts";
@@ -129,7 +130,9 @@ export function decodeObject(
     kind === "Status" ? "k8s.io.apimachinery.pkg.apis.meta.v1.Status" : KIND_MESSAGES[`${apiVersion}/${kind}`];
   if (!message) throw new ProtobufError(`no protobuf kind ${apiVersion}/${kind}`, start);
   const object = decodeMessage(buf, raw[0], raw[1], plans.plan(message, kind === "Status" ? true : shapeOf(kind)));
-  return { apiVersion, kind, ...object };
+  const whole = { apiVersion, kind, ...object };
+  // Its apiVersion and kind named a known message: strings within the door's rules, so the mark carries over.
+  return isAdmissible(object) ? markAdmissible(whole) : whole;
 }
 
 /**
