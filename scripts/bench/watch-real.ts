@@ -4,11 +4,12 @@
  * cluster is seeded through the API server: 200 nodes and 5,000 pods shaped like the recorded pod (status
  * included, bound to their nodes), after which the controller manager and the scheduler are stopped so that
  * nothing but the benchmark's own writes changes a pod. Each arm then lists, syncs and reads a burst of pod
- * status changes written through the API server (scripts/bench/watch-real-source.ts), in a process of its own.
+ * status changes written through the API server (scripts/bench/watch-real-source.ts), in a process of its own,
+ * reading as a ServiceAccount with a token (cluster-admin), as mon does in a cluster.
  * Writes scripts/bench/results/watch-real.json and its table in docs/performance.md. Needs the real control plane
  * (prints one `skipped:` line without it). Run: bun scripts/bench/watch-real.ts (part of npm run bench).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectKube } from "../../src/kube/connection.ts";
 import { realKubeMissing, startControlPlane } from "../../src/testing/real-kube.ts";
@@ -82,6 +83,35 @@ await inFlight(PODS, 32, async (i) => {
     "application/merge-patch+json",
   );
 });
+// Every arm reads as a ServiceAccount with a token, as mon does in a cluster: client-node's requests under Bun
+// lose a kubeconfig's client certificate (the admin kubeconfig's), so they would be anonymous and refused.
+await send("POST", "/api/v1/namespaces/bench/serviceaccounts", { metadata: { name: "bench" } });
+await send("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+  metadata: { name: "bench" },
+  roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" },
+  subjects: [{ kind: "ServiceAccount", namespace: "bench", name: "bench" }],
+});
+const issued = await connection.request("/api/v1/namespaces/bench/serviceaccounts/bench/token", {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ spec: { expirationSeconds: 86_400 } }),
+});
+if (!issued.ok) throw new Error(`a token for ServiceAccount bench/bench: HTTP ${issued.status} ${await issued.text()}`);
+const token = ((await issued.json()) as { status: { token: string } }).status.token;
+const ca = /certificate-authority-data: (\S+)/.exec(kube.kubeconfigText)?.[1];
+const tokenKubeconfig = join(kube.stateDir, "bench-kubeconfig");
+writeFileSync(
+  tokenKubeconfig,
+  [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters: [{name: bench, cluster: {server: "${kube.url}", certificate-authority-data: ${ca}}}]`,
+    `users: [{name: bench, user: {token: "${token}"}}]`,
+    "contexts: [{name: bench, context: {cluster: bench, user: bench}}]",
+    "current-context: bench",
+    "",
+  ].join("\n"),
+);
 const seededSeconds = Math.round((Date.now() - began) / 1000);
 console.log(`seeded ${NODES} nodes and ${PODS} pods through the API server in ${seededSeconds} s`);
 
@@ -93,7 +123,7 @@ const results = await runArms(
     BENCH_PODS: String(PODS),
     BENCH_CHURN: String(CHURN),
     BENCH_SOURCE: "real",
-    BENCH_REAL_KUBECONFIG: kube.kubeconfigPath,
+    BENCH_REAL_KUBECONFIG: tokenKubeconfig,
   },
 );
 kube.close();
