@@ -101,9 +101,12 @@ export class ProtobufPlans {
       const door = doorRule(field);
       const special = SPECIAL[type];
       const isMessage = !special && this.schema.messages[type] !== undefined;
+      const verdict = door
+        ? this.doorVerdict({ door, name: field, type, rule, special, isMessage, itemShape })
+        : "kept";
       // A field the door would drop whatever it holds (a volume's `image` source is an object, the door reads
       // `image` as a container's string) is not decoded at all: the object stays within the door's rules.
-      if (door && alwaysDropped(door, field, type, rule, special, isMessage)) continue;
+      if (verdict === "dropped") continue;
       // As the JSON door does (kube/project.ts): a null where the shape reads a list or an object is dropped;
       // and the Inventory's door drops one under any name it has a rule for (kube/admit.ts).
       if (json.includes("n") && sub === true && door === undefined) nullIfAbsent.push(field);
@@ -120,7 +123,7 @@ export class ProtobufPlans {
         key: key ? scalarOf(key) : undefined,
         dropNull: door !== undefined,
       };
-      if (door && !this.fitsDoor(door, field, type, rule, special, isMessage, itemShape)) unsafe = true;
+      if (verdict === "walked") unsafe = true;
     }
     const plans = out;
     let safe: boolean | undefined;
@@ -135,18 +138,17 @@ export class ProtobufPlans {
   }
 
   /**
-   * Whether a field the door has a rule for (kube/admit.ts cleanField) always holds what the rule reads: then
-   * the door would keep it as decoded.
+   * What the door (kube/admit.ts cleanField) does with a field it has a rule for, whatever the field holds:
+   * `kept` as decoded (it always holds what the rule reads), `dropped` (it never does), or `walked` — only the
+   * door's walk of the object can say.
    */
-  private fitsDoor(
-    door: NonNullable<ReturnType<typeof doorRule>>,
-    name: string,
-    type: string,
-    rule: ProtoField[3],
-    special: Special | undefined,
-    isMessage: boolean,
-    itemShape: Shape,
-  ): boolean {
+  private doorVerdict(field: DoorField): "kept" | "dropped" | "walked" {
+    if (alwaysDropped(field)) return "dropped";
+    return this.fitsDoor(field) ? "kept" : "walked";
+  }
+
+  /** Whether the field always holds what the door's rule reads. */
+  private fitsDoor({ door, name, type, rule, special, isMessage, itemShape }: DoorField): boolean {
     const one = rule === "optional";
     const string = type === "string" || special === "time" || special === "microtime" || special === "quantity";
     switch (door) {
@@ -200,20 +202,24 @@ export function decodeMessage(
   return out;
 }
 
+/** A field of a message's plan the door has a rule for, as the plan judges it against that rule. */
+interface DoorField {
+  readonly door: NonNullable<ReturnType<typeof doorRule>>;
+  readonly name: string;
+  readonly type: string;
+  readonly rule: ProtoField[3];
+  readonly special: Special | undefined;
+  readonly isMessage: boolean;
+  /** The shape of the field's value, or of one item of it. */
+  readonly itemShape: Shape;
+}
+
 /**
- * Whether the door (kube/admit.ts cleanField) drops a field of this protobuf type under its rule whatever value
- * it holds: an object, a list or a number where it reads a string, an object, a list or a string where it reads
- * a number, a list or a scalar where it reads an object, a string where it reads a list or a map.
- * Raw JSON (any shape) is never judged here.
+ * Whether the door drops a field of this protobuf type under its rule whatever value it holds: an object, a list
+ * or a number where it reads a string, an object, a list or a string where it reads a number, a list or a scalar
+ * where it reads an object, a string where it reads a list or a map. Raw JSON (any shape) is never judged here.
  */
-function alwaysDropped(
-  door: NonNullable<ReturnType<typeof doorRule>>,
-  name: string,
-  type: string,
-  rule: ProtoField[3],
-  special: Special | undefined,
-  isMessage: boolean,
-): boolean {
+function alwaysDropped({ door, name, type, rule, special, isMessage }: DoorField): boolean {
   if (special === "raw") return false;
   const scalar = rule === "optional" && !isMessage;
   switch (door) {
