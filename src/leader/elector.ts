@@ -87,7 +87,8 @@ export function createElector(options: {
   let term: number | undefined;
   let lastTerm: number | undefined;
   let unreachable: Unreachable | undefined;
-  let away: Absence | undefined;
+  // The last streak of unanswered rounds that ended (an ongoing one is `unreachable`).
+  let lastAway: Absence | undefined;
   let renewedAt: number | undefined;
   let renewedMono: number | undefined;
   let stopped = false;
@@ -202,16 +203,14 @@ export function createElector(options: {
         }
       }
       lastError = undefined;
-      if (unreachable) away = { from: unreachable.since, to: clock.now() };
+      if (unreachable) lastAway = { from: unreachable.since, to: clock.now() };
       unreachable = undefined;
     } catch (error) {
       // Said once per different failure, not every retry period.
       const message = (error as Error).message;
-      if (unanswered(error)) {
-        unreachable = { since: unreachable?.since ?? clock.now(), error: message };
-        away = { from: unreachable.since };
-      } else {
-        if (unreachable) away = { from: unreachable.since, to: clock.now() };
+      if (unanswered(error)) unreachable = { since: unreachable?.since ?? clock.now(), error: message };
+      else {
+        if (unreachable) lastAway = { from: unreachable.since, to: clock.now() };
         unreachable = undefined;
       }
       if (message !== lastError)
@@ -283,7 +282,7 @@ export function createElector(options: {
     rounds: () => rounds,
     lastTerm: () => lastTerm,
     unreachable: () => unreachable,
-    away: () => away,
+    away: () => (unreachable ? { from: unreachable.since } : lastAway),
     async release() {
       stopped = true;
       timer?.();

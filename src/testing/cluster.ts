@@ -13,8 +13,6 @@ import type { KubeObject } from "../model/inventory.ts";
 import type { Edition } from "../model/edition.ts";
 import { waitUntil } from "./capture-server.ts";
 
-/** A daemon running against a simulator, with a fake clock for its timers (passes, retries, backoff). */
-
 /**
  * A fake clock at the wall clock's time, on a whole second: the API server (and the simulator) write times to
  * the second, so a duration a test reads back from them is whole seconds whichever millisecond the test began at.
@@ -22,6 +20,8 @@ import { waitUntil } from "./capture-server.ts";
 export function testClock(): FakeClock {
   return createFakeClock(Math.floor(Date.now() / 1000) * 1000);
 }
+
+/** A daemon running against a simulator, with a fake clock for its timers (passes, retries, backoff). */
 export interface TestCluster {
   readonly sim: Simulator;
   readonly daemon: Daemon;

@@ -46,7 +46,7 @@ export function createReplicaWatch(
   let inventory = new Inventory();
   const synced = createWaiters(clock);
   let atSync: ReadonlySet<string> | undefined;
-  let blind: { from: number; to: number } | undefined;
+  let blind: { readonly from: number; readonly to: number } | undefined;
   const watch = (config: Config) =>
     watchCluster({
       config,
@@ -64,7 +64,7 @@ export function createReplicaWatch(
         deps.lead()?.begin();
       },
       onUnwatched: (period) => {
-        blind = { from: period.from, to: period.to };
+        blind = period;
         deps.lead()?.unwatched(period);
       },
       ...(options.informerBackoffMs !== undefined ? { informerBackoffMs: options.informerBackoffMs } : {}),
