@@ -19,8 +19,7 @@ import { publish } from "./report.ts";
 import { connectKube } from "../../src/kube/connection.ts";
 import { createInformer } from "../../src/kube/informer.ts";
 import { Inventory } from "../../src/kube/inventory.ts";
-import { isDeclared, PLANS, protobufShape } from "../../src/kube/protobuf/plans.ts";
-import type { Shape } from "../../src/model/projection.ts";
+import { protobufRead } from "../../src/kube/protobuf/plans.ts";
 import { trimManagedFields } from "../../src/kube/trim.ts";
 import { createSystemClock } from "../../src/runtime/clock.ts";
 import { createSilentLogger } from "../../src/runtime/logger.ts";
@@ -157,8 +156,8 @@ async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, cou
       clock: createSystemClock(),
       logger: createSilentLogger(),
       resyncMs: 0,
-      // As the daemon's watcher asks (kube/watcher.ts): decoded straight into the declared shape, not projected again.
-      ...(protobuf ? { protobuf: protobufOptions(kind) } : {}),
+      // As the daemon's watcher asks (kube/protobuf/plans.ts protobufRead): decoded objects are not projected again.
+      ...(protobuf ? { protobuf: protobufRead(kind.path, kind.kind, false)! } : {}),
       onEvent: (type, o) => {
         inventory.apply(kind.kind, type, o);
         counted();
@@ -171,12 +170,6 @@ async function startMon(connection: Awaited<ReturnType<typeof connectKube>>, cou
   return () => {
     for (const i of informers) i.stop();
   };
-}
-
-/** The protobuf options the daemon's watcher gives a kind's informer (kube/watcher.ts). */
-function protobufOptions(kind: { kind: string; path: string }) {
-  const shape = protobufShape(kind.path, kind.kind, false) as Shape;
-  return { plans: PLANS, shape, projected: isDeclared(kind.kind, shape) };
 }
 
 /** @kubernetes/client-node's own informers (makeInformer, its ObjectCache) on the same stream. */

@@ -5,7 +5,7 @@ import { createInformer, type Informer } from "../kube/informer.ts";
 import { KNOWN_KINDS } from "../kube/kinds.ts";
 import { admit } from "../kube/admit.ts";
 import { project } from "../kube/project.ts";
-import { isDeclared, PLANS, protobufShape } from "../kube/protobuf/plans.ts";
+import { PLANS, protobufRead } from "../kube/protobuf/plans.ts";
 import { decodeMessage } from "../kube/protobuf/decode.ts";
 import { encodeMessage } from "../kube/protobuf/encode.ts";
 import { openEnvelope, PROTOBUF_TYPE } from "../kube/protobuf/envelope.ts";
@@ -43,13 +43,13 @@ function paths(): { kind: string; path: string }[] {
 function cacheOf(connection: KubeConnection, kind: string, path: string, protobuf: boolean) {
   const cache = new Map<string, KubeObject>();
   const events: string[] = [];
-  const shape = protobufShape(path, kind, false);
+  const read = protobufRead(path, kind, false);
   const informer: Informer = createInformer({
     connection,
     kind: { kind, path },
     clock: createSystemClock(),
     logger: createSilentLogger(),
-    ...(protobuf && shape ? { protobuf: { plans: PLANS, shape, projected: isDeclared(kind, shape) } } : {}),
+    ...(protobuf && read ? { protobuf: read } : {}),
     onEvent(type, object) {
       const key = `${object.metadata?.namespace ?? ""}/${object.metadata?.name ?? ""}`;
       events.push(`${type} ${key} ${object.metadata?.resourceVersion ?? ""}`);

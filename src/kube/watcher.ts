@@ -8,7 +8,7 @@ import { healthReasonOf, KubeError } from "./errors.ts";
 import { createInformer, type Informer, type InformerState } from "./informer.ts";
 import { KNOWN_KINDS, kindKey, type WatchTarget } from "./kinds.ts";
 import { hashSecretValues, metadataOnly } from "./object-filter.ts";
-import { isDeclared, PLANS, protobufShape } from "./protobuf/plans.ts";
+import { protobufRead } from "./protobuf/plans.ts";
 import type { ProtobufError } from "./protobuf/wire.ts";
 import { planWatches, type CoverageEntry } from "./plan.ts";
 
@@ -189,16 +189,14 @@ export function createClusterWatcher(options: WatcherOptions): ClusterWatcher {
       setState(target, "synced");
       hooks.onDropped?.(target, inventoryKind, reason, count);
     };
-    const shape = options.protobuf === false ? undefined : protobufShape(target.path, target.kind, target.metadataOnly);
+    const read = options.protobuf === false ? undefined : protobufRead(target.path, target.kind, target.metadataOnly);
     const informer = createInformer({
       connection,
       kind: { kind: target.kind, path: target.path },
-      ...(shape
+      ...(read
         ? {
             protobuf: {
-              plans: PLANS,
-              shape,
-              projected: isDeclared(target.kind, shape),
+              ...read,
               onUndecodable: (error: ProtobufError) => {
                 hooks.onHandlerFailure?.(target.kind, error);
                 logger.warn(

@@ -13,8 +13,8 @@ const METADATA_ONLY: Shape = Object.freeze({ metadata: true });
 /**
  * The shape to decode a watched kind's protobuf into, or undefined when the API server serves it only as JSON
  * (custom resources, a version the schema does not have). `path` is the kind's collection path
- * (`/apis/apps/v1/deployments`), `metadataOnly` a kind mon keeps only the metadata of. `isDeclared` tells a
- * kind's declared projection (objects decoded into it need no projecting again).
+ * (`/apis/apps/v1/deployments`), `metadataOnly` a kind mon keeps only the metadata of. protobufRead adds
+ * whether it is the kind's declared projection.
  */
 export function protobufShape(path: string, kind: string, metadataOnly: boolean): Shape | undefined {
   const apiVersion = path.startsWith("/api/") ? "v1" : path.split("/").slice(2, 4).join("/");
@@ -22,7 +22,17 @@ export function protobufShape(path: string, kind: string, metadataOnly: boolean)
   return metadataOnly ? METADATA_ONLY : ((SHAPES as Record<string, Shape>)[kind] ?? true);
 }
 
-/** True when `shape` is `kind`'s declared projection (model/shapes.ts). */
-export function isDeclared(kind: string, shape: Shape): boolean {
-  return (SHAPES as Record<string, Shape | undefined>)[kind] === shape;
+/**
+ * How an informer reads a watched kind in protobuf (kube/informer.ts `protobuf`): this process's plans, the shape
+ * (protobufShape), and whether that shape is the kind's declared projection, so decoded objects are not projected
+ * again. Undefined when the kind is served only as JSON.
+ */
+export function protobufRead(
+  path: string,
+  kind: string,
+  metadataOnly: boolean,
+): { plans: ProtobufPlans; shape: Shape; projected: boolean } | undefined {
+  const shape = protobufShape(path, kind, metadataOnly);
+  if (shape === undefined) return undefined;
+  return { plans: PLANS, shape, projected: (SHAPES as Record<string, Shape | undefined>)[kind] === shape };
 }
