@@ -3,6 +3,7 @@ import type { Incident } from "../model/incident.ts";
 import type { InventoryView } from "../model/inventory.ts";
 import { refKey } from "../model/object-ref.ts";
 import { type BaselineContext, presentAtStart } from "../model/baseline.ts";
+import { errorLines } from "./shared-errors.ts";
 import { SYMPTOM_WAIT_MAX_MS, waitForCauses } from "./wait-for-cause.ts";
 import { workloadRoot } from "./workload-root.ts";
 
@@ -29,11 +30,14 @@ export interface Deferred {
   readonly findings: readonly Finding[];
   /** Findings due now, with their log when it was read. */
   readonly due: readonly Finding[];
-  /** Due findings still waiting for their log: the pass loop requests those reads after the pass. */
+  /**
+   * Due findings still waiting for their log, and held crash loops whose log a group wait reads: the pass loop
+   * requests those reads after the pass.
+   */
   readonly awaitingEvidence: readonly Finding[];
   /** Symptom findings waiting for the findings of the pods behind them. */
   readonly waitingSymptoms: number;
-  /** Whether a finding waits for its log (a new one, outside the baseline). */
+  /** Whether a finding waits for its log (a new one, outside the baseline), or for a group wait's reads. */
   waits(f: Finding): boolean;
 }
 
@@ -64,15 +68,76 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
     f.opensAt <= now ||
     (!f.starting &&
       (told.has(f.key) || (sameTold ??= toldByController(standing, inventory)).has(controllerKey(f, inventory) ?? "")));
-  const waits = (f: Finding) => !told.has(f.key) && !presentAtStart([f.object], ctx) && (evidence?.pending(f) ?? false);
+  const reads = (f: Finding) => !told.has(f.key) && !presentAtStart([f.object], ctx) && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
+  const held: Finding[] = [];
   for (const f of waited) {
-    if (!opens(f)) continue;
-    if (waits(f)) awaitingEvidence.push(f);
-    due.push(waits(f) || !evidence ? f : evidence.attach(f));
+    if (!opens(f)) {
+      held.push(f);
+      continue;
+    }
+    if (reads(f)) awaitingEvidence.push(f);
+    due.push(reads(f) || !evidence ? f : evidence.attach(f));
   }
-  return { findings: waited, due, awaitingEvidence, waitingSymptoms: waiting, waits };
+  const partners = evidence
+    ? groupPartners(due, held, { ...ctx, evidence }, (f) => !told.has(f.key) && !presentAtStart([f.object], ctx))
+    : undefined;
+  if (!partners) return { findings: waited, due, awaitingEvidence, waitingSymptoms: waiting, waits: reads };
+  const grouping = new Set(partners.waiting.map((f) => f.key));
+  return {
+    findings: waited,
+    due: [...due, ...partners.joining],
+    awaitingEvidence: [...awaitingEvidence, ...partners.reading],
+    waitingSymptoms: waiting,
+    waits: (f) => reads(f) || grouping.has(f.key),
+  };
+}
+
+/** How far apart two crash loops may have begun and still be read as one error's: a shared cause hits at once, ms. */
+export const GROUP_WINDOW_MS = 5 * 60_000;
+
+/**
+ * A group wait for a shared error (spec 1.3; Alertmanager's `group_wait`): workloads failing with one error begin
+ * crash-looping together, but each opens at its own third restart, so the first one's log would be told alone.
+ * While a new due finding that wrote an error line has crash loops of other workloads in their hold beside it
+ * (begun within GROUP_WINDOW_MS of it), their logs are read (`reading`) and it waits (`waiting`) — at most
+ * LOG_WAIT_MS a read; a held crash loop whose log has a line a due finding shares opens with it (`joining`): the
+ * same specific error elsewhere confirms it is no passing crash. Undefined when nothing waits.
+ */
+function groupPartners(
+  due: readonly Finding[],
+  held: readonly Finding[],
+  ctx: DeferContext & { evidence: NonNullable<DeferContext["evidence"]> },
+  isNew: (f: Finding) => boolean,
+): { reading: Finding[]; waiting: Finding[]; joining: Finding[] } | undefined {
+  const crashing = held.filter((f) => f.reason === "CrashLoopBackOff" && f.object.kind === "Pod" && isNew(f));
+  if (crashing.length === 0) return undefined;
+  const candidates = due.filter((f) => f.object.kind === "Pod" && isNew(f) && errorLines(f).size > 0);
+  if (candidates.length === 0) return undefined;
+  const { inventory, evidence } = ctx;
+  const workloadOf = (f: Finding) => refKey(workloadRoot(f, inventory));
+  const reading: Finding[] = [];
+  const joining: Finding[] = [];
+  const waiting = new Set<Finding>();
+  for (const partner of crashing) {
+    const near = candidates.filter(
+      (c) => workloadOf(c) !== workloadOf(partner) && Math.abs(c.since - partner.since) <= GROUP_WINDOW_MS,
+    );
+    if (near.length === 0) continue;
+    if (evidence.pending(partner)) {
+      reading.push(partner);
+      for (const c of near) waiting.add(c);
+      continue;
+    }
+    const read = evidence.attach(partner);
+    const lines = errorLines(read);
+    if (near.some((c) => [...errorLines(c).keys()].some((line) => lines.has(line)))) {
+      const { opensAt: _held, ...opened } = read;
+      joining.push(opened);
+    }
+  }
+  return reading.length || joining.length ? { reading, waiting: [...waiting], joining } : undefined;
 }
 
 // --- internal ---

@@ -70,7 +70,7 @@ export function normalizeErrorLine(line: string): string | undefined {
 }
 
 /** The error lines a finding's container wrote (last output, log tail): normalized, with one line as written. */
-function errorLines(finding: Finding): Map<string, string> {
+export function errorLines(finding: Finding): Map<string, string> {
   const lines = new Map<string, string>();
   for (const e of finding.evidence) {
     if (!WRITTEN.has(e.label)) continue;

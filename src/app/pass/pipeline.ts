@@ -173,7 +173,7 @@ export function runPass(
       messages: composed.messages,
       state: told.state,
       open: openCount(told.state),
-      findings: deferred.due.length - deferred.awaitingEvidence.length,
+      findings: deferred.due.filter((f) => !deferred.waits(f)).length,
       redacted: composed.redacted,
       omitted: composed.omitted,
       failedDetectors: [],

@@ -45,7 +45,10 @@ export interface PassResult {
   readonly waitingSymptoms: number;
   /** Findings held by young-node grace (spec 1.8), and the latest time (epoch ms) one of them opens. */
   readonly inGrace: { readonly count: number; readonly until: number };
-  /** New findings deferred until their container's log is read: the pass loop requests those reads after the pass. */
+  /**
+   * New findings deferred until their container's log is read, and crash loops in their hold a group wait reads
+   * (correlate/defer.ts): the pass loop requests those reads after the pass.
+   */
   readonly awaitingEvidence: readonly Finding[];
   /** On a baseline pass: the objects with a finding, due or held (PassOptions.failingAtStart of the passes after). */
   readonly failingAtStart?: ReadonlySet<string>;
