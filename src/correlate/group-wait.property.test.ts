@@ -62,8 +62,17 @@ function tell(workloads: readonly Crashing[], passes = 40) {
     for (const d of correlate(deferred.due, { inventory, incidents, waits: deferred.waits })) {
       const id = refKey(d.root);
       const open = incidents.get(id);
-      const all = [...(open?.findings ?? []), ...d.findings.filter((f) => !open?.findings.some((o) => o.key === f.key))];
-      incidents.set(id, { id, root: d.root, rootReason: d.rootReason, findings: all, announcedAt: now } as Incident);
+      const all = [
+        ...(open?.findings ?? []),
+        ...d.findings.filter((f) => !open?.findings.some((o) => o.key === f.key)),
+      ];
+      incidents.set(id, {
+        id,
+        root: d.root,
+        rootReason: d.rootReason,
+        findings: all,
+        announcedAt: now,
+      } as unknown as Incident);
       if (!open) told.push({ draft: d, pass: p });
     }
     for (const f of deferred.awaitingEvidence) if (!asked.has(f.key)) asked.set(f.key, p);
