@@ -6,13 +6,12 @@
  * does not read is dropped by kube-apiserver once its buffer is full, so the arm would measure a relist.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { connectKube } from "../../src/kube/connection.ts";
+import { restarted } from "./bench-pod.ts";
 import { inFlight } from "./in-flight.ts";
 
 const kubeconfig = readFileSync(process.env.BENCH_REAL_KUBECONFIG!, "utf8");
-const template = JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8"));
 const connection = await connectKube({ kubeconfigText: kubeconfig });
 
 type Listed = { items: { metadata: { name: string } }[] };
@@ -34,11 +33,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     const response = await connection.request(`/api/v1/namespaces/bench/pods/${name}/status`, {
       method: "PATCH",
       headers: { "content-type": "application/merge-patch+json" },
-      body: JSON.stringify({
-        status: {
-          containerStatuses: [{ ...template.status.containerStatuses[0], restartCount: round * 1_000_000 + i }],
-        },
-      }),
+      body: JSON.stringify({ status: restarted(name, round * 1_000_000 + i) }),
     });
     if (!response.ok) throw new Error(`PATCH pod ${name}/status: HTTP ${response.status} ${await response.text()}`);
     await response.arrayBuffer();

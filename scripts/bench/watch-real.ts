@@ -9,12 +9,13 @@
  * Writes scripts/bench/results/watch-real.json and its table in docs/performance.md. Needs the real control plane
  * (prints one `skipped:` line without it). Run: bun scripts/bench/watch-real.ts (part of npm run bench).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectKube } from "../../src/kube/connection.ts";
 import { realKubeMissing, startControlPlane } from "../../src/testing/real-kube.ts";
 import { runArms } from "./arms.ts";
 import { publish } from "./report.ts";
+import { benchPod } from "./bench-pod.ts";
 import { inFlight } from "./in-flight.ts";
 
 const PODS = Number(process.env.BENCH_PODS ?? 5_000);
@@ -27,7 +28,6 @@ if (missing) {
   console.log(`skipped: watch-real: ${missing}`);
   process.exit(0);
 }
-const template = JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8"));
 const kube = await startControlPlane();
 const connection = await connectKube({ kubeconfigText: kube.kubeconfigText });
 
@@ -72,16 +72,12 @@ await inFlight(NODES, 32, async (n) => {
   );
 });
 await inFlight(PODS, 32, async (i) => {
-  const { uid, resourceVersion, creationTimestamp, managedFields, generateName, ...metadata } = template.metadata;
-  const name = `app-${Math.floor(i / 10)}-${i}`;
-  const spec = { ...template.spec, nodeName: `node-${i % NODES}` };
-  await send("POST", "/api/v1/namespaces/bench/pods", { metadata: { ...metadata, name, namespace: "bench" }, spec });
-  await send(
-    "PATCH",
-    `/api/v1/namespaces/bench/pods/${name}/status`,
-    { status: template.status },
-    "application/merge-patch+json",
-  );
+  const { metadata, spec, status } = benchPod(i, NODES);
+  // As a client sends it: the API server writes who wrote it and when.
+  const { managedFields: _written, ...sent } = metadata;
+  const name = String(metadata.name);
+  await send("POST", "/api/v1/namespaces/bench/pods", { metadata: sent, spec });
+  await send("PATCH", `/api/v1/namespaces/bench/pods/${name}/status`, { status }, "application/merge-patch+json");
 });
 // Every arm reads as a ServiceAccount with a token, as mon does in a cluster: client-node's requests under Bun
 // lose a kubeconfig's client certificate (the admin kubeconfig's), so they would be anonymous and refused.

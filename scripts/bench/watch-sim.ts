@@ -1,19 +1,19 @@
 /**
  * The simulator side of the watch benchmark, in its own process so the benchmark's RSS is mon's alone.
- * Seeds PODS pods and NODES nodes (pods shaped like a recorded kube-apiserver pod, managed fields included),
+ * Seeds PODS pods and NODES nodes (pods shaped like a recorded kube-apiserver pod, managed fields included, in
+ * workloads of 10 replicas: bench-pod.ts),
  * prints one JSON line {kubeconfig, listedBytes}, then on each stdin line `churn N` makes N pod status changes
  * in one burst (the events queue on the watch stream and reach mon as fast as it reads) and prints
  * `{"churned": N}` (and writes the round's number to BENCH_CHURNED_FILE when set); `backlog N` prints
  * `{"backlog": round}` first and makes the changes a second later.
  */
 import { createInterface } from "node:readline";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { startSimulator } from "../../src/sim/simulator.ts";
+import { benchPod, restarted } from "./bench-pod.ts";
 
 const PODS = Number(process.env.BENCH_PODS ?? 50_000);
 const NODES = Number(process.env.BENCH_NODES ?? 2_000);
-const template = JSON.parse(readFileSync(join(import.meta.dirname, "testdata", "pod.json"), "utf8"));
 
 const sim = await startSimulator({ historyLimit: 200_000 });
 const podType = sim.typeOf("", "v1", "pods");
@@ -31,17 +31,9 @@ sim.apply({ apiVersion: "v1", kind: "Namespace", metadata: { name: "bench" } });
 // Writes go straight to the store with the recorded shape (status included) to seed quickly.
 const names: string[] = [];
 for (let i = 0; i < PODS; i++) {
-  const pod = structuredClone(template);
-  pod.metadata = {
-    ...pod.metadata,
-    name: `app-${Math.floor(i / 10)}-${i}`,
-    namespace: "bench",
-    uid: undefined,
-    resourceVersion: undefined,
-  };
-  pod.spec.nodeName = `node-${i % NODES}`;
+  const { status, ...pod } = benchPod(i, NODES);
   const created = sim.store.create(podType, "bench", pod);
-  sim.store.update(podType, "bench", created.metadata.name, { status: template.status }, "status");
+  sim.store.update(podType, "bench", created.metadata.name, { status }, "status");
   names.push(created.metadata.name);
 }
 let listedBytes = 0;
@@ -66,11 +58,7 @@ for await (const line of createInterface({ input: process.stdin })) {
       "bench",
       name,
       "application/merge-patch+json",
-      {
-        status: {
-          containerStatuses: [{ ...template.status.containerStatuses[0], restartCount: round * 1_000_000 + i }],
-        },
-      },
+      { status: restarted(name, round * 1_000_000 + i) },
       "status",
     );
   }
