@@ -405,12 +405,13 @@ const SHARE_SLOTS = 4096;
 const shareBytes: (Uint8Array | undefined)[] = new Array(SHARE_SLOTS);
 const sharePlans: (MessagePlan | undefined)[] = new Array(SHARE_SLOTS);
 const shareValues: (Record<string, unknown> | undefined)[] = new Array(SHARE_SLOTS);
+const shareFrozen = new Uint8Array(SHARE_SLOTS);
 
 /**
  * The message in `buf[pos, stop)` under `plan`, the very value decoded before from the same bytes under the same
  * plan when the table still holds it (a table of the last value in each of 4,096 slots, by a hash of its bytes).
  * A value is shared only when it was decoded within the door's rules (the door's walk of any object holding it
- * changes nothing in it) and frozen, so no holder can change it for the others.
+ * changes nothing in it), and frozen as it is first shared, so no holder can change it for the others.
  */
 function sharedValue(stop: number, plan: MessagePlan): Record<string, unknown> {
   const start = pos;
@@ -428,7 +429,13 @@ function sharedValue(stop: number, plan: MessagePlan): Record<string, unknown> {
       }
     if (same) {
       pos = stop;
-      return shareValues[slot] as Record<string, unknown>;
+      const value = shareValues[slot] as Record<string, unknown>;
+      // Frozen once it is shared: most values are never met again, and freezing costs more than decoding.
+      if (shareFrozen[slot] === 0) {
+        deepFreeze(value);
+        shareFrozen[slot] = 1;
+      }
+      return value;
     }
   }
   const before = admissible;
@@ -438,7 +445,8 @@ function sharedValue(stop: number, plan: MessagePlan): Record<string, unknown> {
   if (admissible) {
     shareBytes[slot] = buf.slice(start, stop);
     sharePlans[slot] = plan;
-    shareValues[slot] = deepFreeze(out);
+    shareValues[slot] = out;
+    shareFrozen[slot] = 0;
   }
   admissible = before && admissible;
   return out;
@@ -447,7 +455,11 @@ function sharedValue(stop: number, plan: MessagePlan): Record<string, unknown> {
 /** `value` and everything in it frozen (what is already frozen is shared, and frozen below). */
 function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  for (const v of Object.values(value)) deepFreeze(v);
+  const object = value as Record<string, unknown>;
+  for (const k in object) {
+    const v = object[k];
+    if (v !== null && typeof v === "object") deepFreeze(v);
+  }
   return Object.freeze(value);
 }
 
