@@ -24,25 +24,6 @@ const SPECIAL: Readonly<Record<string, Special>> = {
 };
 type Special = "time" | "microtime" | "duration" | "intorstring" | "quantity" | "raw";
 
-/**
- * Messages whose values recur byte for byte: a container's spec and an owner reference in every replica of a
- * workload, a pod's conditions and container statuses in every status write that changed something else, a
- * node's conditions between heartbeats. Each is decoded once while it recurs and the same frozen value shared
- * (`sharedValue`): one copy in memory for all the replicas, and no decoding at all for an unchanged part of a
- * new version. None holds another, so no byte is hashed twice.
- */
-const SHARED_TYPES: ReadonlySet<string> = new Set([
-  "k8s.io.api.core.v1.Container",
-  "k8s.io.api.core.v1.ContainerStatus",
-  "k8s.io.api.core.v1.PodCondition",
-  "k8s.io.api.core.v1.Volume",
-  "k8s.io.api.core.v1.Toleration",
-  "k8s.io.api.core.v1.NodeCondition",
-  "k8s.io.api.core.v1.NodeAddress",
-  "k8s.io.api.discovery.v1.Endpoint",
-  "k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference",
-]);
-
 /** Go's zero time (0001-01-01T00:00:00Z) in Unix seconds: JSON writes it as null. */
 const ZERO_TIME_SECONDS = -62135596800;
 /** The largest time a Date holds, in seconds either side of 1970. */
@@ -78,8 +59,6 @@ export interface MessagePlan {
    * object decoded within the door's bounds is admitted without its walk (kube/admit.ts markAdmissible).
    */
   readonly doorSafe: () => boolean;
-  /** Its values recur byte for byte across objects and versions: one decoded value is shared (SHARED_TYPES). */
-  readonly shared: boolean;
 }
 
 /**
@@ -155,7 +134,7 @@ export class ProtobufPlans {
       for (const f of plans) if (safe && f?.message && !f.message().doorSafe()) safe = false;
       return safe;
     };
-    return { fields: out, nullIfAbsent, doorSafe, shared: SHARED_TYPES.has(name) };
+    return { fields: out, nullIfAbsent, doorSafe };
   }
 
   /**
@@ -392,75 +371,9 @@ function readValue(field: FieldPlan, wire: number, end: number): unknown {
   if (wire !== LENGTH) throw new ProtobufError(`field ${field.name} with wire type ${wire}`, pos);
   const stop = length(end);
   if (field.special) return readSpecial(stop, field.special);
-  const plan = (field.message as () => MessagePlan)();
-  if (plan.shared && stop - pos <= SHARE_MAX_BYTES && plan.doorSafe()) return sharedValue(stop, plan);
   const out: Record<string, unknown> = {};
-  readInto(stop, plan, out);
+  readInto(stop, (field.message as () => MessagePlan)(), out);
   return out;
-}
-
-/** Longest message value shared, bytes: the table's copies stay small. */
-const SHARE_MAX_BYTES = 2048;
-const SHARE_SLOTS = 4096;
-const shareBytes: (Uint8Array | undefined)[] = new Array(SHARE_SLOTS);
-const sharePlans: (MessagePlan | undefined)[] = new Array(SHARE_SLOTS);
-const shareValues: (Record<string, unknown> | undefined)[] = new Array(SHARE_SLOTS);
-const shareFrozen = new Uint8Array(SHARE_SLOTS);
-
-/**
- * The message in `buf[pos, stop)` under `plan`, the very value decoded before from the same bytes under the same
- * plan when the table still holds it (a table of the last value in each of 4,096 slots, by a hash of its bytes).
- * A value is shared only when it was decoded within the door's rules (the door's walk of any object holding it
- * changes nothing in it), and frozen as it is first shared, so no holder can change it for the others.
- */
-function sharedValue(stop: number, plan: MessagePlan): Record<string, unknown> {
-  const start = pos;
-  const n = stop - start;
-  let h = 0x811c9dc5 ^ n;
-  for (let i = start; i < stop; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
-  const slot = (h >>> 0) & (SHARE_SLOTS - 1);
-  const seen = shareBytes[slot];
-  if (seen !== undefined && seen.length === n && sharePlans[slot] === plan) {
-    let same = true;
-    for (let i = 0; i < n; i++)
-      if (seen[i] !== buf[start + i]) {
-        same = false;
-        break;
-      }
-    if (same) {
-      pos = stop;
-      const value = shareValues[slot] as Record<string, unknown>;
-      // Frozen once it is shared: most values are never met again, and freezing costs more than decoding.
-      if (shareFrozen[slot] === 0) {
-        deepFreeze(value);
-        shareFrozen[slot] = 1;
-      }
-      return value;
-    }
-  }
-  const before = admissible;
-  admissible = true;
-  const out: Record<string, unknown> = {};
-  readInto(stop, plan, out);
-  if (admissible) {
-    shareBytes[slot] = buf.slice(start, stop);
-    sharePlans[slot] = plan;
-    shareValues[slot] = out;
-    shareFrozen[slot] = 0;
-  }
-  admissible = before && admissible;
-  return out;
-}
-
-/** `value` and everything in it frozen (what is already frozen is shared, and frozen below). */
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  const object = value as Record<string, unknown>;
-  for (const k in object) {
-    const v = object[k];
-    if (v !== null && typeof v === "object") deepFreeze(v);
-  }
-  return Object.freeze(value);
 }
 
 function readScalar(scalar: Scalar, wire: number, end: number): unknown {
