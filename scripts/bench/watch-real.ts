@@ -1,8 +1,8 @@
 /**
  * Benchmark `watch-real` (issue 55): the watch benchmark's arms — mon (JSON), mon (protobuf), client-node — once
  * on the real v1.32 control plane (a control plane of its own, src/testing/real-kube.ts) at 5,000 pods. The
- * cluster is seeded through the API server: 200 nodes and 5,000 pods shaped like the recorded pod (status
- * included, bound to their nodes), after which the controller manager and the scheduler are stopped so that
+ * cluster is seeded through the API server: 200 nodes and 5,000 pods shaped like the recorded pod, in workloads of
+ * 10 replicas (bench-pod.ts; status included, bound to their nodes), after which the controller manager and the scheduler are stopped so that
  * nothing but the benchmark's own writes changes a pod. Each arm then lists, syncs and reads a burst of pod
  * status changes written through the API server (scripts/bench/watch-real-source.ts), in a process of its own,
  * reading as a ServiceAccount with a token (cluster-admin), as mon does in a cluster.
