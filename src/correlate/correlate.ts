@@ -5,7 +5,6 @@ import { type ObjectRef, refKey } from "../model/object-ref.ts";
 import { groupFindings } from "./group.ts";
 import { foldHeartbeatGap } from "./heartbeat-gap.ts";
 import { foldNamespaceOutages } from "./namespace-outage.ts";
-import { mayShareError } from "./shared-errors.ts";
 
 /** What the correlate stage reads: the Inventory, the open incidents by id, and which findings wait for a log. */
 export interface CorrelateContext {
@@ -45,36 +44,23 @@ export function correlate(due: readonly Finding[], ctx: CorrelateContext): Incid
     ctx.failingAtStart,
     quiet,
   );
-  return deferForEvidence(grouped, ctx.waits, isOpen, quiet);
+  return deferForEvidence(grouped, ctx.waits, isOpen);
 }
 
 /**
  * Cause before symptom also while a log is read: a new incident whose findings include one still waiting for
  * its container's log waits as a whole (a Service joined to a crash is not told before the crash it joins);
  * in an open incident only the waiting finding waits, unless it is all there is (the incident goes on).
- * A group wait, as Alertmanager's `group_wait`: while a new workload's log is still read, a new incident that
- * could share an error line with it (a workload whose containers wrote one, or a shared error) waits too, so
- * workloads failing with one error are told once, together, whichever log arrives first — not one incident
- * per workload because their reads answered a moment apart. The wait ends with the reads (LOG_WAIT_MS at most).
  */
 function deferForEvidence(
   drafts: readonly IncidentDraft[],
   waits: (f: Finding) => boolean,
   isOpen: (id: string) => boolean,
-  quiet: (d: IncidentDraft) => boolean,
 ): IncidentDraft[] {
-  const isNew = (d: IncidentDraft) => !isOpen(refKey(d.root));
-  // A namespace's outage is made of workloads: one still read may yet fail with another's line.
-  const grouping = (d: IncidentDraft) => d.root.kind === "Error" || d.root.kind === "Namespace";
-  const reading = drafts.some(
-    (d) => isNew(d) && !quiet(d) && d.findings.some(waits) && (grouping(d) || mayShareError(d)),
-  );
-  const mayJoin = (d: IncidentDraft) => d.root.kind === "Error" || mayShareError(d, true);
   const out: IncidentDraft[] = [];
   for (const d of drafts) {
-    if (!d.findings.some(waits)) {
-      if (!(reading && isNew(d) && !quiet(d) && mayJoin(d))) out.push(d);
-    } else if (isOpen(refKey(d.root))) {
+    if (!d.findings.some(waits)) out.push(d);
+    else if (isOpen(refKey(d.root))) {
       const ready = d.findings.filter((f) => !waits(f));
       out.push(ready.length ? { ...d, findings: ready } : d);
     }

@@ -81,7 +81,7 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
     due.push(reads(f) || !evidence ? f : evidence.attach(f));
   }
   const partners = evidence
-    ? groupPartners(due, held, { ...ctx, evidence }, (f) => !told.has(f.key) && !presentAtStart([f.object], ctx))
+    ? groupPartners(due, held, { ...ctx, evidence }, (f) => !told.has(f.key) && !presentAtStart([f.object], ctx), reads)
     : undefined;
   if (!partners) return { findings: waited, due, awaitingEvidence, waitingSymptoms: waiting, waits: reads };
   const grouping = new Set(partners.waiting.map((f) => f.key));
@@ -99,45 +99,55 @@ export const GROUP_WINDOW_MS = 5 * 60_000;
 
 /**
  * A group wait for a shared error (spec 1.3; Alertmanager's `group_wait`): workloads failing with one error begin
- * crash-looping together, but each opens at its own third restart, so the first one's log would be told alone.
- * While a new due finding that wrote an error line has crash loops of other workloads in their hold beside it
- * (begun within GROUP_WINDOW_MS of it), their logs are read (`reading`) and it waits (`waiting`) — at most
- * LOG_WAIT_MS a read; a held crash loop whose log has a line a due finding shares opens with it (`joining`): the
- * same specific error elsewhere confirms it is no passing crash. Undefined when nothing waits.
+ * crash-looping together, but each opens at its own third restart and its log is read apart, so the first one's
+ * would be told alone. A new due finding that wrote an error line waits (`waiting`; correlate holds its draft as a
+ * whole, whatever it is rooted at) while a crash of another workload begun within GROUP_WINDOW_MS of it has its log
+ * read — a due one's is already asked for; one still in its hold is read for it (`reading`) — at most LOG_WAIT_MS a
+ * read. A held crash loop whose log has a line a due finding shares opens with it (`joining`): the same specific
+ * error elsewhere confirms it is no passing crash. Undefined when nothing waits.
  */
 function groupPartners(
   due: readonly Finding[],
   held: readonly Finding[],
   ctx: DeferContext & { evidence: NonNullable<DeferContext["evidence"]> },
   isNew: (f: Finding) => boolean,
+  reads: (f: Finding) => boolean,
 ): { reading: Finding[]; waiting: Finding[]; joining: Finding[] } | undefined {
-  const crashing = held.filter((f) => f.reason === "CrashLoopBackOff" && f.object.kind === "Pod" && isNew(f));
-  if (crashing.length === 0) return undefined;
-  const candidates = due.filter((f) => f.object.kind === "Pod" && isNew(f) && errorLines(f).size > 0);
-  if (candidates.length === 0) return undefined;
+  const inHold = held.filter((f) => f.reason === "CrashLoopBackOff" && f.object.kind === "Pod" && isNew(f));
+  const partners = [...inHold, ...due.filter(reads)];
+  if (partners.length === 0) return undefined;
   const { inventory, evidence } = ctx;
   const workloadOf = (f: Finding) => refKey(workloadRoot(f, inventory));
+  // Each candidate's workload and lines, once: every partner is held against every candidate.
+  const candidates = due
+    .filter((f) => f.object.kind === "Pod" && isNew(f) && !reads(f))
+    .map((f) => ({ finding: f, workload: workloadOf(f), lines: errorLines(f) }))
+    .filter((c) => c.lines.size > 0);
+  if (candidates.length === 0) return undefined;
   const reading: Finding[] = [];
   const joining: Finding[] = [];
   const waiting = new Set<Finding>();
-  for (const partner of crashing) {
+  for (let i = 0; i < partners.length; i++) {
+    const partner = partners[i] as Finding;
+    const workload = workloadOf(partner);
     const near = candidates.filter(
-      (c) => workloadOf(c) !== workloadOf(partner) && Math.abs(c.since - partner.since) <= GROUP_WINDOW_MS,
+      (c) => c.workload !== workload && Math.abs(c.finding.since - partner.since) <= GROUP_WINDOW_MS,
     );
     if (near.length === 0) continue;
     if (evidence.pending(partner)) {
-      reading.push(partner);
-      for (const c of near) waiting.add(c);
+      // A due partner's read is asked for already.
+      if (i < inHold.length) reading.push(partner);
+      for (const c of near) waiting.add(c.finding);
       continue;
     }
     const read = evidence.attach(partner);
     const lines = errorLines(read);
-    if (near.some((c) => [...errorLines(c).keys()].some((line) => lines.has(line)))) {
+    if (near.some((c) => [...c.lines.keys()].some((line) => lines.has(line)))) {
       const { opensAt: _held, ...opened } = read;
       joining.push(opened);
     }
   }
-  return reading.length || joining.length ? { reading, waiting: [...waiting], joining } : undefined;
+  return reading.length || joining.length || waiting.size ? { reading, waiting: [...waiting], joining } : undefined;
 }
 
 // --- internal ---

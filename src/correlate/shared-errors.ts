@@ -82,15 +82,6 @@ export function errorLines(finding: Finding): Map<string, string> {
   return lines;
 }
 
-/**
- * Whether `draft` can be one member of a shared error: rooted at a workload or pod (not at a deeper cause) and
- * explaining nothing. With `written`, only when its containers wrote a line that can tie workloads together.
- */
-export function mayShareError(draft: IncidentDraft, written = false): boolean {
-  if (DEEPER_ROOTS.has(draft.root.kind) || draft.findings.some((f) => f.explains)) return false;
-  return !written || draft.findings.some((f) => errorLines(f).size > 0);
-}
-
 /** Longest line as written shown in a shared error's label, in characters. */
 const MAX_LABEL_CHARS = 120;
 
@@ -111,7 +102,7 @@ export function foldSharedErrors(
   // One line as a container wrote it, for each normalized one: what its root is shown as.
   const written = new Map<string, string>();
   for (const d of drafts) {
-    if (!mayShareError(d)) continue;
+    if (DEEPER_ROOTS.has(d.root.kind) || d.findings.some((f) => f.explains)) continue;
     const lines = new Set<string>();
     for (const f of d.findings)
       for (const [line, original] of errorLines(f)) {
