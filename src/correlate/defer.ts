@@ -46,8 +46,9 @@ export interface Deferred {
  * only asks for a wake-up; a symptom waits for its cause (`waitForCauses`); a new finding waits for its log
  * the same way. A hold delays only the first opening: a finding already in an incident stays in it whatever
  * its hold, grace or wait says now, and a pod failing for a reason an announced incident already tells of a
- * sibling (same controller) is not held again — the message counts every pod failing that way when it is
- * sent, not only the first (issue 41, item 3). A failure a cause explained whose cause has just gone (a node Ready
+ * sibling (same controller), or a sibling due in the same pass fails for, is not held again — the message counts
+ * every pod failing that way when it is sent, not only the first (issue 41, item 3), whichever pod's kubelet
+ * wrote its status first. A failure a cause explained whose cause has just gone (a node Ready
  * again) is judged from the cause's resolve, not from its own onset: its hold starts again then (issue 52, item
  * 6), so a replacement pod still starting as its node's incident resolves is not told and resolved seconds
  * later. Pure.
@@ -71,14 +72,24 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
   const reads = (f: Finding) => !told.has(f.key) && !presentAtStart([f.object], ctx) && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
-  const held: Finding[] = [];
-  for (const f of waited) {
-    if (!opens(f)) {
-      held.push(f);
-      continue;
-    }
+  let held: Finding[] = [];
+  const admit = (f: Finding) => {
     if (reads(f)) awaitingEvidence.push(f);
     due.push(reads(f) || !evidence ? f : evidence.attach(f));
+  };
+  for (const f of waited) {
+    if (opens(f)) admit(f);
+    else held.push(f);
+  }
+  // A sibling failing for the reason a due finding fails for is no passing failure either: it opens with it, so
+  // the first message counts every pod of the workload failing that way, not the first one's kubelet to write.
+  const dueSiblings = held.length ? controllerKeys(due, inventory) : undefined;
+  if (dueSiblings?.size) {
+    const stays: Finding[] = [];
+    for (const f of held)
+      if (!f.starting && dueSiblings.has(controllerKey(f, inventory) ?? "")) admit(f);
+      else stays.push(f);
+    held = stays;
   }
   const partners = evidence
     ? groupPartners(due, held, { ...ctx, evidence }, (f) => !told.has(f.key) && !presentAtStart([f.object], ctx), reads)
@@ -178,13 +189,18 @@ function controllerKey(f: Finding, inventory: InventoryView): string | undefined
 
 /** The `controllerKey`s of the pod findings of announced incidents. */
 function toldByController(incidents: Iterable<Incident>, inventory: InventoryView): Set<string> {
+  return controllerKeys(
+    [...incidents].filter((i) => i.announcedAt !== undefined).flatMap((i) => i.findings),
+    inventory,
+  );
+}
+
+/** The `controllerKey`s of pod findings. */
+function controllerKeys(findings: readonly Finding[], inventory: InventoryView): Set<string> {
   const out = new Set<string>();
-  for (const incident of incidents) {
-    if (incident.announcedAt === undefined) continue;
-    for (const f of incident.findings) {
-      const key = controllerKey(f, inventory);
-      if (key) out.add(key);
-    }
+  for (const f of findings) {
+    const key = controllerKey(f, inventory);
+    if (key) out.add(key);
   }
   return out;
 }
