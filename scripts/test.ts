@@ -12,7 +12,7 @@
  * to one `bun test` instead. Exits 1 when any run failed.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { readReport, totalsOf } from "../src/testing/test-report.ts";
 
 /** The files on the shared real control plane and the real node, in the cluster run; the stories' file last. */
@@ -85,10 +85,24 @@ const statuses = await Promise.all([
 ]);
 closeSync(held.faults);
 closeSync(held.rest);
+// Written synchronously: a pipe's pending writes are lost at process.exit, and CI reads the totals from the end.
+const say = (text: string) => {
+  const bytes = new TextEncoder().encode(text);
+  const still = new Int32Array(new SharedArrayBuffer(4));
+  for (let at = 0; at < bytes.length; ) {
+    try {
+      at += writeSync(2, bytes, at);
+    } catch (error) {
+      // A non-blocking pipe that is full: wait for the reader (tee) to take some.
+      if ((error as { code?: string }).code !== "EAGAIN") throw error;
+      Atomics.wait(still, 0, 0, 10);
+    }
+  }
+};
 for (const [name, log] of Object.entries(logs))
-  process.stderr.write(`\n=== the ${name} run (held while the cluster run ran):\n${readFileSync(log, "utf8")}\n`);
+  say(`\n=== the ${name} run (held while the cluster run ran):\n${readFileSync(log, "utf8")}\n`);
 const sum = ["cluster", "faults", "rest"].map((name) => totals(report(name)));
 const pass = sum.reduce((n, t) => n + t.pass, 0);
 const fail = sum.reduce((n, t) => n + t.fail, 0);
-process.stderr.write(`\nall three runs:\n ${pass} pass\n ${fail} fail\n`);
+say(`\nall three runs:\n ${pass} pass\n ${fail} fail\n`);
 process.exit(statuses.some((s) => s !== 0) ? 1 : 0);
