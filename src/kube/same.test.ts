@@ -101,7 +101,7 @@ describe("a version that changed nothing mon keeps costs nothing (issue 42, item
     );
   });
 
-  test("a kubelet status write of fields mon does not keep: the same pod, its newer resourceVersion and writer time; a restart is a change", () => {
+  test("a kubelet status write of fields mon does not keep: the same pod, its newer resourceVersion; a restart is a change", () => {
     const inventory = new Inventory();
     const pod = (rv: string, time: string, containerID: string, restartCount: number): KubeObject => ({
       kind: "Pod",
@@ -130,10 +130,39 @@ describe("a version that changed nothing mon keeps costs nothing (issue 42, item
     inventory.apply("Pod", "MODIFIED", pod("2", "2026-11-29T10:05:00Z", "containerd://b", 0));
     expect(inventory.get("Pod", "shop", "api")).toBe(first);
     expect(first?.metadata.resourceVersion).toBe("2");
-    expect(first?.metadata.managedFields?.[0]?.time).toBe("2026-11-29T10:05:00Z");
+    // A Pod's writers are its controller and its kubelet: what-changed never reads them, so none are kept.
+    expect(Object.keys(first?.metadata ?? {})).not.toContain("managedFields");
     expect(told).toEqual([]);
     inventory.apply("Pod", "MODIFIED", pod("3", "2026-11-29T10:06:00Z", "containerd://c", 1));
     expect(inventory.get("Pod", "shop", "api")?.status?.containerStatuses?.[0]?.restartCount).toBe(1);
     expect(told).toEqual(["3"]);
+  });
+  test("a status write that changes nothing kept of a Deployment: the same object, with its newer writer time", () => {
+    const inventory = new Inventory();
+    const deployment = (rv: string, time: string): KubeObject => ({
+      kind: "Deployment",
+      apiVersion: "apps/v1",
+      metadata: {
+        namespace: "shop",
+        name: "api",
+        uid: "d1",
+        resourceVersion: rv,
+        managedFields: [
+          { manager: "kube-controller-manager", operation: "Update", subresource: "status", time },
+          { manager: "kubectl-client-side-apply", operation: "Update", time: "2026-11-01T00:00:00Z" },
+        ],
+      },
+      spec: { replicas: 2 },
+      status: { replicas: 2, readyReplicas: 2 },
+    });
+    inventory.apply("Deployment", "ADDED", deployment("1", "2026-11-29T10:00:00Z"));
+    const first = inventory.get("Deployment", "shop", "api");
+    const told: string[] = [];
+    inventory.subscribe((c) => told.push(String(c.next?.metadata.resourceVersion)));
+    inventory.apply("Deployment", "MODIFIED", deployment("2", "2026-11-29T10:05:00Z"));
+    expect(inventory.get("Deployment", "shop", "api")).toBe(first);
+    expect(first?.metadata.resourceVersion).toBe("2");
+    expect(first?.metadata.managedFields?.[0]?.time).toBe("2026-11-29T10:05:00Z");
+    expect(told).toEqual([]);
   });
 });

@@ -44,6 +44,38 @@ const META = defineShape<Wire<V1ObjectMeta>>()({
   managedFields: [{ manager: true, operation: true, subresource: true, time: true }],
 });
 
+/**
+ * What mon reads of a Pod's metadata: not who wrote it (managedFields) — a Pod's spec and status are its
+ * controller's and its kubelet's, and what-changed reads writers only of what a person or a tool writes
+ * (incident/changes.ts AUTHORED).
+ */
+const POD_META = defineShape<Wire<V1ObjectMeta>>()({
+  name: true,
+  namespace: true,
+  uid: true,
+  resourceVersion: true,
+  generation: true,
+  creationTimestamp: true,
+  deletionTimestamp: true,
+  deletionGracePeriodSeconds: true,
+  labels: true,
+  annotations: true,
+  ownerReferences: true,
+  finalizers: true,
+});
+
+/**
+ * What mon reads of a Pod's volumes: the ConfigMaps, Secrets and claims they name (model/config-refs.ts,
+ * detect/storage.ts, detect/certificates.ts) — not the token, downward API and other sources every pod carries.
+ */
+const POD_VOLUME = {
+  name: true,
+  configMap: { name: true, optional: true },
+  secret: { secretName: true, optional: true },
+  projected: { sources: [{ configMap: { name: true, optional: true }, secret: { name: true, optional: true } }] },
+  persistentVolumeClaim: { claimName: true },
+} as const;
+
 /** Every Gateway API route kind reads the same fields (model/kube.ts GatewayRoute). */
 const ROUTE = defineShape<GatewayRoute>()({ kind: true, apiVersion: true, metadata: true, spec: true });
 
@@ -58,7 +90,7 @@ export const SHAPES = {
   Pod: defineShape<Served<V1Pod>>()({
     kind: true,
     apiVersion: true,
-    metadata: META,
+    metadata: POD_META,
     spec: {
       affinity: true,
       containers: [
@@ -82,7 +114,7 @@ export const SHAPES = {
       nodeName: true,
       nodeSelector: true,
       restartPolicy: true,
-      volumes: true,
+      volumes: [POD_VOLUME],
       hostNetwork: true,
       priorityClassName: true,
       serviceAccountName: true,
