@@ -167,12 +167,6 @@ describe("architecture", () => {
     expect(loading[0]!.text).not.toMatch(/(^|\n)import (?!type )[^;]*from "@kubernetes\/client-node"/);
   });
 
-  test("secretlint is loaded when a message is first scrubbed, not by an idle daemon (issue 55)", () => {
-    const loading = sources.filter((s) => /import\(\s*"@secretlint\/|from "@secretlint\//.test(s.text));
-    expect(loading.map((s) => s.path).filter((p) => !p.endsWith(".test.ts"))).toEqual(["notify/scrub.ts"]);
-    expect(loading[0]!.text).not.toMatch(/(^|\n)import (?!type )[^;]*from "@secretlint\//);
-  });
-
   test("no computed imports (they fail inside the compiled binary)", () => {
     expect(sources.filter((s) => /import\(\s*`/.test(s.text)).map((s) => s.path)).toEqual([]);
   });

@@ -1,31 +1,14 @@
+import { lintSource } from "@secretlint/core";
+import { secretLintProfiler } from "@secretlint/profiler";
+import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Message, MessageFinding } from "../model/message.ts";
 import { redact } from "../redact/redact.ts";
 
-/**
- * secretlint's scanner with its recommended rules, loaded when the first text long enough is scrubbed, not at
- * start: an idle daemon that has sent nothing never maps its code (issue 55, idle memory). Profiling is off:
- * secretlint profiles every scan unless told not to, and keeps every timing mark, so a long-running daemon's scans
- * would grow slower and its memory larger with each message (secretlint issues #1633, #1653).
- */
-let secretlint: Promise<(text: string) => Promise<readonly (readonly [number, number])[]>> | undefined;
-function loadSecretlint() {
-  secretlint ??= Promise.all([
-    import("@secretlint/core"),
-    import("@secretlint/profiler"),
-    import("@secretlint/secretlint-rule-preset-recommend"),
-  ]).then(([core, profiler, preset]) => {
-    profiler.secretLintProfiler.setEnabled(false);
-    const config = { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: preset.creator }] };
-    return async (content: string) => {
-      const result = await core.lintSource({
-        source: { filePath: "message.txt", content, ext: ".txt", contentType: "text" },
-        options: { config, noPhysicFilePath: true },
-      });
-      return result.messages.map((m) => m.range);
-    };
-  });
-  return secretlint;
-}
+// secretlint profiles every scan unless told not to, and keeps every timing mark: a long-running daemon's
+// scans would grow slower and its memory larger with each message (secretlint issues #1633, #1653).
+secretLintProfiler.setEnabled(false);
+
+const CONFIG = { rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommended }] };
 
 /**
  * Removes credentials from one text (spec 6.8): mon's generic patterns (credentials in URLs, Authorization and
@@ -39,8 +22,11 @@ export async function scrubText(input: string): Promise<{ text: string; count: n
   const generic = redact(input);
   const text = generic.text;
   if (text.length < 8) return generic;
-  const lint = await loadSecretlint();
-  const ranges = [...(await lint(text))].sort((a, b) => a[0] - b[0]);
+  const result = await lintSource({
+    source: { filePath: "message.txt", content: text, ext: ".txt", contentType: "text" },
+    options: { config: CONFIG, noPhysicFilePath: true },
+  });
+  const ranges = result.messages.map((m) => m.range).sort((a, b) => a[0] - b[0]);
   let out = "";
   let at = 0;
   let count = 0;
