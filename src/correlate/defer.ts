@@ -62,13 +62,7 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
   const freedAt = ctx.gone?.freedAt;
   const judged = freedAt?.size ? findings.map((f) => judgedFromFreeing(f, freedAt, inventory)) : findings;
   const { findings: waited, waiting } = waitForCauses(judged, inventory, now);
-  // Built only when a finding is still in its hold, not on every pass.
-  let sameTold: Set<string> | undefined;
-  const opens = (f: Finding) =>
-    f.opensAt === undefined ||
-    f.opensAt <= now ||
-    (!f.starting &&
-      (told.has(f.key) || (sameTold ??= toldByController(standing, inventory)).has(controllerKey(f, inventory) ?? "")));
+  const opens = (f: Finding) => f.opensAt === undefined || f.opensAt <= now || (!f.starting && told.has(f.key));
   const reads = (f: Finding) => !told.has(f.key) && !presentAtStart([f.object], ctx) && (evidence?.pending(f) ?? false);
   const due: Finding[] = [];
   const awaitingEvidence: Finding[] = [];
@@ -81,13 +75,17 @@ export function defer(findings: readonly Finding[], ctx: DeferContext): Deferred
     if (opens(f)) admit(f);
     else held.push(f);
   }
-  // A sibling failing for the reason a due finding fails for is no passing failure either: it opens with it, so
-  // the first message counts every pod of the workload failing that way, not the first one's kubelet to write.
-  const dueSiblings = held.length ? controllerKeys(due, inventory) : undefined;
-  if (dueSiblings?.size) {
+  // A pod failing for the reason a sibling fails for — told in an announced incident, or due now — is no passing
+  // failure either: it opens with it, so a message counts every pod of the workload failing that way, whichever
+  // kubelet wrote first. The siblings' keys are built only when a pod is still in its hold, not on every pass.
+  if (held.some((f) => !f.starting && f.object.kind === "Pod")) {
+    const siblings = controllerKeys(
+      [...standing.filter((i) => i.announcedAt !== undefined).flatMap((i) => i.findings), ...due],
+      inventory,
+    );
     const stays: Finding[] = [];
     for (const f of held)
-      if (!f.starting && dueSiblings.has(controllerKey(f, inventory) ?? "")) admit(f);
+      if (!f.starting && siblings.has(controllerKey(f, inventory) ?? "")) admit(f);
       else stays.push(f);
     held = stays;
   }
@@ -185,14 +183,6 @@ function controllerKey(f: Finding, inventory: InventoryView): string | undefined
   const pod = inventory.get("Pod", f.object.namespace, f.object.name);
   const owner = pod?.metadata.ownerReferences?.find((r) => r.controller);
   return owner?.uid ? `${f.reason}|${owner.uid}` : undefined;
-}
-
-/** The `controllerKey`s of the pod findings of announced incidents. */
-function toldByController(incidents: Iterable<Incident>, inventory: InventoryView): Set<string> {
-  return controllerKeys(
-    [...incidents].filter((i) => i.announcedAt !== undefined).flatMap((i) => i.findings),
-    inventory,
-  );
 }
 
 /** The `controllerKey`s of pod findings. */

@@ -26,8 +26,8 @@ import type {
 import type { CachedSecret, Certificate, GatewayRoute, Served, Wire } from "./kube.ts";
 import { defineShape } from "./projection.ts";
 
-/** What mon reads of every object's metadata. */
-const META = defineShape<Wire<V1ObjectMeta>>()({
+/** What mon reads of every object's metadata but its writers. */
+const META_FIELDS = {
   name: true,
   namespace: true,
   uid: true,
@@ -40,6 +40,11 @@ const META = defineShape<Wire<V1ObjectMeta>>()({
   annotations: true,
   ownerReferences: true,
   finalizers: true,
+} as const;
+
+/** What mon reads of every object's metadata. */
+const META = defineShape<Wire<V1ObjectMeta>>()({
+  ...META_FIELDS,
   // Who wrote last and when (what-changed names the author); never what they wrote.
   managedFields: [{ manager: true, operation: true, subresource: true, time: true }],
 });
@@ -49,20 +54,7 @@ const META = defineShape<Wire<V1ObjectMeta>>()({
  * controller's and its kubelet's, and what-changed reads writers only of what a person or a tool writes
  * (incident/changes.ts AUTHORED).
  */
-const POD_META = defineShape<Wire<V1ObjectMeta>>()({
-  name: true,
-  namespace: true,
-  uid: true,
-  resourceVersion: true,
-  generation: true,
-  creationTimestamp: true,
-  deletionTimestamp: true,
-  deletionGracePeriodSeconds: true,
-  labels: true,
-  annotations: true,
-  ownerReferences: true,
-  finalizers: true,
-});
+const POD_META = defineShape<Wire<V1ObjectMeta>>()(META_FIELDS);
 
 /**
  * What mon reads of a Pod's volumes: the ConfigMaps, Secrets and claims they name (model/config-refs.ts,
